@@ -1,0 +1,40 @@
+// Command protoc-gen-go-grpcfast is a protoc and buf plugin that writes
+// x_grpcfast.pb.go next to the x.pb.go, x_grpc.pb.go and x_vtproto.pb.go of
+// every .proto file that declares services: a gRPC codec registration that
+// encodes through vtprotobuf's methods into pooled buffers, and receive
+// helpers for streaming methods that reuse messages.
+//
+// Install it with
+//
+//	go install github.com/grpcfast/grpcfast/cmd/protoc-gen-go-grpcfast@latest
+//
+// and add it to buf.gen.yaml or run protoc with --go-grpcfast_out. The
+// options it accepts are listed in the README and by --help.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/grpcfast/grpcfast/internal/generator"
+	"google.golang.org/protobuf/compiler/protogen"
+)
+
+func main() {
+	if len(os.Args) == 2 {
+		switch os.Args[1] {
+		case "--version", "-version":
+			fmt.Printf("%s %s\n", generator.PluginName, generator.Version)
+			return
+		case "--help", "-help", "-h":
+			fmt.Print(generator.Usage())
+			return
+		}
+	}
+	var flags flag.FlagSet
+	cfg := generator.NewConfig(&flags)
+	protogen.Options{ParamFunc: cfg.Set}.Run(func(p *protogen.Plugin) error {
+		return generator.Generate(p, cfg)
+	})
+}

@@ -1,0 +1,205 @@
+package grpcfast_test
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	vtgrpc "github.com/planetscale/vtprotobuf/codec/grpc"
+	"google.golang.org/grpc/encoding"
+	"google.golang.org/grpc/mem"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
+)
+
+// v1Bridge wraps a V1 codec as gRPC does (codecV0Bridge in grpc-go's
+// codec.go): Marshal wraps the slice, Unmarshal copies the received buffers
+// into one new slice first.
+type v1Bridge struct{ c encoding.Codec }
+
+func (b v1Bridge) Name() string { return b.c.Name() }
+
+func (b v1Bridge) Marshal(v any) (mem.BufferSlice, error) {
+	data, err := b.c.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return mem.BufferSlice{mem.SliceBuffer(data)}, nil
+}
+
+func (b v1Bridge) Unmarshal(data mem.BufferSlice, v any) error {
+	return b.c.Unmarshal(data.Materialize(), v)
+}
+
+// benchCodecs are the codecs compared, in benchstat's column order.
+var benchCodecs = []struct {
+	name  string
+	codec encoding.CodecV2
+	// merges: Unmarshal merges into the message instead of replacing it,
+	// so the benchmark resets the message with Reset first, as a caller of
+	// that codec would have to.
+	merges bool
+}{
+	{"std", grpcfast.StandardCodec(), false},
+	{"grpcfast", grpcfast.NewCodec(), false},
+	{"vtgrpc", v1Bridge{vtgrpc.Codec{}}, true},
+}
+
+// smallMessage is a typical unary request, like a CreateUserRequest.
+func smallMessage() *kinds.Rich {
+	return &kinds.Rich{
+		Id:     1234567,
+		Name:   "Ada Lovelace",
+		Words:  []string{"admin", "ops", "on-call"},
+		Choice: &kinds.Rich_Text{Text: "ada@example.com"},
+	}
+}
+
+// frames cuts an encoded message as gRPC's transport hands it over: HTTP/2
+// DATA frames of 16 KiB, the first shortened by the 5-byte message header.
+func frames(b []byte) mem.BufferSlice {
+	var cuts []int
+	for c := 16384 - 5; c < len(b); c += 16384 {
+		cuts = append(cuts, c)
+	}
+	return sliceAt(b, cuts...)
+}
+
+// BenchmarkCodec compares gRPC's standard codec, grpcfast and vtprotobuf's
+// own (V1) codec side by side:
+//
+//	go test -run='^$' -bench=BenchmarkCodec -count=6 . | tee /tmp/codec.bench
+//	benchstat -col /codec /tmp/codec.bench
+//
+// op=marshal includes freeing the result, so that pooled buffers cycle as
+// they do under gRPC; op=unmarshal decodes into one reused message; bufs is
+// the number of transport buffers the message arrives in.
+func BenchmarkCodec(b *testing.B) {
+	type input struct {
+		name string
+		msg  *kinds.Rich
+		// bufs are the ways the received message is split.
+		bufs map[string]func([]byte) mem.BufferSlice
+	}
+	whole := func(b []byte) mem.BufferSlice { return sliceAt(b) }
+	inputs := []input{
+		{"small", smallMessage(), map[string]func([]byte) mem.BufferSlice{"1": whole}},
+		{"chunk16k", &kinds.Rich{Data: pattern(16384)}, map[string]func([]byte) mem.BufferSlice{
+			"1": whole,
+			// 16 KiB and the 4-byte tail.
+			"2": func(b []byte) mem.BufferSlice { return sliceAt(b, 16384) },
+		}},
+		{"1mib", &kinds.Rich{Data: pattern(1 << 20)}, map[string]func([]byte) mem.BufferSlice{
+			"1":      whole,
+			"frames": frames,
+		}},
+	}
+	for _, cc := range benchCodecs {
+		c := cc.codec
+		for _, in := range inputs {
+			wire, err := proto.Marshal(in.msg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			prefix := fmt.Sprintf("codec=%s/msg=%s", cc.name, in.name)
+			b.Run(prefix+"/op=marshal", func(b *testing.B) {
+				b.SetBytes(int64(len(wire)))
+				b.ReportAllocs()
+				for b.Loop() {
+					out, err := c.Marshal(in.msg)
+					if err != nil {
+						b.Fatal(err)
+					}
+					out.Free()
+				}
+			})
+			for _, bufs := range []string{"1", "2", "frames"} {
+				split, ok := in.bufs[bufs]
+				if !ok {
+					continue
+				}
+				data := split(wire)
+				b.Run(fmt.Sprintf("%s/op=unmarshal/bufs=%s", prefix, bufs), func(b *testing.B) {
+					b.SetBytes(int64(len(wire)))
+					b.ReportAllocs()
+					into := &kinds.Rich{}
+					for b.Loop() {
+						if cc.merges {
+							into.Reset()
+						}
+						if err := c.Unmarshal(data, into); err != nil {
+							b.Fatal(err)
+						}
+					}
+					if !proto.Equal(into, in.msg) {
+						b.Fatal("decoded message differs")
+					}
+				})
+			}
+			if in.name == "small" {
+				b.Run(prefix+"/op=roundtrip", func(b *testing.B) {
+					b.SetBytes(int64(len(wire)))
+					b.ReportAllocs()
+					into := &kinds.Rich{}
+					for b.Loop() {
+						out, err := c.Marshal(in.msg)
+						if err != nil {
+							b.Fatal(err)
+						}
+						if cc.merges {
+							into.Reset()
+						}
+						if err := c.Unmarshal(out, into); err != nil {
+							b.Fatal(err)
+						}
+						out.Free()
+					}
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkThreshold measures Marshal then Free of messages around the
+// pooling threshold, into a plain allocated slice and into a pooled buffer,
+// to choose DefaultPoolingThreshold:
+//
+//	go test -run='^$' -bench=BenchmarkThreshold -count=6 . | tee /tmp/threshold.bench
+//	benchstat -col /mode /tmp/threshold.bench
+func BenchmarkThreshold(b *testing.B) {
+	modes := []struct {
+		name  string
+		codec *grpcfast.Codec
+	}{
+		{"plain", grpcfast.NewCodec(grpcfast.WithPoolingThreshold(math.MaxInt))},
+		{"pooled", grpcfast.NewCodec(grpcfast.WithPoolingThreshold(0))},
+	}
+	for _, size := range []int{16, 32, 64, 128, 256, 384, 512, 768, 1024, 2048, 4096} {
+		m := richOfSize(b, size)
+		for _, par := range []bool{false, true} {
+			for _, mode := range modes {
+				name := fmt.Sprintf("size=%d/parallel=%v/mode=%s", size, par, mode.name)
+				c := mode.codec
+				b.Run(name, func(b *testing.B) {
+					b.SetBytes(int64(size))
+					b.ReportAllocs()
+					if par {
+						b.RunParallel(func(pb *testing.PB) {
+							for pb.Next() {
+								out, _ := c.Marshal(m)
+								out.Free()
+							}
+						})
+						return
+					}
+					for b.Loop() {
+						out, _ := c.Marshal(m)
+						out.Free()
+					}
+				})
+			}
+		}
+	}
+}

@@ -1,0 +1,435 @@
+package grpcfast
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"google.golang.org/grpc/mem"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// vtUnmarshaler is the part of a vtprotobuf message that Unmarshal uses.
+type vtUnmarshaler interface {
+	UnmarshalVT(dAtA []byte) error
+}
+
+// Unmarshal decodes data into v, replacing its contents. gRPC frees data as
+// soon as Unmarshal returns; nothing in v refers to it afterwards.
+func (c *Codec) Unmarshal(data mem.BufferSlice, v any) error {
+	if m, ok := v.(vtUnmarshaler); ok {
+		if info := vtInfoOf(v); info.vtDecodes && resetForDecode(v) {
+			return c.unmarshalVT(data, m, v, info)
+		}
+	}
+	return c.unmarshalProto(data, v)
+}
+
+// vtInfo is what the codec needs to know about a message type with
+// vtprotobuf methods.
+type vtInfo struct {
+	// vtDecodes is false for message types that UnmarshalVT decodes wrongly:
+	// those that contain a group field, directly or in a nested message.
+	// vtprotobuf v0.6 looks at the wrong wire type when it looks for the end
+	// of a group, and fails with io.ErrUnexpectedEOF on every valid group.
+	// These types are decoded with protobuf-go, as gRPC's codec does.
+	vtDecodes bool
+	// required is true for types with required fields (proto2 required,
+	// editions LEGACY_REQUIRED): UnmarshalVT checks them at the end of each
+	// call, so such a message cannot be decoded in pieces.
+	required bool
+}
+
+// wholeRetries counts decodes in pieces that failed and were redone in one
+// piece; tests check that valid input never needs this.
+var wholeRetries atomic.Int64
+
+var (
+	vtInfos sync.Map // protoreflect.MessageDescriptor → *vtInfo
+
+	// opaqueInfo is for types that are not proto.Message and so cannot be
+	// inspected: trust UnmarshalVT, but decode in one piece.
+	opaqueInfo = &vtInfo{vtDecodes: true, required: true}
+)
+
+func vtInfoOf(v any) *vtInfo {
+	pm, ok := v.(proto.Message)
+	if !ok {
+		return opaqueInfo
+	}
+	md := pm.ProtoReflect().Descriptor()
+	if info, ok := vtInfos.Load(md); ok {
+		return info.(*vtInfo)
+	}
+	info := &vtInfo{
+		vtDecodes: !hasGroups(md, map[protoreflect.FullName]bool{}),
+		required:  md.RequiredNumbers().Len() > 0,
+	}
+	vtInfos.Store(md, info)
+	return info
+}
+
+// hasGroups reports whether md or a message type reachable through its
+// fields has a group field (in editions, a message field with delimited
+// encoding, which is the same on the wire).
+func hasGroups(md protoreflect.MessageDescriptor, seen map[protoreflect.FullName]bool) bool {
+	if seen[md.FullName()] {
+		return false
+	}
+	seen[md.FullName()] = true
+	fields := md.Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		if fd.Kind() == protoreflect.GroupKind {
+			return true
+		}
+		if sub := fd.Message(); sub != nil && hasGroups(sub, seen) {
+			return true
+		}
+	}
+	return false
+}
+
+// resetForDecode clears v before UnmarshalVT, which merges into the message
+// rather than replacing it. It prefers the resets that keep the capacity of
+// the message's fields. It reports false if v cannot be reset.
+func resetForDecode(v any) bool {
+	switch r := v.(type) {
+	case Resetter:
+		r.GrpcfastReset()
+	case interface{ ResetVT() }:
+		r.ResetVT()
+	case interface{ Reset() }:
+		r.Reset()
+	case proto.Message:
+		proto.Reset(r)
+	default:
+		return false
+	}
+	return true
+}
+
+func (c *Codec) unmarshalProto(data mem.BufferSlice, v any) error {
+	vv := messageV2Of(v)
+	if vv == nil {
+		return fmt.Errorf("failed to unmarshal, message is %T, want proto.Message", v)
+	}
+	switch len(data) {
+	case 0:
+		return proto.Unmarshal(nil, vv)
+	case 1:
+		return proto.Unmarshal(data[0].ReadOnlyData(), vv)
+	}
+	// As gRPC's codec, but the scratch buffer always goes back to the pool
+	// (MaterializeToBuffer drops buffers of up to 1 KiB).
+	n := data.Len()
+	p := c.pool.Get(n)
+	b := (*p)[:n]
+	data.CopyTo(b)
+	err := proto.Unmarshal(b, vv)
+	c.pool.Put(p)
+	return err
+}
+
+func (c *Codec) unmarshalVT(data mem.BufferSlice, m vtUnmarshaler, v any, info *vtInfo) error {
+	switch len(data) {
+	case 0:
+		return nil
+	case 1:
+		return m.UnmarshalVT(data[0].ReadOnlyData())
+	}
+	total, nonEmpty, last := 0, 0, 0
+	for i, b := range data {
+		if n := b.Len(); n > 0 {
+			total += n
+			nonEmpty++
+			last = i
+		}
+	}
+	switch nonEmpty {
+	case 0:
+		return nil
+	case 1:
+		return m.UnmarshalVT(data[last].ReadOnlyData())
+	}
+	r := pieceReader{data: data, remain: total}
+	r.advance(0)
+	if info.required {
+		// vtprotobuf checks required fields at the end of every UnmarshalVT
+		// call, so the message cannot be decoded piece by piece.
+		return c.gather(&r, m, total)
+	}
+	bf, _ := v.(BytesFielder)
+	if err := c.decodePieces(&r, m, bf); err != nil {
+		// The input is malformed. UnmarshalVT is lenient in places: the last
+		// varint of a packed field may run past the end of the field, and a
+		// single decode then reads on into the next field where a decode in
+		// pieces stops at the end of the piece. Decode the whole message in
+		// one piece, so that the outcome is exactly that of a message that
+		// arrived in one buffer. This costs a copy, on the error path only.
+		//
+		// When decodePieces succeeds, every piece was decoded without reading
+		// past its end (UnmarshalVT bounds-checks every read), so a decode of
+		// the whole message reads the same bytes the same way.
+		wholeRetries.Add(1)
+		resetForDecode(v)
+		r = pieceReader{data: data, remain: total}
+		r.advance(0)
+		return c.gather(&r, m, total)
+	}
+	return nil
+}
+
+// decodePieces decodes a message that arrived in several buffers without
+// first copying it into one.
+//
+// The protobuf wire format is a sequence of fields, and decoding a message
+// merges each field into the message in order (scalars replace, repeated
+// fields append, messages merge). So decoding field-aligned segments of the
+// encoding one after another, each with its own UnmarshalVT call, gives the
+// same message as decoding the whole. decodePieces walks the top-level fields:
+// the longest run of complete fields in the current buffer is decoded in
+// place; a field that straddles a buffer boundary is copied straight into the
+// message if it is a bytes field that the message exposes through
+// BytesFielder, and is otherwise gathered alone into a scratch buffer.
+//
+// Anything unusual (a group, an invalid tag, wire type or varint, a truncated
+// field) is left to UnmarshalVT: the rest of the message from that field on is
+// gathered into one scratch buffer and decoded as a whole. If any UnmarshalVT
+// call fails, unmarshalVT decodes the whole message again in one piece, so
+// that the result, and the error, are always those of decoding the message
+// in one buffer.
+func (c *Codec) decodePieces(r *pieceReader, m vtUnmarshaler, bf BytesFielder) error {
+	for r.remain > 0 && len(r.cur) > 0 {
+		n, st := scanFields(r.cur)
+		if n > 0 {
+			if err := m.UnmarshalVT(r.cur[:n]); err != nil {
+				return err
+			}
+			r.advance(n)
+			continue
+		}
+		if st == fieldBad {
+			return c.gather(r, m, r.remain)
+		}
+		if err := c.straddling(r, m, bf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// maxFieldHeader is the longest tag plus length or varint value: two varints
+// of at most 10 bytes.
+const maxFieldHeader = 20
+
+// straddling decodes the field at the reader's position, which runs past the
+// end of the current buffer.
+func (c *Codec) straddling(r *pieceReader, m vtUnmarshaler, bf BytesFielder) error {
+	var hdr [maxFieldHeader]byte
+	k := r.peek(hdr[:])
+	f, st := parseField(hdr[:k])
+	if st == fieldBad || f.size < 0 || f.size > r.remain {
+		// Malformed, or truncated at the end of the message.
+		return c.gather(r, m, r.remain)
+	}
+	if f.typ == protowire.BytesType && bf != nil && f.size > f.hdr {
+		if p := bf.GrpcfastBytesField(f.num); p != nil {
+			// What UnmarshalVT does for a singular bytes field:
+			// m.F = append(m.F[:0], payload...), in pieces.
+			r.skip(f.hdr)
+			n := f.size - f.hdr
+			dst := (*p)[:0]
+			if cap(dst) < n {
+				dst = make([]byte, 0, n)
+			}
+			*p = r.appendTo(dst, n)
+			return nil
+		}
+	}
+	return c.gather(r, m, f.size)
+}
+
+// gather copies the next n bytes into a scratch buffer from the pool and
+// decodes them.
+func (c *Codec) gather(r *pieceReader, m vtUnmarshaler, n int) error {
+	p := c.pool.Get(n)
+	b := (*p)[:n]
+	r.read(b)
+	err := m.UnmarshalVT(b)
+	c.pool.Put(p)
+	return err
+}
+
+// pieceReader reads the buffers of a message in sequence.
+type pieceReader struct {
+	data   mem.BufferSlice
+	next   int    // index in data of the buffer after cur
+	cur    []byte // unread part of the current buffer
+	remain int    // unread bytes, cur included
+}
+
+// advance consumes n <= len(r.cur) bytes and moves to the next non-empty
+// buffer when the current one is used up.
+func (r *pieceReader) advance(n int) {
+	r.cur = r.cur[n:]
+	r.remain -= n
+	for len(r.cur) == 0 && r.next < len(r.data) {
+		r.cur = r.data[r.next].ReadOnlyData()
+		r.next++
+	}
+}
+
+// peek copies the next bytes into b without consuming them and returns how
+// many it copied.
+func (r *pieceReader) peek(b []byte) int {
+	k := copy(b, r.cur)
+	for i := r.next; k < len(b) && i < len(r.data); i++ {
+		k += copy(b[k:], r.data[i].ReadOnlyData())
+	}
+	return k
+}
+
+// read fills b, consuming len(b) <= r.remain bytes.
+func (r *pieceReader) read(b []byte) {
+	for len(b) > 0 && len(r.cur) > 0 {
+		k := copy(b, r.cur)
+		b = b[k:]
+		r.advance(k)
+	}
+}
+
+// skip consumes n <= r.remain bytes.
+func (r *pieceReader) skip(n int) {
+	for n > 0 && len(r.cur) > 0 {
+		k := min(n, len(r.cur))
+		r.advance(k)
+		n -= k
+	}
+}
+
+// appendTo appends the next n <= r.remain bytes to b, consuming them.
+func (r *pieceReader) appendTo(b []byte, n int) []byte {
+	for n > 0 && len(r.cur) > 0 {
+		k := min(n, len(r.cur))
+		b = append(b, r.cur[:k]...)
+		r.advance(k)
+		n -= k
+	}
+	return b
+}
+
+// Field scan results.
+const (
+	fieldOK    = iota // the field is complete
+	fieldShort        // the bytes end inside the field
+	fieldBad          // malformed, or a group: leave it to UnmarshalVT
+)
+
+// field describes the field at the start of a byte slice.
+type field struct {
+	num  protowire.Number
+	typ  protowire.Type
+	hdr  int // bytes of tag, and of length for wire type 2
+	size int // bytes of the whole field; -1 if its header is incomplete
+}
+
+// scanFields returns the length of the longest run of complete fields at the
+// start of b, and the status of the field that follows it (fieldOK if the run
+// covers b).
+func scanFields(b []byte) (int, int) {
+	off := 0
+	for off < len(b) {
+		f, st := parseField(b[off:])
+		if st != fieldOK {
+			return off, st
+		}
+		off += f.size
+	}
+	return off, fieldOK
+}
+
+// parseField parses the field at the start of b (len(b) > 0). Varints are
+// read as vtprotobuf reads them (at most 10 bytes, surplus high bits
+// ignored), so that the extent of every field it accepts is the extent
+// UnmarshalVT gives it. It rejects what UnmarshalVT might treat differently:
+// field numbers outside [1, 2^29-1], groups and invalid wire types.
+func parseField(b []byte) (field, int) {
+	tag, n, st := readVarint(b)
+	if st != fieldOK {
+		return field{size: -1}, st
+	}
+	num := protowire.Number(tag >> 3)
+	typ := protowire.Type(tag & 7)
+	if tag>>3 < uint64(protowire.MinValidNumber) || tag>>3 > uint64(protowire.MaxValidNumber) {
+		return field{}, fieldBad
+	}
+	f := field{num: num, typ: typ, hdr: n}
+	switch typ {
+	case protowire.VarintType:
+		_, k, st := readVarint(b[n:])
+		if st == fieldShort {
+			f.size = -1
+			return f, st
+		}
+		if st != fieldOK {
+			return f, st
+		}
+		f.size = n + k
+	case protowire.Fixed32Type:
+		f.size = n + 4
+	case protowire.Fixed64Type:
+		f.size = n + 8
+	case protowire.BytesType:
+		l, k, st := readVarint(b[n:])
+		if st == fieldShort {
+			f.size = -1
+			return f, st
+		}
+		if st != fieldOK || int64(l) < 0 {
+			return f, fieldBad
+		}
+		f.hdr = n + k
+		if l > uint64(len(b)-f.hdr) {
+			if l > uint64(maxInt-f.hdr) {
+				// The end overflows an int: UnmarshalVT reports
+				// ErrInvalidLength.
+				return f, fieldBad
+			}
+			f.size = f.hdr + int(l)
+			return f, fieldShort
+		}
+		f.size = f.hdr + int(l)
+	default: // groups, and wire types 4, 6, 7
+		return f, fieldBad
+	}
+	if f.size > len(b) {
+		return f, fieldShort
+	}
+	return f, fieldOK
+}
+
+const maxInt = int(^uint(0) >> 1)
+
+// readVarint reads a varint as vtprotobuf does: up to 10 bytes, the bits
+// beyond 64 dropped. It returns fieldShort if b ends first and fieldBad if
+// the varint is longer than 10 bytes.
+func readVarint(b []byte) (uint64, int, int) {
+	if len(b) > 0 && b[0] < 0x80 {
+		return uint64(b[0]), 1, fieldOK
+	}
+	var v uint64
+	for i, shift := 0, uint(0); shift < 64; i, shift = i+1, shift+7 {
+		if i >= len(b) {
+			return 0, 0, fieldShort
+		}
+		c := b[i]
+		v |= uint64(c&0x7f) << shift
+		if c < 0x80 {
+			return v, i + 1, fieldOK
+		}
+	}
+	return 0, 0, fieldBad
+}

@@ -1,0 +1,269 @@
+package grpcfast_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"google.golang.org/grpc/mem"
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
+)
+
+// richOfSize returns a Rich whose encoding is exactly size bytes: a Data field
+// of deterministic pseudo-random bytes, padded with an Id field.
+func richOfSize(t testing.TB, size int) *kinds.Rich {
+	t.Helper()
+	if size == 0 {
+		return &kinds.Rich{}
+	}
+	for l := max(0, size-24); l <= size; l++ {
+		base := 0
+		if l > 0 {
+			base = 1 + protowire.SizeBytes(l)
+		}
+		rem := size - base
+		var id int64
+		switch {
+		case rem == 0:
+		case rem >= 2 && rem <= 10:
+			id = 1 << (7 * (rem - 2)) // a varint of rem-1 bytes
+		case rem == 11:
+			id = -1 // ten bytes
+		default:
+			continue
+		}
+		m := &kinds.Rich{Id: id, Data: pattern(l)}
+		if got := m.SizeVT(); got != size {
+			t.Fatalf("richOfSize(%d): built a message of %d bytes", size, got)
+		}
+		return m
+	}
+	t.Fatalf("richOfSize(%d): no layout", size)
+	return nil
+}
+
+// pattern returns n bytes that differ from one position to the next, so that
+// a shifted or stale copy is noticed.
+func pattern(n int) []byte {
+	if n == 0 {
+		return nil
+	}
+	b := make([]byte, n)
+	x := uint32(n)*2654435761 + 1
+	for i := range b {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		b[i] = byte(x)
+	}
+	return b
+}
+
+// randomRich returns a message with a random subset of Rich's fields set.
+func randomRich(r *rand.Rand) *kinds.Rich {
+	m := &kinds.Rich{}
+	bytesOf := func(max int) []byte {
+		b := make([]byte, r.IntN(max+1))
+		for i := range b {
+			b[i] = byte(r.Uint32())
+		}
+		return b
+	}
+	inner := func() *kinds.Inner {
+		in := &kinds.Inner{Label: fmt.Sprint("label", r.IntN(100)), Payload: bytesOf(40)}
+		for range r.IntN(4) {
+			in.Values = append(in.Values, r.Uint32())
+		}
+		return in
+	}
+	if r.IntN(2) == 0 {
+		m.Id = r.Int64() - r.Int64()
+	}
+	if r.IntN(2) == 0 {
+		m.Name = fmt.Sprint("name-", r.IntN(1000))
+	}
+	if r.IntN(2) == 0 {
+		m.Data = bytesOf(3000)
+	}
+	if r.IntN(2) == 0 {
+		m.Color = kinds.Color(r.IntN(3))
+	}
+	for range r.IntN(5) {
+		m.Numbers = append(m.Numbers, r.Int64()-r.Int64())
+	}
+	for range r.IntN(5) {
+		m.Words = append(m.Words, fmt.Sprint("w", r.IntN(1e6)))
+	}
+	for range r.IntN(4) {
+		m.Blobs = append(m.Blobs, bytesOf(50))
+	}
+	if r.IntN(2) == 0 {
+		m.Inner = inner()
+	}
+	for range r.IntN(4) {
+		m.Inners = append(m.Inners, inner())
+	}
+	if n := r.IntN(4); n > 0 {
+		m.Counts = map[string]int64{}
+		for range n {
+			m.Counts[fmt.Sprint("k", r.IntN(100))] = r.Int64N(1000)
+		}
+	}
+	switch r.IntN(4) {
+	case 1:
+		m.Choice = &kinds.Rich_Text{Text: fmt.Sprint("text", r.IntN(100))}
+	case 2:
+		m.Choice = &kinds.Rich_Raw{Raw: bytesOf(30)}
+	case 3:
+		m.Choice = &kinds.Rich_Nested{Nested: inner()}
+	}
+	if r.IntN(2) == 0 {
+		m.Maybe = bytesOf(20) // may be empty but present
+	}
+	if r.IntN(2) == 0 {
+		l := r.Int32N(10) - 5
+		m.Level = &l
+	}
+	if r.IntN(2) == 0 {
+		m.Ratio = r.Float64()
+	}
+	if r.IntN(2) == 0 {
+		m.F32 = r.Uint32()
+	}
+	if r.IntN(2) == 0 {
+		m.Sf64 = r.Int64() - r.Int64()
+	}
+	m.Flag = r.IntN(2) == 0
+	for range r.IntN(4) {
+		m.Colors = append(m.Colors, kinds.Color(r.IntN(3)))
+	}
+	return m
+}
+
+// fullRich returns a message with every field of Rich set, with data bytes
+// of payload.
+func fullRich(data int) *kinds.Rich {
+	level := int32(-3)
+	return &kinds.Rich{
+		Id:      -42,
+		Name:    "full",
+		Data:    pattern(data),
+		Color:   kinds.Color_COLOR_GREEN,
+		Numbers: []int64{1, -1, 1 << 40},
+		Words:   []string{"alpha", "beta", ""},
+		Blobs:   [][]byte{{1, 2, 3}, {}, pattern(100)},
+		Inner:   &kinds.Inner{Label: "in", Payload: pattern(33), Values: []uint32{7, 8}},
+		Inners:  []*kinds.Inner{{Label: "a"}, {Payload: []byte{9}}, {}},
+		Counts:  map[string]int64{"x": 1},
+		Choice:  &kinds.Rich_Nested{Nested: &kinds.Inner{Label: "nested", Payload: pattern(70)}},
+		Maybe:   []byte{},
+		Level:   &level,
+		Ratio:   3.5,
+		F32:     0xdeadbeef,
+		Sf64:    -7,
+		Flag:    true,
+		Colors:  []kinds.Color{kinds.Color_COLOR_RED, kinds.Color_COLOR_GREEN},
+	}
+}
+
+// slices returns b as a BufferSlice of SliceBuffers cut at the given offsets.
+func sliceAt(b []byte, cuts ...int) mem.BufferSlice {
+	var out mem.BufferSlice
+	prev := 0
+	for _, c := range cuts {
+		out = append(out, mem.SliceBuffer(b[prev:c]))
+		prev = c
+	}
+	return append(out, mem.SliceBuffer(b[prev:]))
+}
+
+// randomCuts returns n sorted cut offsets in [0, size].
+func randomCuts(r *rand.Rand, size, n int) []int {
+	cuts := make([]int, n)
+	for i := range cuts {
+		cuts[i] = r.IntN(size + 1)
+	}
+	for i := 1; i < len(cuts); i++ {
+		for j := i; j > 0 && cuts[j] < cuts[j-1]; j-- {
+			cuts[j], cuts[j-1] = cuts[j-1], cuts[j]
+		}
+	}
+	return cuts
+}
+
+// poisonPool allocates every buffer with a capacity above mem's pooling
+// threshold, so that mem.NewBuffer returns it here when freed, and overwrites
+// it when it comes back: a reader of a freed buffer sees garbage.
+type poisonPool struct{}
+
+func (poisonPool) Get(n int) *[]byte {
+	b := make([]byte, n, max(n, 2048))
+	for i := range b {
+		b[i] = 0x5a // not zero: the codec must overwrite what it uses
+	}
+	return &b
+}
+
+func (poisonPool) Put(p *[]byte) {
+	b := (*p)[:cap(*p)]
+	for i := range b {
+		b[i] = 0xa5
+	}
+}
+
+// countingPool wraps a pool and records every buffer taken and not yet
+// returned.
+type countingPool struct {
+	inner mem.BufferPool
+	mu    sync.Mutex
+	out   map[*[]byte]int // outstanding buffers and their requested sizes
+	gets  int
+	errs  []string
+}
+
+func newCountingPool(inner mem.BufferPool) *countingPool {
+	return &countingPool{inner: inner, out: map[*[]byte]int{}}
+}
+
+func (p *countingPool) Get(n int) *[]byte {
+	b := p.inner.Get(n)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.gets++
+	if len(*b) != n {
+		p.errs = append(p.errs, fmt.Sprintf("Get(%d) returned length %d", n, len(*b)))
+	}
+	if _, dup := p.out[b]; dup {
+		p.errs = append(p.errs, fmt.Sprintf("Get(%d) returned a buffer that is still out", n))
+	}
+	p.out[b] = n
+	return b
+}
+
+func (p *countingPool) Put(b *[]byte) {
+	p.mu.Lock()
+	if _, ok := p.out[b]; !ok {
+		p.errs = append(p.errs, fmt.Sprintf("Put of a buffer not taken (cap %d), or put twice", cap(*b)))
+	}
+	delete(p.out, b)
+	p.mu.Unlock()
+	p.inner.Put(b)
+}
+
+// check fails t if a buffer is still out or the pool saw misuse.
+func (p *countingPool) check(t testing.TB, what string) {
+	t.Helper()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, e := range p.errs {
+		t.Errorf("%s: %s", what, e)
+	}
+	p.errs = nil
+	if len(p.out) != 0 {
+		t.Errorf("%s: %d buffer(s) taken from the pool and not returned", what, len(p.out))
+		clear(p.out)
+	}
+}

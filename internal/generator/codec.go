@@ -1,0 +1,169 @@
+package generator
+
+import (
+	"fmt"
+	"strconv"
+
+	"google.golang.org/protobuf/compiler/protogen"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/gofeaturespb"
+)
+
+// genRegistration registers the grpcfast codec under "proto" when the
+// generated package is initialised.
+func genRegistration(g *protogen.GeneratedFile) {
+	g.P("func init() {")
+	g.P("// Registers the grpcfast codec under the name \"proto\" unless a grpcfast")
+	g.P("// codec is registered already. Turn this off with the register_codec=false option.")
+	g.P(runtimePackage.Ident("RegisterDefault"), "()")
+	g.P("}")
+	g.P()
+}
+
+// genMessages writes, for every message declared in the file, the methods
+// the codec uses: a reset that keeps capacity (grpcfast.Resetter) and an
+// accessor for singular bytes fields (grpcfast.BytesFielder). A message
+// gets a method only when it has fields for it to act on; without one the
+// codec falls back to ResetVT or Reset, which do the same for such a message.
+func genMessages(g *protogen.GeneratedFile, f *protogen.File) error {
+	for _, m := range allMessages(f.Messages) {
+		if m.Desc.IsMapEntry() || m.APILevel == gofeaturespb.GoFeatures_API_OPAQUE {
+			continue
+		}
+		if err := checkNameClash(m); err != nil {
+			return err
+		}
+		genReset(g, m)
+		genBytesField(g, m)
+	}
+	return nil
+}
+
+func allMessages(ms []*protogen.Message) []*protogen.Message {
+	var out []*protogen.Message
+	for _, m := range ms {
+		out = append(out, m)
+		out = append(out, allMessages(m.Messages)...)
+	}
+	return out
+}
+
+// checkNameClash fails when a field of m would be named like a method the
+// generator adds to m, which would not compile.
+func checkNameClash(m *protogen.Message) error {
+	for _, name := range []string{resetMethod, bytesFieldMethod} {
+		for _, fd := range m.Fields {
+			if fd.GoName == name {
+				return fmt.Errorf("%s: field %s of message %s has the Go name %s, which %s needs for a method; rename the field",
+					m.Location.SourceFile, fd.Desc.Name(), m.Desc.FullName(), name, PluginName)
+			}
+		}
+		for _, o := range m.Oneofs {
+			if o.GoName == name {
+				return fmt.Errorf("%s: oneof %s of message %s has the Go name %s, which %s needs for a method; rename the oneof",
+					m.Location.SourceFile, o.Desc.Name(), m.Desc.FullName(), name, PluginName)
+			}
+		}
+	}
+	return nil
+}
+
+// keepAction says what the reset does with a field's memory.
+type keepAction int
+
+const (
+	drop      keepAction = iota // Reset clears it
+	keep                        // keep the slice's capacity
+	clearKeep                   // zero the elements, so they can be collected, and keep the capacity
+	clearMap                    // empty the map and keep it
+)
+
+func keepActionOf(fd *protogen.Field) keepAction {
+	d := fd.Desc
+	switch {
+	case fd.Oneof != nil:
+		return drop
+	case d.IsMap():
+		return clearMap
+	case d.IsList():
+		switch d.Kind() {
+		case protoreflect.BytesKind, protoreflect.StringKind, protoreflect.MessageKind, protoreflect.GroupKind:
+			return clearKeep
+		default:
+			return keep
+		}
+	case d.Kind() == protoreflect.BytesKind && !d.HasPresence():
+		// A bytes field that tracks presence must become nil: an empty,
+		// non-nil slice would read as present.
+		return keep
+	default:
+		return drop
+	}
+}
+
+func genReset(g *protogen.GeneratedFile, m *protogen.Message) {
+	var kept []*protogen.Field
+	for _, fd := range m.Fields {
+		if keepActionOf(fd) != drop {
+			kept = append(kept, fd)
+		}
+	}
+	if len(kept) == 0 {
+		return
+	}
+	g.P("// ", resetMethod, " resets x like Reset, but keeps the memory of its bytes,")
+	g.P("// repeated and map fields for the next message decoded into x, so that a")
+	g.P("// reused message does not allocate them again. Fields that track presence,")
+	g.P("// oneofs and message fields are cleared as Reset clears them. It implements")
+	g.P("// ", runtimePackage.Ident("Resetter"), "; the grpcfast codec calls it before decoding into x.")
+	g.P("func (x *", m.GoIdent, ") ", resetMethod, "() {")
+	g.P("if x == nil {")
+	g.P("return")
+	g.P("}")
+	for i, fd := range kept {
+		v := "f" + strconv.Itoa(i)
+		switch keepActionOf(fd) {
+		case keep:
+			g.P(v, " := x.", fd.GoName, "[:0]")
+		case clearKeep:
+			g.P("clear(x.", fd.GoName, ")")
+			g.P(v, " := x.", fd.GoName, "[:0]")
+		case clearMap:
+			g.P(v, " := x.", fd.GoName)
+			g.P("clear(", v, ")")
+		}
+	}
+	g.P("x.Reset()")
+	for i, fd := range kept {
+		g.P("x.", fd.GoName, " = f", strconv.Itoa(i))
+	}
+	g.P("}")
+	g.P()
+}
+
+func genBytesField(g *protogen.GeneratedFile, m *protogen.Message) {
+	var fields []*protogen.Field
+	for _, fd := range m.Fields {
+		d := fd.Desc
+		if fd.Oneof == nil && d.Kind() == protoreflect.BytesKind && d.Cardinality() != protoreflect.Repeated {
+			fields = append(fields, fd)
+		}
+	}
+	if len(fields) == 0 {
+		return
+	}
+	g.P("// ", bytesFieldMethod, " returns a pointer to x's singular bytes field numbered")
+	g.P("// num, or nil if x has none. It implements ", runtimePackage.Ident("BytesFielder"), ": the grpcfast")
+	g.P("// codec decodes a bytes field that arrived split across transport buffers")
+	g.P("// straight into it.")
+	g.P("func (x *", m.GoIdent, ") ", bytesFieldMethod, "(num ", protowirePackage.Ident("Number"), ") *[]byte {")
+	g.P("switch num {")
+	for _, fd := range fields {
+		g.P("case ", fd.Desc.Number(), ":")
+		g.P("return &x.", fd.GoName)
+	}
+	g.P("}")
+	g.P("return nil")
+	g.P("}")
+	g.P()
+}

@@ -1,0 +1,113 @@
+package generator_test
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestBufEndToEnd builds the real plugin and runs it through buf on every
+// test proto. Its output must equal the in-process goldens but for the
+// compiler version line, which depends on the compiler.
+func TestBufEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the plugin and runs buf")
+	}
+	root, err := filepath.Abs(repoRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := toolPath(t, root, "buf", "github.com/bufbuild/buf/cmd/buf")
+	tmp := t.TempDir()
+	plugin := filepath.Join(tmp, "protoc-gen-go-grpcfast")
+	goRun(t, root, "build", "-o", plugin, "./cmd/protoc-gen-go-grpcfast")
+
+	out := filepath.Join(tmp, "out")
+	if err := bufGenerate(root, buf, plugin, out, "module=github.com/grpcfast/grpcfast"); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	err = filepath.WalkDir(out, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		n++
+		rel, err := filepath.Rel(out, path)
+		if err != nil {
+			return err
+		}
+		got, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		want, err := os.ReadFile(filepath.Join(root, rel))
+		if err != nil {
+			t.Errorf("buf made %s, which has no golden: %v", rel, err)
+			return nil
+		}
+		if g, w := dropCompilerVersion(got), dropCompilerVersion(want); !bytes.Equal(g, w) {
+			t.Errorf("%s: buf's output differs from the golden:\n%s", rel, diff(string(w), string(g)))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		t.Fatal("buf generated nothing")
+	}
+
+	// A bad option fails the buf run with the plugin's message.
+	err = bufGenerate(root, buf, plugin, filepath.Join(tmp, "bad"), "register_codec=maybe")
+	want := `option register_codec: invalid value "maybe": want true or false`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("buf with a bad option: error %v, want one containing %q", err, want)
+	}
+}
+
+func bufGenerate(root, buf, plugin, out, opt string) error {
+	tmpl := "version: v2\n" +
+		"inputs:\n  - directory: testdata/proto\n" +
+		"plugins:\n  - local: " + plugin + "\n    out: " + out + "\n    opt: " + opt + "\n"
+	cmd := exec.Command(buf, "generate", "--template", tmpl)
+	cmd.Dir = root
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("buf generate: %w: %s", err, stderr.Bytes())
+	}
+	return nil
+}
+
+func dropCompilerVersion(b []byte) []byte {
+	var out [][]byte
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		if !bytes.HasPrefix(line, []byte("// - protoc ")) {
+			out = append(out, line)
+		}
+	}
+	return bytes.Join(out, []byte("\n"))
+}
+
+// toolPath returns the pinned tool from the tools module, built into .bin
+// as the Makefile does (a no-op when it is there already and up to date).
+func toolPath(t *testing.T, root, name, pkg string) string {
+	t.Helper()
+	bin := filepath.Join(root, ".bin")
+	goRun(t, root, "build", "-modfile=tools/go.mod", "-o", bin+string(filepath.Separator), pkg)
+	return filepath.Join(bin, name)
+}
+
+func goRun(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}

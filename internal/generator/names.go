@@ -1,0 +1,60 @@
+package generator
+
+import "google.golang.org/protobuf/compiler/protogen"
+
+// Method names the generator adds to messages. They must match the
+// interfaces grpcfast.Resetter and grpcfast.BytesFielder.
+const (
+	resetMethod      = "GrpcfastReset"
+	bytesFieldMethod = "GrpcfastBytesField"
+)
+
+// serviceNames holds every name generated for one service.
+type serviceNames struct {
+	service *protogen.Service
+	methods []methodNames
+}
+
+// methodNames holds every name generated for one method.
+type methodNames struct {
+	method *protogen.Method
+	kind   methodKind
+	// serverStream and clientStream name grpc-go's generic stream types for
+	// this method (empty when that side does not stream).
+	serverStream protogen.GoIdent
+	clientStream protogen.GoIdent
+	// requestReceiver is the server-side helper that receives requests;
+	// responseReceiver the client-side helper that receives responses.
+	requestReceiver  string
+	responseReceiver string
+}
+
+func newServiceNames(s *protogen.Service) serviceNames {
+	n := serviceNames{service: s}
+	for _, m := range s.Methods {
+		n.methods = append(n.methods, newMethodNames(s, m))
+	}
+	return n
+}
+
+func newMethodNames(s *protogen.Service, m *protogen.Method) methodNames {
+	k := kindOf(m)
+	n := methodNames{method: m, kind: k}
+	prefix := "New" + s.GoName + m.GoName
+	switch k {
+	case clientStreaming:
+		n.serverStream = grpcPackage.Ident("ClientStreamingServer")
+	case serverStreaming:
+		n.clientStream = grpcPackage.Ident("ServerStreamingClient")
+	case bidiStreaming:
+		n.serverStream = grpcPackage.Ident("BidiStreamingServer")
+		n.clientStream = grpcPackage.Ident("BidiStreamingClient")
+	}
+	if k.serverReceives() {
+		n.requestReceiver = prefix + "RequestReceiver"
+	}
+	if k.clientReceives() {
+		n.responseReceiver = prefix + "ResponseReceiver"
+	}
+	return n
+}

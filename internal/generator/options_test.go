@@ -1,0 +1,103 @@
+package generator_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestOptionErrors(t *testing.T) {
+	files := []string{"kinds/kinds.proto"}
+	for _, tc := range []struct {
+		param, want string
+	}{
+		{"register_codec=maybe", `option register_codec: invalid value "maybe": want true or false`},
+		{"register_codec", `option register_codec: invalid value "": want true or false`},
+		{"registr_codec=false", `unknown option "registr_codec" (value "false"): protoc-gen-go-grpcfast accepts register_codec, and protogen's paths, module and M options`},
+		{"paths=nowhere", `unknown path type "nowhere": want "import" or "source_relative"`},
+	} {
+		t.Run(tc.param, func(t *testing.T) {
+			resp := run(t, compile(t, files, tc.param, nil))
+			if resp.GetError() != tc.want {
+				t.Errorf("error = %q\nwant    %q", resp.GetError(), tc.want)
+			}
+			if len(resp.File) != 0 {
+				t.Errorf("made %d files despite the error", len(resp.File))
+			}
+		})
+	}
+}
+
+func TestRegisterCodecOption(t *testing.T) {
+	files := []string{"kinds/kinds.proto"}
+	for _, tc := range []struct {
+		param        string
+		wantRegister bool
+	}{
+		{moduleOpt, true},
+		{moduleOpt + ",register_codec=true", true},
+		{moduleOpt + ",register_codec=false", false},
+	} {
+		resp := run(t, compile(t, files, tc.param, nil))
+		if resp.Error != nil || len(resp.File) != 1 {
+			t.Fatalf("%s: error %q, %d files", tc.param, resp.GetError(), len(resp.File))
+		}
+		content := resp.File[0].GetContent()
+		if got := strings.Contains(content, "grpcfast.RegisterDefault()"); got != tc.wantRegister {
+			t.Errorf("%s: registers the codec = %v, want %v", tc.param, got, tc.wantRegister)
+		}
+		// The rest of the file does not depend on the option.
+		if !strings.Contains(content, "func NewKindsBidiRequestReceiver(") {
+			t.Errorf("%s: receive helpers missing", tc.param)
+		}
+	}
+}
+
+func TestSourceRelativePaths(t *testing.T) {
+	resp := run(t, compile(t, []string{"multi/a.proto", "multi/b.proto"}, "paths=source_relative", nil))
+	if resp.Error != nil {
+		t.Fatal(resp.GetError())
+	}
+	var names []string
+	for _, f := range resp.File {
+		names = append(names, f.GetName())
+	}
+	slices.Sort(names)
+	if got, want := strings.Join(names, " "), "multi/a_grpcfast.pb.go multi/b_grpcfast.pb.go"; got != want {
+		t.Errorf("files = %s, want %s", got, want)
+	}
+}
+
+func TestFieldNameClash(t *testing.T) {
+	src := map[string]string{"clash.proto": `syntax = "proto3";
+package clash;
+option go_package = "example.com/clash";
+service S { rpc M(Bad) returns (Bad); }
+message Bad { bytes data = 1; int32 grpcfast_reset = 2; }
+`}
+	resp := run(t, compile(t, []string{"clash.proto"}, "", src))
+	want := "clash.proto: field grpcfast_reset of message clash.Bad has the Go name GrpcfastReset, which protoc-gen-go-grpcfast needs for a method; rename the field"
+	if resp.GetError() != want {
+		t.Errorf("error = %q\nwant    %q", resp.GetError(), want)
+	}
+}
+
+func TestMethodKinds(t *testing.T) {
+	resp := run(t, compile(t, []string{"kinds/kinds.proto"}, moduleOpt, nil))
+	content := resp.File[0].GetContent()
+	// Unary methods get no helper; each streaming side that receives gets one.
+	for helper, want := range map[string]bool{
+		"NewKindsUnaryRequestReceiver(":         false,
+		"NewKindsUnaryResponseReceiver(":        false,
+		"NewKindsClientStreamRequestReceiver(":  true,
+		"NewKindsClientStreamResponseReceiver(": false,
+		"NewKindsServerStreamRequestReceiver(":  false,
+		"NewKindsServerStreamResponseReceiver(": true,
+		"NewKindsBidiRequestReceiver(":          true,
+		"NewKindsBidiResponseReceiver(":         true,
+	} {
+		if got := strings.Contains(content, "func "+helper); got != want {
+			t.Errorf("%s generated = %v, want %v", helper, got, want)
+		}
+	}
+}

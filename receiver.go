@@ -1,0 +1,99 @@
+package grpcfast
+
+import (
+	"io"
+	"iter"
+)
+
+// MessageReceiver is the part of a gRPC stream that a Receiver reads from.
+// grpc.ServerStream, grpc.ClientStream and the generic stream types of
+// protoc-gen-go-grpc all have it.
+type MessageReceiver interface {
+	RecvMsg(m any) error
+}
+
+// Receiver receives the messages of one stream into a single message that it
+// reuses, where the stream's own Recv allocates a new message every time.
+// With the grpcfast codec the reused message also keeps the memory of its
+// bytes, repeated and map fields, so that in steady state receiving
+// allocates nothing in generated code or in this package.
+//
+// Lifetime: the message that Recv returns, or that All yields, belongs to
+// the Receiver and is overwritten by the next Recv. Until then the caller may
+// read and modify it; after that it must not be used. Do not keep it, do not
+// hand it to another goroutine that outlives the next Recv, and do not pass
+// it to a Send whose message may be read later (see the README: stats
+// handlers and binary logging can read a sent message after Send returns).
+// To keep a message, call Take, which hands over the message itself, or copy
+// it (vtprotobuf's CloneVT, or proto.Clone).
+//
+// A Receiver is for one goroutine, like the stream it reads. The zero value
+// is not usable: make one with NewReceiver or a generated New...Receiver.
+type Receiver[M any] struct {
+	stream MessageReceiver
+	msg    *M
+	valid  bool // msg holds a fully received message
+}
+
+// NewReceiver returns a Receiver that reads stream's messages into a reused
+// *M. M is the message's struct type, such as examplepb.Chunk.
+func NewReceiver[M any](stream MessageReceiver) *Receiver[M] {
+	return &Receiver[M]{stream: stream}
+}
+
+// Recv receives the next message and returns it, or nil and the stream's
+// error: io.EOF when the peer has finished sending, as with the stream's own
+// Recv. The message is valid until the next call to Recv.
+func (r *Receiver[M]) Recv() (*M, error) {
+	if r.msg == nil {
+		r.msg = new(M)
+	}
+	r.valid = false
+	if err := r.stream.RecvMsg(r.msg); err != nil {
+		return nil, err
+	}
+	r.valid = true
+	return r.msg, nil
+}
+
+// All returns an iterator over the stream's messages. It ends without an
+// error when the peer has finished sending (io.EOF); any other error is
+// yielded once, with a nil message, and ends the iteration. Each message is
+// valid until the iteration moves on.
+//
+//	for chunk, err := range r.All() {
+//		if err != nil {
+//			return err
+//		}
+//		use(chunk)
+//	}
+func (r *Receiver[M]) All() iter.Seq2[*M, error] {
+	return func(yield func(*M, error) bool) {
+		for {
+			m, err := r.Recv()
+			if err != nil {
+				if err != io.EOF {
+					yield(nil, err)
+				}
+				return
+			}
+			if !yield(m, nil) {
+				return
+			}
+		}
+	}
+}
+
+// Take returns the message last received and lets go of it: the caller owns
+// it from now on, and the next Recv decodes into a new message. It returns
+// nil if the last Recv failed or none was made. Take is cheaper than a copy
+// when a message must outlive the next Recv; taking every message gives up
+// the reuse, and costs what the stream's own Recv costs.
+func (r *Receiver[M]) Take() *M {
+	if !r.valid {
+		return nil
+	}
+	m := r.msg
+	r.msg, r.valid = nil, false
+	return m
+}

@@ -1,0 +1,128 @@
+package grpcfast
+
+import (
+	"errors"
+	"io"
+	"testing"
+)
+
+type item struct{ n int }
+
+// fakeStream delivers the numbers 1..count into *item, then err.
+type fakeStream struct {
+	count, sent int
+	err         error
+	targets     []*item
+}
+
+func (s *fakeStream) RecvMsg(m any) error {
+	if s.sent == s.count {
+		return s.err
+	}
+	s.sent++
+	it := m.(*item)
+	s.targets = append(s.targets, it)
+	it.n = s.sent
+	return nil
+}
+
+func TestReceiverReusesMessage(t *testing.T) {
+	s := &fakeStream{count: 3, err: io.EOF}
+	r := NewReceiver[item](s)
+	var first *item
+	for i := 1; ; i++ {
+		m, err := r.Recv()
+		if err == io.EOF {
+			if i != 4 {
+				t.Fatalf("EOF after %d messages, want 3", i-1)
+			}
+			break
+		}
+		if err != nil || m.n != i {
+			t.Fatalf("Recv %d = %v, %v", i, m, err)
+		}
+		if first == nil {
+			first = m
+		} else if m != first {
+			t.Fatalf("Recv %d decoded into a new message", i)
+		}
+	}
+	if m, err := r.Recv(); m != nil || err != io.EOF {
+		t.Errorf("Recv after EOF = %v, %v; want nil, io.EOF", m, err)
+	}
+}
+
+func TestReceiverTake(t *testing.T) {
+	s := &fakeStream{count: 3, err: io.EOF}
+	r := NewReceiver[item](s)
+	if r.Take() != nil {
+		t.Error("Take before any Recv is not nil")
+	}
+	a, _ := r.Recv()
+	kept := r.Take()
+	if kept != a || kept.n != 1 {
+		t.Fatalf("Take = %v, want the message received (%v)", kept, a)
+	}
+	if r.Take() != nil {
+		t.Error("second Take of the same message is not nil")
+	}
+	b, _ := r.Recv()
+	if b == kept {
+		t.Fatal("Recv after Take decoded into the taken message")
+	}
+	if kept.n != 1 || b.n != 2 {
+		t.Errorf("taken message changed to %d; new one is %d", kept.n, b.n)
+	}
+	r.Recv()
+	if _, err := r.Recv(); err != io.EOF {
+		t.Fatal(err)
+	}
+	if r.Take() != nil {
+		t.Error("Take after a failed Recv is not nil")
+	}
+}
+
+func TestReceiverAll(t *testing.T) {
+	boom := errors.New("boom")
+	for _, tc := range []struct {
+		err      error
+		wantErrs int
+	}{{io.EOF, 0}, {boom, 1}} {
+		r := NewReceiver[item](&fakeStream{count: 4, err: tc.err})
+		var got []int
+		errs := 0
+		for m, err := range r.All() {
+			if err != nil {
+				if m != nil || err != tc.err {
+					t.Errorf("yielded %v, %v; want nil, %v", m, err, tc.err)
+				}
+				errs++
+				continue
+			}
+			got = append(got, m.n)
+		}
+		if len(got) != 4 || got[3] != 4 || errs != tc.wantErrs {
+			t.Errorf("end %v: got %v and %d errors, want [1 2 3 4] and %d", tc.err, got, errs, tc.wantErrs)
+		}
+	}
+	// Breaking out of the loop stops receiving.
+	s := &fakeStream{count: 10, err: io.EOF}
+	for m := range NewReceiver[item](s).All() {
+		if m.n == 2 {
+			break
+		}
+	}
+	if s.sent != 2 {
+		t.Errorf("received %d messages after break at 2", s.sent)
+	}
+}
+
+func TestReceiverRecvAllocatesNothing(t *testing.T) {
+	s := &fakeStream{count: 1 << 30, err: io.EOF}
+	r := NewReceiver[item](s)
+	r.Recv()
+	s.targets = make([]*item, 0, 1000)
+	if n := testing.AllocsPerRun(500, func() { r.Recv() }); n != 0 {
+		t.Errorf("Recv allocates %v per message, want 0", n)
+	}
+}
