@@ -31,3 +31,44 @@ type Resetter interface {
 type BytesFielder interface {
 	GrpcfastBytesField(num protowire.Number) *[]byte
 }
+
+// vtPooled is implemented by messages generated with vtprotobuf's pool
+// feature.
+type vtPooled interface {
+	ResetVT()
+	ReturnToVTPool()
+}
+
+// ResetRepeated prepares the elements of a repeated message field for the
+// next decode and returns the field emptied, with its capacity kept. It is
+// called by generated GrpcfastReset methods.
+//
+// When M is pooled by vtprotobuf (it has ResetVT), vtprotobuf's UnmarshalVT
+// decodes into the elements left in the field's capacity, so they are reset
+// and kept, as vtprotobuf's own ResetVT does. Otherwise UnmarshalVT allocates
+// every element anew, and the old ones are cleared so that they can be
+// collected.
+func ResetRepeated[M any](s []*M) []*M {
+	if len(s) > 0 {
+		if _, ok := any(s[0]).(vtPooled); ok {
+			for _, m := range s {
+				if m != nil {
+					any(m).(vtPooled).ResetVT()
+				}
+			}
+			return s[:0]
+		}
+	}
+	clear(s)
+	return s[:0]
+}
+
+// Release returns m to vtprotobuf's pool if its type is pooled (it has
+// ReturnToVTPool), and does nothing otherwise. Generated GrpcfastReset
+// methods call it for message fields, so that the next decode takes the
+// message from the pool instead of allocating it.
+func Release(m any) {
+	if p, ok := m.(vtPooled); ok {
+		p.ReturnToVTPool()
+	}
+}

@@ -72,22 +72,28 @@ func checkNameClash(m *protogen.Message) error {
 type keepAction int
 
 const (
-	drop      keepAction = iota // Reset clears it
-	keep                        // keep the slice's capacity
-	clearKeep                   // zero the elements, so they can be collected, and keep the capacity
-	clearMap                    // empty the map and keep it
+	drop       keepAction = iota // Reset clears it
+	keep                         // keep the slice's capacity
+	clearKeep                    // zero the elements, so they can be collected, and keep the capacity
+	clearMap                     // empty the map and keep it
+	resetElems                   // repeated messages: grpcfast.ResetRepeated
+	release                      // singular messages: grpcfast.Release, then Reset clears the field
 )
 
 func keepActionOf(fd *protogen.Field) keepAction {
 	d := fd.Desc
 	switch {
+	case fd.Oneof != nil && isMessage(d):
+		return release
 	case fd.Oneof != nil:
 		return drop
 	case d.IsMap():
 		return clearMap
 	case d.IsList():
 		switch d.Kind() {
-		case protoreflect.BytesKind, protoreflect.StringKind, protoreflect.MessageKind, protoreflect.GroupKind:
+		case protoreflect.MessageKind, protoreflect.GroupKind:
+			return resetElems
+		case protoreflect.BytesKind, protoreflect.StringKind:
 			return clearKeep
 		default:
 			return keep
@@ -96,32 +102,40 @@ func keepActionOf(fd *protogen.Field) keepAction {
 		// A bytes field that tracks presence must become nil: an empty,
 		// non-nil slice would read as present.
 		return keep
+	case isMessage(d):
+		return release
 	default:
 		return drop
 	}
 }
 
+func isMessage(d protoreflect.FieldDescriptor) bool {
+	return d.Kind() == protoreflect.MessageKind || d.Kind() == protoreflect.GroupKind
+}
+
 func genReset(g *protogen.GeneratedFile, m *protogen.Message) {
-	var kept []*protogen.Field
+	var fields []*protogen.Field
 	for _, fd := range m.Fields {
 		if keepActionOf(fd) != drop {
-			kept = append(kept, fd)
+			fields = append(fields, fd)
 		}
 	}
-	if len(kept) == 0 {
+	if len(fields) == 0 {
 		return
 	}
 	g.P("// ", resetMethod, " resets x like Reset, but keeps the memory of its bytes,")
 	g.P("// repeated and map fields for the next message decoded into x, so that a")
-	g.P("// reused message does not allocate them again. Fields that track presence,")
-	g.P("// oneofs and message fields are cleared as Reset clears them. It implements")
-	g.P("// ", runtimePackage.Ident("Resetter"), "; the grpcfast codec calls it before decoding into x.")
+	g.P("// reused message does not allocate them again, and returns its message")
+	g.P("// fields to vtprotobuf's pool where their type is pooled. Fields that track")
+	g.P("// presence, oneofs and message fields are cleared as Reset clears them. It")
+	g.P("// implements ", runtimePackage.Ident("Resetter"), "; the grpcfast codec calls it before decoding into x.")
 	g.P("func (x *", m.GoIdent, ") ", resetMethod, "() {")
 	g.P("if x == nil {")
 	g.P("return")
 	g.P("}")
-	for i, fd := range kept {
-		v := "f" + strconv.Itoa(i)
+	var kept []*protogen.Field
+	for _, fd := range fields {
+		v := "f" + strconv.Itoa(len(kept))
 		switch keepActionOf(fd) {
 		case keep:
 			g.P(v, " := x.", fd.GoName, "[:0]")
@@ -131,7 +145,19 @@ func genReset(g *protogen.GeneratedFile, m *protogen.Message) {
 		case clearMap:
 			g.P(v, " := x.", fd.GoName)
 			g.P("clear(", v, ")")
+		case resetElems:
+			g.P(v, " := ", runtimePackage.Ident("ResetRepeated"), "(x.", fd.GoName, ")")
+		case release:
+			if fd.Oneof != nil {
+				g.P("if o, ok := x.", fd.Oneof.GoName, ".(*", fd.GoIdent, "); ok {")
+				g.P(runtimePackage.Ident("Release"), "(o.", fd.GoName, ")")
+				g.P("}")
+			} else {
+				g.P(runtimePackage.Ident("Release"), "(x.", fd.GoName, ")")
+			}
+			continue
 		}
+		kept = append(kept, fd)
 	}
 	g.P("x.Reset()")
 	for i, fd := range kept {

@@ -26,6 +26,20 @@ func init() {
 	grpcfast.RegisterDefault()
 }
 
+// GrpcfastReset resets x like Reset, but keeps the memory of its bytes,
+// repeated and map fields for the next message decoded into x, so that a
+// reused message does not allocate them again, and returns its message
+// fields to vtprotobuf's pool where their type is pooled. Fields that track
+// presence, oneofs and message fields are cleared as Reset clears them. It
+// implements grpcfast.Resetter; the grpcfast codec calls it before decoding into x.
+func (x *Local) GrpcfastReset() {
+	if x == nil {
+		return
+	}
+	grpcfast.Release(x.Blob)
+	x.Reset()
+}
+
 // NewStoreSaveRequestReceiver returns a Receiver that reads the requests of a Store.Save stream
 // (client-streaming, server side) into one reused *common.Blob instead of
 // allocating one per message: replace stream.Recv() with r.Recv(), or range over r.All().

@@ -436,6 +436,8 @@ type Pooled struct {
 	Numbers       []int64                `protobuf:"varint,2,rep,packed,name=numbers,proto3" json:"numbers,omitempty"`
 	Inners        []*Inner               `protobuf:"bytes,3,rep,name=inners,proto3" json:"inners,omitempty"`
 	Name          string                 `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
+	One           *PooledInner           `protobuf:"bytes,5,opt,name=one,proto3" json:"one,omitempty"`
+	Items         []*PooledInner         `protobuf:"bytes,6,rep,name=items,proto3" json:"items,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -498,6 +500,74 @@ func (x *Pooled) GetName() string {
 	return ""
 }
 
+func (x *Pooled) GetOne() *PooledInner {
+	if x != nil {
+		return x.One
+	}
+	return nil
+}
+
+func (x *Pooled) GetItems() []*PooledInner {
+	if x != nil {
+		return x.Items
+	}
+	return nil
+}
+
+// PooledInner is pooled by vtprotobuf too: a reused Pooled returns its
+// PooledInner fields to the pool and reuses its items.
+type PooledInner struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Payload       []byte                 `protobuf:"bytes,1,opt,name=payload,proto3" json:"payload,omitempty"`
+	Values        []int64                `protobuf:"varint,2,rep,packed,name=values,proto3" json:"values,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PooledInner) Reset() {
+	*x = PooledInner{}
+	mi := &file_kinds_kinds_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PooledInner) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PooledInner) ProtoMessage() {}
+
+func (x *PooledInner) ProtoReflect() protoreflect.Message {
+	mi := &file_kinds_kinds_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PooledInner.ProtoReflect.Descriptor instead.
+func (*PooledInner) Descriptor() ([]byte, []int) {
+	return file_kinds_kinds_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *PooledInner) GetPayload() []byte {
+	if x != nil {
+		return x.Payload
+	}
+	return nil
+}
+
+func (x *PooledInner) GetValues() []int64 {
+	if x != nil {
+		return x.Values
+	}
+	return nil
+}
+
 var File_kinds_kinds_proto protoreflect.FileDescriptor
 
 const file_kinds_kinds_proto_rawDesc = "" +
@@ -538,12 +608,17 @@ const file_kinds_kinds_proto_rawDesc = "" +
 	"\aSummary\x12\x14\n" +
 	"\x05count\x18\x01 \x01(\x03R\x05count\x12\x14\n" +
 	"\x05bytes\x18\x02 \x01(\x03R\x05bytes\x12\x16\n" +
-	"\x06crc32c\x18\x03 \x01(\rR\x06crc32c\"\x82\x01\n" +
+	"\x06crc32c\x18\x03 \x01(\rR\x06crc32c\"\xf6\x01\n" +
 	"\x06Pooled\x12\x12\n" +
 	"\x04data\x18\x01 \x01(\fR\x04data\x12\x18\n" +
 	"\anumbers\x18\x02 \x03(\x03R\anumbers\x126\n" +
 	"\x06inners\x18\x03 \x03(\v2\x1e.grpcfast.testdata.kinds.InnerR\x06inners\x12\x12\n" +
-	"\x04name\x18\x04 \x01(\tR\x04name*>\n" +
+	"\x04name\x18\x04 \x01(\tR\x04name\x126\n" +
+	"\x03one\x18\x05 \x01(\v2$.grpcfast.testdata.kinds.PooledInnerR\x03one\x12:\n" +
+	"\x05items\x18\x06 \x03(\v2$.grpcfast.testdata.kinds.PooledInnerR\x05items\"?\n" +
+	"\vPooledInner\x12\x18\n" +
+	"\apayload\x18\x01 \x01(\fR\apayload\x12\x16\n" +
+	"\x06values\x18\x02 \x03(\x03R\x06values*>\n" +
 	"\x05Color\x12\x15\n" +
 	"\x11COLOR_UNSPECIFIED\x10\x00\x12\r\n" +
 	"\tCOLOR_RED\x10\x01\x12\x0f\n" +
@@ -569,38 +644,41 @@ func file_kinds_kinds_proto_rawDescGZIP() []byte {
 }
 
 var file_kinds_kinds_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_kinds_kinds_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_kinds_kinds_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
 var file_kinds_kinds_proto_goTypes = []any{
-	(Color)(0),      // 0: grpcfast.testdata.kinds.Color
-	(*Rich)(nil),    // 1: grpcfast.testdata.kinds.Rich
-	(*Inner)(nil),   // 2: grpcfast.testdata.kinds.Inner
-	(*Summary)(nil), // 3: grpcfast.testdata.kinds.Summary
-	(*Pooled)(nil),  // 4: grpcfast.testdata.kinds.Pooled
-	nil,             // 5: grpcfast.testdata.kinds.Rich.CountsEntry
+	(Color)(0),          // 0: grpcfast.testdata.kinds.Color
+	(*Rich)(nil),        // 1: grpcfast.testdata.kinds.Rich
+	(*Inner)(nil),       // 2: grpcfast.testdata.kinds.Inner
+	(*Summary)(nil),     // 3: grpcfast.testdata.kinds.Summary
+	(*Pooled)(nil),      // 4: grpcfast.testdata.kinds.Pooled
+	(*PooledInner)(nil), // 5: grpcfast.testdata.kinds.PooledInner
+	nil,                 // 6: grpcfast.testdata.kinds.Rich.CountsEntry
 }
 var file_kinds_kinds_proto_depIdxs = []int32{
 	0,  // 0: grpcfast.testdata.kinds.Rich.color:type_name -> grpcfast.testdata.kinds.Color
 	2,  // 1: grpcfast.testdata.kinds.Rich.inner:type_name -> grpcfast.testdata.kinds.Inner
 	2,  // 2: grpcfast.testdata.kinds.Rich.inners:type_name -> grpcfast.testdata.kinds.Inner
-	5,  // 3: grpcfast.testdata.kinds.Rich.counts:type_name -> grpcfast.testdata.kinds.Rich.CountsEntry
+	6,  // 3: grpcfast.testdata.kinds.Rich.counts:type_name -> grpcfast.testdata.kinds.Rich.CountsEntry
 	2,  // 4: grpcfast.testdata.kinds.Rich.nested:type_name -> grpcfast.testdata.kinds.Inner
 	0,  // 5: grpcfast.testdata.kinds.Rich.colors:type_name -> grpcfast.testdata.kinds.Color
 	2,  // 6: grpcfast.testdata.kinds.Pooled.inners:type_name -> grpcfast.testdata.kinds.Inner
-	1,  // 7: grpcfast.testdata.kinds.Kinds.Unary:input_type -> grpcfast.testdata.kinds.Rich
-	1,  // 8: grpcfast.testdata.kinds.Kinds.ClientStream:input_type -> grpcfast.testdata.kinds.Rich
-	1,  // 9: grpcfast.testdata.kinds.Kinds.ServerStream:input_type -> grpcfast.testdata.kinds.Rich
-	1,  // 10: grpcfast.testdata.kinds.Kinds.Bidi:input_type -> grpcfast.testdata.kinds.Rich
-	4,  // 11: grpcfast.testdata.kinds.Kinds.PooledBidi:input_type -> grpcfast.testdata.kinds.Pooled
-	1,  // 12: grpcfast.testdata.kinds.Kinds.Unary:output_type -> grpcfast.testdata.kinds.Rich
-	3,  // 13: grpcfast.testdata.kinds.Kinds.ClientStream:output_type -> grpcfast.testdata.kinds.Summary
-	1,  // 14: grpcfast.testdata.kinds.Kinds.ServerStream:output_type -> grpcfast.testdata.kinds.Rich
-	1,  // 15: grpcfast.testdata.kinds.Kinds.Bidi:output_type -> grpcfast.testdata.kinds.Rich
-	4,  // 16: grpcfast.testdata.kinds.Kinds.PooledBidi:output_type -> grpcfast.testdata.kinds.Pooled
-	12, // [12:17] is the sub-list for method output_type
-	7,  // [7:12] is the sub-list for method input_type
-	7,  // [7:7] is the sub-list for extension type_name
-	7,  // [7:7] is the sub-list for extension extendee
-	0,  // [0:7] is the sub-list for field type_name
+	5,  // 7: grpcfast.testdata.kinds.Pooled.one:type_name -> grpcfast.testdata.kinds.PooledInner
+	5,  // 8: grpcfast.testdata.kinds.Pooled.items:type_name -> grpcfast.testdata.kinds.PooledInner
+	1,  // 9: grpcfast.testdata.kinds.Kinds.Unary:input_type -> grpcfast.testdata.kinds.Rich
+	1,  // 10: grpcfast.testdata.kinds.Kinds.ClientStream:input_type -> grpcfast.testdata.kinds.Rich
+	1,  // 11: grpcfast.testdata.kinds.Kinds.ServerStream:input_type -> grpcfast.testdata.kinds.Rich
+	1,  // 12: grpcfast.testdata.kinds.Kinds.Bidi:input_type -> grpcfast.testdata.kinds.Rich
+	4,  // 13: grpcfast.testdata.kinds.Kinds.PooledBidi:input_type -> grpcfast.testdata.kinds.Pooled
+	1,  // 14: grpcfast.testdata.kinds.Kinds.Unary:output_type -> grpcfast.testdata.kinds.Rich
+	3,  // 15: grpcfast.testdata.kinds.Kinds.ClientStream:output_type -> grpcfast.testdata.kinds.Summary
+	1,  // 16: grpcfast.testdata.kinds.Kinds.ServerStream:output_type -> grpcfast.testdata.kinds.Rich
+	1,  // 17: grpcfast.testdata.kinds.Kinds.Bidi:output_type -> grpcfast.testdata.kinds.Rich
+	4,  // 18: grpcfast.testdata.kinds.Kinds.PooledBidi:output_type -> grpcfast.testdata.kinds.Pooled
+	14, // [14:19] is the sub-list for method output_type
+	9,  // [9:14] is the sub-list for method input_type
+	9,  // [9:9] is the sub-list for extension type_name
+	9,  // [9:9] is the sub-list for extension extendee
+	0,  // [0:9] is the sub-list for field type_name
 }
 
 func init() { file_kinds_kinds_proto_init() }
@@ -619,7 +697,7 @@ func file_kinds_kinds_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_kinds_kinds_proto_rawDesc), len(file_kinds_kinds_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   5,
+			NumMessages:   6,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -30,9 +30,10 @@ func init() {
 
 // GrpcfastReset resets x like Reset, but keeps the memory of its bytes,
 // repeated and map fields for the next message decoded into x, so that a
-// reused message does not allocate them again. Fields that track presence,
-// oneofs and message fields are cleared as Reset clears them. It implements
-// grpcfast.Resetter; the grpcfast codec calls it before decoding into x.
+// reused message does not allocate them again, and returns its message
+// fields to vtprotobuf's pool where their type is pooled. Fields that track
+// presence, oneofs and message fields are cleared as Reset clears them. It
+// implements grpcfast.Resetter; the grpcfast codec calls it before decoding into x.
 func (x *Rich) GrpcfastReset() {
 	if x == nil {
 		return
@@ -43,10 +44,13 @@ func (x *Rich) GrpcfastReset() {
 	f2 := x.Words[:0]
 	clear(x.Blobs)
 	f3 := x.Blobs[:0]
-	clear(x.Inners)
-	f4 := x.Inners[:0]
+	grpcfast.Release(x.Inner)
+	f4 := grpcfast.ResetRepeated(x.Inners)
 	f5 := x.Counts
 	clear(f5)
+	if o, ok := x.Choice.(*Rich_Nested); ok {
+		grpcfast.Release(o.Nested)
+	}
 	f6 := x.Colors[:0]
 	x.Reset()
 	x.Data = f0
@@ -72,9 +76,10 @@ func (x *Rich) GrpcfastBytesField(num protowire.Number) *[]byte {
 
 // GrpcfastReset resets x like Reset, but keeps the memory of its bytes,
 // repeated and map fields for the next message decoded into x, so that a
-// reused message does not allocate them again. Fields that track presence,
-// oneofs and message fields are cleared as Reset clears them. It implements
-// grpcfast.Resetter; the grpcfast codec calls it before decoding into x.
+// reused message does not allocate them again, and returns its message
+// fields to vtprotobuf's pool where their type is pooled. Fields that track
+// presence, oneofs and message fields are cleared as Reset clears them. It
+// implements grpcfast.Resetter; the grpcfast codec calls it before decoding into x.
 func (x *Inner) GrpcfastReset() {
 	if x == nil {
 		return
@@ -100,21 +105,24 @@ func (x *Inner) GrpcfastBytesField(num protowire.Number) *[]byte {
 
 // GrpcfastReset resets x like Reset, but keeps the memory of its bytes,
 // repeated and map fields for the next message decoded into x, so that a
-// reused message does not allocate them again. Fields that track presence,
-// oneofs and message fields are cleared as Reset clears them. It implements
-// grpcfast.Resetter; the grpcfast codec calls it before decoding into x.
+// reused message does not allocate them again, and returns its message
+// fields to vtprotobuf's pool where their type is pooled. Fields that track
+// presence, oneofs and message fields are cleared as Reset clears them. It
+// implements grpcfast.Resetter; the grpcfast codec calls it before decoding into x.
 func (x *Pooled) GrpcfastReset() {
 	if x == nil {
 		return
 	}
 	f0 := x.Data[:0]
 	f1 := x.Numbers[:0]
-	clear(x.Inners)
-	f2 := x.Inners[:0]
+	f2 := grpcfast.ResetRepeated(x.Inners)
+	grpcfast.Release(x.One)
+	f3 := grpcfast.ResetRepeated(x.Items)
 	x.Reset()
 	x.Data = f0
 	x.Numbers = f1
 	x.Inners = f2
+	x.Items = f3
 }
 
 // GrpcfastBytesField returns a pointer to x's singular bytes field numbered
@@ -125,6 +133,35 @@ func (x *Pooled) GrpcfastBytesField(num protowire.Number) *[]byte {
 	switch num {
 	case 1:
 		return &x.Data
+	}
+	return nil
+}
+
+// GrpcfastReset resets x like Reset, but keeps the memory of its bytes,
+// repeated and map fields for the next message decoded into x, so that a
+// reused message does not allocate them again, and returns its message
+// fields to vtprotobuf's pool where their type is pooled. Fields that track
+// presence, oneofs and message fields are cleared as Reset clears them. It
+// implements grpcfast.Resetter; the grpcfast codec calls it before decoding into x.
+func (x *PooledInner) GrpcfastReset() {
+	if x == nil {
+		return
+	}
+	f0 := x.Payload[:0]
+	f1 := x.Values[:0]
+	x.Reset()
+	x.Payload = f0
+	x.Values = f1
+}
+
+// GrpcfastBytesField returns a pointer to x's singular bytes field numbered
+// num, or nil if x has none. It implements grpcfast.BytesFielder: the grpcfast
+// codec decodes a bytes field that arrived split across transport buffers
+// straight into it.
+func (x *PooledInner) GrpcfastBytesField(num protowire.Number) *[]byte {
+	switch num {
+	case 1:
+		return &x.Payload
 	}
 	return nil
 }
