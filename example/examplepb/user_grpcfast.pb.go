@@ -25,9 +25,10 @@ func init() {
 
 // GrpcfastReset resets x like Reset, but keeps the memory of its bytes,
 // repeated and map fields for the next message decoded into x, so that a
-// reused message does not allocate them again. Fields that track presence,
-// oneofs and message fields are cleared as Reset clears them. It implements
-// grpcfast.Resetter; the grpcfast codec calls it before decoding into x.
+// reused message does not allocate them again, and returns its message
+// fields to vtprotobuf's pool where their type is pooled. Fields that track
+// presence, oneofs and message fields are cleared as Reset clears them. It
+// implements grpcfast.Resetter; the grpcfast codec calls it before decoding into x.
 func (x *CreateUserRequest) GrpcfastReset() {
 	if x == nil {
 		return

@@ -1,0 +1,5 @@
+//go:build !race
+
+package example_test
+
+const raceEnabled = false

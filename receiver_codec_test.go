@@ -1,0 +1,182 @@
+package grpcfast_test
+
+import (
+	"testing"
+
+	"google.golang.org/grpc/mem"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/example/examplepb"
+	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
+)
+
+// codecStream is a grpcfast.MessageReceiver whose RecvMsg decodes a prepared
+// message with the grpcfast codec, as gRPC's RecvMsg does once the
+// transport has read the message: it measures what receiving costs in our
+// code alone, without the transport.
+type codecStream struct {
+	codec *grpcfast.Codec
+	data  mem.BufferSlice
+}
+
+func (s *codecStream) RecvMsg(m any) error { return s.codec.Unmarshal(s.data, m) }
+
+// split cuts b into consecutive buffers at the given offsets, as the
+// transport hands over a message that spans several HTTP/2 frames.
+func split(b []byte, cuts ...int) mem.BufferSlice {
+	var out mem.BufferSlice
+	prev := 0
+	for _, c := range cuts {
+		out = append(out, mem.SliceBuffer(b[prev:c]))
+		prev = c
+	}
+	return append(out, mem.SliceBuffer(b[prev:]))
+}
+
+// allocsPerRecv returns the allocations per Receiver.Recv of the message
+// that wire encodes, cut at cuts, after a first Recv has sized the reused
+// message; it also checks that every Recv decodes the message right.
+func allocsPerRecv[M any](t *testing.T, want *M, wire []byte, cuts ...int) float64 {
+	t.Helper()
+	s := &codecStream{codec: grpcfast.NewCodec(), data: split(wire, cuts...)}
+	r := grpcfast.NewReceiver[M](s)
+	check := func() {
+		m, err := r.Recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !proto.Equal(any(m).(proto.Message), any(want).(proto.Message)) {
+			t.Fatalf("cuts %v: the received message differs from the one sent", cuts)
+		}
+	}
+	check()
+	n := testing.AllocsPerRun(200, func() {
+		if _, err := r.Recv(); err != nil {
+			panic(err)
+		}
+	})
+	check()
+	return n
+}
+
+// TestRecvAllocsWithCodec: receiving into the Receiver's reused message
+// through the grpcfast codec allocates nothing per message, whether the
+// message arrives in one buffer or in several (cut inside the field
+// framing, inside the bytes, and at the HTTP/2 frame boundary).
+func TestRecvAllocsWithCodec(t *testing.T) {
+	chunk := &examplepb.Chunk{Data: noiseBytes(1, 16<<10)}
+	chunkWire, err := chunk.MarshalVT()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A Rich with scalars of every wire type, an enum, bytes and a
+	// repeated bytes field. Repeated scalars are in TestRecvAllocsKnownCosts.
+	flat := &kinds.Rich{
+		Id: 42, Data: noiseBytes(2, 16<<10), Color: kinds.Color_COLOR_GREEN,
+		Blobs: [][]byte{noiseBytes(6, 0), noiseBytes(7, 0)},
+		Ratio: 0.25, F32: 7, Sf64: -9, Flag: true,
+	}
+	flatWire, err := flat.MarshalVT()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		got  func() float64
+	}{
+		{"Chunk16K/1buf", func() float64 { return allocsPerRecv(t, chunk, chunkWire) }},
+		{"Chunk16K/2buf/frame", func() float64 { return allocsPerRecv(t, chunk, chunkWire, 16384-5) }},
+		{"Chunk16K/2buf/tag", func() float64 { return allocsPerRecv(t, chunk, chunkWire, 1) }},
+		{"Chunk16K/2buf/length", func() float64 { return allocsPerRecv(t, chunk, chunkWire, 2) }},
+		{"Chunk16K/3buf", func() float64 { return allocsPerRecv(t, chunk, chunkWire, 3, 8000) }},
+		{"Rich/1buf", func() float64 { return allocsPerRecv(t, flat, flatWire) }},
+		{"Rich/2buf/data", func() float64 { return allocsPerRecv(t, flat, flatWire, 100) }},
+		{"Rich/2buf/scalars", func() float64 { return allocsPerRecv(t, flat, flatWire, len(flatWire)-10) }},
+	} {
+		if n := tc.got(); n != 0 {
+			t.Errorf("%s: %v allocations per Recv, want 0", tc.name, n)
+		}
+	}
+}
+
+// TestRecvAllocsKnownCosts pins what the field shapes that a reused message
+// cannot keep cost per Recv, so that a change is noticed in either
+// direction:
+//
+//   - A message field (singular, repeated or in a oneof) is cleared by
+//     GrpcfastReset, as Reset clears it, so every Recv allocates the nested
+//     message again, and the nested message's bytes and repeated fields with
+//     it. A pooled message (vtprotobuf's pool feature), whose UnmarshalVT
+//     would reuse the elements of a repeated message field, does not either:
+//     GrpcfastReset clears the element pointers.
+//   - A packed repeated scalar field allocates one slice per message even
+//     though GrpcfastReset keeps its capacity: vtprotobuf's UnmarshalVT (v0.6)
+//     does "if elementCount != 0 && len(m.F) == 0 { m.F = make(...) }",
+//     which ignores the capacity. Packed enums escape this only because
+//     vtprotobuf never counts their elements (elementCount stays 0).
+//   - Strings, presence-tracking scalars (proto3 optional) and
+//     repeated bytes elements allocate, as vtprotobuf decodes them.
+func TestRecvAllocsKnownCosts(t *testing.T) {
+	inner := func() *kinds.Inner { return &kinds.Inner{Payload: noiseBytes(3, 100), Values: []uint32{1, 2}} }
+	level := int32(5)
+	for _, tc := range []struct {
+		name string
+		msg  *kinds.Rich
+		want float64
+	}{
+		// The Inner, its Payload and its Values.
+		{"Inner", &kinds.Rich{Id: 1, Data: noiseBytes(4, 1000), Inner: inner()}, 3},
+		// Two Inners with three allocations each.
+		{"Inners2", &kinds.Rich{Id: 1, Inners: []*kinds.Inner{inner(), inner()}}, 6},
+		{"Numbers", &kinds.Rich{Id: 1, Numbers: []int64{1, -2, 1 << 40}}, 1},
+		{"Colors", &kinds.Rich{Id: 1, Colors: []kinds.Color{kinds.Color_COLOR_RED, kinds.Color_COLOR_GREEN}}, 0},
+		{"Name", &kinds.Rich{Id: 1, Name: "name"}, 1},
+		{"Level", &kinds.Rich{Id: 1, Level: &level}, 1},
+		{"Blobs2", &kinds.Rich{Id: 1, Blobs: [][]byte{noiseBytes(8, 10), noiseBytes(9, 20)}}, 2},
+	} {
+		wire, err := tc.msg.MarshalVT()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := allocsPerRecv(t, tc.msg, wire)
+		t.Logf("Rich with %s: %v allocations per Recv", tc.name, got)
+		if got != tc.want {
+			t.Errorf("Rich with %s: %v allocations per Recv, want %v", tc.name, got, tc.want)
+		}
+	}
+	pooled := &kinds.Pooled{Data: noiseBytes(5, 2000), Inners: []*kinds.Inner{inner(), inner()}}
+	wire, err := pooled.MarshalVT()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := allocsPerRecv(t, pooled, wire)
+	t.Logf("Pooled with Inners2: %v allocations per Recv", got)
+	if got != 6 {
+		t.Errorf("Pooled with Inners2: %v allocations per Recv, want 6", got)
+	}
+	// When the nested types are pooled too, vtprotobuf reuses the repeated
+	// elements that GrpcfastReset keeps, takes singular message fields from
+	// the pool GrpcfastReset returned them to, and reuses the capacity of
+	// packed repeated scalars: nothing is allocated.
+	allPooled := &kinds.Pooled{
+		Data:    noiseBytes(6, 2000),
+		Numbers: []int64{1, -2, 1 << 40},
+		One:     &kinds.PooledInner{Payload: noiseBytes(7, 100), Values: []int64{3, 4}},
+		Items: []*kinds.PooledInner{
+			{Payload: noiseBytes(8, 100), Values: []int64{5}},
+			{Payload: noiseBytes(9, 50), Values: []int64{6, 7}},
+		},
+	}
+	if raceEnabled {
+		return // the race detector makes sync.Pool drop items
+	}
+	if wire, err = allPooled.MarshalVT(); err != nil {
+		t.Fatal(err)
+	}
+	got = allocsPerRecv(t, allPooled, wire)
+	t.Logf("Pooled with pooled nested messages: %v allocations per Recv", got)
+	if got != 0 {
+		t.Errorf("Pooled with pooled nested messages: %v allocations per Recv, want 0", got)
+	}
+}
