@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/grpcfast/grpcfast/internal/generator"
 )
 
 // TestBufEndToEnd builds the real plugin and runs it through buf on every
@@ -26,6 +28,15 @@ func TestBufEndToEnd(t *testing.T) {
 	tmp := t.TempDir()
 	plugin := filepath.Join(tmp, "protoc-gen-go-grpcfast")
 	goRun(t, root, "build", "-o", plugin, "./cmd/protoc-gen-go-grpcfast")
+
+	version, err := exec.Command(plugin, "--version").Output()
+	if want := generator.PluginName + " " + generator.Version + "\n"; err != nil || string(version) != want {
+		t.Errorf("--version printed %q (error %v), want %q", version, err, want)
+	}
+	help, err := exec.Command(plugin, "--help").Output()
+	if err != nil || !strings.Contains(string(help), generator.OptionRegisterCodec+"=true|false") {
+		t.Errorf("--help printed %q (error %v), want the options listed", help, err)
+	}
 
 	out := filepath.Join(tmp, "out")
 	if err := bufGenerate(root, buf, plugin, out, "module=github.com/grpcfast/grpcfast"); err != nil {
