@@ -433,50 +433,13 @@ func runBidi(ctx context.Context, c kinds.KindsClient, s, n int, plain bool) err
 	if err != nil {
 		return err
 	}
-	sendErr := make(chan error, 1)
-	firstEcho := make(chan struct{})
-	go func() {
-		for i := range n {
-			if i == 1 {
-				waitFirst(ctx, firstEcho)
-			}
-			if err := stream.Send(genRich(msgID(s, i))); err != nil {
-				sendErr <- fmt.Errorf("bidi: send %d: %w", i, err)
-				return
-			}
-		}
-		sendErr <- stream.CloseSend()
-	}()
+	send := func(i int) error { return stream.Send(genRich(msgID(s, i))) }
 	var r *grpcfast.Receiver[kinds.Rich]
 	if !plain {
 		r = kinds.NewKindsBidiResponseReceiver(stream)
 	}
-	recv := recvFunc(plain, stream.Recv, r)
-	k := keeper[kinds.Rich]{check: checkRich}
-	for i := 0; ; i++ {
-		m, err := recv()
-		if err == io.EOF {
-			if i != n {
-				return fmt.Errorf("bidi: %d echoes, want %d", i, n)
-			}
-			if err := <-sendErr; err != nil {
-				return err
-			}
-			return k.verify()
-		}
-		if err != nil {
-			return fmt.Errorf("bidi: recv %d: %w", i, err)
-		}
-		if i == 0 {
-			close(firstEcho)
-		}
-		if err := checkRich(m, msgID(s, i)); err != nil {
-			return fmt.Errorf("bidi: %w", err)
-		}
-		if err := k.maybeTake(r, i, m.Id); err != nil {
-			return err
-		}
-	}
+	idOf := func(m *kinds.Rich) int64 { return m.Id }
+	return runEcho(ctx, "bidi", stream, r, send, checkRich, idOf, s, n, plain)
 }
 
 func runPooledBidi(ctx context.Context, c kinds.KindsClient, s, n int, plain bool) error {
@@ -486,42 +449,53 @@ func runPooledBidi(ctx context.Context, c kinds.KindsClient, s, n int, plain boo
 	if err != nil {
 		return err
 	}
+	// Send from vtprotobuf's pool, as code that uses pooled messages does.
+	// The message goes back to the pool after Send: gRPC has marshalled it
+	// by then and nothing else here keeps it.
+	send := func(i int) error {
+		m := kinds.PooledFromVTPool()
+		g := genPooled(msgID(s, i))
+		m.Data = append(m.Data, g.Data...)
+		m.Numbers = append(m.Numbers, g.Numbers...)
+		m.Inners = append(m.Inners, g.Inners...)
+		m.Name = g.Name
+		err := stream.Send(m)
+		m.ReturnToVTPool()
+		return err
+	}
+	var r *grpcfast.Receiver[kinds.Pooled]
+	if !plain {
+		r = kinds.NewKindsPooledBidiResponseReceiver(stream)
+	}
+	return runEcho(ctx, "pooled bidi", stream, r, send, checkPooled, pooledID, s, n, plain)
+}
+
+// runEcho sends n messages with send from one goroutine while it receives
+// and checks their echoes, with r or, if plain, the stream's own Recv.
+func runEcho[M any](ctx context.Context, name string, stream grpc.BidiStreamingClient[M, M], r *grpcfast.Receiver[M],
+	send func(i int) error, check func(*M, int64) error, idOf func(*M) int64, s, n int, plain bool,
+) error {
 	sendErr := make(chan error, 1)
 	firstEcho := make(chan struct{})
 	go func() {
-		// Send from vtprotobuf's pool, as code that uses pooled messages
-		// does. The message goes back to the pool after Send: gRPC has
-		// marshalled it by then and nothing else here keeps it.
 		for i := range n {
 			if i == 1 {
 				waitFirst(ctx, firstEcho)
 			}
-			m := kinds.PooledFromVTPool()
-			g := genPooled(msgID(s, i))
-			m.Data = append(m.Data, g.Data...)
-			m.Numbers = append(m.Numbers, g.Numbers...)
-			m.Inners = append(m.Inners, g.Inners...)
-			m.Name = g.Name
-			err := stream.Send(m)
-			m.ReturnToVTPool()
-			if err != nil {
-				sendErr <- fmt.Errorf("pooled bidi: send %d: %w", i, err)
+			if err := send(i); err != nil {
+				sendErr <- fmt.Errorf("%s: send %d: %w", name, i, err)
 				return
 			}
 		}
 		sendErr <- stream.CloseSend()
 	}()
-	var r *grpcfast.Receiver[kinds.Pooled]
-	if !plain {
-		r = kinds.NewKindsPooledBidiResponseReceiver(stream)
-	}
 	recv := recvFunc(plain, stream.Recv, r)
-	k := keeper[kinds.Pooled]{check: checkPooled}
+	k := keeper[M]{check: check}
 	for i := 0; ; i++ {
 		m, err := recv()
 		if err == io.EOF {
 			if i != n {
-				return fmt.Errorf("pooled bidi: %d echoes, want %d", i, n)
+				return fmt.Errorf("%s: %d echoes, want %d", name, i, n)
 			}
 			if err := <-sendErr; err != nil {
 				return err
@@ -529,26 +503,20 @@ func runPooledBidi(ctx context.Context, c kinds.KindsClient, s, n int, plain boo
 			return k.verify()
 		}
 		if err != nil {
-			return fmt.Errorf("pooled bidi: recv %d: %w", i, err)
+			return fmt.Errorf("%s: recv %d: %w", name, i, err)
 		}
 		if i == 0 {
 			close(firstEcho)
 		}
-		if err := checkPooled(m, msgID(s, i)); err != nil {
-			return fmt.Errorf("pooled bidi: %w", err)
+		if err := check(m, msgID(s, i)); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
 		}
-		if err := k.maybeTake(r, i, pooledID(m)); err != nil {
+		if err := k.maybeTake(r, i, idOf(m)); err != nil {
 			return err
 		}
 	}
 }
 
-// ---------------------------------------------------------------------------
-// Servers, connections, pools.
-
-// balancePool wraps a mem.BufferPool and counts the buffers that must come
-// back: those with a capacity above 1 KiB. (mem.NewBuffer wraps a smaller
-// buffer in an unpooled SliceBuffer that never returns to a pool.)
 type balancePool struct {
 	name       string
 	inner      mem.BufferPool
