@@ -13,10 +13,19 @@ package example_test
 // generated helpers. Both paths force a codec, so both pay the same
 // content-subtype overhead. Both send from one reused Chunk.
 //
+// Every path runs on two transport configurations, the same for both paths:
+// transport=default is gRPC's defaults, transport=bulk adds
+// example.BulkServerOptions and example.BulkDialOptions (larger transport
+// buffers and a transport buffer pool that does not clear). benchstat
+// -col /path then shows std against grpcfast on one row per benchmark and
+// transport; benchstat -col /transport -row .name,/path shows what the
+// transport configuration does to each path.
+//
 // Besides ns/op, B/s, B/op and allocs/op (which count client and server
 // together), every benchmark reports cpu-ms/op: the process's user+system
 // CPU time per operation, client and server together (getrusage; 0 where
-// there is no getrusage).
+// there is no getrusage). BenchmarkRawTCP is the ceiling for a stream: the
+// same bytes copied over a bare TCP connection.
 
 import (
 	"context"
@@ -34,28 +43,34 @@ const (
 	chunkSize = example.DefaultChunkSize
 )
 
-// benchPaths runs fn as sub-benchmark path=… for every path, with a fresh
-// server and connection, and reports cpu-ms/op.
+// benchPaths runs fn as sub-benchmark transport=…/path=… for every
+// transport configuration and path, with a fresh server and connection, and
+// reports cpu-ms/op.
 func benchPaths(b *testing.B, bytes int64, fn func(b *testing.B, e *testEnv) error) {
-	for _, path := range paths {
-		b.Run("path="+path, func(b *testing.B) {
-			e := startEnv(b, path, nil, nil)
-			// One warm-up operation: connection set-up, pools, sizes.
-			if err := fn(b, e); err != nil {
-				b.Fatal(err)
+	for _, transport := range transports {
+		b.Run("transport="+transport, func(b *testing.B) {
+			sopts, dopts := transportOptions(transport)
+			for _, path := range paths {
+				b.Run("path="+path, func(b *testing.B) {
+					e := startEnv(b, path, sopts, dopts)
+					// One warm-up operation: connection set-up, pools, sizes.
+					if err := fn(b, e); err != nil {
+						b.Fatal(err)
+					}
+					if bytes > 0 {
+						b.SetBytes(bytes)
+					}
+					b.ReportAllocs()
+					b.ResetTimer()
+					cpu := cpuTime()
+					for b.Loop() {
+						if err := fn(b, e); err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.ReportMetric(float64(cpuTime()-cpu)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+				})
 			}
-			if bytes > 0 {
-				b.SetBytes(bytes)
-			}
-			b.ReportAllocs()
-			b.ResetTimer()
-			cpu := cpuTime()
-			for b.Loop() {
-				if err := fn(b, e); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(cpuTime()-cpu)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 		})
 	}
 }

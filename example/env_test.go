@@ -15,6 +15,23 @@ import (
 // paths are the two ways to run the example, in the order reported.
 var paths = []string{"std", "grpcfast"}
 
+// transports are the transport configurations that benchmarks run each path
+// on, in the order reported: gRPC's defaults, and example.BulkServerOptions
+// with example.BulkDialOptions.
+var transports = []string{"default", "bulk"}
+
+// transportOptions returns the server and dial options of a transport
+// configuration. They are the same for every path.
+func transportOptions(transport string) ([]grpc.ServerOption, []grpc.DialOption) {
+	switch transport {
+	case "default":
+		return nil, nil
+	case "bulk":
+		return example.BulkServerOptions(), example.BulkDialOptions()
+	}
+	panic("unknown transport " + transport)
+}
+
 // testEnv is a server on 127.0.0.1 and a connection to it.
 type testEnv struct {
 	conn  *grpc.ClientConn

@@ -4,7 +4,7 @@
 // time and the memory allocated per blob of each, next to what a raw TCP
 // copy over the same loopback achieves.
 //
-//	go run ./example/cmd/chunkbench [-size 16777216] [-chunk 16384] [-repeat 5] [-timeout 1m]
+//	go run ./example/cmd/chunkbench [-size 16777216] [-chunk 16384] [-repeat 5] [-bulk=true] [-timeout 1m]
 //
 // The standard path forces gRPC's standard codec on its server
 // (grpc.ForceServerCodecV2) and its calls (grpc.ForceCodecV2), because
@@ -14,6 +14,13 @@
 // generated helpers. Each path has its own server. Put is a client stream
 // (the server receives), Get a server stream (the client receives). Every
 // blob is checked by CRC-32C.
+//
+// By default both paths also get the transport configuration for bulk
+// streams, example.BulkServerOptions on the servers and
+// example.BulkDialOptions on the connections (larger transport buffers and
+// a transport buffer pool that does not clear): it is gRPC configuration,
+// the same for both paths. -bulk=false runs both on gRPC's transport
+// defaults instead. The header of the output says which.
 //
 // Figures are medians over -repeat blobs after one warm-up blob. Only
 // loopback addresses are used; nothing listens on other interfaces.
@@ -44,6 +51,7 @@ func main() {
 	size := flag.Int64("size", 16<<20, "bytes per blob")
 	chunk := flag.Int("chunk", example.DefaultChunkSize, fmt.Sprintf("bytes per chunk (at most %d; %d fits one HTTP/2 frame)", example.MaxChunkSize, example.FrameChunkSize))
 	repeat := flag.Int("repeat", 5, "blobs measured per path and direction (1 to 100)")
+	bulk := flag.Bool("bulk", true, "give both paths example.BulkServerOptions and example.BulkDialOptions (false: gRPC's transport defaults)")
 	timeout := flag.Duration("timeout", time.Minute, "give up after this long")
 	flag.Parse()
 	if flag.NArg() > 0 || *size <= 0 || *size > 1<<34 || *chunk <= 0 || *chunk > example.MaxChunkSize || *repeat < 1 || *repeat > 100 || *timeout <= 0 {
@@ -52,7 +60,7 @@ func main() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
-	if err := run(ctx, os.Stdout, *size, *chunk, *repeat); err != nil {
+	if err := run(ctx, os.Stdout, *size, *chunk, *repeat, *bulk); err != nil {
 		fmt.Fprintln(os.Stderr, "chunkbench:", err)
 		os.Exit(1)
 	}
@@ -112,9 +120,15 @@ func measure(ctx context.Context, n int, fn func(context.Context) error) ([]samp
 	return samples, nil
 }
 
-func run(ctx context.Context, w io.Writer, size int64, chunk, repeat int) error {
-	fmt.Fprintf(w, "chunkbench: %s blobs in %d-byte chunks, median of %d, GOMAXPROCS=%d, client and server in one process\n\n",
+func run(ctx context.Context, w io.Writer, size int64, chunk, repeat int, bulk bool) error {
+	fmt.Fprintf(w, "chunkbench: %s blobs in %d-byte chunks, median of %d, GOMAXPROCS=%d, client and server in one process\n",
 		sizeString(size), chunk, repeat, runtime.GOMAXPROCS(0))
+	if bulk {
+		fmt.Fprintf(w, "transport: bulk on both paths (example.BulkServerOptions, example.BulkDialOptions: %d KiB write and %d KiB read buffers, non-clearing buffer pool); -bulk=false for gRPC's defaults\n\n",
+			example.BulkWriteBufferSize>>10, example.BulkReadBufferSize>>10)
+	} else {
+		fmt.Fprintf(w, "transport: gRPC's defaults on both paths (-bulk=false); -bulk=true adds example.BulkServerOptions and example.BulkDialOptions\n\n")
+	}
 
 	raw, err := measureRawTCP(ctx, size, repeat)
 	if err != nil {
@@ -130,7 +144,7 @@ func run(ctx context.Context, w io.Writer, size int64, chunk, repeat int) error 
 	var rows []row
 	results := map[string]map[string]result{}
 	for _, path := range []string{"std", "grpcfast"} {
-		c, stop, err := startPath(path)
+		c, stop, err := startPath(path, bulk)
 		if err != nil {
 			return err
 		}
@@ -187,8 +201,9 @@ type pathClient struct {
 	opts   []example.Option
 }
 
-// startPath starts a server on 127.0.0.1 configured for path and dials it.
-func startPath(path string) (*pathClient, func(), error) {
+// startPath starts a server on 127.0.0.1 configured for path and dials it,
+// with the bulk transport options if bulk.
+func startPath(path string, bulk bool) (*pathClient, func(), error) {
 	var (
 		sopts []grpc.ServerOption
 		dopts = []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}
@@ -203,6 +218,10 @@ func startPath(path string) (*pathClient, func(), error) {
 	case "grpcfast":
 		sopts = append(sopts, grpcfast.ServerOption())
 		dopts = append(dopts, grpcfast.DialOption())
+	}
+	if bulk {
+		sopts = append(sopts, example.BulkServerOptions()...)
+		dopts = append(dopts, example.BulkDialOptions()...)
 	}
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
