@@ -43,9 +43,10 @@ const (
 //     25 KiB or so. One stream never gets further than gRPC-Go's fixed
 //     per-stream write quota (64 KiB) ahead of the writer, so batches stay
 //     near 64 KiB and larger buffers do not help (256 KiB and 1 MiB, with
-//     read buffers of the same size, measured slower). Memory: gRPC takes the buffer from a process-wide pool for
-//     each batch and returns it after the write (its default shared write
-//     buffer), so an idle connection holds none and a busy one 128 KiB.
+//     read buffers of the same size, measured slower). Memory: gRPC takes
+//     the buffer from a process-wide pool for each batch and returns it
+//     after the write (its default shared write buffer), so an idle
+//     connection holds none and a busy one 128 KiB.
 //   - grpc.ReadBufferSize(BulkReadBufferSize), 64 KiB: one read takes a whole
 //     batch that the peer wrote, where the default takes half of it. Reads
 //     are cheap next to writes on loopback: alone it changed the CPU time by
