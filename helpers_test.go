@@ -169,7 +169,7 @@ func fullRich(data int) *kinds.Rich {
 	}
 }
 
-// slices returns b as a BufferSlice of SliceBuffers cut at the given offsets.
+// sliceAt returns b as a BufferSlice of SliceBuffers cut at the given offsets.
 func sliceAt(b []byte, cuts ...int) mem.BufferSlice {
 	var out mem.BufferSlice
 	prev := 0

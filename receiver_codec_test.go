@@ -22,24 +22,12 @@ type codecStream struct {
 
 func (s *codecStream) RecvMsg(m any) error { return s.codec.Unmarshal(s.data, m) }
 
-// split cuts b into consecutive buffers at the given offsets, as the
-// transport hands over a message that spans several HTTP/2 frames.
-func split(b []byte, cuts ...int) mem.BufferSlice {
-	var out mem.BufferSlice
-	prev := 0
-	for _, c := range cuts {
-		out = append(out, mem.SliceBuffer(b[prev:c]))
-		prev = c
-	}
-	return append(out, mem.SliceBuffer(b[prev:]))
-}
-
 // allocsPerRecv returns the allocations per Receiver.Recv of the message
 // that wire encodes, cut at cuts, after a first Recv has sized the reused
 // message; it also checks that every Recv decodes the message right.
 func allocsPerRecv[M any](t *testing.T, want *M, wire []byte, cuts ...int) float64 {
 	t.Helper()
-	s := &codecStream{codec: grpcfast.NewCodec(), data: split(wire, cuts...)}
+	s := &codecStream{codec: grpcfast.NewCodec(), data: sliceAt(wire, cuts...)}
 	r := grpcfast.NewReceiver[M](s)
 	check := func() {
 		m, err := r.Recv()

@@ -62,13 +62,13 @@ func benchPaths(b *testing.B, bytes int64, fn func(b *testing.B, e *testEnv) err
 					}
 					b.ReportAllocs()
 					b.ResetTimer()
-					cpu := cpuTime()
+					cpu := example.ProcessCPUTime()
 					for b.Loop() {
 						if err := fn(b, e); err != nil {
 							b.Fatal(err)
 						}
 					}
-					b.ReportMetric(float64(cpuTime()-cpu)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+					b.ReportMetric(float64(example.ProcessCPUTime()-cpu)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 				})
 			}
 		})
@@ -124,11 +124,11 @@ func BenchmarkRawTCP(b *testing.B) {
 	b.SetBytes(blobSize)
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu := cpuTime()
+	cpu := example.ProcessCPUTime()
 	for b.Loop() {
 		copyOnce()
 	}
-	b.ReportMetric(float64(cpuTime()-cpu)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64(example.ProcessCPUTime()-cpu)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 }
 
 // startRawTCP connects to a reader on 127.0.0.1 that reports on done every

@@ -76,13 +76,13 @@ func BenchmarkTransfer(b *testing.B) {
 				b.SetBytes(blobSize)
 				b.ReportAllocs()
 				b.ResetTimer()
-				cpu := cpuTime()
+				cpu := example.ProcessCPUTime()
 				for b.Loop() {
 					if err := run(); err != nil {
 						b.Fatal(err)
 					}
 				}
-				b.ReportMetric(float64(cpuTime()-cpu)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+				b.ReportMetric(float64(example.ProcessCPUTime()-cpu)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 			})
 		}
 	}

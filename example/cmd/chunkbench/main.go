@@ -107,12 +107,12 @@ func measure(ctx context.Context, n int, fn func(context.Context) error) ([]samp
 	for range n {
 		runtime.ReadMemStats(&ms)
 		alloc := ms.TotalAlloc
-		cpu := cpuTime()
+		cpu := example.ProcessCPUTime()
 		start := time.Now()
 		if err := fn(ctx); err != nil {
 			return nil, err
 		}
-		s := sample{wall: time.Since(start), cpu: cpuTime() - cpu}
+		s := sample{wall: time.Since(start), cpu: example.ProcessCPUTime() - cpu}
 		runtime.ReadMemStats(&ms)
 		s.alloc = ms.TotalAlloc - alloc
 		samples = append(samples, s)
