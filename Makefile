@@ -47,8 +47,9 @@ checkgenerate: generate ## Fail if regenerating changes the tree.
 	fi
 
 .PHONY: test
-test: lint checkgenerate ## Run every test: lint, generation check, unit, golden, end-to-end and race tests, a short fuzz.
+test: lint checkgenerate ## Run every test: lint, generation check, unit, golden, end-to-end and race tests, each benchmark once, a short fuzz.
 	go test -race -count=1 ./...
+	go test -run '^$$' -bench . -benchtime 1x ./...
 	go test -run '^$$' -fuzz '^FuzzUnmarshal$$' -fuzztime $(FUZZ_TIME) .
 
 .PHONY: bench
