@@ -58,10 +58,12 @@ func pathOptions(path string) ([]grpc.ServerOption, []grpc.DialOption, []example
 }
 
 // startEnv serves the example on 127.0.0.1 the way path says and dials it.
-// Extra options are appended to the path's.
-func startEnv(tb testing.TB, path string, sopts []grpc.ServerOption, dopts []grpc.DialOption) *testEnv {
+// Extra options are appended to the path's; extra example options apply to
+// the servers and to the client helpers (testEnv.opts).
+func startEnv(tb testing.TB, path string, sopts []grpc.ServerOption, dopts []grpc.DialOption, extra ...example.Option) *testEnv {
 	tb.Helper()
 	ps, pd, opts := pathOptions(path)
+	opts = append(opts, extra...)
 	srv := grpc.NewServer(append(ps, sopts...)...)
 	example.Register(srv, opts...)
 	conn := serve(tb, srv, append(pd, dopts...)...)

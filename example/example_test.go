@@ -181,7 +181,7 @@ func TestEchoAndUser(t *testing.T) {
 				name += "/fresh"
 			}
 			t.Run(name, func(t *testing.T) {
-				e := startEnvWith(t, path, nil, fresh)
+				e := startEnv(t, path, nil, nil, freshSends(fresh)...)
 				ctx := context.Background()
 				stream, err := e.echo.Echo(ctx)
 				if err != nil {
@@ -274,7 +274,7 @@ func (h *keepingHandler) changed() int {
 func TestFreshSends(t *testing.T) {
 	for _, fresh := range []bool{false, true} {
 		h := &keepingHandler{}
-		e := startEnvWith(t, "grpcfast", []grpc.ServerOption{grpc.StatsHandler(h)}, fresh)
+		e := startEnv(t, "grpcfast", []grpc.ServerOption{grpc.StatsHandler(h)}, nil, freshSends(fresh)...)
 		if err := example.GetBlob(context.Background(), e.chunk, 10*4096, 4096); err != nil {
 			t.Fatal(err)
 		}
@@ -288,22 +288,10 @@ func TestFreshSends(t *testing.T) {
 	}
 }
 
-// startEnvWith is startEnv with extra server options and, if fresh, the
-// server made WithFreshSends.
-func startEnvWith(t *testing.T, path string, sopts []grpc.ServerOption, fresh bool) *testEnv {
-	t.Helper()
-	ps, pd, opts := pathOptions(path)
+// freshSends returns example.WithFreshSends if fresh.
+func freshSends(fresh bool) []example.Option {
 	if fresh {
-		opts = append(opts, example.WithFreshSends())
+		return []example.Option{example.WithFreshSends()}
 	}
-	srv := grpc.NewServer(append(ps, sopts...)...)
-	example.Register(srv, opts...)
-	conn := serve(t, srv, pd...)
-	return &testEnv{
-		conn:  conn,
-		chunk: examplepb.NewChunkServiceClient(conn),
-		echo:  examplepb.NewEchoServiceClient(conn),
-		user:  examplepb.NewUserServiceClient(conn),
-		opts:  opts,
-	}
+	return nil
 }
