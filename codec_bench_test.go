@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/internal/stdcodec"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 )
 
@@ -42,7 +43,7 @@ var benchCodecs = []struct {
 	// that codec would have to.
 	merges bool
 }{
-	{"std", grpcfast.StandardCodec(), false},
+	{"std", stdcodec.Codec(), false},
 	{"grpcfast", grpcfast.NewCodec(), false},
 	{"vtgrpc", v1Bridge{vtgrpc.Codec{}}, true},
 }
@@ -164,7 +165,7 @@ func BenchmarkCodec(b *testing.B) {
 
 // BenchmarkThreshold measures Marshal then Free of messages around the
 // pooling threshold, into a plain allocated slice and into a pooled buffer,
-// to choose DefaultPoolingThreshold:
+// to choose the default pooling threshold:
 //
 //	go test -run='^$' -bench=BenchmarkThreshold -count=6 . | tee /tmp/threshold.bench
 //	benchstat -col /mode /tmp/threshold.bench

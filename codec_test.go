@@ -2,6 +2,7 @@ package grpcfast_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/encoding"
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -16,6 +18,8 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/grpcfastimpl"
+	"github.com/grpcfast/grpcfast/internal/stdcodec"
 	"github.com/grpcfast/grpcfast/internal/testprotos/editions"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 	"github.com/grpcfast/grpcfast/internal/testprotos/proto2"
@@ -447,7 +451,7 @@ func TestTruncated(t *testing.T) {
 func TestFallback(t *testing.T) {
 	pool := newCountingPool(grpcfast.NewBufferPool())
 	c := grpcfast.NewCodec(grpcfast.WithBufferPool(pool))
-	std := grpcfast.StandardCodec()
+	std := stdcodec.Codec()
 	msgs := []proto.Message{
 		&editions.Note{},
 		&editions.Note{Text: proto.String("hello"), Body: pattern(10), Rank: 3},
@@ -516,7 +520,7 @@ func TestMessageV1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := grpcfast.StandardCodec().Marshal(in)
+	want, err := stdcodec.Codec().Marshal(in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -564,13 +568,30 @@ func TestPoolClasses(t *testing.T) {
 	if !reused && !raceEnabled {
 		t.Error("a buffer put back was never reused")
 	}
-	// Foreign capacities go to the largest class not above them.
+	// Foreign capacities go to the largest class not above them: a buffer
+	// of capacity 20000 comes back for 18432 bytes (its class), never for
+	// 20480 (the next one). A sync.Pool may drop what it is given, so try
+	// a few times.
+	foreign := false
+	for range 10 {
+		b := make([]byte, 10, 20000)
+		p.Put(&b)
+		if got := p.Get(18432); &(*got)[:1][0] == &b[:1][0] {
+			if len(*got) != 18432 || cap(*got) != 20000 {
+				t.Fatalf("foreign buffer came back with len %d cap %d", len(*got), cap(*got))
+			}
+			foreign = true
+			break
+		}
+	}
+	if !foreign && !raceEnabled {
+		t.Error("a buffer of foreign capacity was never reused for its class")
+	}
 	b := make([]byte, 10, 20000)
 	p.Put(&b)
 	for range 10 {
-		got := p.Get(18432)
-		if cap(*got) < 18432 {
-			t.Fatalf("Get(18432) returned cap %d", cap(*got))
+		if got := p.Get(20480); cap(*got) < 20480 {
+			t.Fatalf("Get(20480) returned a buffer of cap %d from the class below", cap(*got))
 		}
 	}
 	p.Put(&[]byte{}) // too small: dropped
@@ -586,13 +607,13 @@ func TestRegister(t *testing.T) {
 		t.Fatalf("registered codec is %T after the generated packages' init", orig)
 	}
 
-	encoding.RegisterCodecV2(grpcfast.StandardCodec())
-	grpcfast.RegisterDefault()
+	encoding.RegisterCodecV2(stdcodec.Codec())
+	grpcfastimpl.RegisterDefault()
 	def, ok := encoding.GetCodecV2("proto").(*grpcfast.Codec)
 	if !ok {
 		t.Fatalf("RegisterDefault did not replace the standard codec: %T", encoding.GetCodecV2("proto"))
 	}
-	grpcfast.RegisterDefault()
+	grpcfastimpl.RegisterDefault()
 	if encoding.GetCodecV2("proto") != def {
 		t.Fatal("RegisterDefault is not idempotent")
 	}
@@ -602,7 +623,7 @@ func TestRegister(t *testing.T) {
 	if custom == def {
 		t.Fatal("Register did not replace the default codec")
 	}
-	grpcfast.RegisterDefault()
+	grpcfastimpl.RegisterDefault()
 	if encoding.GetCodecV2("proto") != custom {
 		t.Fatal("RegisterDefault replaced a codec registered with Register")
 	}
@@ -613,7 +634,33 @@ func TestRegister(t *testing.T) {
 	if name := grpcfast.NewCodec().Name(); name != "proto" {
 		t.Fatalf("Name() = %q", name)
 	}
-	// The options compile into gRPC options.
-	_ = grpcfast.ServerOption(grpcfast.WithPoolingThreshold(0))
-	_ = grpcfast.DialOption(grpcfast.WithBufferPool(grpcfast.DefaultBufferPool()))
+	// ServerOption and DialOption force a grpcfast codec with its options
+	// on a server and a connection whatever is registered: checked with the
+	// standard codec registered, through a codec that counts its calls.
+	encoding.RegisterCodecV2(stdcodec.Codec())
+	sp := newBalancePool("server", grpcfast.NewBufferPool())
+	checkForcedCodec(t, "ServerOption", sp,
+		[]grpc.ServerOption{grpcfast.ServerOption(grpcfast.WithBufferPool(sp), grpcfast.WithPoolingThreshold(0))}, nil)
+	cp := newBalancePool("client", grpcfast.NewBufferPool())
+	checkForcedCodec(t, "DialOption", cp,
+		nil, []grpc.DialOption{grpcfast.DialOption(grpcfast.WithBufferPool(cp), grpcfast.WithPoolingThreshold(0))})
+}
+
+// checkForcedCodec makes a unary call on a server and
+// connection made with sopts and dopts, and checks that the codec forced by
+// them marshalled through pool: the only way a buffer can come from it.
+func checkForcedCodec(t *testing.T, what string, pool *balancePool, sopts []grpc.ServerOption, dopts []grpc.DialOption) {
+	t.Helper()
+	e := startEnv(t, &kindsServer{}, sopts, dopts)
+	in := genRich(3)
+	out, err := e.client.Unary(context.Background(), in)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	if !proto.Equal(in, out) {
+		t.Fatalf("%s: the echoed message differs", what)
+	}
+	if pool.gets.Load() == 0 {
+		t.Errorf("%s: the forced codec was not used (its pool gave out no buffer)", what)
+	}
 }

@@ -5,10 +5,15 @@ import (
 	"iter"
 )
 
-// MessageReceiver is the part of a gRPC stream that a Receiver reads from.
-// grpc.ServerStream, grpc.ClientStream and the generic stream types of
-// protoc-gen-go-grpc all have it.
-type MessageReceiver interface {
+// Stream is the part of a gRPC stream that a Receiver reads from: the
+// generic stream types of grpc-go that protoc-gen-go-grpc uses
+// (grpc.ClientStreamingServer[Req, Res], grpc.ServerStreamingClient[Res],
+// grpc.BidiStreamingServer[Req, Res], grpc.BidiStreamingClient[Req, Res])
+// all have it. Recv ties the Receiver's message type to the stream's, so
+// that a Receiver of the wrong type does not compile; the Receiver itself
+// calls only RecvMsg.
+type Stream[M any] interface {
+	Recv() (*M, error)
 	RecvMsg(m any) error
 }
 
@@ -20,24 +25,27 @@ type MessageReceiver interface {
 //
 // Lifetime: the message that Recv returns, or that All yields, belongs to
 // the Receiver and is overwritten by the next Recv. Until then the caller may
-// read and modify it; after that it must not be used. Do not keep it, do not
-// hand it to another goroutine that outlives the next Recv, and do not pass
-// it to a Send whose message may be read later (see the README: stats
-// handlers and binary logging can read a sent message after Send returns).
-// To keep a message, call Take, which hands over the message itself, or copy
-// it (vtprotobuf's CloneVT, or proto.Clone).
+// read and modify it; after that neither it nor anything reached through it
+// may be used: its nested messages may be returned to vtprotobuf's pool and
+// handed to another stream's decode, on another goroutine. Do not keep it or
+// a pointer into it, do not hand it to a goroutine that outlives the next
+// Recv, and do not Send it where something may read it after Send returns
+// (README, "Sending the same message again"). To keep a message, call Take,
+// which hands over the message itself, or copy it (proto.Clone).
 //
 // A Receiver is for one goroutine, like the stream it reads. The zero value
 // is not usable: make one with NewReceiver or a generated New...Receiver.
 type Receiver[M any] struct {
-	stream MessageReceiver
+	stream Stream[M]
 	msg    *M
 	valid  bool // msg holds a fully received message
 }
 
 // NewReceiver returns a Receiver that reads stream's messages into a reused
-// *M. M is the message's struct type, such as examplepb.Chunk.
-func NewReceiver[M any](stream MessageReceiver) *Receiver[M] {
+// *M, where M is the message type of the stream's own Recv (examplepb.Chunk
+// for a stream of *examplepb.Chunk). Generated New..._...Receiver functions
+// call it; call it directly for streams of types generated elsewhere.
+func NewReceiver[M any](stream Stream[M]) *Receiver[M] {
 	return &Receiver[M]{stream: stream}
 }
 

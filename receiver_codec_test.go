@@ -11,23 +11,28 @@ import (
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 )
 
-// codecStream is a grpcfast.MessageReceiver whose RecvMsg decodes a prepared
+// codecStream is a grpcfast.Stream whose RecvMsg decodes a prepared
 // message with the grpcfast codec, as gRPC's RecvMsg does once the
 // transport has read the message: it measures what receiving costs in our
 // code alone, without the transport.
-type codecStream struct {
+type codecStream[M any] struct {
 	codec *grpcfast.Codec
 	data  mem.BufferSlice
 }
 
-func (s *codecStream) RecvMsg(m any) error { return s.codec.Unmarshal(s.data, m) }
+func (s *codecStream[M]) RecvMsg(m any) error { return s.codec.Unmarshal(s.data, m) }
+
+func (s *codecStream[M]) Recv() (*M, error) {
+	m := new(M)
+	return m, s.RecvMsg(m)
+}
 
 // allocsPerRecv returns the allocations per Receiver.Recv of the message
 // that wire encodes, cut at cuts, after a first Recv has sized the reused
 // message; it also checks that every Recv decodes the message right.
 func allocsPerRecv[M any](t *testing.T, want *M, wire []byte, cuts ...int) float64 {
 	t.Helper()
-	s := &codecStream{codec: grpcfast.NewCodec(), data: sliceAt(wire, cuts...)}
+	s := &codecStream[M]{codec: grpcfast.NewCodec(), data: sliceAt(wire, cuts...)}
 	r := grpcfast.NewReceiver[M](s)
 	check := func() {
 		m, err := r.Recv()

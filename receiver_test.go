@@ -15,6 +15,11 @@ type fakeStream struct {
 	targets     []*item
 }
 
+func (s *fakeStream) Recv() (*item, error) {
+	m := new(item)
+	return m, s.RecvMsg(m)
+}
+
 func (s *fakeStream) RecvMsg(m any) error {
 	if s.sent == s.count {
 		return s.err

@@ -30,6 +30,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/internal/stdcodec"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 )
 
@@ -205,7 +206,7 @@ func (s *kindsServer) Unary(_ context.Context, m *kinds.Rich) (*kinds.Rich, erro
 }
 
 func (s *kindsServer) ClientStream(stream grpc.ClientStreamingServer[kinds.Rich, kinds.Summary]) error {
-	recv := recvFunc(s.plain, stream.Recv, kinds.NewKindsClientStreamRequestReceiver(stream))
+	recv := recvFunc(s.plain, stream.Recv, kinds.NewKinds_ClientStreamRequestReceiver(stream))
 	var sum kinds.Summary
 	next := int64(-1)
 	for {
@@ -251,7 +252,7 @@ func (s *kindsServer) ServerStream(req *kinds.Rich, stream grpc.ServerStreamingS
 }
 
 func (s *kindsServer) Bidi(stream grpc.BidiStreamingServer[kinds.Rich, kinds.Rich]) error {
-	recv := recvFunc(s.plain, stream.Recv, kinds.NewKindsBidiRequestReceiver(stream))
+	recv := recvFunc(s.plain, stream.Recv, kinds.NewKinds_BidiRequestReceiver(stream))
 	next := int64(-1)
 	for {
 		m, err := recv()
@@ -277,7 +278,7 @@ func (s *kindsServer) Bidi(stream grpc.BidiStreamingServer[kinds.Rich, kinds.Ric
 }
 
 func (s *kindsServer) PooledBidi(stream grpc.BidiStreamingServer[kinds.Pooled, kinds.Pooled]) error {
-	recv := recvFunc(s.plain, stream.Recv, kinds.NewKindsPooledBidiRequestReceiver(stream))
+	recv := recvFunc(s.plain, stream.Recv, kinds.NewKinds_PooledBidiRequestReceiver(stream))
 	next := int64(-1)
 	for {
 		m, err := recv()
@@ -381,7 +382,7 @@ func runServerStream(ctx context.Context, c kinds.KindsClient, s, n int, plain b
 	}
 	var r *grpcfast.Receiver[kinds.Rich]
 	if !plain {
-		r = kinds.NewKindsServerStreamResponseReceiver(stream)
+		r = kinds.NewKinds_ServerStreamResponseReceiver(stream)
 	}
 	recv := recvFunc(plain, stream.Recv, r)
 	k := keeper[kinds.Rich]{check: checkRich}
@@ -436,7 +437,7 @@ func runBidi(ctx context.Context, c kinds.KindsClient, s, n int, plain bool) err
 	send := func(i int) error { return stream.Send(genRich(msgID(s, i))) }
 	var r *grpcfast.Receiver[kinds.Rich]
 	if !plain {
-		r = kinds.NewKindsBidiResponseReceiver(stream)
+		r = kinds.NewKinds_BidiResponseReceiver(stream)
 	}
 	idOf := func(m *kinds.Rich) int64 { return m.Id }
 	return runEcho(ctx, "bidi", stream, r, send, checkRich, idOf, s, n, plain)
@@ -465,7 +466,7 @@ func runPooledBidi(ctx context.Context, c kinds.KindsClient, s, n int, plain boo
 	}
 	var r *grpcfast.Receiver[kinds.Pooled]
 	if !plain {
-		r = kinds.NewKindsPooledBidiResponseReceiver(stream)
+		r = kinds.NewKinds_PooledBidiResponseReceiver(stream)
 	}
 	return runEcho(ctx, "pooled bidi", stream, r, send, checkPooled, pooledID, s, n, plain)
 }
@@ -626,7 +627,7 @@ func newEndpoint(s side, name string) *endpoint {
 	case fastSide:
 		e.pool = newBalancePool(name+" codec pool", grpcfast.NewBufferPool())
 	case stdSide:
-		e.std = &countingCodec{CodecV2: grpcfast.StandardCodec()}
+		e.std = &countingCodec{CodecV2: stdcodec.Codec()}
 	}
 	return e
 }
@@ -768,7 +769,7 @@ func TestGeneratedPackageRegistersCodec(t *testing.T) {
 	if _, ok := encoding.GetCodecV2("proto").(*grpcfast.Codec); !ok {
 		t.Fatalf(`codec registered under "proto" is %T, want *grpcfast.Codec`, encoding.GetCodecV2("proto"))
 	}
-	if _, ok := grpcfast.StandardCodec().(*grpcfast.Codec); ok {
+	if _, ok := stdcodec.Codec().(*grpcfast.Codec); ok {
 		t.Fatal("StandardCodec returned a grpcfast codec")
 	}
 }
@@ -942,7 +943,7 @@ func TestStreamEndsReleaseEverything(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := kinds.NewKindsServerStreamResponseReceiver(stream)
+			r := kinds.NewKinds_ServerStreamResponseReceiver(stream)
 			for i := range 25 {
 				m, err := r.Recv()
 				if err != nil {
@@ -977,7 +978,7 @@ func TestStreamEndsReleaseEverything(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := kinds.NewKindsServerStreamResponseReceiver(stream)
+			r := kinds.NewKinds_ServerStreamResponseReceiver(stream)
 			for range 5 {
 				if _, err := r.Recv(); err != nil {
 					t.Fatal(err)
@@ -1003,7 +1004,7 @@ func TestStreamEndsReleaseEverything(t *testing.T) {
 				t.Fatal(err)
 			}
 			n := 0
-			for m, err := range kinds.NewKindsServerStreamResponseReceiver(stream).All() {
+			for m, err := range kinds.NewKinds_ServerStreamResponseReceiver(stream).All() {
 				if err != nil {
 					if status.Code(err) != codes.Aborted {
 						t.Errorf("stream ended with %v, want Aborted", err)
@@ -1078,7 +1079,7 @@ func TestStreamEndsReleaseEverything(t *testing.T) {
 				stream.CloseSend()
 			}()
 			n := 0
-			for m, err := range kinds.NewKindsBidiResponseReceiver(stream).All() {
+			for m, err := range kinds.NewKinds_BidiResponseReceiver(stream).All() {
 				if err != nil {
 					if status.Code(err) != codes.Aborted {
 						t.Errorf("stream ended with %v, want Aborted", err)

@@ -15,7 +15,7 @@ package example_test
 //
 // Every path runs on two transport configurations, the same for both paths:
 // transport=default is gRPC's defaults, transport=bulk adds
-// example.BulkServerOptions and example.BulkDialOptions (larger transport
+// bulkServerOptions and bulkDialOptions (larger transport
 // buffers and a transport buffer pool that does not clear). benchstat
 // -col /path then shows std against grpcfast on one row per benchmark and
 // transport; benchstat -col /transport -row .name,/path shows what the
@@ -37,6 +37,7 @@ import (
 
 	"github.com/grpcfast/grpcfast/example"
 	"github.com/grpcfast/grpcfast/example/examplepb"
+	"github.com/grpcfast/grpcfast/grpcfastbench"
 )
 
 const (
@@ -68,13 +69,13 @@ func benchPathsOn(b *testing.B, transports []string, bytes int64, fn func(b *tes
 					}
 					b.ReportAllocs()
 					b.ResetTimer()
-					cpu := example.ProcessCPUTime()
+					cpu := grpcfastbench.CPUTime()
 					for b.Loop() {
 						if err := fn(b, e); err != nil {
 							b.Fatal(err)
 						}
 					}
-					b.ReportMetric(float64(example.ProcessCPUTime()-cpu)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+					b.ReportMetric(float64(grpcfastbench.CPUTime()-cpu)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 				})
 			}
 		})
@@ -159,11 +160,11 @@ func benchRawTCP(b *testing.B, write int) {
 	b.SetBytes(blobSize)
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu := example.ProcessCPUTime()
+	cpu := grpcfastbench.CPUTime()
 	for b.Loop() {
 		copyOnce()
 	}
-	b.ReportMetric(float64(example.ProcessCPUTime()-cpu)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64(grpcfastbench.CPUTime()-cpu)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 }
 
 // startRawTCP connects to a reader on 127.0.0.1 that reports on done every

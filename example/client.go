@@ -8,12 +8,12 @@ import (
 	"github.com/grpcfast/grpcfast/example/examplepb"
 )
 
-// PutBlob uploads size bytes of the example blob (FillPattern) to
+// PutBlob uploads size bytes of the example blob (fillPattern) to
 // ChunkService.Put in chunks of chunkSize bytes (DefaultChunkSize if 0), and
 // checks the size and CRC-32C that the server answers with.
 //
 // Unless given WithFreshSends it sends every chunk from one reused Chunk:
-// see the package documentation for when that is unsafe.
+// see WithFreshSends for when that is unsafe.
 func PutBlob(ctx context.Context, client examplepb.ChunkServiceClient, size int64, chunkSize int, opts ...Option) error {
 	o := newOptions(opts)
 	if size < 0 || chunkSize < 0 {
@@ -39,7 +39,7 @@ func PutBlob(ctx context.Context, client examplepb.ChunkServiceClient, size int6
 	if err != nil {
 		return fmt.Errorf("example: put: %w", err)
 	}
-	if want := PatternChecksum(size); resp.GetSize() != size || resp.GetCrc32C() != want {
+	if want := patternChecksum(size); resp.GetSize() != size || resp.GetCrc32C() != want {
 		return fmt.Errorf("example: put %d bytes (crc32c %08x); the server received %d (crc32c %08x)",
 			size, want, resp.GetSize(), resp.GetCrc32C())
 	}
@@ -48,10 +48,9 @@ func PutBlob(ctx context.Context, client examplepb.ChunkServiceClient, size int6
 
 // GetBlob downloads size bytes from ChunkService.Get in chunks of chunkSize
 // bytes (0 lets the server choose DefaultChunkSize), receiving with the
-// generated helper examplepb.NewChunkServiceGetResponseReceiver, and checks
+// generated helper examplepb.NewChunkService_GetResponseReceiver, and checks
 // every chunk's length and the blob's size and CRC-32C against the example
-// blob (FillPattern). WithStandardRecv makes it receive with the stream's own
-// Recv instead.
+// blob.
 func GetBlob(ctx context.Context, client examplepb.ChunkServiceClient, size int64, chunkSize int, opts ...Option) error {
 	o := newOptions(opts)
 	if size < 0 || chunkSize < 0 {
@@ -91,7 +90,7 @@ func GetBlob(ctx context.Context, client examplepb.ChunkServiceClient, size int6
 			}
 		}
 	} else {
-		r := examplepb.NewChunkServiceGetResponseReceiver(stream)
+		r := examplepb.NewChunkService_GetResponseReceiver(stream)
 		for c, err := range r.All() {
 			if err != nil {
 				return fmt.Errorf("example: get: %w", err)
@@ -101,7 +100,7 @@ func GetBlob(ctx context.Context, client examplepb.ChunkServiceClient, size int6
 			}
 		}
 	}
-	if want := PatternChecksum(size); sum.size != size || sum.crc != want {
+	if want := patternChecksum(size); sum.size != size || sum.crc != want {
 		return fmt.Errorf("example: get: received %d bytes (crc32c %08x), want %d (crc32c %08x)",
 			sum.size, sum.crc, size, want)
 	}

@@ -10,14 +10,15 @@ import (
 	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/example"
 	"github.com/grpcfast/grpcfast/example/examplepb"
+	"github.com/grpcfast/grpcfast/internal/stdcodec"
 )
 
 // paths are the two ways to run the example, in the order reported.
 var paths = []string{"std", "grpcfast"}
 
 // transports are the transport configurations that benchmarks run each path
-// on, in the order reported: gRPC's defaults, and example.BulkServerOptions
-// with example.BulkDialOptions.
+// on, in the order reported: gRPC's defaults, and bulkServerOptions
+// with bulkDialOptions.
 var transports = []string{"default", "bulk"}
 
 // transportOptions returns the server and dial options of a transport
@@ -27,7 +28,7 @@ func transportOptions(transport string) ([]grpc.ServerOption, []grpc.DialOption)
 	case "default":
 		return nil, nil
 	case "bulk":
-		return example.BulkServerOptions(), example.BulkDialOptions()
+		return bulkServerOptions(), bulkDialOptions()
 	}
 	panic("unknown transport " + transport)
 }
@@ -46,7 +47,7 @@ type testEnv struct {
 func pathOptions(path string) ([]grpc.ServerOption, []grpc.DialOption, []example.Option) {
 	switch path {
 	case "std":
-		std := grpcfast.StandardCodec()
+		std := stdcodec.Codec()
 		return []grpc.ServerOption{grpc.ForceServerCodecV2(std)},
 			[]grpc.DialOption{grpc.WithDefaultCallOptions(grpc.ForceCodecV2(std))},
 			[]example.Option{example.WithStandardRecv()}

@@ -187,7 +187,7 @@ func TestEchoAndUser(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				r := examplepb.NewEchoServiceEchoResponseReceiver(stream)
+				r := examplepb.NewEchoService_EchoResponseReceiver(stream)
 				for i, n := range []int{0, 1, 16376, 16384, 100000, 5} {
 					want := make([]byte, n)
 					example.FillPattern(want, int64(i))

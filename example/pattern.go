@@ -27,13 +27,13 @@ var patternBase = func() (t [2 * patternPeriod]byte) {
 	return t
 }()
 
-// FillPattern fills b with the bytes at offsets off to off+len(b) of the
+// fillPattern fills b with the bytes at offsets off to off+len(b) of the
 // example blob: a deterministic pattern that Get sends and PutBlob uploads,
-// so that either side can check a blob by its CRC-32C (PatternChecksum).
+// so that either side can check a blob by its CRC-32C (patternChecksum).
 // Byte p is a function of p alone: a base sequence with a prime period, with
 // the number p/4096 stamped, little-endian, over the first 8 bytes of every
 // 4096. It runs at memory-copy speed.
-func FillPattern(b []byte, off int64) {
+func fillPattern(b []byte, off int64) {
 	if len(b) == 0 {
 		return
 	}
@@ -64,9 +64,9 @@ func FillPattern(b []byte, off int64) {
 
 var checksums sync.Map // int64 size -> uint32 CRC-32C
 
-// PatternChecksum returns the CRC-32C (Castagnoli) of the first size bytes
-// of the example blob (FillPattern). It remembers the sizes it was asked for.
-func PatternChecksum(size int64) uint32 {
+// patternChecksum returns the CRC-32C (Castagnoli) of the first size bytes
+// of the example blob (fillPattern). It remembers the sizes it was asked for.
+func patternChecksum(size int64) uint32 {
 	if v, ok := checksums.Load(size); ok {
 		return v.(uint32)
 	}
@@ -74,7 +74,7 @@ func PatternChecksum(size int64) uint32 {
 	var crc uint32
 	for off := int64(0); off < size; {
 		n := int(min(int64(len(buf)), size-off))
-		FillPattern(buf[:n], off)
+		fillPattern(buf[:n], off)
 		crc = crc32.Update(crc, castagnoli, buf[:n])
 		off += int64(n)
 	}

@@ -4,44 +4,15 @@
 // server stream) and a bidirectional echo (EchoService).
 //
 // The handlers receive with the generated receive helpers
-// (examplepb.NewChunkServicePutRequestReceiver and friends), which decode
+// (examplepb.NewChunkService_PutRequestReceiver and friends), which decode
 // every message of a stream into one reused message. The codec needs no code
 // at all: importing examplepb registers it, and grpcfast.ServerOption and
 // grpcfast.DialOption force it on one server or connection.
 //
-// # Reusing a message across Sends
-//
-// The handlers here also send from one reused message, which grpcfast does
-// not require but which is what keeps a server stream from allocating.
-// gRPC-Go (checked against v1.85.0, stream.go) marshals the message
-// synchronously inside SendMsg and from then on sends only those bytes, so
-// the peer always receives what the message held when Send was called; the
-// marshalled bytes belong to the transport. What can still look at the
-// message itself after Send has returned:
-//
-//   - Stats handlers (grpc.StatsHandler, grpc.WithStatsHandler, such as the
-//     OpenTelemetry ones): SendMsg calls HandleRPC after the write, before it
-//     returns, with the message in stats.OutPayload.Payload. That is safe
-//     unless a handler keeps the message and reads it later, for instance by
-//     queueing it for an asynchronous exporter.
-//   - Tracing (grpc.EnableTracing = true): SendMsg records the message itself
-//     in the golang.org/x/net/trace event log, which formats it only when
-//     someone opens /debug/requests, at any later time: a data race with the
-//     next fill, and a log that shows a later message.
-//   - Client retries (client side only: PutBlob, an Echo client): until the
-//     call commits, a client stream keeps every sent message in its replay
-//     buffer (up to 256 KiB of them by default, grpc.MaxRetryRPCBufferSize).
-//     A replay resends the marshalled bytes, which are right, but hands the
-//     message as it is at replay time to stats handlers and tracing again.
-//   - Interceptors that wrap SendMsg and keep the message.
-//
-// Binary logging (GRPC_BINARY_LOG_FILTER) is safe: it copies the marshalled
-// bytes inside SendMsg and never reads the message afterwards.
-//
-// When any of these applies, use WithFreshSends: every Send then gets a
-// message (and memory) of its own, and Echo hands the received message over
-// with Receiver.Take instead of sending the one that the next Recv
-// overwrites.
+// The handlers also send from one reused message, which grpcfast does not
+// require but which keeps a server stream from allocating. When something may
+// read a sent message after Send returns (the README's "Sending the same
+// message again" lists what can), use WithFreshSends.
 package example
 
 import (
@@ -94,18 +65,12 @@ func newOptions(opts []Option) options {
 // WithFreshSends makes every Send use a message and memory of its own
 // instead of refilling one reused message, and makes Echo hand each received
 // message over (Receiver.Take) instead of sending the reused one. Use it when
-// something may read a sent message after Send returns: see the package
-// documentation. It costs one message and one chunk of memory per Send.
+// something may read a sent message after Send returns: a stats handler or
+// an interceptor that keeps it, tracing, or a client stream's retry buffer
+// (the README's "Sending the same message again"). It costs one message and
+// one chunk of memory per Send.
 func WithFreshSends() Option {
 	return func(o *options) { o.freshSends = true }
-}
-
-// WithStandardRecv makes handlers and GetBlob receive with the stream's own
-// Recv, which allocates a new message for every message received, as code
-// written without grpcfast does. It exists to compare the two in benchmarks
-// and tests.
-func WithStandardRecv() Option {
-	return func(o *options) { o.standardRecv = true }
 }
 
 // Register registers a UserServer, a ChunkServer and an EchoServer, made
@@ -138,7 +103,7 @@ func (s *UserServer) CreateUser(_ context.Context, req *examplepb.CreateUserRequ
 }
 
 // ChunkServer implements examplepb.ChunkServiceServer: Put checksums the
-// chunks it receives, Get sends the example pattern (see FillPattern).
+// chunks it receives, Get sends the example pattern (see fillPattern).
 type ChunkServer struct {
 	examplepb.UnimplementedChunkServiceServer
 	opts options
@@ -165,7 +130,7 @@ func (s *ChunkServer) Put(stream grpc.ClientStreamingServer[examplepb.Chunk, exa
 			sum.add(c.Data)
 		}
 	} else {
-		r := examplepb.NewChunkServicePutRequestReceiver(stream)
+		r := examplepb.NewChunkService_PutRequestReceiver(stream)
 		for c, err := range r.All() {
 			if err != nil {
 				return err
@@ -176,12 +141,12 @@ func (s *ChunkServer) Put(stream grpc.ClientStreamingServer[examplepb.Chunk, exa
 	return stream.SendAndClose(&examplepb.PutResponse{Size: sum.size, Crc32C: sum.crc})
 }
 
-// Get sends req.Size bytes of the example pattern (FillPattern) in chunks of
+// Get sends req.Size bytes of the example pattern (fillPattern) in chunks of
 // req.ChunkSize bytes (DefaultChunkSize if 0; at most MaxChunkSize); the
 // last chunk may be shorter.
 //
 // Unless the server was made WithFreshSends, every chunk is filled into the
-// same reused Chunk: see the package documentation for when that is unsafe.
+// same reused Chunk: see WithFreshSends for when that is unsafe.
 func (s *ChunkServer) Get(req *examplepb.GetRequest, stream grpc.ServerStreamingServer[examplepb.Chunk]) error {
 	chunkSize, err := checkGet(req.GetSize(), int64(req.GetChunkSize()))
 	if err != nil {
@@ -217,7 +182,7 @@ func sendBlob(size int64, chunkSize int, fresh bool, send func(*examplepb.Chunk)
 			c.Data = make([]byte, n)
 		}
 		m.Data = m.Data[:n]
-		FillPattern(m.Data, off)
+		fillPattern(m.Data, off)
 		if err := send(m); err != nil {
 			return err
 		}
@@ -242,7 +207,7 @@ func NewEchoServer(opts ...Option) *EchoServer {
 // side.
 //
 // Unless the server was made WithFreshSends, it sends the Receiver's reused
-// message, which the next Recv overwrites: see the package documentation for
+// message, which the next Recv overwrites: see WithFreshSends for
 // when that is unsafe. With WithFreshSends it sends r.Take(), which hands the
 // message over and makes the next Recv decode into a new one.
 func (s *EchoServer) Echo(stream grpc.BidiStreamingServer[examplepb.Chunk, examplepb.Chunk]) error {
@@ -260,7 +225,7 @@ func (s *EchoServer) Echo(stream grpc.BidiStreamingServer[examplepb.Chunk, examp
 			}
 		}
 	}
-	r := examplepb.NewEchoServiceEchoRequestReceiver(stream)
+	r := examplepb.NewEchoService_EchoRequestReceiver(stream)
 	for c, err := range r.All() {
 		if err != nil {
 			return err

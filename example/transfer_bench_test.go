@@ -15,6 +15,7 @@ import (
 	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/example"
 	"github.com/grpcfast/grpcfast/example/examplepb"
+	"github.com/grpcfast/grpcfast/grpcfastbench"
 )
 
 // transferServer is a ChunkService that does no work with the data: Put
@@ -30,7 +31,7 @@ type transferServer struct {
 func (s *transferServer) Put(stream grpc.ClientStreamingServer[examplepb.Chunk, examplepb.PutResponse]) error {
 	recv := stream.Recv
 	if !s.plain {
-		recv = examplepb.NewChunkServicePutRequestReceiver(stream).Recv
+		recv = examplepb.NewChunkService_PutRequestReceiver(stream).Recv
 	}
 	var n int64
 	for {
@@ -92,13 +93,13 @@ func BenchmarkTransfer(b *testing.B) {
 				b.SetBytes(blobSize)
 				b.ReportAllocs()
 				b.ResetTimer()
-				cpu := example.ProcessCPUTime()
+				cpu := grpcfastbench.CPUTime()
 				for b.Loop() {
 					if err := run(); err != nil {
 						b.Fatal(err)
 					}
 				}
-				b.ReportMetric(float64(example.ProcessCPUTime()-cpu)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+				b.ReportMetric(float64(grpcfastbench.CPUTime()-cpu)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 			})
 		}
 	}
@@ -180,7 +181,7 @@ func transferGet(client examplepb.ChunkServiceClient, plain bool) error {
 	}
 	recv := stream.Recv
 	if !plain {
-		recv = examplepb.NewChunkServiceGetResponseReceiver(stream).Recv
+		recv = examplepb.NewChunkService_GetResponseReceiver(stream).Recv
 	}
 	var n int64
 	for {

@@ -8,6 +8,7 @@ package examplepb
 
 import (
 	grpcfast "github.com/grpcfast/grpcfast"
+	grpcfastimpl "github.com/grpcfast/grpcfast/grpcfastimpl"
 	grpc "google.golang.org/grpc"
 	encoding "google.golang.org/grpc/encoding"
 	protowire "google.golang.org/protobuf/encoding/protowire"
@@ -15,22 +16,22 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfast.SupportPackageIsVersion1
+const _ = grpcfastimpl.SupportPackageIsVersion1
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
 func init() {
-	// Registers the grpcfast codec under the name "proto" unless a grpcfast
-	// codec is registered already. Turn this off with the register_codec=false option.
-	grpcfast.RegisterDefault()
+	// Registers the grpcfast codec under the name "proto" unless a grpcfast codec
+	// is registered already. The register_codec=false option turns this off.
+	grpcfastimpl.RegisterDefault()
 }
 
 // GrpcfastReset resets x like Reset, but keeps the memory of its bytes,
-// repeated and map fields for the next message decoded into x, so that a
-// reused message does not allocate them again, and returns its message
-// fields to vtprotobuf's pool where their type is pooled. Fields that track
-// presence, oneofs and message fields are cleared as Reset clears them. It
-// implements grpcfast.Resetter; the grpcfast codec calls it before decoding into x.
+// repeated and map fields for the next message decoded into x, and returns its
+// message fields to vtprotobuf's pool where their type is pooled. Fields that
+// track presence, oneofs and message fields are cleared as Reset clears them.
+// It implements grpcfastimpl.Resetter; the grpcfast codec calls it before
+// decoding into x.
 func (x *Chunk) GrpcfastReset() {
 	if x == nil {
 		return
@@ -41,9 +42,9 @@ func (x *Chunk) GrpcfastReset() {
 }
 
 // GrpcfastBytesField returns a pointer to x's singular bytes field numbered
-// num, or nil if x has none. It implements grpcfast.BytesFielder: the grpcfast
-// codec decodes a bytes field that arrived split across transport buffers
-// straight into it.
+// num, or nil if x has none. It implements grpcfastimpl.BytesFielder: the
+// grpcfast codec decodes a bytes field that arrived split across transport
+// buffers straight into it.
 func (x *Chunk) GrpcfastBytesField(num protowire.Number) *[]byte {
 	switch num {
 	case 1:
@@ -52,54 +53,62 @@ func (x *Chunk) GrpcfastBytesField(num protowire.Number) *[]byte {
 	return nil
 }
 
-// NewChunkServicePutRequestReceiver returns a Receiver that reads the requests of a ChunkService.Put stream
-// (client-streaming, server side) into one reused *Chunk instead of
-// allocating one per message: replace stream.Recv() with r.Recv(), or range over r.All().
+// NewChunkService_PutRequestReceiver returns a Receiver that reads the requests
+// of a ChunkService.Put stream (client-streaming, server side) into one reused
+// *Chunk instead of allocating one per message: replace stream.Recv() with
+// r.Recv(), or range over r.All().
 //
-// A message is valid only until the next Recv. Keep one with r.Take() or a copy
-// (CloneVT). See grpcfast.Receiver for the lifetime rules.
+// The message is valid only until the next Recv, and so are pointers into it
+// (its nested messages may be reused too). Keep one with r.Take(), or copy it
+// with proto.Clone. See grpcfast.Receiver for the rules.
 //
 // ChunkService.Put:
 // Put uploads a blob as a stream of chunks.
-func NewChunkServicePutRequestReceiver(stream grpc.ClientStreamingServer[Chunk, PutResponse]) *grpcfast.Receiver[Chunk] {
+func NewChunkService_PutRequestReceiver(stream grpc.ClientStreamingServer[Chunk, PutResponse]) *grpcfast.Receiver[Chunk] {
 	return grpcfast.NewReceiver[Chunk](stream)
 }
 
-// NewChunkServiceGetResponseReceiver returns a Receiver that reads the responses of a ChunkService.Get stream
-// (server-streaming, client side) into one reused *Chunk instead of
-// allocating one per message: replace stream.Recv() with r.Recv(), or range over r.All().
+// NewChunkService_GetResponseReceiver returns a Receiver that reads the
+// responses of a ChunkService.Get stream (server-streaming, client side) into
+// one reused *Chunk instead of allocating one per message: replace
+// stream.Recv() with r.Recv(), or range over r.All().
 //
-// A message is valid only until the next Recv. Keep one with r.Take() or a copy
-// (CloneVT). See grpcfast.Receiver for the lifetime rules.
+// The message is valid only until the next Recv, and so are pointers into it
+// (its nested messages may be reused too). Keep one with r.Take(), or copy it
+// with proto.Clone. See grpcfast.Receiver for the rules.
 //
 // ChunkService.Get:
 // Get downloads a blob as a stream of chunks.
-func NewChunkServiceGetResponseReceiver(stream grpc.ServerStreamingClient[Chunk]) *grpcfast.Receiver[Chunk] {
+func NewChunkService_GetResponseReceiver(stream grpc.ServerStreamingClient[Chunk]) *grpcfast.Receiver[Chunk] {
 	return grpcfast.NewReceiver[Chunk](stream)
 }
 
-// NewEchoServiceEchoRequestReceiver returns a Receiver that reads the requests of a EchoService.Echo stream
-// (bidirectional-streaming, server side) into one reused *Chunk instead of
-// allocating one per message: replace stream.Recv() with r.Recv(), or range over r.All().
+// NewEchoService_EchoRequestReceiver returns a Receiver that reads the requests
+// of a EchoService.Echo stream (bidirectional-streaming, server side) into one
+// reused *Chunk instead of allocating one per message: replace stream.Recv()
+// with r.Recv(), or range over r.All().
 //
-// A message is valid only until the next Recv. Keep one with r.Take() or a copy
-// (CloneVT). See grpcfast.Receiver for the lifetime rules.
+// The message is valid only until the next Recv, and so are pointers into it
+// (its nested messages may be reused too). Keep one with r.Take(), or copy it
+// with proto.Clone. See grpcfast.Receiver for the rules.
 //
 // EchoService.Echo:
 // Echo returns each chunk as it arrives.
-func NewEchoServiceEchoRequestReceiver(stream grpc.BidiStreamingServer[Chunk, Chunk]) *grpcfast.Receiver[Chunk] {
+func NewEchoService_EchoRequestReceiver(stream grpc.BidiStreamingServer[Chunk, Chunk]) *grpcfast.Receiver[Chunk] {
 	return grpcfast.NewReceiver[Chunk](stream)
 }
 
-// NewEchoServiceEchoResponseReceiver returns a Receiver that reads the responses of a EchoService.Echo stream
-// (bidirectional-streaming, client side) into one reused *Chunk instead of
-// allocating one per message: replace stream.Recv() with r.Recv(), or range over r.All().
+// NewEchoService_EchoResponseReceiver returns a Receiver that reads the
+// responses of a EchoService.Echo stream (bidirectional-streaming, client side)
+// into one reused *Chunk instead of allocating one per message: replace
+// stream.Recv() with r.Recv(), or range over r.All().
 //
-// A message is valid only until the next Recv. Keep one with r.Take() or a copy
-// (CloneVT). See grpcfast.Receiver for the lifetime rules.
+// The message is valid only until the next Recv, and so are pointers into it
+// (its nested messages may be reused too). Keep one with r.Take(), or copy it
+// with proto.Clone. See grpcfast.Receiver for the rules.
 //
 // EchoService.Echo:
 // Echo returns each chunk as it arrives.
-func NewEchoServiceEchoResponseReceiver(stream grpc.BidiStreamingClient[Chunk, Chunk]) *grpcfast.Receiver[Chunk] {
+func NewEchoService_EchoResponseReceiver(stream grpc.BidiStreamingClient[Chunk, Chunk]) *grpcfast.Receiver[Chunk] {
 	return grpcfast.NewReceiver[Chunk](stream)
 }

@@ -8,27 +8,28 @@ package examplepb
 
 import (
 	grpcfast "github.com/grpcfast/grpcfast"
+	grpcfastimpl "github.com/grpcfast/grpcfast/grpcfastimpl"
 	encoding "google.golang.org/grpc/encoding"
 )
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfast.SupportPackageIsVersion1
+const _ = grpcfastimpl.SupportPackageIsVersion1
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
 func init() {
-	// Registers the grpcfast codec under the name "proto" unless a grpcfast
-	// codec is registered already. Turn this off with the register_codec=false option.
-	grpcfast.RegisterDefault()
+	// Registers the grpcfast codec under the name "proto" unless a grpcfast codec
+	// is registered already. The register_codec=false option turns this off.
+	grpcfastimpl.RegisterDefault()
 }
 
 // GrpcfastReset resets x like Reset, but keeps the memory of its bytes,
-// repeated and map fields for the next message decoded into x, so that a
-// reused message does not allocate them again, and returns its message
-// fields to vtprotobuf's pool where their type is pooled. Fields that track
-// presence, oneofs and message fields are cleared as Reset clears them. It
-// implements grpcfast.Resetter; the grpcfast codec calls it before decoding into x.
+// repeated and map fields for the next message decoded into x, and returns its
+// message fields to vtprotobuf's pool where their type is pooled. Fields that
+// track presence, oneofs and message fields are cleared as Reset clears them.
+// It implements grpcfastimpl.Resetter; the grpcfast codec calls it before
+// decoding into x.
 func (x *CreateUserRequest) GrpcfastReset() {
 	if x == nil {
 		return

@@ -13,16 +13,16 @@ import (
 // generated package is initialised.
 func genRegistration(g *protogen.GeneratedFile) {
 	g.P("func init() {")
-	g.P("// Registers the grpcfast codec under the name \"proto\" unless a grpcfast")
-	g.P("// codec is registered already. Turn this off with the register_codec=false option.")
-	g.P(runtimePackage.Ident("RegisterDefault"), "()")
+	comment(g, "Registers the grpcfast codec under the name \"proto\" unless a grpcfast "+
+		"codec is registered already. The register_codec=false option turns this off.")
+	g.P(implPackage.Ident("RegisterDefault"), "()")
 	g.P("}")
 	g.P()
 }
 
 // genMessages writes, for every message declared in the file, the methods
-// the codec uses: a reset that keeps capacity (grpcfast.Resetter) and an
-// accessor for singular bytes fields (grpcfast.BytesFielder). A message
+// the codec uses: a reset that keeps capacity (grpcfastimpl.Resetter) and an
+// accessor for singular bytes fields (grpcfastimpl.BytesFielder). A message
 // gets a method only when it has fields for it to act on; without one the
 // codec falls back to ResetVT or Reset, which do the same for such a message.
 func genMessages(g *protogen.GeneratedFile, f *protogen.File) error {
@@ -76,8 +76,8 @@ const (
 	keep                         // keep the slice's capacity
 	clearKeep                    // zero the elements, so they can be collected, and keep the capacity
 	clearMap                     // empty the map and keep it
-	resetElems                   // repeated messages: grpcfast.ResetRepeated
-	release                      // singular messages: grpcfast.Release, then Reset clears the field
+	resetElems                   // repeated messages: grpcfastimpl.ResetRepeated
+	release                      // singular messages: grpcfastimpl.Release, then Reset clears the field
 )
 
 func keepActionOf(fd *protogen.Field) keepAction {
@@ -123,12 +123,12 @@ func genReset(g *protogen.GeneratedFile, m *protogen.Message) {
 	if len(fields) == 0 {
 		return
 	}
-	g.P("// ", resetMethod, " resets x like Reset, but keeps the memory of its bytes,")
-	g.P("// repeated and map fields for the next message decoded into x, so that a")
-	g.P("// reused message does not allocate them again, and returns its message")
-	g.P("// fields to vtprotobuf's pool where their type is pooled. Fields that track")
-	g.P("// presence, oneofs and message fields are cleared as Reset clears them. It")
-	g.P("// implements ", runtimePackage.Ident("Resetter"), "; the grpcfast codec calls it before decoding into x.")
+	comment(g, resetMethod+" resets x like Reset, but keeps the memory of its bytes, "+
+		"repeated and map fields for the next message decoded into x, and returns its "+
+		"message fields to vtprotobuf's pool where their type is pooled. Fields that "+
+		"track presence, oneofs and message fields are cleared as Reset clears them. "+
+		"It implements "+g.QualifiedGoIdent(implPackage.Ident("Resetter"))+
+		"; the grpcfast codec calls it before decoding into x.")
 	g.P("func (x *", m.GoIdent, ") ", resetMethod, "() {")
 	g.P("if x == nil {")
 	g.P("return")
@@ -146,14 +146,14 @@ func genReset(g *protogen.GeneratedFile, m *protogen.Message) {
 			g.P(v, " := x.", fd.GoName)
 			g.P("clear(", v, ")")
 		case resetElems:
-			g.P(v, " := ", runtimePackage.Ident("ResetRepeated"), "(x.", fd.GoName, ")")
+			g.P(v, " := ", implPackage.Ident("ResetRepeated"), "(x.", fd.GoName, ")")
 		case release:
 			if fd.Oneof != nil {
 				g.P("if o, ok := x.", fd.Oneof.GoName, ".(*", fd.GoIdent, "); ok {")
-				g.P(runtimePackage.Ident("Release"), "(o.", fd.GoName, ")")
+				g.P(implPackage.Ident("Release"), "(o.", fd.GoName, ")")
 				g.P("}")
 			} else {
-				g.P(runtimePackage.Ident("Release"), "(x.", fd.GoName, ")")
+				g.P(implPackage.Ident("Release"), "(x.", fd.GoName, ")")
 			}
 			continue
 		}
@@ -178,10 +178,10 @@ func genBytesField(g *protogen.GeneratedFile, m *protogen.Message) {
 	if len(fields) == 0 {
 		return
 	}
-	g.P("// ", bytesFieldMethod, " returns a pointer to x's singular bytes field numbered")
-	g.P("// num, or nil if x has none. It implements ", runtimePackage.Ident("BytesFielder"), ": the grpcfast")
-	g.P("// codec decodes a bytes field that arrived split across transport buffers")
-	g.P("// straight into it.")
+	comment(g, bytesFieldMethod+" returns a pointer to x's singular bytes field numbered "+
+		"num, or nil if x has none. It implements "+g.QualifiedGoIdent(implPackage.Ident("BytesFielder"))+
+		": the grpcfast codec decodes a bytes field that arrived split across "+
+		"transport buffers straight into it.")
 	g.P("func (x *", m.GoIdent, ") ", bytesFieldMethod, "(num ", protowirePackage.Ident("Number"), ") *[]byte {")
 	g.P("switch num {")
 	for _, fd := range fields {

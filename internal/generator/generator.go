@@ -26,6 +26,7 @@ const (
 	encodingPackage  = protogen.GoImportPath("google.golang.org/grpc/encoding")
 	protowirePackage = protogen.GoImportPath("google.golang.org/protobuf/encoding/protowire")
 	runtimePackage   = protogen.GoImportPath("github.com/grpcfast/grpcfast")
+	implPackage      = protogen.GoImportPath("github.com/grpcfast/grpcfast/grpcfastimpl")
 )
 
 // Generate writes x_grpcfast.pb.go for every file to generate that declares

@@ -3,7 +3,7 @@ package generator
 import "google.golang.org/protobuf/compiler/protogen"
 
 // Method names the generator adds to messages. They must match the
-// interfaces grpcfast.Resetter and grpcfast.BytesFielder.
+// interfaces grpcfastimpl.Resetter and grpcfastimpl.BytesFielder.
 const (
 	resetMethod      = "GrpcfastReset"
 	bytesFieldMethod = "GrpcfastBytesField"
@@ -40,7 +40,10 @@ func newServiceNames(s *protogen.Service) serviceNames {
 func newMethodNames(s *protogen.Service, m *protogen.Method) methodNames {
 	k := kindOf(m)
 	n := methodNames{method: m, kind: k}
-	prefix := "New" + s.GoName + m.GoName
+	// Service and method are separated by "_", as in protoc-gen-go-grpc's
+	// Service_MethodServer: without it, Foo.BarBaz and FooBar.Baz in one Go
+	// package would both be FooBarBaz.
+	prefix := "New" + s.GoName + "_" + m.GoName
 	switch k {
 	case clientStreaming:
 		n.serverStream = grpcPackage.Ident("ClientStreamingServer")

@@ -43,11 +43,11 @@ func TestRegisterCodecOption(t *testing.T) {
 			t.Fatalf("%s: error %q, %d files", tc.param, resp.GetError(), len(resp.File))
 		}
 		content := resp.File[0].GetContent()
-		if got := strings.Contains(content, "grpcfast.RegisterDefault()"); got != tc.wantRegister {
+		if got := strings.Contains(content, "grpcfastimpl.RegisterDefault()"); got != tc.wantRegister {
 			t.Errorf("%s: registers the codec = %v, want %v", tc.param, got, tc.wantRegister)
 		}
 		// The rest of the file does not depend on the option.
-		if !strings.Contains(content, "func NewKindsBidiRequestReceiver(") {
+		if !strings.Contains(content, "func NewKinds_BidiRequestReceiver(") {
 			t.Errorf("%s: receive helpers missing", tc.param)
 		}
 	}
@@ -87,14 +87,14 @@ func TestMethodKinds(t *testing.T) {
 	content := resp.File[0].GetContent()
 	// Unary methods get no helper; each streaming side that receives gets one.
 	for helper, want := range map[string]bool{
-		"NewKindsUnaryRequestReceiver(":         false,
-		"NewKindsUnaryResponseReceiver(":        false,
-		"NewKindsClientStreamRequestReceiver(":  true,
-		"NewKindsClientStreamResponseReceiver(": false,
-		"NewKindsServerStreamRequestReceiver(":  false,
-		"NewKindsServerStreamResponseReceiver(": true,
-		"NewKindsBidiRequestReceiver(":          true,
-		"NewKindsBidiResponseReceiver(":         true,
+		"NewKinds_UnaryRequestReceiver(":         false,
+		"NewKinds_UnaryResponseReceiver(":        false,
+		"NewKinds_ClientStreamRequestReceiver(":  true,
+		"NewKinds_ClientStreamResponseReceiver(": false,
+		"NewKinds_ServerStreamRequestReceiver(":  false,
+		"NewKinds_ServerStreamResponseReceiver(": true,
+		"NewKinds_BidiRequestReceiver(":          true,
+		"NewKinds_BidiResponseReceiver(":         true,
 	} {
 		if got := strings.Contains(content, "func "+helper); got != want {
 			t.Errorf("%s generated = %v, want %v", helper, got, want)

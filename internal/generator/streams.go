@@ -38,12 +38,15 @@ func streamType(g *protogen.GeneratedFile, t protogen.GoIdent, in, out *protogen
 func genReceiver(g *protogen.GeneratedFile, s serviceNames, n methodNames, name, what, side string, msg *protogen.Message, stream string) {
 	m := n.method
 	full := s.service.GoName + "." + m.GoName
-	g.P("// ", name, " returns a Receiver that reads the ", what, " of a ", full, " stream")
-	g.P("// (", n.kind, ", ", side, " side) into one reused *", g.QualifiedGoIdent(msg.GoIdent), " instead of")
-	g.P("// allocating one per message: replace stream.Recv() with r.Recv(), or range over r.All().")
+	comment(g, name+" returns a Receiver that reads the "+what+" of a "+full+" stream ("+
+		n.kind.String()+", "+side+" side) into one reused *"+g.QualifiedGoIdent(msg.GoIdent)+
+		" instead of allocating one per message: replace stream.Recv() with r.Recv(), or "+
+		"range over r.All().")
 	g.P("//")
-	g.P("// A message is valid only until the next Recv. Keep one with r.Take() or a copy")
-	g.P("// (CloneVT). See ", runtimePackage.Ident("Receiver"), " for the lifetime rules.")
+	comment(g, "The message is valid only until the next Recv, and so are pointers into it "+
+		"(its nested messages may be reused too). Keep one with r.Take(), or copy it "+
+		"with proto.Clone. See "+g.QualifiedGoIdent(runtimePackage.Ident("Receiver"))+
+		" for the rules.")
 	if c := strings.TrimSpace(m.Comments.Leading.String()); c != "" {
 		g.P("//")
 		g.P("// ", full, ":")

@@ -8,79 +8,88 @@ package comments
 
 import (
 	grpcfast "github.com/grpcfast/grpcfast"
+	grpcfastimpl "github.com/grpcfast/grpcfast/grpcfastimpl"
 	grpc "google.golang.org/grpc"
 	encoding "google.golang.org/grpc/encoding"
 )
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfast.SupportPackageIsVersion1
+const _ = grpcfastimpl.SupportPackageIsVersion1
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
 func init() {
-	// Registers the grpcfast codec under the name "proto" unless a grpcfast
-	// codec is registered already. Turn this off with the register_codec=false option.
-	grpcfast.RegisterDefault()
+	// Registers the grpcfast codec under the name "proto" unless a grpcfast codec
+	// is registered already. The register_codec=false option turns this off.
+	grpcfastimpl.RegisterDefault()
 }
 
-// NewLegacyFeedResponseReceiver returns a Receiver that reads the responses of a Legacy.Feed stream
-// (server-streaming, client side) into one reused *Event instead of
-// allocating one per message: replace stream.Recv() with r.Recv(), or range over r.All().
+// NewLegacy_FeedResponseReceiver returns a Receiver that reads the responses of
+// a Legacy.Feed stream (server-streaming, client side) into one reused *Event
+// instead of allocating one per message: replace stream.Recv() with r.Recv(),
+// or range over r.All().
 //
-// A message is valid only until the next Recv. Keep one with r.Take() or a copy
-// (CloneVT). See grpcfast.Receiver for the lifetime rules.
+// The message is valid only until the next Recv, and so are pointers into it
+// (its nested messages may be reused too). Keep one with r.Take(), or copy it
+// with proto.Clone. See grpcfast.Receiver for the rules.
 //
 // Legacy.Feed:
 // Feed streams events to the caller.
 // Use Subscribe instead.
 //
 // Deprecated: Do not use.
-func NewLegacyFeedResponseReceiver(stream grpc.ServerStreamingClient[Event]) *grpcfast.Receiver[Event] {
+func NewLegacy_FeedResponseReceiver(stream grpc.ServerStreamingClient[Event]) *grpcfast.Receiver[Event] {
 	return grpcfast.NewReceiver[Event](stream)
 }
 
-// NewLegacySubscribeRequestReceiver returns a Receiver that reads the requests of a Legacy.Subscribe stream
-// (bidirectional-streaming, server side) into one reused *Event instead of
-// allocating one per message: replace stream.Recv() with r.Recv(), or range over r.All().
+// NewLegacy_SubscribeRequestReceiver returns a Receiver that reads the requests
+// of a Legacy.Subscribe stream (bidirectional-streaming, server side) into one
+// reused *Event instead of allocating one per message: replace stream.Recv()
+// with r.Recv(), or range over r.All().
 //
-// A message is valid only until the next Recv. Keep one with r.Take() or a copy
-// (CloneVT). See grpcfast.Receiver for the lifetime rules.
+// The message is valid only until the next Recv, and so are pointers into it
+// (its nested messages may be reused too). Keep one with r.Take(), or copy it
+// with proto.Clone. See grpcfast.Receiver for the rules.
 //
 // Legacy.Subscribe:
 // Subscribe streams events both ways.
 //
 // Deprecated: Do not use.
-func NewLegacySubscribeRequestReceiver(stream grpc.BidiStreamingServer[Event, Event]) *grpcfast.Receiver[Event] {
+func NewLegacy_SubscribeRequestReceiver(stream grpc.BidiStreamingServer[Event, Event]) *grpcfast.Receiver[Event] {
 	return grpcfast.NewReceiver[Event](stream)
 }
 
-// NewLegacySubscribeResponseReceiver returns a Receiver that reads the responses of a Legacy.Subscribe stream
-// (bidirectional-streaming, client side) into one reused *Event instead of
-// allocating one per message: replace stream.Recv() with r.Recv(), or range over r.All().
+// NewLegacy_SubscribeResponseReceiver returns a Receiver that reads the
+// responses of a Legacy.Subscribe stream (bidirectional-streaming, client side)
+// into one reused *Event instead of allocating one per message: replace
+// stream.Recv() with r.Recv(), or range over r.All().
 //
-// A message is valid only until the next Recv. Keep one with r.Take() or a copy
-// (CloneVT). See grpcfast.Receiver for the lifetime rules.
+// The message is valid only until the next Recv, and so are pointers into it
+// (its nested messages may be reused too). Keep one with r.Take(), or copy it
+// with proto.Clone. See grpcfast.Receiver for the rules.
 //
 // Legacy.Subscribe:
 // Subscribe streams events both ways.
 //
 // Deprecated: Do not use.
-func NewLegacySubscribeResponseReceiver(stream grpc.BidiStreamingClient[Event, Event]) *grpcfast.Receiver[Event] {
+func NewLegacy_SubscribeResponseReceiver(stream grpc.BidiStreamingClient[Event, Event]) *grpcfast.Receiver[Event] {
 	return grpcfast.NewReceiver[Event](stream)
 }
 
-// NewLegacyReportRequestReceiver returns a Receiver that reads the requests of a Legacy.Report stream
-// (client-streaming, server side) into one reused *Event instead of
-// allocating one per message: replace stream.Recv() with r.Recv(), or range over r.All().
+// NewLegacy_ReportRequestReceiver returns a Receiver that reads the requests of
+// a Legacy.Report stream (client-streaming, server side) into one reused *Event
+// instead of allocating one per message: replace stream.Recv() with r.Recv(),
+// or range over r.All().
 //
-// A message is valid only until the next Recv. Keep one with r.Take() or a copy
-// (CloneVT). See grpcfast.Receiver for the lifetime rules.
+// The message is valid only until the next Recv, and so are pointers into it
+// (its nested messages may be reused too). Keep one with r.Take(), or copy it
+// with proto.Clone. See grpcfast.Receiver for the rules.
 //
 // Legacy.Report:
 // Report sends events and gets a count.
 //
 // Deprecated: Do not use.
-func NewLegacyReportRequestReceiver(stream grpc.ClientStreamingServer[Event, Event]) *grpcfast.Receiver[Event] {
+func NewLegacy_ReportRequestReceiver(stream grpc.ClientStreamingServer[Event, Event]) *grpcfast.Receiver[Event] {
 	return grpcfast.NewReceiver[Event](stream)
 }

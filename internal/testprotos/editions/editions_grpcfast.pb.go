@@ -8,6 +8,7 @@ package editions
 
 import (
 	grpcfast "github.com/grpcfast/grpcfast"
+	grpcfastimpl "github.com/grpcfast/grpcfast/grpcfastimpl"
 	grpc "google.golang.org/grpc"
 	encoding "google.golang.org/grpc/encoding"
 	protowire "google.golang.org/protobuf/encoding/protowire"
@@ -15,20 +16,20 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfast.SupportPackageIsVersion1
+const _ = grpcfastimpl.SupportPackageIsVersion1
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
 func init() {
-	// Registers the grpcfast codec under the name "proto" unless a grpcfast
-	// codec is registered already. Turn this off with the register_codec=false option.
-	grpcfast.RegisterDefault()
+	// Registers the grpcfast codec under the name "proto" unless a grpcfast codec
+	// is registered already. The register_codec=false option turns this off.
+	grpcfastimpl.RegisterDefault()
 }
 
 // GrpcfastBytesField returns a pointer to x's singular bytes field numbered
-// num, or nil if x has none. It implements grpcfast.BytesFielder: the grpcfast
-// codec decodes a bytes field that arrived split across transport buffers
-// straight into it.
+// num, or nil if x has none. It implements grpcfastimpl.BytesFielder: the
+// grpcfast codec decodes a bytes field that arrived split across transport
+// buffers straight into it.
 func (x *Note) GrpcfastBytesField(num protowire.Number) *[]byte {
 	switch num {
 	case 2:
@@ -37,32 +38,38 @@ func (x *Note) GrpcfastBytesField(num protowire.Number) *[]byte {
 	return nil
 }
 
-// NewNotesTailResponseReceiver returns a Receiver that reads the responses of a Notes.Tail stream
-// (server-streaming, client side) into one reused *Note instead of
-// allocating one per message: replace stream.Recv() with r.Recv(), or range over r.All().
+// NewNotes_TailResponseReceiver returns a Receiver that reads the responses of
+// a Notes.Tail stream (server-streaming, client side) into one reused *Note
+// instead of allocating one per message: replace stream.Recv() with r.Recv(),
+// or range over r.All().
 //
-// A message is valid only until the next Recv. Keep one with r.Take() or a copy
-// (CloneVT). See grpcfast.Receiver for the lifetime rules.
-func NewNotesTailResponseReceiver(stream grpc.ServerStreamingClient[Note]) *grpcfast.Receiver[Note] {
+// The message is valid only until the next Recv, and so are pointers into it
+// (its nested messages may be reused too). Keep one with r.Take(), or copy it
+// with proto.Clone. See grpcfast.Receiver for the rules.
+func NewNotes_TailResponseReceiver(stream grpc.ServerStreamingClient[Note]) *grpcfast.Receiver[Note] {
 	return grpcfast.NewReceiver[Note](stream)
 }
 
-// NewNotesSyncRequestReceiver returns a Receiver that reads the requests of a Notes.Sync stream
-// (bidirectional-streaming, server side) into one reused *Note instead of
-// allocating one per message: replace stream.Recv() with r.Recv(), or range over r.All().
+// NewNotes_SyncRequestReceiver returns a Receiver that reads the requests of a
+// Notes.Sync stream (bidirectional-streaming, server side) into one reused
+// *Note instead of allocating one per message: replace stream.Recv() with
+// r.Recv(), or range over r.All().
 //
-// A message is valid only until the next Recv. Keep one with r.Take() or a copy
-// (CloneVT). See grpcfast.Receiver for the lifetime rules.
-func NewNotesSyncRequestReceiver(stream grpc.BidiStreamingServer[Note, Note]) *grpcfast.Receiver[Note] {
+// The message is valid only until the next Recv, and so are pointers into it
+// (its nested messages may be reused too). Keep one with r.Take(), or copy it
+// with proto.Clone. See grpcfast.Receiver for the rules.
+func NewNotes_SyncRequestReceiver(stream grpc.BidiStreamingServer[Note, Note]) *grpcfast.Receiver[Note] {
 	return grpcfast.NewReceiver[Note](stream)
 }
 
-// NewNotesSyncResponseReceiver returns a Receiver that reads the responses of a Notes.Sync stream
-// (bidirectional-streaming, client side) into one reused *Note instead of
-// allocating one per message: replace stream.Recv() with r.Recv(), or range over r.All().
+// NewNotes_SyncResponseReceiver returns a Receiver that reads the responses of
+// a Notes.Sync stream (bidirectional-streaming, client side) into one reused
+// *Note instead of allocating one per message: replace stream.Recv() with
+// r.Recv(), or range over r.All().
 //
-// A message is valid only until the next Recv. Keep one with r.Take() or a copy
-// (CloneVT). See grpcfast.Receiver for the lifetime rules.
-func NewNotesSyncResponseReceiver(stream grpc.BidiStreamingClient[Note, Note]) *grpcfast.Receiver[Note] {
+// The message is valid only until the next Recv, and so are pointers into it
+// (its nested messages may be reused too). Keep one with r.Take(), or copy it
+// with proto.Clone. See grpcfast.Receiver for the rules.
+func NewNotes_SyncResponseReceiver(stream grpc.BidiStreamingClient[Note, Note]) *grpcfast.Receiver[Note] {
 	return grpcfast.NewReceiver[Note](stream)
 }

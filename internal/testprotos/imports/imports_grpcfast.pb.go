@@ -8,6 +8,7 @@ package imports
 
 import (
 	grpcfast "github.com/grpcfast/grpcfast"
+	grpcfastimpl "github.com/grpcfast/grpcfast/grpcfastimpl"
 	common "github.com/grpcfast/grpcfast/internal/testprotos/imports/common"
 	grpc "google.golang.org/grpc"
 	encoding "google.golang.org/grpc/encoding"
@@ -16,66 +17,74 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfast.SupportPackageIsVersion1
+const _ = grpcfastimpl.SupportPackageIsVersion1
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
 func init() {
-	// Registers the grpcfast codec under the name "proto" unless a grpcfast
-	// codec is registered already. Turn this off with the register_codec=false option.
-	grpcfast.RegisterDefault()
+	// Registers the grpcfast codec under the name "proto" unless a grpcfast codec
+	// is registered already. The register_codec=false option turns this off.
+	grpcfastimpl.RegisterDefault()
 }
 
 // GrpcfastReset resets x like Reset, but keeps the memory of its bytes,
-// repeated and map fields for the next message decoded into x, so that a
-// reused message does not allocate them again, and returns its message
-// fields to vtprotobuf's pool where their type is pooled. Fields that track
-// presence, oneofs and message fields are cleared as Reset clears them. It
-// implements grpcfast.Resetter; the grpcfast codec calls it before decoding into x.
+// repeated and map fields for the next message decoded into x, and returns its
+// message fields to vtprotobuf's pool where their type is pooled. Fields that
+// track presence, oneofs and message fields are cleared as Reset clears them.
+// It implements grpcfastimpl.Resetter; the grpcfast codec calls it before
+// decoding into x.
 func (x *Local) GrpcfastReset() {
 	if x == nil {
 		return
 	}
-	grpcfast.Release(x.Blob)
+	grpcfastimpl.Release(x.Blob)
 	x.Reset()
 }
 
-// NewStoreSaveRequestReceiver returns a Receiver that reads the requests of a Store.Save stream
-// (client-streaming, server side) into one reused *common.Blob instead of
-// allocating one per message: replace stream.Recv() with r.Recv(), or range over r.All().
+// NewStore_SaveRequestReceiver returns a Receiver that reads the requests of a
+// Store.Save stream (client-streaming, server side) into one reused
+// *common.Blob instead of allocating one per message: replace stream.Recv()
+// with r.Recv(), or range over r.All().
 //
-// A message is valid only until the next Recv. Keep one with r.Take() or a copy
-// (CloneVT). See grpcfast.Receiver for the lifetime rules.
-func NewStoreSaveRequestReceiver(stream grpc.ClientStreamingServer[common.Blob, emptypb.Empty]) *grpcfast.Receiver[common.Blob] {
+// The message is valid only until the next Recv, and so are pointers into it
+// (its nested messages may be reused too). Keep one with r.Take(), or copy it
+// with proto.Clone. See grpcfast.Receiver for the rules.
+func NewStore_SaveRequestReceiver(stream grpc.ClientStreamingServer[common.Blob, emptypb.Empty]) *grpcfast.Receiver[common.Blob] {
 	return grpcfast.NewReceiver[common.Blob](stream)
 }
 
-// NewStoreLoadResponseReceiver returns a Receiver that reads the responses of a Store.Load stream
-// (server-streaming, client side) into one reused *common.Blob instead of
-// allocating one per message: replace stream.Recv() with r.Recv(), or range over r.All().
+// NewStore_LoadResponseReceiver returns a Receiver that reads the responses of
+// a Store.Load stream (server-streaming, client side) into one reused
+// *common.Blob instead of allocating one per message: replace stream.Recv()
+// with r.Recv(), or range over r.All().
 //
-// A message is valid only until the next Recv. Keep one with r.Take() or a copy
-// (CloneVT). See grpcfast.Receiver for the lifetime rules.
-func NewStoreLoadResponseReceiver(stream grpc.ServerStreamingClient[common.Blob]) *grpcfast.Receiver[common.Blob] {
+// The message is valid only until the next Recv, and so are pointers into it
+// (its nested messages may be reused too). Keep one with r.Take(), or copy it
+// with proto.Clone. See grpcfast.Receiver for the rules.
+func NewStore_LoadResponseReceiver(stream grpc.ServerStreamingClient[common.Blob]) *grpcfast.Receiver[common.Blob] {
 	return grpcfast.NewReceiver[common.Blob](stream)
 }
 
-// NewStoreSwapRequestReceiver returns a Receiver that reads the requests of a Store.Swap stream
-// (bidirectional-streaming, server side) into one reused *common.Blob instead of
-// allocating one per message: replace stream.Recv() with r.Recv(), or range over r.All().
+// NewStore_SwapRequestReceiver returns a Receiver that reads the requests of a
+// Store.Swap stream (bidirectional-streaming, server side) into one reused
+// *common.Blob instead of allocating one per message: replace stream.Recv()
+// with r.Recv(), or range over r.All().
 //
-// A message is valid only until the next Recv. Keep one with r.Take() or a copy
-// (CloneVT). See grpcfast.Receiver for the lifetime rules.
-func NewStoreSwapRequestReceiver(stream grpc.BidiStreamingServer[common.Blob, Local]) *grpcfast.Receiver[common.Blob] {
+// The message is valid only until the next Recv, and so are pointers into it
+// (its nested messages may be reused too). Keep one with r.Take(), or copy it
+// with proto.Clone. See grpcfast.Receiver for the rules.
+func NewStore_SwapRequestReceiver(stream grpc.BidiStreamingServer[common.Blob, Local]) *grpcfast.Receiver[common.Blob] {
 	return grpcfast.NewReceiver[common.Blob](stream)
 }
 
-// NewStoreSwapResponseReceiver returns a Receiver that reads the responses of a Store.Swap stream
-// (bidirectional-streaming, client side) into one reused *Local instead of
-// allocating one per message: replace stream.Recv() with r.Recv(), or range over r.All().
+// NewStore_SwapResponseReceiver returns a Receiver that reads the responses of
+// a Store.Swap stream (bidirectional-streaming, client side) into one reused
+// *Local instead of allocating one per message: replace stream.Recv() with
+// r.Recv(), or range over r.All().
 //
-// A message is valid only until the next Recv. Keep one with r.Take() or a copy
-// (CloneVT). See grpcfast.Receiver for the lifetime rules.
-func NewStoreSwapResponseReceiver(stream grpc.BidiStreamingClient[common.Blob, Local]) *grpcfast.Receiver[Local] {
+// The message is valid only until the next Recv, and so are pointers into it
+// (its nested messages may be reused too). Keep one with r.Take(), or copy it
+// with proto.Clone. See grpcfast.Receiver for the rules.
+func NewStore_SwapResponseReceiver(stream grpc.BidiStreamingClient[common.Blob, Local]) *grpcfast.Receiver[Local] {
 	return grpcfast.NewReceiver[Local](stream)
 }

@@ -11,6 +11,7 @@ package kinds
 
 import (
 	grpcfast "github.com/grpcfast/grpcfast"
+	grpcfastimpl "github.com/grpcfast/grpcfast/grpcfastimpl"
 	grpc "google.golang.org/grpc"
 	encoding "google.golang.org/grpc/encoding"
 	protowire "google.golang.org/protobuf/encoding/protowire"
@@ -18,22 +19,22 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfast.SupportPackageIsVersion1
+const _ = grpcfastimpl.SupportPackageIsVersion1
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
 func init() {
-	// Registers the grpcfast codec under the name "proto" unless a grpcfast
-	// codec is registered already. Turn this off with the register_codec=false option.
-	grpcfast.RegisterDefault()
+	// Registers the grpcfast codec under the name "proto" unless a grpcfast codec
+	// is registered already. The register_codec=false option turns this off.
+	grpcfastimpl.RegisterDefault()
 }
 
 // GrpcfastReset resets x like Reset, but keeps the memory of its bytes,
-// repeated and map fields for the next message decoded into x, so that a
-// reused message does not allocate them again, and returns its message
-// fields to vtprotobuf's pool where their type is pooled. Fields that track
-// presence, oneofs and message fields are cleared as Reset clears them. It
-// implements grpcfast.Resetter; the grpcfast codec calls it before decoding into x.
+// repeated and map fields for the next message decoded into x, and returns its
+// message fields to vtprotobuf's pool where their type is pooled. Fields that
+// track presence, oneofs and message fields are cleared as Reset clears them.
+// It implements grpcfastimpl.Resetter; the grpcfast codec calls it before
+// decoding into x.
 func (x *Rich) GrpcfastReset() {
 	if x == nil {
 		return
@@ -44,12 +45,12 @@ func (x *Rich) GrpcfastReset() {
 	f2 := x.Words[:0]
 	clear(x.Blobs)
 	f3 := x.Blobs[:0]
-	grpcfast.Release(x.Inner)
-	f4 := grpcfast.ResetRepeated(x.Inners)
+	grpcfastimpl.Release(x.Inner)
+	f4 := grpcfastimpl.ResetRepeated(x.Inners)
 	f5 := x.Counts
 	clear(f5)
 	if o, ok := x.Choice.(*Rich_Nested); ok {
-		grpcfast.Release(o.Nested)
+		grpcfastimpl.Release(o.Nested)
 	}
 	f6 := x.Colors[:0]
 	x.Reset()
@@ -63,9 +64,9 @@ func (x *Rich) GrpcfastReset() {
 }
 
 // GrpcfastBytesField returns a pointer to x's singular bytes field numbered
-// num, or nil if x has none. It implements grpcfast.BytesFielder: the grpcfast
-// codec decodes a bytes field that arrived split across transport buffers
-// straight into it.
+// num, or nil if x has none. It implements grpcfastimpl.BytesFielder: the
+// grpcfast codec decodes a bytes field that arrived split across transport
+// buffers straight into it.
 func (x *Rich) GrpcfastBytesField(num protowire.Number) *[]byte {
 	switch num {
 	case 3:
@@ -75,11 +76,11 @@ func (x *Rich) GrpcfastBytesField(num protowire.Number) *[]byte {
 }
 
 // GrpcfastReset resets x like Reset, but keeps the memory of its bytes,
-// repeated and map fields for the next message decoded into x, so that a
-// reused message does not allocate them again, and returns its message
-// fields to vtprotobuf's pool where their type is pooled. Fields that track
-// presence, oneofs and message fields are cleared as Reset clears them. It
-// implements grpcfast.Resetter; the grpcfast codec calls it before decoding into x.
+// repeated and map fields for the next message decoded into x, and returns its
+// message fields to vtprotobuf's pool where their type is pooled. Fields that
+// track presence, oneofs and message fields are cleared as Reset clears them.
+// It implements grpcfastimpl.Resetter; the grpcfast codec calls it before
+// decoding into x.
 func (x *Inner) GrpcfastReset() {
 	if x == nil {
 		return
@@ -92,9 +93,9 @@ func (x *Inner) GrpcfastReset() {
 }
 
 // GrpcfastBytesField returns a pointer to x's singular bytes field numbered
-// num, or nil if x has none. It implements grpcfast.BytesFielder: the grpcfast
-// codec decodes a bytes field that arrived split across transport buffers
-// straight into it.
+// num, or nil if x has none. It implements grpcfastimpl.BytesFielder: the
+// grpcfast codec decodes a bytes field that arrived split across transport
+// buffers straight into it.
 func (x *Inner) GrpcfastBytesField(num protowire.Number) *[]byte {
 	switch num {
 	case 2:
@@ -104,20 +105,20 @@ func (x *Inner) GrpcfastBytesField(num protowire.Number) *[]byte {
 }
 
 // GrpcfastReset resets x like Reset, but keeps the memory of its bytes,
-// repeated and map fields for the next message decoded into x, so that a
-// reused message does not allocate them again, and returns its message
-// fields to vtprotobuf's pool where their type is pooled. Fields that track
-// presence, oneofs and message fields are cleared as Reset clears them. It
-// implements grpcfast.Resetter; the grpcfast codec calls it before decoding into x.
+// repeated and map fields for the next message decoded into x, and returns its
+// message fields to vtprotobuf's pool where their type is pooled. Fields that
+// track presence, oneofs and message fields are cleared as Reset clears them.
+// It implements grpcfastimpl.Resetter; the grpcfast codec calls it before
+// decoding into x.
 func (x *Pooled) GrpcfastReset() {
 	if x == nil {
 		return
 	}
 	f0 := x.Data[:0]
 	f1 := x.Numbers[:0]
-	f2 := grpcfast.ResetRepeated(x.Inners)
-	grpcfast.Release(x.One)
-	f3 := grpcfast.ResetRepeated(x.Items)
+	f2 := grpcfastimpl.ResetRepeated(x.Inners)
+	grpcfastimpl.Release(x.One)
+	f3 := grpcfastimpl.ResetRepeated(x.Items)
 	x.Reset()
 	x.Data = f0
 	x.Numbers = f1
@@ -126,9 +127,9 @@ func (x *Pooled) GrpcfastReset() {
 }
 
 // GrpcfastBytesField returns a pointer to x's singular bytes field numbered
-// num, or nil if x has none. It implements grpcfast.BytesFielder: the grpcfast
-// codec decodes a bytes field that arrived split across transport buffers
-// straight into it.
+// num, or nil if x has none. It implements grpcfastimpl.BytesFielder: the
+// grpcfast codec decodes a bytes field that arrived split across transport
+// buffers straight into it.
 func (x *Pooled) GrpcfastBytesField(num protowire.Number) *[]byte {
 	switch num {
 	case 1:
@@ -138,11 +139,11 @@ func (x *Pooled) GrpcfastBytesField(num protowire.Number) *[]byte {
 }
 
 // GrpcfastReset resets x like Reset, but keeps the memory of its bytes,
-// repeated and map fields for the next message decoded into x, so that a
-// reused message does not allocate them again, and returns its message
-// fields to vtprotobuf's pool where their type is pooled. Fields that track
-// presence, oneofs and message fields are cleared as Reset clears them. It
-// implements grpcfast.Resetter; the grpcfast codec calls it before decoding into x.
+// repeated and map fields for the next message decoded into x, and returns its
+// message fields to vtprotobuf's pool where their type is pooled. Fields that
+// track presence, oneofs and message fields are cleared as Reset clears them.
+// It implements grpcfastimpl.Resetter; the grpcfast codec calls it before
+// decoding into x.
 func (x *PooledInner) GrpcfastReset() {
 	if x == nil {
 		return
@@ -155,9 +156,9 @@ func (x *PooledInner) GrpcfastReset() {
 }
 
 // GrpcfastBytesField returns a pointer to x's singular bytes field numbered
-// num, or nil if x has none. It implements grpcfast.BytesFielder: the grpcfast
-// codec decodes a bytes field that arrived split across transport buffers
-// straight into it.
+// num, or nil if x has none. It implements grpcfastimpl.BytesFielder: the
+// grpcfast codec decodes a bytes field that arrived split across transport
+// buffers straight into it.
 func (x *PooledInner) GrpcfastBytesField(num protowire.Number) *[]byte {
 	switch num {
 	case 1:
@@ -166,80 +167,92 @@ func (x *PooledInner) GrpcfastBytesField(num protowire.Number) *[]byte {
 	return nil
 }
 
-// NewKindsClientStreamRequestReceiver returns a Receiver that reads the requests of a Kinds.ClientStream stream
-// (client-streaming, server side) into one reused *Rich instead of
-// allocating one per message: replace stream.Recv() with r.Recv(), or range over r.All().
+// NewKinds_ClientStreamRequestReceiver returns a Receiver that reads the
+// requests of a Kinds.ClientStream stream (client-streaming, server side) into
+// one reused *Rich instead of allocating one per message: replace stream.Recv()
+// with r.Recv(), or range over r.All().
 //
-// A message is valid only until the next Recv. Keep one with r.Take() or a copy
-// (CloneVT). See grpcfast.Receiver for the lifetime rules.
+// The message is valid only until the next Recv, and so are pointers into it
+// (its nested messages may be reused too). Keep one with r.Take(), or copy it
+// with proto.Clone. See grpcfast.Receiver for the rules.
 //
 // Kinds.ClientStream:
 // ClientStream receives many messages and answers once.
-func NewKindsClientStreamRequestReceiver(stream grpc.ClientStreamingServer[Rich, Summary]) *grpcfast.Receiver[Rich] {
+func NewKinds_ClientStreamRequestReceiver(stream grpc.ClientStreamingServer[Rich, Summary]) *grpcfast.Receiver[Rich] {
 	return grpcfast.NewReceiver[Rich](stream)
 }
 
-// NewKindsServerStreamResponseReceiver returns a Receiver that reads the responses of a Kinds.ServerStream stream
-// (server-streaming, client side) into one reused *Rich instead of
-// allocating one per message: replace stream.Recv() with r.Recv(), or range over r.All().
+// NewKinds_ServerStreamResponseReceiver returns a Receiver that reads the
+// responses of a Kinds.ServerStream stream (server-streaming, client side) into
+// one reused *Rich instead of allocating one per message: replace stream.Recv()
+// with r.Recv(), or range over r.All().
 //
-// A message is valid only until the next Recv. Keep one with r.Take() or a copy
-// (CloneVT). See grpcfast.Receiver for the lifetime rules.
+// The message is valid only until the next Recv, and so are pointers into it
+// (its nested messages may be reused too). Keep one with r.Take(), or copy it
+// with proto.Clone. See grpcfast.Receiver for the rules.
 //
 // Kinds.ServerStream:
 // ServerStream answers one request with many messages.
-func NewKindsServerStreamResponseReceiver(stream grpc.ServerStreamingClient[Rich]) *grpcfast.Receiver[Rich] {
+func NewKinds_ServerStreamResponseReceiver(stream grpc.ServerStreamingClient[Rich]) *grpcfast.Receiver[Rich] {
 	return grpcfast.NewReceiver[Rich](stream)
 }
 
-// NewKindsBidiRequestReceiver returns a Receiver that reads the requests of a Kinds.Bidi stream
-// (bidirectional-streaming, server side) into one reused *Rich instead of
-// allocating one per message: replace stream.Recv() with r.Recv(), or range over r.All().
+// NewKinds_BidiRequestReceiver returns a Receiver that reads the requests of a
+// Kinds.Bidi stream (bidirectional-streaming, server side) into one reused
+// *Rich instead of allocating one per message: replace stream.Recv() with
+// r.Recv(), or range over r.All().
 //
-// A message is valid only until the next Recv. Keep one with r.Take() or a copy
-// (CloneVT). See grpcfast.Receiver for the lifetime rules.
+// The message is valid only until the next Recv, and so are pointers into it
+// (its nested messages may be reused too). Keep one with r.Take(), or copy it
+// with proto.Clone. See grpcfast.Receiver for the rules.
 //
 // Kinds.Bidi:
 // Bidi streams both ways.
-func NewKindsBidiRequestReceiver(stream grpc.BidiStreamingServer[Rich, Rich]) *grpcfast.Receiver[Rich] {
+func NewKinds_BidiRequestReceiver(stream grpc.BidiStreamingServer[Rich, Rich]) *grpcfast.Receiver[Rich] {
 	return grpcfast.NewReceiver[Rich](stream)
 }
 
-// NewKindsBidiResponseReceiver returns a Receiver that reads the responses of a Kinds.Bidi stream
-// (bidirectional-streaming, client side) into one reused *Rich instead of
-// allocating one per message: replace stream.Recv() with r.Recv(), or range over r.All().
+// NewKinds_BidiResponseReceiver returns a Receiver that reads the responses of
+// a Kinds.Bidi stream (bidirectional-streaming, client side) into one reused
+// *Rich instead of allocating one per message: replace stream.Recv() with
+// r.Recv(), or range over r.All().
 //
-// A message is valid only until the next Recv. Keep one with r.Take() or a copy
-// (CloneVT). See grpcfast.Receiver for the lifetime rules.
+// The message is valid only until the next Recv, and so are pointers into it
+// (its nested messages may be reused too). Keep one with r.Take(), or copy it
+// with proto.Clone. See grpcfast.Receiver for the rules.
 //
 // Kinds.Bidi:
 // Bidi streams both ways.
-func NewKindsBidiResponseReceiver(stream grpc.BidiStreamingClient[Rich, Rich]) *grpcfast.Receiver[Rich] {
+func NewKinds_BidiResponseReceiver(stream grpc.BidiStreamingClient[Rich, Rich]) *grpcfast.Receiver[Rich] {
 	return grpcfast.NewReceiver[Rich](stream)
 }
 
-// NewKindsPooledBidiRequestReceiver returns a Receiver that reads the requests of a Kinds.PooledBidi stream
-// (bidirectional-streaming, server side) into one reused *Pooled instead of
-// allocating one per message: replace stream.Recv() with r.Recv(), or range over r.All().
+// NewKinds_PooledBidiRequestReceiver returns a Receiver that reads the requests
+// of a Kinds.PooledBidi stream (bidirectional-streaming, server side) into one
+// reused *Pooled instead of allocating one per message: replace stream.Recv()
+// with r.Recv(), or range over r.All().
 //
-// A message is valid only until the next Recv. Keep one with r.Take() or a copy
-// (CloneVT). See grpcfast.Receiver for the lifetime rules.
+// The message is valid only until the next Recv, and so are pointers into it
+// (its nested messages may be reused too). Keep one with r.Take(), or copy it
+// with proto.Clone. See grpcfast.Receiver for the rules.
 //
 // Kinds.PooledBidi:
 // PooledBidi streams messages that vtprotobuf pools (they have ResetVT).
-func NewKindsPooledBidiRequestReceiver(stream grpc.BidiStreamingServer[Pooled, Pooled]) *grpcfast.Receiver[Pooled] {
+func NewKinds_PooledBidiRequestReceiver(stream grpc.BidiStreamingServer[Pooled, Pooled]) *grpcfast.Receiver[Pooled] {
 	return grpcfast.NewReceiver[Pooled](stream)
 }
 
-// NewKindsPooledBidiResponseReceiver returns a Receiver that reads the responses of a Kinds.PooledBidi stream
-// (bidirectional-streaming, client side) into one reused *Pooled instead of
-// allocating one per message: replace stream.Recv() with r.Recv(), or range over r.All().
+// NewKinds_PooledBidiResponseReceiver returns a Receiver that reads the
+// responses of a Kinds.PooledBidi stream (bidirectional-streaming, client side)
+// into one reused *Pooled instead of allocating one per message: replace
+// stream.Recv() with r.Recv(), or range over r.All().
 //
-// A message is valid only until the next Recv. Keep one with r.Take() or a copy
-// (CloneVT). See grpcfast.Receiver for the lifetime rules.
+// The message is valid only until the next Recv, and so are pointers into it
+// (its nested messages may be reused too). Keep one with r.Take(), or copy it
+// with proto.Clone. See grpcfast.Receiver for the rules.
 //
 // Kinds.PooledBidi:
 // PooledBidi streams messages that vtprotobuf pools (they have ResetVT).
-func NewKindsPooledBidiResponseReceiver(stream grpc.BidiStreamingClient[Pooled, Pooled]) *grpcfast.Receiver[Pooled] {
+func NewKinds_PooledBidiResponseReceiver(stream grpc.BidiStreamingClient[Pooled, Pooled]) *grpcfast.Receiver[Pooled] {
 	return grpcfast.NewReceiver[Pooled](stream)
 }

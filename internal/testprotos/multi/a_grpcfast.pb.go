@@ -8,28 +8,31 @@ package multi
 
 import (
 	grpcfast "github.com/grpcfast/grpcfast"
+	grpcfastimpl "github.com/grpcfast/grpcfast/grpcfastimpl"
 	grpc "google.golang.org/grpc"
 	encoding "google.golang.org/grpc/encoding"
 )
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfast.SupportPackageIsVersion1
+const _ = grpcfastimpl.SupportPackageIsVersion1
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
 func init() {
-	// Registers the grpcfast codec under the name "proto" unless a grpcfast
-	// codec is registered already. Turn this off with the register_codec=false option.
-	grpcfast.RegisterDefault()
+	// Registers the grpcfast codec under the name "proto" unless a grpcfast codec
+	// is registered already. The register_codec=false option turns this off.
+	grpcfastimpl.RegisterDefault()
 }
 
-// NewAlphaWatchResponseReceiver returns a Receiver that reads the responses of a Alpha.Watch stream
-// (server-streaming, client side) into one reused *PingResponse instead of
-// allocating one per message: replace stream.Recv() with r.Recv(), or range over r.All().
+// NewAlpha_WatchResponseReceiver returns a Receiver that reads the responses of
+// a Alpha.Watch stream (server-streaming, client side) into one reused
+// *PingResponse instead of allocating one per message: replace stream.Recv()
+// with r.Recv(), or range over r.All().
 //
-// A message is valid only until the next Recv. Keep one with r.Take() or a copy
-// (CloneVT). See grpcfast.Receiver for the lifetime rules.
-func NewAlphaWatchResponseReceiver(stream grpc.ServerStreamingClient[PingResponse]) *grpcfast.Receiver[PingResponse] {
+// The message is valid only until the next Recv, and so are pointers into it
+// (its nested messages may be reused too). Keep one with r.Take(), or copy it
+// with proto.Clone. See grpcfast.Receiver for the rules.
+func NewAlpha_WatchResponseReceiver(stream grpc.ServerStreamingClient[PingResponse]) *grpcfast.Receiver[PingResponse] {
 	return grpcfast.NewReceiver[PingResponse](stream)
 }

@@ -8,6 +8,7 @@ package multi
 
 import (
 	grpcfast "github.com/grpcfast/grpcfast"
+	grpcfastimpl "github.com/grpcfast/grpcfast/grpcfastimpl"
 	grpc "google.golang.org/grpc"
 	encoding "google.golang.org/grpc/encoding"
 	protowire "google.golang.org/protobuf/encoding/protowire"
@@ -15,22 +16,22 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfast.SupportPackageIsVersion1
+const _ = grpcfastimpl.SupportPackageIsVersion1
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
 func init() {
-	// Registers the grpcfast codec under the name "proto" unless a grpcfast
-	// codec is registered already. Turn this off with the register_codec=false option.
-	grpcfast.RegisterDefault()
+	// Registers the grpcfast codec under the name "proto" unless a grpcfast codec
+	// is registered already. The register_codec=false option turns this off.
+	grpcfastimpl.RegisterDefault()
 }
 
 // GrpcfastReset resets x like Reset, but keeps the memory of its bytes,
-// repeated and map fields for the next message decoded into x, so that a
-// reused message does not allocate them again, and returns its message
-// fields to vtprotobuf's pool where their type is pooled. Fields that track
-// presence, oneofs and message fields are cleared as Reset clears them. It
-// implements grpcfast.Resetter; the grpcfast codec calls it before decoding into x.
+// repeated and map fields for the next message decoded into x, and returns its
+// message fields to vtprotobuf's pool where their type is pooled. Fields that
+// track presence, oneofs and message fields are cleared as Reset clears them.
+// It implements grpcfastimpl.Resetter; the grpcfast codec calls it before
+// decoding into x.
 func (x *PingRequest) GrpcfastReset() {
 	if x == nil {
 		return
@@ -41,9 +42,9 @@ func (x *PingRequest) GrpcfastReset() {
 }
 
 // GrpcfastBytesField returns a pointer to x's singular bytes field numbered
-// num, or nil if x has none. It implements grpcfast.BytesFielder: the grpcfast
-// codec decodes a bytes field that arrived split across transport buffers
-// straight into it.
+// num, or nil if x has none. It implements grpcfastimpl.BytesFielder: the
+// grpcfast codec decodes a bytes field that arrived split across transport
+// buffers straight into it.
 func (x *PingRequest) GrpcfastBytesField(num protowire.Number) *[]byte {
 	switch num {
 	case 1:
@@ -52,12 +53,14 @@ func (x *PingRequest) GrpcfastBytesField(num protowire.Number) *[]byte {
 	return nil
 }
 
-// NewBetaUploadRequestReceiver returns a Receiver that reads the requests of a Beta.Upload stream
-// (client-streaming, server side) into one reused *PingRequest instead of
-// allocating one per message: replace stream.Recv() with r.Recv(), or range over r.All().
+// NewBeta_UploadRequestReceiver returns a Receiver that reads the requests of a
+// Beta.Upload stream (client-streaming, server side) into one reused
+// *PingRequest instead of allocating one per message: replace stream.Recv()
+// with r.Recv(), or range over r.All().
 //
-// A message is valid only until the next Recv. Keep one with r.Take() or a copy
-// (CloneVT). See grpcfast.Receiver for the lifetime rules.
-func NewBetaUploadRequestReceiver(stream grpc.ClientStreamingServer[PingRequest, PingResponse]) *grpcfast.Receiver[PingRequest] {
+// The message is valid only until the next Recv, and so are pointers into it
+// (its nested messages may be reused too). Keep one with r.Take(), or copy it
+// with proto.Clone. See grpcfast.Receiver for the rules.
+func NewBeta_UploadRequestReceiver(stream grpc.ClientStreamingServer[PingRequest, PingResponse]) *grpcfast.Receiver[PingRequest] {
 	return grpcfast.NewReceiver[PingRequest](stream)
 }

@@ -8,6 +8,7 @@ package proto2
 
 import (
 	grpcfast "github.com/grpcfast/grpcfast"
+	grpcfastimpl "github.com/grpcfast/grpcfast/grpcfastimpl"
 	grpc "google.golang.org/grpc"
 	encoding "google.golang.org/grpc/encoding"
 	protowire "google.golang.org/protobuf/encoding/protowire"
@@ -15,36 +16,36 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfast.SupportPackageIsVersion1
+const _ = grpcfastimpl.SupportPackageIsVersion1
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
 func init() {
-	// Registers the grpcfast codec under the name "proto" unless a grpcfast
-	// codec is registered already. Turn this off with the register_codec=false option.
-	grpcfast.RegisterDefault()
+	// Registers the grpcfast codec under the name "proto" unless a grpcfast codec
+	// is registered already. The register_codec=false option turns this off.
+	grpcfastimpl.RegisterDefault()
 }
 
 // GrpcfastReset resets x like Reset, but keeps the memory of its bytes,
-// repeated and map fields for the next message decoded into x, so that a
-// reused message does not allocate them again, and returns its message
-// fields to vtprotobuf's pool where their type is pooled. Fields that track
-// presence, oneofs and message fields are cleared as Reset clears them. It
-// implements grpcfast.Resetter; the grpcfast codec calls it before decoding into x.
+// repeated and map fields for the next message decoded into x, and returns its
+// message fields to vtprotobuf's pool where their type is pooled. Fields that
+// track presence, oneofs and message fields are cleared as Reset clears them.
+// It implements grpcfastimpl.Resetter; the grpcfast codec calls it before
+// decoding into x.
 func (x *Item) GrpcfastReset() {
 	if x == nil {
 		return
 	}
 	f0 := x.Tags[:0]
-	grpcfast.Release(x.Extra)
+	grpcfastimpl.Release(x.Extra)
 	x.Reset()
 	x.Tags = f0
 }
 
 // GrpcfastBytesField returns a pointer to x's singular bytes field numbered
-// num, or nil if x has none. It implements grpcfast.BytesFielder: the grpcfast
-// codec decodes a bytes field that arrived split across transport buffers
-// straight into it.
+// num, or nil if x has none. It implements grpcfastimpl.BytesFielder: the
+// grpcfast codec decodes a bytes field that arrived split across transport
+// buffers straight into it.
 func (x *Item) GrpcfastBytesField(num protowire.Number) *[]byte {
 	switch num {
 	case 1:
@@ -53,12 +54,14 @@ func (x *Item) GrpcfastBytesField(num protowire.Number) *[]byte {
 	return nil
 }
 
-// NewLegacy2PushRequestReceiver returns a Receiver that reads the requests of a Legacy2.Push stream
-// (client-streaming, server side) into one reused *Item instead of
-// allocating one per message: replace stream.Recv() with r.Recv(), or range over r.All().
+// NewLegacy2_PushRequestReceiver returns a Receiver that reads the requests of
+// a Legacy2.Push stream (client-streaming, server side) into one reused *Item
+// instead of allocating one per message: replace stream.Recv() with r.Recv(),
+// or range over r.All().
 //
-// A message is valid only until the next Recv. Keep one with r.Take() or a copy
-// (CloneVT). See grpcfast.Receiver for the lifetime rules.
-func NewLegacy2PushRequestReceiver(stream grpc.ClientStreamingServer[Item, Item]) *grpcfast.Receiver[Item] {
+// The message is valid only until the next Recv, and so are pointers into it
+// (its nested messages may be reused too). Keep one with r.Take(), or copy it
+// with proto.Clone. See grpcfast.Receiver for the rules.
+func NewLegacy2_PushRequestReceiver(stream grpc.ClientStreamingServer[Item, Item]) *grpcfast.Receiver[Item] {
 	return grpcfast.NewReceiver[Item](stream)
 }

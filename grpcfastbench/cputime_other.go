@@ -1,0 +1,8 @@
+//go:build !unix
+
+package grpcfastbench
+
+import "time"
+
+// CPUTime returns 0: CPU time is not measured on this system.
+func CPUTime() time.Duration { return 0 }

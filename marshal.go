@@ -1,0 +1,217 @@
+package grpcfast
+
+import (
+	"fmt"
+	"sync"
+
+	"google.golang.org/grpc/mem"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/protoadapt"
+)
+
+// vtMarshaler is the part of a vtprotobuf message that Marshal uses.
+type vtMarshaler interface {
+	SizeVT() int
+	MarshalToSizedBufferVT(dAtA []byte) (int, error)
+}
+
+// Marshal returns the wire format of v. The result holds one buffer, or none
+// when the encoding is empty; gRPC frees it once written.
+func (c *Codec) Marshal(v any) (mem.BufferSlice, error) {
+	if m, ok := v.(vtMarshaler); ok {
+		return c.marshalVT(m)
+	}
+	return c.marshalProto(v)
+}
+
+func (c *Codec) marshalVT(m vtMarshaler) (mem.BufferSlice, error) {
+	size := m.SizeVT()
+	if size == 0 {
+		return nil, nil
+	}
+	if size <= c.threshold {
+		b := newPlainBuf(size)
+		if err := marshalSized(m, b.data); err != nil {
+			return nil, err
+		}
+		return b.one[:], nil
+	}
+	p := c.getSendBuf(size)
+	if err := marshalSized(m, *p); err != nil {
+		c.pool.Put(p)
+		return nil, err
+	}
+	return c.wrap(p), nil
+}
+
+// marshalSized encodes m into b, whose length must be m.SizeVT().
+// MarshalToSizedBufferVT writes backwards from the end of the slice it is
+// given, so it must be given exactly the encoded size: a longer slice would
+// leave garbage at the front, a shorter one would panic.
+func marshalSized(m vtMarshaler, b []byte) error {
+	n, err := m.MarshalToSizedBufferVT(b)
+	if err != nil {
+		return err
+	}
+	if n != len(b) {
+		return fmt.Errorf("grpcfast: %T encoded %d bytes where SizeVT reported %d (was it modified during Marshal?)", m, n, len(b))
+	}
+	return nil
+}
+
+func (c *Codec) marshalProto(v any) (mem.BufferSlice, error) {
+	vv := messageV2Of(v)
+	if vv == nil {
+		return nil, fmt.Errorf("proto: failed to marshal, message is %T, want proto.Message", v)
+	}
+	// As in gRPC's codec: UseCachedSize is safe because Size has just been
+	// computed and the message is not modified concurrently.
+	size := proto.Size(vv)
+	opts := proto.MarshalOptions{UseCachedSize: true}
+	if size == 0 {
+		return nil, nil
+	}
+	if size <= c.threshold {
+		b, err := opts.Marshal(vv)
+		if err != nil {
+			return nil, err
+		}
+		return mem.BufferSlice{mem.SliceBuffer(b)}, nil
+	}
+	p := c.getSendBuf(size)
+	out, err := opts.MarshalAppend((*p)[:0], vv)
+	if err != nil {
+		c.pool.Put(p)
+		return nil, err
+	}
+	if len(out) != size || &out[0] != &(*p)[0] {
+		c.pool.Put(p)
+		return nil, fmt.Errorf("grpcfast: %T encoded %d bytes where proto.Size reported %d (was it modified during Marshal?)", v, len(out), size)
+	}
+	return c.wrap(p), nil
+}
+
+func messageV2Of(v any) proto.Message {
+	switch v := v.(type) {
+	case protoadapt.MessageV1:
+		return protoadapt.MessageV2Of(v)
+	case protoadapt.MessageV2:
+		return v
+	}
+	return nil
+}
+
+// minPooledCap is the smallest capacity that mem.NewBuffer returns to its
+// pool when freed: a buffer below gRPC's pooling threshold
+// (mem.IsBelowBufferPoolingThreshold, 1 KiB in grpc-go v1.85) is wrapped in
+// an unpooled SliceBuffer instead.
+var minPooledCap = func() int {
+	n := 1
+	for mem.IsBelowBufferPoolingThreshold(n) {
+		n *= 2
+	}
+	lo := n / 2 // below the threshold; n is not
+	for lo+1 < n {
+		mid := (lo + n) / 2
+		if mem.IsBelowBufferPoolingThreshold(mid) {
+			lo = mid
+		} else {
+			n = mid
+		}
+	}
+	return n
+}()
+
+// getSendBuf takes a buffer of length size from the pool, with a capacity
+// large enough for mem.NewBuffer to return it to the pool when it is freed.
+func (c *Codec) getSendBuf(size int) *[]byte {
+	p := c.pool.Get(max(size, minPooledCap))
+	*p = (*p)[:size]
+	return p
+}
+
+// A BufferSlice of one buffer needs a one-element backing array, which would
+// cost an allocation per message. sendBuf provides it from a sync.Pool
+// instead: it holds the array, and it is also the mem.BufferPool that the
+// buffer is created with, so that when gRPC frees the buffer (its reference
+// count drops to zero), sendBuf.Put returns the bytes to the real pool, clears
+// the array and returns the sendBuf itself to its pool.
+//
+// This is safe only if nothing reads the BufferSlice's elements after the
+// final Free. What was checked in grpc-go v1.85.0:
+//
+//   - Every reader holds a reference while it reads elements: encode and
+//     compress (rpc_util.go) and msgHeader read Len and the data before
+//     SendMsg's deferred data.Free; SendMsg (clientStream, addrConnStream,
+//     serverStream in stream.go; unary server responses go through
+//     serverStream.SendMsg via Server.wrapUnaryHandler) reads Len, takes
+//     payload.Ref() for the transport and binary logging materializes a copy
+//     while its own reference is still held.
+//   - The transports take their own reference in Write (http2_client.go,
+//     http2_server.go: data.Ref() before controlBuf.put, Free on error;
+//     handler_server.go: Ref, then the write closure reads the elements and
+//     defers the Free). The loopy writer (controlbuf.go processData) moves the
+//     data into a mem.Reader with Reset (Ref) and frees the frame's reference;
+//     the Reader frees each buffer once consumed and then only reslices
+//     (r.data = r.data[1:]) without reading elements; cleanupStreamHandler and
+//     controlBuffer.finish free only frames not yet being processed.
+//   - Retries: the replay closure captures the payload together with a
+//     reference (payload.Ref() in clientStream.SendMsg) that is released only
+//     by the replay buffer's cleanup, after which the closure is dropped.
+//   - PreparedMsg.Encode materializes the data and frees it at once.
+//   - Stats handlers get the message and lengths, never the BufferSlice.
+//
+// So every element access happens while a reference is held, and the last
+// Free is the last access. Appends to the slice (none were found) could not
+// write into the array either: its capacity is 1. Reading an element after
+// the final Free would be a use-after-free in gRPC with any codec, since mem
+// recycles its buffer objects as well. A reference that gRPC never frees
+// (for example a frame queued for a stream the loopy writer has already
+// cleaned up, controlbuf.go preprocessData) only means that the buffer and
+// its sendBuf are garbage collected instead of reused.
+type sendBuf struct {
+	pool mem.BufferPool
+	one  [1]mem.Buffer
+}
+
+var sendBufPool = sync.Pool{New: func() any { return new(sendBuf) }}
+
+// wrap returns a BufferSlice holding p that returns p to c.pool when freed.
+func (c *Codec) wrap(p *[]byte) mem.BufferSlice {
+	if mem.IsBelowBufferPoolingThreshold(cap(*p)) {
+		// A pool that ignored the capacity request: gRPC will not return
+		// this buffer to the pool, so there is nothing to recycle.
+		return mem.BufferSlice{mem.SliceBuffer(*p)}
+	}
+	h := sendBufPool.Get().(*sendBuf)
+	h.pool = c.pool
+	h.one[0] = mem.NewBuffer(p, h)
+	return h.one[:]
+}
+
+// Get implements mem.BufferPool; mem never calls it.
+func (h *sendBuf) Get(n int) *[]byte { return h.pool.Get(n) }
+
+// Put is called by mem once the buffer's last reference is freed.
+func (h *sendBuf) Put(p *[]byte) {
+	pool := h.pool
+	h.pool = nil
+	h.one[0] = nil
+	sendBufPool.Put(h)
+	pool.Put(p)
+}
+
+// plainBuf is an unpooled small message and its one-element BufferSlice
+// array in a single allocation (plus the bytes): a *mem.SliceBuffer is a
+// mem.Buffer, and converting a pointer to an interface does not allocate,
+// where converting the SliceBuffer itself would allocate its slice header.
+type plainBuf struct {
+	data mem.SliceBuffer
+	one  [1]mem.Buffer
+}
+
+func newPlainBuf(size int) *plainBuf {
+	b := &plainBuf{data: make(mem.SliceBuffer, size)}
+	b.one[0] = &b.data
+	return b
+}
