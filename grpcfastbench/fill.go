@@ -1,0 +1,705 @@
+package grpcfastbench
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+const (
+	// fillDepth is how many levels of nested messages below the filled
+	// message Fill sets; deeper message fields are left unset unless they are
+	// required.
+	fillDepth = 3
+	// fillCount is how many elements Fill puts in each repeated field and
+	// how many entries in each map.
+	fillCount = 2
+	// fillBytes is the length of the pattern Fill puts in a bytes field.
+	fillBytes = 8
+	// fillMaxSize is the largest size Fill grows to: protobuf messages are
+	// limited to 2 GiB.
+	fillMaxSize = math.MaxInt32
+)
+
+// Fill sets every field of m deterministically from its descriptor, then, if size > 0,
+// grows it until proto.Size(m) is about size bytes. It returns an error (never panics)
+// if m cannot be filled (for example m is nil/read-only).
+//
+// Fill first clears m (fields, extensions and unknown fields), so the same
+// message type and size always give the same bytes under
+// proto.MarshalOptions{Deterministic: true}, whatever m held before. The
+// result always marshals and unmarshals back to a proto.Equal message and
+// passes proto.CheckInitialized.
+//
+// Values, derived only from the descriptor:
+//   - numbers are non-zero (from the field number), bool is true; strings
+//     are ASCII, from the field name; bytes are an 8-byte non-zero pattern;
+//     an enum is its first value with a non-zero number, else its first value
+//     (an implicit-presence enum whose only value is 0 therefore stays unset);
+//   - repeated fields get 2 elements, maps 2 entries with distinct keys
+//     (for bool keys, true and false);
+//   - of each oneof, exactly the first member is set; if that member is a
+//     message whose type has a cycle of required fields (see below), the
+//     next member is used. Proto3 optional fields are set like plain fields;
+//   - message and group fields are filled recursively up to 3 levels below
+//     m. Below that, and for a type already on the path from m (recursive
+//     types), message fields, repeated message fields and maps with message
+//     values are left unset, with two exceptions: a required message field
+//     and a oneof member get a message with only its required fields set
+//     (recursively), so the result is initialized and each oneof has one
+//     member set. Optional fields of a type that can never be initialized
+//     are left unset;
+//   - extensions are not set.
+//
+// A message type with a cycle of required message fields (message A
+// { required A next = 1; }, or A requires B which requires A) has no finite
+// initialized value: Fill returns an error for m of such a type, before
+// changing m.
+//
+// Growing, when size > proto.Size of the fill (the base size); Fill never
+// shrinks below the base size, so for size <= base m is just the base fill:
+//
+//  1. If m holds a singular string or bytes field (also in nested messages,
+//     searched breadth-first in field order, through singular and repeated
+//     message fields but not map values), Fill lengthens the longest one at
+//     the shallowest level that has any (the first on ties), repeating its
+//     current value. If no singular one exists, the first element of a
+//     repeated string or bytes field is used the same way. Then
+//     proto.Size(m) == size exactly, unless no length of that field gives
+//     exactly size (at that length a length prefix, the field's own or an
+//     enclosing message's, gets one byte wider) and neither lengthening one
+//     other string or bytes value nor widening one other integer field's
+//     varint (its value changes, still non-zero) makes up the few missing
+//     bytes. In that case proto.Size(m) is the smallest size above size that
+//     the chosen field's length gives: at most 1+d bytes over, where d is the
+//     number of messages the field is nested in below m. In particular it is
+//     exact for every size > base when the grown field is a field of m itself
+//     and m has another string, bytes or varint integer (int, uint, sint)
+//     field of its own (as filled, strings are shorter than 127 bytes); a
+//     message whose only such field is the grown one (a
+//     wrapperspb.BytesValue) can be 1 byte over.
+//  2. Otherwise Fill appends elements to the first non-empty repeated field
+//     (of m, then of nested messages breadth-first), stopping at the first
+//     element that brings proto.Size(m) to size or more: proto.Size(m) <
+//     size + the encoded size of that one element (plus any length-prefix
+//     widening it caused). It appends copies of the first element, except
+//     for varint integer kinds: their widest value (of int32, the widest
+//     positive one), the last of them then narrowed to the narrowest width
+//     still reaching size, which makes proto.Size(m) == size unless a length
+//     prefix gets wider at that size.
+//  3. Otherwise (no string, bytes or non-empty repeated field; maps are
+//     never grown) m stays at its base size.
+//
+// size must be below 2 GiB. Growing to tens of MiB is fast for string and
+// bytes fields (one allocation); growing a repeated field costs one append
+// per element.
+func Fill(m proto.Message, size int) (err error) {
+	if m == nil {
+		return errors.New("grpcfastbench: Fill: nil message")
+	}
+	rm := m.ProtoReflect()
+	if rm == nil || !rm.IsValid() {
+		return fmt.Errorf("grpcfastbench: Fill: %T is nil or read-only", m)
+	}
+	if size > fillMaxSize {
+		return fmt.Errorf("grpcfastbench: Fill: size %d is not below 2 GiB", size)
+	}
+	md := rm.Descriptor()
+	f := &filler{sat: map[protoreflect.FullName]bool{}}
+	if !f.satisfiable(md) {
+		return fmt.Errorf("grpcfastbench: Fill: %s has a cycle of required message fields, so no finite message of it is initialized", md.FullName())
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("grpcfastbench: Fill %s: %v", md.FullName(), r)
+		}
+	}()
+	clearMessage(rm)
+	f.fill(rm, 0, nil)
+	if size > 0 {
+		grow(rm, size)
+	}
+	return nil
+}
+
+// clearMessage clears every field, extension and the unknown fields of m.
+func clearMessage(m protoreflect.Message) {
+	var set []protoreflect.FieldDescriptor
+	m.Range(func(fd protoreflect.FieldDescriptor, _ protoreflect.Value) bool {
+		set = append(set, fd)
+		return true
+	})
+	for _, fd := range set {
+		m.Clear(fd)
+	}
+	if len(m.GetUnknown()) > 0 {
+		m.SetUnknown(nil)
+	}
+}
+
+// filler fills one message; sat memoizes satisfiable.
+type filler struct {
+	sat map[protoreflect.FullName]bool
+}
+
+// satisfiable reports whether a finite initialized message of md exists:
+// false when md reaches, through required message fields only, a cycle.
+func (f *filler) satisfiable(md protoreflect.MessageDescriptor) bool {
+	return f.satisfiableOn(md, map[protoreflect.FullName]bool{})
+}
+
+// satisfiableOn is satisfiable with stack, the types on the current chain of
+// required fields. A type that reaches one on the stack is on a cycle with it
+// (the stack is itself a chain of required fields), so memoizing false for it
+// is right.
+func (f *filler) satisfiableOn(md protoreflect.MessageDescriptor, stack map[protoreflect.FullName]bool) bool {
+	name := md.FullName()
+	if ok, done := f.sat[name]; done {
+		return ok
+	}
+	if stack[name] {
+		return false
+	}
+	stack[name] = true
+	ok := true
+	fields := md.Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		if fd.Cardinality() == protoreflect.Required && isMessage(fd) && !f.satisfiableOn(fd.Message(), stack) {
+			ok = false
+			break
+		}
+	}
+	delete(stack, name)
+	f.sat[name] = ok
+	return ok
+}
+
+func isMessage(fd protoreflect.FieldDescriptor) bool {
+	return fd.Kind() == protoreflect.MessageKind || fd.Kind() == protoreflect.GroupKind
+}
+
+// limited reports whether a message of md, nested in the message at depth
+// whose path from the root is path, is left unset: too deep or recursive.
+func limited(md protoreflect.MessageDescriptor, depth int, path []protoreflect.FullName) bool {
+	if depth+1 > fillDepth {
+		return true
+	}
+	for _, n := range path {
+		if n == md.FullName() {
+			return true
+		}
+	}
+	return false
+}
+
+// fill sets the fields of the empty message m at depth below the root; path
+// holds the types of its ancestors.
+func (f *filler) fill(m protoreflect.Message, depth int, path []protoreflect.FullName) {
+	md := m.Descriptor()
+	path = append(path[:len(path):len(path)], md.FullName())
+	fields := md.Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		if od := fd.ContainingOneof(); od != nil && !od.IsSynthetic() {
+			continue
+		}
+		switch {
+		case fd.IsMap():
+			f.fillMap(m, fd, depth, path)
+		case fd.IsList():
+			f.fillList(m, fd, depth, path)
+		case isMessage(fd):
+			sub := fd.Message()
+			if limited(sub, depth, path) {
+				if fd.Cardinality() == protoreflect.Required {
+					v := m.NewField(fd)
+					f.minimal(v.Message())
+					m.Set(fd, v)
+				}
+				continue
+			}
+			if !f.satisfiable(sub) {
+				continue // optional (a required one would make md unsatisfiable)
+			}
+			v := m.NewField(fd)
+			f.fill(v.Message(), depth+1, path)
+			m.Set(fd, v)
+		default:
+			m.Set(fd, scalar(fd, fd.Kind(), string(fd.Name()), int64(fd.Number())))
+		}
+	}
+	oneofs := md.Oneofs()
+	for i := range oneofs.Len() {
+		if od := oneofs.Get(i); !od.IsSynthetic() {
+			f.fillOneof(m, od, depth, path)
+		}
+	}
+}
+
+// fillOneof sets the first member of od that can be set.
+func (f *filler) fillOneof(m protoreflect.Message, od protoreflect.OneofDescriptor, depth int, path []protoreflect.FullName) {
+	members := od.Fields()
+	for i := range members.Len() {
+		fd := members.Get(i)
+		if !isMessage(fd) {
+			m.Set(fd, scalar(fd, fd.Kind(), string(fd.Name()), int64(fd.Number())))
+			return
+		}
+		sub := fd.Message()
+		if !f.satisfiable(sub) {
+			continue
+		}
+		v := m.NewField(fd)
+		if limited(sub, depth, path) {
+			f.minimal(v.Message())
+		} else {
+			f.fill(v.Message(), depth+1, path)
+		}
+		m.Set(fd, v)
+		return
+	}
+}
+
+// minimal sets only the required fields of m, recursively. Its type must be
+// satisfiable, so the recursion ends.
+func (f *filler) minimal(m protoreflect.Message) {
+	fields := m.Descriptor().Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		if fd.Cardinality() != protoreflect.Required {
+			continue
+		}
+		if isMessage(fd) {
+			v := m.NewField(fd)
+			f.minimal(v.Message())
+			m.Set(fd, v)
+			continue
+		}
+		m.Set(fd, scalar(fd, fd.Kind(), string(fd.Name()), int64(fd.Number())))
+	}
+}
+
+func (f *filler) fillList(m protoreflect.Message, fd protoreflect.FieldDescriptor, depth int, path []protoreflect.FullName) {
+	if isMessage(fd) && (limited(fd.Message(), depth, path) || !f.satisfiable(fd.Message())) {
+		return
+	}
+	list := m.Mutable(fd).List()
+	for i := range fillCount {
+		if isMessage(fd) {
+			v := list.NewElement()
+			f.fill(v.Message(), depth+1, path)
+			list.Append(v)
+			continue
+		}
+		list.Append(scalar(fd, fd.Kind(), string(fd.Name())+"_"+strconv.Itoa(i), int64(fd.Number())+int64(i)))
+	}
+}
+
+func (f *filler) fillMap(m protoreflect.Message, fd protoreflect.FieldDescriptor, depth int, path []protoreflect.FullName) {
+	kd, vd := fd.MapKey(), fd.MapValue()
+	if isMessage(vd) && (limited(vd.Message(), depth, path) || !f.satisfiable(vd.Message())) {
+		return
+	}
+	mp := m.Mutable(fd).Map()
+	for i := range fillCount {
+		var key protoreflect.MapKey
+		if kd.Kind() == protoreflect.BoolKind {
+			key = protoreflect.ValueOfBool(i == 0).MapKey()
+		} else {
+			key = scalar(kd, kd.Kind(), string(fd.Name())+"_"+strconv.Itoa(i), int64(i)+1).MapKey()
+		}
+		var v protoreflect.Value
+		if isMessage(vd) {
+			v = mp.NewValue()
+			f.fill(v.Message(), depth+1, path)
+		} else {
+			v = scalar(vd, vd.Kind(), string(fd.Name())+"_value_"+strconv.Itoa(i), int64(fd.Number())+int64(i))
+		}
+		mp.Set(key, v)
+	}
+}
+
+// scalar is the value of a non-message field of kind k (fd gives the enum
+// type); num >= 1 seeds numbers and bytes, name is the string value.
+func scalar(fd protoreflect.FieldDescriptor, k protoreflect.Kind, name string, num int64) protoreflect.Value {
+	switch k {
+	case protoreflect.BoolKind:
+		return protoreflect.ValueOfBool(true)
+	case protoreflect.EnumKind:
+		return protoreflect.ValueOfEnum(enumValue(fd.Enum()))
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
+		return protoreflect.ValueOfInt32(int32(num))
+	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		return protoreflect.ValueOfInt64(num)
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
+		return protoreflect.ValueOfUint32(uint32(num))
+	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		return protoreflect.ValueOfUint64(uint64(num))
+	case protoreflect.FloatKind:
+		return protoreflect.ValueOfFloat32(float32(num) + 0.5)
+	case protoreflect.DoubleKind:
+		return protoreflect.ValueOfFloat64(float64(num) + 0.25)
+	case protoreflect.StringKind:
+		return protoreflect.ValueOfString(name)
+	case protoreflect.BytesKind:
+		return protoreflect.ValueOfBytes(bytePattern(num, fillBytes))
+	}
+	panic(fmt.Sprintf("unexpected kind %v of %s", k, fd.FullName()))
+}
+
+// enumValue is the first value of ed with a non-zero number, else its first.
+func enumValue(ed protoreflect.EnumDescriptor) protoreflect.EnumNumber {
+	values := ed.Values()
+	for i := range values.Len() {
+		if n := values.Get(i).Number(); n != 0 {
+			return n
+		}
+	}
+	return values.Get(0).Number()
+}
+
+// bytePattern is n non-zero bytes seeded by seed.
+func bytePattern(seed int64, n int) []byte {
+	b := make([]byte, n)
+	for j := range b {
+		b[j] = byte((uint64(seed)+uint64(j))%255) + 1
+	}
+	return b
+}
+
+// widths is, for an integer kind encoded as a varint, one non-zero value of
+// each encoded width, narrowest first; nil for other kinds.
+func widths(k protoreflect.Kind) []protoreflect.Value {
+	var vs []protoreflect.Value
+	switch k {
+	case protoreflect.Int32Kind:
+		for w := range 5 {
+			vs = append(vs, protoreflect.ValueOfInt32(1<<(7*w)))
+		}
+		vs = append(vs, protoreflect.ValueOfInt32(-1)) // 10 bytes
+	case protoreflect.Int64Kind:
+		for w := range 9 {
+			vs = append(vs, protoreflect.ValueOfInt64(1<<(7*w)))
+		}
+		vs = append(vs, protoreflect.ValueOfInt64(-1))
+	case protoreflect.Uint32Kind:
+		for w := range 5 {
+			vs = append(vs, protoreflect.ValueOfUint32(1<<(7*w)))
+		}
+	case protoreflect.Uint64Kind:
+		for w := range 10 {
+			vs = append(vs, protoreflect.ValueOfUint64(1<<(7*w)))
+		}
+	case protoreflect.Sint32Kind: // zigzag doubles positive values
+		vs = append(vs, protoreflect.ValueOfInt32(1))
+		for w := 1; w < 5; w++ {
+			vs = append(vs, protoreflect.ValueOfInt32(1<<(7*w-1)))
+		}
+	case protoreflect.Sint64Kind:
+		vs = append(vs, protoreflect.ValueOfInt64(1))
+		for w := 1; w < 10; w++ {
+			vs = append(vs, protoreflect.ValueOfInt64(1<<(7*w-1)))
+		}
+	}
+	return vs
+}
+
+// slot is a field of a message in the filled tree: a singular field, or
+// element idx of a list.
+type slot struct {
+	m     protoreflect.Message
+	fd    protoreflect.FieldDescriptor
+	idx   int // -1 for a singular field
+	depth int
+}
+
+func (s slot) get() protoreflect.Value {
+	if s.idx < 0 {
+		return s.m.Get(s.fd)
+	}
+	return s.m.Mutable(s.fd).List().Get(s.idx)
+}
+
+func (s slot) set(v protoreflect.Value) {
+	if s.idx < 0 {
+		s.m.Set(s.fd, v)
+		return
+	}
+	s.m.Mutable(s.fd).List().Set(s.idx, v)
+}
+
+// length is the length of a string or bytes slot.
+func (s slot) length() int {
+	if s.fd.Kind() == protoreflect.StringKind {
+		return len(s.get().String())
+	}
+	return len(s.get().Bytes())
+}
+
+// lengthener returns a function that sets s to its current value repeated
+// to n bytes, for n up to max; the values share one buffer.
+func (s slot) lengthener(max int) func(n int) {
+	var cur []byte
+	if s.fd.Kind() == protoreflect.StringKind {
+		cur = []byte(s.get().String())
+		if len(cur) == 0 {
+			cur = []byte(s.fd.Name())
+		}
+	} else {
+		cur = s.get().Bytes()
+		if len(cur) == 0 {
+			cur = bytePattern(int64(s.fd.Number()), fillBytes)
+		}
+	}
+	buf := make([]byte, max)
+	k := copy(buf, cur)
+	for k < max {
+		k += copy(buf[k:], buf[:k])
+	}
+	if s.fd.Kind() == protoreflect.StringKind {
+		str := string(buf)
+		return func(n int) { s.set(protoreflect.ValueOfString(str[:n])) }
+	}
+	return func(n int) { s.set(protoreflect.ValueOfBytes(buf[:n:n])) }
+}
+
+// tree is the filled message, walked breadth-first.
+type tree struct {
+	strs  []slot // set singular string and bytes fields
+	elems []slot // elements of repeated string and bytes fields
+	ints  []slot // set singular varint integer fields
+	lists []slot // non-empty repeated fields (idx -1)
+}
+
+func walk(root protoreflect.Message) *tree {
+	t := &tree{}
+	type node struct {
+		m     protoreflect.Message
+		depth int
+	}
+	queue := []node{{root, 0}}
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		fields := n.m.Descriptor().Fields()
+		for i := range fields.Len() {
+			fd := fields.Get(i)
+			switch {
+			case fd.IsMap():
+			case fd.IsList():
+				list := n.m.Get(fd).List()
+				if list.Len() == 0 {
+					continue
+				}
+				t.lists = append(t.lists, slot{n.m, fd, -1, n.depth})
+				list = n.m.Mutable(fd).List()
+				for j := range list.Len() {
+					switch {
+					case isMessage(fd):
+						queue = append(queue, node{list.Get(j).Message(), n.depth + 1})
+					case fd.Kind() == protoreflect.StringKind || fd.Kind() == protoreflect.BytesKind:
+						t.elems = append(t.elems, slot{n.m, fd, j, n.depth})
+					}
+				}
+			case !n.m.Has(fd):
+			case isMessage(fd):
+				queue = append(queue, node{n.m.Mutable(fd).Message(), n.depth + 1})
+			case fd.Kind() == protoreflect.StringKind || fd.Kind() == protoreflect.BytesKind:
+				t.strs = append(t.strs, slot{n.m, fd, -1, n.depth})
+			case widths(fd.Kind()) != nil:
+				t.ints = append(t.ints, slot{n.m, fd, -1, n.depth})
+			}
+		}
+	}
+	return t
+}
+
+// longest is the longest slot at the shallowest depth in slots (in
+// breadth-first order), the first on ties.
+func longest(slots []slot) int {
+	best := 0
+	for i, s := range slots {
+		if s.depth != slots[0].depth {
+			break
+		}
+		if s.length() > slots[best].length() {
+			best = i
+		}
+	}
+	return best
+}
+
+// grow grows root, of proto.Size below size, as Fill documents.
+func grow(root protoreflect.Message, size int) {
+	msg := root.Interface()
+	base := proto.Size(msg)
+	if base >= size {
+		return
+	}
+	t := walk(root)
+	var primary slot
+	var others []slot
+	switch {
+	case len(t.strs) > 0:
+		i := longest(t.strs)
+		primary = t.strs[i]
+		others = append(append(others, t.strs[:i]...), t.strs[i+1:]...)
+		others = append(others, t.elems...)
+	case len(t.elems) > 0:
+		i := longest(t.elems)
+		primary = t.elems[i]
+		others = append(append(others, t.elems[:i]...), t.elems[i+1:]...)
+	case len(t.lists) > 0:
+		growList(msg, t.lists[0], size)
+		return
+	default:
+		return
+	}
+	others = append(others, t.ints...)
+	growLength(msg, primary, others, base, size)
+}
+
+// growLength sets the length of primary so that proto.Size(msg) == size, or
+// failing that the smallest size above it, using others to make up a gap.
+func growLength(msg proto.Message, primary slot, others []slot, base, size int) {
+	cur := primary.length()
+	// Each byte of the field adds at least one byte to the message, so hi
+	// reaches size; lo stays below it.
+	lo, hi := cur, cur+(size-base)
+	setLen := primary.lengthener(hi)
+	sizeAt := func(n int) int {
+		setLen(n)
+		return proto.Size(msg)
+	}
+	// Newton steps: each lands on size unless a length prefix changes width.
+	n := hi
+	for range 4 {
+		s := sizeAt(n)
+		if s == size {
+			return
+		}
+		if s < size {
+			lo = max(lo, n)
+			n += size - s
+		} else {
+			hi = min(hi, n)
+			n -= s - size
+		}
+		if n <= lo || n > hi {
+			break
+		}
+	}
+	// hi is the smallest length reaching size: bisect what is left.
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		s := sizeAt(mid)
+		if s == size {
+			return
+		}
+		if s < size {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	// No length gives size: a few bytes short, let another field make up
+	// the rest.
+	for j := 1; j <= 3 && hi-j >= cur; j++ {
+		if sizeAt(hi-j) >= size {
+			break
+		}
+		for _, o := range others {
+			if adjust(msg, o, size) {
+				return
+			}
+		}
+	}
+	setLen(hi)
+}
+
+// adjust tries to make proto.Size(msg) == size, from a few bytes below, by
+// lengthening the string or bytes slot s or widening its varint; it leaves s
+// unchanged if it cannot.
+func adjust(msg proto.Message, s slot, size int) bool {
+	orig := s.get()
+	if k := s.fd.Kind(); k == protoreflect.StringKind || k == protoreflect.BytesKind {
+		n := s.length()
+		setLen := s.lengthener(n + 8)
+		for m := n + 1; m <= n+8; m++ {
+			setLen(m)
+			if got := proto.Size(msg); got == size {
+				return true
+			} else if got > size {
+				break
+			}
+		}
+	} else {
+		for _, v := range widths(s.fd.Kind()) {
+			s.set(v)
+			if proto.Size(msg) == size {
+				return true
+			}
+		}
+	}
+	s.set(orig)
+	return false
+}
+
+// growList appends elements to the list s until proto.Size(msg) >= size.
+func growList(msg proto.Message, s slot, size int) {
+	list := s.m.Mutable(s.fd).List()
+	k := s.fd.Kind()
+	ws := widths(k)
+	var next func() protoreflect.Value
+	switch {
+	case isMessage(s.fd):
+		first := list.Get(0).Message().Interface()
+		next = func() protoreflect.Value { return protoreflect.ValueOfMessage(proto.Clone(first).ProtoReflect()) }
+	case ws != nil:
+		// The widest value whose width the narrower ones continue without
+		// a hole (int32's -1 takes 10 bytes, the positive ones at most 5), so
+		// narrowing the last element can hit every size in between.
+		wide := ws[len(ws)-1]
+		if k == protoreflect.Int32Kind {
+			wide = ws[len(ws)-2]
+		}
+		next = func() protoreflect.Value { return wide }
+	default:
+		first := list.Get(0)
+		next = func() protoreflect.Value { return first }
+	}
+	before := proto.Size(msg)
+	list.Append(next())
+	got := proto.Size(msg)
+	each := max(got-before, 1)
+	// Append in bulk while far below size (length prefixes widen by a few
+	// bytes at most per level), then one at a time.
+	slack := 5 * (s.depth + 2)
+	for got < size {
+		if n := (size - got - slack) / each; n > 0 {
+			for range n {
+				list.Append(next())
+			}
+		} else {
+			list.Append(next())
+		}
+		got = proto.Size(msg)
+	}
+	// Narrow the last integer element to the narrowest width still reaching size.
+	if ws != nil {
+		last := list.Len() - 1
+		orig := list.Get(last)
+		for _, v := range ws {
+			list.Set(last, v)
+			if proto.Size(msg) >= size {
+				return
+			}
+		}
+		list.Set(last, orig)
+	}
+}

@@ -1,0 +1,254 @@
+package grpcfastbench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// Run benchmarks every method of the service named service (its full proto
+// name, such as "grpcfast.example.v1.ChunkService") against a stub server
+// that needs no implementation. Each method gets two sub-benchmarks, run one
+// after the other in the same run: codec=proto (gRPC's standard codec, and
+// the stream's own Recv) and codec=grpcfast (grpcfast's codec, and the
+// generated receivers). Compare them with
+//
+//	benchstat -col /codec results.txt
+//
+// Besides ns/op, B/op, allocs/op and MB/s (bytes of encoded messages moved
+// per op), every sub-benchmark reports cpu-ns/op (user+system CPU time of the
+// process per op, from getrusage) and allocs/msg (allocations per message
+// received). With -grpcfast.server=process the stub server runs in a child
+// process: the figures above are then the client's alone, and srv-cpu-ns/op,
+// srv-B/op and srv-allocs/op are the server's.
+//
+// The flags (-grpcfast.size, -grpcfast.msgs, ...) are described in the
+// package documentation. Generated benchmark files call Run.
+func Run(b *testing.B, service string, methods ...Method) {
+	b.Helper()
+	cfg := flags
+	if err := cfg.check(); err != nil {
+		b.Fatal(err)
+	}
+	for _, m := range methods {
+		if m.err != nil {
+			b.Fatal(m.err)
+		}
+	}
+	ms, err := fillMessages(methods, cfg.size)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if os.Getenv(childEnv) != "" {
+		if err := serveChild(service, methods, ms, &cfg); err != nil {
+			b.Fatal(err)
+		}
+		return
+	}
+	paths := newPaths()
+	envs, child, err := start(b.Name(), service, methods, ms, paths, &cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		for _, e := range envs {
+			e.close()
+		}
+		if child != nil {
+			if err := child.stop(); err != nil {
+				b.Error(err)
+			}
+		}
+	})
+	for i, m := range methods {
+		b.Run(m.name, func(b *testing.B) {
+			for j, p := range paths {
+				c := &client{cfg: &cfg, req: ms[i].req, conns: envs[j].conns}
+				b.Run("codec="+p.name, func(b *testing.B) {
+					runMethod(b, &cfg, service, m, ms[i], p, c, child)
+				})
+			}
+		})
+	}
+}
+
+// env is one path's server (unless it runs in a child process) and client
+// connections.
+type env struct {
+	conns *conns
+	stop  func()
+}
+
+func (e *env) close() {
+	e.conns.close()
+	if e.stop != nil {
+		e.stop()
+	}
+}
+
+// start starts a server per path, in this process or in one child process
+// for both, and dials it.
+func start(top, service string, methods []Method, ms []msgs, paths []*path, cfg *config) ([]*env, *childProc, error) {
+	var envs []*env
+	fail := func(err error) ([]*env, *childProc, error) {
+		for _, e := range envs {
+			e.close()
+		}
+		return nil, nil, err
+	}
+	if cfg.server == ServerProcess {
+		child, err := startChild(top)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, p := range paths {
+			c, err := dial(child.addrs[p.name], cfg.conns, nil)
+			if err != nil {
+				child.stop()
+				return fail(err)
+			}
+			envs = append(envs, &env{conns: c})
+		}
+		return envs, child, nil
+	}
+	for _, p := range paths {
+		lis, target, dopts, err := listen(cfg)
+		if err != nil {
+			return fail(err)
+		}
+		srv := newServer(service, methods, ms, p, cfg)
+		served := make(chan struct{})
+		go func() {
+			defer close(served)
+			srv.Serve(lis)
+		}()
+		stop := func() {
+			srv.Stop()
+			<-served
+		}
+		c, err := dial(target, cfg.conns, dopts)
+		if err != nil {
+			stop()
+			return fail(err)
+		}
+		envs = append(envs, &env{conns: c, stop: stop})
+	}
+	return envs, nil, nil
+}
+
+// perOp is what one call of a method moves.
+type perOp struct {
+	payload    int64 // encoded bytes of the messages sent both ways
+	clientRecv int   // messages the client receives
+	serverRecv int   // messages the server receives
+}
+
+func perOpOf(m Method, ms msgs, cfg *config) perOp {
+	req, res := int64(sizeOf(ms.req)), int64(sizeOf(ms.res))
+	n := cfg.msgs
+	switch m.kind {
+	case clientStreaming:
+		return perOp{int64(n)*req + res, 1, n}
+	case serverStreaming:
+		return perOp{req + int64(n)*res, n, 1}
+	case bidiStreaming:
+		return perOp{int64(n) * (req + res), n, n}
+	default:
+		return perOp{req + res, 1, 1}
+	}
+}
+
+func runMethod(b *testing.B, cfg *config, service string, m Method, ms msgs, p *path, c *client, child *childProc) {
+	fullMethod := "/" + service + "/" + m.name
+	op := perOpOf(m, ms, cfg)
+	recvHere := op.clientRecv
+	if child == nil {
+		recvHere += op.serverRecv
+	}
+	ctx := context.Background()
+	call := func() error { return m.call(ctx, c, p, fullMethod) }
+	// One call before timing: it connects, warms the pools and checks that
+	// the method works on this path.
+	if err := call(); err != nil {
+		b.Fatalf("%s on codec=%s: %v", fullMethod, p.name, err)
+	}
+	b.SetBytes(op.payload)
+	b.ReportAllocs()
+	prof, err := startProfile(b.Name(), cfg.profileDir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var srv0, srv1 procStats
+	if child != nil {
+		if srv0, err = child.stats(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var mem0, mem1 runtime.MemStats
+	runtime.ReadMemStats(&mem0)
+	cpu0 := CPUTime()
+	b.ResetTimer()
+	err = runCalls(b.N, cfg.streams, call)
+	b.StopTimer()
+	cpu := CPUTime() - cpu0
+	runtime.ReadMemStats(&mem1)
+	if child != nil && err == nil {
+		srv1, err = child.stats()
+	}
+	if perr := prof.stop(); err == nil {
+		err = perr
+	}
+	if err != nil {
+		b.Fatalf("%s on codec=%s: %v", fullMethod, p.name, err)
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(cpu.Nanoseconds())/n, "cpu-ns/op")
+	if recvHere > 0 {
+		b.ReportMetric(float64(mem1.Mallocs-mem0.Mallocs)/(n*float64(recvHere)), "allocs/msg")
+	}
+	if child != nil {
+		b.ReportMetric(float64(srv1.cpuNs-srv0.cpuNs)/n, "srv-cpu-ns/op")
+		b.ReportMetric(float64(srv1.bytes-srv0.bytes)/n, "srv-B/op")
+		b.ReportMetric(float64(srv1.mallocs-srv0.mallocs)/n, "srv-allocs/op")
+	}
+}
+
+// runCalls makes n calls, streams of them at a time, and returns the first
+// error.
+func runCalls(n, streams int, call func() error) error {
+	if streams <= 1 {
+		for range n {
+			if err := call(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var (
+		next  atomic.Int64
+		once  sync.Once
+		first error
+		wg    sync.WaitGroup
+	)
+	for range streams {
+		wg.Go(func() {
+			for next.Add(1) <= int64(n) {
+				if err := call(); err != nil {
+					once.Do(func() { first = err })
+					next.Store(int64(n)) // the others stop after their call
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return first
+}
+
+func errorf(format string, args ...any) error {
+	return fmt.Errorf("grpcfastbench: "+format, args...)
+}

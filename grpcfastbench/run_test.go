@@ -1,0 +1,200 @@
+package grpcfastbench
+
+import (
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"google.golang.org/grpc/encoding"
+	"google.golang.org/grpc/mem"
+
+	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/internal/stdcodec"
+	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
+)
+
+// countingCodec records the calls of one path's codec, and keeps every
+// message it decoded into, so that no two of them can share an address.
+type countingCodec struct {
+	encoding.CodecV2
+	mu        sync.Mutex
+	marshals  int
+	decodedTo []any
+}
+
+func (c *countingCodec) Marshal(v any) (mem.BufferSlice, error) {
+	c.mu.Lock()
+	c.marshals++
+	c.mu.Unlock()
+	return c.CodecV2.Marshal(v)
+}
+
+func (c *countingCodec) Unmarshal(data mem.BufferSlice, v any) error {
+	c.mu.Lock()
+	c.decodedTo = append(c.decodedTo, v)
+	c.mu.Unlock()
+	return c.CodecV2.Unmarshal(data, v)
+}
+
+// reuse returns how many decodes went into *kinds.Rich messages, and into
+// how many distinct ones.
+func (c *countingCodec) reuse() (decodes, distinct int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	seen := map[any]bool{}
+	for _, v := range c.decodedTo {
+		if r, ok := v.(*kinds.Rich); ok {
+			decodes++
+			seen[r] = true
+		}
+	}
+	return decodes, len(seen)
+}
+
+func kindsMethods() []Method {
+	return []Method{
+		Unary[kinds.Rich, kinds.Rich]("Unary"),
+		ClientStream[kinds.Rich, kinds.Summary]("ClientStream", kinds.NewKinds_ClientStreamRequestReceiver),
+		ServerStream[kinds.Rich, kinds.Rich]("ServerStream", kinds.NewKinds_ServerStreamResponseReceiver),
+		Bidi[kinds.Rich, kinds.Rich]("Bidi", kinds.NewKinds_BidiRequestReceiver, kinds.NewKinds_BidiResponseReceiver),
+	}
+}
+
+// withFlags runs fn with the harness's flags changed by set, and go test's
+// -test.benchtime at 1x, so that testing.Benchmark makes one call.
+func withFlags(t *testing.T, set func(*config), fn func()) {
+	t.Helper()
+	saved := flags
+	t.Cleanup(func() { flags = saved })
+	set(&flags)
+	bt := flag.Lookup("test.benchtime")
+	old := bt.Value.String()
+	if err := bt.Value.Set("1x"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { bt.Value.Set(old) })
+	fn()
+}
+
+// TestPathsUseTheirCodecs proves that codec=proto runs on gRPC's standard
+// codec and the streams' own Recv, codec=grpcfast on grpcfast's codec and
+// the generated receivers, and neither on the codec registered for the
+// process.
+func TestPathsUseTheirCodecs(t *testing.T) {
+	for _, transport := range []string{TransportTCP, TransportBufconn} {
+		t.Run(transport, func(t *testing.T) {
+			codecs := map[string]*countingCodec{}
+			wrapCodec = func(name string, c encoding.CodecV2) encoding.CodecV2 {
+				cc := &countingCodec{CodecV2: c}
+				codecs[name] = cc
+				return cc
+			}
+			t.Cleanup(func() { wrapCodec = nil })
+			registered := encoding.GetCodecV2("proto")
+			global := &countingCodec{CodecV2: registered}
+			encoding.RegisterCodecV2(global)
+			t.Cleanup(func() { encoding.RegisterCodecV2(registered) })
+
+			const msgs = 4
+			var failed bool
+			withFlags(t, func(c *config) { c.msgs, c.transport, c.size = msgs, transport, 256 }, func() {
+				res := testing.Benchmark(func(b *testing.B) {
+					Run(b, "grpcfast.testdata.kinds.Kinds", kindsMethods()...)
+					failed = b.Failed()
+				})
+				if failed || res.N == 0 {
+					t.Fatalf("the benchmark failed (N=%d)", res.N)
+				}
+			})
+
+			if _, ok := codecs[PathProto].CodecV2.(*grpcfast.Codec); ok || codecs[PathProto].CodecV2 != stdcodec.Codec() {
+				t.Errorf("codec=proto runs on %T, want gRPC's standard codec", codecs[PathProto].CodecV2)
+			}
+			if _, ok := codecs[PathGrpcfast].CodecV2.(*grpcfast.Codec); !ok {
+				t.Errorf("codec=grpcfast runs on %T, want *grpcfast.Codec", codecs[PathGrpcfast].CodecV2)
+			}
+			if global.marshals != 0 || len(global.decodedTo) != 0 {
+				t.Errorf("the registered codec was used %d+%d times; both paths must force their own", global.marshals, len(global.decodedTo))
+			}
+			for name, c := range codecs {
+				decodes, distinct := c.reuse()
+				if c.marshals == 0 || decodes == 0 {
+					t.Fatalf("codec=%s: %d marshals, %d decodes", name, c.marshals, decodes)
+				}
+				// Every stream call receives msgs messages into one reused
+				// message with the receivers, into a new one each with Recv.
+				switch name {
+				case PathProto:
+					if distinct != decodes {
+						t.Errorf("codec=proto decoded %d messages into %d distinct ones; the stream's Recv allocates each", decodes, distinct)
+					}
+				case PathGrpcfast:
+					if distinct*2 > decodes {
+						t.Errorf("codec=grpcfast decoded %d messages into %d distinct ones; the receivers reuse one per stream", decodes, distinct)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestServerProcess runs a generated benchmark with the server in its own
+// process and checks that the server's figures are reported for both paths.
+func TestServerProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a test binary")
+	}
+	dir, err := filepath.Abs("../internal/testprotos/kinds")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("go", "test", "-run", "^$", "-bench", "BenchmarkGrpcfast_Kinds/^(Unary|Bidi)$", "-benchtime", "3x", ".",
+		"-args", "-grpcfast.server=process", "-grpcfast.msgs=5", "-grpcfast.size=300")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOFLAGS=")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, name := range []string{"Unary/codec=proto", "Unary/codec=grpcfast", "Bidi/codec=proto", "Bidi/codec=grpcfast"} {
+		line := regexp.MustCompile(`(?m)^BenchmarkGrpcfast_Kinds/` + regexp.QuoteMeta(name) + `-\d+\s.*$`).Find(out)
+		for _, metric := range []string{" srv-cpu-ns/op", " srv-B/op", " srv-allocs/op", " cpu-ns/op", " allocs/msg"} {
+			if !strings.Contains(string(line), metric) {
+				t.Errorf("%s: no%s in %q", name, metric, line)
+			}
+		}
+	}
+	if strings.Contains(string(out), "listening") {
+		t.Errorf("the server process's protocol lines leaked into the output:\n%s", out)
+	}
+}
+
+func TestFlagErrors(t *testing.T) {
+	for _, tc := range []struct{ arg, want string }{
+		{"-grpcfast.transport=udp", `invalid value "udp" for flag -grpcfast.transport: want tcp or bufconn`},
+		{"-grpcfast.server=remote", `invalid value "remote" for flag -grpcfast.server: want inprocess or process`},
+		{"-grpcfast.bidi=async", `invalid value "async" for flag -grpcfast.bidi: want pipelined or pingpong`},
+		{"-grpcfast.msgs=0", `invalid value "0" for flag -grpcfast.msgs: want a whole number >= 1`},
+		{"-grpcfast.size=-1", `invalid value "-1" for flag -grpcfast.size: want a whole number >= 0`},
+		{"-grpcfast.streams=x", `invalid value "x" for flag -grpcfast.streams: want a whole number >= 1`},
+	} {
+		fs := flag.NewFlagSet("test", flag.ContinueOnError)
+		fs.SetOutput(new(strings.Builder))
+		var c config
+		registerFlags(fs, &c)
+		if err := fs.Parse([]string{tc.arg}); err == nil || err.Error() != tc.want {
+			t.Errorf("%s: error %v, want %q", tc.arg, err, tc.want)
+		}
+	}
+	c := flags
+	c.server, c.transport = ServerProcess, TransportBufconn
+	want := "-grpcfast.server=process needs -grpcfast.transport=tcp: an in-memory connection cannot reach another process"
+	if err := c.check(); err == nil || err.Error() != want {
+		t.Errorf("check: %v, want %q", err, want)
+	}
+}
