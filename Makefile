@@ -8,8 +8,13 @@ MAKEFLAGS += --no-print-directory
 BIN := $(CURDIR)/.bin
 export PATH := $(BIN):$(PATH)
 BENCH_OUT := $(CURDIR)/.cache/bench
-# -count for benchmarks: benchstat needs several samples of each side.
-BENCH_COUNT ?= 6
+# -count and -benchtime for benchmarks: benchstat needs several samples of
+# each side. For a longer, steadier run: make bench BENCH_COUNT=10 BENCH_TIME=2s
+BENCH_COUNT ?= 5
+BENCH_TIME ?= 0.5s
+# Flags of the generated benchmarks (grpcfastbench): 16 KiB messages, 256 per
+# stream (4 MiB per streaming call).
+BENCH_ARGS ?= -grpcfast.size=16384 -grpcfast.msgs=256
 FUZZ_TIME ?= 10s
 
 TOOL_PKGS := \
@@ -25,6 +30,7 @@ help: ## Show this help.
 
 .PHONY: tools
 tools: ## Build the pinned tools (buf, protoc-gen-go, -go-grpc, -go-vtproto, benchstat) into .bin.
+	@echo "==> building the pinned tools into .bin (buf takes about 2 minutes the first time)"
 	go build -modfile=tools/go.mod -o $(BIN)/ $(TOOL_PKGS)
 
 .PHONY: build
@@ -33,6 +39,7 @@ build: ## Build protoc-gen-go-grpcfast into .bin.
 
 .PHONY: generate
 generate: tools build ## Regenerate the example and testdata code, then the golden files.
+	@echo "==> generating the example and the test protos with buf"
 	buf generate --template testdata/buf.gen.yaml
 	buf generate --template testdata/buf.gen.editions.yaml
 	buf generate
@@ -48,19 +55,40 @@ checkgenerate: generate ## Fail if regenerating changes the tree.
 
 .PHONY: test
 test: lint checkgenerate ## Run every test: lint, generation check, unit, golden, end-to-end and race tests, each benchmark once, a short fuzz.
+	@echo "==> unit, golden, end-to-end and stream tests, with the race detector"
 	go test -race -count=1 ./...
+	@echo "==> every benchmark once, generated ones included (their figures mean nothing at one iteration)"
 	go test -run '^$$' -bench . -benchtime 1x ./...
+	@echo "==> fuzzing FuzzUnmarshal for $(FUZZ_TIME) (compiling the fuzz binary first)"
 	go test -run '^$$' -fuzz '^FuzzUnmarshal$$' -fuzztime $(FUZZ_TIME) .
 
 .PHONY: bench
-bench: generate ## Generate the example and run its benchmarks, standard path and grpcfast side by side.
+bench: generate ## Generate the example and run its generated benchmarks: gRPC's standard path and grpcfast side by side, server in-process and in its own process.
 	@mkdir -p $(BENCH_OUT)
-	go test -run '^$$' -bench . -benchmem -count $(BENCH_COUNT) ./example/ | tee $(BENCH_OUT)/example.txt
-	benchstat -col /path $(BENCH_OUT)/example.txt
+	@echo "==> the example's generated benchmarks, server in this process ($(BENCH_COUNT) x $(BENCH_TIME) per sub-benchmark; $(BENCH_ARGS))"
+	go test -run '^$$' -bench Grpcfast -benchmem -count $(BENCH_COUNT) -benchtime $(BENCH_TIME) ./example/examplepb -args $(BENCH_ARGS) | tee $(BENCH_OUT)/example.txt
+	@echo "==> the same, server in its own process (client figures, and srv-* for the server)"
+	go test -run '^$$' -bench Grpcfast -benchmem -count $(BENCH_COUNT) -benchtime $(BENCH_TIME) ./example/examplepb -args $(BENCH_ARGS) -grpcfast.server=process | tee $(BENCH_OUT)/example-process.txt
+	@echo "==> server in this process: codec=proto (gRPC's standard path) against codec=grpcfast"
+	benchstat -col /codec $(BENCH_OUT)/example.txt
+	@echo "==> server in its own process: codec=proto against codec=grpcfast"
+	benchstat -col /codec $(BENCH_OUT)/example-process.txt
+
+.PHONY: bench-transport
+bench-transport: tools ## Run the hand-written transport benchmarks: 16 MiB streams, the transport floor (a codec that does no work) and raw TCP.
+	@mkdir -p $(BENCH_OUT)
+	@echo "==> hand-written stream, transport-floor and raw TCP benchmarks in ./example"
+	go test -run '^$$' -bench . -benchmem -count $(BENCH_COUNT) ./example/ | tee $(BENCH_OUT)/transport.txt
+	benchstat -col /path $(BENCH_OUT)/transport.txt
+
+.PHONY: benchmarks-md
+benchmarks-md: tools ## Rewrite BENCHMARKS.md from one run of every benchmark (takes about 10 minutes).
+	./scripts/benchmarks.sh
 
 .PHONY: bench-codec
 bench-codec: tools ## Run the codec benchmarks: gRPC's standard codec, vtprotobuf's codec and grpcfast.
 	@mkdir -p $(BENCH_OUT)
+	@echo "==> codec benchmarks, without the transport"
 	go test -run '^$$' -bench '^BenchmarkCodec' -benchmem -count $(BENCH_COUNT) . | tee $(BENCH_OUT)/codec.txt
 	benchstat -col /codec $(BENCH_OUT)/codec.txt
 

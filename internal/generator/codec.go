@@ -59,7 +59,7 @@ func checkNameClash(m *protogen.Message) error {
 			}
 		}
 		for _, o := range m.Oneofs {
-			if o.GoName == name {
+			if !o.Desc.IsSynthetic() && o.GoName == name {
 				return fmt.Errorf("%s: oneof %s of message %s has the Go name %s, which %s needs for a method; rename the oneof",
 					m.Location.SourceFile, o.Desc.Name(), m.Desc.FullName(), name, PluginName)
 			}
@@ -83,9 +83,9 @@ const (
 func keepActionOf(fd *protogen.Field) keepAction {
 	d := fd.Desc
 	switch {
-	case fd.Oneof != nil && isMessage(d):
+	case realOneof(fd) != nil && isMessage(d):
 		return release
-	case fd.Oneof != nil:
+	case realOneof(fd) != nil:
 		return drop
 	case d.IsMap():
 		return clearMap
@@ -107,6 +107,16 @@ func keepActionOf(fd *protogen.Field) keepAction {
 	default:
 		return drop
 	}
+}
+
+// realOneof returns the oneof fd belongs to, or nil if it belongs to none or
+// to the synthetic oneof of a proto3 optional field: protoc-gen-go makes
+// such a field a plain pointer field, with no oneof wrapper type.
+func realOneof(fd *protogen.Field) *protogen.Oneof {
+	if fd.Oneof == nil || fd.Oneof.Desc.IsSynthetic() {
+		return nil
+	}
+	return fd.Oneof
 }
 
 func isMessage(d protoreflect.FieldDescriptor) bool {
@@ -148,8 +158,8 @@ func genReset(g *protogen.GeneratedFile, m *protogen.Message) {
 		case resetElems:
 			g.P(v, " := ", implPackage.Ident("ResetRepeated"), "(x.", fd.GoName, ")")
 		case release:
-			if fd.Oneof != nil {
-				g.P("if o, ok := x.", fd.Oneof.GoName, ".(*", fd.GoIdent, "); ok {")
+			if o := realOneof(fd); o != nil {
+				g.P("if o, ok := x.", o.GoName, ".(*", fd.GoIdent, "); ok {")
 				g.P(implPackage.Ident("Release"), "(o.", fd.GoName, ")")
 				g.P("}")
 			} else {
@@ -171,7 +181,7 @@ func genBytesField(g *protogen.GeneratedFile, m *protogen.Message) {
 	var fields []*protogen.Field
 	for _, fd := range m.Fields {
 		d := fd.Desc
-		if fd.Oneof == nil && d.Kind() == protoreflect.BytesKind && d.Cardinality() != protoreflect.Repeated {
+		if realOneof(fd) == nil && d.Kind() == protoreflect.BytesKind && d.Cardinality() != protoreflect.Repeated {
 			fields = append(fields, fd)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 // protoc's --go-grpcfast_opt. protogen itself handles paths=, module= and M.
 const (
 	OptionRegisterCodec = "register_codec"
+	OptionBenchmarks    = "benchmarks"
 )
 
 // Config holds the plugin options. It is filled by one flag.FlagSet through
@@ -19,6 +20,10 @@ type Config struct {
 	// RegisterCodec makes every generated file register the grpcfast codec
 	// under the name "proto" in an init function.
 	RegisterCodec bool
+	// Benchmarks makes the plugin write x_grpcfast_bench_test.go, with a
+	// benchmark of every method of every service, next to every
+	// x_grpcfast.pb.go that has services.
+	Benchmarks bool
 
 	flags *flag.FlagSet
 }
@@ -26,9 +31,11 @@ type Config struct {
 // NewConfig returns a Config with every option at its default and registers
 // the options on fs.
 func NewConfig(fs *flag.FlagSet) *Config {
-	c := &Config{RegisterCodec: true, flags: fs}
+	c := &Config{RegisterCodec: true, Benchmarks: true, flags: fs}
 	fs.Var(boolOption{OptionRegisterCodec, &c.RegisterCodec}, OptionRegisterCodec,
 		"register the grpcfast codec under \"proto\" when the generated package is initialised")
+	fs.Var(boolOption{OptionBenchmarks, &c.Benchmarks}, OptionBenchmarks,
+		"write x_grpcfast_bench_test.go: benchmarks of every method, gRPC's standard path against grpcfast's")
 	return c
 }
 

@@ -3,8 +3,9 @@
 //
 // One file per concern: header.go writes the file header and the build
 // guards, codec.go the codec registration and the per-message methods the
-// codec uses, streams.go the receive helpers, names.go every generated name
-// and kind.go the method kinds.
+// codec uses, streams.go the receive helpers, benchmarks.go the benchmark
+// file, names.go every generated name, kind.go the method kinds and
+// comments.go the wrapping of generated comments.
 package generator
 
 import (
@@ -17,7 +18,7 @@ const PluginName = "protoc-gen-go-grpcfast"
 
 // Version is the plugin version written into every generated header. It is
 // bumped on purpose, with the goldens regenerated, when the output changes.
-const Version = "v0.1.0"
+const Version = "v0.2.0"
 
 // Import paths used by generated code. Identifiers are always qualified
 // through these, never typed as a "pkg." prefix.
@@ -27,17 +28,22 @@ const (
 	protowirePackage = protogen.GoImportPath("google.golang.org/protobuf/encoding/protowire")
 	runtimePackage   = protogen.GoImportPath("github.com/grpcfast/grpcfast")
 	implPackage      = protogen.GoImportPath("github.com/grpcfast/grpcfast/grpcfastimpl")
+	benchPackage     = protogen.GoImportPath("github.com/grpcfast/grpcfast/grpcfastbench")
+	testingPackage   = protogen.GoImportPath("testing")
 )
 
 // Generate writes x_grpcfast.pb.go for every file to generate that declares
-// at least one service. A file without services gets no output file.
+// messages or services: the per-message methods the codec uses for every
+// file with messages, the codec registration and receive helpers for files
+// with services, and x_grpcfast_bench_test.go for files with services. A file
+// with neither gets no output file.
 func Generate(p *protogen.Plugin, cfg *Config) error {
 	p.SupportedFeatures = uint64(pluginpb.CodeGeneratorResponse_FEATURE_PROTO3_OPTIONAL |
 		pluginpb.CodeGeneratorResponse_FEATURE_SUPPORTS_EDITIONS)
 	p.SupportedEditionsMinimum = minimumEdition
 	p.SupportedEditionsMaximum = maximumEdition
 	for _, f := range p.Files {
-		if !f.Generate || len(f.Services) == 0 {
+		if !f.Generate || (len(f.Services) == 0 && len(f.Messages) == 0) {
 			continue
 		}
 		if err := generateFile(p, f, cfg); err != nil {
@@ -51,7 +57,8 @@ func generateFile(p *protogen.Plugin, f *protogen.File, cfg *Config) error {
 	g := p.NewGeneratedFile(f.GeneratedFilenamePrefix+"_grpcfast.pb.go", f.GoImportPath)
 	genHeader(p, f, g)
 	genGuards(g)
-	if cfg.RegisterCodec {
+	services := len(f.Services) > 0
+	if services && cfg.RegisterCodec {
 		genRegistration(g)
 	}
 	if err := genMessages(g, f); err != nil {
@@ -59,6 +66,9 @@ func generateFile(p *protogen.Plugin, f *protogen.File, cfg *Config) error {
 	}
 	for _, s := range f.Services {
 		genStreamHelpers(g, newServiceNames(s))
+	}
+	if services && cfg.Benchmarks {
+		genBenchmarks(p, f)
 	}
 	return nil
 }

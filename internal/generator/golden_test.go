@@ -23,11 +23,12 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files")
 
 const (
-	protoRoot  = "../../testdata/proto"
-	repoRoot   = "../.."
-	goldenDir  = "internal/testprotos" // relative to repoRoot
-	moduleOpt  = "module=github.com/grpcfast/grpcfast"
-	goldenGlob = "_grpcfast.pb.go"
+	protoRoot       = "../../testdata/proto"
+	repoRoot        = "../.."
+	goldenDir       = "internal/testprotos" // relative to repoRoot
+	moduleOpt       = "module=github.com/grpcfast/grpcfast"
+	goldenGlob      = "_grpcfast.pb.go"
+	benchGoldenGlob = "_grpcfast_bench_test.go"
 )
 
 // protoCases returns the directories under testdata/proto that hold .proto
@@ -132,11 +133,11 @@ func TestGolden(t *testing.T) {
 					t.Errorf("%s: second run differs from the first", f.GetName())
 				}
 			}
-			if len(resp.File) == 0 && hasServices(req) {
-				t.Fatalf("no output for %v, which declares services", files)
+			if len(resp.File) == 0 && hasServicesOrMessages(req) {
+				t.Fatalf("no output for %v, which declares services or messages", files)
 			}
-			if len(resp.File) != 0 && !hasServices(req) {
-				t.Fatalf("output %s for %v, which declares no service", resp.File[0].GetName(), files)
+			if len(resp.File) != 0 && !hasServicesOrMessages(req) {
+				t.Fatalf("output %s for %v, which declares neither services nor messages", resp.File[0].GetName(), files)
 			}
 			for _, f := range resp.File {
 				name := f.GetName()
@@ -147,7 +148,7 @@ func TestGolden(t *testing.T) {
 	}
 	// A golden file that no case produces is stale.
 	err := filepath.WalkDir(filepath.Join(repoRoot, goldenDir), func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, goldenGlob) {
+		if err != nil || d.IsDir() || !(strings.HasSuffix(path, goldenGlob) || strings.HasSuffix(path, benchGoldenGlob)) {
 			return err
 		}
 		rel, err := filepath.Rel(repoRoot, path)
@@ -167,9 +168,9 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-func hasServices(req *pluginpb.CodeGeneratorRequest) bool {
+func hasServicesOrMessages(req *pluginpb.CodeGeneratorRequest) bool {
 	for _, f := range req.ProtoFile {
-		if slices.Contains(req.FileToGenerate, f.GetName()) && len(f.Service) > 0 {
+		if slices.Contains(req.FileToGenerate, f.GetName()) && (len(f.Service) > 0 || len(f.MessageType) > 0) {
 			return true
 		}
 	}

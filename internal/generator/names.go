@@ -13,6 +13,8 @@ const (
 type serviceNames struct {
 	service *protogen.Service
 	methods []methodNames
+	// benchmark is the generated benchmark of the service's methods.
+	benchmark string
 }
 
 // methodNames holds every name generated for one method.
@@ -30,7 +32,7 @@ type methodNames struct {
 }
 
 func newServiceNames(s *protogen.Service) serviceNames {
-	n := serviceNames{service: s}
+	n := serviceNames{service: s, benchmark: "BenchmarkGrpcfast_" + s.GoName}
 	for _, m := range s.Methods {
 		n.methods = append(n.methods, newMethodNames(s, m))
 	}

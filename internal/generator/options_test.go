@@ -13,7 +13,8 @@ func TestOptionErrors(t *testing.T) {
 	}{
 		{"register_codec=maybe", `option register_codec: invalid value "maybe": want true or false`},
 		{"register_codec", `option register_codec: invalid value "": want true or false`},
-		{"registr_codec=false", `unknown option "registr_codec" (value "false"): protoc-gen-go-grpcfast accepts register_codec, and protogen's paths, module and M options`},
+		{"registr_codec=false", `unknown option "registr_codec" (value "false"): protoc-gen-go-grpcfast accepts benchmarks, register_codec, and protogen's paths, module and M options`},
+		{"benchmarks=no", `option benchmarks: invalid value "no": want true or false`},
 		{"paths=nowhere", `unknown path type "nowhere": want "import" or "source_relative"`},
 	} {
 		t.Run(tc.param, func(t *testing.T) {
@@ -38,7 +39,7 @@ func TestRegisterCodecOption(t *testing.T) {
 		{moduleOpt + ",register_codec=true", true},
 		{moduleOpt + ",register_codec=false", false},
 	} {
-		resp := run(t, compile(t, files, tc.param, nil))
+		resp := run(t, compile(t, files, tc.param+",benchmarks=false", nil))
 		if resp.Error != nil || len(resp.File) != 1 {
 			t.Fatalf("%s: error %q, %d files", tc.param, resp.GetError(), len(resp.File))
 		}
@@ -63,7 +64,7 @@ func TestSourceRelativePaths(t *testing.T) {
 		names = append(names, f.GetName())
 	}
 	slices.Sort(names)
-	if got, want := strings.Join(names, " "), "multi/a_grpcfast.pb.go multi/b_grpcfast.pb.go"; got != want {
+	if got, want := strings.Join(names, " "), "multi/a_grpcfast.pb.go multi/a_grpcfast_bench_test.go multi/b_grpcfast.pb.go multi/b_grpcfast_bench_test.go"; got != want {
 		t.Errorf("files = %s, want %s", got, want)
 	}
 }
@@ -98,6 +99,57 @@ func TestMethodKinds(t *testing.T) {
 	} {
 		if got := strings.Contains(content, "func "+helper); got != want {
 			t.Errorf("%s generated = %v, want %v", helper, got, want)
+		}
+	}
+}
+
+func TestBenchmarksOption(t *testing.T) {
+	for _, tc := range []struct {
+		param string
+		want  []string
+	}{
+		{moduleOpt, []string{"internal/testprotos/multi/a_grpcfast.pb.go", "internal/testprotos/multi/a_grpcfast_bench_test.go",
+			"internal/testprotos/multi/b_grpcfast.pb.go", "internal/testprotos/multi/b_grpcfast_bench_test.go"}},
+		{moduleOpt + ",benchmarks=true", []string{"internal/testprotos/multi/a_grpcfast.pb.go", "internal/testprotos/multi/a_grpcfast_bench_test.go",
+			"internal/testprotos/multi/b_grpcfast.pb.go", "internal/testprotos/multi/b_grpcfast_bench_test.go"}},
+		{moduleOpt + ",benchmarks=false", []string{"internal/testprotos/multi/a_grpcfast.pb.go", "internal/testprotos/multi/b_grpcfast.pb.go"}},
+	} {
+		resp := run(t, compile(t, []string{"multi/a.proto", "multi/b.proto"}, tc.param, nil))
+		if resp.Error != nil {
+			t.Fatalf("%s: %s", tc.param, resp.GetError())
+		}
+		var names []string
+		for _, f := range resp.File {
+			names = append(names, f.GetName())
+		}
+		slices.Sort(names)
+		if !slices.Equal(names, tc.want) {
+			t.Errorf("%s: files %v, want %v", tc.param, names, tc.want)
+		}
+	}
+}
+
+// TestBenchmarkTable checks the method table of a generated benchmark: one
+// entry per method, of the method's kind, with its message types and its
+// generated receivers.
+func TestBenchmarkTable(t *testing.T) {
+	resp := run(t, compile(t, []string{"kinds/kinds.proto"}, moduleOpt, nil))
+	var content string
+	for _, f := range resp.File {
+		if strings.HasSuffix(f.GetName(), "_bench_test.go") {
+			content = f.GetContent()
+		}
+	}
+	for _, want := range []string{
+		"func BenchmarkGrpcfast_Kinds(b *testing.B) {",
+		`grpcfastbench.Run(b, "grpcfast.testdata.kinds.Kinds",`,
+		`grpcfastbench.Unary[Rich, Rich]("Unary"),`,
+		`grpcfastbench.ClientStream[Rich, Summary]("ClientStream", NewKinds_ClientStreamRequestReceiver),`,
+		`grpcfastbench.ServerStream[Rich, Rich]("ServerStream", NewKinds_ServerStreamResponseReceiver),`,
+		`grpcfastbench.Bidi[Rich, Rich]("Bidi", NewKinds_BidiRequestReceiver, NewKinds_BidiResponseReceiver),`,
+	} {
+		if !strings.Contains(content, want) {
+			t.Errorf("benchmark file lacks %q:\n%s", want, content)
 		}
 	}
 }

@@ -21,7 +21,9 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
-// Lonely has no service, so no _grpcfast.pb.go is made for this file.
+// Lonely is declared in a file without services, as gRPC's interop protos and
+// googleapis declare their messages: it gets its reset and bytes accessor, but
+// no codec registration, receivers or benchmarks.
 type Lonely struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Data          []byte                 `protobuf:"bytes,1,opt,name=data,proto3" json:"data,omitempty"`

@@ -1,0 +1,57 @@
+package generator
+
+import (
+	"strconv"
+
+	"google.golang.org/protobuf/compiler/protogen"
+)
+
+// benchSuffix ends the name of the generated benchmark file.
+const benchSuffix = "_grpcfast_bench_test.go"
+
+// genBenchmarks writes x_grpcfast_bench_test.go: for every service a
+// benchmark that hands a table of its methods (kind, name, message types,
+// generated receivers) to grpcfastbench.Run, which does the rest.
+func genBenchmarks(p *protogen.Plugin, f *protogen.File) {
+	g := p.NewGeneratedFile(f.GeneratedFilenamePrefix+benchSuffix, f.GoImportPath)
+	genHeaderDoc(p, f, g, false)
+	for _, s := range f.Services {
+		n := newServiceNames(s)
+		full := string(s.Desc.FullName())
+		comment(g, n.benchmark+" benchmarks every method of "+full+" against a stub server, "+
+			"on gRPC's standard codec and the stream's own Recv (codec=proto) and on grpcfast's "+
+			"codec and generated receivers (codec=grpcfast), side by side:")
+		g.P("//")
+		g.P("//\tgo test -run '^$' -bench ", n.benchmark, " -benchmem -count 6 . | tee bench.txt")
+		g.P("//\tbenchstat -col /codec bench.txt")
+		g.P("//")
+		comment(g, "The -grpcfast.* flags (message size, messages per stream, concurrent streams, "+
+			"transport, server process, profiles) are described in "+
+			g.QualifiedGoIdent(benchPackage.Ident("Run"))+".")
+		g.P("func ", n.benchmark, "(b *", testingPackage.Ident("B"), ") {")
+		g.P(benchPackage.Ident("Run"), "(b, ", strconv.Quote(full), ",")
+		for _, m := range n.methods {
+			genBenchMethod(g, m)
+		}
+		g.P(")")
+		g.P("}")
+		g.P()
+	}
+}
+
+// genBenchMethod writes one entry of a benchmark's method table.
+func genBenchMethod(g *protogen.GeneratedFile, n methodNames) {
+	m := n.method
+	types := "[" + g.QualifiedGoIdent(m.Input.GoIdent) + ", " + g.QualifiedGoIdent(m.Output.GoIdent) + "]"
+	name := strconv.Quote(string(m.Desc.Name()))
+	switch n.kind {
+	case unary:
+		g.P(benchPackage.Ident("Unary"), types, "(", name, "),")
+	case clientStreaming:
+		g.P(benchPackage.Ident("ClientStream"), types, "(", name, ", ", n.requestReceiver, "),")
+	case serverStreaming:
+		g.P(benchPackage.Ident("ServerStream"), types, "(", name, ", ", n.responseReceiver, "),")
+	case bidiStreaming:
+		g.P(benchPackage.Ident("Bidi"), types, "(", name, ", ", n.requestReceiver, ", ", n.responseReceiver, "),")
+	}
+}

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Rewrites BENCHMARKS.md from one run of every benchmark in the repository,
+# so that its figures always come from the code that made them. Run it
+# through `make benchmarks-md`, which builds the pinned benchstat first.
+#
+#   BENCH_COUNT  samples per sub-benchmark (default 6)
+#   BENCH_TIME   -benchtime of the generated benchmarks (default 0.5s)
+#   BENCH_ARGS   flags of the generated benchmarks
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PWD/.bin:$PATH"
+count=${BENCH_COUNT:-6}
+btime=${BENCH_TIME:-0.5s}
+args=${BENCH_ARGS:--grpcfast.size=16384 -grpcfast.msgs=256}
+out=.cache/bench
+mkdir -p "$out"
+
+run() { # name, description, command...
+	local name=$1 what=$2
+	shift 2
+	echo "==> $what" >&2
+	"$@" | tee "$out/$name.txt" >&2
+}
+
+run gen "generated benchmarks of the example, server in-process" \
+	go test -run '^$' -bench Grpcfast -benchmem -count "$count" -benchtime "$btime" ./example/examplepb -args $args
+run gen-process "generated benchmarks of the example, server in its own process" \
+	go test -run '^$' -bench Grpcfast -benchmem -count "$count" -benchtime "$btime" ./example/examplepb -args $args -grpcfast.server=process
+run codec "codec benchmarks, without the transport" \
+	go test -run '^$' -bench '^BenchmarkCodec' -benchmem -count "$count" .
+run transport "hand-written 16 MiB streams, transport floor and raw TCP" \
+	go test -run '^$' -bench . -benchmem -count "$count" ./example/
+run threshold "the pooling threshold: plain allocation against pooled buffers" \
+	go test -run '^$' -bench '^BenchmarkThreshold$' -benchmem -count 3 -benchtime 0.2s .
+
+section() { # title, text, file, benchstat args...
+	local title=$1 text=$2 file=$3
+	shift 3
+	printf '## %s\n\n%s\n\n```\n' "$title" "$text"
+	benchstat "$@" "$out/$file.txt"
+	printf '```\n\n'
+}
+
+{
+	printf '# Benchmarks\n\n'
+	printf 'Written by `make benchmarks-md` (scripts/benchmarks.sh) from one run; do not edit by hand.\n'
+	printf 'Each table compares the columns of one run with benchstat: compare ratios, not absolute\n'
+	printf 'figures, which move with the machine and its load.\n\n'
+	printf -- '- %s, %s cores, %s\n' "$(go version | cut -d' ' -f3-)" "$(nproc)" \
+		"$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ //' || echo 'cpu unknown')"
+	printf -- '- %s, %s, %s\n' "$(go list -m -f '{{.Path}} {{.Version}}' google.golang.org/grpc)" \
+		"$(go list -m -f '{{.Path}} {{.Version}}' google.golang.org/protobuf)" \
+		"$(go list -m -f '{{.Path}} {{.Version}}' github.com/planetscale/vtprotobuf)"
+	printf -- '- %s samples per sub-benchmark\n\n' "$count"
+
+	section "The example's generated benchmarks, server in-process" \
+"\`go test -run '^\$' -bench Grpcfast -benchmem -count $count -benchtime $btime ./example/examplepb -args $args\`,
+then \`benchstat -col /codec\`. codec=proto is gRPC's standard codec with the stream's own
+Recv, codec=grpcfast the grpcfast codec with the generated receivers; both force their codec
+on both ends. Client and server share the process, so every figure counts both." \
+		gen -col /codec
+	section "The example's generated benchmarks, server in its own process" \
+"The same with \`-grpcfast.server=process\`: sec/op, B/op, allocs/op and cpu-sec/op are the
+client's; srv-cpu-sec/op, srv-B/op and srv-allocs/op the server's." \
+		gen-process -col /codec
+	section "Codec alone" \
+"\`go test -run '^\$' -bench '^BenchmarkCodec' -benchmem -count $count .\`: gRPC's standard codec
+(std), grpcfast, and vtprotobuf's own codec/grpc (vtgrpc, a V1 codec, wrapped as gRPC wraps V1
+codecs). small is a CreateUser-like message, chunk16k a 16384-byte bytes field, 1mib 1 MiB;
+unmarshal decodes into a reused message from one buffer, two, or 16 KiB frames." \
+		codec -col /codec
+	section "16 MiB streams, the transport floor and raw TCP" \
+"\`go test -run '^\$' -bench . -benchmem -count $count ./example/\`: hand-written 16 MiB streams of
+16 KiB chunks (std: standard codec and Recv; grpcfast), on gRPC's default transport and a
+bulk one (128 KiB write and 64 KiB read buffers). BenchmarkTransfer's floor path is gRPC-Go with
+a codec that does no work: what its transport costs by itself. RawTCP copies the same bytes
+over a bare loopback connection." \
+		transport -col /path
+	section "Pooling threshold" \
+"\`go test -run '^\$' -bench '^BenchmarkThreshold\$' -benchmem -count 3 -benchtime 0.2s .\`: Marshal
+then Free of a message of the given size into a plain allocation or a pooled buffer. Messages
+of at most 64 bytes are allocated: below that, a pooled buffer (about 70 ns whatever its size)
+costs more than an allocation." \
+		threshold -col /mode
+} > BENCHMARKS.md.tmp
+mv BENCHMARKS.md.tmp BENCHMARKS.md
+echo "==> wrote BENCHMARKS.md" >&2
