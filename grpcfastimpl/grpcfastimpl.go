@@ -62,6 +62,18 @@ type BytesFielder interface {
 	GrpcfastBytesField(num protowire.Number) *[]byte
 }
 
+// RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize is what generated
+// files assert of each of their messages at compile time (unless made with
+// vtproto_check=false): the methods protoc-gen-go-vtproto writes with its
+// marshal, unmarshal and size features. Without them the grpcfast codec
+// encodes and decodes the message as gRPC's standard codec does, and gains
+// nothing; the name of this interface is the fix that a failed build shows.
+type RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize interface {
+	SizeVT() int
+	MarshalToSizedBufferVT(dAtA []byte) (int, error)
+	UnmarshalVT(dAtA []byte) error
+}
+
 // vtPooled is implemented by messages generated with vtprotobuf's pool
 // feature.
 type vtPooled interface {

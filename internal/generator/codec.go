@@ -20,6 +20,36 @@ func genRegistration(g *protogen.GeneratedFile) {
 	g.P()
 }
 
+// genVTProtoCheck asserts at compile time that every message of the file
+// has the vtprotobuf methods the codec uses, so that a build without
+// protoc-gen-go-vtproto's output fails loudly instead of silently falling
+// back to the standard path. vtprotobuf cannot generate for editions files,
+// which are left out.
+func genVTProtoCheck(g *protogen.GeneratedFile, f *protogen.File) {
+	if f.Desc.Syntax() == protoreflect.Editions {
+		return
+	}
+	var ms []*protogen.Message
+	for _, m := range allMessages(f.Messages) {
+		if !m.Desc.IsMapEntry() && m.APILevel != gofeaturespb.GoFeatures_API_OPAQUE {
+			ms = append(ms, m)
+		}
+	}
+	if len(ms) == 0 {
+		return
+	}
+	comment(g, "Compile-time check that protoc-gen-go-vtproto generated the marshal, unmarshal and "+
+		"size methods of this file's messages: without them the grpcfast codec falls back to "+
+		"gRPC's standard path for them, and gains nothing. Run protoc-gen-go-vtproto on this file "+
+		"with features=marshal+unmarshal+size (or more), or turn this check off with "+OptionVTProtoCheck+"=false.")
+	g.P("var (")
+	for _, m := range ms {
+		g.P("_ ", implPackage.Ident("RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize"), " = (*", m.GoIdent, ")(nil)")
+	}
+	g.P(")")
+	g.P()
+}
+
 // genMessages writes, for every message declared in the file, the methods
 // the codec uses: a reset that keeps capacity (grpcfastimpl.Resetter) and an
 // accessor for singular bytes fields (grpcfastimpl.BytesFielder). A message

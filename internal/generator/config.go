@@ -3,6 +3,8 @@ package generator
 import (
 	"flag"
 	"fmt"
+	"io"
+	"os"
 	"sort"
 	"strings"
 )
@@ -12,6 +14,9 @@ import (
 const (
 	OptionRegisterCodec = "register_codec"
 	OptionBenchmarks    = "benchmarks"
+	OptionVTProtoCheck  = "vtproto_check"
+	OptionPoolNotes     = "pool_notes"
+	OptionPool          = "pool"
 )
 
 // Config holds the plugin options. It is filled by one flag.FlagSet through
@@ -24,6 +29,20 @@ type Config struct {
 	// benchmark of every method of every service, next to every
 	// x_grpcfast.pb.go that has services.
 	Benchmarks bool
+	// VTProtoCheck makes every x_grpcfast.pb.go assert at compile time that
+	// protoc-gen-go-vtproto generated its messages' methods (editions files
+	// excepted: vtprotobuf cannot generate for them).
+	VTProtoCheck bool
+	// PoolNotes makes the plugin write a note, to Notes, for every message
+	// type that streams receive and that vtprotobuf allocates parts of for
+	// every message unless it pools them.
+	PoolNotes bool
+	// Pool holds the message types named by pool= options, as
+	// protoc-gen-go-vtproto's pool= names them (go import path, ".", Go
+	// type name): types known to be pooled, which get no note.
+	Pool map[string]bool
+	// Notes receives the notes; os.Stderr unless set otherwise.
+	Notes io.Writer
 
 	flags *flag.FlagSet
 }
@@ -31,11 +50,18 @@ type Config struct {
 // NewConfig returns a Config with every option at its default and registers
 // the options on fs.
 func NewConfig(fs *flag.FlagSet) *Config {
-	c := &Config{RegisterCodec: true, Benchmarks: true, flags: fs}
+	c := &Config{RegisterCodec: true, Benchmarks: true, VTProtoCheck: true, PoolNotes: true,
+		Pool: map[string]bool{}, Notes: os.Stderr, flags: fs}
 	fs.Var(boolOption{OptionRegisterCodec, &c.RegisterCodec}, OptionRegisterCodec,
 		"register the grpcfast codec under \"proto\" when the generated package is initialised")
 	fs.Var(boolOption{OptionBenchmarks, &c.Benchmarks}, OptionBenchmarks,
 		"write x_grpcfast_bench_test.go: benchmarks of every method, gRPC's standard path against grpcfast's")
+	fs.Var(boolOption{OptionVTProtoCheck, &c.VTProtoCheck}, OptionVTProtoCheck,
+		"fail the build when protoc-gen-go-vtproto's marshal, unmarshal and size methods are missing")
+	fs.Var(boolOption{OptionPoolNotes, &c.PoolNotes}, OptionPoolNotes,
+		"note streamed message types that vtprotobuf's pool= option would stop allocating")
+	fs.Var(poolOption{c.Pool}, OptionPool,
+		"a message type protoc-gen-go-vtproto pools (as its pool= option: <go import path>.<Message>); repeatable")
 	return c
 }
 
@@ -64,6 +90,10 @@ func Usage() string {
 	var fs flag.FlagSet
 	NewConfig(&fs)
 	fs.VisitAll(func(f *flag.Flag) {
+		if f.Name == OptionPool {
+			fmt.Fprintf(&b, "  %s=<go import path>.<Message> (repeatable)\n      %s\n", f.Name, f.Usage)
+			return
+		}
 		fmt.Fprintf(&b, "  %s=true|false (default %s)\n      %s\n", f.Name, f.DefValue, f.Usage)
 	})
 	b.WriteString("  paths=import|source_relative, module=PREFIX, M<file>=<go import path>\n      as for protoc-gen-go\n")
@@ -98,3 +128,17 @@ func (o boolOption) String() string {
 	}
 	return "false"
 }
+
+// poolOption is the repeatable pool= option.
+type poolOption struct{ m map[string]bool }
+
+func (o poolOption) Set(v string) error {
+	i := strings.LastIndex(v, ".")
+	if i <= strings.LastIndex(v, "/") || i == len(v)-1 || i == 0 {
+		return fmt.Errorf("option %s: invalid value %q: want <go import path>.<Message>, as protoc-gen-go-vtproto's pool= option", OptionPool, v)
+	}
+	o.m[v] = true
+	return nil
+}
+
+func (o poolOption) String() string { return "" }

@@ -2,6 +2,7 @@ package generator_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -39,8 +40,13 @@ func TestBufEndToEnd(t *testing.T) {
 	}
 
 	out := filepath.Join(tmp, "out")
-	if err := bufGenerate(root, buf, plugin, out, "module=github.com/grpcfast/grpcfast"); err != nil {
+	notes, err := bufGenerate(root, buf, plugin, out, "module=github.com/grpcfast/grpcfast")
+	if err != nil {
 		t.Fatal(err)
+	}
+	// buf shows the plugin's notes to the user.
+	if want := "protoc-gen-go-grpcfast: note: grpcfast.testdata.kinds.Rich, received by streams of"; !strings.Contains(notes, want) {
+		t.Errorf("buf's output lacks the pool note %q:\n%s", want, notes)
 	}
 	n := 0
 	err = filepath.WalkDir(out, func(path string, d fs.DirEntry, err error) error {
@@ -74,14 +80,16 @@ func TestBufEndToEnd(t *testing.T) {
 	}
 
 	// A bad option fails the buf run with the plugin's message.
-	err = bufGenerate(root, buf, plugin, filepath.Join(tmp, "bad"), "register_codec=maybe")
+	_, err = bufGenerate(root, buf, plugin, filepath.Join(tmp, "bad"), "register_codec=maybe")
 	want := `option register_codec: invalid value "maybe": want true or false`
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("buf with a bad option: error %v, want one containing %q", err, want)
 	}
 }
 
-func bufGenerate(root, buf, plugin, out, opt string) error {
+// bufGenerate runs buf generate with the plugin alone, and returns what buf
+// printed on stderr.
+func bufGenerate(root, buf, plugin, out, opt string) (string, error) {
 	tmpl := "version: v2\n" +
 		"inputs:\n  - directory: testdata/proto\n" +
 		"plugins:\n  - local: " + plugin + "\n    out: " + out + "\n    opt: " + opt + "\n"
@@ -90,9 +98,9 @@ func bufGenerate(root, buf, plugin, out, opt string) error {
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("buf generate: %w: %s", err, stderr.Bytes())
+		return stderr.String(), fmt.Errorf("buf generate: %w: %s", err, stderr.Bytes())
 	}
-	return nil
+	return stderr.String(), nil
 }
 
 func dropCompilerVersion(b []byte) []byte {
@@ -120,5 +128,63 @@ func goRun(t *testing.T, dir string, args ...string) {
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+// TestVTProtoCheck builds a generated package whose vtprotobuf file is
+// missing, through a go build overlay that hides it: with the default
+// options the build fails and names the fix, with vtproto_check=false it
+// succeeds (and the codec would fall back to the standard path).
+func TestVTProtoCheck(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go build")
+	}
+	root, err := filepath.Abs(repoRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg := filepath.Join(root, "internal", "testprotos", "kinds")
+	for _, tc := range []struct {
+		param   string
+		wantErr string
+	}{
+		{moduleOpt, "does not implement grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize (missing method MarshalToSizedBufferVT)"},
+		{moduleOpt + ",vtproto_check=false", ""},
+	} {
+		t.Run(tc.param, func(t *testing.T) {
+			resp := run(t, compile(t, []string{"kinds/kinds.proto"}, tc.param, nil))
+			if resp.Error != nil {
+				t.Fatal(resp.GetError())
+			}
+			tmp := t.TempDir()
+			replace := map[string]string{filepath.Join(pkg, "kinds_vtproto.pb.go"): ""}
+			for _, f := range resp.File {
+				if strings.HasSuffix(f.GetName(), "_test.go") {
+					continue
+				}
+				p := filepath.Join(tmp, filepath.Base(f.GetName()))
+				if err := os.WriteFile(p, []byte(f.GetContent()), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				replace[filepath.Join(root, filepath.FromSlash(f.GetName()))] = p
+			}
+			overlay, err := json.Marshal(map[string]any{"Replace": replace})
+			if err != nil {
+				t.Fatal(err)
+			}
+			overlayFile := filepath.Join(tmp, "overlay.json")
+			if err := os.WriteFile(overlayFile, overlay, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command("go", "build", "-overlay", overlayFile, "./internal/testprotos/kinds")
+			cmd.Dir = root
+			out, err := cmd.CombinedOutput()
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Errorf("build failed: %v\n%s", err, out)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(string(out), tc.wantErr)):
+				t.Errorf("build: %v\n%s\nwant a failure saying %q", err, out, tc.wantErr)
+			}
+		})
 	}
 }

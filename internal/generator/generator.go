@@ -50,6 +50,9 @@ func Generate(p *protogen.Plugin, cfg *Config) error {
 			return err
 		}
 	}
+	if cfg.PoolNotes && cfg.Notes != nil {
+		writePoolNotes(cfg.Notes, p, cfg)
+	}
 	return nil
 }
 
@@ -60,6 +63,9 @@ func generateFile(p *protogen.Plugin, f *protogen.File, cfg *Config) error {
 	services := len(f.Services) > 0
 	if services && cfg.RegisterCodec {
 		genRegistration(g)
+	}
+	if cfg.VTProtoCheck {
+		genVTProtoCheck(g, f)
 	}
 	if err := genMessages(g, f); err != nil {
 		return err

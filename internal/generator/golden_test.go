@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -101,8 +103,15 @@ func compile(t *testing.T, files []string, parameter string, extra map[string]st
 // run runs the plugin in-process on req, as protogen.Options.Run would.
 func run(t *testing.T, req *pluginpb.CodeGeneratorRequest) *pluginpb.CodeGeneratorResponse {
 	t.Helper()
+	return runNotes(t, req, io.Discard)
+}
+
+// runNotes is run with the plugin's notes written to notes.
+func runNotes(t *testing.T, req *pluginpb.CodeGeneratorRequest, notes io.Writer) *pluginpb.CodeGeneratorResponse {
+	t.Helper()
 	var flags flag.FlagSet
 	cfg := generator.NewConfig(&flags)
+	cfg.Notes = notes
 	p, err := protogen.Options{ParamFunc: cfg.Set}.New(req)
 	if err != nil {
 		return &pluginpb.CodeGeneratorResponse{Error: ptr(err.Error())}
@@ -111,6 +120,17 @@ func run(t *testing.T, req *pluginpb.CodeGeneratorRequest) *pluginpb.CodeGenerat
 		p.Error(err)
 	}
 	return p.Response()
+}
+
+// vtprotoExtProto returns the path of vtprotobuf's ext.proto in the module
+// cache.
+func vtprotoExtProto(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/planetscale/vtprotobuf").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(strings.TrimSpace(string(out)), "include", "github.com", "planetscale", "vtprotobuf", "vtproto", "ext.proto")
 }
 
 func ptr[T any](v T) *T { return &v }

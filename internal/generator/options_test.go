@@ -1,6 +1,7 @@
 package generator_test
 
 import (
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -13,7 +14,11 @@ func TestOptionErrors(t *testing.T) {
 	}{
 		{"register_codec=maybe", `option register_codec: invalid value "maybe": want true or false`},
 		{"register_codec", `option register_codec: invalid value "": want true or false`},
-		{"registr_codec=false", `unknown option "registr_codec" (value "false"): protoc-gen-go-grpcfast accepts benchmarks, register_codec, and protogen's paths, module and M options`},
+		{"registr_codec=false", `unknown option "registr_codec" (value "false"): protoc-gen-go-grpcfast accepts benchmarks, pool, pool_notes, register_codec, vtproto_check, and protogen's paths, module and M options`},
+		{"vtproto_check=0", `option vtproto_check: invalid value "0": want true or false`},
+		{"pool_notes=off", `option pool_notes: invalid value "off": want true or false`},
+		{"pool=Rich", `option pool: invalid value "Rich": want <go import path>.<Message>, as protoc-gen-go-vtproto's pool= option`},
+		{"pool=example.com/x/", `option pool: invalid value "example.com/x/": want <go import path>.<Message>, as protoc-gen-go-vtproto's pool= option`},
 		{"benchmarks=no", `option benchmarks: invalid value "no": want true or false`},
 		{"paths=nowhere", `unknown path type "nowhere": want "import" or "source_relative"`},
 	} {
@@ -151,5 +156,61 @@ func TestBenchmarkTable(t *testing.T) {
 		if !strings.Contains(content, want) {
 			t.Errorf("benchmark file lacks %q:\n%s", want, content)
 		}
+	}
+}
+
+func TestPoolNotes(t *testing.T) {
+	const kindsPkg = "github.com/grpcfast/grpcfast/internal/testprotos/kinds"
+	richNote := "protoc-gen-go-grpcfast: note: grpcfast.testdata.kinds.Rich, received by streams of Kinds.ClientStream, Kinds.ServerStream, Kinds.Bidi, " +
+		"has nested messages or packed repeated fields, which vtprotobuf's decoder allocates anew for every message unless it pools them. " +
+		"Add pool=" + kindsPkg + ".Rich pool=" + kindsPkg + ".Inner to protoc-gen-go-vtproto's options, " +
+		"and the same to protoc-gen-go-grpcfast's to silence this note (or pool_notes=false).\n"
+	pooledNote := "protoc-gen-go-grpcfast: note: grpcfast.testdata.kinds.Pooled, received by streams of Kinds.PooledBidi, " +
+		"has nested messages or packed repeated fields, which vtprotobuf's decoder allocates anew for every message unless it pools them. " +
+		"Add pool=" + kindsPkg + ".Inner to protoc-gen-go-vtproto's options, " +
+		"and the same to protoc-gen-go-grpcfast's to silence this note (or pool_notes=false).\n"
+	for _, tc := range []struct{ param, want string }{
+		// Pooled and PooledInner are pooled by the testdata's vtproto options; Inner is not.
+		{moduleOpt + ",pool=" + kindsPkg + ".Pooled,pool=" + kindsPkg + ".PooledInner", richNote + pooledNote},
+		{moduleOpt + ",pool=" + kindsPkg + ".Pooled,pool=" + kindsPkg + ".PooledInner,pool=" + kindsPkg + ".Inner,pool=" + kindsPkg + ".Rich", ""},
+		{moduleOpt + ",pool_notes=false", ""},
+	} {
+		var notes strings.Builder
+		resp := runNotes(t, compile(t, []string{"kinds/kinds.proto"}, tc.param, nil), &notes)
+		if resp.Error != nil {
+			t.Fatal(resp.GetError())
+		}
+		if notes.String() != tc.want {
+			t.Errorf("%s: notes\n%s\nwant\n%s", tc.param, notes.String(), tc.want)
+		}
+	}
+
+	// A message option (vtproto.mempool) counts as pooled; a stream of a
+	// message without nested messages or packed fields gets no note.
+	ext, err := os.ReadFile(vtprotoExtProto(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := map[string]string{
+		"github.com/planetscale/vtprotobuf/vtproto/ext.proto": string(ext),
+		"m.proto": `syntax = "proto3";
+package m;
+option go_package = "example.com/m";
+import "github.com/planetscale/vtprotobuf/vtproto/ext.proto";
+service S {
+  rpc Up(stream Outer) returns (Flat);
+  rpc Down(Flat) returns (stream Flat);
+}
+message Outer { option (vtproto.mempool) = true; Inner in = 1; }
+message Inner { option (vtproto.mempool) = true; bytes b = 1; }
+message Flat { bytes data = 1; string name = 2; }
+`}
+	var notes strings.Builder
+	resp := runNotes(t, compile(t, []string{"m.proto"}, "", src), &notes)
+	if resp.Error != nil {
+		t.Fatal(resp.GetError())
+	}
+	if notes.Len() != 0 {
+		t.Errorf("notes for pooled or flat messages:\n%s", notes.String())
 	}
 }

@@ -25,6 +25,15 @@ func init() {
 	grpcfastimpl.RegisterDefault()
 }
 
+// Compile-time check that protoc-gen-go-vtproto generated the marshal,
+// unmarshal and size methods of this file's messages: without them the grpcfast
+// codec falls back to gRPC's standard path for them, and gains nothing. Run
+// protoc-gen-go-vtproto on this file with features=marshal+unmarshal+size (or
+// more), or turn this check off with vtproto_check=false.
+var (
+	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Event)(nil)
+)
+
 // NewLegacy_FeedResponseReceiver returns a Receiver that reads the responses of
 // a Legacy.Feed stream (server-streaming, client side) into one reused *Event
 // instead of allocating one per message: replace stream.Recv() with r.Recv(),

@@ -19,6 +19,15 @@ const _ = grpcfastimpl.SupportPackageIsVersion1
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
+// Compile-time check that protoc-gen-go-vtproto generated the marshal,
+// unmarshal and size methods of this file's messages: without them the grpcfast
+// codec falls back to gRPC's standard path for them, and gains nothing. Run
+// protoc-gen-go-vtproto on this file with features=marshal+unmarshal+size (or
+// more), or turn this check off with vtproto_check=false.
+var (
+	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Blob)(nil)
+)
+
 // GrpcfastReset resets x like Reset, but keeps the memory of its bytes,
 // repeated and map fields for the next message decoded into x, and returns its
 // message fields to vtprotobuf's pool where their type is pooled. Fields that

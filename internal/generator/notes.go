@@ -1,0 +1,130 @@
+package generator
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/planetscale/vtprotobuf/vtproto"
+	"google.golang.org/protobuf/compiler/protogen"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// writePoolNotes writes one note for every message type that a stream
+// receives and that vtprotobuf's decoder allocates parts of anew for every
+// message unless its pool feature is on: nested messages, and packed
+// repeated fields (it checks their length, not their capacity, when the
+// message is not pooled). The note names the exact pool= options to add.
+// Types pooled through the (vtproto.mempool) message option, or named in
+// this plugin's own pool= options, are known to be pooled and get none.
+func writePoolNotes(w io.Writer, p *protogen.Plugin, cfg *Config) {
+	type streamed struct {
+		msg     *protogen.Message
+		methods []string
+	}
+	var order []protoreflect.FullName
+	byName := map[protoreflect.FullName]*streamed{}
+	add := func(m *protogen.Message, method string) {
+		s := byName[m.Desc.FullName()]
+		if s == nil {
+			s = &streamed{msg: m}
+			byName[m.Desc.FullName()] = s
+			order = append(order, m.Desc.FullName())
+		}
+		if !slices.Contains(s.methods, method) {
+			s.methods = append(s.methods, method)
+		}
+	}
+	for _, f := range p.Files {
+		if !f.Generate || f.Desc.Syntax() == protoreflect.Editions {
+			continue // vtprotobuf cannot generate for editions files
+		}
+		for _, s := range f.Services {
+			for _, m := range s.Methods {
+				k := kindOf(m)
+				name := s.GoName + "." + m.GoName
+				if k.serverReceives() {
+					add(m.Input, name)
+				}
+				if k.clientReceives() {
+					add(m.Output, name)
+				}
+			}
+		}
+	}
+	for _, name := range order {
+		s := byName[name]
+		if !allocatesUnpooled(s.msg) {
+			continue
+		}
+		var opts []string
+		for _, m := range poolClosure(s.msg) {
+			if !cfg.isPooled(m) {
+				opts = append(opts, "pool="+poolName(m))
+			}
+		}
+		if len(opts) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "%s: note: %s, received by streams of %s, has nested messages or packed repeated fields, "+
+			"which vtprotobuf's decoder allocates anew for every message unless it pools them. Add %s to "+
+			"protoc-gen-go-vtproto's options, and the same to %s's to silence this note (or %s=false).\n",
+			PluginName, name, strings.Join(s.methods, ", "), strings.Join(opts, " "), PluginName, OptionPoolNotes)
+	}
+}
+
+// allocatesUnpooled reports whether decoding into a reused m allocates when
+// m is not pooled: it has a message field or a packed repeated field.
+func allocatesUnpooled(m *protogen.Message) bool {
+	for _, f := range m.Fields {
+		d := f.Desc
+		if isMessage(d) && !d.IsMap() {
+			return true
+		}
+		if d.IsList() && d.IsPacked() {
+			return true
+		}
+	}
+	return false
+}
+
+// poolClosure returns m and the message types reachable from it through
+// message fields (map values excluded: vtprotobuf allocates those anyway)
+// that vtprotobuf can pool: types generated in the user's tree, not
+// protobuf-go's well-known types.
+func poolClosure(m *protogen.Message) []*protogen.Message {
+	var out []*protogen.Message
+	seen := map[protoreflect.FullName]bool{}
+	var walk func(*protogen.Message)
+	walk = func(m *protogen.Message) {
+		if seen[m.Desc.FullName()] || strings.HasPrefix(string(m.GoIdent.GoImportPath), "google.golang.org/protobuf/") {
+			return
+		}
+		seen[m.Desc.FullName()] = true
+		out = append(out, m)
+		for _, f := range m.Fields {
+			if f.Message != nil && !f.Desc.IsMap() {
+				walk(f.Message)
+			}
+		}
+	}
+	walk(m)
+	return out
+}
+
+// poolName is m as vtprotobuf's pool= option names it: its Go import path
+// and Go type name.
+func poolName(m *protogen.Message) string {
+	return string(m.GoIdent.GoImportPath) + "." + m.GoIdent.GoName
+}
+
+// isPooled reports whether m is known to be pooled by vtprotobuf.
+func (c *Config) isPooled(m *protogen.Message) bool {
+	if c.Pool[poolName(m)] {
+		return true
+	}
+	v, _ := proto.GetExtension(m.Desc.Options(), vtproto.E_Mempool).(bool)
+	return v
+}
