@@ -63,7 +63,7 @@ func protoCases(t *testing.T) map[string][]string {
 // compile compiles files (relative to testdata/proto, or to the sources in
 // extra) with source info and returns a CodeGeneratorRequest that asks to
 // generate them, as protoc or buf would.
-func compile(t *testing.T, files []string, parameter string, extra map[string]string) *pluginpb.CodeGeneratorRequest {
+func compile(t testing.TB, files []string, parameter string, extra map[string]string) *pluginpb.CodeGeneratorRequest {
 	t.Helper()
 	var resolver protocompile.Resolver = &protocompile.SourceResolver{ImportPaths: []string{protoRoot}}
 	if extra != nil {
@@ -101,13 +101,13 @@ func compile(t *testing.T, files []string, parameter string, extra map[string]st
 }
 
 // run runs the plugin in-process on req, as protogen.Options.Run would.
-func run(t *testing.T, req *pluginpb.CodeGeneratorRequest) *pluginpb.CodeGeneratorResponse {
+func run(t testing.TB, req *pluginpb.CodeGeneratorRequest) *pluginpb.CodeGeneratorResponse {
 	t.Helper()
 	return runNotes(t, req, io.Discard)
 }
 
 // runNotes is run with the plugin's notes written to notes.
-func runNotes(t *testing.T, req *pluginpb.CodeGeneratorRequest, notes io.Writer) *pluginpb.CodeGeneratorResponse {
+func runNotes(t testing.TB, req *pluginpb.CodeGeneratorRequest, notes io.Writer) *pluginpb.CodeGeneratorResponse {
 	t.Helper()
 	var flags flag.FlagSet
 	cfg := generator.NewConfig(&flags)

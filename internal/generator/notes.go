@@ -60,13 +60,15 @@ func writePoolNotes(w io.Writer, p *protogen.Plugin, cfg *Config) {
 			continue
 		}
 		var opts []string
-		for _, m := range poolClosure(s.msg) {
-			if !cfg.isPooled(m) {
-				opts = append(opts, "pool="+poolName(m))
-			}
+		closure, more := poolClosure(s.msg, cfg, maxNoteTypes)
+		for _, m := range closure {
+			opts = append(opts, "pool="+poolName(m))
 		}
 		if len(opts) == 0 {
 			continue
+		}
+		if more {
+			opts = append(opts, "(and the message types reachable from those)")
 		}
 		fmt.Fprintf(w, "%s: note: %s, received by streams of %s, has nested messages or packed repeated fields, "+
 			"which vtprotobuf's decoder allocates anew for every message unless it pools them. Add %s to "+
@@ -90,28 +92,38 @@ func allocatesUnpooled(m *protogen.Message) bool {
 	return false
 }
 
+// maxNoteTypes bounds the pool= options one note names, and so the work per
+// streamed type on trees where every message reaches thousands of others.
+const maxNoteTypes = 16
+
 // poolClosure returns m and the message types reachable from it through
 // message fields (map values excluded: vtprotobuf allocates those anyway)
-// that vtprotobuf can pool: types generated in the user's tree, not
-// protobuf-go's well-known types.
-func poolClosure(m *protogen.Message) []*protogen.Message {
-	var out []*protogen.Message
+// that vtprotobuf can pool and that are not known to be pooled: types
+// generated in the user's tree, not protobuf-go's well-known types. It stops
+// at max types, and reports whether there were more.
+func poolClosure(m *protogen.Message, cfg *Config, max int) (out []*protogen.Message, more bool) {
 	seen := map[protoreflect.FullName]bool{}
-	var walk func(*protogen.Message)
-	walk = func(m *protogen.Message) {
+	queue := []*protogen.Message{m}
+	for len(queue) > 0 {
+		m := queue[0]
+		queue = queue[1:]
 		if seen[m.Desc.FullName()] || strings.HasPrefix(string(m.GoIdent.GoImportPath), "google.golang.org/protobuf/") {
-			return
+			continue
 		}
 		seen[m.Desc.FullName()] = true
-		out = append(out, m)
+		if !cfg.isPooled(m) {
+			if len(out) == max {
+				return out, true
+			}
+			out = append(out, m)
+		}
 		for _, f := range m.Fields {
 			if f.Message != nil && !f.Desc.IsMap() {
-				walk(f.Message)
+				queue = append(queue, f.Message)
 			}
 		}
 	}
-	walk(m)
-	return out
+	return out, false
 }
 
 // poolName is m as vtprotobuf's pool= option names it: its Go import path

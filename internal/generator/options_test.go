@@ -1,6 +1,7 @@
 package generator_test
 
 import (
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -212,5 +213,27 @@ message Flat { bytes data = 1; string name = 2; }
 	}
 	if notes.Len() != 0 {
 		t.Errorf("notes for pooled or flat messages:\n%s", notes.String())
+	}
+}
+
+// TestPoolNotesCap checks that a note names at most 16 types: a chain of 20
+// nested types gets 16 pool= options and a word that more are reachable.
+func TestPoolNotesCap(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("syntax = \"proto3\";\npackage c;\noption go_package = \"example.com/c\";\nservice S { rpc Up(stream M0) returns (M0); }\n")
+	for i := range 20 {
+		fmt.Fprintf(&b, "message M%d { M%d next = 1; }\n", i, i+1)
+	}
+	b.WriteString("message M20 { bytes b = 1; }\n")
+	var notes strings.Builder
+	resp := runNotes(t, compile(t, []string{"c.proto"}, "", map[string]string{"c.proto": b.String()}), &notes)
+	if resp.Error != nil {
+		t.Fatal(resp.GetError())
+	}
+	if n := strings.Count(notes.String(), "pool=example.com/c.M"); n != 16 {
+		t.Errorf("the note names %d types, want 16:\n%s", n, notes.String())
+	}
+	if !strings.Contains(notes.String(), "pool=example.com/c.M15 (and the message types reachable from those)") {
+		t.Errorf("the note does not say that more types are reachable:\n%s", notes.String())
 	}
 }
