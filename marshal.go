@@ -27,7 +27,10 @@ func (c *Codec) Marshal(v any) (mem.BufferSlice, error) {
 func (c *Codec) marshalVT(m vtMarshaler) (mem.BufferSlice, error) {
 	size := m.SizeVT()
 	if size == 0 {
-		return nil, nil
+		// An empty encoding is still checked: vtprotobuf's
+		// MarshalToSizedBufferVT fails on a missing required field (proto2
+		// required), as proto.Marshal does, and writes nothing here.
+		return nil, marshalSized(m, nil)
 	}
 	if size <= c.threshold {
 		b := newPlainBuf(size)

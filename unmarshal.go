@@ -150,7 +150,9 @@ func (c *Codec) unmarshalProto(data mem.BufferSlice, v any) error {
 func (c *Codec) unmarshalVT(data mem.BufferSlice, m vtUnmarshaler, v any, info *vtInfo) error {
 	switch len(data) {
 	case 0:
-		return nil
+		// The empty message. UnmarshalVT still checks required fields
+		// (proto2 required), as proto.Unmarshal does.
+		return m.UnmarshalVT(nil)
 	case 1:
 		return m.UnmarshalVT(data[0].ReadOnlyData())
 	}
@@ -164,7 +166,7 @@ func (c *Codec) unmarshalVT(data mem.BufferSlice, m vtUnmarshaler, v any, info *
 	}
 	switch nonEmpty {
 	case 0:
-		return nil
+		return m.UnmarshalVT(nil)
 	case 1:
 		return m.UnmarshalVT(data[last].ReadOnlyData())
 	}
