@@ -9,6 +9,7 @@ import (
 
 	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/internal/stdcodec"
+	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 	"github.com/grpcfast/grpcfast/internal/testprotos/proto2"
 )
 
@@ -81,4 +82,49 @@ func TestRequiredParity(t *testing.T) {
 			sameVerdict(t, tc.name+": Unmarshal from "+split, c.Unmarshal(data, fresh()), std.Unmarshal(data, fresh()))
 		}
 	}
+}
+
+// stdVerdict decodes b with the standard codec and with c, split in every
+// way of splits and into a fresh and a reused message, and fails t unless
+// both accept it into equal messages or both reject it.
+func stdVerdict(t *testing.T, c *grpcfast.Codec, name string, b []byte, newMsg func() proto.Message, dirty proto.Message) {
+	t.Helper()
+	want := newMsg()
+	stdErr := stdcodec.Codec().Unmarshal(sliceAt(b), want)
+	for split, data := range splits(b) {
+		if len(b) > 0 && data.Len() == 0 {
+			continue // the empty message, not b
+		}
+		for _, got := range []proto.Message{newMsg(), dirty} {
+			err := c.Unmarshal(data, got)
+			sameVerdict(t, name+": Unmarshal from "+split, err, stdErr)
+			if err == nil && stdErr == nil && !proto.Equal(got, want) {
+				t.Errorf("%s: Unmarshal from %s: got %v, standard codec %v", name, split, got, want)
+			}
+		}
+	}
+}
+
+// TestLaxInputAccepted checks input that protobuf-go accepts and
+// vtprotobuf's UnmarshalVT rejects: a known field with another wire type is
+// an unknown field to protobuf-go (and kept as such), an error to
+// vtprotobuf.
+func TestLaxInputAccepted(t *testing.T) {
+	c := grpcfast.NewCodec()
+	valid, _ := proto.Marshal(fullRich(300))
+	for name, b := range map[string][]byte{
+		"bytes field as varint":        {0x18, 0x01},
+		"string field as fixed32":      {0x15, 1, 2, 3, 4},
+		"message field as varint":      append(append([]byte{}, valid...), 0x40, 0x07),
+		"nested string as fixed64":     {0x42, 0x09, 0x09, 1, 2, 3, 4, 5, 6, 7, 8},
+		"int64 field as bytes":         {0x0a, 0x02, 0x08, 0x01},
+		"map entry with key as varint": {0x52, 0x04, 0x08, 0x01, 0x10, 0x02},
+		"packed enum as fixed32":       {0xa5, 0x01, 1, 0, 0, 0},
+		"oneof bytes as varint":        {0x60, 0x05},
+	} {
+		stdVerdict(t, c, name, b, func() proto.Message { return &kinds.Rich{} }, fullRich(100))
+	}
+	withMismatch := append(append([]byte{}, valid...), 0x18, 0x01)
+	withMismatch = append(withMismatch, valid...)
+	stdVerdict(t, c, "valid fields around a mismatch", withMismatch, func() proto.Message { return &kinds.Rich{} }, fullRich(100))
 }

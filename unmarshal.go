@@ -21,7 +21,19 @@ type vtUnmarshaler interface {
 func (c *Codec) Unmarshal(data mem.BufferSlice, v any) error {
 	if m, ok := v.(vtUnmarshaler); ok {
 		if info := vtInfoOf(v); info.vtDecodes && resetForDecode(v) {
-			return c.unmarshalVT(data, m, v, info)
+			err := c.unmarshalVT(data, m, v, info)
+			if err != nil && info != opaqueInfo && c.unmarshalProto(data, v) == nil {
+				// UnmarshalVT rejects some input that protobuf-go, and so
+				// gRPC's codec, accepts: a known field with another wire
+				// type (protobuf-go keeps it as an unknown field), a
+				// nested message that lacks a required field in one of
+				// the occurrences that merge into it. protobuf-go decides
+				// whenever UnmarshalVT fails; this costs a second decode on
+				// the error path only, and the error returned, when both
+				// fail, is UnmarshalVT's.
+				return nil
+			}
+			return err
 		}
 	}
 	return c.unmarshalProto(data, v)
