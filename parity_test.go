@@ -4,11 +4,17 @@ import (
 	"testing"
 
 	vtproto2 "github.com/planetscale/vtprotobuf/testproto/proto2"
+	"github.com/planetscale/vtprotobuf/testproto/wkt"
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/fieldmaskpb"
+	"google.golang.org/protobuf/types/known/structpb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/internal/stdcodec"
+	"github.com/grpcfast/grpcfast/internal/testprotos/editions"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 	"github.com/grpcfast/grpcfast/internal/testprotos/proto2"
 )
@@ -127,4 +133,82 @@ func TestLaxInputAccepted(t *testing.T) {
 	withMismatch := append(append([]byte{}, valid...), 0x18, 0x01)
 	withMismatch = append(withMismatch, valid...)
 	stdVerdict(t, c, "valid fields around a mismatch", withMismatch, func() proto.Message { return &kinds.Rich{} }, fullRich(100))
+}
+
+// utf8Cases returns messages with strings in every place a string can be,
+// valid or not, for the types that vtprotobuf generates here.
+func utf8Cases() map[string]proto.Message {
+	const bad, cut, good = "a\xffb", "ok\xe2\x82", "héllo ✓ 😀"
+	rich := func(s string, set func(m *kinds.Rich, s string)) *kinds.Rich {
+		m := fullRich(40)
+		set(m, s)
+		return m
+	}
+	cases := map[string]proto.Message{}
+	for _, s := range []struct{ name, s string }{{"invalid", bad}, {"truncated", cut}, {"valid", good}} {
+		add := func(name string, m proto.Message) { cases[s.name+" "+name] = m }
+		add("Rich.name", rich(s.s, func(m *kinds.Rich, s string) { m.Name = s }))
+		add("Rich.words", rich(s.s, func(m *kinds.Rich, s string) { m.Words = []string{"x", s, "y"} }))
+		add("Rich.counts key", rich(s.s, func(m *kinds.Rich, s string) { m.Counts = map[string]int64{"k": 1, s: 2} }))
+		add("Rich.text (oneof)", rich(s.s, func(m *kinds.Rich, s string) { m.Choice = &kinds.Rich_Text{Text: s} }))
+		add("Rich.inner.label", rich(s.s, func(m *kinds.Rich, s string) { m.Inner.Label = s }))
+		add("Rich.inners[2].label", rich(s.s, func(m *kinds.Rich, s string) { m.Inners[2].Label = s }))
+		add("Rich.nested.label (oneof)", rich(s.s, func(m *kinds.Rich, s string) { m.Choice = &kinds.Rich_Nested{Nested: &kinds.Inner{Label: s}} }))
+		add("Pooled.name", &kinds.Pooled{Data: pattern(30), Name: s.s})
+		add("Pooled.inners[0].label", &kinds.Pooled{Inners: []*kinds.Inner{{Label: s.s}}})
+		add("WKT StringValue", &wkt.MessageWithWKT{StringValue: wrapperspb.String(s.s)})
+		add("WKT FieldMask", &wkt.MessageWithWKT{FieldMask: &fieldmaskpb.FieldMask{Paths: []string{"a", s.s}}})
+		add("WKT Any type_url", &wkt.MessageWithWKT{Any: &anypb.Any{TypeUrl: s.s, Value: []byte{1}}})
+		add("WKT Struct key", &wkt.MessageWithWKT{StructValue: &structpb.Struct{Fields: map[string]*structpb.Value{s.s: structpb.NewNumberValue(1)}}})
+		add("WKT Struct value", &wkt.MessageWithWKT{StructValue: &structpb.Struct{Fields: map[string]*structpb.Value{"k": structpb.NewStringValue(s.s)}}})
+		add("WKT ListValue in Value", &wkt.MessageWithWKT{ValueValue: structpb.NewListValue(&structpb.ListValue{Values: []*structpb.Value{structpb.NewBoolValue(true), structpb.NewStringValue(s.s)}})})
+		// proto2 strings are not validated, by either codec.
+		add("proto2 StringMessage", &vtproto2.StringMessage{RequiredField: proto.String(s.s), RepeatedField: []string{s.s}})
+		add("proto2 Item.extra.note (group)", &proto2.Item{Id: proto.Int32(1), Extra: &proto2.Item_Extra{Note: proto.String(s.s)}})
+		// Editions (no vtprotobuf methods): validated, as utf8_validation
+		// defaults to VERIFY.
+		add("editions Note.text", &editions.Note{Text: proto.String(s.s)})
+	}
+	return cases
+}
+
+// vtMarshal encodes m with vtprotobuf's MarshalVT, which does not check
+// strings, or returns nil if m has no such method.
+func vtMarshal(t *testing.T, m proto.Message) []byte {
+	t.Helper()
+	vm, ok := m.(interface{ MarshalVT() ([]byte, error) })
+	if !ok {
+		return nil
+	}
+	b, err := vm.MarshalVT()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestUTF8Parity checks strings that must be valid UTF-8 (proto3, editions
+// with utf8_validation VERIFY): gRPC's standard codec refuses to send one
+// that is not, and to accept one, wherever it is in the message.
+func TestUTF8Parity(t *testing.T) {
+	c := grpcfast.NewCodec()
+	std := stdcodec.Codec()
+	for name, m := range utf8Cases() {
+		out, err := c.Marshal(m)
+		_, stdErr := std.Marshal(m)
+		sameVerdict(t, name+": Marshal", err, stdErr)
+		if err == nil {
+			out.Free()
+		}
+		b := vtMarshal(t, m)
+		if b == nil {
+			// No vtprotobuf methods (editions): protobuf-go both ways.
+			// Only a valid message can be encoded to decode it.
+			if stdErr != nil {
+				continue
+			}
+			b, _ = proto.Marshal(m)
+		}
+		stdVerdict(t, c, name, b, func() proto.Message { return m.ProtoReflect().New().Interface() }, proto.Clone(m))
+	}
 }

@@ -1,0 +1,108 @@
+package grpcfast
+
+import (
+	"reflect"
+	"sync"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+)
+
+// vtInfo is what the codec needs to know about a message type with
+// vtprotobuf methods.
+type vtInfo struct {
+	// vtDecodes is false for message types that UnmarshalVT decodes wrongly:
+	// those that contain a group field, directly or in a nested message.
+	// vtprotobuf v0.6 looks at the wrong wire type when it looks for the end
+	// of a group, and fails with io.ErrUnexpectedEOF on every valid group.
+	// These types are decoded with protobuf-go, as gRPC's codec does.
+	vtDecodes bool
+	// required is true for types with required fields (proto2 required,
+	// editions LEGACY_REQUIRED): UnmarshalVT checks them at the end of each
+	// call, so such a message cannot be decoded in pieces.
+	required bool
+	// utf8 is the plan for checking the strings that must be valid UTF-8,
+	// nil if the type cannot hold any.
+	utf8 *utf8Plan
+}
+
+var (
+	typeInfos sync.Map // reflect.Type → *vtInfo, or a nil *vtInfo
+	descInfos sync.Map // protoreflect.MessageDescriptor → *vtInfo
+
+	// opaqueInfo is for types that are not proto.Message and so cannot be
+	// inspected: trust UnmarshalVT, but decode in one piece.
+	opaqueInfo = &vtInfo{vtDecodes: true, required: true}
+)
+
+// vtInfoOf returns the vtInfo of v's type. Most calls are one lookup by
+// v's Go type: a generated message type has one descriptor. Other types
+// (wrappers, dynamic messages) are looked up by their descriptor.
+func vtInfoOf(v any) *vtInfo {
+	t := reflect.TypeOf(v)
+	if info, ok := typeInfos.Load(t); ok {
+		if info := info.(*vtInfo); info != nil {
+			return info
+		}
+		return descInfoOf(v.(proto.Message).ProtoReflect().Descriptor())
+	}
+	return newTypeInfo(v, t)
+}
+
+func newTypeInfo(v any, t reflect.Type) *vtInfo {
+	pm, ok := v.(proto.Message)
+	if !ok {
+		typeInfos.Store(t, opaqueInfo)
+		return opaqueInfo
+	}
+	md := pm.ProtoReflect().Descriptor()
+	info := descInfoOf(md)
+	// Cache by Go type only a generated type, whose every value has the
+	// descriptor registered for it with that Go type; a nil *vtInfo says
+	// to look up by descriptor.
+	mt, err := protoregistry.GlobalTypes.FindMessageByName(md.FullName())
+	if err == nil && reflect.TypeOf(mt.Zero().Interface()) == t && mt.Descriptor() == md {
+		typeInfos.Store(t, info)
+	} else {
+		typeInfos.Store(t, (*vtInfo)(nil))
+	}
+	return info
+}
+
+func descInfoOf(md protoreflect.MessageDescriptor) *vtInfo {
+	if info, ok := descInfos.Load(md); ok {
+		return info.(*vtInfo)
+	}
+	info, _ := descInfos.LoadOrStore(md, newVTInfo(md))
+	return info.(*vtInfo)
+}
+
+func newVTInfo(md protoreflect.MessageDescriptor) *vtInfo {
+	return &vtInfo{
+		vtDecodes: !hasGroups(md, map[protoreflect.FullName]bool{}),
+		required:  md.RequiredNumbers().Len() > 0,
+		utf8:      newUTF8Plan(md),
+	}
+}
+
+// hasGroups reports whether md or a message type reachable through its
+// fields has a group field (in editions, a message field with delimited
+// encoding, which is the same on the wire).
+func hasGroups(md protoreflect.MessageDescriptor, seen map[protoreflect.FullName]bool) bool {
+	if seen[md.FullName()] {
+		return false
+	}
+	seen[md.FullName()] = true
+	fields := md.Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		if fd.Kind() == protoreflect.GroupKind {
+			return true
+		}
+		if sub := fd.Message(); sub != nil && hasGroups(sub, seen) {
+			return true
+		}
+	}
+	return false
+}
