@@ -25,6 +25,11 @@ type vtInfo struct {
 	// utf8 is the plan for checking the strings that must be valid UTF-8,
 	// nil if the type cannot hold any.
 	utf8 *utf8Plan
+	// presenceBytes are the singular bytes fields that track presence
+	// (proto2 optional, proto3 optional, editions explicit presence)
+	// outside a oneof: vtprotobuf's ResetVT leaves them empty but
+	// present.
+	presenceBytes []protoreflect.FieldDescriptor
 }
 
 var (
@@ -80,10 +85,24 @@ func descInfoOf(md protoreflect.MessageDescriptor) *vtInfo {
 
 func newVTInfo(md protoreflect.MessageDescriptor) *vtInfo {
 	return &vtInfo{
-		vtDecodes: !hasGroups(md, map[protoreflect.FullName]bool{}),
-		required:  md.RequiredNumbers().Len() > 0,
-		utf8:      newUTF8Plan(md),
+		vtDecodes:     !hasGroups(md, map[protoreflect.FullName]bool{}),
+		required:      md.RequiredNumbers().Len() > 0,
+		utf8:          newUTF8Plan(md),
+		presenceBytes: presenceBytes(md),
 	}
+}
+
+func presenceBytes(md protoreflect.MessageDescriptor) []protoreflect.FieldDescriptor {
+	var out []protoreflect.FieldDescriptor
+	fields := md.Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		od := fd.ContainingOneof()
+		if fd.Kind() == protoreflect.BytesKind && !fd.IsList() && fd.HasPresence() && (od == nil || od.IsSynthetic()) {
+			out = append(out, fd)
+		}
+	}
+	return out
 }
 
 // hasGroups reports whether md or a message type reachable through its

@@ -1,12 +1,14 @@
 package grpcfast_test
 
 import (
+	"bytes"
 	"testing"
 
 	vtproto2 "github.com/planetscale/vtprotobuf/testproto/proto2"
 	"github.com/planetscale/vtprotobuf/testproto/wkt"
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/fieldmaskpb"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -210,5 +212,74 @@ func TestUTF8Parity(t *testing.T) {
 			b, _ = proto.Marshal(m)
 		}
 		stdVerdict(t, c, name, b, func() proto.Message { return m.ProtoReflect().New().Interface() }, proto.Clone(m))
+	}
+}
+
+// vtPooledRich is a kinds.Rich as vtprotobuf generates it with its pool
+// feature but without protoc-gen-go-grpcfast: ResetVT is what vtprotobuf's
+// features/pool writes for Rich's fields (it keeps F[:0] of every list and
+// bytes field, the proto3 optional bytes field Maybe included), and there
+// is no GrpcfastReset.
+type vtPooledRich struct{ m *kinds.Rich }
+
+func (w vtPooledRich) UnmarshalVT(b []byte) error         { return w.m.UnmarshalVT(b) }
+func (w vtPooledRich) ProtoReflect() protoreflect.Message { return w.m.ProtoReflect() }
+func (w vtPooledRich) ResetVT() {
+	m := w.m
+	if m == nil {
+		return
+	}
+	for _, mm := range m.Inners {
+		mm.Reset()
+	}
+	f0 := m.Numbers[:0]
+	f1 := m.Words[:0]
+	f2 := m.Blobs[:0]
+	f3 := m.Inners[:0]
+	f4 := m.Data[:0]
+	f5 := m.Maybe[:0]
+	f6 := m.Colors[:0]
+	m.Reset()
+	m.Numbers = f0
+	m.Words = f1
+	m.Blobs = f2
+	m.Inners = f3
+	m.Data = f4
+	m.Maybe = f5
+	m.Colors = f6
+}
+
+// TestPresenceAfterResetVT decodes into a message that the codec can only
+// reset with vtprotobuf's ResetVT: an optional bytes field of an earlier
+// message must not read as present in the next one, nor be sent again.
+func TestPresenceAfterResetVT(t *testing.T) {
+	c := grpcfast.NewCodec()
+	reused := vtPooledRich{&kinds.Rich{}}
+	for i, m := range []*kinds.Rich{
+		{Maybe: []byte("x"), Data: pattern(100)},
+		{Data: pattern(50)},
+		{Maybe: []byte{}},
+		{Name: "n"},
+		{Maybe: pattern(2000), Words: []string{"a"}},
+		{},
+	} {
+		b, _ := proto.Marshal(m)
+		for _, data := range []mem.BufferSlice{sliceAt(b), sliceAt(b, len(b)/2)} {
+			if err := c.Unmarshal(data, reused); err != nil {
+				t.Fatal(err)
+			}
+			if !proto.Equal(reused.m, m) {
+				t.Errorf("message %d in %d buffers: decoded %v, want %v (has maybe: %v, want %v)",
+					i, len(data), reused.m, m, reused.m.Maybe != nil, m.Maybe != nil)
+			}
+			out, err := c.Marshal(reused.m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(out.Materialize(), b) {
+				t.Errorf("message %d in %d buffers: sent again as %x, want %x", i, len(data), out.Materialize(), b)
+			}
+			out.Free()
+		}
 	}
 }

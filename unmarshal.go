@@ -18,7 +18,7 @@ type vtUnmarshaler interface {
 // soon as Unmarshal returns; nothing in v refers to it afterwards.
 func (c *Codec) Unmarshal(data mem.BufferSlice, v any) error {
 	if m, ok := v.(vtUnmarshaler); ok {
-		if info := vtInfoOf(v); info.vtDecodes && resetForDecode(v) {
+		if info := vtInfoOf(v); info.vtDecodes && resetForDecode(v, info) {
 			err := c.unmarshalVT(data, m, v, info)
 			if err != nil && info != opaqueInfo && c.unmarshalProto(data, v) == nil {
 				// UnmarshalVT rejects some input that protobuf-go, and so
@@ -58,12 +58,23 @@ type bytesFielder interface {
 // resetForDecode clears v before UnmarshalVT, which merges into the message
 // rather than replacing it. It prefers the resets that keep the capacity of
 // the message's fields. It reports false if v cannot be reset.
-func resetForDecode(v any) bool {
+func resetForDecode(v any, info *vtInfo) bool {
 	switch r := v.(type) {
 	case resetter:
 		r.GrpcfastReset()
 	case interface{ ResetVT() }:
 		r.ResetVT()
+		if len(info.presenceBytes) > 0 {
+			// ResetVT keeps m.F[:0] of every singular bytes field, and a
+			// non-nil empty slice reads as present in a field that tracks
+			// presence: clear those, as Reset would.
+			m := v.(proto.Message).ProtoReflect()
+			for _, fd := range info.presenceBytes {
+				if m.Has(fd) {
+					m.Clear(fd)
+				}
+			}
+		}
 	case interface{ Reset() }:
 		r.Reset()
 	case proto.Message:
@@ -157,7 +168,7 @@ func (c *Codec) unmarshalVT(data mem.BufferSlice, m vtUnmarshaler, v any, info *
 		// past its end (UnmarshalVT bounds-checks every read), so a decode of
 		// the whole message reads the same bytes the same way.
 		wholeRetries.Add(1)
-		resetForDecode(v)
+		resetForDecode(v, info)
 		r = pieceReader{data: data, remain: total}
 		r.advance(0)
 		return c.gather(&r, d, total)
