@@ -27,3 +27,9 @@ func ChecksUTF8(md protoreflect.MessageDescriptor) bool { return newUTF8Plan(md)
 
 // ValidUTF8 is the codec's utf8.Valid.
 var ValidUTF8 = validUTF8
+
+// PoolKeepsPresence is poolKeepsPresence with the pooled message types
+// named by pooled.
+func PoolKeepsPresence(md protoreflect.MessageDescriptor, pooled map[protoreflect.FullName]bool) bool {
+	return poolKeepsPresence(md, func(md protoreflect.MessageDescriptor) bool { return pooled[md.FullName()] })
+}

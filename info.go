@@ -16,7 +16,8 @@ type vtInfo struct {
 	// those that contain a group field, directly or in a nested message.
 	// vtprotobuf v0.6 looks at the wrong wire type when it looks for the end
 	// of a group, and fails with io.ErrUnexpectedEOF on every valid group.
-	// These types are decoded with protobuf-go, as gRPC's codec does.
+	// These types are decoded with protobuf-go, as gRPC's codec does, and
+	// so are those for which poolKeepsPresence is true.
 	vtDecodes bool
 	// required is true for types with required fields (proto2 required,
 	// editions LEGACY_REQUIRED): UnmarshalVT checks them at the end of each
@@ -85,7 +86,7 @@ func descInfoOf(md protoreflect.MessageDescriptor) *vtInfo {
 
 func newVTInfo(md protoreflect.MessageDescriptor) *vtInfo {
 	return &vtInfo{
-		vtDecodes:     !hasGroups(md, map[protoreflect.FullName]bool{}),
+		vtDecodes:     !hasGroups(md, map[protoreflect.FullName]bool{}) && !poolKeepsPresence(md, pooledType),
 		required:      md.RequiredNumbers().Len() > 0,
 		utf8:          newUTF8Plan(md),
 		presenceBytes: presenceBytes(md),
@@ -124,4 +125,63 @@ func hasGroups(md protoreflect.MessageDescriptor, seen map[protoreflect.FullName
 		}
 	}
 	return false
+}
+
+// poolKeepsPresence reports whether UnmarshalVT may decode a message of
+// type md into a nested message that holds an optional bytes field left
+// present by vtprotobuf's ResetVT, given which message types are pooled
+// (generated with vtprotobuf's pool feature).
+//
+// When a pooled type has a message field (singular, repeated or oneof; not
+// a map) of a pooled type, its UnmarshalVT takes the nested message from
+// vtprotobuf's pool or reuses a repeated element beyond the field's length,
+// and both were reset with ResetVT, which keeps m.F[:0] of the nested
+// message's optional bytes fields: they read as present after the decode
+// though the input lacks them. Nothing the codec can do before or after
+// UnmarshalVT tells such a field from one that arrived empty, so messages
+// of such types are decoded with protobuf-go instead.
+func poolKeepsPresence(md protoreflect.MessageDescriptor, pooled func(protoreflect.MessageDescriptor) bool) bool {
+	seen := map[protoreflect.FullName]bool{}
+	var walk func(md protoreflect.MessageDescriptor) bool
+	walk = func(md protoreflect.MessageDescriptor) bool {
+		if seen[md.FullName()] {
+			return false
+		}
+		seen[md.FullName()] = true
+		parentPooled := pooled(md)
+		fields := md.Fields()
+		for i := range fields.Len() {
+			fd := fields.Get(i)
+			sub := fd.Message()
+			if sub == nil {
+				continue
+			}
+			if parentPooled && !fd.IsMap() && pooled(sub) && len(presenceBytes(sub)) > 0 {
+				return true
+			}
+			if walk(sub) {
+				return true
+			}
+		}
+		return false
+	}
+	return walk(md)
+}
+
+// vtPooled is implemented by messages generated with vtprotobuf's pool
+// feature.
+type vtPooled interface {
+	ResetVT()
+	ReturnToVTPool()
+}
+
+// pooledType reports whether the Go type registered for md is pooled by
+// vtprotobuf.
+func pooledType(md protoreflect.MessageDescriptor) bool {
+	mt, err := protoregistry.GlobalTypes.FindMessageByName(md.FullName())
+	if err != nil {
+		return false
+	}
+	_, ok := mt.Zero().Interface().(vtPooled)
+	return ok
 }

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/fieldmaskpb"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -280,6 +281,129 @@ func TestPresenceAfterResetVT(t *testing.T) {
 				t.Errorf("message %d in %d buffers: sent again as %x, want %x", i, len(data), out.Materialize(), b)
 			}
 			out.Free()
+		}
+	}
+}
+
+var poolProtos = map[string]string{
+	"pool.proto": `
+syntax = "proto3";
+package pooltest;
+message WithMaybe { optional bytes maybe = 1; }
+message WithPlainBytes { bytes data = 1; WithMaybe notPooledHere = 2; }
+message Parent { WithMaybe one = 1; }
+message ParentList { repeated WithMaybe items = 1; }
+message ParentOneof { oneof o { WithMaybe m = 1; bytes b = 2; } }
+message ParentMap { map<string, WithMaybe> m = 1; }
+message Plain { bytes data = 1; WithPlainBytes p = 2; }
+message Outer { Parent parent = 1; }
+message Self { optional bytes maybe = 1; repeated Self kids = 2; }
+message OneofBytes { oneof o { bytes b = 1; } repeated OneofBytes kids = 2; }
+`,
+	"pool2.proto": `
+syntax = "proto2";
+package pooltest;
+message P2 { optional bytes data = 1; repeated P2 kids = 2; }
+`,
+}
+
+// TestPoolKeepsPresence checks which message types the codec decodes with
+// protobuf-go because vtprotobuf's pool would hand UnmarshalVT a nested
+// message whose optional bytes field reads as present: a pooled type with
+// a message field of a pooled type that has an optional bytes field.
+func TestPoolKeepsPresence(t *testing.T) {
+	files := compileProtos(t, poolProtos)
+	all := map[protoreflect.FullName]bool{}
+	for _, n := range []protoreflect.FullName{"WithMaybe", "WithPlainBytes", "Parent", "ParentList", "ParentOneof", "ParentMap", "Plain", "Outer", "Self", "OneofBytes", "P2"} {
+		all["pooltest."+n] = true
+	}
+	for _, tc := range []struct {
+		msg    protoreflect.FullName
+		pooled []protoreflect.FullName // nil: all
+		want   bool
+	}{
+		{"Parent", nil, true},
+		{"ParentList", nil, true},
+		{"ParentOneof", nil, true},
+		{"Outer", nil, true},      // through a nested pooled parent
+		{"Self", nil, true},       // recursive
+		{"P2", nil, true},         // proto2 optional
+		{"ParentMap", nil, false}, // map values are not taken from the pool
+		{"WithMaybe", nil, false}, // the top level is reset by the codec
+		{"Plain", nil, true},      // two levels down
+		{"Plain", []protoreflect.FullName{"pooltest.Plain", "pooltest.WithPlainBytes"}, false}, // bytes without presence
+		{"OneofBytes", nil, false},                                       // a oneof's bytes is cleared by Reset
+		{"Parent", []protoreflect.FullName{"pooltest.Parent"}, false},    // child not pooled
+		{"Parent", []protoreflect.FullName{"pooltest.WithMaybe"}, false}, // parent not pooled
+		{"Outer", []protoreflect.FullName{"pooltest.Parent"}, false},
+		{"WithPlainBytes", []protoreflect.FullName{"pooltest.WithMaybe"}, false},
+	} {
+		pooled := all
+		if tc.pooled != nil {
+			pooled = map[protoreflect.FullName]bool{}
+			for _, n := range tc.pooled {
+				pooled[n] = true
+			}
+		}
+		if got := grpcfast.PoolKeepsPresence(findMessage(t, files, "pooltest."+tc.msg), pooled); got != tc.want {
+			t.Errorf("%s with pooled %v: %v, want %v", tc.msg, tc.pooled, got, tc.want)
+		}
+	}
+}
+
+// TestPooledChildPresence decodes, into a reused message and into fresh
+// ones, messages of a pooled type with pooled children that have an
+// optional bytes field, alternately with and without it: no child may
+// read it as present when the input lacks it. It needs this test type,
+// which the project's protos do not have yet (testdata/proto/kinds/kinds.proto,
+// with pool=github.com/grpcfast/grpcfast/internal/testprotos/kinds.PooledMaybe
+// in testdata/buf.gen.yaml):
+//
+//	message PooledMaybe {
+//	  optional bytes maybe = 1;
+//	  bytes data = 2;
+//	  PooledMaybe one = 3;
+//	  repeated PooledMaybe items = 4;
+//	}
+func TestPooledChildPresence(t *testing.T) {
+	const name = "grpcfast.testdata.kinds.PooledMaybe"
+	mt, err := protoregistry.GlobalTypes.FindMessageByName(name)
+	if err != nil {
+		t.Skipf("no message type %s: add it to testdata/proto/kinds/kinds.proto, pooled (see the test's comment)", name)
+	}
+	fields := mt.Descriptor().Fields()
+	maybe, data, one, items := fields.ByName("maybe"), fields.ByName("data"), fields.ByName("one"), fields.ByName("items")
+	var build func(depth int, withMaybe bool) protoreflect.Message
+	build = func(depth int, withMaybe bool) protoreflect.Message {
+		m := mt.New()
+		if withMaybe {
+			m.Set(maybe, protoreflect.ValueOfBytes([]byte("m")))
+		}
+		m.Set(data, protoreflect.ValueOfBytes(pattern(10+depth)))
+		if depth > 0 {
+			m.Set(one, protoreflect.ValueOfMessage(build(depth-1, withMaybe)))
+			l := m.Mutable(items).List()
+			for range 3 {
+				l.Append(protoreflect.ValueOfMessage(build(depth-1, withMaybe)))
+			}
+		}
+		return m
+	}
+	c := grpcfast.NewCodec()
+	reused := mt.New().Interface()
+	for i := range 8 {
+		want := build(2, i%2 == 0).Interface()
+		b, err := proto.Marshal(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, into := range []proto.Message{reused, mt.New().Interface()} {
+			if err := c.Unmarshal(sliceAt(b), into); err != nil {
+				t.Fatal(err)
+			}
+			if !proto.Equal(into, want) {
+				t.Fatalf("message %d: decoded %v, want %v", i, into, want)
+			}
 		}
 	}
 }
