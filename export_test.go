@@ -33,3 +33,9 @@ var ValidUTF8 = validUTF8
 func PoolKeepsPresence(md protoreflect.MessageDescriptor, pooled map[protoreflect.FullName]bool) bool {
 	return poolKeepsPresence(md, func(md protoreflect.MessageDescriptor) bool { return pooled[md.FullName()] })
 }
+
+// HasExtensionRanges reports whether md or a message type reachable from it
+// has extension ranges.
+func HasExtensionRanges(md protoreflect.MessageDescriptor) bool {
+	return hasExtensionRanges(md, map[protoreflect.FullName]bool{})
+}

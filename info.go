@@ -12,12 +12,18 @@ import (
 // vtInfo is what the codec needs to know about a message type with
 // vtprotobuf methods.
 type vtInfo struct {
+	// vtMarshals is false for message types that vtprotobuf encodes
+	// wrongly: those with extension ranges, directly or in a nested
+	// message type (see hasExtensionRanges). These types are encoded with
+	// protobuf-go, as gRPC's codec does.
+	vtMarshals bool
 	// vtDecodes is false for message types that UnmarshalVT decodes wrongly:
 	// those that contain a group field, directly or in a nested message.
 	// vtprotobuf v0.6 looks at the wrong wire type when it looks for the end
 	// of a group, and fails with io.ErrUnexpectedEOF on every valid group.
 	// These types are decoded with protobuf-go, as gRPC's codec does, and
-	// so are those for which poolKeepsPresence is true.
+	// so are those with extension ranges and those for which
+	// poolKeepsPresence is true.
 	vtDecodes bool
 	// required is true for types with required fields (proto2 required,
 	// editions LEGACY_REQUIRED): UnmarshalVT checks them at the end of each
@@ -39,7 +45,7 @@ var (
 
 	// opaqueInfo is for types that are not proto.Message and so cannot be
 	// inspected: trust UnmarshalVT, but decode in one piece.
-	opaqueInfo = &vtInfo{vtDecodes: true, required: true}
+	opaqueInfo = &vtInfo{vtMarshals: true, vtDecodes: true, required: true}
 )
 
 // vtInfoOf returns the vtInfo of v's type. Most calls are one lookup by
@@ -85,8 +91,11 @@ func descInfoOf(md protoreflect.MessageDescriptor) *vtInfo {
 }
 
 func newVTInfo(md protoreflect.MessageDescriptor) *vtInfo {
+	ext := hasExtensionRanges(md, map[protoreflect.FullName]bool{})
 	return &vtInfo{
-		vtDecodes:     !hasGroups(md, map[protoreflect.FullName]bool{}) && !poolKeepsPresence(md, pooledType),
+		vtMarshals: !ext,
+		vtDecodes: !ext && !hasGroups(md, map[protoreflect.FullName]bool{}) &&
+			!poolKeepsPresence(md, pooledType),
 		required:      md.RequiredNumbers().Len() > 0,
 		utf8:          newUTF8Plan(md),
 		presenceBytes: presenceBytes(md),
@@ -184,4 +193,26 @@ func pooledType(md protoreflect.MessageDescriptor) bool {
 	}
 	_, ok := mt.Zero().Interface().(vtPooled)
 	return ok
+}
+
+// hasExtensionRanges reports whether md or a message type reachable through
+// its fields has extension ranges. vtprotobuf's SizeVT and
+// MarshalToSizedBufferVT leave out extension fields, and its UnmarshalVT
+// decodes each extension field with proto.Unmarshal without Merge, which
+// first resets the message and so drops the fields decoded before it.
+func hasExtensionRanges(md protoreflect.MessageDescriptor, seen map[protoreflect.FullName]bool) bool {
+	if seen[md.FullName()] {
+		return false
+	}
+	seen[md.FullName()] = true
+	if md.ExtensionRanges().Len() > 0 {
+		return true
+	}
+	fields := md.Fields()
+	for i := range fields.Len() {
+		if sub := fields.Get(i).Message(); sub != nil && hasExtensionRanges(sub, seen) {
+			return true
+		}
+	}
+	return false
 }

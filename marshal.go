@@ -19,7 +19,9 @@ type vtMarshaler interface {
 // when the encoding is empty; gRPC frees it once written.
 func (c *Codec) Marshal(v any) (mem.BufferSlice, error) {
 	if m, ok := v.(vtMarshaler); ok {
-		return c.marshalVT(m, vtInfoOf(v))
+		if info := vtInfoOf(v); info.vtMarshals {
+			return c.marshalVT(m, info)
+		}
 	}
 	return c.marshalProto(v)
 }
