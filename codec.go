@@ -42,6 +42,7 @@ const defaultPoolingThreshold = 64
 type Codec struct {
 	pool      mem.BufferPool
 	threshold int
+	noUTF8    bool // WithoutUTF8Validation
 }
 
 var _ encoding.CodecV2 = (*Codec)(nil)
@@ -68,6 +69,36 @@ func WithBufferPool(pool mem.BufferPool) Option {
 func WithPoolingThreshold(n int) Option {
 	return func(c *Codec) {
 		c.threshold = max(n, 0)
+	}
+}
+
+// utf8Plan returns the plan for checking the strings of a message of info's
+// type, or nil if they are not to be checked.
+func (c *Codec) utf8Plan(info *vtInfo) *utf8Plan {
+	if c.noUTF8 {
+		return nil
+	}
+	return info.utf8
+}
+
+// WithoutUTF8Validation turns off the codec's check that string fields hold
+// valid UTF-8 where the protobuf language requires it (proto3 string
+// fields, and editions string fields with utf8_validation = VERIFY, the
+// default), for messages with vtprotobuf methods.
+//
+// By default the codec does what gRPC's standard codec does: Marshal fails
+// on a message with such a string that is not valid UTF-8, and Unmarshal
+// rejects one, wherever it is in the message (repeated fields, map keys and
+// values, oneofs, nested messages). vtprotobuf's generated code does not
+// check, so the codec scans the encoding of every message whose type can
+// hold such strings, before decoding it and after encoding it. With this
+// option it does not: invalid UTF-8 is sent and accepted as it is, as
+// vtprotobuf's own methods do, and a peer that uses gRPC's standard codec
+// rejects it. Messages without vtprotobuf methods are unaffected: protobuf-go
+// always checks.
+func WithoutUTF8Validation() Option {
+	return func(c *Codec) {
+		c.noUTF8 = true
 	}
 }
 

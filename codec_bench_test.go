@@ -204,3 +204,73 @@ func BenchmarkThreshold(b *testing.B) {
 		}
 	}
 }
+
+// wordyMessage is a string-heavy message: a name, 64 words, 16 map keys
+// and 8 nested messages with labels.
+func wordyMessage() *kinds.Rich {
+	m := smallMessage()
+	for i := range 64 {
+		m.Words = append(m.Words, fmt.Sprintf("word-%d-lorem-ipsum", i))
+	}
+	m.Counts = map[string]int64{}
+	for i := range 16 {
+		m.Counts[fmt.Sprintf("key-%d", i)] = int64(i)
+	}
+	for i := range 8 {
+		m.Inners = append(m.Inners, &kinds.Inner{Label: fmt.Sprintf("inner label %d ✓", i), Values: []uint32{1, 2}})
+	}
+	return m
+}
+
+// BenchmarkUTF8 measures the check of strings that must be valid UTF-8,
+// with and without it, on a small and a string-heavy message, and on a
+// 16 KiB chunk (a type with strings, but a message with none):
+//
+//	go test -run='^$' -bench=BenchmarkUTF8 -count=6 . | tee /tmp/utf8.bench
+//	benchstat -col /utf8 /tmp/utf8.bench
+func BenchmarkUTF8(b *testing.B) {
+	codecs := []struct {
+		name  string
+		codec *grpcfast.Codec
+	}{
+		{"on", grpcfast.NewCodec()},
+		{"off", grpcfast.NewCodec(grpcfast.WithoutUTF8Validation())},
+	}
+	for _, msg := range []struct {
+		name string
+		m    *kinds.Rich
+	}{{"small", smallMessage()}, {"wordy", wordyMessage()}, {"chunk16k", &kinds.Rich{Data: pattern(16384)}}} {
+		wire, err := proto.Marshal(msg.m)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, cc := range codecs {
+			c := cc.codec
+			b.Run(fmt.Sprintf("msg=%s/op=marshal/utf8=%s", msg.name, cc.name), func(b *testing.B) {
+				b.SetBytes(int64(len(wire)))
+				b.ReportAllocs()
+				for b.Loop() {
+					out, err := c.Marshal(msg.m)
+					if err != nil {
+						b.Fatal(err)
+					}
+					out.Free()
+				}
+			})
+		}
+		for _, cc := range codecs {
+			c := cc.codec
+			b.Run(fmt.Sprintf("msg=%s/op=unmarshal/utf8=%s", msg.name, cc.name), func(b *testing.B) {
+				b.SetBytes(int64(len(wire)))
+				b.ReportAllocs()
+				data := sliceAt(wire)
+				into := &kinds.Rich{}
+				for b.Loop() {
+					if err := c.Unmarshal(data, into); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

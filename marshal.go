@@ -19,25 +19,40 @@ type vtMarshaler interface {
 // when the encoding is empty; gRPC frees it once written.
 func (c *Codec) Marshal(v any) (mem.BufferSlice, error) {
 	if m, ok := v.(vtMarshaler); ok {
-		return c.marshalVT(m)
+		if info := vtInfoOf(v); info.vtMarshals {
+			return c.marshalVT(m, info)
+		}
 	}
 	return c.marshalProto(v)
 }
 
-func (c *Codec) marshalVT(m vtMarshaler) (mem.BufferSlice, error) {
+func (c *Codec) marshalVT(m vtMarshaler, info *vtInfo) (mem.BufferSlice, error) {
 	size := m.SizeVT()
 	if size == 0 {
-		return nil, nil
+		// An empty encoding is still checked: vtprotobuf's
+		// MarshalToSizedBufferVT fails on a missing required field (proto2
+		// required), as proto.Marshal does, and writes nothing here.
+		return nil, marshalSized(m, nil)
 	}
+	plan := c.utf8Plan(info)
 	if size <= c.threshold {
 		b := newPlainBuf(size)
 		if err := marshalSized(m, b.data); err != nil {
 			return nil, err
 		}
+		if plan != nil {
+			if err := plan.check(b.data); err != nil {
+				return nil, err
+			}
+		}
 		return b.one[:], nil
 	}
 	p := c.getSendBuf(size)
-	if err := marshalSized(m, *p); err != nil {
+	err := marshalSized(m, *p)
+	if err == nil && plan != nil {
+		err = plan.check(*p)
+	}
+	if err != nil {
 		c.pool.Put(p)
 		return nil, err
 	}

@@ -24,20 +24,20 @@ import (
 // call fails, unmarshalVT decodes the whole message again in one piece, so
 // that the result, and the error, are always those of decoding the message
 // in one buffer.
-func (c *Codec) decodePieces(r *pieceReader, m vtUnmarshaler, bf bytesFielder) error {
+func (c *Codec) decodePieces(r *pieceReader, d vtDecoder, bf bytesFielder) error {
 	for r.remain > 0 && len(r.cur) > 0 {
 		n, st := scanFields(r.cur)
 		if n > 0 {
-			if err := m.UnmarshalVT(r.cur[:n]); err != nil {
+			if err := d.decode(r.cur[:n]); err != nil {
 				return err
 			}
 			r.advance(n)
 			continue
 		}
 		if st == fieldBad {
-			return c.gather(r, m, r.remain)
+			return c.gather(r, d, r.remain)
 		}
-		if err := c.straddling(r, m, bf); err != nil {
+		if err := c.straddling(r, d, bf); err != nil {
 			return err
 		}
 	}
@@ -50,13 +50,13 @@ const maxFieldHeader = 20
 
 // straddling decodes the field at the reader's position, which runs past the
 // end of the current buffer.
-func (c *Codec) straddling(r *pieceReader, m vtUnmarshaler, bf bytesFielder) error {
+func (c *Codec) straddling(r *pieceReader, d vtDecoder, bf bytesFielder) error {
 	var hdr [maxFieldHeader]byte
 	k := r.peek(hdr[:])
 	f, st := parseField(hdr[:k])
 	if st == fieldBad || f.size < 0 || f.size > r.remain {
 		// Malformed, or truncated at the end of the message.
-		return c.gather(r, m, r.remain)
+		return c.gather(r, d, r.remain)
 	}
 	if f.typ == protowire.BytesType && bf != nil && f.size > f.hdr {
 		if p := bf.GrpcfastBytesField(f.num); p != nil {
@@ -72,16 +72,16 @@ func (c *Codec) straddling(r *pieceReader, m vtUnmarshaler, bf bytesFielder) err
 			return nil
 		}
 	}
-	return c.gather(r, m, f.size)
+	return c.gather(r, d, f.size)
 }
 
 // gather copies the next n bytes into a scratch buffer from the pool and
 // decodes them.
-func (c *Codec) gather(r *pieceReader, m vtUnmarshaler, n int) error {
+func (c *Codec) gather(r *pieceReader, d vtDecoder, n int) error {
 	p := c.pool.Get(n)
 	b := (*p)[:n]
 	r.read(b)
-	err := m.UnmarshalVT(b)
+	err := d.decode(b)
 	c.pool.Put(p)
 	return err
 }

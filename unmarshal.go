@@ -2,13 +2,11 @@ package grpcfast
 
 import (
 	"fmt"
-	"sync"
 	"sync/atomic"
 
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // vtUnmarshaler is the part of a vtprotobuf message that Unmarshal uses.
@@ -20,77 +18,28 @@ type vtUnmarshaler interface {
 // soon as Unmarshal returns; nothing in v refers to it afterwards.
 func (c *Codec) Unmarshal(data mem.BufferSlice, v any) error {
 	if m, ok := v.(vtUnmarshaler); ok {
-		if info := vtInfoOf(v); info.vtDecodes && resetForDecode(v) {
-			return c.unmarshalVT(data, m, v, info)
+		if info := vtInfoOf(v); info.vtDecodes && resetForDecode(v, info) {
+			err := c.unmarshalVT(data, m, v, info)
+			if err != nil && info != opaqueInfo && c.unmarshalProto(data, v) == nil {
+				// UnmarshalVT rejects some input that protobuf-go, and so
+				// gRPC's codec, accepts: a known field with another wire
+				// type (protobuf-go keeps it as an unknown field), a
+				// nested message that lacks a required field in one of
+				// the occurrences that merge into it. protobuf-go decides
+				// whenever UnmarshalVT fails; this costs a second decode on
+				// the error path only, and the error returned, when both
+				// fail, is UnmarshalVT's.
+				return nil
+			}
+			return err
 		}
 	}
 	return c.unmarshalProto(data, v)
 }
 
-// vtInfo is what the codec needs to know about a message type with
-// vtprotobuf methods.
-type vtInfo struct {
-	// vtDecodes is false for message types that UnmarshalVT decodes wrongly:
-	// those that contain a group field, directly or in a nested message.
-	// vtprotobuf v0.6 looks at the wrong wire type when it looks for the end
-	// of a group, and fails with io.ErrUnexpectedEOF on every valid group.
-	// These types are decoded with protobuf-go, as gRPC's codec does.
-	vtDecodes bool
-	// required is true for types with required fields (proto2 required,
-	// editions LEGACY_REQUIRED): UnmarshalVT checks them at the end of each
-	// call, so such a message cannot be decoded in pieces.
-	required bool
-}
-
 // wholeRetries counts decodes in pieces that failed and were redone in one
 // piece; tests check that valid input never needs this.
 var wholeRetries atomic.Int64
-
-var (
-	vtInfos sync.Map // protoreflect.MessageDescriptor → *vtInfo
-
-	// opaqueInfo is for types that are not proto.Message and so cannot be
-	// inspected: trust UnmarshalVT, but decode in one piece.
-	opaqueInfo = &vtInfo{vtDecodes: true, required: true}
-)
-
-func vtInfoOf(v any) *vtInfo {
-	pm, ok := v.(proto.Message)
-	if !ok {
-		return opaqueInfo
-	}
-	md := pm.ProtoReflect().Descriptor()
-	if info, ok := vtInfos.Load(md); ok {
-		return info.(*vtInfo)
-	}
-	info := &vtInfo{
-		vtDecodes: !hasGroups(md, map[protoreflect.FullName]bool{}),
-		required:  md.RequiredNumbers().Len() > 0,
-	}
-	vtInfos.Store(md, info)
-	return info
-}
-
-// hasGroups reports whether md or a message type reachable through its
-// fields has a group field (in editions, a message field with delimited
-// encoding, which is the same on the wire).
-func hasGroups(md protoreflect.MessageDescriptor, seen map[protoreflect.FullName]bool) bool {
-	if seen[md.FullName()] {
-		return false
-	}
-	seen[md.FullName()] = true
-	fields := md.Fields()
-	for i := range fields.Len() {
-		fd := fields.Get(i)
-		if fd.Kind() == protoreflect.GroupKind {
-			return true
-		}
-		if sub := fd.Message(); sub != nil && hasGroups(sub, seen) {
-			return true
-		}
-	}
-	return false
-}
 
 // resetter is implemented by messages that protoc-gen-go-grpcfast generated
 // a reset for (grpcfastimpl.Resetter): it keeps the capacity of bytes,
@@ -109,12 +58,23 @@ type bytesFielder interface {
 // resetForDecode clears v before UnmarshalVT, which merges into the message
 // rather than replacing it. It prefers the resets that keep the capacity of
 // the message's fields. It reports false if v cannot be reset.
-func resetForDecode(v any) bool {
+func resetForDecode(v any, info *vtInfo) bool {
 	switch r := v.(type) {
 	case resetter:
 		r.GrpcfastReset()
 	case interface{ ResetVT() }:
 		r.ResetVT()
+		if len(info.presenceBytes) > 0 {
+			// ResetVT keeps m.F[:0] of every singular bytes field, and a
+			// non-nil empty slice reads as present in a field that tracks
+			// presence: clear those, as Reset would.
+			m := v.(proto.Message).ProtoReflect()
+			for _, fd := range info.presenceBytes {
+				if m.Has(fd) {
+					m.Clear(fd)
+				}
+			}
+		}
 	case interface{ Reset() }:
 		r.Reset()
 	case proto.Message:
@@ -147,12 +107,32 @@ func (c *Codec) unmarshalProto(data mem.BufferSlice, v any) error {
 	return err
 }
 
+// vtDecoder decodes runs of whole top-level fields of a message with
+// UnmarshalVT, after checking that the strings in them that must be valid
+// UTF-8 are.
+type vtDecoder struct {
+	m    vtUnmarshaler
+	utf8 *utf8Plan
+}
+
+func (d vtDecoder) decode(b []byte) error {
+	if d.utf8 != nil {
+		if err := d.utf8.check(b); err != nil {
+			return err
+		}
+	}
+	return d.m.UnmarshalVT(b)
+}
+
 func (c *Codec) unmarshalVT(data mem.BufferSlice, m vtUnmarshaler, v any, info *vtInfo) error {
+	d := vtDecoder{m: m, utf8: c.utf8Plan(info)}
 	switch len(data) {
 	case 0:
-		return nil
+		// The empty message. UnmarshalVT still checks required fields
+		// (proto2 required), as proto.Unmarshal does.
+		return m.UnmarshalVT(nil)
 	case 1:
-		return m.UnmarshalVT(data[0].ReadOnlyData())
+		return d.decode(data[0].ReadOnlyData())
 	}
 	total, nonEmpty, last := 0, 0, 0
 	for i, b := range data {
@@ -164,19 +144,19 @@ func (c *Codec) unmarshalVT(data mem.BufferSlice, m vtUnmarshaler, v any, info *
 	}
 	switch nonEmpty {
 	case 0:
-		return nil
+		return m.UnmarshalVT(nil)
 	case 1:
-		return m.UnmarshalVT(data[last].ReadOnlyData())
+		return d.decode(data[last].ReadOnlyData())
 	}
 	r := pieceReader{data: data, remain: total}
 	r.advance(0)
 	if info.required {
 		// vtprotobuf checks required fields at the end of every UnmarshalVT
 		// call, so the message cannot be decoded piece by piece.
-		return c.gather(&r, m, total)
+		return c.gather(&r, d, total)
 	}
 	bf, _ := v.(bytesFielder)
-	if err := c.decodePieces(&r, m, bf); err != nil {
+	if err := c.decodePieces(&r, d, bf); err != nil {
 		// The input is malformed. UnmarshalVT is lenient in places: the last
 		// varint of a packed field may run past the end of the field, and a
 		// single decode then reads on into the next field where a decode in
@@ -188,10 +168,10 @@ func (c *Codec) unmarshalVT(data mem.BufferSlice, m vtUnmarshaler, v any, info *
 		// past its end (UnmarshalVT bounds-checks every read), so a decode of
 		// the whole message reads the same bytes the same way.
 		wholeRetries.Add(1)
-		resetForDecode(v)
+		resetForDecode(v, info)
 		r = pieceReader{data: data, remain: total}
 		r.advance(0)
-		return c.gather(&r, m, total)
+		return c.gather(&r, d, total)
 	}
 	return nil
 }

@@ -1,0 +1,129 @@
+package grpcfast_test
+
+import (
+	"bytes"
+	"math"
+	"testing"
+
+	vtproto2 "github.com/planetscale/vtprotobuf/testproto/proto2"
+	"github.com/planetscale/vtprotobuf/testproto/proto3opt"
+	"github.com/planetscale/vtprotobuf/testproto/wkt"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/internal/stdcodec"
+	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
+)
+
+// The tests in this file pin the differences from gRPC's standard codec
+// that the codec cannot remove without changing vtprotobuf's output
+// (README, "Differences from gRPC's standard codec"). Each fails when the
+// difference goes away, for instance with a vtprotobuf that fixes it: then
+// update the README and the test.
+
+func marshalBoth(t *testing.T, m proto.Message) (got, std []byte) {
+	t.Helper()
+	g, err := grpcfast.NewCodec().Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := stdcodec.Codec().Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g.Materialize(), s.Materialize()
+}
+
+// A proto3 float or double field without presence that holds -0.0 is not
+// sent: vtprotobuf writes such a field when it is != 0, and -0.0 == 0. The
+// peer reads +0.0. With explicit presence (optional) it is sent; a wrapper
+// type does not help, its value field is the same kind of field.
+func TestDifferenceNegativeZero(t *testing.T) {
+	negZero := math.Copysign(0, -1)
+	got, std := marshalBoth(t, &kinds.Rich{Ratio: negZero})
+	if len(got) != 0 || len(std) == 0 {
+		t.Errorf("Rich{Ratio: -0.0}: grpcfast sent %x, standard codec %x: the difference is gone, update the README", got, std)
+	}
+	got, std = marshalBoth(t, &wkt.MessageWithWKT{DoubleValue: wrapperspb.Double(negZero)})
+	if bytes.Equal(got, std) {
+		t.Errorf("DoubleValue(-0.0): both sent %x: the difference is gone, update the README", got)
+	}
+	// The workaround: explicit presence.
+	got, std = marshalBoth(t, &proto3opt.OptionalFieldInProto3{OptionalDouble: &negZero, OptionalFloat: proto.Float32(float32(negZero))})
+	if !bytes.Equal(got, std) {
+		t.Errorf("optional double -0.0: grpcfast sent %x, standard codec %x", got, std)
+	}
+}
+
+// Unknown fields inside a well-known type (google.protobuf.Timestamp and
+// the others) nested in a vtprotobuf message are dropped, on receive and on
+// send: vtprotobuf's helpers for well-known types skip them. Unknown fields
+// of the message itself are kept.
+func TestDifferenceUnknownFieldsInWellKnownTypes(t *testing.T) {
+	ts, _ := proto.Marshal(&timestamppb.Timestamp{Seconds: 5})
+	ts = protowire.AppendTag(ts, 9, protowire.VarintType)
+	ts = protowire.AppendVarint(ts, 3)
+	b := protowire.AppendTag(nil, 5, protowire.BytesType)
+	b = protowire.AppendBytes(b, ts)
+	b = protowire.AppendTag(b, 99, protowire.VarintType) // unknown in MessageWithWKT
+	b = protowire.AppendVarint(b, 1)
+
+	got, std := &wkt.MessageWithWKT{}, &wkt.MessageWithWKT{}
+	if err := grpcfast.NewCodec().Unmarshal(sliceAt(b), got); err != nil {
+		t.Fatal(err)
+	}
+	if err := stdcodec.Codec().Unmarshal(sliceAt(b), std); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Timestamp.ProtoReflect().GetUnknown()) != 0 || len(std.Timestamp.ProtoReflect().GetUnknown()) == 0 {
+		t.Errorf("received: unknown fields in Timestamp: grpcfast %x, standard codec %x: the difference is gone, update the README",
+			got.Timestamp.ProtoReflect().GetUnknown(), std.Timestamp.ProtoReflect().GetUnknown())
+	}
+	if len(got.ProtoReflect().GetUnknown()) == 0 {
+		t.Error("received: the message's own unknown field was dropped")
+	}
+	sentGot, sentStd := marshalBoth(t, std)
+	if len(sentGot) != len(b)-2 || len(sentStd) != len(b) {
+		t.Errorf("sent: grpcfast %x, standard codec %x (received %x): the difference is gone, update the README", sentGot, sentStd, b)
+	}
+}
+
+// vtprotobuf accepts some malformed input that protobuf-go rejects. No
+// conforming encoder produces it; the values decoded from it are garbage.
+func TestDifferenceLenientInput(t *testing.T) {
+	varint := []byte{0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f}
+	packed := []byte{
+		0x0d, 1, 0, 0, 0, // required_field (fixed32)
+		0x22, 0x05, 1, 2, 3, 4, 5, // packed_field: 5 bytes, not a multiple of 4
+		0, 0, 0, // read as the rest of a second element
+	}
+	for _, tc := range []struct {
+		name    string
+		b       []byte
+		newMsg  func() proto.Message
+		lenient bool // false: both reject
+	}{
+		{"10-byte varint with surplus bits", varint, func() proto.Message { return &kinds.Rich{} }, true},
+		{"packed fixed32 field of 5 bytes", packed, func() proto.Message { return &vtproto2.Fixed32Message{} }, true},
+		{"unknown group ended by another field's end tag", []byte{0xa3, 0x06, 0x08, 0x01, 0xac, 0x06}, func() proto.Message { return &kinds.Rich{} }, true},
+		{"field number 0 inside an unknown group", []byte{0xa3, 0x06, 0x00, 0x01, 0xa4, 0x06}, func() proto.Message { return &kinds.Rich{} }, true},
+		// Not differences: both reject.
+		{"unclosed unknown group at the end", []byte{0xa3, 0x06, 0x08, 0x01}, func() proto.Message { return &kinds.Rich{} }, false},
+		{"unclosed unknown group at the end of a nested message", []byte{0x42, 0x04, 0xa3, 0x06, 0x08, 0x01}, func() proto.Message { return &kinds.Rich{} }, false},
+		{"field number 0", []byte{0x00, 0x01}, func() proto.Message { return &kinds.Rich{} }, false},
+	} {
+		for _, data := range [][]int{nil, {len(tc.b) / 2}} {
+			err := grpcfast.NewCodec().Unmarshal(sliceAt(tc.b, data...), tc.newMsg())
+			stdErr := stdcodec.Codec().Unmarshal(sliceAt(tc.b, data...), tc.newMsg())
+			if stdErr == nil {
+				t.Fatalf("%s: the standard codec accepts it", tc.name)
+			}
+			if (err == nil) != tc.lenient {
+				t.Errorf("%s (split at %v): grpcfast: %v; standard codec: %v: update the README", tc.name, data, err, stdErr)
+			}
+		}
+	}
+}

@@ -1,0 +1,162 @@
+package grpcfast_test
+
+import (
+	"testing"
+
+	"google.golang.org/grpc/mem"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/dynamicpb"
+
+	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/internal/stdcodec"
+)
+
+var extProtos = map[string]string{
+	"ext.proto": `
+syntax = "proto2";
+package exttest;
+message Extendable {
+  optional int32 id = 1;
+  optional bytes data = 2;
+  extensions 100 to 199;
+}
+extend Extendable {
+  optional string note = 100;
+  optional int64 count = 101;
+}
+message Holder { optional Extendable inner = 1; }
+message MapHolder { map<string, Extendable> m = 1; }
+message Deep { optional Holder h = 1; repeated Deep kids = 2; }
+message Plain { optional int32 id = 1; optional Plain next = 2; map<int32, Plain> m = 3; }
+`,
+	"ext3.proto": `
+syntax = "proto3";
+package exttest;
+import "ext.proto";
+message Wrapper3 { Holder holder = 1; string name = 2; }
+message Plain3 { string name = 1; }
+`,
+}
+
+// TestHasExtensionRanges checks which types the codec hands to protobuf-go
+// in both directions because of extensions: those with extension ranges,
+// directly or in a message type reachable through their fields (nested,
+// repeated, map values, recursive).
+func TestHasExtensionRanges(t *testing.T) {
+	files := compileProtos(t, extProtos)
+	for name, want := range map[protoreflect.FullName]bool{
+		"exttest.Extendable": true,
+		"exttest.Holder":     true,
+		"exttest.MapHolder":  true,
+		"exttest.Deep":       true,
+		"exttest.Wrapper3":   true,
+		"exttest.Plain":      false,
+		"exttest.Plain3":     false,
+	} {
+		if got := grpcfast.HasExtensionRanges(findMessage(t, files, name)); got != want {
+			t.Errorf("%s: %v, want %v", name, got, want)
+		}
+	}
+}
+
+// vtExtendable is a dynamic message with vtprotobuf methods that behave as
+// vtprotobuf's generated code does for a message with extension ranges:
+// SizeVT and MarshalToSizedBufferVT leave out extension fields, and
+// UnmarshalVT hands each extension field to proto.Unmarshal without Merge,
+// which first resets the message.
+type vtExtendable struct{ *dynamicpb.Message }
+
+func (m vtExtendable) withoutExtensions() []byte {
+	c := proto.Clone(m.Message).ProtoReflect()
+	c.Range(func(fd protoreflect.FieldDescriptor, _ protoreflect.Value) bool {
+		if fd.IsExtension() {
+			c.Clear(fd)
+		}
+		return true
+	})
+	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(c.Interface())
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func (m vtExtendable) SizeVT() int { return len(m.withoutExtensions()) }
+
+func (m vtExtendable) MarshalToSizedBufferVT(b []byte) (int, error) {
+	return copy(b, m.withoutExtensions()), nil
+}
+
+func (m vtExtendable) UnmarshalVT(b []byte) error {
+	ranges := m.Descriptor().ExtensionRanges()
+	for len(b) > 0 {
+		num, _, n := protowire.ConsumeField(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		opts := proto.UnmarshalOptions{Merge: true, AllowPartial: true}
+		if ranges.Has(num) {
+			opts.Merge = false
+		}
+		if err := opts.Unmarshal(b[:n], m.Message); err != nil {
+			return err
+		}
+		b = b[n:]
+	}
+	return nil
+}
+
+// TestExtensionsParity sends and receives a message with extension fields:
+// the codec must send them and keep the fields before them, as gRPC's
+// standard codec does.
+func TestExtensionsParity(t *testing.T) {
+	files := compileProtos(t, extProtos)
+	md := findMessage(t, files, "exttest.Extendable")
+	xd, err := files.FindDescriptorByName("exttest.note")
+	if err != nil {
+		t.Fatal(err)
+	}
+	note := dynamicpb.NewExtensionType(xd.(protoreflect.ExtensionDescriptor))
+	m := dynamicpb.NewMessage(md)
+	m.Set(md.Fields().ByName("id"), protoreflect.ValueOfInt32(7))
+	m.Set(md.Fields().ByName("data"), protoreflect.ValueOfBytes(pattern(100)))
+	m.Set(note.TypeDescriptor(), protoreflect.ValueOfString("an extension"))
+
+	c := grpcfast.NewCodec()
+	std := stdcodec.Codec()
+	got, err := c.Marshal(vtExtendable{m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := std.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// dynamicpb encodes fields in random order: compare what decodes.
+	decode := func(b []byte) proto.Message {
+		out := dynamicpb.NewMessage(md)
+		if err := (proto.UnmarshalOptions{Resolver: dynamicpb.NewTypes(files)}).Unmarshal(b, out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	if g, w := decode(got.Materialize()), decode(want.Materialize()); !proto.Equal(g, m) || !proto.Equal(w, m) {
+		t.Errorf("Marshal sent %v, standard codec %v, want %v", g, w, m)
+	}
+	b := want.Materialize()
+	for _, data := range []mem.BufferSlice{sliceAt(b), sliceAt(b, 5), sliceAt(b, len(b)-3)} {
+		gotMsg := dynamicpb.NewMessage(md)
+		if err := c.Unmarshal(data, vtExtendable{gotMsg}); err != nil {
+			t.Fatal(err)
+		}
+		wantMsg := dynamicpb.NewMessage(md)
+		if err := std.Unmarshal(data, wantMsg); err != nil {
+			t.Fatal(err)
+		}
+		if !proto.Equal(gotMsg, wantMsg) {
+			t.Errorf("Unmarshal in %d buffers: %v, standard codec: %v", len(data), gotMsg, wantMsg)
+		}
+	}
+}

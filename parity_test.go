@@ -1,0 +1,409 @@
+package grpcfast_test
+
+import (
+	"bytes"
+	"testing"
+
+	vtproto2 "github.com/planetscale/vtprotobuf/testproto/proto2"
+	"github.com/planetscale/vtprotobuf/testproto/wkt"
+	"google.golang.org/grpc/mem"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/fieldmaskpb"
+	"google.golang.org/protobuf/types/known/structpb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/internal/stdcodec"
+	"github.com/grpcfast/grpcfast/internal/testprotos/editions"
+	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
+	"github.com/grpcfast/grpcfast/internal/testprotos/proto2"
+)
+
+// The tests in this file check that the codec accepts, rejects and
+// transmits what gRPC's standard codec does, where vtprotobuf's generated
+// code on its own does not.
+//
+// Besides the project's test protos they use message types that vtprotobuf
+// generates for its own tests (github.com/planetscale/vtprotobuf/testproto/...,
+// in the pinned module): real generated code for shapes our protos lack.
+
+// splits returns the ways a message's encoding b can arrive: no buffers,
+// empty buffers (the encoding of an empty message), one buffer, and many
+// pieces with empty buffers between them.
+func splits(b []byte) map[string]mem.BufferSlice {
+	out := map[string]mem.BufferSlice{
+		"nil BufferSlice":       nil,
+		"one empty buffer":      {mem.SliceBuffer(nil)},
+		"several empty buffers": {mem.SliceBuffer(nil), mem.SliceBuffer{}, mem.SliceBuffer(nil)},
+	}
+	if len(b) > 0 {
+		out["one buffer"] = sliceAt(b)
+		var many mem.BufferSlice
+		for i := range b {
+			many = append(many, mem.SliceBuffer(b[i:i+1]), mem.SliceBuffer(nil))
+		}
+		out["many pieces"] = many
+	}
+	return out
+}
+
+// sameVerdict fails t unless both errors are nil or both are not.
+func sameVerdict(t *testing.T, what string, got, std error) {
+	t.Helper()
+	if (got == nil) != (std == nil) {
+		t.Errorf("%s: grpcfast: %v; standard codec: %v", what, got, std)
+	}
+}
+
+// TestRequiredParity checks required fields both ways: a message that lacks
+// one is neither sent nor accepted, however the transport cut its bytes.
+// proto2.Item has a group, so it decodes with protobuf-go; vtprotobuf's
+// Int32Message decodes with UnmarshalVT.
+func TestRequiredParity(t *testing.T) {
+	c := grpcfast.NewCodec()
+	std := stdcodec.Codec()
+	for _, tc := range []struct {
+		name string
+		msg  proto.Message
+	}{
+		{"Item without id", &proto2.Item{Data: pattern(40), Tags: []int32{1, 2}}},
+		{"Item with id", &proto2.Item{Id: proto.Int32(7), Data: pattern(40), Tags: []int32{1, 2}}},
+		{"empty Item", &proto2.Item{}},
+		{"vtprotobuf Int32Message without required", &vtproto2.Int32Message{OptionalField: proto.Int32(3), PackedField: []int32{1, 300}}},
+		{"vtprotobuf Int32Message with required", &vtproto2.Int32Message{RequiredField: proto.Int32(0), PackedField: []int32{1, 300}}},
+		{"empty vtprotobuf Int32Message", &vtproto2.Int32Message{}},
+	} {
+		out, err := c.Marshal(tc.msg)
+		_, stdErr := std.Marshal(tc.msg)
+		sameVerdict(t, tc.name+": Marshal", err, stdErr)
+		if err == nil {
+			out.Free()
+		}
+		b, err := proto.MarshalOptions{AllowPartial: true}.Marshal(tc.msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for split, data := range splits(b) {
+			fresh := func() proto.Message { return tc.msg.ProtoReflect().New().Interface() }
+			sameVerdict(t, tc.name+": Unmarshal from "+split, c.Unmarshal(data, fresh()), std.Unmarshal(data, fresh()))
+		}
+	}
+}
+
+// stdVerdict decodes b with the standard codec and with c, split in every
+// way of splits and into a fresh and a reused message, and fails t unless
+// both accept it into equal messages or both reject it.
+func stdVerdict(t *testing.T, c *grpcfast.Codec, name string, b []byte, newMsg func() proto.Message, dirty proto.Message) {
+	t.Helper()
+	want := newMsg()
+	stdErr := stdcodec.Codec().Unmarshal(sliceAt(b), want)
+	for split, data := range splits(b) {
+		if len(b) > 0 && data.Len() == 0 {
+			continue // the empty message, not b
+		}
+		for _, got := range []proto.Message{newMsg(), dirty} {
+			err := c.Unmarshal(data, got)
+			sameVerdict(t, name+": Unmarshal from "+split, err, stdErr)
+			if err == nil && stdErr == nil && !proto.Equal(got, want) {
+				t.Errorf("%s: Unmarshal from %s: got %v, standard codec %v", name, split, got, want)
+			}
+		}
+	}
+}
+
+// TestLaxInputAccepted checks input that protobuf-go accepts and
+// vtprotobuf's UnmarshalVT rejects: a known field with another wire type is
+// an unknown field to protobuf-go (and kept as such), an error to
+// vtprotobuf.
+func TestLaxInputAccepted(t *testing.T) {
+	c := grpcfast.NewCodec()
+	valid, _ := proto.Marshal(fullRich(300))
+	for name, b := range map[string][]byte{
+		"bytes field as varint":        {0x18, 0x01},
+		"string field as fixed32":      {0x15, 1, 2, 3, 4},
+		"message field as varint":      append(append([]byte{}, valid...), 0x40, 0x07),
+		"nested string as fixed64":     {0x42, 0x09, 0x09, 1, 2, 3, 4, 5, 6, 7, 8},
+		"int64 field as bytes":         {0x0a, 0x02, 0x08, 0x01},
+		"map entry with key as varint": {0x52, 0x04, 0x08, 0x01, 0x10, 0x02},
+		"packed enum as fixed32":       {0xa5, 0x01, 1, 0, 0, 0},
+		"oneof bytes as varint":        {0x60, 0x05},
+	} {
+		stdVerdict(t, c, name, b, func() proto.Message { return &kinds.Rich{} }, fullRich(100))
+	}
+	withMismatch := append(append([]byte{}, valid...), 0x18, 0x01)
+	withMismatch = append(withMismatch, valid...)
+	stdVerdict(t, c, "valid fields around a mismatch", withMismatch, func() proto.Message { return &kinds.Rich{} }, fullRich(100))
+}
+
+// utf8Cases returns messages with strings in every place a string can be,
+// valid or not, for the types that vtprotobuf generates here.
+func utf8Cases() map[string]proto.Message {
+	const bad, cut, good = "a\xffb", "ok\xe2\x82", "héllo ✓ 😀"
+	rich := func(s string, set func(m *kinds.Rich, s string)) *kinds.Rich {
+		m := fullRich(40)
+		set(m, s)
+		return m
+	}
+	cases := map[string]proto.Message{}
+	for _, s := range []struct{ name, s string }{{"invalid", bad}, {"truncated", cut}, {"valid", good}} {
+		add := func(name string, m proto.Message) { cases[s.name+" "+name] = m }
+		add("Rich.name", rich(s.s, func(m *kinds.Rich, s string) { m.Name = s }))
+		add("Rich.words", rich(s.s, func(m *kinds.Rich, s string) { m.Words = []string{"x", s, "y"} }))
+		add("Rich.counts key", rich(s.s, func(m *kinds.Rich, s string) { m.Counts = map[string]int64{"k": 1, s: 2} }))
+		add("Rich.text (oneof)", rich(s.s, func(m *kinds.Rich, s string) { m.Choice = &kinds.Rich_Text{Text: s} }))
+		add("Rich.inner.label", rich(s.s, func(m *kinds.Rich, s string) { m.Inner.Label = s }))
+		add("Rich.inners[2].label", rich(s.s, func(m *kinds.Rich, s string) { m.Inners[2].Label = s }))
+		add("Rich.nested.label (oneof)", rich(s.s, func(m *kinds.Rich, s string) { m.Choice = &kinds.Rich_Nested{Nested: &kinds.Inner{Label: s}} }))
+		add("Pooled.name", &kinds.Pooled{Data: pattern(30), Name: s.s})
+		add("Pooled.inners[0].label", &kinds.Pooled{Inners: []*kinds.Inner{{Label: s.s}}})
+		add("WKT StringValue", &wkt.MessageWithWKT{StringValue: wrapperspb.String(s.s)})
+		add("WKT FieldMask", &wkt.MessageWithWKT{FieldMask: &fieldmaskpb.FieldMask{Paths: []string{"a", s.s}}})
+		add("WKT Any type_url", &wkt.MessageWithWKT{Any: &anypb.Any{TypeUrl: s.s, Value: []byte{1}}})
+		add("WKT Struct key", &wkt.MessageWithWKT{StructValue: &structpb.Struct{Fields: map[string]*structpb.Value{s.s: structpb.NewNumberValue(1)}}})
+		add("WKT Struct value", &wkt.MessageWithWKT{StructValue: &structpb.Struct{Fields: map[string]*structpb.Value{"k": structpb.NewStringValue(s.s)}}})
+		add("WKT ListValue in Value", &wkt.MessageWithWKT{ValueValue: structpb.NewListValue(&structpb.ListValue{Values: []*structpb.Value{structpb.NewBoolValue(true), structpb.NewStringValue(s.s)}})})
+		// proto2 strings are not validated, by either codec.
+		add("proto2 StringMessage", &vtproto2.StringMessage{RequiredField: proto.String(s.s), RepeatedField: []string{s.s}})
+		add("proto2 Item.extra.note (group)", &proto2.Item{Id: proto.Int32(1), Extra: &proto2.Item_Extra{Note: proto.String(s.s)}})
+		// Editions (no vtprotobuf methods): validated, as utf8_validation
+		// defaults to VERIFY.
+		add("editions Note.text", &editions.Note{Text: proto.String(s.s)})
+	}
+	return cases
+}
+
+// vtMarshal encodes m with vtprotobuf's MarshalVT, which does not check
+// strings, or returns nil if m has no such method.
+func vtMarshal(t *testing.T, m proto.Message) []byte {
+	t.Helper()
+	vm, ok := m.(interface{ MarshalVT() ([]byte, error) })
+	if !ok {
+		return nil
+	}
+	b, err := vm.MarshalVT()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestUTF8Parity checks strings that must be valid UTF-8 (proto3, editions
+// with utf8_validation VERIFY): gRPC's standard codec refuses to send one
+// that is not, and to accept one, wherever it is in the message.
+func TestUTF8Parity(t *testing.T) {
+	c := grpcfast.NewCodec()
+	std := stdcodec.Codec()
+	for name, m := range utf8Cases() {
+		out, err := c.Marshal(m)
+		_, stdErr := std.Marshal(m)
+		sameVerdict(t, name+": Marshal", err, stdErr)
+		if err == nil {
+			out.Free()
+		}
+		b := vtMarshal(t, m)
+		if b == nil {
+			// No vtprotobuf methods (editions): protobuf-go both ways.
+			// Only a valid message can be encoded to decode it.
+			if stdErr != nil {
+				continue
+			}
+			b, _ = proto.Marshal(m)
+		}
+		stdVerdict(t, c, name, b, func() proto.Message { return m.ProtoReflect().New().Interface() }, proto.Clone(m))
+	}
+}
+
+// vtPooledRich is a kinds.Rich as vtprotobuf generates it with its pool
+// feature but without protoc-gen-go-grpcfast: ResetVT is what vtprotobuf's
+// features/pool writes for Rich's fields (it keeps F[:0] of every list and
+// bytes field, the proto3 optional bytes field Maybe included), and there
+// is no GrpcfastReset.
+type vtPooledRich struct{ m *kinds.Rich }
+
+func (w vtPooledRich) UnmarshalVT(b []byte) error         { return w.m.UnmarshalVT(b) }
+func (w vtPooledRich) ProtoReflect() protoreflect.Message { return w.m.ProtoReflect() }
+func (w vtPooledRich) ResetVT() {
+	m := w.m
+	if m == nil {
+		return
+	}
+	for _, mm := range m.Inners {
+		mm.Reset()
+	}
+	f0 := m.Numbers[:0]
+	f1 := m.Words[:0]
+	f2 := m.Blobs[:0]
+	f3 := m.Inners[:0]
+	f4 := m.Data[:0]
+	f5 := m.Maybe[:0]
+	f6 := m.Colors[:0]
+	m.Reset()
+	m.Numbers = f0
+	m.Words = f1
+	m.Blobs = f2
+	m.Inners = f3
+	m.Data = f4
+	m.Maybe = f5
+	m.Colors = f6
+}
+
+// TestPresenceAfterResetVT decodes into a message that the codec can only
+// reset with vtprotobuf's ResetVT: an optional bytes field of an earlier
+// message must not read as present in the next one, nor be sent again.
+func TestPresenceAfterResetVT(t *testing.T) {
+	c := grpcfast.NewCodec()
+	reused := vtPooledRich{&kinds.Rich{}}
+	for i, m := range []*kinds.Rich{
+		{Maybe: []byte("x"), Data: pattern(100)},
+		{Data: pattern(50)},
+		{Maybe: []byte{}},
+		{Name: "n"},
+		{Maybe: pattern(2000), Words: []string{"a"}},
+		{},
+	} {
+		b, _ := proto.Marshal(m)
+		for _, data := range []mem.BufferSlice{sliceAt(b), sliceAt(b, len(b)/2)} {
+			if err := c.Unmarshal(data, reused); err != nil {
+				t.Fatal(err)
+			}
+			if !proto.Equal(reused.m, m) {
+				t.Errorf("message %d in %d buffers: decoded %v, want %v (has maybe: %v, want %v)",
+					i, len(data), reused.m, m, reused.m.Maybe != nil, m.Maybe != nil)
+			}
+			out, err := c.Marshal(reused.m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(out.Materialize(), b) {
+				t.Errorf("message %d in %d buffers: sent again as %x, want %x", i, len(data), out.Materialize(), b)
+			}
+			out.Free()
+		}
+	}
+}
+
+var poolProtos = map[string]string{
+	"pool.proto": `
+syntax = "proto3";
+package pooltest;
+message WithMaybe { optional bytes maybe = 1; }
+message WithPlainBytes { bytes data = 1; WithMaybe notPooledHere = 2; }
+message Parent { WithMaybe one = 1; }
+message ParentList { repeated WithMaybe items = 1; }
+message ParentOneof { oneof o { WithMaybe m = 1; bytes b = 2; } }
+message ParentMap { map<string, WithMaybe> m = 1; }
+message Plain { bytes data = 1; WithPlainBytes p = 2; }
+message Outer { Parent parent = 1; }
+message Self { optional bytes maybe = 1; repeated Self kids = 2; }
+message OneofBytes { oneof o { bytes b = 1; } repeated OneofBytes kids = 2; }
+`,
+	"pool2.proto": `
+syntax = "proto2";
+package pooltest;
+message P2 { optional bytes data = 1; repeated P2 kids = 2; }
+`,
+}
+
+// TestPoolKeepsPresence checks which message types the codec decodes with
+// protobuf-go because vtprotobuf's pool would hand UnmarshalVT a nested
+// message whose optional bytes field reads as present: a pooled type with
+// a message field of a pooled type that has an optional bytes field.
+func TestPoolKeepsPresence(t *testing.T) {
+	files := compileProtos(t, poolProtos)
+	all := map[protoreflect.FullName]bool{}
+	for _, n := range []protoreflect.FullName{"WithMaybe", "WithPlainBytes", "Parent", "ParentList", "ParentOneof", "ParentMap", "Plain", "Outer", "Self", "OneofBytes", "P2"} {
+		all["pooltest."+n] = true
+	}
+	for _, tc := range []struct {
+		msg    protoreflect.FullName
+		pooled []protoreflect.FullName // nil: all
+		want   bool
+	}{
+		{"Parent", nil, true},
+		{"ParentList", nil, true},
+		{"ParentOneof", nil, true},
+		{"Outer", nil, true},      // through a nested pooled parent
+		{"Self", nil, true},       // recursive
+		{"P2", nil, true},         // proto2 optional
+		{"ParentMap", nil, false}, // map values are not taken from the pool
+		{"WithMaybe", nil, false}, // the top level is reset by the codec
+		{"Plain", nil, true},      // two levels down
+		{"Plain", []protoreflect.FullName{"pooltest.Plain", "pooltest.WithPlainBytes"}, false}, // bytes without presence
+		{"OneofBytes", nil, false},                                       // a oneof's bytes is cleared by Reset
+		{"Parent", []protoreflect.FullName{"pooltest.Parent"}, false},    // child not pooled
+		{"Parent", []protoreflect.FullName{"pooltest.WithMaybe"}, false}, // parent not pooled
+		{"Outer", []protoreflect.FullName{"pooltest.Parent"}, false},
+		{"WithPlainBytes", []protoreflect.FullName{"pooltest.WithMaybe"}, false},
+	} {
+		pooled := all
+		if tc.pooled != nil {
+			pooled = map[protoreflect.FullName]bool{}
+			for _, n := range tc.pooled {
+				pooled[n] = true
+			}
+		}
+		if got := grpcfast.PoolKeepsPresence(findMessage(t, files, "pooltest."+tc.msg), pooled); got != tc.want {
+			t.Errorf("%s with pooled %v: %v, want %v", tc.msg, tc.pooled, got, tc.want)
+		}
+	}
+}
+
+// TestPooledChildPresence decodes, into a reused message and into fresh
+// ones, messages of a pooled type with pooled children that have an
+// optional bytes field, alternately with and without it: no child may
+// read it as present when the input lacks it. It needs this test type,
+// which the project's protos do not have yet (testdata/proto/kinds/kinds.proto,
+// with pool=github.com/grpcfast/grpcfast/internal/testprotos/kinds.PooledMaybe
+// in testdata/buf.gen.yaml):
+//
+//	message PooledMaybe {
+//	  optional bytes maybe = 1;
+//	  bytes data = 2;
+//	  PooledMaybe one = 3;
+//	  repeated PooledMaybe items = 4;
+//	}
+func TestPooledChildPresence(t *testing.T) {
+	const name = "grpcfast.testdata.kinds.PooledMaybe"
+	mt, err := protoregistry.GlobalTypes.FindMessageByName(name)
+	if err != nil {
+		t.Skipf("no message type %s: add it to testdata/proto/kinds/kinds.proto, pooled (see the test's comment)", name)
+	}
+	fields := mt.Descriptor().Fields()
+	maybe, data, one, items := fields.ByName("maybe"), fields.ByName("data"), fields.ByName("one"), fields.ByName("items")
+	var build func(depth int, withMaybe bool) protoreflect.Message
+	build = func(depth int, withMaybe bool) protoreflect.Message {
+		m := mt.New()
+		if withMaybe {
+			m.Set(maybe, protoreflect.ValueOfBytes([]byte("m")))
+		}
+		m.Set(data, protoreflect.ValueOfBytes(pattern(10+depth)))
+		if depth > 0 {
+			m.Set(one, protoreflect.ValueOfMessage(build(depth-1, withMaybe)))
+			l := m.Mutable(items).List()
+			for range 3 {
+				l.Append(protoreflect.ValueOfMessage(build(depth-1, withMaybe)))
+			}
+		}
+		return m
+	}
+	c := grpcfast.NewCodec()
+	reused := mt.New().Interface()
+	for i := range 8 {
+		want := build(2, i%2 == 0).Interface()
+		b, err := proto.Marshal(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, into := range []proto.Message{reused, mt.New().Interface()} {
+			if err := c.Unmarshal(sliceAt(b), into); err != nil {
+				t.Fatal(err)
+			}
+			if !proto.Equal(into, want) {
+				t.Fatalf("message %d: decoded %v, want %v", i, into, want)
+			}
+		}
+	}
+}

@@ -1,0 +1,273 @@
+package grpcfast_test
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/bufbuild/protocompile"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+	"google.golang.org/protobuf/types/descriptorpb"
+	"google.golang.org/protobuf/types/dynamicpb"
+
+	"github.com/grpcfast/grpcfast"
+)
+
+// compileProtos compiles the given sources and returns their files as
+// protobuf-go builds them from descriptors (as generated code does).
+func compileProtos(t *testing.T, sources map[string]string) *protoregistry.Files {
+	t.Helper()
+	var names []string
+	for name := range sources {
+		names = append(names, name)
+	}
+	c := protocompile.Compiler{
+		Resolver: protocompile.WithStandardImports(&protocompile.SourceResolver{
+			Accessor: protocompile.SourceAccessorFromMap(sources),
+		}),
+	}
+	linked, err := c.Compile(context.Background(), names...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := &descriptorpb.FileDescriptorSet{}
+	seen := map[string]bool{}
+	var add func(fd protoreflect.FileDescriptor)
+	add = func(fd protoreflect.FileDescriptor) {
+		if seen[fd.Path()] {
+			return
+		}
+		seen[fd.Path()] = true
+		for i := range fd.Imports().Len() {
+			add(fd.Imports().Get(i).FileDescriptor)
+		}
+		set.File = append(set.File, protodesc.ToFileDescriptorProto(fd))
+	}
+	for _, f := range linked {
+		add(f)
+	}
+	files, err := protodesc.NewFiles(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+func findMessage(t *testing.T, files *protoregistry.Files, name protoreflect.FullName) protoreflect.MessageDescriptor {
+	t.Helper()
+	d, err := files.FindDescriptorByName(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.(protoreflect.MessageDescriptor)
+}
+
+var utf8Protos = map[string]string{
+	"e.proto": `
+edition = "2023";
+package utf8test;
+import "p2.proto";
+import "p3.proto";
+message E {
+  string verify = 1;
+  string none = 2 [features.utf8_validation = NONE];
+  repeated string many = 3;
+  map<string, string> kv = 4;
+  map<string, E> tree = 5;
+  E child = 6;
+  E group = 7 [features.message_encoding = DELIMITED];
+  P2 p2 = 8;
+  P3 p3 = 9;
+  oneof o {
+    string one = 10;
+    E onemsg = 11;
+  }
+  string far = 100000;
+  bytes raw = 12;
+  string mid = 20;
+  E deep = 21;
+  repeated P3 p3s = 300;
+}
+`,
+	"n.proto": `
+edition = "2023";
+package utf8test;
+import "p3.proto";
+option features.utf8_validation = NONE;
+message N {
+  string s = 1;
+  P3 p3 = 2;
+  map<string, string> kv = 3;
+}
+message NoneOnly {
+  string s = 1;
+  repeated NoneOnly kids = 2;
+}
+`,
+	"p2.proto": `
+syntax = "proto2";
+package utf8test;
+import "p3.proto";
+message P2 {
+  optional string s = 1;
+  optional group G = 2 {
+    optional string gs = 3;
+    optional P3 gp3 = 4;
+  }
+  optional P3 p3 = 5;
+  repeated string many = 6;
+}
+message P2Only {
+  optional string s = 1;
+  optional P2Only next = 2;
+}
+`,
+	"p3.proto": `
+syntax = "proto3";
+package utf8test;
+message P3 {
+  string s = 1;
+  map<int32, string> m = 2;
+  repeated P3 kids = 3;
+}
+`,
+}
+
+// fillStrings sets every field of m that can hold a string, down to depth
+// levels of nested messages, two elements to every list and map. Each
+// string is "ok", except the one with index target in the order they are
+// set, which is "bad@@"; every third has 150 more bytes. It counts the
+// strings it sets in counter.
+func fillStrings(m protoreflect.Message, depth, target int, counter *int) {
+	str := func() protoreflect.Value {
+		*counter++
+		s := "ok"
+		if *counter-1 == target {
+			s = "bad@@"
+		}
+		if *counter%3 == 0 {
+			s += strings.Repeat("y", 150) // a length of two bytes
+		}
+		return protoreflect.ValueOfString(s)
+	}
+	fields := m.Descriptor().Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		if od := fd.ContainingOneof(); od != nil && !od.IsSynthetic() && (depth+i)%2 == 0 {
+			continue // one member of each oneof, alternating by depth
+		}
+		switch {
+		case fd.IsMap():
+			mp := m.Mutable(fd).Map()
+			for k := range 2 {
+				var key protoreflect.MapKey
+				if fd.MapKey().Kind() == protoreflect.StringKind {
+					key = protoreflect.MapKey(protoreflect.ValueOfString(str().String() + string(rune('a'+k))))
+				} else {
+					key = protoreflect.ValueOfInt32(int32(k)).MapKey()
+				}
+				switch fd.MapValue().Kind() {
+				case protoreflect.StringKind:
+					mp.Set(key, str())
+				case protoreflect.MessageKind:
+					v := mp.NewValue()
+					if depth > 0 {
+						fillStrings(v.Message(), depth-1, target, counter)
+					}
+					mp.Set(key, v)
+				default:
+					mp.Set(key, mp.NewValue())
+				}
+			}
+		case fd.IsList():
+			l := m.Mutable(fd).List()
+			for range 2 {
+				switch fd.Kind() {
+				case protoreflect.StringKind:
+					l.Append(str())
+				case protoreflect.MessageKind, protoreflect.GroupKind:
+					if depth > 0 {
+						v := l.NewElement()
+						fillStrings(v.Message(), depth-1, target, counter)
+						l.Append(v)
+					}
+				}
+			}
+		case fd.Kind() == protoreflect.StringKind:
+			m.Set(fd, str())
+		case fd.Message() != nil:
+			if depth > 0 {
+				fillStrings(m.Mutable(fd).Message(), depth-1, target, counter)
+			}
+		}
+	}
+}
+
+// TestUTF8CheckMatchesProtobufGo puts one invalid string in every place a
+// string can be in messages of proto3, proto2 and editions types (maps,
+// lists, oneofs, groups, delimited messages, large field numbers, nested
+// messages of another syntax, utf8_validation NONE) and checks that the
+// codec's check of the encoding fails exactly when protobuf-go refuses to
+// decode it.
+func TestUTF8CheckMatchesProtobufGo(t *testing.T) {
+	files := compileProtos(t, utf8Protos)
+	for _, name := range []protoreflect.FullName{"utf8test.E", "utf8test.N", "utf8test.P2", "utf8test.P3", "utf8test.NoneOnly", "utf8test.P2Only"} {
+		md := findMessage(t, files, name)
+		counter := 0
+		fillStrings(dynamicpb.NewMessage(md), 2, -1, &counter)
+		rejected := 0
+		step := 1
+		if raceEnabled && counter > 100 {
+			step = 7 // the race detector makes this slow; the plain run covers all
+		}
+		for target := 0; target < counter; target += step {
+			m := dynamicpb.NewMessage(md)
+			n := 0
+			fillStrings(m, 2, target, &n)
+			b, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bytes.Count(b, []byte("@@")) != 1 {
+				t.Fatalf("%s, string %d: marker found %d times", name, target, bytes.Count(b, []byte("@@")))
+			}
+			b = bytes.Replace(b, []byte("@@"), []byte{0xff, 0xfe}, 1)
+			stdErr := proto.Unmarshal(b, dynamicpb.NewMessage(md))
+			err = grpcfast.CheckUTF8(md, b)
+			if (err == nil) != (stdErr == nil) {
+				t.Errorf("%s, string %d of %d: codec check: %v; protobuf-go: %v", name, target, counter, err, stdErr)
+			}
+			if stdErr != nil {
+				rejected++
+			}
+		}
+		t.Logf("%s: %d strings, %d must be valid UTF-8", name, counter, rejected)
+		if got, want := grpcfast.ChecksUTF8(md), rejected > 0; got != want {
+			t.Errorf("%s: ChecksUTF8 = %v, want %v", name, got, want)
+		}
+	}
+}
+
+// TestValidUTF8 checks the codec's UTF-8 check against utf8.Valid for
+// strings of every length up to 40 with an invalid or multi-byte sequence
+// at every position.
+func TestValidUTF8(t *testing.T) {
+	for n := range 41 {
+		for i := -1; i < n; i++ {
+			for _, ins := range []string{"\xff", "\xc3\xa9", "\xe2\x82", "\xf0\x9f\x98\x80", "\x80"} {
+				b := []byte(strings.Repeat("a", n))
+				if i >= 0 {
+					b = append(b[:i], append([]byte(ins), b[i:]...)...)
+				}
+				if got, want := grpcfast.ValidUTF8(b), utf8.Valid(b); got != want {
+					t.Fatalf("ValidUTF8(%q) = %v, want %v", b, got, want)
+				}
+			}
+		}
+	}
+}
