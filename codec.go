@@ -37,6 +37,14 @@ const defaultPoolingThreshold = 64
 // vtprotobuf cannot generate for) are encoded and decoded exactly as gRPC's
 // standard codec does, with the protobuf-go runtime.
 //
+// The codec sends, accepts and rejects what gRPC's standard codec does where
+// vtprotobuf's methods alone would not: it checks required fields and (unless
+// WithoutUTF8Validation) the UTF-8 of strings that require it, lets
+// protobuf-go decide when UnmarshalVT rejects a message, and uses protobuf-go
+// for the types vtprotobuf encodes or decodes wrongly (extension ranges,
+// groups). The README's "Differences from gRPC's standard codec" lists what
+// remains.
+//
 // A Codec is safe for concurrent use. The zero value is not usable; make one
 // with NewCodec.
 type Codec struct {

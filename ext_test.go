@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/grpcfast/grpcfast"
@@ -157,6 +158,54 @@ func TestExtensionsParity(t *testing.T) {
 		}
 		if !proto.Equal(gotMsg, wantMsg) {
 			t.Errorf("Unmarshal in %d buffers: %v, standard codec: %v", len(data), gotMsg, wantMsg)
+		}
+	}
+}
+
+// TestGeneratedExtensions sends and receives a message of a generated type
+// with vtprotobuf methods and an extension range. It needs this test type,
+// which the project's protos do not have yet (in
+// testdata/proto/proto2/proto2.proto):
+//
+//	message Extendable {
+//	  optional int32 id = 1;
+//	  optional bytes data = 2;
+//	  extensions 100 to 199;
+//	}
+//	extend Extendable {
+//	  optional string note = 100;
+//	}
+func TestGeneratedExtensions(t *testing.T) {
+	const name, ext = "grpcfast.testdata.proto2.Extendable", "grpcfast.testdata.proto2.note"
+	mt, err := protoregistry.GlobalTypes.FindMessageByName(name)
+	if err != nil {
+		t.Skipf("no message type %s: add it to testdata/proto/proto2/proto2.proto (see the test's comment)", name)
+	}
+	xt, err := protoregistry.GlobalTypes.FindExtensionByName(ext)
+	if err != nil {
+		t.Fatalf("no extension %s: %v", ext, err)
+	}
+	m := mt.New()
+	m.Set(mt.Descriptor().Fields().ByName("id"), protoreflect.ValueOfInt32(7))
+	m.Set(mt.Descriptor().Fields().ByName("data"), protoreflect.ValueOfBytes(pattern(100)))
+	m.Set(xt.TypeDescriptor(), protoreflect.ValueOfString("an extension"))
+	c := grpcfast.NewCodec()
+	out, err := c.Marshal(m.Interface())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := out.Materialize()
+	sent := mt.New().Interface()
+	if err := proto.Unmarshal(b, sent); err != nil || !proto.Equal(sent, m.Interface()) {
+		t.Fatalf("sent %v (%v), want %v", sent, err, m.Interface())
+	}
+	for _, data := range []mem.BufferSlice{sliceAt(b), sliceAt(b, 5), sliceAt(b, len(b)-3)} {
+		got := mt.New().Interface()
+		if err := c.Unmarshal(data, got); err != nil {
+			t.Fatal(err)
+		}
+		if !proto.Equal(got, m.Interface()) {
+			t.Errorf("received in %d buffers %v, want %v", len(data), got, m.Interface())
 		}
 	}
 }
