@@ -369,7 +369,7 @@ func TestPooledChildPresence(t *testing.T) {
 	const name = "grpcfast.testdata.kinds.PooledMaybe"
 	mt, err := protoregistry.GlobalTypes.FindMessageByName(name)
 	if err != nil {
-		t.Skipf("no message type %s: add it to testdata/proto/kinds/kinds.proto, pooled (see the test's comment)", name)
+		t.Fatalf("no message type %s in testdata/proto/kinds/kinds.proto, pooled (see the test's comment)", name)
 	}
 	fields := mt.Descriptor().Fields()
 	maybe, data, one, items := fields.ByName("maybe"), fields.ByName("data"), fields.ByName("one"), fields.ByName("items")

@@ -568,6 +568,77 @@ func (x *PooledInner) GetValues() []int64 {
 	return nil
 }
 
+// PooledMaybe is pooled by vtprotobuf and has an optional bytes field, in
+// itself and in its pooled nested messages: vtprotobuf's ResetVT leaves such
+// a field empty but present.
+type PooledMaybe struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Maybe         []byte                 `protobuf:"bytes,1,opt,name=maybe,proto3,oneof" json:"maybe,omitempty"`
+	Data          []byte                 `protobuf:"bytes,2,opt,name=data,proto3" json:"data,omitempty"`
+	One           *PooledMaybe           `protobuf:"bytes,3,opt,name=one,proto3" json:"one,omitempty"`
+	Items         []*PooledMaybe         `protobuf:"bytes,4,rep,name=items,proto3" json:"items,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PooledMaybe) Reset() {
+	*x = PooledMaybe{}
+	mi := &file_kinds_kinds_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PooledMaybe) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PooledMaybe) ProtoMessage() {}
+
+func (x *PooledMaybe) ProtoReflect() protoreflect.Message {
+	mi := &file_kinds_kinds_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PooledMaybe.ProtoReflect.Descriptor instead.
+func (*PooledMaybe) Descriptor() ([]byte, []int) {
+	return file_kinds_kinds_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *PooledMaybe) GetMaybe() []byte {
+	if x != nil {
+		return x.Maybe
+	}
+	return nil
+}
+
+func (x *PooledMaybe) GetData() []byte {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+func (x *PooledMaybe) GetOne() *PooledMaybe {
+	if x != nil {
+		return x.One
+	}
+	return nil
+}
+
+func (x *PooledMaybe) GetItems() []*PooledMaybe {
+	if x != nil {
+		return x.Items
+	}
+	return nil
+}
+
 var File_kinds_kinds_proto protoreflect.FileDescriptor
 
 const file_kinds_kinds_proto_rawDesc = "" +
@@ -618,7 +689,13 @@ const file_kinds_kinds_proto_rawDesc = "" +
 	"\x05items\x18\x06 \x03(\v2$.grpcfast.testdata.kinds.PooledInnerR\x05items\"?\n" +
 	"\vPooledInner\x12\x18\n" +
 	"\apayload\x18\x01 \x01(\fR\apayload\x12\x16\n" +
-	"\x06values\x18\x02 \x03(\x03R\x06values*>\n" +
+	"\x06values\x18\x02 \x03(\x03R\x06values\"\xba\x01\n" +
+	"\vPooledMaybe\x12\x19\n" +
+	"\x05maybe\x18\x01 \x01(\fH\x00R\x05maybe\x88\x01\x01\x12\x12\n" +
+	"\x04data\x18\x02 \x01(\fR\x04data\x126\n" +
+	"\x03one\x18\x03 \x01(\v2$.grpcfast.testdata.kinds.PooledMaybeR\x03one\x12:\n" +
+	"\x05items\x18\x04 \x03(\v2$.grpcfast.testdata.kinds.PooledMaybeR\x05itemsB\b\n" +
+	"\x06_maybe*>\n" +
 	"\x05Color\x12\x15\n" +
 	"\x11COLOR_UNSPECIFIED\x10\x00\x12\r\n" +
 	"\tCOLOR_RED\x10\x01\x12\x0f\n" +
@@ -644,7 +721,7 @@ func file_kinds_kinds_proto_rawDescGZIP() []byte {
 }
 
 var file_kinds_kinds_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_kinds_kinds_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_kinds_kinds_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_kinds_kinds_proto_goTypes = []any{
 	(Color)(0),          // 0: grpcfast.testdata.kinds.Color
 	(*Rich)(nil),        // 1: grpcfast.testdata.kinds.Rich
@@ -652,33 +729,36 @@ var file_kinds_kinds_proto_goTypes = []any{
 	(*Summary)(nil),     // 3: grpcfast.testdata.kinds.Summary
 	(*Pooled)(nil),      // 4: grpcfast.testdata.kinds.Pooled
 	(*PooledInner)(nil), // 5: grpcfast.testdata.kinds.PooledInner
-	nil,                 // 6: grpcfast.testdata.kinds.Rich.CountsEntry
+	(*PooledMaybe)(nil), // 6: grpcfast.testdata.kinds.PooledMaybe
+	nil,                 // 7: grpcfast.testdata.kinds.Rich.CountsEntry
 }
 var file_kinds_kinds_proto_depIdxs = []int32{
 	0,  // 0: grpcfast.testdata.kinds.Rich.color:type_name -> grpcfast.testdata.kinds.Color
 	2,  // 1: grpcfast.testdata.kinds.Rich.inner:type_name -> grpcfast.testdata.kinds.Inner
 	2,  // 2: grpcfast.testdata.kinds.Rich.inners:type_name -> grpcfast.testdata.kinds.Inner
-	6,  // 3: grpcfast.testdata.kinds.Rich.counts:type_name -> grpcfast.testdata.kinds.Rich.CountsEntry
+	7,  // 3: grpcfast.testdata.kinds.Rich.counts:type_name -> grpcfast.testdata.kinds.Rich.CountsEntry
 	2,  // 4: grpcfast.testdata.kinds.Rich.nested:type_name -> grpcfast.testdata.kinds.Inner
 	0,  // 5: grpcfast.testdata.kinds.Rich.colors:type_name -> grpcfast.testdata.kinds.Color
 	2,  // 6: grpcfast.testdata.kinds.Pooled.inners:type_name -> grpcfast.testdata.kinds.Inner
 	5,  // 7: grpcfast.testdata.kinds.Pooled.one:type_name -> grpcfast.testdata.kinds.PooledInner
 	5,  // 8: grpcfast.testdata.kinds.Pooled.items:type_name -> grpcfast.testdata.kinds.PooledInner
-	1,  // 9: grpcfast.testdata.kinds.Kinds.Unary:input_type -> grpcfast.testdata.kinds.Rich
-	1,  // 10: grpcfast.testdata.kinds.Kinds.ClientStream:input_type -> grpcfast.testdata.kinds.Rich
-	1,  // 11: grpcfast.testdata.kinds.Kinds.ServerStream:input_type -> grpcfast.testdata.kinds.Rich
-	1,  // 12: grpcfast.testdata.kinds.Kinds.Bidi:input_type -> grpcfast.testdata.kinds.Rich
-	4,  // 13: grpcfast.testdata.kinds.Kinds.PooledBidi:input_type -> grpcfast.testdata.kinds.Pooled
-	1,  // 14: grpcfast.testdata.kinds.Kinds.Unary:output_type -> grpcfast.testdata.kinds.Rich
-	3,  // 15: grpcfast.testdata.kinds.Kinds.ClientStream:output_type -> grpcfast.testdata.kinds.Summary
-	1,  // 16: grpcfast.testdata.kinds.Kinds.ServerStream:output_type -> grpcfast.testdata.kinds.Rich
-	1,  // 17: grpcfast.testdata.kinds.Kinds.Bidi:output_type -> grpcfast.testdata.kinds.Rich
-	4,  // 18: grpcfast.testdata.kinds.Kinds.PooledBidi:output_type -> grpcfast.testdata.kinds.Pooled
-	14, // [14:19] is the sub-list for method output_type
-	9,  // [9:14] is the sub-list for method input_type
-	9,  // [9:9] is the sub-list for extension type_name
-	9,  // [9:9] is the sub-list for extension extendee
-	0,  // [0:9] is the sub-list for field type_name
+	6,  // 9: grpcfast.testdata.kinds.PooledMaybe.one:type_name -> grpcfast.testdata.kinds.PooledMaybe
+	6,  // 10: grpcfast.testdata.kinds.PooledMaybe.items:type_name -> grpcfast.testdata.kinds.PooledMaybe
+	1,  // 11: grpcfast.testdata.kinds.Kinds.Unary:input_type -> grpcfast.testdata.kinds.Rich
+	1,  // 12: grpcfast.testdata.kinds.Kinds.ClientStream:input_type -> grpcfast.testdata.kinds.Rich
+	1,  // 13: grpcfast.testdata.kinds.Kinds.ServerStream:input_type -> grpcfast.testdata.kinds.Rich
+	1,  // 14: grpcfast.testdata.kinds.Kinds.Bidi:input_type -> grpcfast.testdata.kinds.Rich
+	4,  // 15: grpcfast.testdata.kinds.Kinds.PooledBidi:input_type -> grpcfast.testdata.kinds.Pooled
+	1,  // 16: grpcfast.testdata.kinds.Kinds.Unary:output_type -> grpcfast.testdata.kinds.Rich
+	3,  // 17: grpcfast.testdata.kinds.Kinds.ClientStream:output_type -> grpcfast.testdata.kinds.Summary
+	1,  // 18: grpcfast.testdata.kinds.Kinds.ServerStream:output_type -> grpcfast.testdata.kinds.Rich
+	1,  // 19: grpcfast.testdata.kinds.Kinds.Bidi:output_type -> grpcfast.testdata.kinds.Rich
+	4,  // 20: grpcfast.testdata.kinds.Kinds.PooledBidi:output_type -> grpcfast.testdata.kinds.Pooled
+	16, // [16:21] is the sub-list for method output_type
+	11, // [11:16] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_kinds_kinds_proto_init() }
@@ -691,13 +771,14 @@ func file_kinds_kinds_proto_init() {
 		(*Rich_Raw)(nil),
 		(*Rich_Nested)(nil),
 	}
+	file_kinds_kinds_proto_msgTypes[5].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_kinds_kinds_proto_rawDesc), len(file_kinds_kinds_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   6,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

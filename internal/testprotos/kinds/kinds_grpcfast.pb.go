@@ -40,6 +40,7 @@ var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Summary)(nil)
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Pooled)(nil)
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*PooledInner)(nil)
+	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*PooledMaybe)(nil)
 )
 
 // GrpcfastReset resets x like Reset, but keeps the memory of its bytes,
@@ -178,6 +179,38 @@ func (x *PooledInner) GrpcfastBytesField(num protowire.Number) *[]byte {
 	switch num {
 	case 1:
 		return &x.Payload
+	}
+	return nil
+}
+
+// GrpcfastReset resets x like Reset, but keeps the memory of its bytes,
+// repeated and map fields for the next message decoded into x, and returns its
+// message fields to vtprotobuf's pool where their type is pooled. Fields that
+// track presence, oneofs and message fields are cleared as Reset clears them.
+// It implements grpcfastimpl.Resetter; the grpcfast codec calls it before
+// decoding into x.
+func (x *PooledMaybe) GrpcfastReset() {
+	if x == nil {
+		return
+	}
+	f0 := x.Data[:0]
+	grpcfastimpl.Release(x.One)
+	f1 := grpcfastimpl.ResetRepeated(x.Items)
+	x.Reset()
+	x.Data = f0
+	x.Items = f1
+}
+
+// GrpcfastBytesField returns a pointer to x's singular bytes field numbered
+// num, or nil if x has none. It implements grpcfastimpl.BytesFielder: the
+// grpcfast codec decodes a bytes field that arrived split across transport
+// buffers straight into it.
+func (x *PooledMaybe) GrpcfastBytesField(num protowire.Number) *[]byte {
+	switch num {
+	case 1:
+		return &x.Maybe
+	case 2:
+		return &x.Data
 	}
 	return nil
 }

@@ -89,6 +89,61 @@ func (x *Item) GetExtra() *Item_Extra {
 	return nil
 }
 
+// Extendable has an extension range: vtprotobuf leaves extensions out when
+// it encodes, so the codec encodes and decodes it with protobuf-go.
+type Extendable struct {
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	Id              *int32                 `protobuf:"varint,1,opt,name=id" json:"id,omitempty"`
+	Data            []byte                 `protobuf:"bytes,2,opt,name=data" json:"data,omitempty"`
+	extensionFields protoimpl.ExtensionFields
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *Extendable) Reset() {
+	*x = Extendable{}
+	mi := &file_proto2_proto2_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Extendable) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Extendable) ProtoMessage() {}
+
+func (x *Extendable) ProtoReflect() protoreflect.Message {
+	mi := &file_proto2_proto2_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Extendable.ProtoReflect.Descriptor instead.
+func (*Extendable) Descriptor() ([]byte, []int) {
+	return file_proto2_proto2_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *Extendable) GetId() int32 {
+	if x != nil && x.Id != nil {
+		return *x.Id
+	}
+	return 0
+}
+
+func (x *Extendable) GetData() []byte {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
 type Item_Extra struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Note          *string                `protobuf:"bytes,5,opt,name=note" json:"note,omitempty"`
@@ -98,7 +153,7 @@ type Item_Extra struct {
 
 func (x *Item_Extra) Reset() {
 	*x = Item_Extra{}
-	mi := &file_proto2_proto2_proto_msgTypes[1]
+	mi := &file_proto2_proto2_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -110,7 +165,7 @@ func (x *Item_Extra) String() string {
 func (*Item_Extra) ProtoMessage() {}
 
 func (x *Item_Extra) ProtoReflect() protoreflect.Message {
-	mi := &file_proto2_proto2_proto_msgTypes[1]
+	mi := &file_proto2_proto2_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -133,6 +188,23 @@ func (x *Item_Extra) GetNote() string {
 	return ""
 }
 
+var file_proto2_proto2_proto_extTypes = []protoimpl.ExtensionInfo{
+	{
+		ExtendedType:  (*Extendable)(nil),
+		ExtensionType: (*string)(nil),
+		Field:         100,
+		Name:          "grpcfast.testdata.proto2.note",
+		Tag:           "bytes,100,opt,name=note",
+		Filename:      "proto2/proto2.proto",
+	},
+}
+
+// Extension fields to Extendable.
+var (
+	// optional string note = 100;
+	E_Note = &file_proto2_proto2_proto_extTypes[0]
+)
+
 var File_proto2_proto2_proto protoreflect.FileDescriptor
 
 const file_proto2_proto2_proto_rawDesc = "" +
@@ -145,10 +217,15 @@ const file_proto2_proto2_proto_rawDesc = "" +
 	"\x05extra\x18\x04 \x01(\n" +
 	"2$.grpcfast.testdata.proto2.Item.ExtraR\x05extra\x1a\x1b\n" +
 	"\x05Extra\x12\x12\n" +
-	"\x04note\x18\x05 \x01(\tR\x04note2\x9a\x01\n" +
+	"\x04note\x18\x05 \x01(\tR\x04note\"7\n" +
+	"\n" +
+	"Extendable\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x05R\x02id\x12\x12\n" +
+	"\x04data\x18\x02 \x01(\fR\x04data*\x05\bd\x10\xc8\x012\x9a\x01\n" +
 	"\aLegacy2\x12E\n" +
 	"\x03Get\x12\x1e.grpcfast.testdata.proto2.Item\x1a\x1e.grpcfast.testdata.proto2.Item\x12H\n" +
-	"\x04Push\x12\x1e.grpcfast.testdata.proto2.Item\x1a\x1e.grpcfast.testdata.proto2.Item(\x01B9Z7github.com/grpcfast/grpcfast/internal/testprotos/proto2"
+	"\x04Push\x12\x1e.grpcfast.testdata.proto2.Item\x1a\x1e.grpcfast.testdata.proto2.Item(\x01:8\n" +
+	"\x04note\x12$.grpcfast.testdata.proto2.Extendable\x18d \x01(\tR\x04noteB9Z7github.com/grpcfast/grpcfast/internal/testprotos/proto2"
 
 var (
 	file_proto2_proto2_proto_rawDescOnce sync.Once
@@ -162,21 +239,23 @@ func file_proto2_proto2_proto_rawDescGZIP() []byte {
 	return file_proto2_proto2_proto_rawDescData
 }
 
-var file_proto2_proto2_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_proto2_proto2_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
 var file_proto2_proto2_proto_goTypes = []any{
 	(*Item)(nil),       // 0: grpcfast.testdata.proto2.Item
-	(*Item_Extra)(nil), // 1: grpcfast.testdata.proto2.Item.Extra
+	(*Extendable)(nil), // 1: grpcfast.testdata.proto2.Extendable
+	(*Item_Extra)(nil), // 2: grpcfast.testdata.proto2.Item.Extra
 }
 var file_proto2_proto2_proto_depIdxs = []int32{
-	1, // 0: grpcfast.testdata.proto2.Item.extra:type_name -> grpcfast.testdata.proto2.Item.Extra
-	0, // 1: grpcfast.testdata.proto2.Legacy2.Get:input_type -> grpcfast.testdata.proto2.Item
-	0, // 2: grpcfast.testdata.proto2.Legacy2.Push:input_type -> grpcfast.testdata.proto2.Item
-	0, // 3: grpcfast.testdata.proto2.Legacy2.Get:output_type -> grpcfast.testdata.proto2.Item
-	0, // 4: grpcfast.testdata.proto2.Legacy2.Push:output_type -> grpcfast.testdata.proto2.Item
-	3, // [3:5] is the sub-list for method output_type
-	1, // [1:3] is the sub-list for method input_type
-	1, // [1:1] is the sub-list for extension type_name
-	1, // [1:1] is the sub-list for extension extendee
+	2, // 0: grpcfast.testdata.proto2.Item.extra:type_name -> grpcfast.testdata.proto2.Item.Extra
+	1, // 1: grpcfast.testdata.proto2.note:extendee -> grpcfast.testdata.proto2.Extendable
+	0, // 2: grpcfast.testdata.proto2.Legacy2.Get:input_type -> grpcfast.testdata.proto2.Item
+	0, // 3: grpcfast.testdata.proto2.Legacy2.Push:input_type -> grpcfast.testdata.proto2.Item
+	0, // 4: grpcfast.testdata.proto2.Legacy2.Get:output_type -> grpcfast.testdata.proto2.Item
+	0, // 5: grpcfast.testdata.proto2.Legacy2.Push:output_type -> grpcfast.testdata.proto2.Item
+	4, // [4:6] is the sub-list for method output_type
+	2, // [2:4] is the sub-list for method input_type
+	2, // [2:2] is the sub-list for extension type_name
+	1, // [1:2] is the sub-list for extension extendee
 	0, // [0:1] is the sub-list for field type_name
 }
 
@@ -191,13 +270,14 @@ func file_proto2_proto2_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_proto2_proto2_proto_rawDesc), len(file_proto2_proto2_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   2,
-			NumExtensions: 0,
+			NumMessages:   3,
+			NumExtensions: 1,
 			NumServices:   1,
 		},
 		GoTypes:           file_proto2_proto2_proto_goTypes,
 		DependencyIndexes: file_proto2_proto2_proto_depIdxs,
 		MessageInfos:      file_proto2_proto2_proto_msgTypes,
+		ExtensionInfos:    file_proto2_proto2_proto_extTypes,
 	}.Build()
 	File_proto2_proto2_proto = out.File
 	file_proto2_proto2_proto_goTypes = nil

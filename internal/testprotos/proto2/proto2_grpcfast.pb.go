@@ -34,6 +34,7 @@ func init() {
 var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Item)(nil)
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Item_Extra)(nil)
+	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Extendable)(nil)
 )
 
 // GrpcfastReset resets x like Reset, but keeps the memory of its bytes,
@@ -59,6 +60,18 @@ func (x *Item) GrpcfastReset() {
 func (x *Item) GrpcfastBytesField(num protowire.Number) *[]byte {
 	switch num {
 	case 1:
+		return &x.Data
+	}
+	return nil
+}
+
+// GrpcfastBytesField returns a pointer to x's singular bytes field numbered
+// num, or nil if x has none. It implements grpcfastimpl.BytesFielder: the
+// grpcfast codec decodes a bytes field that arrived split across transport
+// buffers straight into it.
+func (x *Extendable) GrpcfastBytesField(num protowire.Number) *[]byte {
+	switch num {
+	case 2:
 		return &x.Data
 	}
 	return nil
