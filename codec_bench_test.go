@@ -1,11 +1,13 @@
 package grpcfast_test
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"testing"
 
 	vtgrpc "github.com/planetscale/vtprotobuf/codec/grpc"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/encoding"
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/proto"
@@ -267,6 +269,39 @@ func BenchmarkUTF8(b *testing.B) {
 				into := &kinds.Rich{}
 				for b.Loop() {
 					if err := c.Unmarshal(data, into); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkForcedCodec measures what forcing the codec on one side costs a
+// unary call, against the process-wide registration: side=server forces it
+// with ServerOption (the client uses the registered codec), side=client with
+// DialOption (the server uses the registered one). Compare allocs/op:
+//
+//	go test -run '^$' -bench BenchmarkForcedCodec -benchmem -count 6 . | tee /tmp/forced.txt
+//	benchstat -col /forced /tmp/forced.txt
+func BenchmarkForcedCodec(b *testing.B) {
+	for _, side := range []string{"server", "client"} {
+		for _, forced := range []bool{false, true} {
+			b.Run(fmt.Sprintf("side=%s/forced=%v", side, forced), func(b *testing.B) {
+				var sopts []grpc.ServerOption
+				var dopts []grpc.DialOption
+				if forced && side == "server" {
+					sopts = append(sopts, grpcfast.ServerOption())
+				}
+				if forced && side == "client" {
+					dopts = append(dopts, grpcfast.DialOption())
+				}
+				e := startEnv(b, &kindsServer{}, sopts, dopts)
+				in := genRich(1)
+				ctx := context.Background()
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := e.client.Unary(ctx, in); err != nil {
 						b.Fatal(err)
 					}
 				}

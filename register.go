@@ -23,7 +23,10 @@ func Register(opts ...Option) {
 // ServerOption returns a grpc.ServerOption that makes a server use
 // NewCodec(opts...) for every call, whatever codec is registered (it wraps
 // grpc.ForceServerCodecV2). Use it when the generated code was made with
-// register_codec=false, or to give one server its own options.
+// register_codec=false, or to give one server its own options. It costs a
+// server nothing per call over the process-wide registration: 186
+// allocations per unary call either way (BenchmarkForcedCodec, grpc-go
+// v1.85.0).
 func ServerOption(opts ...Option) grpc.ServerOption {
 	return grpc.ForceServerCodecV2(NewCodec(opts...))
 }
@@ -34,8 +37,9 @@ func ServerOption(opts ...Option) grpc.ServerOption {
 //
 // Prefer the process-wide registration: a forced codec sets a
 // content-subtype, and grpc-go then builds the content-type string on every
-// call, which costs the client 3 allocations per call (measured with grpc-go
-// v1.85.0). The registration under "proto" does not pay this.
+// call, which costs the client 3 allocations per unary call, 189 instead of
+// 186 (BenchmarkForcedCodec, grpc-go v1.85.0). The registration under
+// "proto" does not pay this.
 func DialOption(opts ...Option) grpc.DialOption {
 	return grpc.WithDefaultCallOptions(grpc.ForceCodecV2(NewCodec(opts...)))
 }

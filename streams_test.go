@@ -674,7 +674,7 @@ type testEnv struct {
 }
 
 // startEnv serves impl on 127.0.0.1 and dials it.
-func startEnv(t *testing.T, impl kinds.KindsServer, sopts []grpc.ServerOption, dopts []grpc.DialOption) *testEnv {
+func startEnv(t testing.TB, impl kinds.KindsServer, sopts []grpc.ServerOption, dopts []grpc.DialOption) *testEnv {
 	t.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
