@@ -10,6 +10,7 @@ import (
 
 	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
+	"github.com/grpcfast/grpcfast/internal/testprotos/proto2"
 )
 
 // FuzzUnmarshal decodes arbitrary input into a Rich whole and split into
@@ -21,10 +22,10 @@ import (
 // protobuf-go, which gRPC's standard codec uses, is the oracle: input that
 // proto.Unmarshal accepts must be accepted, and decode to an equal message,
 // as a Rich (maps, oneofs, nested and repeated messages, packed fields,
-// unknown fields) and as a Pooled (vtprotobuf's pool, reused nested and
-// repeated messages). Input it rejects may be accepted: vtprotobuf is more
-// lenient on malformed input, a difference the README documents
-// (TestDifferenceLenientInput).
+// unknown fields), as a Pooled (vtprotobuf's pool, reused nested and
+// repeated messages) and as a proto2 Extendable (extensions). Input it
+// rejects may be accepted: vtprotobuf is more lenient on malformed input, a
+// difference the README documents (TestDifferenceLenientInput).
 //
 //	go test -run='^$' -fuzz=FuzzUnmarshal -fuzztime=10s .
 func FuzzUnmarshal(f *testing.F) {
@@ -68,6 +69,8 @@ func FuzzUnmarshal(f *testing.F) {
 		checkOracle(t, b, whole, errWhole)
 		pooled := fullPooled()
 		checkOracle(t, b, pooled, c.Unmarshal(mem.BufferSlice{mem.SliceBuffer(b)}, pooled))
+		ext := &proto2.Extendable{}
+		checkOracle(t, b, ext, c.Unmarshal(sliceAt(b, len(b)/2), ext))
 
 		var cuts []int
 		if every > 0 {

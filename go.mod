@@ -1,6 +1,6 @@
 module github.com/grpcfast/grpcfast
 
-go 1.26.0
+go 1.26.7
 
 require (
 	github.com/bufbuild/protocompile v0.14.1

@@ -16,7 +16,8 @@ type profile struct {
 
 // startProfile starts a CPU profile into dir/NAME.cpu.pprof and writes the
 // allocations so far into dir/NAME.allocs-before.pprof, where NAME is the
-// sub-benchmark's name with "/" replaced by "_". stop writes
+// sub-benchmark's service, method and path with "/" replaced by "_"
+// (ChunkService_Put_codec=grpcfast). stop writes
 // dir/NAME.allocs.pprof; the allocations of the sub-benchmark alone are the
 // difference:
 //

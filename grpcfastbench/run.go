@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -178,7 +179,7 @@ func runMethod(b *testing.B, cfg *config, service string, m Method, ms msgs, p *
 	}
 	b.SetBytes(op.payload)
 	b.ReportAllocs()
-	prof, err := startProfile(b.Name(), cfg.profileDir)
+	prof, err := startProfile(service[strings.LastIndex(service, ".")+1:]+"/"+m.name+"/codec="+p.name, cfg.profileDir)
 	if err != nil {
 		b.Fatal(err)
 	}

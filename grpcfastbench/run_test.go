@@ -198,3 +198,33 @@ func TestFlagErrors(t *testing.T) {
 		t.Errorf("check: %v, want %q", err, want)
 	}
 }
+
+// TestProfileDir checks that -grpcfast.profile writes a CPU profile and the
+// two allocation profiles of every sub-benchmark, named after it.
+func TestProfileDir(t *testing.T) {
+	dir := t.TempDir()
+	withFlags(t, func(c *config) { c.msgs, c.profileDir = 2, dir }, func() {
+		var failed bool
+		testing.Benchmark(func(b *testing.B) {
+			Run(b, "grpcfast.testdata.kinds.Kinds", kindsMethods()[:2]...)
+			failed = b.Failed()
+		})
+		if failed {
+			t.Fatal("the benchmark failed")
+		}
+	})
+	for _, m := range []string{"Unary", "ClientStream"} {
+		for _, p := range []string{PathProto, PathGrpcfast} {
+			for _, kind := range []string{"cpu", "allocs-before", "allocs"} {
+				matches, _ := filepath.Glob(filepath.Join(dir, "*"+m+"_codec="+p+"."+kind+".pprof"))
+				if len(matches) != 1 {
+					t.Errorf("%s codec=%s: %d %s profiles", m, p, len(matches), kind)
+					continue
+				}
+				if fi, err := os.Stat(matches[0]); err != nil || fi.Size() == 0 {
+					t.Errorf("%s: empty or unreadable (%v)", matches[0], err)
+				}
+			}
+		}
+	}
+}
