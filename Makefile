@@ -16,6 +16,13 @@ BENCH_TIME ?= 0.5s
 # stream (4 MiB per streaming call).
 BENCH_ARGS ?= -grpcfast.size=16384 -grpcfast.msgs=256
 FUZZ_TIME ?= 10s
+# make ghz: how long ghz loads each method, and with how many calls at once.
+GHZ_TIME ?= 5s
+GHZ_CONCURRENCY ?= 16
+GHZ_OUT := $(CURDIR)/.cache/ghz
+# The two ways ghz's own cut-off at -z ends the calls it has in flight: it
+# closes its connection under them.
+GHZ_CUTOFF := code = Unavailable desc = transport is closing|code = Canceled desc = grpc: the client connection is closing
 
 TOOL_PKGS := \
 	github.com/bufbuild/buf/cmd/buf \
@@ -91,6 +98,56 @@ bench-codec: tools ## Run the codec benchmarks: gRPC's standard codec, vtprotobu
 	@echo "==> codec benchmarks, without the transport"
 	go test -run '^$$' -bench '^BenchmarkCodec' -benchmem -count $(BENCH_COUNT) . | tee $(BENCH_OUT)/codec.txt
 	benchstat -col /codec $(BENCH_OUT)/codec.txt
+
+.PHONY: ghz
+ghz: ## Load example/cmd/server with ghz through reflection: CreateUser and the Put stream, server codec grpcfast then standard.
+	@mkdir -p $(GHZ_OUT)
+	@echo "==> building ghz (pinned in tools/ghz/go.mod, about 30 s the first time) and example/cmd/server into .bin"
+	go build -modfile=tools/ghz/go.mod -o $(BIN)/ github.com/bojand/ghz/cmd/ghz
+	go build -o $(BIN)/example-server ./example/cmd/server
+	@echo "==> writing the Put stream's messages to $(GHZ_OUT)/put.json: 16 chunks of 16 KiB (256 KiB per call)"
+	@chunk=$$(head -c 16384 /dev/zero | base64 -w0); \
+	{ printf '['; for i in $$(seq 16); do [ $$i = 1 ] || printf ','; printf '{"data":"%s"}' "$$chunk"; done; printf ']'; } > $(GHZ_OUT)/put.json
+	@pid=; trap '[ -z "$$pid" ] || kill $$pid 2>/dev/null || true' EXIT; \
+	for codec in grpcfast standard; do \
+		log=$(GHZ_OUT)/server-$$codec.log; rm -f $$log; \
+		$(BIN)/example-server -addr 127.0.0.1:0 -codec $$codec > $$log 2>&1 & pid=$$!; \
+		for i in $$(seq 100); do [ -s $$log ] && break; sleep 0.1; done; \
+		addr=$$(head -n 1 $$log | awk '/ listening on /{print $$NF}'); \
+		[ -n "$$addr" ] || { echo "the server did not start:"; cat $$log; exit 1; }; \
+		echo "==> server -codec $$codec on $$addr: ghz CreateUser for $(GHZ_TIME), $(GHZ_CONCURRENCY) calls at once"; \
+		$(BIN)/ghz --insecure -z $(GHZ_TIME) -c $(GHZ_CONCURRENCY) --call grpcfast.example.v1.UserService.CreateUser \
+			-d '{"name":"gopher","email":"gopher@example.com","age":16,"tags":["a","b"]}' $$addr > $(GHZ_OUT)/$$codec-CreateUser.txt; \
+		echo "==> server -codec $$codec on $$addr: ghz Put (16 x 16 KiB per call) for $(GHZ_TIME), $(GHZ_CONCURRENCY) calls at once"; \
+		$(BIN)/ghz --insecure -z $(GHZ_TIME) -c $(GHZ_CONCURRENCY) --call grpcfast.example.v1.ChunkService.Put \
+			--data-file $(GHZ_OUT)/put.json $$addr > $(GHZ_OUT)/$$codec-Put.txt; \
+		kill -TERM $$pid; wait $$pid; pid=; \
+		echo "    $$(tail -n 1 $$log)"; \
+	done; \
+	for f in {grpcfast,standard}-{CreateUser,Put}; do \
+		echo "==> ghz summary: $${f/-/ server, } (from $(GHZ_OUT)/$$f.txt)"; \
+		sed -n '/^Summary:/,$$p' $(GHZ_OUT)/$$f.txt | grep -v '^\s*$$' | grep -v -e '^Response time histogram' -e '^  [0-9.]* \[' ; \
+	done; \
+	echo "==> side by side"; \
+	printf '%-10s %-11s %12s %10s %10s %8s\n' codec method requests/s p50 p99 errors; \
+	for f in {grpcfast,standard}-{CreateUser,Put}; do \
+		awk -v name="$$f" '/Requests\/sec:/{rps=$$2} /^  50 % in/{p50=$$4" "$$5} /^  99 % in/{p99=$$4" "$$5} \
+			/^Error distribution:/{e=1; next} e && NF {gsub(/[][]/, "", $$1); errs+=$$1} \
+			END {split(name, n, "-"); printf "%-10s %-11s %12s %10s %10s %8d\n", n[1], n[2], rps, p50, p99, errs}' $(GHZ_OUT)/$$f.txt; \
+	done; \
+	echo "==> checking the errors: only ghz's cut-off at -z $(GHZ_TIME) may fail calls. It closes its connection under"; \
+	echo "    the calls in flight (at most one per concurrent call, $(GHZ_CONCURRENCY)): 'Unavailable: transport is closing'"; \
+	echo "    or 'Canceled: grpc: the client connection is closing'. Any other error, or more of those, fails."; \
+	for f in {grpcfast,standard}-{CreateUser,Put}; do \
+		errs=$$(sed -n '/^Error distribution:/,$$p' $(GHZ_OUT)/$$f.txt | sed 1d | grep -v '^\s*$$' || true); \
+		other=$$(grep -v -E '^\s*\[[0-9]+\]\s+rpc error: ($(GHZ_CUTOFF))\s*$$' <<<"$$errs" | grep . || true); \
+		n=$$(awk '{gsub(/[][]/, "", $$1); s+=$$1} END {print s+0}' <<<"$$errs"); \
+		ok=$$(awk '/^  \[OK\]/{print $$2}' $(GHZ_OUT)/$$f.txt); \
+		if [ -n "$$other" ] || [ "$$n" -gt $(GHZ_CONCURRENCY) ] || [ -z "$$ok" ]; then \
+			echo "FAIL $$f: $${ok:-no} OK calls, $$n errors, of which not the cut-off's:"; echo "$$other"; exit 1; \
+		fi; \
+		echo "    $$f: $$ok OK, $$n cut off at the end"; \
+	done
 
 .PHONY: lint
 lint: ## gofmt, go vet and go mod tidy checks.
