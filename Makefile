@@ -156,3 +156,4 @@ lint: ## gofmt, go vet and go mod tidy checks.
 	go vet ./...
 	go mod tidy -diff
 	cd tools && go mod tidy -diff
+	cd tools/ghz && go mod tidy -diff
