@@ -84,7 +84,10 @@ func (c *Codec) marshalProto(v any) (mem.BufferSlice, error) {
 	size := proto.Size(vv)
 	opts := proto.MarshalOptions{UseCachedSize: true}
 	if size == 0 {
-		return nil, nil
+		// An empty encoding is still checked, as proto.Marshal checks it:
+		// a message without its required fields is not sent.
+		_, err := opts.Marshal(vv)
+		return nil, err
 	}
 	if size <= c.threshold {
 		b, err := opts.Marshal(vv)

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
+	"google.golang.org/protobuf/types/dynamicpb"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/fieldmaskpb"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -61,7 +62,8 @@ func sameVerdict(t *testing.T, what string, got, std error) {
 // TestRequiredParity checks required fields both ways: a message that lacks
 // one is neither sent nor accepted, however the transport cut its bytes.
 // proto2.Item has a group, so it decodes with protobuf-go; vtprotobuf's
-// Int32Message decodes with UnmarshalVT.
+// Int32Message decodes with UnmarshalVT; a dynamic Item has no vtprotobuf
+// methods at all.
 func TestRequiredParity(t *testing.T) {
 	c := grpcfast.NewCodec()
 	std := stdcodec.Codec()
@@ -75,6 +77,8 @@ func TestRequiredParity(t *testing.T) {
 		{"vtprotobuf Int32Message without required", &vtproto2.Int32Message{OptionalField: proto.Int32(3), PackedField: []int32{1, 300}}},
 		{"vtprotobuf Int32Message with required", &vtproto2.Int32Message{RequiredField: proto.Int32(0), PackedField: []int32{1, 300}}},
 		{"empty vtprotobuf Int32Message", &vtproto2.Int32Message{}},
+		// Without vtprotobuf methods: the codec's protobuf-go path.
+		{"empty dynamic Item", dynamicpb.NewMessage((&proto2.Item{}).ProtoReflect().Descriptor())},
 	} {
 		out, err := c.Marshal(tc.msg)
 		_, stdErr := std.Marshal(tc.msg)
