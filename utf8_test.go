@@ -257,7 +257,12 @@ func TestUTF8CheckMatchesProtobufGo(t *testing.T) {
 // strings of every length up to 40 with an invalid or multi-byte sequence
 // at every position.
 func TestValidUTF8(t *testing.T) {
+	var sizes []int
 	for n := range 41 {
+		sizes = append(sizes, n)
+	}
+	sizes = append(sizes, 120, 127, 128, 129, 136, 300) // around the switch to utf8.Valid
+	for _, n := range sizes {
 		for i := -1; i < n; i++ {
 			for _, ins := range []string{"\xff", "\xc3\xa9", "\xe2\x82", "\xf0\x9f\x98\x80", "\x80"} {
 				b := []byte(strings.Repeat("a", n))
