@@ -162,5 +162,3 @@ func (c *client) conn() *grpc.ClientConn {
 	}
 	return cc[int(c.conns.next.Add(1))%len(cc)]
 }
-
-func sizeOf(m proto.Message) int { return proto.Size(m) }

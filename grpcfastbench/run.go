@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"google.golang.org/protobuf/proto"
 )
 
 // Run benchmarks every method of the service named service (its full proto
@@ -149,7 +151,7 @@ type perOp struct {
 }
 
 func perOpOf(m Method, ms msgs, cfg *config) perOp {
-	req, res := int64(sizeOf(ms.req)), int64(sizeOf(ms.res))
+	req, res := int64(proto.Size(ms.req)), int64(proto.Size(ms.res))
 	n := cfg.msgs
 	switch m.kind {
 	case clientStreaming:
