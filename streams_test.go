@@ -416,17 +416,20 @@ func waitFirst(ctx context.Context, first <-chan struct{}) {
 
 // runBidi sends from one goroutine while it receives and checks the echoes.
 //
-// The sender sends the second message only once the first echo has arrived.
-// This works around a race in gRPC-Go (v1.85.0, stream.go) that would make
-// the pool checks flaky: a client stream keeps an extra reference to each
-// sent message's buffers for retries until the call commits, and the first
-// successful RecvMsg commits it. If that commit happens while another
-// goroutine's SendMsg is between its write and its bookkeeping (withRetry
-// runs op unlocked, then onSuccess), bufferForRetryLocked sees the stream
-// committed and returns without calling the cleanup, while SendMsg believes
-// the buffer was kept for replay and skips its Free: that message's buffer
-// is never returned to the pool (the garbage collector reclaims it). At most
-// one message per stream is affected, with any codec.
+// The first message is sent before anything receives, and the sender sends
+// the second only once the first echo has arrived, so that no SendMsg runs
+// while the call commits. This works around a race in gRPC-Go (v1.85.0,
+// stream.go) that would make the pool checks flaky: a client stream keeps
+// an extra reference to each sent message's buffers for retries until the
+// call commits, and the first successful RecvMsg commits it. If that commit
+// happens while another goroutine's SendMsg is between its write and its
+// bookkeeping (withRetry runs op unlocked, then onSuccess),
+// bufferForRetryLocked sees the stream committed and returns without
+// calling the cleanup, while SendMsg believes the buffer was kept for replay
+// and skips its Free: that message's buffer is never returned to the pool
+// (the garbage collector reclaims it). At most one message per stream is
+// affected, with any codec. (Sending the first message from the sender
+// goroutine too left that race open for it, and CI lost one buffer so.)
 func runBidi(ctx context.Context, c kinds.KindsClient, s, n int, plain bool) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -476,10 +479,16 @@ func runPooledBidi(ctx context.Context, c kinds.KindsClient, s, n int, plain boo
 func runEcho[M any](ctx context.Context, name string, stream grpc.BidiStreamingClient[M, M], r *grpcfast.Receiver[M],
 	send func(i int) error, check func(*M, int64) error, idOf func(*M) int64, s, n int, plain bool,
 ) error {
+	if n > 0 {
+		// Before the receiver starts: see runBidi.
+		if err := send(0); err != nil {
+			return fmt.Errorf("%s: send 0: %w", name, err)
+		}
+	}
 	sendErr := make(chan error, 1)
 	firstEcho := make(chan struct{})
 	go func() {
-		for i := range n {
+		for i := 1; i < n; i++ {
 			if i == 1 {
 				waitFirst(ctx, firstEcho)
 			}
@@ -1061,12 +1070,16 @@ func TestStreamEndsReleaseEverything(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// The first message goes before anything receives: see runBidi.
+			if err := stream.Send(genRich(msgID(6, 0))); err != nil {
+				t.Fatal(err)
+			}
 			sendDone, firstEcho := make(chan struct{}), make(chan struct{})
 			go func() {
 				defer close(sendDone)
-				for i := range 2000 {
+				for i := 1; i < 2000; i++ {
 					if i == 1 {
-						waitFirst(ctx, firstEcho) // see runBidi
+						waitFirst(ctx, firstEcho)
 					}
 					m := genRich(msgID(6, i))
 					if i == 40 {
