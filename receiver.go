@@ -3,6 +3,8 @@ package grpcfast
 import (
 	"io"
 	"iter"
+	"reflect"
+	"sync"
 )
 
 // Stream is the part of a gRPC stream that a Receiver reads from: the
@@ -33,12 +35,39 @@ type Stream[M any] interface {
 // (README, "Sending the same message again"). To keep a message, call Take,
 // which hands over the message itself, or copy it (proto.Clone).
 //
+// When its stream ends (Recv returns io.EOF or another error) the Receiver
+// gives its message, with the memory of its fields, to the next Receiver of
+// the same message type, on whatever stream and goroutine that is: a server
+// that handles many short streams then decodes into messages it already has,
+// where each stream would otherwise allocate its message and grow its fields
+// again. This needs nothing more of the caller than the rule above, since
+// the call to Recv that reports the end is a next Recv: the message it
+// replaces is no longer the caller's. A Receiver whose stream is abandoned
+// before its end (a handler that returns early, an All loop left with break)
+// keeps its message, which the garbage collector reclaims. A message handed
+// out by Take is the caller's and is never given to another Receiver.
+//
 // A Receiver is for one goroutine, like the stream it reads. The zero value
 // is not usable: make one with NewReceiver or a generated New...Receiver.
 type Receiver[M any] struct {
 	stream Stream[M]
+	spare  *sync.Pool // messages of type M that ended streams gave back
 	msg    *M
 	valid  bool // msg holds a fully received message
+}
+
+// sparePools holds one *sync.Pool of spare messages per message type:
+// reflect.Type of M → *sync.Pool of *M.
+var sparePools sync.Map
+
+// spareMessages returns the pool of spare messages of type M.
+func spareMessages[M any]() *sync.Pool {
+	t := reflect.TypeFor[M]()
+	if p, ok := sparePools.Load(t); ok {
+		return p.(*sync.Pool)
+	}
+	p, _ := sparePools.LoadOrStore(t, new(sync.Pool))
+	return p.(*sync.Pool)
 }
 
 // NewReceiver returns a Receiver that reads stream's messages into a reused
@@ -46,7 +75,7 @@ type Receiver[M any] struct {
 // for a stream of *examplepb.Chunk). Generated New..._...Receiver functions
 // call it; call it directly for streams of types generated elsewhere.
 func NewReceiver[M any](stream Stream[M]) *Receiver[M] {
-	return &Receiver[M]{stream: stream}
+	return &Receiver[M]{stream: stream, spare: spareMessages[M]()}
 }
 
 // Recv receives the next message and returns it, or nil and the stream's
@@ -54,10 +83,19 @@ func NewReceiver[M any](stream Stream[M]) *Receiver[M] {
 // Recv. The message is valid until the next call to Recv.
 func (r *Receiver[M]) Recv() (*M, error) {
 	if r.msg == nil {
-		r.msg = new(M)
+		if m, ok := r.spare.Get().(*M); ok {
+			r.msg = m
+		} else {
+			r.msg = new(M)
+		}
 	}
 	r.valid = false
 	if err := r.stream.RecvMsg(r.msg); err != nil {
+		// The stream has ended (gRPC's RecvMsg fails only then, or on a
+		// message it could not decode): the message is nobody's now.
+		// Decoding into it resets it first, with either codec.
+		r.spare.Put(r.msg)
+		r.msg = nil
 		return nil, err
 	}
 	r.valid = true

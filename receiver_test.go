@@ -131,3 +131,46 @@ func TestReceiverRecvAllocatesNothing(t *testing.T) {
 		t.Errorf("Recv allocates %v per message, want 0", n)
 	}
 }
+
+// TestReceiverGivesBackOnlyAtTheEnd: a Receiver gives its message to later
+// Receivers of the type once its stream has ended, with io.EOF or another
+// error; never a message handed out by Take, and never the message of a
+// Receiver whose stream has not ended.
+func TestReceiverGivesBackOnlyAtTheEnd(t *testing.T) {
+	drain := func(r *Receiver[item]) *item {
+		var last *item
+		for m, err := range r.All() {
+			if err != nil {
+				break
+			}
+			last = m
+		}
+		return last
+	}
+	live := NewReceiver[item](&fakeStream{count: 5, err: io.EOF})
+	liveMsg, _ := live.Recv()
+	taker := NewReceiver[item](&fakeStream{count: 2, err: io.EOF})
+	taker.Recv()
+	kept := taker.Take()
+	drain(taker)
+	reused := false
+	for range 50 {
+		given := drain(NewReceiver[item](&fakeStream{count: 2, err: errors.New("reset")}))
+		s := &fakeStream{count: 2, err: io.EOF}
+		drain(NewReceiver[item](s))
+		for _, m := range s.targets {
+			if m == kept || m == liveMsg {
+				t.Fatal("a Receiver decoded into a taken message or a live Receiver's")
+			}
+			reused = reused || m == given
+		}
+	}
+	if !reused {
+		// sync.Pool may drop what it is given (a collection, the race
+		// detector), but not 50 times in a row.
+		t.Error("no Receiver decoded into the message of a stream that had just ended with an error")
+	}
+	if kept.n != 1 || liveMsg.n != 1 {
+		t.Errorf("the taken message holds %d, the live one %d; want 1 and 1", kept.n, liveMsg.n)
+	}
+}
