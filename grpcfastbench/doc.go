@@ -31,6 +31,7 @@
 //   - B/s: encoded message bytes moved per second, both directions.
 //   - cpu-ns/op: user+system CPU time of the process per call (getrusage).
 //     On a machine with several cores this can exceed sec/op.
+//   - cpu-ns/MiB: the same per MiB of encoded message bytes moved.
 //   - allocs/msg: allocations per message received in this process.
 //   - srv-cpu-ns/op, srv-B/op, srv-allocs/op: the server's CPU time, bytes
 //     and allocations per call, with -grpcfast.server=process.
@@ -46,8 +47,10 @@
 //	-grpcfast.size=BYTES       grow every request and response until it encodes to
 //	                           about BYTES (default 0: one value per field; see Fill)
 //	-grpcfast.msgs=N           messages per stream in each streaming direction (100)
-//	-grpcfast.streams=N        calls in flight at once (1)
-//	-grpcfast.conns=N          client connections the calls are spread over (1)
+//	-grpcfast.streams=N        calls in flight at once (1); a list such as 1,8,64
+//	                           runs each, as sub-benchmarks named streams=N
+//	-grpcfast.conns=N          client connections the calls are spread over (1);
+//	                           a list runs each, as sub-benchmarks named conns=N
 //	-grpcfast.transport=T      tcp (loopback, the default) or bufconn (in memory)
 //	-grpcfast.server=S         inprocess (default) or process: the stub server runs
 //	                           as a child process of the test binary, and its CPU,

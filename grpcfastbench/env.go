@@ -152,13 +152,13 @@ type client struct {
 	cfg   *config
 	req   proto.Message
 	conns *conns
+	n     int // calls use the first n connections
 }
 
 // conn returns the next connection, round robin.
 func (c *client) conn() *grpc.ClientConn {
-	cc := c.conns.cc
-	if len(cc) == 1 {
-		return cc[0]
+	if c.n == 1 {
+		return c.conns.cc[0]
 	}
-	return cc[int(c.conns.next.Add(1))%len(cc)]
+	return c.conns.cc[int(c.conns.next.Add(1))%c.n]
 }

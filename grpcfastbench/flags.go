@@ -3,6 +3,7 @@ package grpcfastbench
 import (
 	"flag"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -29,8 +30,8 @@ const (
 type config struct {
 	size       int    // target encoded size of every message; 0: one value per field
 	msgs       int    // messages per stream, in each streaming direction
-	streams    int    // concurrent calls
-	conns      int    // client connections the calls are spread over
+	streams    []int  // concurrent calls; one set of sub-benchmarks per value
+	conns      []int  // client connections the calls are spread over; likewise
 	transport  string // TransportTCP or TransportBufconn
 	server     string // ServerInProcess or ServerProcess
 	bidi       string // BidiPipelined or BidiPingPong
@@ -38,7 +39,7 @@ type config struct {
 }
 
 var flags = config{
-	msgs: 100, streams: 1, conns: 1,
+	msgs: 100, streams: []int{1}, conns: []int{1},
 	transport: TransportTCP, server: ServerInProcess, bidi: BidiPipelined,
 }
 
@@ -50,10 +51,10 @@ func registerFlags(fs *flag.FlagSet, c *config) {
 		"grow every request and response until it encodes to about `bytes` (0: one value per field)")
 	fs.Var(intFlag{&c.msgs, 1}, FlagPrefix+"msgs",
 		"`n` messages per stream in each streaming direction")
-	fs.Var(intFlag{&c.streams, 1}, FlagPrefix+"streams",
-		"`n` calls in flight at once")
-	fs.Var(intFlag{&c.conns, 1}, FlagPrefix+"conns",
-		"spread the calls over `n` client connections")
+	fs.Var(intsFlag{&c.streams, 1}, FlagPrefix+"streams",
+		"`n` calls in flight at once; a list such as 1,8,64 runs each (sub-benchmarks streams=N)")
+	fs.Var(intsFlag{&c.conns, 1}, FlagPrefix+"conns",
+		"spread the calls over `n` client connections; a list such as 1,4 runs each (sub-benchmarks conns=N)")
 	fs.Var(choiceFlag{&c.transport, []string{TransportTCP, TransportBufconn}}, FlagPrefix+"transport",
 		"`transport`: tcp (loopback) or bufconn (in memory, in-process server only)")
 	fs.Var(choiceFlag{&c.server, []string{ServerInProcess, ServerProcess}}, FlagPrefix+"server",
@@ -93,6 +94,40 @@ func (f intFlag) Set(s string) error {
 		return fmt.Errorf("want a whole number >= %d", f.min)
 	}
 	*f.p = n
+	return nil
+}
+
+// intsFlag is a comma-separated list of distinct integers with a lower
+// bound.
+type intsFlag struct {
+	p   *[]int
+	min int
+}
+
+func (f intsFlag) String() string {
+	if f.p == nil {
+		return ""
+	}
+	s := make([]string, len(*f.p))
+	for i, n := range *f.p {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ",")
+}
+
+func (f intsFlag) Set(s string) error {
+	var list []int
+	for _, v := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < f.min {
+			return fmt.Errorf("want a whole number >= %d, or a list of them separated by commas", f.min)
+		}
+		if slices.Contains(list, n) {
+			return fmt.Errorf("%d is in the list twice", n)
+		}
+		list = append(list, n)
+	}
+	*f.p = list
 	return nil
 }
 

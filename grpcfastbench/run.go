@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -69,14 +71,52 @@ func Run(b *testing.B, service string, methods ...Method) {
 	})
 	for i, m := range methods {
 		b.Run(m.name, func(b *testing.B) {
-			for j, p := range paths {
-				c := &client{cfg: &cfg, req: ms[i].req, conns: envs[j].conns}
-				b.Run("codec="+p.name, func(b *testing.B) {
-					runMethod(b, &cfg, service, m, ms[i], p, c, child)
+			for _, load := range loads(&cfg) {
+				runIn(b, load.name, func(b *testing.B) {
+					for j, p := range paths {
+						c := &client{cfg: &cfg, req: ms[i].req, conns: envs[j].conns, n: load.conns}
+						b.Run("codec="+p.name, func(b *testing.B) {
+							runMethod(b, &cfg, service, m, ms[i], p, c, load, child)
+						})
+					}
 				})
 			}
 		})
 	}
+}
+
+// load is one combination of the -grpcfast.conns and -grpcfast.streams
+// values, and the name of its sub-benchmark level: "conns=4/streams=64"
+// for the flags that list several values, "" when neither does.
+type load struct {
+	name           string
+	conns, streams int
+}
+
+func loads(cfg *config) []load {
+	var out []load
+	for _, nc := range cfg.conns {
+		for _, ns := range cfg.streams {
+			var name []string
+			if len(cfg.conns) > 1 {
+				name = append(name, "conns="+strconv.Itoa(nc))
+			}
+			if len(cfg.streams) > 1 {
+				name = append(name, "streams="+strconv.Itoa(ns))
+			}
+			out = append(out, load{strings.Join(name, "/"), nc, ns})
+		}
+	}
+	return out
+}
+
+// runIn runs f as the sub-benchmark name, or as b itself if name is empty.
+func runIn(b *testing.B, name string, f func(b *testing.B)) {
+	if name == "" {
+		f(b)
+		return
+	}
+	b.Run(name, f)
 }
 
 // env is one path's server (unless it runs in a child process) and client
@@ -109,7 +149,7 @@ func start(top, service string, methods []Method, ms []msgs, paths []*path, cfg 
 			return nil, nil, err
 		}
 		for _, p := range paths {
-			c, err := dial(child.addrs[p.name], cfg.conns, nil)
+			c, err := dial(child.addrs[p.name], slices.Max(cfg.conns), nil)
 			if err != nil {
 				child.stop()
 				return fail(err)
@@ -133,7 +173,7 @@ func start(top, service string, methods []Method, ms []msgs, paths []*path, cfg 
 			srv.Stop()
 			<-served
 		}
-		c, err := dial(target, cfg.conns, dopts)
+		c, err := dial(target, slices.Max(cfg.conns), dopts)
 		if err != nil {
 			stop()
 			return fail(err)
@@ -165,7 +205,7 @@ func perOpOf(m Method, ms msgs, cfg *config) perOp {
 	}
 }
 
-func runMethod(b *testing.B, cfg *config, service string, m Method, ms msgs, p *path, c *client, child *childProc) {
+func runMethod(b *testing.B, cfg *config, service string, m Method, ms msgs, p *path, c *client, load load, child *childProc) {
 	fullMethod := "/" + service + "/" + m.name
 	op := perOpOf(m, ms, cfg)
 	recvHere := op.clientRecv
@@ -181,7 +221,9 @@ func runMethod(b *testing.B, cfg *config, service string, m Method, ms msgs, p *
 	}
 	b.SetBytes(op.payload)
 	b.ReportAllocs()
-	prof, err := startProfile(service[strings.LastIndex(service, ".")+1:]+"/"+m.name+"/codec="+p.name, cfg.profileDir)
+	prof, err := startProfile(strings.Join(slices.DeleteFunc([]string{
+		service[strings.LastIndex(service, ".")+1:], m.name, load.name, "codec=" + p.name,
+	}, func(s string) bool { return s == "" }), "/"), cfg.profileDir)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -195,7 +237,7 @@ func runMethod(b *testing.B, cfg *config, service string, m Method, ms msgs, p *
 	runtime.ReadMemStats(&mem0)
 	cpu0 := CPUTime()
 	b.ResetTimer()
-	err = runCalls(b.N, cfg.streams, call)
+	err = runCalls(b.N, load.streams, call)
 	b.StopTimer()
 	cpu := CPUTime() - cpu0
 	runtime.ReadMemStats(&mem1)
@@ -210,6 +252,9 @@ func runMethod(b *testing.B, cfg *config, service string, m Method, ms msgs, p *
 	}
 	n := float64(b.N)
 	b.ReportMetric(float64(cpu.Nanoseconds())/n, "cpu-ns/op")
+	if op.payload > 0 {
+		b.ReportMetric(float64(cpu.Nanoseconds())/(n*float64(op.payload)/(1<<20)), "cpu-ns/MiB")
+	}
 	if recvHere > 0 {
 		b.ReportMetric(float64(mem1.Mallocs-mem0.Mallocs)/(n*float64(recvHere)), "allocs/msg")
 	}

@@ -181,7 +181,9 @@ func TestFlagErrors(t *testing.T) {
 		{"-grpcfast.bidi=async", `invalid value "async" for flag -grpcfast.bidi: want pipelined or pingpong`},
 		{"-grpcfast.msgs=0", `invalid value "0" for flag -grpcfast.msgs: want a whole number >= 1`},
 		{"-grpcfast.size=-1", `invalid value "-1" for flag -grpcfast.size: want a whole number >= 0`},
-		{"-grpcfast.streams=x", `invalid value "x" for flag -grpcfast.streams: want a whole number >= 1`},
+		{"-grpcfast.streams=x", `invalid value "x" for flag -grpcfast.streams: want a whole number >= 1, or a list of them separated by commas`},
+		{"-grpcfast.conns=1,0", `invalid value "1,0" for flag -grpcfast.conns: want a whole number >= 1, or a list of them separated by commas`},
+		{"-grpcfast.streams=8,1,8", `invalid value "8,1,8" for flag -grpcfast.streams: 8 is in the list twice`},
 	} {
 		fs := flag.NewFlagSet("test", flag.ContinueOnError)
 		fs.SetOutput(new(strings.Builder))
@@ -200,10 +202,14 @@ func TestFlagErrors(t *testing.T) {
 }
 
 // TestProfileDir checks that -grpcfast.profile writes a CPU profile and the
-// two allocation profiles of every sub-benchmark, named after it.
+// two allocation profiles of every sub-benchmark, named after it, with lists
+// of -grpcfast.conns and -grpcfast.streams making a sub-benchmark level per
+// combination.
 func TestProfileDir(t *testing.T) {
 	dir := t.TempDir()
-	withFlags(t, func(c *config) { c.msgs, c.profileDir = 2, dir }, func() {
+	withFlags(t, func(c *config) {
+		c.msgs, c.profileDir, c.conns, c.streams = 2, dir, []int{1, 2}, []int{1, 3}
+	}, func() {
 		var failed bool
 		testing.Benchmark(func(b *testing.B) {
 			Run(b, "grpcfast.testdata.kinds.Kinds", kindsMethods()[:2]...)
@@ -213,12 +219,24 @@ func TestProfileDir(t *testing.T) {
 			t.Fatal("the benchmark failed")
 		}
 	})
+	var combos []string
+	for _, nc := range []string{"1", "2"} {
+		for _, ns := range []string{"1", "3"} {
+			combos = append(combos, "conns="+nc+"_streams="+ns)
+		}
+	}
 	for _, m := range []string{"Unary", "ClientStream"} {
 		for _, p := range []string{PathProto, PathGrpcfast} {
 			for _, kind := range []string{"cpu", "allocs-before", "allocs"} {
-				matches, _ := filepath.Glob(filepath.Join(dir, "*"+m+"_codec="+p+"."+kind+".pprof"))
-				if len(matches) != 1 {
-					t.Errorf("%s codec=%s: %d %s profiles", m, p, len(matches), kind)
+				for _, load := range combos {
+					name := "Kinds_" + m + "_" + load + "_codec=" + p + "." + kind + ".pprof"
+					if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+						t.Errorf("no profile %s", name)
+					}
+				}
+				matches, _ := filepath.Glob(filepath.Join(dir, "*"+m+"_*codec="+p+"."+kind+".pprof"))
+				if len(matches) != len(combos) {
+					t.Errorf("%s codec=%s: %d %s profiles, want %d", m, p, len(matches), kind, len(combos))
 					continue
 				}
 				if fi, err := os.Stat(matches[0]); err != nil || fi.Size() == 0 {
