@@ -26,6 +26,21 @@ run gen "generated benchmarks of the example, server in-process" \
 	go test -run '^$' -bench Grpcfast -benchmem -count "$count" -benchtime "$btime" ./example/examplepb -args $args
 run gen-process "generated benchmarks of the example, server in its own process" \
 	go test -run '^$' -bench Grpcfast -benchmem -count "$count" -benchtime "$btime" ./example/examplepb -args $args -grpcfast.server=process
+short="-grpcfast.size=16384 -grpcfast.msgs=4 -grpcfast.server=process"
+run short "1000 short streams (4 messages of 16 KiB), server in its own process" \
+	go test -run '^$' -bench 'Grpcfast_ChunkService/(Put|Get)' -benchmem -count "$count" -benchtime 1000x ./example/examplepb -args $short
+run short-floor "the same with 16-byte messages: what gRPC-Go allocates per stream" \
+	go test -run '^$' -bench 'Grpcfast_ChunkService/(Put|Get)' -benchmem -count "$count" -benchtime 1000x ./example/examplepb \
+	-args ${short/16384/16}
+load="-grpcfast.streams=1,8,64 -grpcfast.conns=1,4"
+run concurrent "1, 8 and 64 streams at once, on one and four connections, server in-process" \
+	go test -run '^$' -bench 'Grpcfast_(ChunkService/(Put|Get)|UserService)' -benchmem -count "$count" -benchtime "$btime" \
+	./example/examplepb -args $args $load
+prof=$out/profile
+rm -rf "$prof"
+run concurrent-profile "64 streams at once with grpcfast, profiled" \
+	go test -run '^$' -bench 'Grpcfast_ChunkService/(Put|Get)/codec=grpcfast' -count 1 -benchtime 2s \
+	./example/examplepb -args $args -grpcfast.streams=64 -grpcfast.profile="$prof"
 run codec "codec benchmarks, without the transport" \
 	go test -run '^$' -bench '^BenchmarkCodec' -benchmem -count "$count" .
 run transport "hand-written 16 MiB streams, transport floor and raw TCP" \
@@ -63,6 +78,33 @@ on both ends. Client and server share the process, so every figure counts both."
 "The same with \`-grpcfast.server=process\`: sec/op, B/op, allocs/op and cpu-sec/op are the
 client's; srv-cpu-sec/op, srv-B/op and srv-allocs/op the server's." \
 		gen-process -col /codec
+	section "Short streams" \
+"\`go test -run '^\$' -bench 'Grpcfast_ChunkService/(Put|Get)' -benchmem -count $count -benchtime 1000x ./example/examplepb -args $short\`:
+1000 streams of four 16 KiB messages. Put's server receives with a generated receiver, Get's
+client does; when a stream ends, its receiver gives its message (and the message's 16 KiB of
+bytes) to the next stream's. srv-B/op is what the server allocates per Put stream, B/op what
+the client allocates per Get stream; the payload is 65,536 bytes either way." \
+		short -col /codec
+	section "Short streams: gRPC-Go's own cost per stream" \
+"The same with 16-byte messages (\`-grpcfast.size=16\`): what a stream costs whatever the codec.
+grpcfast's bytes per 16 KiB stream above, less these, is what its messages cost." \
+		short-floor -col /codec
+	section "Concurrent streams" \
+"\`go test -run '^\$' -bench 'Grpcfast_(ChunkService/(Put|Get)|UserService)' -benchmem -count $count -benchtime $btime ./example/examplepb -args $args $load\`:
+1, 8 and 64 calls in flight at once on one connection and spread over four; client and server
+in this process. B/s is the throughput (both directions), cpu-sec/MiB the CPU (user+system, both
+ends) per MiB moved. Compare B/s with RawTCP's in the 16 MiB streams table: that is the ceiling
+of a stream on this machine." \
+		concurrent -col /codec
+	printf '## What limits 64 streams at once\n\n'
+	printf 'The CPU profile of grpcfast at `-grpcfast.streams=64` (Put, then Get), by the functions that\n'
+	printf 'spend it (flat), from `go tool pprof -top`: on this machine both ends share the cores.\n\n'
+	for m in Put Get; do
+		printf '%s:\n\n```\n' "$m"
+		go tool pprof -top -nodecount 12 "$prof/ChunkService_${m}_codec=grpcfast.cpu.pprof" 2>/dev/null |
+			sed -n '/flat%/,$p' | sed -E 's/go\.shape\.[^]]*\]/…]/g'
+		printf '```\n\n'
+	done
 	section "Codec alone" \
 "\`go test -run '^\$' -bench '^BenchmarkCodec' -benchmem -count $count .\`: gRPC's standard codec
 (std), grpcfast, and vtprotobuf's own codec/grpc (vtgrpc, a V1 codec, wrapped as gRPC wraps V1
