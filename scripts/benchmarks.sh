@@ -6,12 +6,14 @@
 #   BENCH_COUNT  samples per sub-benchmark (default 6)
 #   BENCH_TIME   -benchtime of the generated benchmarks (default 0.5s)
 #   BENCH_ARGS   flags of the generated benchmarks
+#   BENCH_MSGS   messages per stream of scripts/interop.sh (default 256)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/.bin:$PATH"
 count=${BENCH_COUNT:-6}
 btime=${BENCH_TIME:-0.5s}
 args=${BENCH_ARGS:--grpcfast.size=16384 -grpcfast.msgs=256}
+imsgs=${BENCH_MSGS:-256} # messages per stream of scripts/interop.sh
 out=.cache/bench
 mkdir -p "$out"
 
@@ -47,6 +49,8 @@ run transport "hand-written 16 MiB streams, transport floor and raw TCP" \
 	go test -run '^$' -bench . -benchmem -count "$count" ./example/
 run threshold "the pooling threshold: plain allocation against pooled buffers" \
 	go test -run '^$' -bench '^BenchmarkThreshold$' -benchmem -count 3 -benchtime 0.2s .
+echo "==> gRPC's interop messages, vtprotobuf's pool off and on (scripts/interop.sh)" >&2
+BENCH_COUNT="$count" BENCH_TIME="$btime" BENCH_MSGS="$imsgs" ./scripts/interop.sh >&2
 
 section() { # title, text, file, benchstat args...
 	local title=$1 text=$2 file=$3
@@ -124,6 +128,20 @@ then Free of a message of the given size into a plain allocation or a pooled buf
 of at most 64 bytes are allocated: below that, a pooled buffer (about 70 ns whatever its size)
 costs more than an allocation." \
 		threshold -col /mode
+	section "gRPC's interop messages: vtprotobuf's pool off and on" \
+"\`make bench-interop\` (scripts/interop.sh, \`BENCH_COUNT=$count BENCH_TIME=$btime BENCH_MSGS=$imsgs\`):
+the generated benchmarks of two packages that declare the shapes of gRPC's interop messages, a
+16 KiB Payload in every StreamingOutputCallResponse and StreamingInputCallRequest, $imsgs per
+stream, the server in its own process, in interleaved rounds. vtprotobuf's pool is off for every
+message of one package (vtpool=off) and on for every message of the other (vtpool=on).
+StreamingOutputCall's client figures (B/op, allocs/op, allocs/msg, cpu-sec/op) are what its
+client, which receives the stream, costs; StreamingInputCall's srv-* figures what its server,
+which receives, costs. The codec=proto rows are a control: gRPC's standard codec does not use
+vtprotobuf's pool." \
+		interop -ignore pkg -col vtpool
+	section "gRPC's interop messages: gRPC's standard path against grpcfast" \
+"The same run, \`benchstat -ignore pkg -col /codec\`: a table per vtpool setting." \
+		interop -ignore pkg -col /codec
 } > BENCHMARKS.md.tmp
 mv BENCHMARKS.md.tmp BENCHMARKS.md
 echo "==> wrote BENCHMARKS.md" >&2

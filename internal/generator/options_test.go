@@ -216,6 +216,56 @@ message Flat { bytes data = 1; string name = 2; }
 	}
 }
 
+// TestPoolNotesInterop checks the notes on the shapes of gRPC's interop
+// messages. In package plain they name each streamed type and the types
+// reachable from it, and not google.protobuf.BoolValue, which is protobuf-go's
+// and which vtprotobuf cannot pool. Package pooled, given the pool= options
+// that testdata/buf.gen.yaml gives protoc-gen-go-vtproto, gets none: those
+// options pool every type a note would name.
+func TestPoolNotesInterop(t *testing.T) {
+	const pkg = "github.com/grpcfast/grpcfast/internal/testprotos/interop/plain"
+	note := func(msg, methods string, types ...string) string {
+		var opts []string
+		for _, typ := range types {
+			opts = append(opts, "pool="+pkg+"."+typ)
+		}
+		return "protoc-gen-go-grpcfast: note: grpcfast.testdata.interop.plain." + msg + ", received by streams of " + methods +
+			", has nested messages or packed repeated fields, which vtprotobuf's decoder allocates anew for every message unless it pools them. " +
+			"Add " + strings.Join(opts, " ") + " to protoc-gen-go-vtproto's options, " +
+			"and the same to protoc-gen-go-grpcfast's to silence this note (or pool_notes=false).\n"
+	}
+	want := note("StreamingOutputCallResponse", "TestService.StreamingOutputCall, TestService.FullDuplexCall", "StreamingOutputCallResponse", "Payload") +
+		note("StreamingInputCallRequest", "TestService.StreamingInputCall", "StreamingInputCallRequest", "Payload") +
+		note("StreamingOutputCallRequest", "TestService.FullDuplexCall", "StreamingOutputCallRequest", "ResponseParameters", "Payload", "EchoStatus")
+	var notes strings.Builder
+	resp := runNotes(t, compile(t, []string{"interop/plain/interop.proto"}, moduleOpt, nil), &notes)
+	if resp.Error != nil {
+		t.Fatal(resp.GetError())
+	}
+	if notes.String() != want {
+		t.Errorf("notes\n%s\nwant\n%s", notes.String(), want)
+	}
+
+	yaml, err := os.ReadFile(repoRoot + "/testdata/buf.gen.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	param := moduleOpt
+	for _, line := range strings.Split(string(yaml), "\n") {
+		if opt, ok := strings.CutPrefix(strings.TrimSpace(line), "- pool="); ok && strings.Contains(opt, "/interop/pooled.") {
+			param += ",pool=" + opt
+		}
+	}
+	notes.Reset()
+	resp = runNotes(t, compile(t, []string{"interop/pooled/interop.proto"}, param, nil), &notes)
+	if resp.Error != nil {
+		t.Fatal(resp.GetError())
+	}
+	if notes.Len() != 0 {
+		t.Errorf("notes with testdata/buf.gen.yaml's pool= options (%s):\n%s", param, notes.String())
+	}
+}
+
 // TestPoolNotesCap checks that a note names at most 16 types: a chain of 20
 // nested types gets 16 pool= options and a word that more are reachable.
 func TestPoolNotesCap(t *testing.T) {
