@@ -30,6 +30,11 @@ TOOL_PKGS := \
 	google.golang.org/grpc/cmd/protoc-gen-go-grpc \
 	github.com/planetscale/vtprotobuf/cmd/protoc-gen-go-vtproto \
 	golang.org/x/perf/cmd/benchstat
+# drpc's and connect-go's code generators, pinned in peers/go.mod with the
+# runtimes they generate for (make bench-peers).
+PEERS_TOOL_PKGS := \
+	storj.io/drpc/cmd/protoc-gen-go-drpc \
+	connectrpc.com/connect/cmd/protoc-gen-connect-go
 
 .PHONY: help
 help: ## Show this help.
@@ -40,24 +45,29 @@ tools: ## Build the pinned tools (buf, protoc-gen-go, -go-grpc, -go-vtproto, ben
 	@echo "==> building the pinned tools into .bin (buf takes about 2 minutes the first time)"
 	go build -modfile=tools/go.mod -o $(BIN)/ $(TOOL_PKGS)
 
+.PHONY: peers-tools
+peers-tools: ## Build drpc's and connect-go's code generators (pinned in peers/go.mod) into .bin.
+	go -C peers build -o $(BIN)/ $(PEERS_TOOL_PKGS)
+
 .PHONY: build
 build: ## Build protoc-gen-go-grpcfast into .bin.
 	go build -o $(BIN)/ ./cmd/protoc-gen-go-grpcfast
 
 .PHONY: generate
-generate: tools build ## Regenerate the example and testdata code, then the golden files.
-	@echo "==> generating the example and the test protos with buf"
+generate: tools build peers-tools ## Regenerate the example and testdata code, drpc's and connect-go's code for the peers, then the golden files.
+	@echo "==> generating the example, the test protos and the peers' drpc and connect-go code with buf"
 	buf generate --template testdata/buf.gen.yaml
 	buf generate --template testdata/buf.gen.editions.yaml
 	buf generate
+	buf generate --template peers/buf.gen.yaml
 	go test ./internal/generator -run '^TestGolden$$' -count=1 -update
 
 .PHONY: checkgenerate
 checkgenerate: generate ## Fail if regenerating changes the tree.
-	@changes=$$(git status --porcelain --untracked-files=all -- example internal testdata); \
+	@changes=$$(git status --porcelain --untracked-files=all -- example internal testdata peers); \
 	if [ -n "$$changes" ]; then \
 		echo "generated code is stale; run make generate and commit:"; echo "$$changes"; \
-		git --no-pager diff --stat -- example internal testdata; exit 1; \
+		git --no-pager diff --stat -- example internal testdata peers; exit 1; \
 	fi
 
 .PHONY: test
