@@ -76,6 +76,9 @@ test: lint checkgenerate ## Run every test: lint, generation check, unit, golden
 	go test -race -count=1 ./...
 	@echo "==> every benchmark once, generated ones included (their figures mean nothing at one iteration)"
 	go test -run '^$$' -bench . -benchtime 1x ./...
+	@echo "==> the peers module (drpc, connect-go): its tests with the race detector, then every peers benchmark once"
+	go -C peers test -race -count=1 ./...
+	go -C peers test -run '^$$' -bench . -benchtime 1x ./...
 	@echo "==> fuzzing FuzzUnmarshal for $(FUZZ_TIME) (compiling the fuzz binary first)"
 	go test -run '^$$' -fuzz '^FuzzUnmarshal$$' -fuzztime $(FUZZ_TIME) .
 
@@ -98,8 +101,17 @@ bench-transport: tools ## Run the hand-written transport benchmarks: 16 MiB stre
 	go test -run '^$$' -bench . -benchmem -count $(BENCH_COUNT) ./example/ | tee $(BENCH_OUT)/transport.txt
 	benchstat -col /path $(BENCH_OUT)/transport.txt
 
+.PHONY: bench-peers
+bench-peers: tools ## Run Put, Get and CreateUser on grpcfast, gRPC's standard path, drpc and connect-go side by side; one benchstat table.
+	@mkdir -p $(BENCH_OUT)
+	@echo "==> the peers benchmarks (peers/): Put and Get of 4 MiB in 16 KiB chunks and CreateUser on 6 peers, server"
+	@echo "    in-process and in its own process: 36 sub-benchmarks, $(BENCH_COUNT) x $(BENCH_TIME) each (about 3 minutes at the defaults)"
+	go -C peers test -run '^$$' -bench '^BenchmarkPeers$$' -benchmem -count $(BENCH_COUNT) -benchtime $(BENCH_TIME) . | tee $(BENCH_OUT)/peers.txt
+	@echo "==> every peer against grpcfast (the first column)"
+	benchstat -col /peer $(BENCH_OUT)/peers.txt
+
 .PHONY: benchmarks-md
-benchmarks-md: tools ## Rewrite BENCHMARKS.md from one run of every benchmark (takes about 10 minutes).
+benchmarks-md: tools ## Rewrite BENCHMARKS.md from one run of every benchmark (takes about 15 minutes).
 	./scripts/benchmarks.sh
 
 .PHONY: bench-codec
@@ -167,3 +179,5 @@ lint: ## gofmt, go vet and go mod tidy checks.
 	go mod tidy -diff
 	cd tools && go mod tidy -diff
 	cd tools/ghz && go mod tidy -diff
+	go -C peers vet ./...
+	cd peers && go mod tidy -diff
