@@ -52,7 +52,7 @@ func TestPayloads(t *testing.T) {
 				chunkSize int
 			}{
 				{0, ChunkSize}, {1, ChunkSize}, {ChunkSize - 1, ChunkSize}, {ChunkSize, ChunkSize},
-				{3*ChunkSize + 5, ChunkSize}, {BlobSize, ChunkSize}, {100_003, 1000}, {2 << 20, 1 << 20},
+				{3*ChunkSize + 5, ChunkSize}, {100_003, 1000}, {1<<20 + 3, 1 << 20},
 			} {
 				if err := c.Put(ctx, tc.size, tc.chunkSize); err != nil {
 					t.Errorf("Put(%d bytes in %d-byte chunks): %v", tc.size, tc.chunkSize, err)
@@ -73,8 +73,8 @@ func TestPayloads(t *testing.T) {
 			if _, err := c.CreateUser(ctx, &examplepb.CreateUserRequest{}); err == nil {
 				t.Error("CreateUser without a name: no error")
 			}
-			if err := c.Get(ctx, maxBlob+1, ChunkSize); err == nil {
-				t.Error("Get of more than the server sends: no error")
+			if err := c.Get(ctx, 10, maxChunk+1); err == nil {
+				t.Error("Get in chunks larger than the server sends: no error")
 			}
 		})
 	}
