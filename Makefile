@@ -30,6 +30,11 @@ TOOL_PKGS := \
 	google.golang.org/grpc/cmd/protoc-gen-go-grpc \
 	github.com/planetscale/vtprotobuf/cmd/protoc-gen-go-vtproto \
 	golang.org/x/perf/cmd/benchstat
+# drpc's and connect-go's code generators, pinned in peers/go.mod with the
+# runtimes they generate for (make bench-peers).
+PEERS_TOOL_PKGS := \
+	storj.io/drpc/cmd/protoc-gen-go-drpc \
+	connectrpc.com/connect/cmd/protoc-gen-connect-go
 
 .PHONY: help
 help: ## Show this help.
@@ -40,24 +45,29 @@ tools: ## Build the pinned tools (buf, protoc-gen-go, -go-grpc, -go-vtproto, ben
 	@echo "==> building the pinned tools into .bin (buf takes about 2 minutes the first time)"
 	go build -modfile=tools/go.mod -o $(BIN)/ $(TOOL_PKGS)
 
+.PHONY: peers-tools
+peers-tools: ## Build drpc's and connect-go's code generators (pinned in peers/go.mod) into .bin.
+	go -C peers build -o $(BIN)/ $(PEERS_TOOL_PKGS)
+
 .PHONY: build
 build: ## Build protoc-gen-go-grpcfast into .bin.
 	go build -o $(BIN)/ ./cmd/protoc-gen-go-grpcfast
 
 .PHONY: generate
-generate: tools build ## Regenerate the example and testdata code, then the golden files.
-	@echo "==> generating the example and the test protos with buf"
+generate: tools build peers-tools ## Regenerate the example and testdata code, drpc's and connect-go's code for the peers, then the golden files.
+	@echo "==> generating the example, the test protos and the peers' drpc and connect-go code with buf"
 	buf generate --template testdata/buf.gen.yaml
 	buf generate --template testdata/buf.gen.editions.yaml
 	buf generate
+	buf generate --template peers/buf.gen.yaml
 	go test ./internal/generator -run '^TestGolden$$' -count=1 -update
 
 .PHONY: checkgenerate
 checkgenerate: generate ## Fail if regenerating changes the tree.
-	@changes=$$(git status --porcelain --untracked-files=all -- example internal testdata); \
+	@changes=$$(git status --porcelain --untracked-files=all -- example internal testdata peers); \
 	if [ -n "$$changes" ]; then \
 		echo "generated code is stale; run make generate and commit:"; echo "$$changes"; \
-		git --no-pager diff --stat -- example internal testdata; exit 1; \
+		git --no-pager diff --stat -- example internal testdata peers; exit 1; \
 	fi
 
 .PHONY: test
@@ -66,6 +76,9 @@ test: lint checkgenerate ## Run every test: lint, generation check, unit, golden
 	go test -race -count=1 ./...
 	@echo "==> every benchmark once, generated ones included (their figures mean nothing at one iteration)"
 	go test -run '^$$' -bench . -benchtime 1x ./...
+	@echo "==> the peers module (drpc, connect-go): its tests with the race detector, then every peers benchmark once"
+	go -C peers test -race -count=1 ./...
+	go -C peers test -run '^$$' -bench . -benchtime 1x ./...
 	@echo "==> fuzzing FuzzUnmarshal for $(FUZZ_TIME) (compiling the fuzz binary first)"
 	go test -run '^$$' -fuzz '^FuzzUnmarshal$$' -fuzztime $(FUZZ_TIME) .
 
@@ -88,8 +101,17 @@ bench-transport: tools ## Run the hand-written transport benchmarks: 16 MiB stre
 	go test -run '^$$' -bench . -benchmem -count $(BENCH_COUNT) ./example/ | tee $(BENCH_OUT)/transport.txt
 	benchstat -col /path $(BENCH_OUT)/transport.txt
 
+.PHONY: bench-peers
+bench-peers: tools ## Run Put, Get and CreateUser on grpcfast, gRPC's standard path, drpc and connect-go side by side; one benchstat table.
+	@mkdir -p $(BENCH_OUT)
+	@echo "==> the peers benchmarks (peers/): Put and Get of 4 MiB in 16 KiB chunks and CreateUser on 6 peers, server"
+	@echo "    in-process and in its own process: 36 sub-benchmarks, $(BENCH_COUNT) x $(BENCH_TIME) each (about 3 minutes at the defaults)"
+	go -C peers test -run '^$$' -bench '^BenchmarkPeers$$' -benchmem -count $(BENCH_COUNT) -benchtime $(BENCH_TIME) . | tee $(BENCH_OUT)/peers.txt
+	@echo "==> every peer against grpcfast (the first column)"
+	benchstat -col /peer $(BENCH_OUT)/peers.txt
+
 .PHONY: benchmarks-md
-benchmarks-md: tools ## Rewrite BENCHMARKS.md from one run of every benchmark (takes about 12 minutes).
+benchmarks-md: tools ## Rewrite BENCHMARKS.md from one run of every benchmark (takes about 25 minutes).
 	./scripts/benchmarks.sh
 
 .PHONY: bench-interop
@@ -161,3 +183,5 @@ lint: ## gofmt, go vet and go mod tidy checks.
 	go mod tidy -diff
 	cd tools && go mod tidy -diff
 	cd tools/ghz && go mod tidy -diff
+	go -C peers vet ./...
+	cd peers && go mod tidy -diff

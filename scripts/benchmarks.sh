@@ -51,6 +51,8 @@ run threshold "the pooling threshold: plain allocation against pooled buffers" \
 	go test -run '^$' -bench '^BenchmarkThreshold$' -benchmem -count 3 -benchtime 0.2s .
 echo "==> gRPC's interop messages, vtprotobuf's pool off and on (scripts/interop.sh)" >&2
 BENCH_COUNT="$count" BENCH_TIME="$btime" BENCH_MSGS="$imsgs" ./scripts/interop.sh >&2
+run peers "the peers: grpcfast, gRPC's standard path, drpc and connect-go, server in-process and in its own process" \
+	go -C peers test -run '^$' -bench '^BenchmarkPeers$' -benchmem -count "$count" -benchtime "$btime" .
 
 section() { # title, text, file, benchstat args...
 	local title=$1 text=$2 file=$3
@@ -70,6 +72,8 @@ section() { # title, text, file, benchstat args...
 	printf -- '- %s, %s, %s\n' "$(go list -m -f '{{.Path}} {{.Version}}' google.golang.org/grpc)" \
 		"$(go list -m -f '{{.Path}} {{.Version}}' google.golang.org/protobuf)" \
 		"$(go list -m -f '{{.Path}} {{.Version}}' github.com/planetscale/vtprotobuf)"
+	printf -- '- peers: %s, %s\n' "$(go -C peers list -m -f '{{.Path}} {{.Version}}' storj.io/drpc)" \
+		"$(go -C peers list -m -f '{{.Path}} {{.Version}}' connectrpc.com/connect)"
 	printf -- '- %s samples per sub-benchmark\n\n' "$count"
 
 	section "The example's generated benchmarks, server in-process" \
@@ -142,6 +146,17 @@ vtprotobuf's pool." \
 	section "gRPC's interop messages: gRPC's standard path against grpcfast" \
 "The same run, \`benchstat -ignore pkg -col /codec\`: a table per vtpool setting." \
 		interop -ignore pkg -col /codec
+	section "Against drpc and connect-go" \
+"\`go -C peers test -run '^\$' -bench '^BenchmarkPeers\$' -benchmem -count $count -benchtime $btime .\`
+(\`make bench-peers\`), then \`benchstat -col /peer\`: every column against grpcfast's, the first. Put and
+Get move 4 MiB in 16 KiB chunks per op, Unary is one small CreateUser. grpcfast: gRPC-Go, grpcfast's
+codec and the generated receivers; grpc-std: gRPC-Go, its standard codec and the streams' Recv;
+drpc-vtproto: drpc's generated code with vtprotobuf's codec/drpc; drpc-reuse: the same, tuned by
+hand (one reused message per stream, and an encoding with MarshalAppend); connect: connect-go, Connect
+protocol over h2c, gzip off; connect-vtproto: the same with a vtprotobuf codec. server=inprocess:
+every figure counts client and server; server=process: the figures are the client's, srv-* the
+server's." \
+		peers -col /peer
 } > BENCHMARKS.md.tmp
 mv BENCHMARKS.md.tmp BENCHMARKS.md
 echo "==> wrote BENCHMARKS.md" >&2
