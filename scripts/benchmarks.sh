@@ -7,6 +7,9 @@
 #   BENCH_TIME   -benchtime of the generated benchmarks (default 0.5s)
 #   BENCH_ARGS   flags of the generated benchmarks
 #   BENCH_MSGS   messages per stream of scripts/interop.sh (default 256)
+#   BENCH_ONLY   run only these steps (names of .cache/bench/NAME.txt, separated
+#                by spaces; interop for scripts/interop.sh) and take the others'
+#                results from the last run, e.g. BENCH_ONLY="concurrent peers"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/.bin:$PATH"
@@ -17,9 +20,17 @@ imsgs=${BENCH_MSGS:-256} # messages per stream of scripts/interop.sh
 out=.cache/bench
 mkdir -p "$out"
 
+# only NAME: whether the step NAME runs (BENCH_ONLY unset, or it names NAME).
+only() { [[ -z ${BENCH_ONLY:-} || " $BENCH_ONLY " == *" $1 "* ]]; }
+
 run() { # name, description, command...
 	local name=$1 what=$2
 	shift 2
+	if ! only "$name"; then
+		[[ -s $out/$name.txt ]] || { echo "BENCH_ONLY: no earlier results in $out/$name.txt" >&2; exit 1; }
+		echo "==> $what: the results of the last run ($out/$name.txt)" >&2
+		return
+	fi
 	echo "==> $what" >&2
 	"$@" | tee "$out/$name.txt" >&2
 }
@@ -36,10 +47,10 @@ run short-floor "the same with 16-byte messages: what gRPC-Go allocates per stre
 	-args ${short/16384/16}
 load="-grpcfast.streams=1,8,64 -grpcfast.conns=1,4"
 run concurrent "1, 8 and 64 streams at once, on one and four connections, server in-process" \
-	go test -run '^$' -bench 'Grpcfast_(ChunkService/(Put|Get)|UserService)' -benchmem -count "$count" -benchtime "$btime" \
+	go test -run '^$' -bench 'Grpcfast_(ChunkService|UserService)/(Put|Get|CreateUser)$' -benchmem -count "$count" -benchtime "$btime" \
 	./example/examplepb -args $args $load
-prof=$out/profile
-rm -rf "$prof"
+prof=$PWD/$out/profile # absolute: go test runs in the package's directory
+only concurrent-profile && rm -rf "$prof"
 run concurrent-profile "64 streams at once with grpcfast, profiled" \
 	go test -run '^$' -bench 'Grpcfast_ChunkService/(Put|Get)/codec=grpcfast' -count 1 -benchtime 2s \
 	./example/examplepb -args $args -grpcfast.streams=64 -grpcfast.profile="$prof"
@@ -49,8 +60,10 @@ run transport "hand-written 16 MiB streams, transport floor and raw TCP" \
 	go test -run '^$' -bench . -benchmem -count "$count" ./example/
 run threshold "the pooling threshold: plain allocation against pooled buffers" \
 	go test -run '^$' -bench '^BenchmarkThreshold$' -benchmem -count 3 -benchtime 0.2s .
-echo "==> gRPC's interop messages, vtprotobuf's pool off and on (scripts/interop.sh)" >&2
-BENCH_COUNT="$count" BENCH_TIME="$btime" BENCH_MSGS="$imsgs" ./scripts/interop.sh >&2
+if only interop; then
+	echo "==> gRPC's interop messages, vtprotobuf's pool off and on (scripts/interop.sh)" >&2
+	BENCH_COUNT="$count" BENCH_TIME="$btime" BENCH_MSGS="$imsgs" ./scripts/interop.sh >&2
+fi
 run peers "the peers: grpcfast, gRPC's standard path, drpc and connect-go, server in-process and in its own process" \
 	go -C peers test -run '^$' -bench '^BenchmarkPeers$' -benchmem -count "$count" -benchtime "$btime" .
 
@@ -98,7 +111,7 @@ the client allocates per Get stream; the payload is 65,536 bytes either way." \
 grpcfast's bytes per 16 KiB stream above, less these, is what its messages cost." \
 		short-floor -col /codec
 	section "Concurrent streams" \
-"\`go test -run '^\$' -bench 'Grpcfast_(ChunkService/(Put|Get)|UserService)' -benchmem -count $count -benchtime $btime ./example/examplepb -args $args $load\`:
+"\`go test -run '^\$' -bench 'Grpcfast_(ChunkService|UserService)/(Put|Get|CreateUser)\$' -benchmem -count $count -benchtime $btime ./example/examplepb -args $args $load\`:
 1, 8 and 64 calls in flight at once on one connection and spread over four; client and server
 in this process. B/s is the throughput (both directions), cpu-sec/MiB the CPU (user+system, both
 ends) per MiB moved. Compare B/s with RawTCP's in the 16 MiB streams table: that is the ceiling
