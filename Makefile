@@ -9,8 +9,8 @@ BIN := $(CURDIR)/.bin
 export PATH := $(BIN):$(PATH)
 BENCH_OUT := $(CURDIR)/.cache/bench
 # -count and -benchtime for benchmarks: benchstat needs several samples of
-# each side. For a longer, steadier run: make bench BENCH_COUNT=10 BENCH_TIME=2s
-BENCH_COUNT ?= 5
+# each side (6 at least for a confidence interval). For a longer, steadier run: make bench BENCH_COUNT=10 BENCH_TIME=2s
+BENCH_COUNT ?= 6
 BENCH_TIME ?= 0.5s
 # Flags of the generated benchmarks (grpcfastbench): 16 KiB messages, 256 per
 # stream (4 MiB per streaming call).
