@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"google.golang.org/protobuf/proto"
+
+	"github.com/grpcfast/grpcfast/internal/childproc"
 )
 
 // Run benchmarks every method of the service named service (its full proto
@@ -64,7 +66,7 @@ func Run(b *testing.B, service string, methods ...Method) {
 			e.close()
 		}
 		if child != nil {
-			if err := child.stop(); err != nil {
+			if err := child.Stop(); err != nil {
 				b.Error(err)
 			}
 		}
@@ -135,9 +137,9 @@ func (e *env) close() {
 
 // start starts a server per path, in this process or in one child process
 // for both, and dials it.
-func start(top, service string, methods []Method, ms []msgs, paths []*path, cfg *config) ([]*env, *childProc, error) {
+func start(top, service string, methods []Method, ms []msgs, paths []*path, cfg *config) ([]*env, *childproc.Proc, error) {
 	var envs []*env
-	fail := func(err error) ([]*env, *childProc, error) {
+	fail := func(err error) ([]*env, *childproc.Proc, error) {
 		for _, e := range envs {
 			e.close()
 		}
@@ -149,9 +151,9 @@ func start(top, service string, methods []Method, ms []msgs, paths []*path, cfg 
 			return nil, nil, err
 		}
 		for _, p := range paths {
-			c, err := dial(child.addrs[p.name], slices.Max(cfg.conns), nil)
+			c, err := dial(child.Addrs[p.name], slices.Max(cfg.conns), nil)
 			if err != nil {
-				child.stop()
+				child.Stop()
 				return fail(err)
 			}
 			envs = append(envs, &env{conns: c})
@@ -205,7 +207,7 @@ func perOpOf(m Method, ms msgs, cfg *config) perOp {
 	}
 }
 
-func runMethod(b *testing.B, cfg *config, service string, m Method, ms msgs, p *path, c *client, load load, child *childProc) {
+func runMethod(b *testing.B, cfg *config, service string, m Method, ms msgs, p *path, c *client, load load, child *childproc.Proc) {
 	fullMethod := "/" + service + "/" + m.name
 	op := perOpOf(m, ms, cfg)
 	recvHere := op.clientRecv
@@ -227,9 +229,9 @@ func runMethod(b *testing.B, cfg *config, service string, m Method, ms msgs, p *
 	if err != nil {
 		b.Fatal(err)
 	}
-	var srv0, srv1 procStats
+	var srv0, srv1 childproc.Stats
 	if child != nil {
-		if srv0, err = child.stats(); err != nil {
+		if srv0, err = child.Stats(); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -242,7 +244,7 @@ func runMethod(b *testing.B, cfg *config, service string, m Method, ms msgs, p *
 	cpu := CPUTime() - cpu0
 	runtime.ReadMemStats(&mem1)
 	if child != nil && err == nil {
-		srv1, err = child.stats()
+		srv1, err = child.Stats()
 	}
 	if perr := prof.stop(); err == nil {
 		err = perr
@@ -259,9 +261,9 @@ func runMethod(b *testing.B, cfg *config, service string, m Method, ms msgs, p *
 		b.ReportMetric(float64(mem1.Mallocs-mem0.Mallocs)/(n*float64(recvHere)), "allocs/msg")
 	}
 	if child != nil {
-		b.ReportMetric(float64(srv1.cpuNs-srv0.cpuNs)/n, "srv-cpu-ns/op")
-		b.ReportMetric(float64(srv1.bytes-srv0.bytes)/n, "srv-B/op")
-		b.ReportMetric(float64(srv1.mallocs-srv0.mallocs)/n, "srv-allocs/op")
+		b.ReportMetric(float64(srv1.CPUNs-srv0.CPUNs)/n, "srv-cpu-ns/op")
+		b.ReportMetric(float64(srv1.Bytes-srv0.Bytes)/n, "srv-B/op")
+		b.ReportMetric(float64(srv1.Mallocs-srv0.Mallocs)/n, "srv-allocs/op")
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 
 	"github.com/grpcfast/grpcfast/example/examplepb"
 	"github.com/grpcfast/grpcfast/grpcfastbench"
+	"github.com/grpcfast/grpcfast/internal/childproc"
 )
 
 // userRequest is the unary request, example/bench_test.go's.
@@ -63,14 +64,14 @@ func BenchmarkPeers(b *testing.B) {
 }
 
 func benchPeer(b *testing.B, p Peer, op benchOp, process bool) {
-	var child *childProc
+	var child *childproc.Proc
 	addr := ""
 	if process {
 		var err error
 		if child, err = theChild(); err != nil {
 			b.Fatal(err)
 		}
-		addr = child.addrs[p.Name]
+		addr = child.Addrs[p.Name]
 		if addr == "" {
 			b.Fatalf("the server process serves no peer %s", p.Name)
 		}
@@ -97,9 +98,9 @@ func benchPeer(b *testing.B, p Peer, op benchOp, process bool) {
 		b.SetBytes(op.bytes)
 	}
 	b.ReportAllocs()
-	var srv0, srv1 procStats
+	var srv0, srv1 childproc.Stats
 	if child != nil {
-		if srv0, err = child.stats(); err != nil {
+		if srv0, err = child.Stats(); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -116,11 +117,11 @@ func benchPeer(b *testing.B, p Peer, op benchOp, process bool) {
 	n := float64(b.N)
 	b.ReportMetric(float64(cpu.Nanoseconds())/n, "cpu-ns/op")
 	if child != nil {
-		if srv1, err = child.stats(); err != nil {
+		if srv1, err = child.Stats(); err != nil {
 			b.Fatal(err)
 		}
-		b.ReportMetric(float64(srv1.cpuNs-srv0.cpuNs)/n, "srv-cpu-ns/op")
-		b.ReportMetric(float64(srv1.bytes-srv0.bytes)/n, "srv-B/op")
-		b.ReportMetric(float64(srv1.mallocs-srv0.mallocs)/n, "srv-allocs/op")
+		b.ReportMetric(float64(srv1.CPUNs-srv0.CPUNs)/n, "srv-cpu-ns/op")
+		b.ReportMetric(float64(srv1.Bytes-srv0.Bytes)/n, "srv-B/op")
+		b.ReportMetric(float64(srv1.Mallocs-srv0.Mallocs)/n, "srv-allocs/op")
 	}
 }

@@ -421,14 +421,14 @@ func TestServerProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s0, err := child.stats()
+	s0, err := child.Stats()
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
 	for _, p := range All() {
 		t.Run(p.Name, func(t *testing.T) {
-			c, err := p.Dial(child.addrs[p.Name])
+			c, err := p.Dial(child.Addrs[p.Name])
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -440,11 +440,11 @@ func TestServerProcess(t *testing.T) {
 			}
 		})
 	}
-	s1, err := child.stats()
+	s1, err := child.Stats()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s1.cpuNs <= s0.cpuNs || s1.mallocs <= s0.mallocs || s1.bytes <= s0.bytes {
+	if s1.CPUNs <= s0.CPUNs || s1.Mallocs <= s0.Mallocs || s1.Bytes <= s0.Bytes {
 		t.Errorf("the server process's stats did not grow: %+v, then %+v", s0, s1)
 	}
 }

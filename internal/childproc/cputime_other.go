@@ -1,6 +1,6 @@
 //go:build !unix
 
-package grpcfastbench
+package childproc
 
 import "time"
 

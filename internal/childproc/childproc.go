@@ -1,0 +1,178 @@
+// Package childproc runs a benchmark's server as a child process of the test
+// binary and reads the child's totals (CPU time, allocations, allocated
+// bytes), for grpcfastbench's -grpcfast.server=process and the peers
+// benchmarks. The two processes talk over the child's standard input and
+// output, one line at a time, each of the child's lines starting with a
+// prefix that names the protocol:
+//
+//	child:  PREFIX listening NAME=ADDR NAME=ADDR ...
+//	parent: stats
+//	child:  PREFIX stats CPU_NS MALLOCS BYTES
+//
+// and the child stops when its standard input closes. Other lines the
+// child prints (its test framework's) are ignored.
+package childproc
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"time"
+)
+
+const (
+	listenVerb = "listening"
+	statsVerb  = "stats"
+	// Deadline bounds every wait for the child.
+	Deadline = 30 * time.Second
+)
+
+// Stats are a process's totals: CPU time (user+system), allocations and
+// allocated bytes.
+type Stats struct {
+	CPUNs, Mallocs, Bytes uint64
+}
+
+// ReadStats returns this process's totals.
+func ReadStats() Stats {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return Stats{CPUNs: uint64(CPUTime().Nanoseconds()), Mallocs: ms.Mallocs, Bytes: ms.TotalAlloc}
+}
+
+// Serve is the child's side: it announces addrs ("NAME=ADDR" each) on
+// standard output, then answers stats requests until standard input
+// closes.
+func Serve(prefix string, addrs []string) error {
+	fmt.Printf("%s%s %s\n", prefix, listenVerb, strings.Join(addrs, " "))
+	in := bufio.NewScanner(os.Stdin)
+	for in.Scan() {
+		if in.Text() != statsVerb {
+			return fmt.Errorf("child: unknown request %q", in.Text())
+		}
+		s := ReadStats()
+		fmt.Printf("%s%s %d %d %d\n", prefix, statsVerb, s.CPUNs, s.Mallocs, s.Bytes)
+	}
+	return in.Err()
+}
+
+// Proc is the parent's handle on the child.
+type Proc struct {
+	cmd    *exec.Cmd
+	prefix string
+	in     io.WriteCloser
+	out    *bufio.Reader
+	// Addrs are the addresses the child announced, by name.
+	Addrs map[string]string
+}
+
+// Start starts cmd (its standard error goes to this process's) and waits
+// for it to announce its addresses, which must include every name in want.
+func Start(cmd *exec.Cmd, prefix string, want ...string) (*Proc, error) {
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting the server process: %v", err)
+	}
+	p := &Proc{cmd: cmd, prefix: prefix, in: in, out: bufio.NewReader(out), Addrs: map[string]string{}}
+	line, err := p.readLine(listenVerb)
+	if err != nil {
+		p.Kill()
+		return nil, err
+	}
+	for _, kv := range strings.Fields(line) {
+		name, addr, _ := strings.Cut(kv, "=")
+		p.Addrs[name] = addr
+	}
+	for _, name := range want {
+		if p.Addrs[name] == "" {
+			p.Kill()
+			return nil, fmt.Errorf("the server process announced no address for %s: %q", name, line)
+		}
+	}
+	return p, nil
+}
+
+// readLine returns the rest of the child's next line that starts with the
+// prefix and verb, skipping other lines, or an error if the child says
+// nothing of the kind within Deadline.
+func (p *Proc) readLine(verb string) (string, error) {
+	type result struct {
+		line string
+		err  error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		for {
+			s, err := p.out.ReadString('\n')
+			if rest, ok := strings.CutPrefix(s, p.prefix+verb+" "); ok {
+				ch <- result{strings.TrimSpace(rest), nil}
+				return
+			}
+			if err != nil {
+				ch <- result{"", fmt.Errorf("the server process ended before saying %q: %v", verb, err)}
+				return
+			}
+		}
+	}()
+	select {
+	case r := <-ch:
+		return r.line, r.err
+	case <-time.After(Deadline):
+		return "", fmt.Errorf("the server process did not say %q within %v", verb, Deadline)
+	}
+}
+
+// Stats asks the child for its totals.
+func (p *Proc) Stats() (Stats, error) {
+	var s Stats
+	if _, err := io.WriteString(p.in, statsVerb+"\n"); err != nil {
+		return s, fmt.Errorf("asking the server process for its stats: %v", err)
+	}
+	line, err := p.readLine(statsVerb)
+	if err != nil {
+		return s, err
+	}
+	if _, err := fmt.Sscan(line, &s.CPUNs, &s.Mallocs, &s.Bytes); err != nil {
+		return s, fmt.Errorf("the server process's stats %q: %v", line, err)
+	}
+	return s, nil
+}
+
+// Stop closes the child's standard input, which ends it, and waits for it,
+// killing it after Deadline.
+func (p *Proc) Stop() error {
+	p.in.Close()
+	done := make(chan error, 1)
+	go func() {
+		io.Copy(io.Discard, p.out) // its test framework's last lines
+		done <- p.cmd.Wait()
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			return fmt.Errorf("the server process: %v", err)
+		}
+		return nil
+	case <-time.After(Deadline):
+		p.cmd.Process.Kill()
+		return fmt.Errorf("the server process did not stop within %v; killed", Deadline)
+	}
+}
+
+// Kill ends the child at once.
+func (p *Proc) Kill() {
+	p.cmd.Process.Kill()
+	p.cmd.Wait()
+}
