@@ -24,7 +24,6 @@ import (
 	"io"
 	"iter"
 	"math/rand/v2"
-	"net"
 	"strconv"
 	"strings"
 	"sync"
@@ -35,7 +34,6 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
 	"github.com/grpcfast/grpcfast/internal/testprotos/bytestream"
@@ -303,28 +301,7 @@ func (s *bsServer) Read(req *bytestream.ReadRequest, stream grpc.ServerStreaming
 // startBS serves impl on 127.0.0.1 and dials it.
 func startBS(t *testing.T, impl bytestream.ByteStreamServer, sopts []grpc.ServerOption, dopts []grpc.DialOption) bytestream.ByteStreamClient {
 	t.Helper()
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := grpc.NewServer(sopts...)
-	bytestream.RegisterByteStreamServer(srv, impl)
-	served := make(chan struct{})
-	go func() {
-		defer close(served)
-		srv.Serve(lis)
-	}()
-	conn, err := grpc.NewClient(lis.Addr().String(),
-		append([]grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}, dopts...)...)
-	if err != nil {
-		srv.Stop()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		conn.Close()
-		srv.Stop()
-		<-served
-	})
+	_, conn := serveAndDial(t, func(s *grpc.Server) { bytestream.RegisterByteStreamServer(s, impl) }, sopts, dopts)
 	return bytestream.NewByteStreamClient(conn)
 }
 

@@ -685,12 +685,20 @@ type testEnv struct {
 // startEnv serves impl on 127.0.0.1 and dials it.
 func startEnv(t testing.TB, impl kinds.KindsServer, sopts []grpc.ServerOption, dopts []grpc.DialOption) *testEnv {
 	t.Helper()
+	srv, conn := serveAndDial(t, func(s *grpc.Server) { kinds.RegisterKindsServer(s, impl) }, sopts, dopts)
+	return &testEnv{srv: srv, conn: conn, client: kinds.NewKindsClient(conn)}
+}
+
+// serveAndDial starts a server on 127.0.0.1 with the services register
+// adds, and dials it; both are stopped when the test ends.
+func serveAndDial(t testing.TB, register func(*grpc.Server), sopts []grpc.ServerOption, dopts []grpc.DialOption) (*grpc.Server, *grpc.ClientConn) {
+	t.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := grpc.NewServer(sopts...)
-	kinds.RegisterKindsServer(srv, impl)
+	register(srv)
 	served := make(chan struct{})
 	go func() {
 		defer close(served)
@@ -702,12 +710,12 @@ func startEnv(t testing.TB, impl kinds.KindsServer, sopts []grpc.ServerOption, d
 		srv.Stop()
 		t.Fatal(err)
 	}
-	e := &testEnv{srv: srv, conn: conn, client: kinds.NewKindsClient(conn)}
 	t.Cleanup(func() {
-		e.close()
+		conn.Close()
+		srv.Stop()
 		<-served
 	})
-	return e
+	return srv, conn
 }
 
 func (e *testEnv) close() {
