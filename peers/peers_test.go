@@ -293,15 +293,7 @@ func TestCodecs(t *testing.T) {
 	for _, p := range newPeers(h) {
 		t.Run(p.Name, func(t *testing.T) {
 			c := start(t, p)
-			if err := c.Put(ctx, 4*ChunkSize, ChunkSize); err != nil {
-				t.Fatal(err)
-			}
-			if err := c.Get(ctx, 4*ChunkSize, ChunkSize); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := c.CreateUser(ctx, userRequest()); err != nil {
-				t.Fatal(err)
-			}
+			callEach(t, ctx, c)
 			if got := n.of(p.Name); !reflect.DeepEqual(got, want[p.Name]) {
 				t.Errorf("codec calls (marshal/unmarshal) by type: %q, want %q", got, want[p.Name])
 			}
@@ -355,16 +347,7 @@ func TestConnectProtocol(t *testing.T) {
 			mu.Lock()
 			got = nil
 			mu.Unlock()
-			c := start(t, p)
-			if err := c.Put(ctx, 4*ChunkSize, ChunkSize); err != nil {
-				t.Fatal(err)
-			}
-			if err := c.Get(ctx, 4*ChunkSize, ChunkSize); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := c.CreateUser(ctx, userRequest()); err != nil {
-				t.Fatal(err)
-			}
+			callEach(t, ctx, start(t, p))
 			want := []seen{
 				{"HTTP/2.0", "application/connect+proto", "", ""},
 				{"HTTP/2.0", "application/connect+proto", "", ""},
@@ -446,5 +429,19 @@ func TestServerProcess(t *testing.T) {
 	}
 	if s1.CPUNs <= s0.CPUNs || s1.Mallocs <= s0.Mallocs || s1.Bytes <= s0.Bytes {
 		t.Errorf("the server process's stats did not grow: %+v, then %+v", s0, s1)
+	}
+}
+
+// callEach makes one Put and one Get of four chunks, and one CreateUser.
+func callEach(t *testing.T, ctx context.Context, c Client) {
+	t.Helper()
+	if err := c.Put(ctx, 4*ChunkSize, ChunkSize); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Get(ctx, 4*ChunkSize, ChunkSize); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CreateUser(ctx, userRequest()); err != nil {
+		t.Fatal(err)
 	}
 }
