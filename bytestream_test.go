@@ -105,29 +105,32 @@ func parseBlobName(name string) (bsDigest, error) {
 }
 
 // reuseCheck follows the messages that a generated Receiver returns on one
-// stream. The Receiver must return the same message every time, and the
-// grpcfast codec, which resets it with GrpcfastReset, keeps the memory of
-// its data field: a chunk no larger than the one before it lands in the same
-// array. gRPC's standard codec resets the message with Reset, which drops
-// that memory, so a moved data field on a grpcfast end means the grpcfast
-// codec did not decode the message.
+// stream. The Receiver alternates between two messages (it keeps the last
+// one intact until the next one has arrived), and the grpcfast codec keeps
+// the memory of each one's data field: a chunk no larger than the one two
+// before it lands in the same array. gRPC's standard codec resets the
+// message with Reset, which drops that memory, so a moved data field on a
+// grpcfast end means the grpcfast codec did not decode the message.
 type reuseCheck struct {
-	msg   any
-	data  *byte
+	msgs  [2]any
+	data  [2]*byte
+	n     int
 	moves *atomic.Int64 // data fields that moved to a new array
 }
 
 func (c *reuseCheck) see(m any, data []byte) error {
-	if c.msg != nil && m != c.msg {
-		return errors.New("the Receiver returned a new message rather than its reused one")
+	i := c.n % 2
+	c.n++
+	if c.msgs[i] != nil && m != c.msgs[i] {
+		return errors.New("the Receiver returned a new message rather than one of its two reused ones")
 	}
-	c.msg = m
+	c.msgs[i] = m
 	if len(data) > 0 {
 		p := unsafe.SliceData(data)
-		if c.data != nil && p != c.data {
+		if c.data[i] != nil && p != c.data[i] {
 			c.moves.Add(1)
 		}
-		c.data = p
+		c.data[i] = p
 	}
 	return nil
 }

@@ -32,11 +32,6 @@ type vtInfo struct {
 	// utf8 is the plan for checking the strings that must be valid UTF-8,
 	// nil if the type cannot hold any.
 	utf8 *utf8Plan
-	// presenceBytes are the singular bytes fields that track presence
-	// (proto2 optional, proto3 optional, editions explicit presence)
-	// outside a oneof: vtprotobuf's ResetVT leaves them empty but
-	// present.
-	presenceBytes []protoreflect.FieldDescriptor
 }
 
 var (
@@ -96,12 +91,14 @@ func newVTInfo(md protoreflect.MessageDescriptor) *vtInfo {
 		vtMarshals: !ext,
 		vtDecodes: !ext && !hasGroups(md, map[protoreflect.FullName]bool{}) &&
 			!poolKeepsPresence(md, pooledType),
-		required:      md.RequiredNumbers().Len() > 0,
-		utf8:          newUTF8Plan(md),
-		presenceBytes: presenceBytes(md),
+		required: md.RequiredNumbers().Len() > 0,
+		utf8:     newUTF8Plan(md),
 	}
 }
 
+// presenceBytes returns md's singular bytes fields that track presence
+// (proto2 optional, proto3 optional, editions explicit presence) outside a
+// oneof: vtprotobuf's ResetVT leaves them empty but present.
 func presenceBytes(md protoreflect.MessageDescriptor) []protoreflect.FieldDescriptor {
 	var out []protoreflect.FieldDescriptor
 	fields := md.Fields()

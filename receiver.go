@@ -5,6 +5,8 @@ import (
 	"iter"
 	"reflect"
 	"sync"
+
+	"github.com/grpcfast/grpcfast/internal/own"
 )
 
 // Stream is the part of a gRPC stream that a Receiver reads from: the
@@ -19,49 +21,88 @@ type Stream[M any] interface {
 	RecvMsg(m any) error
 }
 
-// Receiver receives the messages of one stream into a single message that it
+// Receiver receives the messages of one stream into messages that it
 // reuses, where the stream's own Recv allocates a new message every time.
-// With the grpcfast codec the reused message also keeps the memory of its
+// With the grpcfast codec the reused messages also keep the memory of their
 // bytes, repeated and map fields, so that in steady state receiving
 // allocates nothing in generated code or in this package.
 //
 // Lifetime: the message that Recv returns, or that All yields, belongs to
-// the Receiver and is overwritten by the next Recv. Until then the caller may
-// read and modify it; after that neither it nor anything reached through it
-// may be used: its nested messages may be returned to vtprotobuf's pool and
-// handed to another stream's decode, on another goroutine. Do not keep it or
-// a pointer into it, do not hand it to a goroutine that outlives the next
-// Recv, and do not Send it where something may read it after Send returns
-// (README, "Sending the same message again"). To keep a message, call Take,
-// which hands over the message itself, or copy it (proto.Clone).
+// the Receiver and is reused after the next successful Recv. Until then the
+// caller may read and modify it, and may put its own slices, maps and
+// messages into it; after that neither it nor anything reached through it
+// may be used. Do not keep it or a pointer into it past the next Recv, do not
+// hand it to a goroutine that outlives the next Recv, and do not Send it
+// where something may read it after Send returns (README, "Sending the same
+// message again"). To keep a message, call Take, which hands over the
+// message itself, or copy it (proto.Clone).
 //
-// When its stream ends (Recv returns io.EOF or another error) the Receiver
-// gives its message, with the memory of its fields, to the next Receiver of
-// the same message type, on whatever stream and goroutine that is: a server
-// that handles many short streams then decodes into messages it already has,
-// where each stream would otherwise allocate its message and grow its fields
-// again. This needs nothing more of the caller than the rule above, since
-// the call to Recv that reports the end is a next Recv: the message it
-// replaces is no longer the caller's. A Receiver whose stream is abandoned
-// before its end (a handler that returns early, an All loop left with break)
-// keeps its message, which the garbage collector reclaims. A message handed
-// out by Take is the caller's and is never given to another Receiver.
+// When the stream ends (Recv returns io.EOF or another error), the message
+// that the last successful Recv returned stays exactly as it was and stays
+// the caller's, as with the stream's own Recv: a handler may keep it, use it
+// after the loop, or return it.
+//
+// What the Receiver keeps stays with the Receiver: it is decoded into again
+// only by this Receiver's Recv, on this stream. Release gives the Receiver's
+// messages, with their memory, to the next Receiver of the same message type,
+// on any stream and goroutine; call it when the last message is no longer
+// used, typically with defer. Without Release the garbage collector
+// reclaims them.
+//
+// Only memory that a grpcfast codec allocated when it decoded into the
+// Receiver's message is reused: a slice, map or nested message that the
+// caller put into the message is dropped at the next Recv, as Reset drops
+// it, never written into. Messages that another codec decoded (gRPC's
+// standard codec, or vtprotobuf's codec registered in main) are right, and
+// their memory is not reused. Nested messages of types pooled by vtprotobuf
+// (its pool= option) are returned to vtprotobuf's pool when the Receiver
+// reuses their parent, as vtprotobuf's own decoder does.
+//
+// In checked builds (the grpcfast_checked build tag, and every build with
+// the race detector) memory that a Receiver takes back is overwritten with
+// a poison pattern (0xDEADBEEF) first, so that a use after the next Recv or
+// after Release shows up as wrong data in the caller's tests.
 //
 // A Receiver is for one goroutine, like the stream it reads. The zero value
 // is not usable: make one with NewReceiver or a generated New...Receiver.
 type Receiver[M any] struct {
 	stream Stream[M]
-	spare  *sync.Pool // messages of type M that ended streams gave back
-	msg    *M
-	valid  bool // msg holds a fully received message
+	owner  bool       // *M implements owner
+	cur    *slot[M]   // holds the message the last successful Recv returned
+	next   *slot[M]   // holds a message ready to be decoded into
+	spares *sync.Pool // slots that Release gave back, of type *slot[M]
+	valid  bool       // cur holds the message the last Recv returned
 }
 
-// sparePools holds one *sync.Pool of spare messages per message type:
-// reflect.Type of M → *sync.Pool of *M.
+// slot is a message of a Receiver's and the record of its memory, in one
+// allocation.
+type slot[M any] struct {
+	m     M
+	msg   *M        // &m
+	owned own.Owned // what a grpcfast codec's decode left in msg, if state is decoded
+	state slotState
+}
+
+func newSlot[M any]() *slot[M] {
+	s := new(slot[M])
+	s.msg = &s.m
+	return s
+}
+
+type slotState uint8
+
+const (
+	slotClean   slotState = iota // reset, holding only memory a grpcfast decode allocated
+	slotDecoded                  // decoded by a grpcfast codec; owned records its memory
+	slotForeign                  // decoded by another codec, or a failed decode: keep nothing
+)
+
+// sparePools holds the pool of spare slots of each message type:
+// reflect.Type of M → *sync.Pool of *slot[M].
 var sparePools sync.Map
 
-// spareMessages returns the pool of spare messages of type M.
-func spareMessages[M any]() *sync.Pool {
+// spareSlots returns the pool of spare slots of message type M.
+func spareSlots[M any]() *sync.Pool {
 	t := reflect.TypeFor[M]()
 	if p, ok := sparePools.Load(t); ok {
 		return p.(*sync.Pool)
@@ -70,43 +111,79 @@ func spareMessages[M any]() *sync.Pool {
 	return p.(*sync.Pool)
 }
 
-// NewReceiver returns a Receiver that reads stream's messages into a reused
+// NewReceiver returns a Receiver that reads stream's messages into reused
 // *M, where M is the message type of the stream's own Recv (examplepb.Chunk
 // for a stream of *examplepb.Chunk). Generated New..._...Receiver functions
 // call it; call it directly for streams of types generated elsewhere.
 func NewReceiver[M any](stream Stream[M]) *Receiver[M] {
-	return &Receiver[M]{stream: stream, spare: spareMessages[M]()}
+	_, isOwner := any((*M)(nil)).(owner)
+	return &Receiver[M]{stream: stream, owner: isOwner, spares: spareSlots[M]()}
+}
+
+// prepare makes s ready to be decoded into by any codec: reset, keeping only
+// what a grpcfast codec's decode allocated, and marked so that the grpcfast
+// codec decodes into it without resetting it again. A codec that merges into
+// the message (vtprotobuf's) then gets an empty message too.
+func (r *Receiver[M]) prepare(s *slot[M]) {
+	switch s.state {
+	case slotDecoded:
+		s.owned.Rewind()
+		any(s.msg).(owner).GrpcfastReuse(&s.owned)
+		s.owned.Clear()
+	case slotForeign:
+		resetForDecode(s.msg)
+	}
+	s.state = slotClean
+	if r.owner {
+		own.SetPrepared(any(s.msg).(owner).GrpcfastUnknownFields())
+	}
 }
 
 // Recv receives the next message and returns it, or nil and the stream's
 // error: io.EOF when the peer has finished sending, as with the stream's own
-// Recv. The message is valid until the next call to Recv.
+// Recv. The message is valid until the next successful Recv, or Release.
 func (r *Receiver[M]) Recv() (*M, error) {
-	if r.msg == nil {
-		if m, ok := r.spare.Get().(*M); ok {
-			r.msg = m
+	s := r.next
+	r.next = nil
+	if s == nil {
+		if sp, ok := r.spares.Get().(*slot[M]); ok {
+			s = sp
 		} else {
-			r.msg = new(M)
+			s = newSlot[M]()
 		}
+		r.prepare(s)
 	}
-	r.valid = false
-	if err := r.stream.RecvMsg(r.msg); err != nil {
-		// The stream has ended (gRPC's RecvMsg fails only then, or on a
-		// message it could not decode): the message is nobody's now.
-		// Decoding into it resets it first, with either codec.
-		r.spare.Put(r.msg)
-		r.msg = nil
+	if err := r.stream.RecvMsg(s.msg); err != nil {
+		// The previous message, if any, stays the caller's. This one may
+		// hold part of a failed decode: keep none of its memory.
+		s.state = slotForeign
+		r.next = s
+		r.valid = false
 		return nil, err
 	}
-	r.valid = true
-	return r.msg, nil
+	s.state = slotForeign
+	if r.owner {
+		o := any(s.msg).(owner)
+		if own.TakeDecoded(o.GrpcfastUnknownFields()) {
+			o.GrpcfastRecord(&s.owned)
+			s.state = slotDecoded
+		}
+	}
+	if old := r.cur; old != nil {
+		r.prepare(old)
+		r.next = old
+	}
+	r.cur, r.valid = s, true
+	return s.msg, nil
 }
 
 // All returns an iterator over the stream's messages. It ends without an
 // error when the peer has finished sending (io.EOF); any other error is
 // yielded once, with a nil message, and ends the iteration. Each message is
-// valid until the iteration moves on.
+// valid until the iteration moves on; the last one stays valid after the
+// loop, until Release.
 //
+//	defer r.Release()
 //	for chunk, err := range r.All() {
 //		if err != nil {
 //			return err
@@ -131,15 +208,37 @@ func (r *Receiver[M]) All() iter.Seq2[*M, error] {
 }
 
 // Take returns the message last received and lets go of it: the caller owns
-// it from now on, and the next Recv decodes into a new message. It returns
-// nil if the last Recv failed or none was made. Take is cheaper than a copy
-// when a message must outlive the next Recv; taking every message gives up
-// the reuse, and costs what the stream's own Recv costs.
+// it from now on, and the Receiver never reuses it. It returns nil if the
+// last Recv failed or none was made. Take is cheaper than a copy when a
+// message must outlive the next Recv; taking every message gives up the
+// reuse, and costs what the stream's own Recv costs.
 func (r *Receiver[M]) Take() *M {
 	if !r.valid {
 		return nil
 	}
-	m := r.msg
-	r.msg, r.valid = nil, false
+	m := r.cur.msg
+	r.cur, r.valid = nil, false
 	return m
+}
+
+// Release gives the Receiver's messages, and the memory they keep, to the
+// next Receiver of the same message type, on whatever stream and goroutine
+// that is: a server that handles many short streams then decodes into
+// messages it already has. After Release, the message that Recv last
+// returned, and anything reached through it, must not be used: it may be
+// decoded into by another stream at any moment (in checked builds it is
+// poisoned at once). A message handed out by Take is not affected.
+//
+// Release is idempotent, and the Receiver may be used again after it. Like
+// vtprotobuf's ReturnToVTPool, it is an explicit hand-over: call it, for
+// instance with defer right after making the Receiver, only where nothing
+// keeps the last message.
+func (r *Receiver[M]) Release() {
+	for _, s := range [2]*slot[M]{r.cur, r.next} {
+		if s != nil {
+			r.prepare(s)
+			r.spares.Put(s)
+		}
+	}
+	r.cur, r.next, r.valid = nil, nil, false
 }

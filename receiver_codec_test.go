@@ -1,6 +1,8 @@
 package grpcfast_test
 
 import (
+	"io"
+
 	"testing"
 
 	"google.golang.org/grpc/mem"
@@ -172,4 +174,30 @@ func TestRecvAllocsKnownCosts(t *testing.T) {
 	if got != 0 {
 		t.Errorf("Pooled with pooled nested messages: %v allocations per Recv, want 0", got)
 	}
+}
+
+// codecListStream is a grpcfast.Stream whose RecvMsg decodes the messages of
+// wire in turn with the grpcfast codec, then returns io.EOF.
+type codecListStream[M any] struct {
+	codec *grpcfast.Codec
+	wire  [][]byte
+	next  int
+	split bool // deliver each message in two buffers, cut in the middle
+}
+
+func (s *codecListStream[M]) RecvMsg(m any) error {
+	if s.next == len(s.wire) {
+		return io.EOF
+	}
+	s.next++
+	b := s.wire[s.next-1]
+	if s.split {
+		return s.codec.Unmarshal(sliceAt(b, len(b)/2), m)
+	}
+	return s.codec.Unmarshal(sliceAt(b), m)
+}
+
+func (s *codecListStream[M]) Recv() (*M, error) {
+	m := new(M)
+	return m, s.RecvMsg(m)
 }

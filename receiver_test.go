@@ -34,7 +34,7 @@ func (s *fakeStream) RecvMsg(m any) error {
 func TestReceiverReusesMessage(t *testing.T) {
 	s := &fakeStream{count: 3, err: io.EOF}
 	r := NewReceiver[item](s)
-	var first *item
+	var got []*item
 	for i := 1; ; i++ {
 		m, err := r.Recv()
 		if err == io.EOF {
@@ -46,10 +46,14 @@ func TestReceiverReusesMessage(t *testing.T) {
 		if err != nil || m.n != i {
 			t.Fatalf("Recv %d = %v, %v", i, m, err)
 		}
-		if first == nil {
-			first = m
-		} else if m != first {
+		// The Receiver alternates between two messages: the one it
+		// returned last stays intact until the next one has arrived.
+		got = append(got, m)
+		if i > 2 && m != got[i-3] {
 			t.Fatalf("Recv %d decoded into a new message", i)
+		}
+		if i > 1 && m == got[i-2] {
+			t.Fatalf("Recv %d decoded into the message Recv %d returned", i, i-1)
 		}
 	}
 	if m, err := r.Recv(); m != nil || err != io.EOF {
@@ -132,11 +136,11 @@ func TestReceiverRecvAllocatesNothing(t *testing.T) {
 	}
 }
 
-// TestReceiverGivesBackOnlyAtTheEnd: a Receiver gives its message to later
-// Receivers of the type once its stream has ended, with io.EOF or another
-// error; never a message handed out by Take, and never the message of a
-// Receiver whose stream has not ended.
-func TestReceiverGivesBackOnlyAtTheEnd(t *testing.T) {
+// TestReceiverGivesBackOnlyOnRelease: a Receiver gives its messages to later
+// Receivers of the type only when Release is called, never when its stream
+// ends (the last message stays the caller's, intact), never a message handed
+// out by Take, and Release is idempotent.
+func TestReceiverGivesBackOnlyOnRelease(t *testing.T) {
 	drain := func(r *Receiver[item]) *item {
 		var last *item
 		for m, err := range r.All() {
@@ -153,24 +157,70 @@ func TestReceiverGivesBackOnlyAtTheEnd(t *testing.T) {
 	taker.Recv()
 	kept := taker.Take()
 	drain(taker)
+	taker.Release()
+	var ended []*item // last messages of streams that ended without Release
+	for range 20 {
+		ended = append(ended, drain(NewReceiver[item](&fakeStream{count: 2, err: errors.New("reset")})))
+		ended = append(ended, drain(NewReceiver[item](&fakeStream{count: 3, err: io.EOF})))
+	}
+	released := map[*item]bool{}
 	reused := false
 	for range 50 {
-		given := drain(NewReceiver[item](&fakeStream{count: 2, err: errors.New("reset")}))
 		s := &fakeStream{count: 2, err: io.EOF}
-		drain(NewReceiver[item](s))
+		r := NewReceiver[item](s)
+		drain(r)
 		for _, m := range s.targets {
+			for _, e := range ended {
+				if m == e {
+					t.Fatal("a Receiver decoded into the last message of a stream that ended without Release")
+				}
+			}
 			if m == kept || m == liveMsg {
 				t.Fatal("a Receiver decoded into a taken message or a live Receiver's")
 			}
-			reused = reused || m == given
+			reused = reused || released[m]
 		}
+		for _, m := range s.targets {
+			released[m] = true
+		}
+		r.Release()
+		r.Release() // idempotent: nothing is given back twice
 	}
 	if !reused {
 		// sync.Pool may drop what it is given (a collection, the race
 		// detector), but not 50 times in a row.
-		t.Error("no Receiver decoded into the message of a stream that had just ended with an error")
+		t.Error("no Receiver decoded into a message that Release gave back")
 	}
 	if kept.n != 1 || liveMsg.n != 1 {
 		t.Errorf("the taken message holds %d, the live one %d; want 1 and 1", kept.n, liveMsg.n)
+	}
+	for i, e := range ended {
+		if want := 2 + i%2; e.n != want {
+			t.Errorf("the last message of ended stream %d holds %d, want %d", i, e.n, want)
+		}
+	}
+}
+
+// TestReceiverReleaseTwiceGivesOnce: two Releases in a row put each message
+// into the pool once, so that two Receivers never share one.
+func TestReceiverReleaseTwiceGivesOnce(t *testing.T) {
+	for range 20 {
+		r := NewReceiver[item](&fakeStream{count: 3, err: io.EOF})
+		r.Recv()
+		r.Recv()
+		r.Release()
+		r.Release()
+		a, b := NewReceiver[item](&fakeStream{count: 3, err: io.EOF}), NewReceiver[item](&fakeStream{count: 3, err: io.EOF})
+		ma, _ := a.Recv()
+		mb, _ := b.Recv()
+		ma2, _ := a.Recv()
+		mb2, _ := b.Recv()
+		for _, x := range []*item{ma, ma2} {
+			for _, y := range []*item{mb, mb2} {
+				if x == y {
+					t.Fatal("two Receivers decode into the same message")
+				}
+			}
+		}
 	}
 }

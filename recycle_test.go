@@ -47,6 +47,7 @@ func TestReceiverReuseAcrossShortStreams(t *testing.T) {
 			return err
 		}
 		r := kinds.NewKinds_ServerStreamResponseReceiver(stream)
+		defer r.Release()
 		for i := 0; ; i++ {
 			m, err := r.Recv()
 			if err == io.EOF {
@@ -95,12 +96,12 @@ func TestReceiverReuseAcrossShortStreams(t *testing.T) {
 			t.Errorf("a taken message changed after its stream ended: %v", err)
 		}
 	}
-	// Without reuse every server stream would decode into a message of its
-	// own. With it, a message is new only where none was spare: at most one
-	// per stream running at once, one per Take, and a few more if a
+	// Without Release every server stream would decode into two messages of
+	// its own. With it, a message is new only where none was spare: at most
+	// two per stream running at once, one per Take, and a few more if a
 	// collection empties the pool. The race detector makes sync.Pool drop a
 	// quarter of what it is given, so then only some reuse can be asserted.
-	streams, limit := workers*perWorker, len(taken)+4*workers
+	streams, limit := workers*perWorker, len(taken)+8*workers
 	if raceEnabled {
 		limit = streams - len(taken) - 1
 	}
@@ -132,10 +133,12 @@ func (s *endingStream[M]) Recv() (*M, error) {
 	return m, s.RecvMsg(m)
 }
 
-// TestShortStreamAllocs: once a stream of 16 KiB chunks has ended, the next
-// stream's Receiver decodes into the message the first gave back, with the
-// capacity of its bytes field: a whole stream of four chunks allocates at
-// most the Receiver (nothing, where the compiler keeps it on the stack).
+// TestShortStreamAllocs: once a stream of 16 KiB chunks has ended and its
+// Receiver was released, the next stream's Receiver decodes into the
+// messages the first gave back, with the capacity of their bytes fields: a
+// whole stream of four chunks allocates at most the Receiver (nothing, where
+// the compiler keeps it on the stack). Without Release, each stream
+// allocates its two messages and their bytes.
 func TestShortStreamAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector makes sync.Pool drop items at random")
@@ -146,10 +149,15 @@ func TestShortStreamAllocs(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := &endingStream[examplepb.Chunk]{codecStream: codecStream[examplepb.Chunk]{codec: grpcfast.NewCodec(), data: sliceAt(wire)}}
+	release := true
 	stream := func() {
 		s.left = 4
 		n := 0
-		for m, err := range grpcfast.NewReceiver[examplepb.Chunk](s).All() {
+		r := grpcfast.NewReceiver[examplepb.Chunk](s)
+		if release {
+			defer r.Release()
+		}
+		for m, err := range r.All() {
 			if err != nil {
 				panic(err)
 			}
@@ -164,6 +172,10 @@ func TestShortStreamAllocs(t *testing.T) {
 	}
 	stream()
 	if n := testing.AllocsPerRun(100, stream); n > 1 {
-		t.Errorf("a stream of four 16 KiB chunks allocates %v times, want at most 1 (the Receiver)", n)
+		t.Errorf("with Release, a stream of four 16 KiB chunks allocates %v times, want at most 1 (the Receiver)", n)
+	}
+	release = false
+	if n := testing.AllocsPerRun(100, stream); n > 5 {
+		t.Errorf("without Release, a stream of four 16 KiB chunks allocates %v times, want at most 5 (the Receiver, two messages and their data)", n)
 	}
 }

@@ -1,12 +1,14 @@
 package grpcfast_test
 
 import (
+	"bytes"
 	"testing"
 
-	"github.com/grpcfast/grpcfast"
-	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
-	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/grpcfastimpl"
+	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 )
 
 func pooledMsg(items, data int, one bool) *kinds.Pooled {
@@ -20,36 +22,61 @@ func pooledMsg(items, data int, one bool) *kinds.Pooled {
 	return m
 }
 
-func decodeInto(t testing.TB, c *grpcfast.Codec, src proto.Message, dst any) {
+// listStream is a grpcfast.Stream whose RecvMsg decodes the given messages
+// in turn with the grpcfast codec, then returns io.EOF.
+func listStream[M any](t testing.TB, msgs ...proto.Message) *codecListStream[M] {
+	t.Helper()
+	s := &codecListStream[M]{codec: grpcfast.NewCodec()}
+	for _, m := range msgs {
+		b, err := proto.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.wire = append(s.wire, b)
+	}
+	return s
+}
+
+// decodeOwned decodes src into dst with the codec and returns the record of
+// what the decode left in dst, as a Receiver makes it.
+func decodeOwned(t testing.TB, src proto.Message, dst interface {
+	proto.Message
+	grpcfastimpl.Owner
+}) *grpcfastimpl.Owned {
 	t.Helper()
 	b, err := proto.Marshal(src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Unmarshal(mem.BufferSlice{mem.SliceBuffer(b)}, dst); err != nil {
+	if err := grpcfast.NewCodec().Unmarshal(sliceAt(b), dst); err != nil {
 		t.Fatal(err)
 	}
+	o := new(grpcfastimpl.Owned)
+	dst.GrpcfastRecord(o)
+	return o
 }
 
-// A reused message whose nested types vtprotobuf pools keeps its repeated
-// elements and returns its singular message fields to the pool.
-func TestResetReusesPooledElements(t *testing.T) {
-	c := grpcfast.NewCodec()
-	got := new(kinds.Pooled)
-	decodeInto(t, c, pooledMsg(3, 4096, true), got)
-	items := append([]*kinds.PooledInner(nil), got.Items...)
-	data := &got.Data[0]
-
-	want := pooledMsg(2, 100, false)
-	decodeInto(t, c, want, got)
-	if !proto.Equal(got, want) {
-		t.Fatalf("reused decode = %v, want %v", got, want)
+// A Receiver's message whose nested types vtprotobuf pools keeps its
+// repeated elements, and returns its singular message fields to the pool.
+func TestReuseKeepsPooledElements(t *testing.T) {
+	s := listStream[kinds.Pooled](t, pooledMsg(3, 4096, true), pooledMsg(1, 10, false), pooledMsg(2, 100, false))
+	r := grpcfast.NewReceiver[kinds.Pooled](s)
+	first, _ := r.Recv()
+	items := append([]*kinds.PooledInner(nil), first.Items...)
+	data := &first.Data[0]
+	r.Recv()
+	got, err := r.Recv() // decoded into the first message's memory
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !proto.Equal(got, pooledMsg(2, 100, false)) {
+		t.Fatalf("reused decode = %v, want %v", got, pooledMsg(2, 100, false))
 	}
 	if got.Items[0] != items[0] || got.Items[1] != items[1] {
 		t.Error("repeated pooled elements were not reused")
 	}
 	if got.One != nil {
-		t.Error("One left over from the previous message")
+		t.Error("One left over from an earlier message")
 	}
 	if &got.Data[0] != data {
 		t.Error("Data's memory was not reused")
@@ -60,13 +87,16 @@ func TestResetReusesPooledElements(t *testing.T) {
 	}
 }
 
-// GrpcfastReset keeps memory but not presence: an optional bytes field must
+// GrpcfastReuse keeps memory but not presence: an optional bytes field must
 // become nil, a map empty, a oneof unset.
-func TestResetKeepsNoPresence(t *testing.T) {
-	m := fullRich(64)
-	m.Maybe = []byte("x")
-	m.Choice = &kinds.Rich_Nested{Nested: &kinds.Inner{Label: "n"}}
-	m.GrpcfastReset()
+func TestReuseKeepsNoPresence(t *testing.T) {
+	src := fullRich(64)
+	src.Maybe = []byte("x")
+	src.Choice = &kinds.Rich_Nested{Nested: &kinds.Inner{Label: "n"}}
+	m := new(kinds.Rich)
+	o := decodeOwned(t, src, m)
+	o.Rewind()
+	m.GrpcfastReuse(o)
 	if m.Maybe != nil {
 		t.Errorf("optional bytes = %q after reset, want nil (absent)", m.Maybe)
 	}
@@ -76,32 +106,56 @@ func TestResetKeepsNoPresence(t *testing.T) {
 	if len(m.Counts) != 0 || len(m.Numbers) != 0 || len(m.Data) != 0 || len(m.Inners) != 0 {
 		t.Errorf("reset left contents: %v", m)
 	}
+	if cap(m.Data) == 0 || cap(m.Numbers) == 0 || m.Counts == nil {
+		t.Error("reset kept no memory that the decode allocated")
+	}
 	if !proto.Equal(m, &kinds.Rich{}) {
 		t.Errorf("reset message = %v, want empty", m)
 	}
 }
 
-func TestResetPooledAllocs(t *testing.T) {
+// GrpcfastReuse drops, and never writes into, memory that the record does
+// not hold: what the caller put into the message after the decode.
+func TestReuseDropsWhatItDidNotRecord(t *testing.T) {
+	m := new(kinds.Rich)
+	o := decodeOwned(t, richWith(3), m)
+	c := newCallerMemory()
+	c.intoRich(m)
+	o.Rewind()
+	m.GrpcfastReuse(o)
+	if err := c.check(); err != nil {
+		t.Fatal(err)
+	}
+	if m.Data != nil || m.Words != nil || m.Counts != nil || m.Inners != nil || m.Numbers != nil {
+		t.Errorf("the reset kept the caller's memory: %v", m)
+	}
+	// A record of another message drops everything too.
+	other := new(kinds.Rich)
+	o2 := decodeOwned(t, richWith(4), other)
+	c = newCallerMemory()
+	c.intoRich(m)
+	m.Data = bytes.Clone(other.Data)
+	o2.Rewind()
+	m.GrpcfastReuse(o2)
+	if err := c.check(); err != nil {
+		t.Fatal(err)
+	}
+	if m.Data != nil {
+		t.Error("the reset kept a slice that another message's record holds")
+	}
+}
+
+func TestReusePooledAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector makes sync.Pool drop items")
 	}
-	c := grpcfast.NewCodec()
-	b, err := proto.Marshal(pooledMsg(4, 16384, true))
+	want := pooledMsg(4, 16384, true)
+	wire, err := proto.Marshal(want)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := new(kinds.Pooled)
-	data := mem.BufferSlice{mem.SliceBuffer(b)}
-	if err := c.Unmarshal(data, got); err != nil {
-		t.Fatal(err)
-	}
-	n := testing.AllocsPerRun(200, func() {
-		if err := c.Unmarshal(data, got); err != nil {
-			t.Fatal(err)
-		}
-	})
 	// Name is a string: vtprotobuf allocates every string it decodes.
-	if n != 1 {
-		t.Errorf("decoding into a reused pooled message allocates %v times, want 1 (the string)", n)
+	if n := allocsPerRecv(t, want, wire); n != 1 {
+		t.Errorf("receiving a pooled message allocates %v times, want 1 (the string)", n)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/grpcfast/grpcfast/internal/own"
 )
 
 // vtUnmarshaler is the part of a vtprotobuf message that Unmarshal uses.
@@ -16,9 +18,29 @@ type vtUnmarshaler interface {
 
 // Unmarshal decodes data into v, replacing its contents. gRPC frees data as
 // soon as Unmarshal returns; nothing in v refers to it afterwards.
+//
+// Like gRPC's standard codec, it first resets v as Reset does: a slice, map
+// or nested message that v held is dropped, never written into, so memory
+// that the caller put into v stays the caller's. Only a message that a
+// grpcfast.Receiver has reset and marked, keeping memory that an earlier
+// decode of the codec allocated, is decoded into without a reset.
 func (c *Codec) Unmarshal(data mem.BufferSlice, v any) error {
+	var uf *[]byte
+	if o, ok := v.(owner); ok {
+		if p := o.GrpcfastUnknownFields(); own.TakePrepared(p) {
+			uf = p
+		}
+	}
+	err := c.unmarshal(data, v, uf != nil)
+	if err == nil && uf != nil {
+		own.SetDecoded(uf)
+	}
+	return err
+}
+
+func (c *Codec) unmarshal(data mem.BufferSlice, v any, prepared bool) error {
 	if m, ok := v.(vtUnmarshaler); ok {
-		if info := vtInfoOf(v); info.vtDecodes && resetForDecode(v, info) {
+		if info := vtInfoOf(v); info.vtDecodes && (prepared || resetForDecode(v)) {
 			err := c.unmarshalVT(data, m, v, info)
 			if err != nil && info != opaqueInfo && c.unmarshalProto(data, v) == nil {
 				// UnmarshalVT rejects some input that protobuf-go, and so
@@ -41,11 +63,12 @@ func (c *Codec) Unmarshal(data mem.BufferSlice, v any) error {
 // piece; tests check that valid input never needs this.
 var wholeRetries atomic.Int64
 
-// resetter is implemented by messages that protoc-gen-go-grpcfast generated
-// a reset for (grpcfastimpl.Resetter): it keeps the capacity of bytes,
-// repeated and map fields.
-type resetter interface {
-	GrpcfastReset()
+// owner is implemented by messages that protoc-gen-go-grpcfast generated
+// the record and reuse of their memory for (grpcfastimpl.Owner).
+type owner interface {
+	GrpcfastRecord(o *own.Owned)
+	GrpcfastReuse(o *own.Owned)
+	GrpcfastUnknownFields() *[]byte
 }
 
 // bytesFielder is implemented by generated messages with singular bytes
@@ -55,26 +78,11 @@ type bytesFielder interface {
 	GrpcfastBytesField(num protowire.Number) *[]byte
 }
 
-// resetForDecode clears v before UnmarshalVT, which merges into the message
-// rather than replacing it. It prefers the resets that keep the capacity of
-// the message's fields. It reports false if v cannot be reset.
-func resetForDecode(v any, info *vtInfo) bool {
+// resetForDecode clears v as Reset does, before UnmarshalVT, which merges
+// into the message rather than replacing it: whatever v holds is dropped,
+// as gRPC's standard codec drops it. It reports false if v cannot be reset.
+func resetForDecode(v any) bool {
 	switch r := v.(type) {
-	case resetter:
-		r.GrpcfastReset()
-	case interface{ ResetVT() }:
-		r.ResetVT()
-		if len(info.presenceBytes) > 0 {
-			// ResetVT keeps m.F[:0] of every singular bytes field, and a
-			// non-nil empty slice reads as present in a field that tracks
-			// presence: clear those, as Reset would.
-			m := v.(proto.Message).ProtoReflect()
-			for _, fd := range info.presenceBytes {
-				if m.Has(fd) {
-					m.Clear(fd)
-				}
-			}
-		}
 	case interface{ Reset() }:
 		r.Reset()
 	case proto.Message:
@@ -103,7 +111,7 @@ func (c *Codec) unmarshalProto(data mem.BufferSlice, v any) error {
 	b := (*p)[:n]
 	data.CopyTo(b)
 	err := proto.Unmarshal(b, vv)
-	c.pool.Put(p)
+	c.putBuf(p)
 	return err
 }
 
@@ -168,7 +176,7 @@ func (c *Codec) unmarshalVT(data mem.BufferSlice, m vtUnmarshaler, v any, info *
 		// past its end (UnmarshalVT bounds-checks every read), so a decode of
 		// the whole message reads the same bytes the same way.
 		wholeRetries.Add(1)
-		resetForDecode(v, info)
+		resetForDecode(v)
 		r = pieceReader{data: data, remain: total}
 		r.advance(0)
 		return c.gather(&r, d, total)

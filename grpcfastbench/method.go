@@ -235,7 +235,10 @@ func Bidi[Req, Res any](name string,
 
 // nextFunc returns a function that receives the next message of a stream:
 // with the stream's own Recv on the standard path, with the generated
-// receiver on grpcfast's. It returns io.EOF at the end of the stream.
+// receiver on grpcfast's. It returns io.EOF at the end of the stream. The
+// benchmark never uses a message after the end of its stream, so it
+// releases the receiver there, as the README recommends to servers of
+// short streams.
 func nextFunc[M any](p *path, streamRecv func() (*M, error), newReceiver func() *grpcfast.Receiver[M]) func() error {
 	if !p.receivers {
 		return func() error {
@@ -246,6 +249,9 @@ func nextFunc[M any](p *path, streamRecv func() (*M, error), newReceiver func() 
 	r := newReceiver()
 	return func() error {
 		_, err := r.Recv()
+		if err != nil {
+			r.Release()
+		}
 		return err
 	}
 }

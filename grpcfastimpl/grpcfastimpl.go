@@ -9,15 +9,21 @@
 package grpcfastimpl
 
 import (
+	"unsafe"
+
 	"google.golang.org/grpc/encoding"
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/internal/own"
 )
 
-// SupportPackageIsVersion1 is referenced by generated code so that the build
-// fails when this package is older than the code generated for it.
-const SupportPackageIsVersion1 = true
+// SupportPackageIsVersion2 is referenced by generated code so that the build
+// fails when this package is older than the code generated for it, or newer
+// than it supports: version 2 replaced the GrpcfastReset method with
+// GrpcfastRecord and GrpcfastReuse (Owner). Regenerate with the matching
+// protoc-gen-go-grpcfast.
+const SupportPackageIsVersion2 = true
 
 // RegisterDefault registers a grpcfast codec with the default options under
 // the name "proto", unless a *grpcfast.Codec is registered under that name
@@ -36,18 +42,39 @@ func RegisterDefault() {
 
 var defaultCodec = grpcfast.NewCodec()
 
-// Resetter is implemented by every generated message that has bytes,
-// repeated, map or message fields.
+// Owned is the record of the memory that a grpcfast codec's decode left in a
+// message: generated GrpcfastRecord methods write it, GrpcfastReuse methods
+// read it back.
+type Owned = own.Owned
+
+// Owner is implemented by every generated message that has bytes,
+// repeated, map or message fields: what a grpcfast.Receiver needs to reuse
+// only the memory that a grpcfast codec's decode allocated in the message.
 //
-// GrpcfastReset clears the message as Reset does, but keeps the capacity of
-// its bytes fields without presence, its repeated fields and its maps, so
-// that decoding the next message into it can reuse that memory. Fields that
-// track presence (proto2 optional, proto3 optional, editions explicit
-// presence), oneofs and singular message fields are cleared as Reset clears
-// them. The codec calls it before decoding into a message, because
-// vtprotobuf's UnmarshalVT merges rather than replaces.
-type Resetter interface {
-	GrpcfastReset()
+// GrpcfastRecord adds to o the memory that the message holds: the arrays of
+// its bytes and repeated fields, its maps, and its nested messages with
+// what they hold. A receiver calls it after a grpcfast codec decoded into a
+// message that the receiver had reset, so everything recorded was allocated
+// by that decode or kept by that reset.
+//
+// GrpcfastReuse resets the message as Reset does, but keeps, for the next
+// decode, the memory of its bytes fields without presence, its repeated
+// fields and its maps, and resets and keeps the elements of repeated
+// message fields whose type is pooled by vtprotobuf; only where o, read
+// from its start, records that exact memory. A slice, map or message that
+// someone else put into the message since the record was made is dropped
+// as Reset drops it: nothing is written into it. Singular message fields
+// that o records are reset the same way and returned to vtprotobuf's pool
+// where their type is pooled; other message fields are dropped. In checked
+// builds (grpcfast_checked tag or -race) the memory kept is overwritten with
+// a poison pattern first.
+//
+// GrpcfastUnknownFields returns a pointer to the message's unknown fields,
+// where a receiver and the codec leave marks (grpcfast.Receiver).
+type Owner interface {
+	GrpcfastRecord(o *Owned)
+	GrpcfastReuse(o *Owned)
+	GrpcfastUnknownFields() *[]byte
 }
 
 // BytesFielder is implemented by generated messages that have singular bytes
@@ -81,42 +108,156 @@ type vtPooled interface {
 	ReturnToVTPool()
 }
 
-// ResetRepeated prepares the elements of a repeated message field for the
-// next decode and returns the field emptied, with its capacity kept. It is
-// called by generated GrpcfastReset methods.
-//
-// vtprotobuf's UnmarshalVT decodes into the elements left in a repeated
-// field's capacity when the field's parent message is pooled; otherwise it
-// allocates every element anew. Elements whose type is pooled (it has
-// ResetVT) are reset and kept, as vtprotobuf's own ResetVT does, so that a
-// pooled parent reuses them. Other elements are cleared from the slice, so
-// that they can be collected.
-func ResetRepeated[M any](s []*M) []*M {
-	if len(s) > 0 {
-		if _, ok := any(s[0]).(vtPooled); ok {
-			for _, m := range s {
-				if m != nil {
-					any(m).(vtPooled).ResetVT()
-				}
-			}
-			return s[:0]
+// Scalar is the element type of a repeated field that GrpcfastReuse keeps
+// with KeepScalars: every bit pattern is a valid value, so that checked
+// builds may poison it.
+type Scalar interface {
+	~int32 | ~int64 | ~uint32 | ~uint64 | ~float32 | ~float64
+}
+
+// RecordSlice records the array of a bytes or repeated scalar, string or
+// bytes field.
+func RecordSlice[T any](o *Owned, s []T) { own.AddSlice(o, s) }
+
+// RecordMap records a map field.
+func RecordMap[K comparable, V any](o *Owned, m map[K]V) { own.AddMap(o, m) }
+
+// RecordMessage records a singular message field (or a oneof's message
+// field: nil when another case is set) and what the message holds.
+func RecordMessage[M any](o *Owned, m *M) {
+	i := o.Open(unsafe.Pointer(m))
+	if m != nil {
+		if r, ok := any(m).(Owner); ok {
+			r.GrpcfastRecord(o)
 		}
 	}
-	clear(s)
+	o.Close(i)
+}
+
+// RecordMessages records a repeated message field: its array, and every
+// element in its capacity with what the element holds.
+func RecordMessages[M any](o *Owned, s []*M) {
+	own.AddSlice(o, s)
+	i := o.OpenGroup()
+	for _, m := range s[:cap(s)] {
+		RecordMessage(o, m)
+	}
+	o.Close(i)
+}
+
+// KeepBytes returns s emptied with its capacity, if o records s's array,
+// and nil otherwise.
+func KeepBytes(o *Owned, s []byte) []byte {
+	if !own.MatchSlice(o, s) {
+		return nil
+	}
+	own.PoisonBytes(s[:cap(s)])
+	if own.Quarantine {
+		return nil
+	}
 	return s[:0]
 }
 
-// Release returns m to vtprotobuf's pool if its type is pooled (it has
-// ReturnToVTPool), and does nothing otherwise. Generated GrpcfastReset
-// methods call it for message fields. vtprotobuf's UnmarshalVT takes a
-// nested message from the pool only when both the parent and the nested
-// type are pooled.
-//
-// A released message may be handed to another decode, on any goroutine, as
-// soon as Release returns: a pointer into a received message (m.Inner) is
-// valid only as long as the received message itself.
-func Release(m any) {
-	if p, ok := m.(vtPooled); ok {
-		p.ReturnToVTPool()
+// KeepScalars is KeepBytes for repeated numeric and enum fields.
+func KeepScalars[T Scalar](o *Owned, s []T) []T {
+	if !own.MatchSlice(o, s) {
+		return nil
 	}
+	own.PoisonScalars(s)
+	if own.Quarantine {
+		return nil
+	}
+	return s[:0]
+}
+
+// KeepCleared is KeepBytes for repeated fields whose elements cannot be
+// poisoned (strings, bytes, bools): the elements are cleared instead.
+func KeepCleared[T any](o *Owned, s []T) []T {
+	if !own.MatchSlice(o, s) {
+		return nil
+	}
+	clear(s[:cap(s)])
+	if own.Quarantine {
+		return nil
+	}
+	return s[:0]
+}
+
+// KeepMap returns m emptied, if o records m, and nil otherwise.
+func KeepMap[K comparable, V any](o *Owned, m map[K]V) map[K]V {
+	if !own.MatchMap(o, m) {
+		return nil
+	}
+	clear(m)
+	if own.Quarantine {
+		return nil
+	}
+	return m
+}
+
+// ReleaseMessage reads the record of a singular message field. If it
+// records m, and m's type is generated by protoc-gen-go-grpcfast and pooled
+// by vtprotobuf, m is reset with GrpcfastReuse and returned to vtprotobuf's
+// pool, from which vtprotobuf's decoder takes nested messages of pooled
+// types. Otherwise m is left alone: the caller's reset drops the field.
+//
+// A message returned to the pool may be handed to another decode, on any
+// goroutine, as soon as ReleaseMessage returns, as with vtprotobuf's own
+// ReturnToVTPool: a pointer into a received message (m.Inner) is valid only
+// as long as the received message itself.
+func ReleaseMessage[M any](o *Owned, m *M) {
+	ok, n := o.MatchMessage(unsafe.Pointer(m))
+	if !ok {
+		return
+	}
+	end := o.Pos() + n
+	r, isOwner := any(m).(Owner)
+	p, isPooled := any(m).(vtPooled)
+	if isOwner && isPooled {
+		r.GrpcfastReuse(o)
+		if !own.Quarantine {
+			p.ReturnToVTPool()
+		}
+	}
+	o.Seek(end)
+}
+
+// KeepMessages reads the record of a repeated message field. If it records
+// s's array, it returns s emptied with its capacity, keeping (reset with
+// GrpcfastReuse) the elements in that capacity that it records when their
+// type is generated by protoc-gen-go-grpcfast and pooled by vtprotobuf:
+// vtprotobuf's decoder of a pooled message decodes into them. Other
+// elements are cleared from the array. If it does not record s's array, it
+// returns nil.
+func KeepMessages[M any](o *Owned, s []*M) []*M {
+	arrayOK := own.MatchSlice(o, s)
+	n := o.ReadGroup()
+	end := o.Pos() + n
+	if !arrayOK {
+		o.Seek(end)
+		return nil
+	}
+	_, isOwner := any((*M)(nil)).(Owner)
+	_, isPooled := any((*M)(nil)).(vtPooled)
+	full := s[:cap(s)]
+	for i, m := range full {
+		ok, k := o.MatchMessage(unsafe.Pointer(m))
+		if ok && isOwner && isPooled {
+			next := o.Pos() + k
+			any(m).(Owner).GrpcfastReuse(o)
+			o.Seek(next)
+			if !own.Quarantine {
+				continue
+			}
+		}
+		if ok {
+			o.Skip(k)
+		}
+		full[i] = nil
+	}
+	o.Seek(end)
+	if own.Quarantine {
+		return nil
+	}
+	return s[:0]
 }

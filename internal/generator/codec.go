@@ -51,10 +51,11 @@ func genVTProtoCheck(g *protogen.GeneratedFile, f *protogen.File) {
 }
 
 // genMessages writes, for every message declared in the file, the methods
-// the codec uses: a reset that keeps capacity (grpcfastimpl.Resetter) and an
-// accessor for singular bytes fields (grpcfastimpl.BytesFielder). A message
-// gets a method only when it has fields for it to act on; without one the
-// codec falls back to ResetVT or Reset, which do the same for such a message.
+// the codec and the receivers use: the record and reuse of the memory a
+// decode allocated (grpcfastimpl.Owner) and an accessor for singular bytes
+// fields (grpcfastimpl.BytesFielder). A message gets a method only when it
+// has fields for it to act on; without Owner a receiver resets the message
+// with Reset, which does the same for such a message.
 func genMessages(g *protogen.GeneratedFile, f *protogen.File) error {
 	for _, m := range allMessages(f.Messages) {
 		if m.Desc.IsMapEntry() || m.APILevel == gofeaturespb.GoFeatures_API_OPAQUE {
@@ -63,7 +64,7 @@ func genMessages(g *protogen.GeneratedFile, f *protogen.File) error {
 		if err := checkNameClash(m); err != nil {
 			return err
 		}
-		genReset(g, m)
+		genOwner(g, m)
 		genBytesField(g, m)
 	}
 	return nil
@@ -81,7 +82,7 @@ func allMessages(ms []*protogen.Message) []*protogen.Message {
 // checkNameClash fails when a field of m would be named like a method the
 // generator adds to m, which would not compile.
 func checkNameClash(m *protogen.Message) error {
-	for _, name := range []string{resetMethod, bytesFieldMethod} {
+	for _, name := range []string{recordMethod, reuseMethod, unknownMethod, bytesFieldMethod} {
 		for _, fd := range m.Fields {
 			if fd.GoName == name {
 				return fmt.Errorf("%s: field %s of message %s has the Go name %s, which %s needs for a method; rename the field",
@@ -98,16 +99,18 @@ func checkNameClash(m *protogen.Message) error {
 	return nil
 }
 
-// keepAction says what the reset does with a field's memory.
+// keepAction says what a message's reuse does with a field's memory, and
+// so how its record is made.
 type keepAction int
 
 const (
-	drop       keepAction = iota // Reset clears it
-	keep                         // keep the slice's capacity
-	clearKeep                    // zero the elements, so they can be collected, and keep the capacity
-	clearMap                     // empty the map and keep it
-	resetElems                   // repeated messages: grpcfastimpl.ResetRepeated
-	release                      // singular messages: grpcfastimpl.Release, then Reset clears the field
+	drop         keepAction = iota // Reset clears it; not recorded
+	keepBytes                      // grpcfastimpl.KeepBytes: a bytes field without presence
+	keepScalars                    // grpcfastimpl.KeepScalars: repeated numbers and enums
+	keepCleared                    // grpcfastimpl.KeepCleared: repeated strings, bytes and bools
+	keepMap                        // grpcfastimpl.KeepMap
+	keepMessages                   // grpcfastimpl.KeepMessages: repeated messages
+	release                        // grpcfastimpl.ReleaseMessage: singular and oneof messages
 )
 
 func keepActionOf(fd *protogen.Field) keepAction {
@@ -118,20 +121,20 @@ func keepActionOf(fd *protogen.Field) keepAction {
 	case realOneof(fd) != nil:
 		return drop
 	case d.IsMap():
-		return clearMap
+		return keepMap
 	case d.IsList():
 		switch d.Kind() {
 		case protoreflect.MessageKind, protoreflect.GroupKind:
-			return resetElems
-		case protoreflect.BytesKind, protoreflect.StringKind:
-			return clearKeep
+			return keepMessages
+		case protoreflect.BytesKind, protoreflect.StringKind, protoreflect.BoolKind:
+			return keepCleared
 		default:
-			return keep
+			return keepScalars
 		}
 	case d.Kind() == protoreflect.BytesKind && !d.HasPresence():
 		// A bytes field that tracks presence must become nil: an empty,
 		// non-nil slice would read as present.
-		return keep
+		return keepBytes
 	case isMessage(d):
 		return release
 	default:
@@ -153,7 +156,11 @@ func isMessage(d protoreflect.FieldDescriptor) bool {
 	return d.Kind() == protoreflect.MessageKind || d.Kind() == protoreflect.GroupKind
 }
 
-func genReset(g *protogen.GeneratedFile, m *protogen.Message) {
+// genOwner writes GrpcfastRecord, GrpcfastReuse and GrpcfastUnknownFields
+// (grpcfastimpl.Owner). GrpcfastReuse reads the record in the order
+// GrpcfastRecord writes it: both visit the fields that keepActionOf keeps,
+// in declaration order.
+func genOwner(g *protogen.GeneratedFile, m *protogen.Message) {
 	var fields []*protogen.Field
 	for _, fd := range m.Fields {
 		if keepActionOf(fd) != drop {
@@ -163,13 +170,35 @@ func genReset(g *protogen.GeneratedFile, m *protogen.Message) {
 	if len(fields) == 0 {
 		return
 	}
-	comment(g, resetMethod+" resets x like Reset, but keeps the memory of its bytes, "+
-		"repeated and map fields for the next message decoded into x, and returns its "+
-		"message fields to vtprotobuf's pool where their type is pooled. Fields that "+
-		"track presence, oneofs and message fields are cleared as Reset clears them. "+
-		"It implements "+g.QualifiedGoIdent(implPackage.Ident("Resetter"))+
-		"; the grpcfast codec calls it before decoding into x.")
-	g.P("func (x *", m.GoIdent, ") ", resetMethod, "() {")
+	owner := g.QualifiedGoIdent(implPackage.Ident("Owner"))
+	owned := implPackage.Ident("Owned")
+
+	comment(g, recordMethod+" adds to o the memory that x holds: the arrays of its bytes and "+
+		"repeated fields, its maps and its nested messages. It implements "+owner+
+		"; a grpcfast.Receiver calls it after the grpcfast codec decoded into x.")
+	g.P("func (x *", m.GoIdent, ") ", recordMethod, "(o *", owned, ") {")
+	for _, fd := range fields {
+		switch keepActionOf(fd) {
+		case keepBytes, keepScalars, keepCleared:
+			g.P(implPackage.Ident("RecordSlice"), "(o, x.", fd.GoName, ")")
+		case keepMap:
+			g.P(implPackage.Ident("RecordMap"), "(o, x.", fd.GoName, ")")
+		case keepMessages:
+			g.P(implPackage.Ident("RecordMessages"), "(o, x.", fd.GoName, ")")
+		case release:
+			g.P(implPackage.Ident("RecordMessage"), "(o, ", messageField(g, fd), ")")
+		}
+	}
+	g.P("}")
+	g.P()
+
+	comment(g, reuseMethod+" resets x like Reset, but keeps for the next decode the memory "+
+		"that o records as x's: the arrays of its bytes fields without presence, its repeated "+
+		"fields and its maps, and the elements of repeated message fields whose type is pooled "+
+		"by vtprotobuf; message fields that o records and whose type is pooled go back to "+
+		"vtprotobuf's pool. Memory that o does not record, put into x by someone else, is "+
+		"dropped as Reset drops it, never written into. It implements "+owner+".")
+	g.P("func (x *", m.GoIdent, ") ", reuseMethod, "(o *", owned, ") {")
 	g.P("if x == nil {")
 	g.P("return")
 	g.P("}")
@@ -177,24 +206,18 @@ func genReset(g *protogen.GeneratedFile, m *protogen.Message) {
 	for _, fd := range fields {
 		v := "f" + strconv.Itoa(len(kept))
 		switch keepActionOf(fd) {
-		case keep:
-			g.P(v, " := x.", fd.GoName, "[:0]")
-		case clearKeep:
-			g.P("clear(x.", fd.GoName, ")")
-			g.P(v, " := x.", fd.GoName, "[:0]")
-		case clearMap:
-			g.P(v, " := x.", fd.GoName)
-			g.P("clear(", v, ")")
-		case resetElems:
-			g.P(v, " := ", implPackage.Ident("ResetRepeated"), "(x.", fd.GoName, ")")
+		case keepBytes:
+			g.P(v, " := ", implPackage.Ident("KeepBytes"), "(o, x.", fd.GoName, ")")
+		case keepScalars:
+			g.P(v, " := ", implPackage.Ident("KeepScalars"), "(o, x.", fd.GoName, ")")
+		case keepCleared:
+			g.P(v, " := ", implPackage.Ident("KeepCleared"), "(o, x.", fd.GoName, ")")
+		case keepMap:
+			g.P(v, " := ", implPackage.Ident("KeepMap"), "(o, x.", fd.GoName, ")")
+		case keepMessages:
+			g.P(v, " := ", implPackage.Ident("KeepMessages"), "(o, x.", fd.GoName, ")")
 		case release:
-			if o := realOneof(fd); o != nil {
-				g.P("if o, ok := x.", o.GoName, ".(*", fd.GoIdent, "); ok {")
-				g.P(implPackage.Ident("Release"), "(o.", fd.GoName, ")")
-				g.P("}")
-			} else {
-				g.P(implPackage.Ident("Release"), "(x.", fd.GoName, ")")
-			}
+			g.P(implPackage.Ident("ReleaseMessage"), "(o, ", messageField(g, fd), ")")
 			continue
 		}
 		kept = append(kept, fd)
@@ -205,6 +228,30 @@ func genReset(g *protogen.GeneratedFile, m *protogen.Message) {
 	}
 	g.P("}")
 	g.P()
+
+	comment(g, unknownMethod+" returns a pointer to x's unknown fields, where a "+
+		"grpcfast.Receiver and the grpcfast codec mark a message the receiver has reset. It "+
+		"implements "+owner+".")
+	g.P("func (x *", m.GoIdent, ") ", unknownMethod, "() *[]byte {")
+	g.P("return &x.unknownFields")
+	g.P("}")
+	g.P()
+}
+
+// messageField returns the expression of a message field's value: the field
+// itself or, for a oneof's message field, a variable that it first declares,
+// holding the field if that case is set and nil otherwise.
+func messageField(g *protogen.GeneratedFile, fd *protogen.Field) string {
+	o := realOneof(fd)
+	if o == nil {
+		return "x." + fd.GoName
+	}
+	v := "m" + fd.GoName
+	g.P("var ", v, " *", fd.Message.GoIdent)
+	g.P("if c, ok := x.", o.GoName, ".(*", fd.GoIdent, "); ok {")
+	g.P(v, " = c.", fd.GoName)
+	g.P("}")
+	return v
 }
 
 func genBytesField(g *protogen.GeneratedFile, m *protogen.Message) {

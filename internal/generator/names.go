@@ -3,9 +3,11 @@ package generator
 import "google.golang.org/protobuf/compiler/protogen"
 
 // Method names the generator adds to messages. They must match the
-// interfaces grpcfastimpl.Resetter and grpcfastimpl.BytesFielder.
+// interfaces grpcfastimpl.Owner and grpcfastimpl.BytesFielder.
 const (
-	resetMethod      = "GrpcfastReset"
+	recordMethod     = "GrpcfastRecord"
+	reuseMethod      = "GrpcfastReuse"
+	unknownMethod    = "GrpcfastUnknownFields"
 	bytesFieldMethod = "GrpcfastBytesField"
 )
 

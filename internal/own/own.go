@@ -1,0 +1,216 @@
+// Package own holds what the grpcfast codec, its receivers and generated
+// code share to reuse only memory they allocated themselves: the record of
+// what a decode left in a message, the marks that a receiver and the codec
+// leave in a message's unknown fields, and the poisoning of memory taken
+// back in checked builds.
+package own
+
+import (
+	"unsafe"
+)
+
+// Poison is the byte pattern that checked builds write over memory taken
+// back: 0xDEADBEEF repeated, easy to spot in a failing test's output.
+var poison = [8]byte{0xDE, 0xAD, 0xBE, 0xEF, 0xDE, 0xAD, 0xBE, 0xEF}
+
+// PoisonBytes overwrites b with the poison pattern in checked builds, and
+// does nothing otherwise.
+func PoisonBytes(b []byte) {
+	if !Checked || len(b) == 0 {
+		return
+	}
+	n := copy(b, poison[:])
+	for n < len(b) {
+		n += copy(b[n:], b[:n])
+	}
+}
+
+// PoisonScalars overwrites the whole capacity of s, a slice of a type
+// without pointers whose every bit pattern is a valid value (integers,
+// floats, enums), with the poison pattern in checked builds.
+func PoisonScalars[T any](s []T) {
+	if !Checked || cap(s) == 0 {
+		return
+	}
+	var zero T
+	s = s[:cap(s)]
+	PoisonBytes(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(zero))))
+}
+
+// Marks. A receiver marks a message that it has reset itself, keeping only
+// memory that a grpcfast codec's decode allocated, by setting its unknown
+// fields to Prepared; the codec then decodes into it without a reset that
+// would drop that memory, and replaces the mark with Decoded after a
+// successful decode, so that the receiver knows which codec decoded. Both are
+// empty slices with no capacity, so the message reads as having no unknown
+// fields, and appending to them (vtprotobuf's decoder appends unknown fields)
+// allocates: nothing is ever written into the arrays they point to.
+//
+// Each mark points at an array of its own: a slice of zero capacity keeps
+// the address of the array it was cut from, not of the index it was cut at.
+var marks [2]*[1]byte = [2]*[1]byte{new([1]byte), new([1]byte)}
+
+func mark(i int) []byte { return marks[i][:0:0] }
+
+func isMark(b []byte, i int) bool {
+	return cap(b) == 0 && unsafe.SliceData(b) == &marks[i][0]
+}
+
+// SetPrepared marks the unknown fields *uf of a message that a receiver has
+// prepared for a decode.
+func SetPrepared(uf *[]byte) { *uf = mark(0) }
+
+// TakePrepared reports whether *uf carries the Prepared mark, and removes it.
+func TakePrepared(uf *[]byte) bool {
+	if isMark(*uf, 0) {
+		*uf = nil
+		return true
+	}
+	return false
+}
+
+// SetDecoded marks a prepared message that a grpcfast codec decoded into. A
+// message that got unknown fields from the decode keeps them and is not
+// marked: its receiver then treats it as decoded by another codec and keeps
+// none of its memory.
+func SetDecoded(uf *[]byte) {
+	if len(*uf) == 0 {
+		*uf = mark(1)
+	}
+}
+
+// TakeDecoded reports whether *uf carries the Decoded mark, and removes any
+// mark.
+func TakeDecoded(uf *[]byte) bool {
+	switch {
+	case isMark(*uf, 1):
+		*uf = nil
+		return true
+	case isMark(*uf, 0):
+		*uf = nil
+	}
+	return false
+}
+
+// Owned records the memory that a grpcfast codec's decode left in a message,
+// so that the next reset keeps only that memory: a slice, map or nested
+// message that someone else put into the message since then is dropped, as
+// Reset drops it, and never written into.
+//
+// A record is a sequence of entries in the order in which the message's
+// generated GrpcfastRecord method visits its fields; the generated
+// GrpcfastReuse method reads them back in the same order. Entries hold
+// pointers, so that recorded memory cannot be freed and its address reused
+// by an allocation of the caller's between the record and the reset.
+type Owned struct {
+	e      []entry
+	i      int      // the next entry to read
+	inline [4]entry // e's first array: small messages record without allocating
+}
+
+type entry struct {
+	p unsafe.Pointer
+	n int // capacity of a slice; entries under a message
+}
+
+// Clear empties the record for a new one.
+func (o *Owned) Clear() {
+	clear(o.e)
+	o.e = o.e[:0]
+	o.i = 0
+}
+
+// Rewind makes the record readable from its start.
+func (o *Owned) Rewind() { o.i = 0 }
+
+func (o *Owned) add(p unsafe.Pointer, n int) {
+	if o.e == nil {
+		o.e = o.inline[:0]
+	}
+	o.e = append(o.e, entry{p, n})
+}
+
+// next returns the next entry; a zero entry if the record has ended (a
+// record made for another message), which matches only nil.
+func (o *Owned) next() entry {
+	if o.i >= len(o.e) {
+		return entry{n: -1}
+	}
+	e := o.e[o.i]
+	o.i++
+	return e
+}
+
+// skip moves past n entries.
+func (o *Owned) skip(n int) { o.i = min(o.i+n, len(o.e)) }
+
+// AddSlice records s's array and capacity.
+func AddSlice[T any](o *Owned, s []T) {
+	o.add(unsafe.Pointer(unsafe.SliceData(s)), cap(s))
+}
+
+// MatchSlice reads the next entry and reports whether it records s's array
+// and capacity, and that array holds something.
+func MatchSlice[T any](o *Owned, s []T) bool {
+	e := o.next()
+	return cap(s) > 0 && e.p == unsafe.Pointer(unsafe.SliceData(s)) && e.n == cap(s)
+}
+
+// mapPointer returns the pointer that a map value is.
+func mapPointer[K comparable, V any](m map[K]V) unsafe.Pointer {
+	return *(*unsafe.Pointer)(unsafe.Pointer(&m))
+}
+
+// AddMap records map m.
+func AddMap[K comparable, V any](o *Owned, m map[K]V) { o.add(mapPointer(m), 0) }
+
+// MatchMap reads the next entry and reports whether it records m.
+func MatchMap[K comparable, V any](o *Owned, m map[K]V) bool {
+	e := o.next()
+	return m != nil && e.p == mapPointer(m)
+}
+
+// Open starts the entry of nested message p; Close ends it once the nested
+// message's own entries follow.
+func (o *Owned) Open(p unsafe.Pointer) int {
+	o.add(p, 0)
+	return len(o.e) - 1
+}
+
+// Close ends the entry that Open started at i.
+func (o *Owned) Close(i int) { o.e[i].n = len(o.e) - i - 1 }
+
+// MatchMessage reads the entry of a nested message and reports whether it
+// records p. If it does not, the entries under it are skipped; if it does,
+// the caller must read them (the nested message's GrpcfastReuse) or Skip
+// them.
+func (o *Owned) MatchMessage(p unsafe.Pointer) (bool, int) {
+	e := o.next()
+	if p != nil && e.p == p {
+		return true, e.n
+	}
+	if e.n > 0 {
+		o.skip(e.n)
+	}
+	return false, 0
+}
+
+// Skip moves past n entries.
+func (o *Owned) Skip(n int) { o.skip(n) }
+
+// Pos returns the index of the next entry.
+func (o *Owned) Pos() int { return o.i }
+
+// OpenGroup starts an entry that counts the entries after it, up to
+// CloseGroup: the elements of a repeated message field.
+func (o *Owned) OpenGroup() int { return o.Open(nil) }
+
+// ReadGroup reads the entry that OpenGroup started and returns how many
+// entries it covers.
+func (o *Owned) ReadGroup() int {
+	e := o.next()
+	return max(e.n, 0)
+}
+
+// Seek moves to entry i.
+func (o *Owned) Seek(i int) { o.i = min(max(i, 0), len(o.e)) }
