@@ -3,7 +3,7 @@ package grpcfast_test
 import (
 	"testing"
 
-		"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
@@ -58,13 +58,21 @@ func TestUnmarshalAllocs(t *testing.T) {
 		recv func(want proto.Message, wire []byte, cuts ...int) float64
 	}{
 		{&kinds.Rich{Data: pattern(16384)}, func() proto.Message { return &kinds.Rich{} },
-			func(w proto.Message, b []byte, cuts ...int) float64 { return allocsPerRecv(t, w.(*kinds.Rich), b, cuts...) }},
+			func(w proto.Message, b []byte, cuts ...int) float64 {
+				return allocsPerRecv(t, w.(*kinds.Rich), b, cuts...)
+			}},
 		{&kinds.Pooled{Data: pattern(16384)}, func() proto.Message { return &kinds.Pooled{} },
-			func(w proto.Message, b []byte, cuts ...int) float64 { return allocsPerRecv(t, w.(*kinds.Pooled), b, cuts...) }},
+			func(w proto.Message, b []byte, cuts ...int) float64 {
+				return allocsPerRecv(t, w.(*kinds.Pooled), b, cuts...)
+			}},
 		{&kinds.Rich{Data: pattern(16376)}, func() proto.Message { return &kinds.Rich{} },
-			func(w proto.Message, b []byte, cuts ...int) float64 { return allocsPerRecv(t, w.(*kinds.Rich), b, cuts...) }},
+			func(w proto.Message, b []byte, cuts ...int) float64 {
+				return allocsPerRecv(t, w.(*kinds.Rich), b, cuts...)
+			}},
 		{&kinds.Rich{Data: pattern(1 << 20)}, func() proto.Message { return &kinds.Rich{} },
-			func(w proto.Message, b []byte, cuts ...int) float64 { return allocsPerRecv(t, w.(*kinds.Rich), b, cuts...) }},
+			func(w proto.Message, b []byte, cuts ...int) float64 {
+				return allocsPerRecv(t, w.(*kinds.Rich), b, cuts...)
+			}},
 	} {
 		b, _ := proto.Marshal(tc.in)
 		for _, cuts := range [][]int{
