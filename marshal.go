@@ -7,6 +7,8 @@ import (
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/protoadapt"
+
+	"github.com/grpcfast/grpcfast/internal/own"
 )
 
 // vtMarshaler is the part of a vtprotobuf message that Marshal uses.
@@ -53,7 +55,7 @@ func (c *Codec) marshalVT(m vtMarshaler, info *vtInfo) (mem.BufferSlice, error) 
 		err = plan.check(*p)
 	}
 	if err != nil {
-		c.pool.Put(p)
+		c.putBuf(p)
 		return nil, err
 	}
 	return c.wrap(p), nil
@@ -99,11 +101,11 @@ func (c *Codec) marshalProto(v any) (mem.BufferSlice, error) {
 	p := c.getSendBuf(size)
 	out, err := opts.MarshalAppend((*p)[:0], vv)
 	if err != nil {
-		c.pool.Put(p)
+		c.putBuf(p)
 		return nil, err
 	}
 	if len(out) != size || &out[0] != &(*p)[0] {
-		c.pool.Put(p)
+		c.putBuf(p)
 		return nil, fmt.Errorf("grpcfast: %T encoded %d bytes where proto.Size reported %d (was it modified during Marshal?)", v, len(out), size)
 	}
 	return c.wrap(p), nil
@@ -210,14 +212,41 @@ func (c *Codec) wrap(p *[]byte) mem.BufferSlice {
 // Get implements mem.BufferPool; mem never calls it.
 func (h *sendBuf) Get(n int) *[]byte { return h.pool.Get(n) }
 
-// Put is called by mem once the buffer's last reference is freed.
+// Put is called by mem once the buffer's last reference is freed. In
+// checked builds the bytes are poisoned, and the array is left holding a
+// buffer of poison rather than nil, so that a read after the final Free
+// shows 0xDEADBEEF instead of the next message's bytes.
 func (h *sendBuf) Put(p *[]byte) {
 	pool := h.pool
 	h.pool = nil
 	h.one[0] = nil
-	sendBufPool.Put(h)
-	pool.Put(p)
+	if own.Checked {
+		h.one[0] = freedSendBuf
+	}
+	if !own.Quarantine {
+		sendBufPool.Put(h)
+	}
+	putBuf(pool, p)
 }
+
+// freedSendBuf is what a recycled sendBuf's array holds in checked builds.
+var freedSendBuf = func() mem.Buffer {
+	b := make([]byte, 64)
+	own.PoisonBytes(b)
+	return mem.SliceBuffer(b)
+}()
+
+// putBuf returns p to pool, poisoned first in checked builds; with the
+// grpcfast_checked tag it is poisoned and dropped.
+func putBuf(pool mem.BufferPool, p *[]byte) {
+	own.PoisonBytes((*p)[:cap(*p)])
+	if !own.Quarantine {
+		pool.Put(p)
+	}
+}
+
+// putBuf returns p to the codec's pool, poisoned first in checked builds.
+func (c *Codec) putBuf(p *[]byte) { putBuf(c.pool, p) }
 
 // plainBuf is an unpooled small message and its one-element BufferSlice
 // array in a single allocation (plus the bytes): a *mem.SliceBuffer is a

@@ -82,7 +82,7 @@ func (c *Codec) gather(r *pieceReader, d vtDecoder, n int) error {
 	b := (*p)[:n]
 	r.read(b)
 	err := d.decode(b)
-	c.pool.Put(p)
+	c.putBuf(p)
 	return err
 }
 

@@ -1,0 +1,240 @@
+package grpcfast_test
+
+// In checked builds (-race, or -tags grpcfast_checked) memory that the codec
+// or a receiver takes back is poisoned. Each test here is a misuse that a
+// user's test suite must be able to catch: it reads the poison pattern.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/mem"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/example/examplepb"
+	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
+)
+
+var deadbeef = []byte{0xDE, 0xAD, 0xBE, 0xEF}
+
+// poisoned reports whether b is the poison pattern, at least 4 bytes of it.
+func poisoned(b []byte) bool {
+	if len(b) < 4 {
+		return false
+	}
+	for i := range b {
+		if b[i] != deadbeef[i%4] {
+			return false
+		}
+	}
+	return true
+}
+
+func needChecked(t *testing.T) {
+	t.Helper()
+	if !grpcfast.Checked {
+		t.Skip("not a checked build: run with -race or -tags grpcfast_checked")
+	}
+}
+
+func TestCheckedIsOnUnderRace(t *testing.T) {
+	if raceEnabled && !grpcfast.Checked {
+		t.Error("a build with the race detector is not checked")
+	}
+}
+
+// TestCheckedKeptPastNextRecv: a slice of a received message kept past the
+// next Recv (the message is then reused) reads the poison pattern, and so
+// does a nested pooled message's.
+func TestCheckedKeptPastNextRecv(t *testing.T) {
+	needChecked(t)
+	msgs := []proto.Message{
+		&kinds.Pooled{Data: pattern(5000), Items: []*kinds.PooledInner{{Payload: pattern(300)}}, One: &kinds.PooledInner{Payload: pattern(200)}},
+		&kinds.Pooled{Data: pattern(100)},
+		&kinds.Pooled{Data: pattern(10)},
+	}
+	r := grpcfast.NewReceiver[kinds.Pooled](listStream[kinds.Pooled](t, msgs...))
+	m, err := r.Recv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, item, one := m.Data, m.Items[0].Payload, m.One.Payload
+	if _, err := r.Recv(); err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string][]byte{"Data": data, "Items[0].Payload": item, "One.Payload": one} {
+		if !poisoned(b) {
+			t.Errorf("%s kept past the next Recv reads %x..., want the poison pattern", name, b[:8])
+		}
+	}
+	if len(m.Data) != 0 || m.One != nil || len(m.Items) != 0 {
+		t.Errorf("the message kept past the next Recv still reads as it was: %v", m)
+	}
+}
+
+// TestCheckedAfterRelease: the last message, and its slices, read the
+// poison pattern once the Receiver is released; the message taken with Take
+// does not.
+func TestCheckedAfterRelease(t *testing.T) {
+	needChecked(t)
+	chunk := &examplepb.Chunk{Data: pattern(16 << 10)}
+	s := listStream[examplepb.Chunk](t, chunk, chunk, chunk)
+	r := grpcfast.NewReceiver[examplepb.Chunk](s)
+	first, _ := r.Recv()
+	taken := r.Take()
+	if taken != first {
+		t.Fatal("Take did not return the last message")
+	}
+	last, _ := r.Recv()
+	data := last.Data
+	r.Release()
+	if !poisoned(data) {
+		t.Errorf("the last message's data after Release reads %x..., want the poison pattern", data[:8])
+	}
+	if !bytes.Equal(taken.Data, chunk.Data) {
+		t.Error("Release poisoned a message handed out by Take")
+	}
+}
+
+// TestCheckedNotAtEnd: the end of a stream poisons nothing: the last message
+// is the caller's.
+func TestCheckedNotAtEnd(t *testing.T) {
+	chunk := &examplepb.Chunk{Data: pattern(16 << 10)}
+	r := grpcfast.NewReceiver[examplepb.Chunk](listStream[examplepb.Chunk](t, chunk, chunk))
+	var last *examplepb.Chunk
+	for m, err := range r.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = m
+	}
+	if !bytes.Equal(last.Data, chunk.Data) {
+		t.Error("the last message changed at the end of its stream")
+	}
+}
+
+// recordingPool records the buffers given back to it, and what they held
+// then.
+type recordingPool struct {
+	mem.BufferPool
+	mu   sync.Mutex
+	puts [][]byte
+}
+
+func (p *recordingPool) Put(b *[]byte) {
+	p.mu.Lock()
+	p.puts = append(p.puts, bytes.Clone((*b)[:cap(*b)]))
+	p.mu.Unlock()
+	p.BufferPool.Put(b)
+}
+
+// TestCheckedPoolBuffers: every buffer that the codec gives back to its pool
+// (sent buffers that gRPC freed, scratch buffers of a message that arrived in
+// pieces) is poisoned first, and a sent BufferSlice read after its final
+// Free reads the poison pattern, not the next message.
+func TestCheckedPoolBuffers(t *testing.T) {
+	needChecked(t)
+	pool := &recordingPool{BufferPool: grpcfast.NewBufferPool()}
+	c := grpcfast.NewCodec(grpcfast.WithBufferPool(pool))
+	m := &kinds.Rich{Data: pattern(20000), Name: "n", Words: []string{"a", "b"}}
+	out, err := c.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := out.Materialize()
+	sent := out // the array gRPC held, kept past the final Free: a misuse
+	out.Free()
+	if got := sent[0].ReadOnlyData(); !poisoned(got) {
+		t.Errorf("a sent buffer slice read after its final Free holds %x..., want the poison pattern", got[:8])
+	}
+	// A message split inside a string is gathered into a scratch buffer.
+	into := new(kinds.Rich)
+	if err := c.Unmarshal(sliceAt(b, len(b)-2), into); err != nil {
+		t.Fatal(err)
+	}
+	if !proto.Equal(into, m) {
+		t.Fatal("decoded message differs")
+	}
+	if len(pool.puts) < 2 && !quarantine {
+		t.Fatalf("%d buffers given back, want the sent one and a scratch one", len(pool.puts))
+	}
+	for i, p := range pool.puts {
+		if !poisoned(p) {
+			t.Errorf("buffer %d was given back to the pool holding %x..., want the poison pattern", i, p[:8])
+		}
+	}
+}
+
+// keeperServer's handler keeps a slice of each message past the next Recv,
+// against the receivers' rule, and reports what the kept slices read at the
+// end of the stream.
+type keeperServer struct {
+	kinds.UnimplementedKindsServer
+	mu       sync.Mutex
+	poisoned int
+	intact   int
+}
+
+func (s *keeperServer) ClientStream(stream grpc.ClientStreamingServer[kinds.Rich, kinds.Summary]) error {
+	r := kinds.NewKinds_ClientStreamRequestReceiver(stream)
+	defer r.Release()
+	var kept [][]byte
+	for m, err := range r.All() {
+		if err != nil {
+			return err
+		}
+		kept = append(kept, m.Data)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, d := range kept[:len(kept)-1] { // all but the last were taken back
+		switch {
+		case poisoned(d):
+			s.poisoned++
+		case bytes.Equal(d, noiseBytes(int64(i), len(d))):
+			s.intact++
+		}
+	}
+	return stream.SendAndClose(&kinds.Summary{Count: int64(len(kept))})
+}
+
+// TestCheckedCatchesKeeperOverGRPC: over a real gRPC server, a handler that
+// keeps slices of messages past the next Recv finds none of them intact, 8
+// streams at once; with the grpcfast_checked tag every one reads the poison
+// pattern.
+func TestCheckedCatchesKeeperOverGRPC(t *testing.T) {
+	needChecked(t)
+	srv := &keeperServer{}
+	env := startEnv(t, srv, nil, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	err := concurrently(ctx, 8, func(ctx context.Context, s int) error {
+		cs, err := env.client.ClientStream(ctx)
+		if err != nil {
+			return err
+		}
+		for i := range 5 {
+			if err := cs.Send(&kinds.Rich{Data: noiseBytes(int64(i), 3000)}); err != nil && err != io.EOF {
+				return err
+			}
+		}
+		sum, err := cs.CloseAndRecv()
+		if err == nil && sum.Count != 5 {
+			err = errors.New("wrong count")
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if srv.intact != 0 || (quarantine && srv.poisoned != 8*4) {
+		t.Errorf("slices kept past the next Recv: %d poisoned, %d still intact; want 0 intact (and %d poisoned with the grpcfast_checked tag)", srv.poisoned, srv.intact, 8*4)
+	}
+}
