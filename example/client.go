@@ -91,6 +91,7 @@ func GetBlob(ctx context.Context, client examplepb.ChunkServiceClient, size int6
 		}
 	} else {
 		r := examplepb.NewChunkService_GetResponseReceiver(stream)
+		defer r.Release() // the last message is not used after the stream
 		for c, err := range r.All() {
 			if err != nil {
 				return fmt.Errorf("example: get: %w", err)

@@ -131,6 +131,7 @@ func (s *ChunkServer) Put(stream grpc.ClientStreamingServer[examplepb.Chunk, exa
 		}
 	} else {
 		r := examplepb.NewChunkService_PutRequestReceiver(stream)
+		defer r.Release() // the last message is not used after the stream
 		for c, err := range r.All() {
 			if err != nil {
 				return err
@@ -226,6 +227,7 @@ func (s *EchoServer) Echo(stream grpc.BidiStreamingServer[examplepb.Chunk, examp
 		}
 	}
 	r := examplepb.NewEchoService_EchoRequestReceiver(stream)
+	defer r.Release() // the last message is not used after the stream
 	for c, err := range r.All() {
 		if err != nil {
 			return err

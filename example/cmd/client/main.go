@@ -232,6 +232,7 @@ func echo(ctx context.Context, client examplepb.EchoServiceClient, size int64, c
 		sent <- stream.CloseSend()
 	}()
 	r := examplepb.NewEchoService_EchoResponseReceiver(stream)
+	defer r.Release() // the last message is not used after the stream
 	want := make([]byte, chunk)
 	var got int64
 	for c, err := range r.All() {
