@@ -122,6 +122,13 @@ benchmarks-md: tools ## Rewrite BENCHMARKS.md from one run of every benchmark (t
 bench-interop: tools ## Measure what vtprotobuf's pool saves on gRPC's interop messages (16 KiB payloads), plain against pooled (about 2 minutes).
 	BENCH_COUNT=$(BENCH_COUNT) BENCH_TIME=$(BENCH_TIME) ./scripts/interop.sh
 
+.PHONY: bench-receiver
+bench-receiver: tools ## Short streams of 16 KiB chunks through the codec and a Receiver, without the transport: stream Recv, Receiver, Receiver with Release.
+	@mkdir -p $(BENCH_OUT)
+	@echo "==> BenchmarkShortStream: 1, 4 and 64 chunks per stream, three ways, $(BENCH_COUNT) samples"
+	go test -run '^$$' -bench '^BenchmarkShortStream$$' -benchmem -count $(BENCH_COUNT) -benchtime 2000x . | tee $(BENCH_OUT)/receiver.txt
+	benchstat -col /how $(BENCH_OUT)/receiver.txt
+
 .PHONY: bench-codec
 bench-codec: tools ## Run the codec benchmarks: gRPC's standard codec, vtprotobuf's codec and grpcfast.
 	@mkdir -p $(BENCH_OUT)

@@ -154,9 +154,14 @@ func (r *Receiver[M]) Recv() (*M, error) {
 		r.prepare(s)
 	}
 	if err := r.stream.RecvMsg(s.msg); err != nil {
-		// The previous message, if any, stays the caller's. This one may
-		// hold part of a failed decode: keep none of its memory.
+		// The previous message, if any, stays the caller's. This one is
+		// still clean if no codec touched it (the end of the stream, a
+		// transport error); otherwise it may hold part of a failed decode:
+		// keep none of its memory.
 		s.state = slotForeign
+		if r.owner && own.IsPrepared(any(s.msg).(owner).GrpcfastUnknownFields()) {
+			s.state = slotClean
+		}
 		r.next = s
 		r.valid = false
 		return nil, err

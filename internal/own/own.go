@@ -60,6 +60,10 @@ func isMark(b []byte, i int) bool {
 // prepared for a decode.
 func SetPrepared(uf *[]byte) { *uf = mark(0) }
 
+// IsPrepared reports whether *uf carries the Prepared mark: no codec has
+// decoded into the message since it was prepared.
+func IsPrepared(uf *[]byte) bool { return isMark(*uf, 0) }
+
 // TakePrepared reports whether *uf carries the Prepared mark, and removes it.
 func TakePrepared(uf *[]byte) bool {
 	if isMark(*uf, 0) {
