@@ -215,12 +215,14 @@ func TestReuse(t *testing.T) {
 	pool.check(t, "counting pool")
 }
 
-// Wrappers that expose only some of the reset methods, to check the codec's
-// choice and that every one of them leaves nothing behind.
+// Wrappers that expose only some of the reset methods, to check that the
+// codec resets every message as Reset does and leaves nothing behind.
 type (
-	// onlyResetVT has vtprotobuf's ResetVT but no GrpcfastReset.
+	// onlyResetVT has vtprotobuf's ResetVT but no Reset: the codec resets
+	// it through protobuf-go (proto.Reset), never with ResetVT, which
+	// keeps the memory the message holds.
 	onlyResetVT struct{ m *kinds.Pooled }
-	// onlyReset has neither: the codec must fall back to Reset.
+	// onlyReset has Reset.
 	onlyReset struct{ m *kinds.Rich }
 )
 

@@ -100,13 +100,13 @@ func TestRecvAllocsWithCodec(t *testing.T) {
 // direction:
 //
 //   - A message field (singular, repeated or in a oneof) is cleared by
-//     GrpcfastReset, as Reset clears it, so every Recv allocates the nested
+//     GrpcfastReuse, as Reset clears it, so every Recv allocates the nested
 //     message again, and the nested message's bytes and repeated fields with
 //     it. A pooled message (vtprotobuf's pool feature), whose UnmarshalVT
 //     would reuse the elements of a repeated message field, does not either:
-//     GrpcfastReset clears the element pointers.
+//     GrpcfastReuse clears the element pointers.
 //   - A packed repeated scalar field allocates one slice per message even
-//     though GrpcfastReset keeps its capacity: vtprotobuf's UnmarshalVT (v0.6)
+//     though GrpcfastReuse keeps its capacity: vtprotobuf's UnmarshalVT (v0.6)
 //     does "if elementCount != 0 && len(m.F) == 0 { m.F = make(...) }",
 //     which ignores the capacity. Packed enums escape this only because
 //     vtprotobuf never counts their elements (elementCount stays 0).
@@ -151,8 +151,8 @@ func TestRecvAllocsKnownCosts(t *testing.T) {
 		t.Errorf("Pooled with Inners2: %v allocations per Recv, want 6", got)
 	}
 	// When the nested types are pooled too, vtprotobuf reuses the repeated
-	// elements that GrpcfastReset keeps, takes singular message fields from
-	// the pool GrpcfastReset returned them to, and reuses the capacity of
+	// elements that GrpcfastReuse keeps, takes singular message fields from
+	// the pool GrpcfastReuse returned them to, and reuses the capacity of
 	// packed repeated scalars: nothing is allocated.
 	allPooled := &kinds.Pooled{
 		Data:    noiseBytes(6, 2000),
