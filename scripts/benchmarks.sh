@@ -45,6 +45,8 @@ run short "1000 short streams (4 messages of 16 KiB), server in its own process"
 run short-floor "the same with 16-byte messages: what gRPC-Go allocates per stream" \
 	go test -run '^$' -bench 'Grpcfast_ChunkService/(Put|Get)' -benchmem -count "$count" -benchtime 1000x ./example/examplepb \
 	-args ${short/16384/16}
+run receiver "short streams through the codec and a receiver alone: stream Recv, receiver, receiver with Release" \
+	go test -run '^$' -bench '^BenchmarkShortStream$' -benchmem -count "$count" -benchtime 2000x .
 load="-grpcfast.streams=1,8,64 -grpcfast.conns=1,4"
 run concurrent "1, 8 and 64 streams at once, on one and four connections, server in-process" \
 	go test -run '^$' -bench 'Grpcfast_(ChunkService|UserService)/(Put|Get|CreateUser)$' -benchmem -count "$count" -benchtime "$btime" \
@@ -102,14 +104,22 @@ client's; srv-cpu-sec/op, srv-B/op and srv-allocs/op the server's." \
 	section "Short streams" \
 "\`go test -run '^\$' -bench 'Grpcfast_ChunkService/(Put|Get)' -benchmem -count $count -benchtime 1000x ./example/examplepb -args $short\`:
 1000 streams of four 16 KiB messages. Put's server receives with a generated receiver, Get's
-client does; when a stream ends, its receiver gives its message (and the message's 16 KiB of
-bytes) to the next stream's. srv-B/op is what the server allocates per Put stream, B/op what
-the client allocates per Get stream; the payload is 65,536 bytes either way." \
+client does; when a stream ends, the generated benchmarks release its receiver
+(\`Receiver.Release\`), which gives its messages (and their 16 KiB of bytes) to the next
+stream's. srv-B/op is what the server allocates per Put stream, B/op what the client
+allocates per Get stream; the payload is 65,536 bytes either way." \
 		short -col /codec
 	section "Short streams: gRPC-Go's own cost per stream" \
 "The same with 16-byte messages (\`-grpcfast.size=16\`): what a stream costs whatever the codec.
 grpcfast's bytes per 16 KiB stream above, less these, is what its messages cost." \
 		short-floor -col /codec
+	section "Short streams: what Release saves" \
+"\`go test -run '^\$' -bench '^BenchmarkShortStream\$' -benchmem -count $count -benchtime 2000x .\` (\`make bench-receiver\`):
+streams of 1, 4 and 64 chunks of 16 KiB through the grpcfast codec without the transport,
+received three ways: the stream's own Recv (recv), a Receiver left to the garbage collector at
+the end of the stream (receiver, the default), and a Receiver released at the end of the
+stream (release). B/op and allocs/op are per stream." \
+		receiver -col /how
 	section "Concurrent streams" \
 "\`go test -run '^\$' -bench 'Grpcfast_(ChunkService|UserService)/(Put|Get|CreateUser)\$' -benchmem -count $count -benchtime $btime ./example/examplepb -args $args $load\`:
 1, 8 and 64 calls in flight at once on one connection and spread over four; client and server
