@@ -158,9 +158,9 @@ func (r *Receiver[M]) Recv() (*M, error) {
 		// still clean if no codec touched it (the end of the stream, a
 		// transport error); otherwise it may hold part of a failed decode:
 		// keep none of its memory.
-		s.state = slotForeign
-		if r.owner && own.IsPrepared(any(s.msg).(owner).GrpcfastUnknownFields()) {
-			s.state = slotClean
+		if !r.owner || !own.IsPrepared(any(s.msg).(owner).GrpcfastUnknownFields()) {
+			s.state = slotForeign
+			r.prepare(s)
 		}
 		r.next = s
 		r.valid = false

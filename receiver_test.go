@@ -224,3 +224,58 @@ func TestReceiverReleaseTwiceGivesOnce(t *testing.T) {
 		}
 	}
 }
+
+// failingStream decodes a partial message, then fails, as a codec does on
+// malformed input; the next call delivers a whole one.
+type failingStream struct {
+	calls   int
+	targets []*item
+}
+
+func (s *failingStream) Recv() (*item, error) {
+	m := new(item)
+	return m, s.RecvMsg(m)
+}
+
+func (s *failingStream) RecvMsg(m any) error {
+	s.calls++
+	it := m.(*item)
+	s.targets = append(s.targets, it)
+	if s.calls == 2 {
+		it.n = -1 // what a failed decode left
+		return errors.New("malformed")
+	}
+	if it.n != 0 {
+		return errors.New("decoding into a message that was not reset")
+	}
+	it.n = s.calls
+	return nil
+}
+
+// Reset makes item resettable, as every proto message is.
+func (m *item) Reset() { *m = item{} }
+
+// TestReceiverAfterFailedDecode: a failed decode leaves the last message as
+// it was, and the message it failed in is reset before anything decodes into
+// it again (a codec that merges would otherwise see the leftovers).
+func TestReceiverAfterFailedDecode(t *testing.T) {
+	s := &failingStream{}
+	r := NewReceiver[item](s)
+	first, err := r.Recv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Recv(); err == nil {
+		t.Fatal("the failed decode was not reported")
+	}
+	if first.n != 1 {
+		t.Errorf("the last message holds %d after a failed Recv, want 1", first.n)
+	}
+	third, err := r.Recv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if third.n != 3 || third != s.targets[1] {
+		t.Errorf("Recv after the failure returned %d in %p, want 3 in the reused %p", third.n, third, s.targets[1])
+	}
+}
