@@ -14,12 +14,17 @@
 // For streams, replace stream.Recv() with a generated receiver:
 //
 //	r := examplepb.NewChunkService_PutRequestReceiver(stream)
+//	defer r.Release() // gives its memory to the next stream when this one is done
 //	for chunk, err := range r.All() {
 //		if err != nil {
 //			return err
 //		}
-//		use(chunk.Data) // valid until the next message
+//		use(chunk.Data) // valid until the next message arrives
 //	}
+//
+// Build tests with -race or -tags grpcfast_checked to poison memory that the
+// codec and the receivers take back (Checked), so that a message kept past
+// its lifetime fails the tests.
 //
 // Code that only generated code calls lives in package grpcfastimpl.
 package grpcfast
