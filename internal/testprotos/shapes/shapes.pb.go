@@ -35,8 +35,15 @@ type Tree struct {
 	//	*Tree_One
 	//	*Tree_Label
 	//	*Tree_Subtree
-	Pick          isTree_Pick `protobuf_oneof:"pick"`
-	Maybe         []byte      `protobuf:"bytes,9,opt,name=maybe,proto3,oneof" json:"maybe,omitempty"`
+	Pick  isTree_Pick `protobuf_oneof:"pick"`
+	Maybe []byte      `protobuf:"bytes,9,opt,name=maybe,proto3,oneof" json:"maybe,omitempty"`
+	// Repeated fields of every kind of element that a receiver's reuse keeps
+	// differently: cleared (bool, bytes), poisoned in checked builds (numbers).
+	Flags         []bool    `protobuf:"varint,10,rep,packed,name=flags,proto3" json:"flags,omitempty"`
+	Weights       []float64 `protobuf:"fixed64,11,rep,packed,name=weights,proto3" json:"weights,omitempty"`
+	Codes         []uint32  `protobuf:"fixed32,12,rep,packed,name=codes,proto3" json:"codes,omitempty"`
+	Blobs         [][]byte  `protobuf:"bytes,13,rep,name=blobs,proto3" json:"blobs,omitempty"`
+	Leaves        []*Leaf   `protobuf:"bytes,14,rep,name=leaves,proto3" json:"leaves,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -147,6 +154,41 @@ func (x *Tree) GetMaybe() []byte {
 	return nil
 }
 
+func (x *Tree) GetFlags() []bool {
+	if x != nil {
+		return x.Flags
+	}
+	return nil
+}
+
+func (x *Tree) GetWeights() []float64 {
+	if x != nil {
+		return x.Weights
+	}
+	return nil
+}
+
+func (x *Tree) GetCodes() []uint32 {
+	if x != nil {
+		return x.Codes
+	}
+	return nil
+}
+
+func (x *Tree) GetBlobs() [][]byte {
+	if x != nil {
+		return x.Blobs
+	}
+	return nil
+}
+
+func (x *Tree) GetLeaves() []*Leaf {
+	if x != nil {
+		return x.Leaves
+	}
+	return nil
+}
+
 type isTree_Pick interface {
 	isTree_Pick()
 }
@@ -217,7 +259,7 @@ var File_shapes_shapes_proto protoreflect.FileDescriptor
 
 const file_shapes_shapes_proto_rawDesc = "" +
 	"\n" +
-	"\x13shapes/shapes.proto\x12\x18grpcfast.testdata.shapes\"\xb0\x04\n" +
+	"\x13shapes/shapes.proto\x12\x18grpcfast.testdata.shapes\"\xc4\x05\n" +
 	"\x04Tree\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12:\n" +
 	"\bchildren\x18\x02 \x03(\v2\x1e.grpcfast.testdata.shapes.TreeR\bchildren\x12;\n" +
@@ -227,7 +269,13 @@ const file_shapes_shapes_proto_rawDesc = "" +
 	"\x03one\x18\x06 \x01(\v2\x1e.grpcfast.testdata.shapes.LeafH\x00R\x03one\x12\x16\n" +
 	"\x05label\x18\a \x01(\tH\x00R\x05label\x12:\n" +
 	"\asubtree\x18\b \x01(\v2\x1e.grpcfast.testdata.shapes.TreeH\x00R\asubtree\x12\x19\n" +
-	"\x05maybe\x18\t \x01(\fH\x03R\x05maybe\x88\x01\x01\x1aX\n" +
+	"\x05maybe\x18\t \x01(\fH\x03R\x05maybe\x88\x01\x01\x12\x14\n" +
+	"\x05flags\x18\n" +
+	" \x03(\bR\x05flags\x12\x18\n" +
+	"\aweights\x18\v \x03(\x01R\aweights\x12\x14\n" +
+	"\x05codes\x18\f \x03(\aR\x05codes\x12\x14\n" +
+	"\x05blobs\x18\r \x03(\fR\x05blobs\x126\n" +
+	"\x06leaves\x18\x0e \x03(\v2\x1e.grpcfast.testdata.shapes.LeafR\x06leaves\x1aX\n" +
 	"\n" +
 	"NamedEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x124\n" +
@@ -262,22 +310,23 @@ var file_shapes_shapes_proto_goTypes = []any{
 	nil,          // 2: grpcfast.testdata.shapes.Tree.NamedEntry
 }
 var file_shapes_shapes_proto_depIdxs = []int32{
-	0, // 0: grpcfast.testdata.shapes.Tree.children:type_name -> grpcfast.testdata.shapes.Tree
-	0, // 1: grpcfast.testdata.shapes.Tree.parent:type_name -> grpcfast.testdata.shapes.Tree
-	2, // 2: grpcfast.testdata.shapes.Tree.named:type_name -> grpcfast.testdata.shapes.Tree.NamedEntry
-	1, // 3: grpcfast.testdata.shapes.Tree.leaf:type_name -> grpcfast.testdata.shapes.Leaf
-	1, // 4: grpcfast.testdata.shapes.Tree.one:type_name -> grpcfast.testdata.shapes.Leaf
-	0, // 5: grpcfast.testdata.shapes.Tree.subtree:type_name -> grpcfast.testdata.shapes.Tree
-	0, // 6: grpcfast.testdata.shapes.Tree.NamedEntry.value:type_name -> grpcfast.testdata.shapes.Tree
-	0, // 7: grpcfast.testdata.shapes.Foo.BarBaz:input_type -> grpcfast.testdata.shapes.Tree
-	0, // 8: grpcfast.testdata.shapes.FooBar.Baz:input_type -> grpcfast.testdata.shapes.Tree
-	0, // 9: grpcfast.testdata.shapes.Foo.BarBaz:output_type -> grpcfast.testdata.shapes.Tree
-	0, // 10: grpcfast.testdata.shapes.FooBar.Baz:output_type -> grpcfast.testdata.shapes.Tree
-	9, // [9:11] is the sub-list for method output_type
-	7, // [7:9] is the sub-list for method input_type
-	7, // [7:7] is the sub-list for extension type_name
-	7, // [7:7] is the sub-list for extension extendee
-	0, // [0:7] is the sub-list for field type_name
+	0,  // 0: grpcfast.testdata.shapes.Tree.children:type_name -> grpcfast.testdata.shapes.Tree
+	0,  // 1: grpcfast.testdata.shapes.Tree.parent:type_name -> grpcfast.testdata.shapes.Tree
+	2,  // 2: grpcfast.testdata.shapes.Tree.named:type_name -> grpcfast.testdata.shapes.Tree.NamedEntry
+	1,  // 3: grpcfast.testdata.shapes.Tree.leaf:type_name -> grpcfast.testdata.shapes.Leaf
+	1,  // 4: grpcfast.testdata.shapes.Tree.one:type_name -> grpcfast.testdata.shapes.Leaf
+	0,  // 5: grpcfast.testdata.shapes.Tree.subtree:type_name -> grpcfast.testdata.shapes.Tree
+	1,  // 6: grpcfast.testdata.shapes.Tree.leaves:type_name -> grpcfast.testdata.shapes.Leaf
+	0,  // 7: grpcfast.testdata.shapes.Tree.NamedEntry.value:type_name -> grpcfast.testdata.shapes.Tree
+	0,  // 8: grpcfast.testdata.shapes.Foo.BarBaz:input_type -> grpcfast.testdata.shapes.Tree
+	0,  // 9: grpcfast.testdata.shapes.FooBar.Baz:input_type -> grpcfast.testdata.shapes.Tree
+	0,  // 10: grpcfast.testdata.shapes.Foo.BarBaz:output_type -> grpcfast.testdata.shapes.Tree
+	0,  // 11: grpcfast.testdata.shapes.FooBar.Baz:output_type -> grpcfast.testdata.shapes.Tree
+	10, // [10:12] is the sub-list for method output_type
+	8,  // [8:10] is the sub-list for method input_type
+	8,  // [8:8] is the sub-list for extension type_name
+	8,  // [8:8] is the sub-list for extension extendee
+	0,  // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_shapes_shapes_proto_init() }

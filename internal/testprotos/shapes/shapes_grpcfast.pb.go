@@ -55,6 +55,11 @@ func (x *Tree) GrpcfastRecord(o *grpcfastimpl.Owned) {
 		mSubtree = c.Subtree
 	}
 	grpcfastimpl.RecordMessage(o, mSubtree)
+	grpcfastimpl.RecordSlice(o, x.Flags)
+	grpcfastimpl.RecordSlice(o, x.Weights)
+	grpcfastimpl.RecordSlice(o, x.Codes)
+	grpcfastimpl.RecordSlice(o, x.Blobs)
+	grpcfastimpl.RecordMessages(o, x.Leaves)
 }
 
 // GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
@@ -82,9 +87,19 @@ func (x *Tree) GrpcfastReuse(o *grpcfastimpl.Owned) {
 		mSubtree = c.Subtree
 	}
 	grpcfastimpl.ReleaseMessage(o, mSubtree)
+	f2 := grpcfastimpl.KeepCleared(o, x.Flags)
+	f3 := grpcfastimpl.KeepScalars(o, x.Weights)
+	f4 := grpcfastimpl.KeepScalars(o, x.Codes)
+	f5 := grpcfastimpl.KeepCleared(o, x.Blobs)
+	f6 := grpcfastimpl.KeepMessages(o, x.Leaves)
 	x.Reset()
 	x.Children = f0
 	x.Named = f1
+	x.Flags = f2
+	x.Weights = f3
+	x.Codes = f4
+	x.Blobs = f5
+	x.Leaves = f6
 }
 
 // GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
