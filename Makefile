@@ -24,6 +24,16 @@ GHZ_OUT := $(CURDIR)/.cache/ghz
 # closes its connection under them.
 GHZ_CUTOFF := code = Unavailable desc = transport is closing|code = Canceled desc = grpc: the client connection is closing
 
+# make test-compat: the oldest Go toolchain this module supports (its go.mod
+# requires the oldest grpc-go and protobuf-go), and the newest grpc-go and
+# protobuf-go it is tested with, which a copy of go.mod in .cache/compat gets.
+COMPAT_OLDEST_GO ?= go1.23.12
+COMPAT_NEWEST_GRPC ?= v1.85.0
+COMPAT_NEWEST_PROTOBUF ?= v1.36.12
+COMPAT_MOD := $(CURDIR)/.cache/compat/newest.mod
+COMPAT_PKGS := . ./grpcfastimpl/... ./grpcfastbench/... ./example/...
+COMPAT_MODULES := google.golang.org/grpc google.golang.org/protobuf github.com/planetscale/vtprotobuf
+
 TOOL_PKGS := \
 	github.com/bufbuild/buf/cmd/buf \
 	google.golang.org/protobuf/cmd/protoc-gen-go \
@@ -60,6 +70,8 @@ generate: tools build peers-tools ## Regenerate the example and testdata code, d
 	buf generate --template testdata/buf.gen.editions.yaml
 	buf generate
 	buf generate --template peers/buf.gen.yaml
+	@echo "==> generating testdata/thirdparty, a tree shaped like Bazel's remote-apis, as README's \"Third-party trees\" shows"
+	cd testdata/thirdparty && buf generate
 	go test ./internal/generator -run '^TestGolden$$' -count=1 -update
 
 .PHONY: checkgenerate
@@ -83,8 +95,25 @@ test: lint checkgenerate ## Run every test: lint, generation check, unit, golden
 	@echo "==> the peers module (drpc, connect-go): its tests with the race detector, then every peers benchmark once"
 	go -C peers test -race -count=1 ./...
 	go -C peers test -run '^$$' -bench . -benchtime 1x ./...
+	@echo "==> testdata/thirdparty (remote-apis' shape, README's \"Third-party trees\"): built, a ByteStream Write served, its benchmarks once"
+	go -C testdata/thirdparty test -race -count=1 ./...
+	go -C testdata/thirdparty test -run '^$$' -bench . -benchtime 1x ./...
 	@echo "==> fuzzing FuzzUnmarshal for $(FUZZ_TIME) (compiling the fuzz binary first)"
 	go test -run '^$$' -fuzz '^FuzzUnmarshal$$' -fuzztime $(FUZZ_TIME) .
+
+.PHONY: test-compat
+test-compat: ## Run the runtime's and the example's tests with -race on the oldest Go, grpc-go and protobuf-go go.mod allows, then on the newest tested.
+	@echo "==> oldest: $(COMPAT_OLDEST_GO) (GOTOOLCHAIN, from the module proxy the first time) with go.mod's requirements"
+	@GOTOOLCHAIN=$(COMPAT_OLDEST_GO) go version
+	@GOTOOLCHAIN=$(COMPAT_OLDEST_GO) go list -m $(COMPAT_MODULES)
+	GOTOOLCHAIN=$(COMPAT_OLDEST_GO) go test -race -count=1 $(COMPAT_PKGS)
+	@echo "==> newest: $$(go env GOVERSION) with grpc-go $(COMPAT_NEWEST_GRPC) and protobuf-go $(COMPAT_NEWEST_PROTOBUF), in a copy of go.mod ($(COMPAT_MOD))"
+	@mkdir -p $(dir $(COMPAT_MOD))
+	@cp go.mod $(COMPAT_MOD) && cp go.sum $(COMPAT_MOD:.mod=.sum)
+	@go get -modfile=$(COMPAT_MOD) google.golang.org/grpc@$(COMPAT_NEWEST_GRPC) google.golang.org/protobuf@$(COMPAT_NEWEST_PROTOBUF) 2>&1 | { grep -v '^go: downloading' || true; }
+	@go version
+	@go list -modfile=$(COMPAT_MOD) -m $(COMPAT_MODULES)
+	GOFLAGS="$$(go env GOFLAGS) -modfile=$(COMPAT_MOD)" go test -race -count=1 $(COMPAT_PKGS)
 
 .PHONY: bench
 bench: generate ## Generate the example and run its generated benchmarks: gRPC's standard path and grpcfast side by side, server in-process and in its own process.
@@ -196,3 +225,5 @@ lint: ## gofmt, go vet and go mod tidy checks.
 	cd tools/ghz && go mod tidy -diff
 	go -C peers vet ./...
 	cd peers && go mod tidy -diff
+	go -C testdata/thirdparty vet ./...
+	cd testdata/thirdparty && go mod tidy -diff

@@ -110,7 +110,7 @@ func BenchmarkCodec(b *testing.B) {
 			b.Run(prefix+"/op=marshal", func(b *testing.B) {
 				b.SetBytes(int64(len(wire)))
 				b.ReportAllocs()
-				for b.Loop() {
+				for range b.N {
 					out, err := c.Marshal(in.msg)
 					if err != nil {
 						b.Fatal(err)
@@ -128,7 +128,7 @@ func BenchmarkCodec(b *testing.B) {
 					b.SetBytes(int64(len(wire)))
 					b.ReportAllocs()
 					into := &kinds.Rich{}
-					for b.Loop() {
+					for range b.N {
 						if cc.merges {
 							into.Reset()
 						}
@@ -146,7 +146,7 @@ func BenchmarkCodec(b *testing.B) {
 					b.SetBytes(int64(len(wire)))
 					b.ReportAllocs()
 					into := &kinds.Rich{}
-					for b.Loop() {
+					for range b.N {
 						out, err := c.Marshal(in.msg)
 						if err != nil {
 							b.Fatal(err)
@@ -197,7 +197,7 @@ func BenchmarkThreshold(b *testing.B) {
 						})
 						return
 					}
-					for b.Loop() {
+					for range b.N {
 						out, _ := c.Marshal(m)
 						out.Free()
 					}
@@ -251,7 +251,7 @@ func BenchmarkUTF8(b *testing.B) {
 			b.Run(fmt.Sprintf("msg=%s/op=marshal/utf8=%s", msg.name, cc.name), func(b *testing.B) {
 				b.SetBytes(int64(len(wire)))
 				b.ReportAllocs()
-				for b.Loop() {
+				for range b.N {
 					out, err := c.Marshal(msg.m)
 					if err != nil {
 						b.Fatal(err)
@@ -267,7 +267,7 @@ func BenchmarkUTF8(b *testing.B) {
 				b.ReportAllocs()
 				data := sliceAt(wire)
 				into := &kinds.Rich{}
-				for b.Loop() {
+				for range b.N {
 					if err := c.Unmarshal(data, into); err != nil {
 						b.Fatal(err)
 					}
@@ -300,7 +300,7 @@ func BenchmarkForcedCodec(b *testing.B) {
 				in := genRich(1)
 				ctx := context.Background()
 				b.ReportAllocs()
-				for b.Loop() {
+				for range b.N {
 					if _, err := e.client.Unary(ctx, in); err != nil {
 						b.Fatal(err)
 					}

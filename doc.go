@@ -9,7 +9,8 @@
 // vtprotobuf methods (health checks, reflection, well-known types, editions
 // files) are encoded and decoded exactly as gRPC's standard codec does.
 // Register changes the codec's options; ServerOption and DialOption force it
-// on one server or connection.
+// on one server or connection. StandardCodec returns gRPC's standard codec,
+// to compare with or to force on one server or connection instead.
 //
 // For streams, replace stream.Recv() with a generated receiver:
 //

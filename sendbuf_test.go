@@ -48,6 +48,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/net/http2"
+	"golang.org/x/net/http2/h2c"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/binarylog"
 	binlogpb "google.golang.org/grpc/binarylog/grpc_binarylog_v1"
@@ -244,17 +246,17 @@ func startSB(t *testing.T, impl kinds.KindsServer, srvPool, cliPool *auditPool,
 	served := make(chan struct{})
 	var stopServing func()
 	if serveHTTP {
+		// Unencrypted HTTP/2 through x/net's h2c: net/http's own
+		// (http.Protocols) needs Go 1.24, and the module supports Go 1.23.
 		hs := &http.Server{
-			Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			Handler: h2c.NewHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if r.ProtoMajor == 2 {
 					e.h2Requests.Add(1)
 				}
 				srv.ServeHTTP(w, r)
-			}),
-			Protocols: new(http.Protocols),
-			ErrorLog:  log.New(io.Discard, "", 0),
+			}), &http2.Server{}),
+			ErrorLog: log.New(io.Discard, "", 0),
 		}
-		hs.Protocols.SetUnencryptedHTTP2(true)
 		go func() {
 			defer close(served)
 			hs.Serve(lis)

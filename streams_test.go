@@ -736,7 +736,9 @@ func concurrently(ctx context.Context, n int, fn func(ctx context.Context, s int
 		wg     sync.WaitGroup
 	)
 	for s := range n {
-		wg.Go(func() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
 			if err := fn(ctx, s); err != nil {
 				mu.Lock()
 				defer mu.Unlock()
@@ -746,7 +748,7 @@ func concurrently(ctx context.Context, n int, fn func(ctx context.Context, s int
 				}
 				failed++
 			}
-		})
+		}()
 	}
 	wg.Wait()
 	if failed > 1 {

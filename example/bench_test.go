@@ -70,7 +70,7 @@ func benchPathsOn(b *testing.B, transports []string, bytes int64, fn func(b *tes
 					b.ReportAllocs()
 					b.ResetTimer()
 					cpu := grpcfastbench.CPUTime()
-					for b.Loop() {
+					for range b.N {
 						if err := fn(b, e); err != nil {
 							b.Fatal(err)
 						}
@@ -161,7 +161,7 @@ func benchRawTCP(b *testing.B, write int) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu := grpcfastbench.CPUTime()
-	for b.Loop() {
+	for range b.N {
 		copyOnce()
 	}
 	b.ReportMetric(float64(grpcfastbench.CPUTime()-cpu)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")

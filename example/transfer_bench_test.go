@@ -94,7 +94,7 @@ func BenchmarkTransfer(b *testing.B) {
 				b.ReportAllocs()
 				b.ResetTimer()
 				cpu := grpcfastbench.CPUTime()
-				for b.Loop() {
+				for range b.N {
 					if err := run(); err != nil {
 						b.Fatal(err)
 					}

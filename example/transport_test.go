@@ -66,18 +66,22 @@ func TestBulkOptions(t *testing.T) {
 			var wg sync.WaitGroup
 			errs := make(chan error, 8)
 			for i := range 4 {
-				wg.Go(func() {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
 					size := big + int64(i)
 					if err := example.PutBlob(ctx, e.chunk, size, example.DefaultChunkSize, e.opts...); err != nil {
 						errs <- fmt.Errorf("concurrent PutBlob(%d): %w", size, err)
 					}
-				})
-				wg.Go(func() {
+				}()
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
 					size := big - int64(i)
 					if err := example.GetBlob(ctx, e.chunk, size, example.DefaultChunkSize, e.opts...); err != nil {
 						errs <- fmt.Errorf("concurrent GetBlob(%d): %w", size, err)
 					}
-				})
+				}()
 			}
 			wg.Wait()
 			close(errs)

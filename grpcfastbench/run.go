@@ -285,7 +285,9 @@ func runCalls(n, streams int, call func() error) error {
 		wg    sync.WaitGroup
 	)
 	for range streams {
-		wg.Go(func() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
 			for next.Add(1) <= int64(n) {
 				if err := call(); err != nil {
 					once.Do(func() { first = err })
@@ -293,7 +295,7 @@ func runCalls(n, streams int, call func() error) error {
 					return
 				}
 			}
-		})
+		}()
 	}
 	wg.Wait()
 	return first

@@ -4,8 +4,10 @@
 // One file per concern: header.go writes the file header and the build
 // guards, codec.go the codec registration and the per-message methods the
 // codec uses, streams.go the receive helpers, benchmarks.go the benchmark
-// file, names.go every generated name, kind.go the method kinds and
-// comments.go the wrapping of generated comments.
+// file, names.go every generated name, kind.go the method kinds,
+// comments.go the wrapping of generated comments, notes.go the notes printed
+// at generation time (pool= options to add; files that a well-known Go module,
+// listed in registered.go, registers already).
 package generator
 
 import (
@@ -49,6 +51,9 @@ func Generate(p *protogen.Plugin, cfg *Config) error {
 		if err := generateFile(p, f, cfg); err != nil {
 			return err
 		}
+	}
+	if cfg.Notes != nil {
+		writeRegisteredNotes(cfg.Notes, p)
 	}
 	if cfg.PoolNotes && cfg.Notes != nil {
 		writePoolNotes(cfg.Notes, p, cfg)

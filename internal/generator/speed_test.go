@@ -46,7 +46,7 @@ func BenchmarkGenerateLarge(b *testing.B) {
 	const n = 2000
 	req := compile(b, []string{"large.proto"}, "", map[string]string{"large.proto": largeProto(n)})
 	var elapsed time.Duration
-	for b.Loop() {
+	for range b.N {
 		start := time.Now()
 		resp := run(b, req)
 		elapsed += time.Since(start)

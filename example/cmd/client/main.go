@@ -33,9 +33,9 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/example"
 	"github.com/grpcfast/grpcfast/example/examplepb"
-	"github.com/grpcfast/grpcfast/internal/stdcodec"
 )
 
 func main() {
@@ -159,7 +159,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if cfg.codec == "standard" {
 		// Overrides, for this connection, the grpcfast codec that importing
 		// examplepb registered under "proto" for the process.
-		dopts = append(dopts, grpc.WithDefaultCallOptions(grpc.ForceCodecV2(stdcodec.Codec())))
+		dopts = append(dopts, grpc.WithDefaultCallOptions(grpc.ForceCodecV2(grpcfast.StandardCodec())))
 	}
 	conn, err := grpc.NewClient(cfg.addr, dopts...)
 	if err != nil {

@@ -12,9 +12,9 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/mem"
 
+	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/example"
 	"github.com/grpcfast/grpcfast/example/examplepb"
-	"github.com/grpcfast/grpcfast/internal/stdcodec"
 )
 
 // serve serves the example on 127.0.0.1 with gRPC's standard codec forced
@@ -24,7 +24,7 @@ func serve(t *testing.T, standard bool, echo examplepb.EchoServiceServer) string
 	t.Helper()
 	var opts []grpc.ServerOption
 	if standard {
-		opts = append(opts, grpc.ForceServerCodecV2(stdcodec.Codec()))
+		opts = append(opts, grpc.ForceServerCodecV2(grpcfast.StandardCodec()))
 	}
 	srv := grpc.NewServer(opts...)
 	examplepb.RegisterUserServiceServer(srv, example.NewUserServer())

@@ -47,8 +47,8 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/reflection"
 
+	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/example"
-	"github.com/grpcfast/grpcfast/internal/stdcodec"
 )
 
 func main() {
@@ -149,7 +149,7 @@ func newServer(codec string) (*grpc.Server, *health.Server) {
 	if codec == "standard" {
 		// Overrides, for this server, the grpcfast codec that importing
 		// examplepb registered under "proto" for the process.
-		opts = append(opts, grpc.ForceServerCodecV2(stdcodec.Codec()))
+		opts = append(opts, grpc.ForceServerCodecV2(grpcfast.StandardCodec()))
 	}
 	srv := grpc.NewServer(opts...)
 	example.Register(srv)

@@ -1,0 +1,136 @@
+package generator_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// Minimal shapes of googleapis files, as a third-party tree vendors them.
+const (
+	statusProto = `syntax = "proto3";
+package google.rpc;
+option go_package = "%s";
+message Status { int32 code = 1; string message = 2; }
+`
+	byteStreamProto = `syntax = "proto3";
+package google.bytestream;
+option go_package = "%s";
+service ByteStream { rpc Write(stream WriteRequest) returns (WriteResponse); }
+message WriteRequest { string resource_name = 1; int64 write_offset = 2; bool finish_write = 3; bytes data = 10; }
+message WriteResponse { int64 committed_size = 1; }
+`
+	emptyProto = `syntax = "proto3";
+package google.protobuf;
+option go_package = "%s";
+message Empty {}
+`
+)
+
+func src(format, goPackage string) string { return strings.Replace(format, "%s", goPackage, 1) }
+
+// TestRegisteredNotes checks the note for a file that a well-known Go module
+// registers already, generated into another Go package: exact texts for
+// googleapis' google/rpc/status.proto (which grpc-go links), a file with
+// services (google/bytestream/bytestream.proto) and a well-known type; no
+// note when the file keeps its module's Go package or is only imported.
+func TestRegisteredNotes(t *testing.T) {
+	const statusNote = `protoc-gen-go-grpcfast: note: google/rpc/status.proto is generated into Go package example.com/gen/google/rpc/status, ` +
+		`but module google.golang.org/genproto/googleapis/rpc registers it already (package google.golang.org/genproto/googleapis/rpc/status), ` +
+		`and grpc-go links that package, so every gRPC program that links this one panics at start: proto: file "google/rpc/status.proto" is already registered. ` +
+		`Import google.golang.org/genproto/googleapis/rpc/status instead: do not generate google/rpc/status.proto (leave it out of the inputs, with buf exclude_paths) ` +
+		`and keep its own go_package (with buf managed mode, disable go_package_prefix for it), then run go mod tidy.` + "\n"
+	const byteStreamNote = `protoc-gen-go-grpcfast: note: google/bytestream/bytestream.proto is generated into Go package example.com/gen/google/bytestream, ` +
+		`but module google.golang.org/genproto/googleapis/bytestream registers it already (package google.golang.org/genproto/googleapis/bytestream), ` +
+		`and a program that links both panics at start: proto: file "google/bytestream/bytestream.proto" is already registered. ` +
+		`Import google.golang.org/genproto/googleapis/bytestream instead: do not generate google/bytestream/bytestream.proto (leave it out of the inputs, with buf exclude_paths) ` +
+		`and keep its own go_package (with buf managed mode, disable go_package_prefix for it), then run go mod tidy. ` +
+		`To serve or call its services with this plugin's receivers, keep generating it and make sure that no program links google.golang.org/genproto/googleapis/bytestream as well ` +
+		`(go list -deps ./... | grep -x google.golang.org/genproto/googleapis/bytestream prints nothing).` + "\n"
+	const emptyNote = `protoc-gen-go-grpcfast: note: google/protobuf/empty.proto is generated into Go package example.com/gen/emptypb, ` +
+		`but module google.golang.org/protobuf registers it already (package google.golang.org/protobuf/types/known/emptypb), ` +
+		`and a program that links both panics at start: proto: file "google/protobuf/empty.proto" is already registered. ` +
+		`Import google.golang.org/protobuf/types/known/emptypb instead: do not generate google/protobuf/empty.proto (leave it out of the inputs, with buf exclude_paths) ` +
+		`and keep its own go_package (with buf managed mode, disable go_package_prefix for it), then run go mod tidy.` + "\n"
+	user := `syntax = "proto3";
+package remote;
+option go_package = "example.com/gen/remote";
+import "google/rpc/status.proto";
+service Execution { rpc Execute(Action) returns (stream Result); }
+message Action { string digest = 1; }
+message Result { google.rpc.Status status = 1; bytes output = 2; }
+`
+	for _, tc := range []struct {
+		name  string
+		files []string
+		src   map[string]string
+		want  string
+	}{
+		{"status into the user's package", []string{"remote.proto", "google/rpc/status.proto"}, map[string]string{
+			"remote.proto": user, "google/rpc/status.proto": src(statusProto, "example.com/gen/google/rpc/status"),
+		}, statusNote},
+		{"status imported, not generated", []string{"remote.proto"}, map[string]string{
+			"remote.proto": user, "google/rpc/status.proto": src(statusProto, "example.com/gen/google/rpc/status"),
+		}, ""},
+		{"status into genproto's package", []string{"google/rpc/status.proto"}, map[string]string{
+			"google/rpc/status.proto": src(statusProto, "google.golang.org/genproto/googleapis/rpc/status;status"),
+		}, ""},
+		{"bytestream, which has services", []string{"google/bytestream/bytestream.proto"}, map[string]string{
+			"google/bytestream/bytestream.proto": src(byteStreamProto, "example.com/gen/google/bytestream"),
+		}, byteStreamNote},
+		{"well-known type", []string{"google/protobuf/empty.proto"}, map[string]string{
+			"google/protobuf/empty.proto": src(emptyProto, "example.com/gen/emptypb"),
+		}, emptyNote},
+		{"not a registered file", []string{"google/rpc/mine.proto"}, map[string]string{
+			"google/rpc/mine.proto": "syntax = \"proto3\";\npackage google.rpc;\noption go_package = \"example.com/gen/mine\";\nmessage Mine {}\n",
+		}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var notes strings.Builder
+			// pool_notes=false: only the registration notes.
+			resp := runNotes(t, compile(t, tc.files, "pool_notes=false", tc.src), &notes)
+			if resp.Error != nil {
+				t.Fatal(resp.GetError())
+			}
+			if notes.String() != tc.want {
+				t.Errorf("notes\n%s\nwant\n%s", notes.String(), tc.want)
+			}
+		})
+	}
+}
+
+// TestPoolNotesOtherRuns checks that a pool note names only the types that
+// this run generates, and says why the reachable types of files it does not
+// generate (google.rpc.Status, mapped to genproto's package) get no pool=
+// option: a pool= option for them would not compile.
+func TestPoolNotesOtherRuns(t *testing.T) {
+	files := map[string]string{
+		"google/rpc/status.proto": src(statusProto, "google.golang.org/genproto/googleapis/rpc/status;status"),
+		"remote.proto": `syntax = "proto3";
+package remote;
+option go_package = "example.com/gen/remote";
+import "google/rpc/status.proto";
+import "google/protobuf/duration.proto";
+service Execution { rpc Execute(Action) returns (stream Result); rpc Upload(stream Result) returns (Action); }
+message Action { string digest = 1; }
+message Result { google.rpc.Status status = 1; Output output = 2; google.protobuf.Duration took = 3; }
+message Output { bytes data = 1; google.rpc.Status status = 2; }
+`,
+	}
+	const want = `protoc-gen-go-grpcfast: note: remote.Result, received by streams of Execution.Execute, Execution.Upload, ` +
+		`has nested messages or packed repeated fields, which vtprotobuf's decoder allocates anew for every message unless it pools them. ` +
+		`Add pool=example.com/gen/remote.Result pool=example.com/gen/remote.Output to protoc-gen-go-vtproto's options, ` +
+		`and the same to protoc-gen-go-grpcfast's to silence this note (or pool_notes=false). ` +
+		`google.rpc.Status (Go package google.golang.org/genproto/googleapis/rpc/status) is reachable too but not generated by this run, ` +
+		`so vtprotobuf decodes it with protobuf-go (proto.Unmarshal) and cannot pool it; a pool= option for it would not compile.` + "\n"
+	var notes strings.Builder
+	resp := runNotes(t, compile(t, []string{"remote.proto"}, "", files), &notes)
+	if resp.Error != nil {
+		t.Fatal(resp.GetError())
+	}
+	if notes.String() != want {
+		t.Errorf("notes\n%s\nwant\n%s", notes.String(), want)
+	}
+	if strings.Contains(notes.String(), "pool=google.golang.org/genproto") {
+		t.Error("the note names a pool= option for a type this run does not generate")
+	}
+}

@@ -1,0 +1,148 @@
+// Package remote_test builds and runs the code that buf generates for a tree
+// shaped like Bazel's remote-apis, with the README's buf.yaml and
+// buf.gen.yaml ("Third-party trees"): googleapis' google/api,
+// google/longrunning and google/rpc files map to the Go packages that
+// genproto and cloud.google.com/go/longrunning register, and
+// google/bytestream is generated here for grpcfast's receivers.
+package remote_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+	"testing"
+
+	"cloud.google.com/go/longrunning/autogen/longrunningpb"
+	"google.golang.org/genproto/googleapis/rpc/status"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/encoding"
+	grpcstatus "google.golang.org/grpc/status"
+
+	"github.com/grpcfast/grpcfast"
+
+	executionv2 "example.com/remote/gen/build/bazel/remote/execution/v2"
+	"example.com/remote/gen/google/bytestream"
+)
+
+// The googleapis types are genproto's and longrunning's own: these compile
+// only if managed mode left their go_package alone.
+var (
+	_ *status.Status                                      = (&executionv2.ExecuteResponse{}).GetStatus()
+	_ *longrunningpb.Operation                            = nil
+	_ grpc.ServerStreamingServer[longrunningpb.Operation] = executionv2.Execution_ExecuteServer(nil)
+)
+
+// byteStream stores what Write receives, through the generated receiver.
+type byteStream struct {
+	bytestream.UnimplementedByteStreamServer
+	blobs map[string][]byte
+}
+
+func (s *byteStream) Write(stream grpc.ClientStreamingServer[bytestream.WriteRequest, bytestream.WriteResponse]) error {
+	var name string
+	var blob []byte
+	r := bytestream.NewByteStream_WriteRequestReceiver(stream)
+	for req, err := range r.All() {
+		if err != nil {
+			return err
+		}
+		if name == "" {
+			name = req.ResourceName
+		}
+		if req.WriteOffset != int64(len(blob)) {
+			return grpcstatus.Errorf(codes.InvalidArgument, "write_offset %d, want %d", req.WriteOffset, len(blob))
+		}
+		blob = append(blob, req.Data...) // req.Data is valid until the next message
+		if req.FinishWrite {
+			s.blobs[name] = blob
+			return stream.SendAndClose(&bytestream.WriteResponse{CommittedSize: int64(len(blob))})
+		}
+	}
+	return grpcstatus.Error(codes.InvalidArgument, "the stream ended without finish_write")
+}
+
+// TestByteStreamWrite writes a 4 MiB blob in 64 KiB chunks to a ByteStream
+// server on the generated code, both ends on the codec that the generated
+// packages registered, and checks what the server stored.
+func TestByteStreamWrite(t *testing.T) {
+	if _, ok := encoding.GetCodecV2(grpcfast.Name).(*grpcfast.Codec); !ok {
+		t.Fatalf("the codec under %q is %T, want the grpcfast codec that the generated packages register", grpcfast.Name, encoding.GetCodecV2(grpcfast.Name))
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := grpc.NewServer()
+	bs := &byteStream{blobs: map[string][]byte{}}
+	bytestream.RegisterByteStreamServer(srv, bs)
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		srv.Serve(lis)
+	}()
+	defer func() {
+		srv.Stop()
+		<-served
+	}()
+	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+
+	blob := make([]byte, 4<<20)
+	for i := range blob {
+		blob[i] = byte(i * 7 / 3)
+	}
+	sum := sha256.Sum256(blob)
+	name := fmt.Sprintf("uploads/1/blobs/%x/%d", sum, len(blob))
+	stream, err := bytestream.NewByteStreamClient(conn).Write(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const chunk = 64 << 10
+	for off := 0; off < len(blob); off += chunk {
+		req := &bytestream.WriteRequest{WriteOffset: int64(off), Data: blob[off:min(off+chunk, len(blob))], FinishWrite: off+chunk >= len(blob)}
+		if off == 0 {
+			req.ResourceName = name
+		}
+		if err := stream.Send(req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	resp, err := stream.CloseAndRecv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.CommittedSize != int64(len(blob)) {
+		t.Errorf("committed_size %d, want %d", resp.CommittedSize, len(blob))
+	}
+	if got := bs.blobs[name]; !bytes.Equal(got, blob) {
+		t.Errorf("the server stored %d bytes (SHA-256 %x), want %d (%x)", len(got), sha256.Sum256(got), len(blob), sum)
+	}
+}
+
+// TestREADMEShowsThisTree checks that the README's "Third-party trees"
+// section shows this tree's buf.yaml and buf.gen.yaml exactly.
+func TestREADMEShowsThisTree(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range []string{"buf.yaml", "buf.gen.yaml"} {
+		want, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		block := "```yaml\n# " + file + "\n" + string(want) + "```\n"
+		if !strings.Contains(string(readme), block) {
+			t.Errorf("README.md does not show %s as this tree has it; want a block\n%s", file, block)
+		}
+	}
+}
