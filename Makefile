@@ -86,8 +86,8 @@ checkgenerate: generate ## Fail if regenerating changes the tree.
 test: lint checkgenerate ## Run every test: lint, generation check, unit, golden, end-to-end and race tests, each benchmark once, a short fuzz.
 	@echo "==> unit, golden, end-to-end and stream tests, with the race detector"
 	go test -race -count=1 ./...
-	@echo "==> allocation counts, without the race detector (it makes sync.Pool drop items, so they skip under -race)"
-	go test -count=1 -run 'Allocs' ./...
+	@echo "==> the runtime's allocation counts (testing.AllocsPerRun), without the race detector, which makes sync.Pool drop items"
+	go test -count=1 -run 'Allocs' .
 	@echo "==> ownership and misuse tests in a grpcfast_checked build (memory taken back is poisoned and never reused)"
 	go test -tags grpcfast_checked -count=1 -run 'Checked|LastMessage|MergingCodec|CallerMemory|HandlerMemory|TestReceiver' .
 	@echo "==> every benchmark once, generated ones included (their figures mean nothing at one iteration)"
