@@ -19,10 +19,12 @@ import (
 
 // Run benchmarks every method of the service named service (its full proto
 // name, such as "grpcfast.example.v1.ChunkService") against a stub server
-// that needs no implementation. Each method gets two sub-benchmarks, run one
-// after the other in the same run: codec=proto (gRPC's standard codec, and
+// that needs no implementation. Each method gets three sub-benchmarks, run
+// one after the other in the same run: codec=proto (gRPC's standard codec,
+// and the stream's own Recv), codec=vtproto (vtprotobuf's codec/grpc, and
 // the stream's own Recv) and codec=grpcfast (grpcfast's codec, and the
-// generated receivers). Compare them with
+// generated receivers). The first call of each is checked (see the package
+// documentation). Compare them with
 //
 //	benchstat -col /codec results.txt
 //
@@ -46,7 +48,7 @@ func Run(b *testing.B, service string, methods ...Method) {
 			b.Fatal(m.err)
 		}
 	}
-	ms, err := fillMessages(methods, cfg.size)
+	ms, err := fillMessages(methods, &cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -76,7 +78,11 @@ func Run(b *testing.B, service string, methods ...Method) {
 			for _, load := range loads(&cfg) {
 				runIn(b, load.name, func(b *testing.B) {
 					for j, p := range paths {
-						c := &client{cfg: &cfg, req: ms[i].req, conns: envs[j].conns, n: load.conns}
+						if p.vtproto && !vtReady(m) {
+							b.Logf("%s: no codec=%s: its messages have no vtprotobuf methods", m.name, p.name)
+							continue
+						}
+						c := &client{cfg: &cfg, reqs: ms[i].reqs, ress: ms[i].ress, conns: envs[j].conns, n: load.conns}
 						b.Run("codec="+p.name, func(b *testing.B) {
 							runMethod(b, &cfg, service, m, ms[i], p, c, load, child)
 						})
@@ -146,7 +152,7 @@ func start(top, service string, methods []Method, ms []msgs, paths []*path, cfg 
 		return nil, nil, err
 	}
 	if cfg.server == ServerProcess {
-		child, err := startChild(top)
+		child, err := startChild(top, pathNames(paths))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -192,19 +198,46 @@ type perOp struct {
 	serverRecv int   // messages the server receives
 }
 
+// perOpOf returns what one call of m moves: for a stream, the messages it
+// sends in turn; for the single message of a side, the mean of its list.
 func perOpOf(m Method, ms msgs, cfg *config) perOp {
-	req, res := int64(proto.Size(ms.req)), int64(proto.Size(ms.res))
 	n := cfg.msgs
+	req, res := meanSize(ms.reqs), meanSize(ms.ress)
 	switch m.kind {
 	case clientStreaming:
-		return perOp{int64(n)*req + res, 1, n}
+		return perOp{streamSize(ms.reqs, n) + res, 1, n}
 	case serverStreaming:
-		return perOp{req + int64(n)*res, n, 1}
+		return perOp{req + streamSize(ms.ress, n), n, 1}
 	case bidiStreaming:
-		return perOp{int64(n) * (req + res), n, n}
+		return perOp{streamSize(ms.reqs, n) + streamSize(ms.ress, n), n, n}
 	default:
 		return perOp{req + res, 1, 1}
 	}
+}
+
+// meanSize is the mean encoded size of list's messages.
+func meanSize(list []proto.Message) int64 {
+	var sum int64
+	for _, m := range list {
+		sum += int64(proto.Size(m))
+	}
+	return sum / int64(len(list))
+}
+
+// streamSize is the encoded size of the n messages a stream sends from
+// list, in turn.
+func streamSize(list []proto.Message, n int) int64 {
+	var sum int64
+	for i := range n {
+		sum += int64(proto.Size(list[i%len(list)]))
+	}
+	return sum
+}
+
+// vtReady reports whether m's messages have the vtprotobuf methods that
+// codec=vtproto needs.
+func vtReady(m Method) bool {
+	return hasVT(m.newReq()) && hasVT(m.newRes())
 }
 
 func runMethod(b *testing.B, cfg *config, service string, m Method, ms msgs, p *path, c *client, load load, child *childproc.Proc) {
@@ -217,8 +250,9 @@ func runMethod(b *testing.B, cfg *config, service string, m Method, ms msgs, p *
 	ctx := context.Background()
 	call := func() error { return m.call(ctx, c, p, fullMethod) }
 	// One call before timing: it connects, warms the pools and checks that
-	// the method works on this path.
-	if err := call(); err != nil {
+	// the method works on this path: both sides compare every message they
+	// receive with the one sent (see checkHeader).
+	if err := m.call(checkContext(ctx), c, p, fullMethod); err != nil {
 		b.Fatalf("%s on codec=%s: %v", fullMethod, p.name, err)
 	}
 	b.SetBytes(op.payload)

@@ -13,6 +13,8 @@ import (
 	"google.golang.org/grpc/encoding"
 	"google.golang.org/grpc/mem"
 
+	vtgrpc "github.com/planetscale/vtprotobuf/codec/grpc"
+
 	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/internal/stdcodec"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
@@ -39,6 +41,20 @@ func (c *countingCodec) Unmarshal(data mem.BufferSlice, v any) error {
 	c.decodedTo = append(c.decodedTo, v)
 	c.mu.Unlock()
 	return c.CodecV2.Unmarshal(data, v)
+}
+
+// countingCodecV1 records the decodes of the path with a V1 codec.
+type countingCodecV1 struct {
+	encoding.Codec
+	mu        sync.Mutex
+	decodedTo []any
+}
+
+func (c *countingCodecV1) Unmarshal(data []byte, v any) error {
+	c.mu.Lock()
+	c.decodedTo = append(c.decodedTo, v)
+	c.mu.Unlock()
+	return c.Codec.Unmarshal(data, v)
 }
 
 // reuse returns how many decodes went into *kinds.Rich messages, and into
@@ -94,7 +110,12 @@ func TestPathsUseTheirCodecs(t *testing.T) {
 				codecs[name] = cc
 				return cc
 			}
-			t.Cleanup(func() { wrapCodec = nil })
+			var v1 *countingCodecV1
+			wrapCodecV1 = func(name string, c encoding.Codec) encoding.Codec {
+				v1 = &countingCodecV1{Codec: c}
+				return v1
+			}
+			t.Cleanup(func() { wrapCodec, wrapCodecV1 = nil, nil })
 			registered := encoding.GetCodecV2("proto")
 			global := &countingCodec{CodecV2: registered}
 			encoding.RegisterCodecV2(global)
@@ -117,6 +138,19 @@ func TestPathsUseTheirCodecs(t *testing.T) {
 			}
 			if _, ok := codecs[PathGrpcfast].CodecV2.(*grpcfast.Codec); !ok {
 				t.Errorf("codec=grpcfast runs on %T, want *grpcfast.Codec", codecs[PathGrpcfast].CodecV2)
+			}
+			if _, ok := v1.Codec.(vtgrpc.Codec); !ok {
+				t.Errorf("codec=vtproto runs on %T, want vtprotobuf's codec/grpc", v1.Codec)
+			}
+			seen := map[any]bool{}
+			for _, v := range v1.decodedTo {
+				if seen[v] {
+					t.Errorf("codec=vtproto decoded twice into %p; its codec merges, so every message must be new", v)
+				}
+				seen[v] = true
+			}
+			if len(v1.decodedTo) == 0 {
+				t.Errorf("codec=vtproto decoded nothing")
 			}
 			if global.marshals != 0 || len(global.decodedTo) != 0 {
 				t.Errorf("the registered codec was used %d+%d times; both paths must force their own", global.marshals, len(global.decodedTo))
@@ -144,7 +178,10 @@ func TestPathsUseTheirCodecs(t *testing.T) {
 }
 
 // TestServerProcess runs a generated benchmark with the server in its own
-// process and checks that the server's figures are reported for both paths.
+// process, with -test.cpu=1,2, and checks that the server's figures are
+// reported for every path at both. The parent fails the benchmark unless
+// the child announces the parent's GOMAXPROCS, so a pass also proves that
+// the child follows -test.cpu.
 func TestServerProcess(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a test binary")
@@ -153,7 +190,7 @@ func TestServerProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("go", "test", "-run", "^$", "-bench", "BenchmarkGrpcfast_Kinds/^(Unary|Bidi)$", "-benchtime", "3x", ".",
+	cmd := exec.Command("go", "test", "-run", "^$", "-bench", "BenchmarkGrpcfast_Kinds/^(Unary|Bidi)$", "-benchtime", "3x", "-cpu", "1,2", ".",
 		"-args", "-grpcfast.server=process", "-grpcfast.msgs=5", "-grpcfast.size=300")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOFLAGS=")
@@ -161,11 +198,18 @@ func TestServerProcess(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	for _, name := range []string{"Unary/codec=proto", "Unary/codec=grpcfast", "Bidi/codec=proto", "Bidi/codec=grpcfast"} {
-		line := regexp.MustCompile(`(?m)^BenchmarkGrpcfast_Kinds/` + regexp.QuoteMeta(name) + `-\d+\s.*$`).Find(out)
-		for _, metric := range []string{" srv-cpu-ns/op", " srv-B/op", " srv-allocs/op", " cpu-ns/op", " allocs/msg"} {
-			if !strings.Contains(string(line), metric) {
-				t.Errorf("%s: no%s in %q", name, metric, line)
+	for _, name := range []string{"Unary/codec=proto", "Unary/codec=vtproto", "Unary/codec=grpcfast",
+		"Bidi/codec=proto", "Bidi/codec=vtproto", "Bidi/codec=grpcfast"} {
+		for _, cpu := range []string{"", "-2"} {
+			line := regexp.MustCompile(`(?m)^BenchmarkGrpcfast_Kinds/` + regexp.QuoteMeta(name+cpu) + `\s.*$`).Find(out)
+			if line == nil {
+				t.Errorf("no line for %s%s in\n%s", name, cpu, out)
+				continue
+			}
+			for _, metric := range []string{" srv-cpu-ns/op", " srv-B/op", " srv-allocs/op", " cpu-ns/op", " allocs/msg"} {
+				if !strings.Contains(string(line), metric) {
+					t.Errorf("%s%s: no%s in %q", name, cpu, metric, line)
+				}
 			}
 		}
 	}
