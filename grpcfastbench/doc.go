@@ -61,8 +61,17 @@
 //
 //	go test -run '^$' -bench . ./gen/chunkpb -args -grpcfast.size=16384 -grpcfast.msgs=1024
 //
-//	-grpcfast.size=BYTES       grow every request and response until it encodes to
-//	                           about BYTES (default 0: one value per field; see Fill)
+//	-grpcfast.size=BYTES       grow requests, and the responses of server-streaming
+//	                           and bidi methods, to about BYTES (default 0: one value
+//	                           per field). A unary or client-stream method's single
+//	                           response stays small. What grows (see Fill): the
+//	                           longest bytes field, else every repeated field by
+//	                           added elements, else one string
+//	-grpcfast.reqsize=BYTES    the size of requests, instead of -grpcfast.size
+//	-grpcfast.respsize=BYTES   the size of every response, single ones too
+//	-grpcfast.grow=FIELDS      grow these fields first where a message holds them
+//	                           (full names, such as google.bytestream.WriteRequest.data,
+//	                           separated by commas; see FillGrowing)
 //	-grpcfast.msgs=N           messages per stream in each streaming direction (100)
 //	-grpcfast.streams=N        calls in flight at once (1); a list such as 1,8,64
 //	                           runs each, as sub-benchmarks named streams=N

@@ -107,13 +107,18 @@ type msgs struct {
 }
 
 func fillMessages(methods []Method, cfg *config) ([]msgs, error) {
+	grow, err := cfg.growFields()
+	if err != nil {
+		return nil, err
+	}
 	out := make([]msgs, len(methods))
 	for i, m := range methods {
 		req, res := m.newReq(), m.newRes()
-		if err := Fill(req, cfg.size); err != nil {
+		reqSize, resSize := cfg.sizes(m.kind)
+		if err := FillGrowing(req, reqSize, grow...); err != nil {
 			return nil, fmt.Errorf("grpcfastbench: %s request: %w", m.name, err)
 		}
-		if err := Fill(res, cfg.size); err != nil {
+		if err := FillGrowing(res, resSize, grow...); err != nil {
 			return nil, fmt.Errorf("grpcfastbench: %s response: %w", m.name, err)
 		}
 		out[i] = msgs{[]proto.Message{req}, []proto.Message{res}}

@@ -12,6 +12,7 @@ import (
 
 	"google.golang.org/grpc/encoding"
 	"google.golang.org/grpc/mem"
+	"google.golang.org/protobuf/proto"
 
 	vtgrpc "github.com/planetscale/vtprotobuf/codec/grpc"
 
@@ -228,6 +229,10 @@ func TestFlagErrors(t *testing.T) {
 		{"-grpcfast.streams=x", `invalid value "x" for flag -grpcfast.streams: want a whole number >= 1, or a list of them separated by commas`},
 		{"-grpcfast.conns=1,0", `invalid value "1,0" for flag -grpcfast.conns: want a whole number >= 1, or a list of them separated by commas`},
 		{"-grpcfast.streams=8,1,8", `invalid value "8,1,8" for flag -grpcfast.streams: 8 is in the list twice`},
+		{"-grpcfast.reqsize=x", `invalid value "x" for flag -grpcfast.reqsize: want a whole number >= 0`},
+		{"-grpcfast.respsize=-2", `invalid value "-2" for flag -grpcfast.respsize: want a whole number >= 0`},
+		{"-grpcfast.grow=data", `invalid value "data" for flag -grpcfast.grow: want full field names such as google.bytestream.WriteRequest.data, separated by commas`},
+		{"-grpcfast.grow=a.B.c,", `invalid value "a.B.c," for flag -grpcfast.grow: want full field names such as google.bytestream.WriteRequest.data, separated by commas`},
 	} {
 		fs := flag.NewFlagSet("test", flag.ContinueOnError)
 		fs.SetOutput(new(strings.Builder))
@@ -287,6 +292,73 @@ func TestProfileDir(t *testing.T) {
 					t.Errorf("%s: empty or unreadable (%v)", matches[0], err)
 				}
 			}
+		}
+	}
+}
+
+// TestSizes checks which messages -grpcfast.size, -grpcfast.reqsize and
+// -grpcfast.respsize grow: a single response stays at its base size unless
+// -grpcfast.respsize asks.
+func TestSizes(t *testing.T) {
+	methods := kindsMethods() // Unary, ClientStream, ServerStream, Bidi
+	base := func(m proto.Message) int {
+		c := proto.Clone(m)
+		if err := Fill(c, 0); err != nil {
+			t.Fatal(err)
+		}
+		return proto.Size(c)
+	}
+	for _, tc := range []struct {
+		name string
+		set  func(*config)
+		want [4][2]int // per method: request and response size; -1: base
+	}{
+		{"size", func(c *config) { c.size = 3000 }, [4][2]int{{3000, -1}, {3000, -1}, {3000, 3000}, {3000, 3000}}},
+		{"reqsize", func(c *config) { c.size, c.reqSize = 3000, 2000 }, [4][2]int{{2000, -1}, {2000, -1}, {2000, 3000}, {2000, 3000}}},
+		// ClientStream's response (Summary) has only integers: it cannot grow.
+		{"respsize", func(c *config) { c.respSize = 5000 }, [4][2]int{{-1, 5000}, {-1, -1}, {-1, 5000}, {-1, 5000}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := flags
+			tc.set(&cfg)
+			ms, err := fillMessages(methods, &cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, m := range methods {
+				for j, got := range []proto.Message{ms[i].reqs[0], ms[i].ress[0]} {
+					want := tc.want[i][j]
+					if want < 0 {
+						want = base(got)
+					}
+					if proto.Size(got) != want {
+						t.Errorf("%s %s: %d bytes, want %d", m.Name(), []string{"request", "response"}[j], proto.Size(got), want)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestGrowFlag(t *testing.T) {
+	cfg := flags
+	cfg.size = 2000
+	cfg.grow = []string{"grpcfast.testdata.kinds.Rich.name"}
+	ms, err := fillMessages(kindsMethods()[:1], &cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := ms[0].reqs[0].(*kinds.Rich); len(r.Name) < 1500 || len(r.Data) > 100 {
+		t.Errorf("name %d bytes, data %d: want name grown", len(r.Name), len(r.Data))
+	}
+	for _, tc := range []struct{ name, want string }{
+		{"grpcfast.testdata.kinds.Rich.nope", "-grpcfast.grow: grpcfast.testdata.kinds.Rich.nope is not a field of a message type linked into this test binary"},
+		{"grpcfast.testdata.kinds.Rich", "-grpcfast.grow: grpcfast.testdata.kinds.Rich is not a field of a message type linked into this test binary"},
+		{"grpcfast.testdata.kinds.Summary.count", "-grpcfast.grow: grpcfast.testdata.kinds.Summary.count is a int64 field; want a bytes, string or repeated field"},
+	} {
+		cfg.grow = []string{tc.name}
+		if _, err := fillMessages(kindsMethods(), &cfg); err == nil || err.Error() != tc.want {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}
 	}
 }
