@@ -106,7 +106,7 @@ func TestCheckedCallErrors(t *testing.T) {
 			loseOn(t, PathGrpcfast, tc.drop)
 			cfg := flags
 			cfg.msgs = 3
-			ms, err := fillMessages(methods, &cfg)
+			ms, _, err := fillMessages("grpcfast.testdata.kinds.Kinds", methods, &cfg)
 			if err != nil {
 				t.Fatal(err)
 			}

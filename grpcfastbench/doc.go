@@ -72,6 +72,12 @@
 //	-grpcfast.grow=FIELDS      grow these fields first where a message holds them
 //	                           (full names, such as google.bytestream.WriteRequest.data,
 //	                           separated by commas; see FillGrowing)
+//	-grpcfast.replay=DIR       send the messages recorded in DIR (package
+//	                           grpcfastrecord's format and recorder) instead of
+//	                           filled ones, for every method and side with a
+//	                           recording: the single message of a call in turn,
+//	                           a stream's messages in order, over again if the
+//	                           stream is longer
 //	-grpcfast.msgs=N           messages per stream in each streaming direction (100)
 //	-grpcfast.streams=N        calls in flight at once (1); a list such as 1,8,64
 //	                           runs each, as sub-benchmarks named streams=N

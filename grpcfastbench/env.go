@@ -15,6 +15,7 @@ import (
 	vtgrpc "github.com/planetscale/vtprotobuf/codec/grpc"
 
 	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/grpcfastrecord"
 	"github.com/grpcfast/grpcfast/internal/stdcodec"
 )
 
@@ -106,7 +107,39 @@ type msgs struct {
 	reqs, ress []proto.Message
 }
 
-func fillMessages(methods []Method, cfg *config) ([]msgs, error) {
+// fillMessages returns the messages of every method of service: those
+// recorded in the -grpcfast.replay corpus, else filled ones (Fill), for
+// each of requests and responses on its own. replayed says, per method,
+// how many requests and responses came from the corpus.
+func fillMessages(service string, methods []Method, cfg *config) (ms []msgs, replayed [][2]int, err error) {
+	ms, err = fillMethods(methods, cfg)
+	if err != nil || cfg.replay == "" {
+		return ms, nil, err
+	}
+	replayed = make([][2]int, len(methods))
+	for i, m := range methods {
+		reqs, err := grpcfastrecord.Read(cfg.replay, service, m.name, true, m.newReq)
+		if err != nil {
+			return nil, nil, err
+		}
+		ress, err := grpcfastrecord.Read(cfg.replay, service, m.name, false, m.newRes)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(reqs) > 0 {
+			ms[i].reqs = reqs
+		}
+		if len(ress) > 0 {
+			ms[i].ress = ress
+		}
+		replayed[i] = [2]int{len(reqs), len(ress)}
+	}
+	return ms, replayed, nil
+}
+
+// fillMethods fills a request and a response for every method, of the
+// sizes the flags ask for.
+func fillMethods(methods []Method, cfg *config) ([]msgs, error) {
 	grow, err := cfg.growFields()
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package grpcfastbench
 import (
 	"flag"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,6 +36,7 @@ type config struct {
 	reqSize    int      // of requests, if >= 0 (unset: -1)
 	respSize   int      // of every response, if >= 0 (unset: -1)
 	grow       []string // full names of fields to grow first
+	replay     string   // corpus directory of recorded messages (grpcfastrecord); "" for none
 	msgs       int      // messages per stream, in each streaming direction
 	streams    []int    // concurrent calls; one set of sub-benchmarks per value
 	conns      []int    // client connections the calls are spread over; likewise
@@ -75,12 +77,19 @@ func registerFlags(fs *flag.FlagSet, c *config) {
 		"where the stub server runs: inprocess, or process (a child process; adds the server's CPU, bytes and allocations per op)")
 	fs.Var(choiceFlag{&c.bidi, []string{BidiPipelined, BidiPingPong}}, FlagPrefix+"bidi",
 		"bidi `mode`: pipelined (the client sends while it receives) or pingpong (one response before the next request)")
+	fs.StringVar(&c.replay, FlagPrefix+"replay", "",
+		"send the messages recorded in corpus `dir` (grpcfastrecord's format: DIR/SERVICE/METHOD/requests.binpb, responses.binpb) instead of filled ones")
 	fs.StringVar(&c.profileDir, FlagPrefix+"profile", "",
 		"write a CPU and an allocation profile per sub-benchmark into `dir`")
 }
 
 // check reports a combination of flags that cannot run.
 func (c *config) check() error {
+	if c.replay != "" {
+		if fi, err := os.Stat(c.replay); err != nil || !fi.IsDir() {
+			return fmt.Errorf("-%sreplay=%s: not a directory", FlagPrefix, c.replay)
+		}
+	}
 	if c.server == ServerProcess && c.transport == TransportBufconn {
 		return fmt.Errorf("-%sserver=%s needs -%stransport=%s: an in-memory connection cannot reach another process",
 			FlagPrefix, ServerProcess, FlagPrefix, TransportTCP)

@@ -48,7 +48,7 @@ func Run(b *testing.B, service string, methods ...Method) {
 			b.Fatal(m.err)
 		}
 	}
-	ms, err := fillMessages(methods, &cfg)
+	ms, replayed, err := fillMessages(service, methods, &cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -74,6 +74,9 @@ func Run(b *testing.B, service string, methods ...Method) {
 		}
 	})
 	for i, m := range methods {
+		if replayed != nil {
+			b.Logf("%s: %s", m.name, replayNote(replayed[i], cfg.replay))
+		}
 		b.Run(m.name, func(b *testing.B) {
 			for _, load := range loads(&cfg) {
 				runIn(b, load.name, func(b *testing.B) {
@@ -91,6 +94,17 @@ func Run(b *testing.B, service string, methods ...Method) {
 			}
 		})
 	}
+}
+
+// replayNote says where a method's messages came from.
+func replayNote(n [2]int, dir string) string {
+	side := func(n int, what string) string {
+		if n == 0 {
+			return "filled " + what
+		}
+		return strconv.Itoa(n) + " recorded " + what
+	}
+	return side(n[0], "requests") + " and " + side(n[1], "responses") + " from " + dir
 }
 
 // load is one combination of the -grpcfast.conns and -grpcfast.streams

@@ -321,7 +321,7 @@ func TestSizes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := flags
 			tc.set(&cfg)
-			ms, err := fillMessages(methods, &cfg)
+			ms, _, err := fillMessages("grpcfast.testdata.kinds.Kinds", methods, &cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -344,7 +344,7 @@ func TestGrowFlag(t *testing.T) {
 	cfg := flags
 	cfg.size = 2000
 	cfg.grow = []string{"grpcfast.testdata.kinds.Rich.name"}
-	ms, err := fillMessages(kindsMethods()[:1], &cfg)
+	ms, _, err := fillMessages("grpcfast.testdata.kinds.Kinds", kindsMethods()[:1], &cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -357,7 +357,7 @@ func TestGrowFlag(t *testing.T) {
 		{"grpcfast.testdata.kinds.Summary.count", "-grpcfast.grow: grpcfast.testdata.kinds.Summary.count is a int64 field; want a bytes, string or repeated field"},
 	} {
 		cfg.grow = []string{tc.name}
-		if _, err := fillMessages(kindsMethods(), &cfg); err == nil || err.Error() != tc.want {
+		if _, _, err := fillMessages("grpcfast.testdata.kinds.Kinds", kindsMethods(), &cfg); err == nil || err.Error() != tc.want {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}
 	}
