@@ -73,10 +73,16 @@ func Run(b *testing.B, service string, methods ...Method) {
 			}
 		}
 	})
-	for i, m := range methods {
-		if replayed != nil {
-			b.Logf("%s: %s", m.name, replayNote(replayed[i], cfg.replay))
+	if replayed != nil {
+		if _, done := announced.LoadOrStore(service, true); !done {
+			// Once per service and process, on a line that benchstat
+			// does not take for a configuration line (no "key:" first).
+			for i, m := range methods {
+				fmt.Printf("replay %s/%s: %s\n", service, m.name, replayNote(replayed[i], cfg.replay))
+			}
 		}
+	}
+	for i, m := range methods {
 		b.Run(m.name, func(b *testing.B) {
 			for _, load := range loads(&cfg) {
 				runIn(b, load.name, func(b *testing.B) {
@@ -95,6 +101,9 @@ func Run(b *testing.B, service string, methods ...Method) {
 		})
 	}
 }
+
+// announced holds the services whose replayed messages have been announced.
+var announced sync.Map
 
 // replayNote says where a method's messages came from.
 func replayNote(n [2]int, dir string) string {
