@@ -10,7 +10,9 @@
 //   - codec=vtproto: vtprotobuf's own gRPC codec (codec/grpc, a V1 codec
 //     that gRPC wraps in its adapter), and the stream's own Recv: what a
 //     vtprotobuf user runs. Methods whose messages have no vtprotobuf
-//     methods (editions files) have no codec=vtproto.
+//     methods (editions files), or that vtprotobuf does not decode as it
+//     encodes them (its UnmarshalVT fails on proto2 groups), have no
+//     codec=vtproto; a line of the output says which and why.
 //   - codec=grpcfast: grpcfast's codec, and the generated receivers.
 //
 // Every path forces its codec on the server (grpc.ForceServerCodecV2, or

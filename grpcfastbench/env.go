@@ -93,10 +93,7 @@ func pathNames(paths []*path) []string {
 // codec needs (files vtprotobuf did not run on, such as editions files, have
 // none).
 func hasVT(m proto.Message) bool {
-	_, ok := m.(interface {
-		MarshalVT() ([]byte, error)
-		UnmarshalVT([]byte) error
-	})
+	_, ok := m.(vtMessage)
 	return ok
 }
 

@@ -73,12 +73,19 @@ func Run(b *testing.B, service string, methods ...Method) {
 			}
 		}
 	})
-	if replayed != nil {
-		if _, done := announced.LoadOrStore(service, true); !done {
-			// Once per service and process, on a line that benchstat
-			// does not take for a configuration line (no "key:" first).
-			for i, m := range methods {
+	vtSkips := make([]string, len(methods))
+	for i, m := range methods {
+		vtSkips[i] = vtSkip(m, ms[i])
+	}
+	if _, done := announced.LoadOrStore(service, true); !done {
+		// Once per service and process, on lines that benchstat does not
+		// take for configuration lines (no "key:" first).
+		for i, m := range methods {
+			if replayed != nil {
 				fmt.Printf("replay %s/%s: %s\n", service, m.name, replayNote(replayed[i], cfg.replay))
+			}
+			if vtSkips[i] != "" {
+				fmt.Printf("no codec=%s for %s/%s: %s\n", PathVtproto, service, m.name, vtSkips[i])
 			}
 		}
 	}
@@ -87,8 +94,7 @@ func Run(b *testing.B, service string, methods ...Method) {
 			for _, load := range loads(&cfg) {
 				runIn(b, load.name, func(b *testing.B) {
 					for j, p := range paths {
-						if p.vtproto && !vtReady(m) {
-							b.Logf("%s: no codec=%s: its messages have no vtprotobuf methods", m.name, p.name)
+						if p.vtproto && vtSkips[i] != "" {
 							continue
 						}
 						c := &client{cfg: &cfg, reqs: ms[i].reqs, ress: ms[i].ress, conns: envs[j].conns, n: load.conns}
@@ -102,7 +108,8 @@ func Run(b *testing.B, service string, methods ...Method) {
 	}
 }
 
-// announced holds the services whose replayed messages have been announced.
+// announced holds the services whose replayed messages and skipped paths
+// have been announced.
 var announced sync.Map
 
 // replayNote says where a method's messages came from.
@@ -257,10 +264,36 @@ func streamSize(list []proto.Message, n int) int64 {
 	return sum
 }
 
-// vtReady reports whether m's messages have the vtprotobuf methods that
-// codec=vtproto needs.
-func vtReady(m Method) bool {
-	return hasVT(m.newReq()) && hasVT(m.newRes())
+// vtMessage is what vtprotobuf's codec needs of a message.
+type vtMessage interface {
+	MarshalVT() ([]byte, error)
+	UnmarshalVT([]byte) error
+}
+
+// vtSkip returns why codec=vtproto cannot run m with the messages ms, or ""
+// if it can: its messages have no vtprotobuf methods (files vtprotobuf did
+// not run on, such as editions files), or vtprotobuf does not decode what
+// it encodes for them (its UnmarshalVT fails on proto2 groups).
+func vtSkip(m Method, ms msgs) string {
+	if !hasVT(m.newReq()) || !hasVT(m.newRes()) {
+		return "its messages have no vtprotobuf methods"
+	}
+	for _, list := range [][]proto.Message{ms.reqs, ms.ress} {
+		for _, msg := range list {
+			b, err := msg.(vtMessage).MarshalVT()
+			back := msg.ProtoReflect().New().Interface()
+			if err == nil {
+				err = back.(vtMessage).UnmarshalVT(b)
+			}
+			if err != nil {
+				return fmt.Sprintf("vtprotobuf fails to round-trip %s: %v", msg.ProtoReflect().Descriptor().FullName(), err)
+			}
+			if !proto.Equal(back, msg) {
+				return fmt.Sprintf("vtprotobuf's round trip changes %s", msg.ProtoReflect().Descriptor().FullName())
+			}
+		}
+	}
+	return ""
 }
 
 func runMethod(b *testing.B, cfg *config, service string, m Method, ms msgs, p *path, c *client, load load, child *childproc.Proc) {

@@ -7,7 +7,9 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/grpcfast/grpcfast/internal/testprotos/bytestream"
+	"github.com/grpcfast/grpcfast/internal/testprotos/editions"
 	"github.com/grpcfast/grpcfast/internal/testprotos/otlp"
+	"github.com/grpcfast/grpcfast/internal/testprotos/proto2"
 )
 
 // TestByteStreamShape checks what -grpcfast.size=16384 grows in a
@@ -84,6 +86,29 @@ func TestOTLPShape(t *testing.T) {
 	for i, m := range ms[0].reqs {
 		if n := len(m.(*otlp.ExportTraceServiceRequest).ResourceSpans[0].ScopeSpans[0].Spans); n != 100 {
 			t.Errorf("export %d: %d spans, want 100", i, n)
+		}
+	}
+}
+
+// TestVtprotoSkip checks that codec=vtproto is left out, with the reason,
+// for messages vtprotobuf cannot round-trip (proto2 groups) or that have no
+// vtprotobuf methods, and kept for the others.
+func TestVtprotoSkip(t *testing.T) {
+	for _, tc := range []struct {
+		m    Method
+		want string
+	}{
+		{Unary[proto2.Item, proto2.Item]("Get"), "vtprotobuf fails to round-trip grpcfast.testdata.proto2.Item: proto: unexpected end of group"},
+		{Unary[editions.Note, editions.Note]("Get"), "its messages have no vtprotobuf methods"},
+		{kindsMethods()[0], ""},
+	} {
+		cfg := flags
+		ms, _, err := fillMessages("x.S", []Method{tc.m}, &cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := vtSkip(tc.m, ms[0]); got != tc.want {
+			t.Errorf("%T: %q, want %q", tc.m.newReq(), got, tc.want)
 		}
 	}
 }
