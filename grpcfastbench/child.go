@@ -59,8 +59,10 @@ const gomaxprocsName = "gomaxprocs"
 
 // startChild runs the test binary again as the stub server of the top-level
 // benchmark named top, with the same -grpcfast.* flags and this process's
-// GOMAXPROCS (which go test sets from -test.cpu for each run of a
-// benchmark), and waits for it to serve the paths named.
+// GOMAXPROCS, and waits for it to serve the paths named. go test sets
+// GOMAXPROCS again for each -test.cpu value of a sub-benchmark: runMethod
+// then sets the child's to match (childproc.Proc.SetProcs) and fails if the
+// child's differed while it measured.
 func startChild(top string, paths []string) (*childproc.Proc, error) {
 	procs := strconv.Itoa(runtime.GOMAXPROCS(0))
 	args := []string{

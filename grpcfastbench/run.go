@@ -303,6 +303,13 @@ func runMethod(b *testing.B, cfg *config, service string, m Method, ms msgs, p *
 	if child == nil {
 		recvHere += op.serverRecv
 	}
+	if child != nil {
+		// go test sets GOMAXPROCS for each -test.cpu value of a
+		// sub-benchmark: the server process follows.
+		if err := child.SetProcs(runtime.GOMAXPROCS(0)); err != nil {
+			b.Fatal(err)
+		}
+	}
 	ctx := context.Background()
 	call := func() error { return m.call(ctx, c, p, fullMethod) }
 	// One call before timing: it connects, warms the pools and checks that
@@ -335,6 +342,9 @@ func runMethod(b *testing.B, cfg *config, service string, m Method, ms msgs, p *
 	runtime.ReadMemStats(&mem1)
 	if child != nil && err == nil {
 		srv1, err = child.Stats()
+		if procs := runtime.GOMAXPROCS(0); err == nil && (srv0.Procs != procs || srv1.Procs != procs) {
+			err = errorf("the server process ran with GOMAXPROCS=%d and %d, this one with %d", srv0.Procs, srv1.Procs, procs)
+		}
 	}
 	if perr := prof.stop(); err == nil {
 		err = perr
