@@ -116,16 +116,23 @@ test-compat: ## Run the runtime's and the example's tests with -race on the olde
 	GOFLAGS="$$(go env GOFLAGS) -modfile=$(COMPAT_MOD)" go test -race -count=1 $(COMPAT_PKGS)
 
 .PHONY: bench
-bench: generate ## Generate the example and run its generated benchmarks: gRPC's standard path and grpcfast side by side, server in-process and in its own process.
+bench: generate ## Run the example's generated benchmarks (gRPC's standard path, vtprotobuf's codec and grpcfast; server in-process and in its own process) and end with one screen: grpcfast against each.
 	@mkdir -p $(BENCH_OUT)
-	@echo "==> the example's generated benchmarks, server in this process ($(BENCH_COUNT) x $(BENCH_TIME) per sub-benchmark; $(BENCH_ARGS))"
-	go test -run '^$$' -bench Grpcfast -benchmem -count $(BENCH_COUNT) -benchtime $(BENCH_TIME) ./example/examplepb -args $(BENCH_ARGS) | tee $(BENCH_OUT)/example.txt
-	@echo "==> the same, server in its own process (client figures, and srv-* for the server)"
-	go test -run '^$$' -bench Grpcfast -benchmem -count $(BENCH_COUNT) -benchtime $(BENCH_TIME) ./example/examplepb -args $(BENCH_ARGS) -grpcfast.server=process | tee $(BENCH_OUT)/example-process.txt
-	@echo "==> server in this process: codec=proto (gRPC's standard path) against codec=grpcfast"
-	benchstat -col /codec $(BENCH_OUT)/example.txt
-	@echo "==> server in its own process: codec=proto against codec=grpcfast"
-	benchstat -col /codec $(BENCH_OUT)/example-process.txt
+	@echo "==> the example's generated benchmarks, server in this process, then in its own process ($(BENCH_COUNT) x $(BENCH_TIME) per sub-benchmark; $(BENCH_ARGS))"
+	@echo "    raw results: $(BENCH_OUT)/example.txt and $(BENCH_OUT)/example-process.txt"
+	@go test -run '^$$' -bench Grpcfast -benchmem -count $(BENCH_COUNT) -benchtime $(BENCH_TIME) ./example/examplepb -args $(BENCH_ARGS) \
+		> $(BENCH_OUT)/example.txt || { tail -30 $(BENCH_OUT)/example.txt; exit 1; }
+	@go test -run '^$$' -bench Grpcfast -benchmem -count $(BENCH_COUNT) -benchtime $(BENCH_TIME) ./example/examplepb -args $(BENCH_ARGS) -grpcfast.server=process \
+		> $(BENCH_OUT)/example-process.txt || { tail -30 $(BENCH_OUT)/example-process.txt; exit 1; }
+	@benchstat -col /codec $(BENCH_OUT)/example.txt > $(BENCH_OUT)/example-benchstat.txt 2>&1
+	@benchstat -col /codec $(BENCH_OUT)/example-process.txt > $(BENCH_OUT)/example-process-benchstat.txt 2>&1
+	@echo "    benchstat's full tables: $(BENCH_OUT)/example-benchstat.txt and $(BENCH_OUT)/example-process-benchstat.txt"
+	@echo
+	@echo "==> server in this process (time, CPU, bytes and allocations of client and server together)"
+	@go run ./internal/benchsummary $(BENCH_OUT)/example.txt
+	@echo
+	@echo "==> server in its own process (time, and the client's CPU, bytes and allocations; srv: the server's)"
+	@go run ./internal/benchsummary $(BENCH_OUT)/example-process.txt
 
 .PHONY: bench-transport
 bench-transport: tools ## Run the hand-written transport benchmarks: 16 MiB streams, the transport floor (a codec that does no work) and raw TCP.

@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"runtime"
+	"strconv"
 	"strings"
 
 	"google.golang.org/grpc"
@@ -42,20 +44,33 @@ func serveChild(service string, methods []Method, ms []msgs, cfg *config) error 
 		go srv.Serve(lis)
 		addrs = append(addrs, p.name+"="+lis.Addr().String())
 	}
+	// The parent checks that this process runs on as many threads as it
+	// does (startChild).
+	addrs = append(addrs, gomaxprocsName+"="+strconv.Itoa(runtime.GOMAXPROCS(0)))
 	if err := childproc.Serve(linePrefix, addrs); err != nil {
 		return errorf("%v", err)
 	}
 	return nil
 }
 
+// gomaxprocsName is the name under which the child announces its
+// GOMAXPROCS among its addresses.
+const gomaxprocsName = "gomaxprocs"
+
 // startChild runs the test binary again as the stub server of the top-level
-// benchmark named top, with the same -grpcfast.* flags.
-func startChild(top string) (*childproc.Proc, error) {
+// benchmark named top, with the same -grpcfast.* flags and this process's
+// GOMAXPROCS, and waits for it to serve the paths named. go test sets
+// GOMAXPROCS again for each -test.cpu value of a sub-benchmark: runMethod
+// then sets the child's to match (childproc.Proc.SetProcs) and fails if the
+// child's differed while it measured.
+func startChild(top string, paths []string) (*childproc.Proc, error) {
+	procs := strconv.Itoa(runtime.GOMAXPROCS(0))
 	args := []string{
 		"-test.run=^$",
 		"-test.bench=^" + regexp.QuoteMeta(top) + "$",
 		"-test.benchtime=1x",
 		"-test.count=1",
+		"-test.cpu=" + procs,
 	}
 	flag.Visit(func(f *flag.Flag) {
 		if strings.HasPrefix(f.Name, FlagPrefix) {
@@ -63,10 +78,14 @@ func startChild(top string) (*childproc.Proc, error) {
 		}
 	})
 	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), childEnv+"=1")
-	p, err := childproc.Start(cmd, linePrefix, PathProto, PathGrpcfast)
+	cmd.Env = append(os.Environ(), childEnv+"=1", "GOMAXPROCS="+procs)
+	p, err := childproc.Start(cmd, linePrefix, append(paths, gomaxprocsName)...)
 	if err != nil {
 		return nil, errorf("%v", err)
+	}
+	if got := p.Addrs[gomaxprocsName]; got != procs {
+		p.Kill()
+		return nil, errorf("the server process runs with GOMAXPROCS=%s, want %s as this one", got, procs)
 	}
 	return p, nil
 }

@@ -2,15 +2,33 @@
 // protoc-gen-go-grpcfast call (x_grpcfast_bench_test.go, one
 // BenchmarkGrpcfast_<Service> per service). It needs no user code: it serves
 // every method of the service from a stub server, fills requests and
-// responses from their descriptors (Fill), and runs each method on two paths
-// in the same run:
+// responses from their descriptors (Fill), and runs each method on three
+// paths in the same run:
 //
 //   - codec=proto: gRPC's standard codec, and the stream's own Recv, which
 //     allocates a message per Recv: what a program without grpcfast does.
+//   - codec=vtproto: vtprotobuf's own gRPC codec (codec/grpc, a V1 codec
+//     that gRPC wraps in its adapter), and the stream's own Recv: what a
+//     vtprotobuf user runs. Methods whose messages have no vtprotobuf
+//     methods (editions files), or that vtprotobuf does not decode as it
+//     encodes them (its UnmarshalVT fails on proto2 groups), have no
+//     codec=vtproto; a line of the output says which and why.
 //   - codec=grpcfast: grpcfast's codec, and the generated receivers.
 //
-// Both paths force their codec on the server (grpc.ForceServerCodecV2) and
-// on every call (grpc.ForceCodecV2), so both pay the same fixed costs.
+// Every path forces its codec on the server (grpc.ForceServerCodecV2, or
+// grpc.ForceServerCodec for the V1 codec) and on every call
+// (grpc.ForceCodecV2 or grpc.ForceCodec), so all pay the same fixed costs
+// and the codec registered for the process is not changed.
+//
+// # Checked by construction
+//
+// The first call of every method on every path, before timing, is checked:
+// the server compares every request it receives, and the client every
+// response, with what the other side sent (proto.Equal), each message made
+// unique for that call, so that a reused message left untouched cannot pass.
+// A path whose codec or receiver loses data fails the benchmark. With
+// -grpcfast.server=process the child runs with this process's GOMAXPROCS
+// (and so follows -test.cpu), and the benchmark fails if it does not.
 //
 // The stub server answers a unary call with one response, reads a client
 // stream to its end and answers once, answers a server-streaming request
@@ -23,8 +41,9 @@
 //	go test -run '^$' -bench Grpcfast -benchmem -count 6 ./gen/... | tee bench.txt
 //	benchstat -col /codec bench.txt
 //
-// benchstat prints one row per method and metric with a codec=proto and a
-// codec=grpcfast column, and the change between them. The metrics are:
+// benchstat prints one row per method and metric with a codec=proto,
+// codec=vtproto and codec=grpcfast column, and the changes against the
+// first. The metrics are:
 //
 //   - sec/op, B/op, allocs/op: go test's own, for the whole process (client
 //     and server together, unless the server runs in its own process).
@@ -44,8 +63,23 @@
 //
 //	go test -run '^$' -bench . ./gen/chunkpb -args -grpcfast.size=16384 -grpcfast.msgs=1024
 //
-//	-grpcfast.size=BYTES       grow every request and response until it encodes to
-//	                           about BYTES (default 0: one value per field; see Fill)
+//	-grpcfast.size=BYTES       grow requests, and the responses of server-streaming
+//	                           and bidi methods, to about BYTES (default 0: one value
+//	                           per field). A unary or client-stream method's single
+//	                           response stays small. What grows (see Fill): the
+//	                           longest bytes field, else every repeated field by
+//	                           added elements, else one string
+//	-grpcfast.reqsize=BYTES    the size of requests, instead of -grpcfast.size
+//	-grpcfast.respsize=BYTES   the size of every response, single ones too
+//	-grpcfast.grow=FIELDS      grow these fields first where a message holds them
+//	                           (full names, such as google.bytestream.WriteRequest.data,
+//	                           separated by commas; see FillGrowing)
+//	-grpcfast.replay=DIR       send the messages recorded in DIR (package
+//	                           grpcfastrecord's format and recorder) instead of
+//	                           filled ones, for every method and side with a
+//	                           recording: the single message of a call in turn,
+//	                           a stream's messages in order, over again if the
+//	                           stream is longer
 //	-grpcfast.msgs=N           messages per stream in each streaming direction (100)
 //	-grpcfast.streams=N        calls in flight at once (1); a list such as 1,8,64
 //	                           runs each, as sub-benchmarks named streams=N

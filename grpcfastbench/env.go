@@ -12,80 +12,176 @@ import (
 	"google.golang.org/grpc/test/bufconn"
 	"google.golang.org/protobuf/proto"
 
+	vtgrpc "github.com/planetscale/vtprotobuf/codec/grpc"
+
 	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/grpcfastrecord"
 	"github.com/grpcfast/grpcfast/internal/stdcodec"
 )
 
-// Names of the two paths, as in the sub-benchmark names codec=proto and
-// codec=grpcfast.
+// Names of the paths, as in the sub-benchmark names codec=proto,
+// codec=vtproto and codec=grpcfast.
 const (
 	PathProto    = "proto"
+	PathVtproto  = "vtproto"
 	PathGrpcfast = "grpcfast"
 )
 
-// path is one side of the comparison. Both force their codec on the server
-// and on every call, so that both pay the same fixed costs (a forced codec
-// makes gRPC-Go build the content-type string per call).
+// path is one side of the comparison. Every path forces its codec on the
+// server and on every call, so that all pay the same fixed costs (a forced
+// codec makes gRPC-Go build the content-type string per call).
 type path struct {
 	name      string
-	codec     encoding.CodecV2
+	codec     encoding.CodecV2 // nil on a path with a V1 codec
+	codecV1   encoding.Codec
 	receivers bool // receive with the generated receivers, else with the stream's Recv
+	vtproto   bool // needs the vtprotobuf methods on every message
 	callOpts  []grpc.CallOption
+	serverOpt grpc.ServerOption
 }
 
-// wrapCodec, when set (by tests), wraps the codec of each path.
-var wrapCodec func(path string, c encoding.CodecV2) encoding.CodecV2
+// wrapCodec, when set (by tests), wraps the codec of each path that has a
+// CodecV2; wrapCodecV1 that of the path with a V1 codec.
+var (
+	wrapCodec   func(path string, c encoding.CodecV2) encoding.CodecV2
+	wrapCodecV1 func(path string, c encoding.Codec) encoding.Codec
+)
 
+// newPaths returns the three paths:
+//
+//   - codec=proto: gRPC's standard codec, and the stream's Recv;
+//   - codec=vtproto: vtprotobuf's own gRPC codec (codec/grpc, a V1 codec
+//     that gRPC wraps in its adapter), and the stream's Recv, as vtprotobuf's
+//     users run it. Its UnmarshalVT merges, so it must decode into a new
+//     message each time: Recv and the generated unary code make one per
+//     message, and so does this path;
+//   - codec=grpcfast: grpcfast's codec, and the generated receivers.
 func newPaths() []*path {
 	ps := []*path{
 		{name: PathProto, codec: stdcodec.Codec()},
+		{name: PathVtproto, codecV1: vtgrpc.Codec{}, vtproto: true},
 		{name: PathGrpcfast, codec: grpcfast.NewCodec(), receivers: true},
 	}
 	for _, p := range ps {
-		if wrapCodec != nil {
-			p.codec = wrapCodec(p.name, p.codec)
+		if p.codec != nil {
+			if wrapCodec != nil {
+				p.codec = wrapCodec(p.name, p.codec)
+			}
+			p.callOpts = []grpc.CallOption{grpc.ForceCodecV2(p.codec)}
+			p.serverOpt = grpc.ForceServerCodecV2(p.codec)
+			continue
 		}
-		p.callOpts = []grpc.CallOption{grpc.ForceCodecV2(p.codec)}
+		if wrapCodecV1 != nil {
+			p.codecV1 = wrapCodecV1(p.name, p.codecV1)
+		}
+		p.callOpts = []grpc.CallOption{grpc.ForceCodec(p.codecV1)}
+		p.serverOpt = grpc.ForceServerCodec(p.codecV1)
 	}
 	return ps
 }
 
-// msgs holds the filled request and response of one method.
-type msgs struct {
-	req, res proto.Message
+// pathNames returns the names of paths.
+func pathNames(paths []*path) []string {
+	names := make([]string, len(paths))
+	for i, p := range paths {
+		names[i] = p.name
+	}
+	return names
 }
 
-func fillMessages(methods []Method, size int) ([]msgs, error) {
+// hasVT reports whether m has the vtprotobuf methods that vtprotobuf's
+// codec needs (files vtprotobuf did not run on, such as editions files, have
+// none).
+func hasVT(m proto.Message) bool {
+	_, ok := m.(vtMessage)
+	return ok
+}
+
+// msgs holds the messages of one method: the requests the client sends and
+// the responses the stub server sends, in turn (see Unary). Each list has at
+// least one message.
+type msgs struct {
+	reqs, ress []proto.Message
+}
+
+// fillMessages returns the messages of every method of service: those
+// recorded in the -grpcfast.replay corpus, else filled ones (Fill), for
+// each of requests and responses on its own. replayed says, per method,
+// how many requests and responses came from the corpus.
+func fillMessages(service string, methods []Method, cfg *config) (ms []msgs, replayed [][2]int, err error) {
+	ms, err = fillMethods(methods, cfg)
+	if err != nil || cfg.replay == "" {
+		return ms, nil, err
+	}
+	replayed = make([][2]int, len(methods))
+	for i, m := range methods {
+		reqs, err := grpcfastrecord.Read(cfg.replay, service, m.name, true, m.newReq)
+		if err != nil {
+			return nil, nil, err
+		}
+		ress, err := grpcfastrecord.Read(cfg.replay, service, m.name, false, m.newRes)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(reqs) > 0 {
+			ms[i].reqs = reqs
+		}
+		if len(ress) > 0 {
+			ms[i].ress = ress
+		}
+		replayed[i] = [2]int{len(reqs), len(ress)}
+	}
+	return ms, replayed, nil
+}
+
+// fillMethods fills a request and a response for every method, of the
+// sizes the flags ask for.
+func fillMethods(methods []Method, cfg *config) ([]msgs, error) {
+	grow, err := cfg.growFields()
+	if err != nil {
+		return nil, err
+	}
 	out := make([]msgs, len(methods))
 	for i, m := range methods {
 		req, res := m.newReq(), m.newRes()
-		if err := Fill(req, size); err != nil {
+		reqSize, resSize := cfg.sizes(m.kind)
+		if err := FillGrowing(req, reqSize, grow...); err != nil {
 			return nil, fmt.Errorf("grpcfastbench: %s request: %w", m.name, err)
 		}
-		if err := Fill(res, size); err != nil {
+		if err := FillGrowing(res, resSize, grow...); err != nil {
 			return nil, fmt.Errorf("grpcfastbench: %s response: %w", m.name, err)
 		}
-		out[i] = msgs{req, res}
+		out[i] = msgs{[]proto.Message{req}, []proto.Message{res}}
 	}
 	return out, nil
 }
 
-// stub is the server side of one method: it answers with res.
+// stub is the server side of one method: it answers with ress, in turn.
 type stub struct {
-	cfg *config
-	res proto.Message
+	cfg  *config
+	reqs []proto.Message // what the client sends, to check a checked call
+	ress []proto.Message
+	next atomic.Uint64
+}
+
+// res returns the single response of an unchecked call: the next in turn.
+func (s *stub) res() proto.Message {
+	if len(s.ress) == 1 {
+		return s.ress[0]
+	}
+	return s.ress[(s.next.Add(1)-1)%uint64(len(s.ress))]
 }
 
 // newServer returns a gRPC server that serves the stub service on path p.
 func newServer(service string, methods []Method, ms []msgs, p *path, cfg *config) *grpc.Server {
 	desc := &grpc.ServiceDesc{ServiceName: service, HandlerType: (*any)(nil)}
 	for i, m := range methods {
-		st := &stub{cfg: cfg, res: ms[i].res}
+		st := &stub{cfg: cfg, reqs: ms[i].reqs, ress: ms[i].ress}
 		if m.kind == unary {
 			desc.Methods = append(desc.Methods, grpc.MethodDesc{
 				MethodName: m.name,
-				Handler: func(_ any, _ context.Context, dec func(any) error, _ grpc.UnaryServerInterceptor) (any, error) {
-					return m.unary(st, dec)
+				Handler: func(_ any, ctx context.Context, dec func(any) error, _ grpc.UnaryServerInterceptor) (any, error) {
+					return m.unary(ctx, st, dec)
 				},
 			})
 			continue
@@ -97,7 +193,7 @@ func newServer(service string, methods []Method, ms []msgs, p *path, cfg *config
 			ServerStreams: m.kind == serverStreaming || m.kind == bidiStreaming,
 		})
 	}
-	srv := grpc.NewServer(grpc.ForceServerCodecV2(p.codec))
+	srv := grpc.NewServer(p.serverOpt)
 	srv.RegisterService(desc, struct{}{})
 	return srv
 }
@@ -146,13 +242,27 @@ func (c *conns) close() {
 	}
 }
 
-// client is what a Method's call needs: the connections, the request to
-// send and the flags.
+// client is what a Method's call needs: the connections, the messages the
+// client sends and those it expects, and the flags.
 type client struct {
 	cfg   *config
-	req   proto.Message
+	reqs  []proto.Message
+	ress  []proto.Message // what the server sends, to check a checked call
 	conns *conns
 	n     int // calls use the first n connections
+	next  atomic.Uint64
+}
+
+// req returns the single request of a call: on a checked one (k), the
+// first, marked; else the next in turn.
+func (c *client) req(k check) proto.Message {
+	if k.on {
+		return k.at(c.reqs, 0)
+	}
+	if len(c.reqs) == 1 {
+		return c.reqs[0]
+	}
+	return c.reqs[(c.next.Add(1)-1)%uint64(len(c.reqs))]
 }
 
 // conn returns the next connection, round robin.

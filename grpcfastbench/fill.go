@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"google.golang.org/protobuf/proto"
@@ -60,44 +61,56 @@ const (
 // initialized value: Fill returns an error for m of such a type, before
 // changing m.
 //
-// Growing, when size > proto.Size of the fill (the base size); Fill never
-// shrinks below the base size, so for size <= base m is just the base fill:
+// Growing, when size > proto.Size of the fill (the base size), puts the
+// bytes where real payloads grow; Fill never shrinks below the base size, so
+// for size <= base m is just the base fill. Set fields are searched in the
+// filled tree breadth-first in field order, through singular and repeated
+// message fields but not map values:
 //
-//  1. If m holds a singular string or bytes field (also in nested messages,
-//     searched breadth-first in field order, through singular and repeated
-//     message fields but not map values), Fill lengthens the longest one at
-//     the shallowest level that has any (the first on ties), repeating its
-//     current value. If no singular one exists, the first element of a
-//     repeated string or bytes field is used the same way. Then
-//     proto.Size(m) == size exactly, unless no length of that field gives
-//     exactly size (at that length a length prefix, the field's own or an
-//     enclosing message's, gets one byte wider) and neither lengthening one
-//     other string or bytes value nor widening one other integer field's
-//     varint (its value changes, still non-zero) makes up the few missing
-//     bytes. In that case proto.Size(m) is the smallest size above size that
-//     the chosen field's length gives: at most 1+d bytes over, where d is the
-//     number of messages the field is nested in below m. In particular it is
-//     exact for every size > base when the grown field is a field of m itself
-//     and m has another string, bytes or varint integer (int, uint, sint)
-//     field of its own (as filled, strings are shorter than 127 bytes); a
-//     message whose only such field is the grown one (a
-//     wrapperspb.BytesValue) can be 1 byte over.
-//  2. Otherwise Fill appends elements to the first non-empty repeated field
-//     (of m, then of nested messages breadth-first), stopping at the first
-//     element that brings proto.Size(m) to size or more: proto.Size(m) <
-//     size + the encoded size of that one element (plus any length-prefix
-//     widening it caused). It appends copies of the first element, except
-//     for varint integer kinds: their widest value (of int32, the widest
-//     positive one), the last of them then narrowed to the narrowest width
-//     still reaching size, which makes proto.Size(m) == size unless a length
-//     prefix gets wider at that size.
-//  3. Otherwise (no string, bytes or non-empty repeated field; maps are
-//     never grown) m stays at its base size.
+//  1. bytes: if m holds a singular bytes field, Fill lengthens the longest
+//     one at the shallowest level that has any (the first on ties), else
+//     the first element of a repeated bytes field, repeating its value.
+//  2. Else repeated fields: Fill adds elements to every non-empty repeated
+//     field of the tree, one to each in turn (the deepest first), copies of
+//     its first element as filled (for varint integer kinds, their widest
+//     value), so that every list of the tree gets longer, and stops at the
+//     first element that brings proto.Size(m) to size or more.
+//  3. Else one long string: the longest singular string at the shallowest
+//     level, else the first element of a repeated string field.
+//
+// A lengthened field (1 and 3) makes proto.Size(m) == size exactly, unless no
+// length of that field gives exactly size (at that length a length prefix,
+// the field's own or an enclosing message's, gets one byte wider) and
+// neither lengthening one other string or bytes value nor widening one other
+// integer field's varint (its value changes, still non-zero) makes up the
+// few missing bytes. In that case proto.Size(m) is the smallest size above
+// size that the field's length gives: at most 1+d bytes over, where d is the
+// number of messages the field is nested in below m (a message whose only
+// such field is the grown one, a wrapperspb.BytesValue, can be 1 byte over).
+// Added elements (2) make proto.Size(m) < size + the encoded size of the
+// last element added (plus any length-prefix widening it caused); when the
+// only list grown holds varint integers, its last element is then narrowed
+// to the narrowest width still reaching size, which makes proto.Size(m) ==
+// size unless a length prefix gets wider at that size. Maps are never grown;
+// a message with none of these fields stays at its base size.
+//
+// FillGrowing grows named fields instead, where m holds them.
 //
 // size must be below 2 GiB. Growing to tens of MiB is fast for string and
 // bytes fields (one allocation); growing a repeated field costs one append
 // per element.
-func Fill(m proto.Message, size int) (err error) {
+func Fill(m proto.Message, size int) error {
+	return FillGrowing(m, size)
+}
+
+// FillGrowing is Fill, except that if m's filled tree holds one of the
+// fields named by grow (full names, such as
+// google.bytestream.WriteRequest.data), the growth goes there first: into
+// those repeated fields, by adding elements to each in turn; else into the
+// first of them that is a string or bytes field, by lengthening it (the
+// shallowest, longest on ties). A named field m does not hold (unset, too
+// deep, or of another message) changes nothing: m grows by Fill's rules.
+func FillGrowing(m proto.Message, size int, grow ...protoreflect.FullName) (err error) {
 	if m == nil {
 		return errors.New("grpcfastbench: Fill: nil message")
 	}
@@ -121,7 +134,7 @@ func Fill(m proto.Message, size int) (err error) {
 	clearMessage(rm)
 	f.fill(rm, 0, nil)
 	if size > 0 {
-		grow(rm, size)
+		growTo(rm, size, grow)
 	}
 	return nil
 }
@@ -534,34 +547,80 @@ func longest(slots []slot) int {
 	return best
 }
 
-// grow grows root, of proto.Size below size, as Fill documents.
-func grow(root protoreflect.Message, size int) {
+// growTo grows root, of proto.Size below size, as Fill and FillGrowing
+// document.
+func growTo(root protoreflect.Message, size int, named []protoreflect.FullName) {
 	msg := root.Interface()
 	base := proto.Size(msg)
 	if base >= size {
 		return
 	}
 	t := walk(root)
-	var primary slot
-	var others []slot
-	switch {
-	case len(t.strs) > 0:
-		i := longest(t.strs)
-		primary = t.strs[i]
-		others = append(append(others, t.strs[:i]...), t.strs[i+1:]...)
-		others = append(others, t.elems...)
-	case len(t.elems) > 0:
-		i := longest(t.elems)
-		primary = t.elems[i]
-		others = append(append(others, t.elems[:i]...), t.elems[i+1:]...)
-	case len(t.lists) > 0:
-		growList(msg, t.lists[0], size)
-		return
-	default:
+	if len(named) > 0 {
+		isNamed := func(s slot) bool { return slices.Contains(named, s.fd.FullName()) }
+		if lists := filter(t.lists, isNamed); len(lists) > 0 {
+			growLists(msg, lists, size)
+			return
+		}
+		for _, slots := range [][]slot{t.strs, t.elems} {
+			if sel := filter(slots, isNamed); len(sel) > 0 {
+				i := longest(sel)
+				growLength(msg, sel[i], t.others(sel[i]), base, size)
+				return
+			}
+		}
+	}
+	isBytes := func(s slot) bool { return s.fd.Kind() == protoreflect.BytesKind }
+	isString := func(s slot) bool { return s.fd.Kind() == protoreflect.StringKind }
+	if primary, ok := pick(t, isBytes); ok {
+		growLength(msg, primary, t.others(primary), base, size)
 		return
 	}
-	others = append(others, t.ints...)
-	growLength(msg, primary, others, base, size)
+	if len(t.lists) > 0 {
+		growLists(msg, t.lists, size)
+		return
+	}
+	if primary, ok := pick(t, isString); ok {
+		growLength(msg, primary, t.others(primary), base, size)
+	}
+}
+
+// filter returns the slots that keep accepts, in order.
+func filter(slots []slot, keep func(slot) bool) []slot {
+	var out []slot
+	for _, s := range slots {
+		if keep(s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// pick returns the singular field of the kind accepted by keep to lengthen
+// (the longest at the shallowest level), else the first such element of a
+// repeated field.
+func pick(t *tree, keep func(slot) bool) (slot, bool) {
+	if strs := filter(t.strs, keep); len(strs) > 0 {
+		return strs[longest(strs)], true
+	}
+	if elems := filter(t.elems, keep); len(elems) > 0 {
+		return elems[0], true
+	}
+	return slot{}, false
+}
+
+// others are the slots that can make up a gap left by lengthening primary:
+// the other string and bytes values, then the varint integers.
+func (t *tree) others(primary slot) []slot {
+	var out []slot
+	for _, slots := range [][]slot{t.strs, t.elems, t.ints} {
+		for _, s := range slots {
+			if s != primary {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
 }
 
 // growLength sets the length of primary so that proto.Size(msg) == size, or
@@ -650,56 +709,83 @@ func adjust(msg proto.Message, s slot, size int) bool {
 	return false
 }
 
-// growList appends elements to the list s until proto.Size(msg) >= size.
-func growList(msg proto.Message, s slot, size int) {
-	list := s.m.Mutable(s.fd).List()
-	k := s.fd.Kind()
-	ws := widths(k)
-	var next func() protoreflect.Value
-	switch {
-	case isMessage(s.fd):
-		first := list.Get(0).Message().Interface()
-		next = func() protoreflect.Value { return protoreflect.ValueOfMessage(proto.Clone(first).ProtoReflect()) }
-	case ws != nil:
-		// The widest value whose width the narrower ones continue without
-		// a hole (int32's -1 takes 10 bytes, the positive ones at most 5), so
-		// narrowing the last element can hit every size in between.
-		wide := ws[len(ws)-1]
-		if k == protoreflect.Int32Kind {
-			wide = ws[len(ws)-2]
+// growLists appends elements to the lists, one to each in turn, the last
+// (deepest) first, until proto.Size(msg) >= size.
+func growLists(msg proto.Message, lists []slot, size int) {
+	type grower struct {
+		list protoreflect.List
+		next func() protoreflect.Value
+	}
+	gs := make([]grower, len(lists))
+	for i, s := range lists {
+		list := s.m.Mutable(s.fd).List()
+		g := grower{list: list}
+		switch ws := widths(s.fd.Kind()); {
+		case isMessage(s.fd):
+			first := proto.Clone(list.Get(0).Message().Interface())
+			g.next = func() protoreflect.Value { return protoreflect.ValueOfMessage(proto.Clone(first).ProtoReflect()) }
+		case ws != nil:
+			// The widest value whose width the narrower ones continue without
+			// a hole (int32's -1 takes 10 bytes, the positive ones at most 5), so
+			// narrowing the last element can hit every size in between.
+			wide := ws[len(ws)-1]
+			if s.fd.Kind() == protoreflect.Int32Kind {
+				wide = ws[len(ws)-2]
+			}
+			g.next = func() protoreflect.Value { return wide }
+		default:
+			first := list.Get(0)
+			if s.fd.Kind() == protoreflect.BytesKind {
+				first = protoreflect.ValueOfBytes(slices.Clone(first.Bytes()))
+			}
+			g.next = func() protoreflect.Value { return first }
 		}
-		next = func() protoreflect.Value { return wide }
-	default:
-		first := list.Get(0)
-		next = func() protoreflect.Value { return first }
+		gs[len(lists)-1-i] = g
+	}
+	var last protoreflect.List // the list that got the last element
+	round := func() {
+		for _, g := range gs {
+			g.list.Append(g.next())
+		}
+		last = gs[len(gs)-1].list
 	}
 	before := proto.Size(msg)
-	list.Append(next())
+	round()
 	got := proto.Size(msg)
 	each := max(got-before, 1)
-	// Append in bulk while far below size (length prefixes widen by a few
-	// bytes at most per level), then one at a time.
-	slack := 5 * (s.depth + 2)
+	// Whole rounds in bulk while far below size (length prefixes widen by a
+	// few bytes at most per level and list), then one element at a time.
+	slack := 5 * (lists[len(lists)-1].depth + 2) * len(lists)
 	for got < size {
-		if n := (size - got - slack) / each; n > 0 {
-			for range n {
-				list.Append(next())
-			}
-		} else {
-			list.Append(next())
+		n := (size - got - slack) / each
+		if n <= 0 {
+			break
+		}
+		for range n {
+			round()
 		}
 		got = proto.Size(msg)
 	}
-	// Narrow the last integer element to the narrowest width still reaching size.
-	if ws != nil {
-		last := list.Len() - 1
-		orig := list.Get(last)
+	for got < size {
+		for _, g := range gs {
+			g.list.Append(g.next())
+			last = g.list
+			if got = proto.Size(msg); got >= size {
+				break
+			}
+		}
+	}
+	// With a single list of integers, narrow the last element to the
+	// narrowest width still reaching size.
+	if ws := widths(lists[0].fd.Kind()); len(lists) == 1 && ws != nil {
+		i := last.Len() - 1
+		orig := last.Get(i)
 		for _, v := range ws {
-			list.Set(last, v)
+			last.Set(i, v)
 			if proto.Size(msg) >= size {
 				return
 			}
 		}
-		list.Set(last, orig)
+		last.Set(i, orig)
 	}
 }

@@ -77,6 +77,10 @@ message Maps {
 message OnlyInts { repeated int32 xs = 1; }
 message NestedInts { OnlyInts o = 1; bool flag = 2; }
 message NoFields {}
+message Shaped { string resource_name = 1; int64 offset = 2; bytes data = 3; }
+message Tree { string schema_url = 1; repeated Branch branches = 2; }
+message Branch { string name = 1; repeated Twig twigs = 2; }
+message Twig { string key = 1; int64 value = 2; }
 message Outer { Mid mid = 1; int32 n = 2; }
 message Mid { Leaf leaf = 1; }
 message Leaf { bytes b = 1; }
@@ -238,7 +242,7 @@ func fillCases() []fillCase {
 		{name: "timestamppb.Timestamp", new: gen(func() *timestamppb.Timestamp { return new(timestamppb.Timestamp) }), grow: growNone},
 		{name: "durationpb.Duration", new: gen(func() *durationpb.Duration { return new(durationpb.Duration) }), grow: growNone},
 		{name: "emptypb.Empty", new: gen(func() *emptypb.Empty { return new(emptypb.Empty) }), grow: growNone},
-		{name: "fieldmaskpb.FieldMask", new: gen(func() *fieldmaskpb.FieldMask { return new(fieldmaskpb.FieldMask) }), grow: growExact},
+		{name: "fieldmaskpb.FieldMask", new: gen(func() *fieldmaskpb.FieldMask { return new(fieldmaskpb.FieldMask) }), grow: growList, listField: "paths"},
 		{name: "wrapperspb.BytesValue", new: gen(func() *wrapperspb.BytesValue { return new(wrapperspb.BytesValue) }), grow: growGap1},
 		{name: "wrapperspb.StringValue", new: gen(func() *wrapperspb.StringValue { return new(wrapperspb.StringValue) }), grow: growGap1},
 		{name: "wrapperspb.Int64Value", new: gen(func() *wrapperspb.Int64Value { return new(wrapperspb.Int64Value) }), grow: growNone},
@@ -250,6 +254,7 @@ func fillCases() []fillCase {
 		{name: "filltest.OnlyInts", new: dyn("filltest.OnlyInts"), grow: growList, listField: "xs", exactList: true},
 		{name: "filltest.NestedInts", new: dyn("filltest.NestedInts"), grow: growList, listField: "o.xs", exactList: true},
 		{name: "filltest.NoFields", new: dyn("filltest.NoFields"), grow: growNone},
+		{name: "filltest.Shaped", new: dyn("filltest.Shaped"), grow: growExact},
 		{name: "filltest.Outer", new: dyn("filltest.Outer"), grow: growExact},
 		{name: "filltest.Outer2", new: dyn("filltest.Outer2"), grow: growGap3},
 		{name: "filltest.Deep", new: dyn("filltest.Deep"), grow: growNone},
@@ -633,7 +638,7 @@ func TestFillBoundaries(t *testing.T) {
 	for _, c := range fillCases() {
 		cases[c.name] = c
 	}
-	for _, name := range []string{"kinds.Rich", "kinds.Inner", "proto2.Item", "editions.Note", "fieldmaskpb.FieldMask", "filltest.A", "filltest.Outer", "filltested.Req", "wrapperspb.BytesValue", "filltest.Outer2"} {
+	for _, name := range []string{"kinds.Rich", "kinds.Inner", "proto2.Item", "editions.Note", "filltest.A", "filltest.Outer", "filltested.Req", "wrapperspb.BytesValue", "filltest.Outer2"} {
 		c := cases[name]
 		t.Run(name, func(t *testing.T) {
 			b := c.new(t)
@@ -847,5 +852,101 @@ func TestFillErrors(t *testing.T) {
 		if !m.Has(first) {
 			t.Errorf("Fill(%s) changed the message it refused", name)
 		}
+	}
+}
+
+// field returns the value of m's field named name.
+func field(m protoreflect.Message, name string) protoreflect.Value {
+	return m.Get(m.Descriptor().Fields().ByName(protoreflect.Name(name)))
+}
+
+// TestFillGrowsBytesFirst checks that a bytes field grows, not the string
+// beside it (as a ByteStream WriteRequest's data, not its resource_name).
+func TestFillGrowsBytesFirst(t *testing.T) {
+	base := dynamicpb.NewMessage(dynDesc(t, "filltest.Shaped"))
+	mustFill(t, base, 0)
+	m := dynamicpb.NewMessage(dynDesc(t, "filltest.Shaped"))
+	mustFill(t, m, 16384)
+	if got := proto.Size(m); got != 16384 {
+		t.Errorf("size %d, want 16384", got)
+	}
+	if got, want := field(m, "resource_name").String(), field(base, "resource_name").String(); got != want {
+		t.Errorf("resource_name %q, want the base %q", got, want)
+	}
+	if n := len(field(m, "data").Bytes()); n < 16300 {
+		t.Errorf("data is %d bytes, want the growth", n)
+	}
+}
+
+// TestFillSpreadsLists checks that without a bytes field the repeated
+// fields grow, every list of the tree, and the string stays short.
+func TestFillSpreadsLists(t *testing.T) {
+	const size = 8192
+	base := dynamicpb.NewMessage(dynDesc(t, "filltest.Tree"))
+	mustFill(t, base, 0)
+	m := dynamicpb.NewMessage(dynDesc(t, "filltest.Tree"))
+	mustFill(t, m, size)
+	got := proto.Size(m)
+	if got < size || got > size+64 {
+		t.Errorf("size %d, want %d to %d", got, size, size+64)
+	}
+	if got, want := field(m, "schema_url").String(), field(base, "schema_url").String(); got != want {
+		t.Errorf("schema_url %q, want the base %q", got, want)
+	}
+	branches := field(m, "branches").List()
+	if branches.Len() <= 2 {
+		t.Fatalf("%d branches, want more than the base 2", branches.Len())
+	}
+	// The two filled branches got twigs in turn with the branches.
+	for i := range 2 {
+		twigs := field(branches.Get(i).Message(), "twigs").List().Len()
+		if twigs < branches.Len()-2 || twigs > branches.Len() {
+			t.Errorf("branch %d has %d twigs, with %d branches: the lists did not grow in turn", i, twigs, branches.Len())
+		}
+	}
+	for i := range branches.Len() {
+		if name := field(branches.Get(i).Message(), "name").String(); name != "name" {
+			t.Errorf("branch %d name %q, want the base value", i, name)
+		}
+	}
+}
+
+// TestFillGrowing checks that named fields grow instead: a string, or only
+// the lists named.
+func TestFillGrowing(t *testing.T) {
+	m := dynamicpb.NewMessage(dynDesc(t, "filltest.Tree"))
+	if err := grpcfastbench.FillGrowing(m, 4096, "filltest.Tree.schema_url"); err != nil {
+		t.Fatal(err)
+	}
+	if got := proto.Size(m); got != 4096 {
+		t.Errorf("size %d, want 4096", got)
+	}
+	if n := field(m, "branches").List().Len(); n != 2 {
+		t.Errorf("%d branches, want the base 2", n)
+	}
+	if n := len(field(m, "schema_url").String()); n < 3000 {
+		t.Errorf("schema_url is %d bytes, want the growth", n)
+	}
+
+	m = dynamicpb.NewMessage(dynDesc(t, "filltest.Tree"))
+	if err := grpcfastbench.FillGrowing(m, 4096, "filltest.Branch.twigs"); err != nil {
+		t.Fatal(err)
+	}
+	branches := field(m, "branches").List()
+	if branches.Len() != 2 {
+		t.Errorf("%d branches, want the base 2", branches.Len())
+	}
+	a, b := field(branches.Get(0).Message(), "twigs").List().Len(), field(branches.Get(1).Message(), "twigs").List().Len()
+	if a < 20 || a-b < 0 || a-b > 1 {
+		t.Errorf("twigs %d and %d, want both grown in turn", a, b)
+	}
+
+	// A name the message does not hold: Fill's rules.
+	m = dynamicpb.NewMessage(dynDesc(t, "filltest.Shaped"))
+	if err := grpcfastbench.FillGrowing(m, 1000, "filltest.Tree.schema_url"); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(field(m, "data").Bytes()); n < 900 {
+		t.Errorf("data is %d bytes, want Fill's growth", n)
 	}
 }

@@ -3,9 +3,13 @@ package grpcfastbench
 import (
 	"flag"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 )
 
 // FlagPrefix starts the name of every flag of the harness. The flags are
@@ -28,17 +32,22 @@ const (
 
 // config is what the flags set. Run reads it once per benchmark.
 type config struct {
-	size       int    // target encoded size of every message; 0: one value per field
-	msgs       int    // messages per stream, in each streaming direction
-	streams    []int  // concurrent calls; one set of sub-benchmarks per value
-	conns      []int  // client connections the calls are spread over; likewise
-	transport  string // TransportTCP or TransportBufconn
-	server     string // ServerInProcess or ServerProcess
-	bidi       string // BidiPipelined or BidiPingPong
-	profileDir string // where to write CPU and allocation profiles; "" for none
+	size       int      // target encoded size of requests and streamed responses; 0: one value per field
+	reqSize    int      // of requests, if >= 0 (unset: -1)
+	respSize   int      // of every response, if >= 0 (unset: -1)
+	grow       []string // full names of fields to grow first
+	replay     string   // corpus directory of recorded messages (grpcfastrecord); "" for none
+	msgs       int      // messages per stream, in each streaming direction
+	streams    []int    // concurrent calls; one set of sub-benchmarks per value
+	conns      []int    // client connections the calls are spread over; likewise
+	transport  string   // TransportTCP or TransportBufconn
+	server     string   // ServerInProcess or ServerProcess
+	bidi       string   // BidiPipelined or BidiPingPong
+	profileDir string   // where to write CPU and allocation profiles; "" for none
 }
 
 var flags = config{
+	reqSize: -1, respSize: -1,
 	msgs: 100, streams: []int{1}, conns: []int{1},
 	transport: TransportTCP, server: ServerInProcess, bidi: BidiPipelined,
 }
@@ -48,7 +57,14 @@ func init() { registerFlags(flag.CommandLine, &flags) }
 // registerFlags registers the harness's flags on fs, filling c.
 func registerFlags(fs *flag.FlagSet, c *config) {
 	fs.Var(intFlag{&c.size, 0}, FlagPrefix+"size",
-		"grow every request and response until it encodes to about `bytes` (0: one value per field)")
+		"grow requests, and the responses of server-streaming and bidi methods, until they encode to about `bytes` "+
+			"(0: one value per field); bytes fields grow first, then repeated fields, then one string")
+	fs.Var(intFlag{&c.reqSize, 0}, FlagPrefix+"reqsize",
+		"grow requests to about `bytes`, instead of -"+FlagPrefix+"size")
+	fs.Var(intFlag{&c.respSize, 0}, FlagPrefix+"respsize",
+		"grow every response, unary and client-stream ones too, to about `bytes`, instead of -"+FlagPrefix+"size")
+	fs.Var(namesFlag{&c.grow}, FlagPrefix+"grow",
+		"grow these `fields` first (full names such as google.bytestream.WriteRequest.data, separated by commas), where a message holds them")
 	fs.Var(intFlag{&c.msgs, 1}, FlagPrefix+"msgs",
 		"`n` messages per stream in each streaming direction")
 	fs.Var(intsFlag{&c.streams, 1}, FlagPrefix+"streams",
@@ -61,16 +77,78 @@ func registerFlags(fs *flag.FlagSet, c *config) {
 		"where the stub server runs: inprocess, or process (a child process; adds the server's CPU, bytes and allocations per op)")
 	fs.Var(choiceFlag{&c.bidi, []string{BidiPipelined, BidiPingPong}}, FlagPrefix+"bidi",
 		"bidi `mode`: pipelined (the client sends while it receives) or pingpong (one response before the next request)")
+	fs.StringVar(&c.replay, FlagPrefix+"replay", "",
+		"send the messages recorded in corpus `dir` (grpcfastrecord's format: DIR/SERVICE/METHOD/requests.binpb, responses.binpb) instead of filled ones")
 	fs.StringVar(&c.profileDir, FlagPrefix+"profile", "",
 		"write a CPU and an allocation profile per sub-benchmark into `dir`")
 }
 
 // check reports a combination of flags that cannot run.
 func (c *config) check() error {
+	if c.replay != "" {
+		if fi, err := os.Stat(c.replay); err != nil || !fi.IsDir() {
+			return fmt.Errorf("-%sreplay=%s: not a directory", FlagPrefix, c.replay)
+		}
+	}
 	if c.server == ServerProcess && c.transport == TransportBufconn {
 		return fmt.Errorf("-%sserver=%s needs -%stransport=%s: an in-memory connection cannot reach another process",
 			FlagPrefix, ServerProcess, FlagPrefix, TransportTCP)
 	}
+	return nil
+}
+
+// sizes returns the target sizes of m's request and response.
+func (c *config) sizes(k kind) (req, res int) {
+	req, res = c.size, c.size
+	if k == unary || k == clientStreaming {
+		res = 0 // a single response stays small unless asked
+	}
+	if c.reqSize >= 0 {
+		req = c.reqSize
+	}
+	if c.respSize >= 0 {
+		res = c.respSize
+	}
+	return req, res
+}
+
+// growFields resolves -grpcfast.grow's names against the registered types.
+func (c *config) growFields() ([]protoreflect.FullName, error) {
+	var out []protoreflect.FullName
+	for _, name := range c.grow {
+		d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(name))
+		fd, ok := d.(protoreflect.FieldDescriptor)
+		if err != nil || !ok {
+			return nil, fmt.Errorf("-%sgrow: %s is not a field of a message type linked into this test binary", FlagPrefix, name)
+		}
+		if !fd.IsList() && fd.Kind() != protoreflect.StringKind && fd.Kind() != protoreflect.BytesKind {
+			return nil, fmt.Errorf("-%sgrow: %s is a %s field; want a bytes, string or repeated field", FlagPrefix, name, fd.Kind())
+		}
+		out = append(out, fd.FullName())
+	}
+	return out, nil
+}
+
+// namesFlag is a comma-separated list of full proto names.
+type namesFlag struct{ p *[]string }
+
+func (f namesFlag) String() string {
+	if f.p == nil {
+		return ""
+	}
+	return strings.Join(*f.p, ",")
+}
+
+func (f namesFlag) Set(s string) error {
+	var list []string
+	for _, v := range strings.Split(s, ",") {
+		v = strings.TrimSpace(v)
+		if !protoreflect.FullName(v).IsValid() || !strings.Contains(v, ".") {
+			return fmt.Errorf("want full field names such as google.bytestream.WriteRequest.data, separated by commas")
+		}
+		list = append(list, v)
+	}
+	*f.p = list
 	return nil
 }
 
@@ -82,7 +160,7 @@ type intFlag struct {
 }
 
 func (f intFlag) String() string {
-	if f.p == nil {
+	if f.p == nil || *f.p < 0 {
 		return ""
 	}
 	return strconv.Itoa(*f.p)

@@ -19,10 +19,12 @@ import (
 
 // Run benchmarks every method of the service named service (its full proto
 // name, such as "grpcfast.example.v1.ChunkService") against a stub server
-// that needs no implementation. Each method gets two sub-benchmarks, run one
-// after the other in the same run: codec=proto (gRPC's standard codec, and
+// that needs no implementation. Each method gets three sub-benchmarks, run
+// one after the other in the same run: codec=proto (gRPC's standard codec,
+// and the stream's own Recv), codec=vtproto (vtprotobuf's codec/grpc, and
 // the stream's own Recv) and codec=grpcfast (grpcfast's codec, and the
-// generated receivers). Compare them with
+// generated receivers). The first call of each is checked (see the package
+// documentation). Compare them with
 //
 //	benchstat -col /codec results.txt
 //
@@ -46,7 +48,7 @@ func Run(b *testing.B, service string, methods ...Method) {
 			b.Fatal(m.err)
 		}
 	}
-	ms, err := fillMessages(methods, cfg.size)
+	ms, replayed, err := fillMessages(service, methods, &cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -71,12 +73,31 @@ func Run(b *testing.B, service string, methods ...Method) {
 			}
 		}
 	})
+	vtSkips := make([]string, len(methods))
+	for i, m := range methods {
+		vtSkips[i] = vtSkip(m, ms[i])
+	}
+	if _, done := announced.LoadOrStore(service, true); !done {
+		// Once per service and process, on lines that benchstat does not
+		// take for configuration lines (no "key:" first).
+		for i, m := range methods {
+			if replayed != nil {
+				fmt.Printf("replay %s/%s: %s\n", service, m.name, replayNote(replayed[i], cfg.replay))
+			}
+			if vtSkips[i] != "" {
+				fmt.Printf("no codec=%s for %s/%s: %s\n", PathVtproto, service, m.name, vtSkips[i])
+			}
+		}
+	}
 	for i, m := range methods {
 		b.Run(m.name, func(b *testing.B) {
 			for _, load := range loads(&cfg) {
 				runIn(b, load.name, func(b *testing.B) {
 					for j, p := range paths {
-						c := &client{cfg: &cfg, req: ms[i].req, conns: envs[j].conns, n: load.conns}
+						if p.vtproto && vtSkips[i] != "" {
+							continue
+						}
+						c := &client{cfg: &cfg, reqs: ms[i].reqs, ress: ms[i].ress, conns: envs[j].conns, n: load.conns}
 						b.Run("codec="+p.name, func(b *testing.B) {
 							runMethod(b, &cfg, service, m, ms[i], p, c, load, child)
 						})
@@ -85,6 +106,21 @@ func Run(b *testing.B, service string, methods ...Method) {
 			}
 		})
 	}
+}
+
+// announced holds the services whose replayed messages and skipped paths
+// have been announced.
+var announced sync.Map
+
+// replayNote says where a method's messages came from.
+func replayNote(n [2]int, dir string) string {
+	side := func(n int, what string) string {
+		if n == 0 {
+			return "filled " + what
+		}
+		return strconv.Itoa(n) + " recorded " + what
+	}
+	return side(n[0], "requests") + " and " + side(n[1], "responses") + " from " + dir
 }
 
 // load is one combination of the -grpcfast.conns and -grpcfast.streams
@@ -146,7 +182,7 @@ func start(top, service string, methods []Method, ms []msgs, paths []*path, cfg 
 		return nil, nil, err
 	}
 	if cfg.server == ServerProcess {
-		child, err := startChild(top)
+		child, err := startChild(top, pathNames(paths))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -192,19 +228,72 @@ type perOp struct {
 	serverRecv int   // messages the server receives
 }
 
+// perOpOf returns what one call of m moves: for a stream, the messages it
+// sends in turn; for the single message of a side, the mean of its list.
 func perOpOf(m Method, ms msgs, cfg *config) perOp {
-	req, res := int64(proto.Size(ms.req)), int64(proto.Size(ms.res))
 	n := cfg.msgs
+	req, res := meanSize(ms.reqs), meanSize(ms.ress)
 	switch m.kind {
 	case clientStreaming:
-		return perOp{int64(n)*req + res, 1, n}
+		return perOp{streamSize(ms.reqs, n) + res, 1, n}
 	case serverStreaming:
-		return perOp{req + int64(n)*res, n, 1}
+		return perOp{req + streamSize(ms.ress, n), n, 1}
 	case bidiStreaming:
-		return perOp{int64(n) * (req + res), n, n}
+		return perOp{streamSize(ms.reqs, n) + streamSize(ms.ress, n), n, n}
 	default:
 		return perOp{req + res, 1, 1}
 	}
+}
+
+// meanSize is the mean encoded size of list's messages.
+func meanSize(list []proto.Message) int64 {
+	var sum int64
+	for _, m := range list {
+		sum += int64(proto.Size(m))
+	}
+	return sum / int64(len(list))
+}
+
+// streamSize is the encoded size of the n messages a stream sends from
+// list, in turn.
+func streamSize(list []proto.Message, n int) int64 {
+	var sum int64
+	for i := range n {
+		sum += int64(proto.Size(list[i%len(list)]))
+	}
+	return sum
+}
+
+// vtMessage is what vtprotobuf's codec needs of a message.
+type vtMessage interface {
+	MarshalVT() ([]byte, error)
+	UnmarshalVT([]byte) error
+}
+
+// vtSkip returns why codec=vtproto cannot run m with the messages ms, or ""
+// if it can: its messages have no vtprotobuf methods (files vtprotobuf did
+// not run on, such as editions files), or vtprotobuf does not decode what
+// it encodes for them (its UnmarshalVT fails on proto2 groups).
+func vtSkip(m Method, ms msgs) string {
+	if !hasVT(m.newReq()) || !hasVT(m.newRes()) {
+		return "its messages have no vtprotobuf methods"
+	}
+	for _, list := range [][]proto.Message{ms.reqs, ms.ress} {
+		for _, msg := range list {
+			b, err := msg.(vtMessage).MarshalVT()
+			back := msg.ProtoReflect().New().Interface()
+			if err == nil {
+				err = back.(vtMessage).UnmarshalVT(b)
+			}
+			if err != nil {
+				return fmt.Sprintf("vtprotobuf fails to round-trip %s: %v", msg.ProtoReflect().Descriptor().FullName(), err)
+			}
+			if !proto.Equal(back, msg) {
+				return fmt.Sprintf("vtprotobuf's round trip changes %s", msg.ProtoReflect().Descriptor().FullName())
+			}
+		}
+	}
+	return ""
 }
 
 func runMethod(b *testing.B, cfg *config, service string, m Method, ms msgs, p *path, c *client, load load, child *childproc.Proc) {
@@ -214,11 +303,19 @@ func runMethod(b *testing.B, cfg *config, service string, m Method, ms msgs, p *
 	if child == nil {
 		recvHere += op.serverRecv
 	}
+	if child != nil {
+		// go test sets GOMAXPROCS for each -test.cpu value of a
+		// sub-benchmark: the server process follows.
+		if err := child.SetProcs(runtime.GOMAXPROCS(0)); err != nil {
+			b.Fatal(err)
+		}
+	}
 	ctx := context.Background()
 	call := func() error { return m.call(ctx, c, p, fullMethod) }
 	// One call before timing: it connects, warms the pools and checks that
-	// the method works on this path.
-	if err := call(); err != nil {
+	// the method works on this path: both sides compare every message they
+	// receive with the one sent (see checkHeader).
+	if err := m.call(checkContext(ctx), c, p, fullMethod); err != nil {
 		b.Fatalf("%s on codec=%s: %v", fullMethod, p.name, err)
 	}
 	b.SetBytes(op.payload)
@@ -245,6 +342,9 @@ func runMethod(b *testing.B, cfg *config, service string, m Method, ms msgs, p *
 	runtime.ReadMemStats(&mem1)
 	if child != nil && err == nil {
 		srv1, err = child.Stats()
+		if procs := runtime.GOMAXPROCS(0); err == nil && (srv0.Procs != procs || srv1.Procs != procs) {
+			err = errorf("the server process ran with GOMAXPROCS=%d and %d, this one with %d", srv0.Procs, srv1.Procs, procs)
+		}
 	}
 	if perr := prof.stop(); err == nil {
 		err = perr

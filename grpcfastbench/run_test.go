@@ -12,6 +12,9 @@ import (
 
 	"google.golang.org/grpc/encoding"
 	"google.golang.org/grpc/mem"
+	"google.golang.org/protobuf/proto"
+
+	vtgrpc "github.com/planetscale/vtprotobuf/codec/grpc"
 
 	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/internal/stdcodec"
@@ -39,6 +42,20 @@ func (c *countingCodec) Unmarshal(data mem.BufferSlice, v any) error {
 	c.decodedTo = append(c.decodedTo, v)
 	c.mu.Unlock()
 	return c.CodecV2.Unmarshal(data, v)
+}
+
+// countingCodecV1 records the decodes of the path with a V1 codec.
+type countingCodecV1 struct {
+	encoding.Codec
+	mu        sync.Mutex
+	decodedTo []any
+}
+
+func (c *countingCodecV1) Unmarshal(data []byte, v any) error {
+	c.mu.Lock()
+	c.decodedTo = append(c.decodedTo, v)
+	c.mu.Unlock()
+	return c.Codec.Unmarshal(data, v)
 }
 
 // reuse returns how many decodes went into *kinds.Rich messages, and into
@@ -94,7 +111,12 @@ func TestPathsUseTheirCodecs(t *testing.T) {
 				codecs[name] = cc
 				return cc
 			}
-			t.Cleanup(func() { wrapCodec = nil })
+			var v1 *countingCodecV1
+			wrapCodecV1 = func(name string, c encoding.Codec) encoding.Codec {
+				v1 = &countingCodecV1{Codec: c}
+				return v1
+			}
+			t.Cleanup(func() { wrapCodec, wrapCodecV1 = nil, nil })
 			registered := encoding.GetCodecV2("proto")
 			global := &countingCodec{CodecV2: registered}
 			encoding.RegisterCodecV2(global)
@@ -117,6 +139,19 @@ func TestPathsUseTheirCodecs(t *testing.T) {
 			}
 			if _, ok := codecs[PathGrpcfast].CodecV2.(*grpcfast.Codec); !ok {
 				t.Errorf("codec=grpcfast runs on %T, want *grpcfast.Codec", codecs[PathGrpcfast].CodecV2)
+			}
+			if _, ok := v1.Codec.(vtgrpc.Codec); !ok {
+				t.Errorf("codec=vtproto runs on %T, want vtprotobuf's codec/grpc", v1.Codec)
+			}
+			seen := map[any]bool{}
+			for _, v := range v1.decodedTo {
+				if seen[v] {
+					t.Errorf("codec=vtproto decoded twice into %p; its codec merges, so every message must be new", v)
+				}
+				seen[v] = true
+			}
+			if len(v1.decodedTo) == 0 {
+				t.Errorf("codec=vtproto decoded nothing")
 			}
 			if global.marshals != 0 || len(global.decodedTo) != 0 {
 				t.Errorf("the registered codec was used %d+%d times; both paths must force their own", global.marshals, len(global.decodedTo))
@@ -145,7 +180,10 @@ func TestPathsUseTheirCodecs(t *testing.T) {
 }
 
 // TestServerProcess runs a generated benchmark with the server in its own
-// process and checks that the server's figures are reported for both paths.
+// process, with -test.cpu=1,2, and checks that the server's figures are
+// reported for every path at both. The parent fails the benchmark unless
+// the child announces the parent's GOMAXPROCS, so a pass also proves that
+// the child follows -test.cpu.
 func TestServerProcess(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a test binary")
@@ -154,7 +192,7 @@ func TestServerProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("go", "test", "-run", "^$", "-bench", "BenchmarkGrpcfast_Kinds/^(Unary|Bidi)$", "-benchtime", "3x", ".",
+	cmd := exec.Command("go", "test", "-run", "^$", "-bench", "BenchmarkGrpcfast_Kinds/^(Unary|Bidi)$", "-benchtime", "3x", "-cpu", "1,2", ".",
 		"-args", "-grpcfast.server=process", "-grpcfast.msgs=5", "-grpcfast.size=300")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOFLAGS=")
@@ -162,11 +200,18 @@ func TestServerProcess(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	for _, name := range []string{"Unary/codec=proto", "Unary/codec=grpcfast", "Bidi/codec=proto", "Bidi/codec=grpcfast"} {
-		line := regexp.MustCompile(`(?m)^BenchmarkGrpcfast_Kinds/` + regexp.QuoteMeta(name) + `-\d+\s.*$`).Find(out)
-		for _, metric := range []string{" srv-cpu-ns/op", " srv-B/op", " srv-allocs/op", " cpu-ns/op", " allocs/msg"} {
-			if !strings.Contains(string(line), metric) {
-				t.Errorf("%s: no%s in %q", name, metric, line)
+	for _, name := range []string{"Unary/codec=proto", "Unary/codec=vtproto", "Unary/codec=grpcfast",
+		"Bidi/codec=proto", "Bidi/codec=vtproto", "Bidi/codec=grpcfast"} {
+		for _, cpu := range []string{"", "-2"} {
+			line := regexp.MustCompile(`(?m)^BenchmarkGrpcfast_Kinds/` + regexp.QuoteMeta(name+cpu) + `\s.*$`).Find(out)
+			if line == nil {
+				t.Errorf("no line for %s%s in\n%s", name, cpu, out)
+				continue
+			}
+			for _, metric := range []string{" srv-cpu-ns/op", " srv-B/op", " srv-allocs/op", " cpu-ns/op", " allocs/msg"} {
+				if !strings.Contains(string(line), metric) {
+					t.Errorf("%s%s: no%s in %q", name, cpu, metric, line)
+				}
 			}
 		}
 	}
@@ -185,6 +230,10 @@ func TestFlagErrors(t *testing.T) {
 		{"-grpcfast.streams=x", `invalid value "x" for flag -grpcfast.streams: want a whole number >= 1, or a list of them separated by commas`},
 		{"-grpcfast.conns=1,0", `invalid value "1,0" for flag -grpcfast.conns: want a whole number >= 1, or a list of them separated by commas`},
 		{"-grpcfast.streams=8,1,8", `invalid value "8,1,8" for flag -grpcfast.streams: 8 is in the list twice`},
+		{"-grpcfast.reqsize=x", `invalid value "x" for flag -grpcfast.reqsize: want a whole number >= 0`},
+		{"-grpcfast.respsize=-2", `invalid value "-2" for flag -grpcfast.respsize: want a whole number >= 0`},
+		{"-grpcfast.grow=data", `invalid value "data" for flag -grpcfast.grow: want full field names such as google.bytestream.WriteRequest.data, separated by commas`},
+		{"-grpcfast.grow=a.B.c,", `invalid value "a.B.c," for flag -grpcfast.grow: want full field names such as google.bytestream.WriteRequest.data, separated by commas`},
 	} {
 		fs := flag.NewFlagSet("test", flag.ContinueOnError)
 		fs.SetOutput(new(strings.Builder))
@@ -244,6 +293,73 @@ func TestProfileDir(t *testing.T) {
 					t.Errorf("%s: empty or unreadable (%v)", matches[0], err)
 				}
 			}
+		}
+	}
+}
+
+// TestSizes checks which messages -grpcfast.size, -grpcfast.reqsize and
+// -grpcfast.respsize grow: a single response stays at its base size unless
+// -grpcfast.respsize asks.
+func TestSizes(t *testing.T) {
+	methods := kindsMethods() // Unary, ClientStream, ServerStream, Bidi
+	base := func(m proto.Message) int {
+		c := proto.Clone(m)
+		if err := Fill(c, 0); err != nil {
+			t.Fatal(err)
+		}
+		return proto.Size(c)
+	}
+	for _, tc := range []struct {
+		name string
+		set  func(*config)
+		want [4][2]int // per method: request and response size; -1: base
+	}{
+		{"size", func(c *config) { c.size = 3000 }, [4][2]int{{3000, -1}, {3000, -1}, {3000, 3000}, {3000, 3000}}},
+		{"reqsize", func(c *config) { c.size, c.reqSize = 3000, 2000 }, [4][2]int{{2000, -1}, {2000, -1}, {2000, 3000}, {2000, 3000}}},
+		// ClientStream's response (Summary) has only integers: it cannot grow.
+		{"respsize", func(c *config) { c.respSize = 5000 }, [4][2]int{{-1, 5000}, {-1, -1}, {-1, 5000}, {-1, 5000}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := flags
+			tc.set(&cfg)
+			ms, _, err := fillMessages("grpcfast.testdata.kinds.Kinds", methods, &cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, m := range methods {
+				for j, got := range []proto.Message{ms[i].reqs[0], ms[i].ress[0]} {
+					want := tc.want[i][j]
+					if want < 0 {
+						want = base(got)
+					}
+					if proto.Size(got) != want {
+						t.Errorf("%s %s: %d bytes, want %d", m.Name(), []string{"request", "response"}[j], proto.Size(got), want)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestGrowFlag(t *testing.T) {
+	cfg := flags
+	cfg.size = 2000
+	cfg.grow = []string{"grpcfast.testdata.kinds.Rich.name"}
+	ms, _, err := fillMessages("grpcfast.testdata.kinds.Kinds", kindsMethods()[:1], &cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := ms[0].reqs[0].(*kinds.Rich); len(r.Name) < 1500 || len(r.Data) > 100 {
+		t.Errorf("name %d bytes, data %d: want name grown", len(r.Name), len(r.Data))
+	}
+	for _, tc := range []struct{ name, want string }{
+		{"grpcfast.testdata.kinds.Rich.nope", "-grpcfast.grow: grpcfast.testdata.kinds.Rich.nope is not a field of a message type linked into this test binary"},
+		{"grpcfast.testdata.kinds.Rich", "-grpcfast.grow: grpcfast.testdata.kinds.Rich is not a field of a message type linked into this test binary"},
+		{"grpcfast.testdata.kinds.Summary.count", "-grpcfast.grow: grpcfast.testdata.kinds.Summary.count is a int64 field; want a bytes, string or repeated field"},
+	} {
+		cfg.grow = []string{tc.name}
+		if _, _, err := fillMessages("grpcfast.testdata.kinds.Kinds", kindsMethods(), &cfg); err == nil || err.Error() != tc.want {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}
 	}
 }

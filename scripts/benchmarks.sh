@@ -39,6 +39,17 @@ run gen "generated benchmarks of the example, server in-process" \
 	go test -run '^$' -bench Grpcfast -benchmem -count "$count" -benchtime "$btime" ./example/examplepb -args $args
 run gen-process "generated benchmarks of the example, server in its own process" \
 	go test -run '^$' -bench Grpcfast -benchmem -count "$count" -benchtime "$btime" ./example/examplepb -args $args -grpcfast.server=process
+run bytestream "ByteStream-shaped: Write and Read of 256 chunks of 16 KiB, server in its own process" \
+	go test -run '^$' -bench 'Grpcfast_ByteStream/(Write|Read)$' -benchmem -count "$count" -benchtime "$btime" ./internal/testprotos/bytestream \
+	-args -grpcfast.size=16384 -grpcfast.msgs=256 -grpcfast.server=process
+otlp_grow=grpcfast.testdata.otlp.ScopeSpans.spans
+run otlp-filled "OTLP-shaped: Export of about 64 KiB of filled spans, server in its own process" \
+	go test -run '^$' -bench 'Grpcfast_TraceService' -benchmem -count "$count" -benchtime "$btime" ./internal/testprotos/otlp \
+	-args -grpcfast.size=65536 -grpcfast.grow=$otlp_grow -grpcfast.server=process
+corpus=$PWD/internal/testprotos/otlp/testdata/corpus # absolute: go test runs in the package's directory
+run otlp-replay "OTLP-shaped: Export replaying 4 recorded exports of 100 spans, server in its own process" \
+	go test -run '^$' -bench 'Grpcfast_TraceService' -benchmem -count "$count" -benchtime "$btime" ./internal/testprotos/otlp \
+	-args -grpcfast.replay="$corpus" -grpcfast.server=process
 short="-grpcfast.size=16384 -grpcfast.msgs=4 -grpcfast.server=process"
 run short "1000 short streams (4 messages of 16 KiB), server in its own process" \
 	go test -run '^$' -bench 'Grpcfast_ChunkService/(Put|Get)' -benchmem -count "$count" -benchtime 1000x ./example/examplepb -args $short
@@ -94,13 +105,36 @@ section() { # title, text, file, benchstat args...
 	section "The example's generated benchmarks, server in-process" \
 "\`go test -run '^\$' -bench Grpcfast -benchmem -count $count -benchtime $btime ./example/examplepb -args $args\`,
 then \`benchstat -col /codec\`. codec=proto is gRPC's standard codec with the stream's own
-Recv, codec=grpcfast the grpcfast codec with the generated receivers; both force their codec
-on both ends. Client and server share the process, so every figure counts both." \
+Recv, codec=vtproto vtprotobuf's own codec/grpc with the stream's own Recv (as vtprotobuf's
+users run it), codec=grpcfast the grpcfast codec with the generated receivers; each forces its
+codec on both ends, and the first call of each is checked (what each side received equals what
+was sent). Client and server share the process, so every figure counts both." \
 		gen -col /codec
 	section "The example's generated benchmarks, server in its own process" \
 "The same with \`-grpcfast.server=process\`: sec/op, B/op, allocs/op and cpu-sec/op are the
 client's; srv-cpu-sec/op, srv-B/op and srv-allocs/op the server's." \
 		gen-process -col /codec
+	section "ByteStream-shaped: Write and Read" \
+"\`go test -run '^\$' -bench 'Grpcfast_ByteStream/(Write|Read)\$' -benchmem -count $count -benchtime $btime ./internal/testprotos/bytestream -args -grpcfast.size=16384 -grpcfast.msgs=256 -grpcfast.server=process\`:
+a service in the shape of Bazel's remote-cache ByteStream. What grows is each chunk's \`data\`
+(bytes fields first), to 16 KiB, not its \`resource_name\`; Write's single response
+(\`committed_size\`) stays small. Write: the server receives 256 chunks (srv-* figures);
+Read: the client does." \
+		bytestream -col /codec
+	section "OTLP-shaped: Export, filled" \
+"\`go test -run '^\$' -bench Grpcfast_TraceService -benchmem -count $count -benchtime $btime ./internal/testprotos/otlp -args -grpcfast.size=65536 -grpcfast.grow=$otlp_grow -grpcfast.server=process\`:
+a service with OpenTelemetry's trace-export messages. By default the first span's \`trace_id\`
+(the shallowest bytes field) would grow; \`-grpcfast.grow\` names the field that grows in real
+exports, the spans, so the request is about 64 KiB of spans. The response (an acknowledgement)
+stays small." \
+		otlp-filled -col /codec
+	section "OTLP-shaped: Export, replayed" \
+"The same service with \`-grpcfast.replay=internal/testprotos/otlp/testdata/corpus\` instead of filled
+messages: 4 trace exports of 100 spans each (HTTP server spans with 7 attributes, an exception
+event on every tenth, one resource with 8 attributes), about 45 KB each, sent in turn, and an
+empty acknowledgement. The corpus is in grpcfastrecord's format (written by
+internal/testprotos/otlp's TestCorpus)." \
+		otlp-replay -col /codec
 	section "Short streams" \
 "\`go test -run '^\$' -bench 'Grpcfast_ChunkService/(Put|Get)' -benchmem -count $count -benchtime 1000x ./example/examplepb -args $short\`:
 1000 streams of four 16 KiB messages. Put's server receives with a generated receiver, Get's

@@ -13,14 +13,16 @@ import (
 
 // BenchmarkGrpcfast_ChunkService benchmarks every method of
 // grpcfast.example.v1.ChunkService against a stub server, on gRPC's standard
-// codec and the stream's own Recv (codec=proto) and on grpcfast's codec and
-// generated receivers (codec=grpcfast), side by side:
+// codec and the stream's own Recv (codec=proto), on vtprotobuf's codec/grpc and
+// the stream's own Recv (codec=vtproto) and on grpcfast's codec and generated
+// receivers (codec=grpcfast), side by side, each checked at its first call:
 //
 //	go test -run '^$' -bench BenchmarkGrpcfast_ChunkService -benchmem -count 6 . | tee bench.txt
 //	benchstat -col /codec bench.txt
 //
-// The -grpcfast.* flags (message size, messages per stream, concurrent streams,
-// transport, server process, profiles) are described in grpcfastbench.Run.
+// The -grpcfast.* flags (message sizes and the fields that grow, recorded
+// messages to replay, messages per stream, concurrent streams, transport,
+// server process, profiles) are described in grpcfastbench.Run.
 func BenchmarkGrpcfast_ChunkService(b *testing.B) {
 	grpcfastbench.Run(b, "grpcfast.example.v1.ChunkService",
 		grpcfastbench.ClientStream[Chunk, PutResponse]("Put", NewChunkService_PutRequestReceiver),
@@ -30,14 +32,16 @@ func BenchmarkGrpcfast_ChunkService(b *testing.B) {
 
 // BenchmarkGrpcfast_EchoService benchmarks every method of
 // grpcfast.example.v1.EchoService against a stub server, on gRPC's standard
-// codec and the stream's own Recv (codec=proto) and on grpcfast's codec and
-// generated receivers (codec=grpcfast), side by side:
+// codec and the stream's own Recv (codec=proto), on vtprotobuf's codec/grpc and
+// the stream's own Recv (codec=vtproto) and on grpcfast's codec and generated
+// receivers (codec=grpcfast), side by side, each checked at its first call:
 //
 //	go test -run '^$' -bench BenchmarkGrpcfast_EchoService -benchmem -count 6 . | tee bench.txt
 //	benchstat -col /codec bench.txt
 //
-// The -grpcfast.* flags (message size, messages per stream, concurrent streams,
-// transport, server process, profiles) are described in grpcfastbench.Run.
+// The -grpcfast.* flags (message sizes and the fields that grow, recorded
+// messages to replay, messages per stream, concurrent streams, transport,
+// server process, profiles) are described in grpcfastbench.Run.
 func BenchmarkGrpcfast_EchoService(b *testing.B) {
 	grpcfastbench.Run(b, "grpcfast.example.v1.EchoService",
 		grpcfastbench.Bidi[Chunk, Chunk]("Echo", NewEchoService_EchoRequestReceiver, NewEchoService_EchoResponseReceiver),

@@ -7,7 +7,9 @@
 //
 //	child:  PREFIX listening NAME=ADDR NAME=ADDR ...
 //	parent: stats
-//	child:  PREFIX stats CPU_NS MALLOCS BYTES
+//	child:  PREFIX stats CPU_NS MALLOCS BYTES GOMAXPROCS
+//	parent: gomaxprocs N
+//	child:  PREFIX gomaxprocs N
 //
 // and the child stops when its standard input closes. Other lines the
 // child prints (its test framework's) are ignored.
@@ -20,6 +22,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -27,35 +30,46 @@ import (
 const (
 	listenVerb = "listening"
 	statsVerb  = "stats"
+	procsVerb  = "gomaxprocs"
 	// Deadline bounds every wait for the child.
 	Deadline = 30 * time.Second
 )
 
 // Stats are a process's totals: CPU time (user+system), allocations and
-// allocated bytes.
+// allocated bytes; and its GOMAXPROCS.
 type Stats struct {
 	CPUNs, Mallocs, Bytes uint64
+	Procs                 int
 }
 
 // ReadStats returns this process's totals.
 func ReadStats() Stats {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	return Stats{CPUNs: uint64(CPUTime().Nanoseconds()), Mallocs: ms.Mallocs, Bytes: ms.TotalAlloc}
+	return Stats{CPUNs: uint64(CPUTime().Nanoseconds()), Mallocs: ms.Mallocs, Bytes: ms.TotalAlloc, Procs: runtime.GOMAXPROCS(0)}
 }
 
 // Serve is the child's side: it announces addrs ("NAME=ADDR" each) on
-// standard output, then answers stats requests until standard input
-// closes.
+// standard output, then answers stats and gomaxprocs requests until
+// standard input closes.
 func Serve(prefix string, addrs []string) error {
 	fmt.Printf("%s%s %s\n", prefix, listenVerb, strings.Join(addrs, " "))
 	in := bufio.NewScanner(os.Stdin)
 	for in.Scan() {
+		if arg, ok := strings.CutPrefix(in.Text(), procsVerb+" "); ok {
+			n, err := strconv.Atoi(arg)
+			if err != nil || n < 1 {
+				return fmt.Errorf("child: bad request %q", in.Text())
+			}
+			runtime.GOMAXPROCS(n)
+			fmt.Printf("%s%s %d\n", prefix, procsVerb, runtime.GOMAXPROCS(0))
+			continue
+		}
 		if in.Text() != statsVerb {
 			return fmt.Errorf("child: unknown request %q", in.Text())
 		}
 		s := ReadStats()
-		fmt.Printf("%s%s %d %d %d\n", prefix, statsVerb, s.CPUNs, s.Mallocs, s.Bytes)
+		fmt.Printf("%s%s %d %d %d %d\n", prefix, statsVerb, s.CPUNs, s.Mallocs, s.Bytes, s.Procs)
 	}
 	return in.Err()
 }
@@ -144,10 +158,26 @@ func (p *Proc) Stats() (Stats, error) {
 	if err != nil {
 		return s, err
 	}
-	if _, err := fmt.Sscan(line, &s.CPUNs, &s.Mallocs, &s.Bytes); err != nil {
+	if _, err := fmt.Sscan(line, &s.CPUNs, &s.Mallocs, &s.Bytes, &s.Procs); err != nil {
 		return s, fmt.Errorf("the server process's stats %q: %v", line, err)
 	}
 	return s, nil
+}
+
+// SetProcs sets the child's GOMAXPROCS to n, as go test sets this
+// process's for each -test.cpu value.
+func (p *Proc) SetProcs(n int) error {
+	if _, err := fmt.Fprintf(p.in, "%s %d\n", procsVerb, n); err != nil {
+		return fmt.Errorf("setting the server process's GOMAXPROCS: %v", err)
+	}
+	line, err := p.readLine(procsVerb)
+	if err != nil {
+		return err
+	}
+	if line != strconv.Itoa(n) {
+		return fmt.Errorf("the server process runs with GOMAXPROCS=%s, want %d", line, n)
+	}
+	return nil
 }
 
 // Stop closes the child's standard input, which ends it, and waits for it,

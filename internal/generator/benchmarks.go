@@ -19,14 +19,16 @@ func genBenchmarks(p *protogen.Plugin, f *protogen.File) {
 		n := newServiceNames(s)
 		full := string(s.Desc.FullName())
 		comment(g, n.benchmark+" benchmarks every method of "+full+" against a stub server, "+
-			"on gRPC's standard codec and the stream's own Recv (codec=proto) and on grpcfast's "+
-			"codec and generated receivers (codec=grpcfast), side by side:")
+			"on gRPC's standard codec and the stream's own Recv (codec=proto), on vtprotobuf's "+
+			"codec/grpc and the stream's own Recv (codec=vtproto) and on grpcfast's codec and "+
+			"generated receivers (codec=grpcfast), side by side, each checked at its first call:")
 		g.P("//")
 		g.P("//\tgo test -run '^$' -bench ", n.benchmark, " -benchmem -count 6 . | tee bench.txt")
 		g.P("//\tbenchstat -col /codec bench.txt")
 		g.P("//")
-		comment(g, "The -grpcfast.* flags (message size, messages per stream, concurrent streams, "+
-			"transport, server process, profiles) are described in "+
+		comment(g, "The -grpcfast.* flags (message sizes and the fields that grow, recorded messages "+
+			"to replay, messages per stream, concurrent streams, transport, server process, profiles) "+
+			"are described in "+
 			g.QualifiedGoIdent(benchPackage.Ident("Run"))+".")
 		g.P("func ", n.benchmark, "(b *", testingPackage.Ident("B"), ") {")
 		g.P(benchPackage.Ident("Run"), "(b, ", strconv.Quote(full), ",")

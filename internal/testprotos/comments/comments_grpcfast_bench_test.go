@@ -13,14 +13,16 @@ import (
 
 // BenchmarkGrpcfast_Legacy benchmarks every method of
 // grpcfast.testdata.comments.Legacy against a stub server, on gRPC's standard
-// codec and the stream's own Recv (codec=proto) and on grpcfast's codec and
-// generated receivers (codec=grpcfast), side by side:
+// codec and the stream's own Recv (codec=proto), on vtprotobuf's codec/grpc and
+// the stream's own Recv (codec=vtproto) and on grpcfast's codec and generated
+// receivers (codec=grpcfast), side by side, each checked at its first call:
 //
 //	go test -run '^$' -bench BenchmarkGrpcfast_Legacy -benchmem -count 6 . | tee bench.txt
 //	benchstat -col /codec bench.txt
 //
-// The -grpcfast.* flags (message size, messages per stream, concurrent streams,
-// transport, server process, profiles) are described in grpcfastbench.Run.
+// The -grpcfast.* flags (message sizes and the fields that grow, recorded
+// messages to replay, messages per stream, concurrent streams, transport,
+// server process, profiles) are described in grpcfastbench.Run.
 func BenchmarkGrpcfast_Legacy(b *testing.B) {
 	grpcfastbench.Run(b, "grpcfast.testdata.comments.Legacy",
 		grpcfastbench.ServerStream[Event, Event]("Feed", NewLegacy_FeedResponseReceiver),

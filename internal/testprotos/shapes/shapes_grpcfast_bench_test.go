@@ -13,14 +13,16 @@ import (
 
 // BenchmarkGrpcfast_Foo benchmarks every method of grpcfast.testdata.shapes.Foo
 // against a stub server, on gRPC's standard codec and the stream's own Recv
-// (codec=proto) and on grpcfast's codec and generated receivers
-// (codec=grpcfast), side by side:
+// (codec=proto), on vtprotobuf's codec/grpc and the stream's own Recv
+// (codec=vtproto) and on grpcfast's codec and generated receivers
+// (codec=grpcfast), side by side, each checked at its first call:
 //
 //	go test -run '^$' -bench BenchmarkGrpcfast_Foo -benchmem -count 6 . | tee bench.txt
 //	benchstat -col /codec bench.txt
 //
-// The -grpcfast.* flags (message size, messages per stream, concurrent streams,
-// transport, server process, profiles) are described in grpcfastbench.Run.
+// The -grpcfast.* flags (message sizes and the fields that grow, recorded
+// messages to replay, messages per stream, concurrent streams, transport,
+// server process, profiles) are described in grpcfastbench.Run.
 func BenchmarkGrpcfast_Foo(b *testing.B) {
 	grpcfastbench.Run(b, "grpcfast.testdata.shapes.Foo",
 		grpcfastbench.ClientStream[Tree, Tree]("BarBaz", NewFoo_BarBazRequestReceiver),
@@ -29,14 +31,16 @@ func BenchmarkGrpcfast_Foo(b *testing.B) {
 
 // BenchmarkGrpcfast_FooBar benchmarks every method of
 // grpcfast.testdata.shapes.FooBar against a stub server, on gRPC's standard
-// codec and the stream's own Recv (codec=proto) and on grpcfast's codec and
-// generated receivers (codec=grpcfast), side by side:
+// codec and the stream's own Recv (codec=proto), on vtprotobuf's codec/grpc and
+// the stream's own Recv (codec=vtproto) and on grpcfast's codec and generated
+// receivers (codec=grpcfast), side by side, each checked at its first call:
 //
 //	go test -run '^$' -bench BenchmarkGrpcfast_FooBar -benchmem -count 6 . | tee bench.txt
 //	benchstat -col /codec bench.txt
 //
-// The -grpcfast.* flags (message size, messages per stream, concurrent streams,
-// transport, server process, profiles) are described in grpcfastbench.Run.
+// The -grpcfast.* flags (message sizes and the fields that grow, recorded
+// messages to replay, messages per stream, concurrent streams, transport,
+// server process, profiles) are described in grpcfastbench.Run.
 func BenchmarkGrpcfast_FooBar(b *testing.B) {
 	grpcfastbench.Run(b, "grpcfast.testdata.shapes.FooBar",
 		grpcfastbench.Bidi[Tree, Tree]("Baz", NewFooBar_BazRequestReceiver, NewFooBar_BazResponseReceiver),

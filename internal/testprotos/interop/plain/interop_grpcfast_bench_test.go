@@ -13,14 +13,17 @@ import (
 
 // BenchmarkGrpcfast_TestService benchmarks every method of
 // grpcfast.testdata.interop.plain.TestService against a stub server, on gRPC's
-// standard codec and the stream's own Recv (codec=proto) and on grpcfast's
-// codec and generated receivers (codec=grpcfast), side by side:
+// standard codec and the stream's own Recv (codec=proto), on vtprotobuf's
+// codec/grpc and the stream's own Recv (codec=vtproto) and on grpcfast's codec
+// and generated receivers (codec=grpcfast), side by side, each checked at its
+// first call:
 //
 //	go test -run '^$' -bench BenchmarkGrpcfast_TestService -benchmem -count 6 . | tee bench.txt
 //	benchstat -col /codec bench.txt
 //
-// The -grpcfast.* flags (message size, messages per stream, concurrent streams,
-// transport, server process, profiles) are described in grpcfastbench.Run.
+// The -grpcfast.* flags (message sizes and the fields that grow, recorded
+// messages to replay, messages per stream, concurrent streams, transport,
+// server process, profiles) are described in grpcfastbench.Run.
 func BenchmarkGrpcfast_TestService(b *testing.B) {
 	grpcfastbench.Run(b, "grpcfast.testdata.interop.plain.TestService",
 		grpcfastbench.ServerStream[StreamingOutputCallRequest, StreamingOutputCallResponse]("StreamingOutputCall", NewTestService_StreamingOutputCallResponseReceiver),

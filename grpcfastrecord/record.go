@@ -1,0 +1,354 @@
+// Package grpcfastrecord records the messages of a gRPC server or client, so
+// that the benchmarks protoc-gen-go-grpcfast generates can replay real
+// traffic instead of messages filled from descriptors
+// (-grpcfast.replay=DIR).
+//
+// Install its interceptors on a server or a client, in staging for
+// instance; nothing is recorded unless they are installed:
+//
+//	rec, err := grpcfastrecord.New("/tmp/corpus", grpcfastrecord.Options{MaxMessages: 500})
+//	...
+//	srv := grpc.NewServer(
+//		grpc.ChainUnaryInterceptor(rec.UnaryServerInterceptor()),
+//		grpc.ChainStreamInterceptor(rec.StreamServerInterceptor()))
+//	...
+//	defer rec.Close() // flushes the files
+//
+// Recording is bounded per method and direction, in messages and bytes
+// (Options), and sampled per method: one message in Every (or in
+// Methods[fullMethod]). A recorded message is marshalled as soon as it is
+// received or before it is sent, so messages that are reused afterwards
+// (grpcfast's receivers) are recorded as they were.
+//
+// # Format
+//
+// A corpus is a directory with one directory per service (its full proto
+// name) and, in it, one per method (its name as in the .proto file):
+//
+//	DIR/grpcfast.example.v1.ChunkService/Put/requests.binpb
+//	DIR/grpcfast.example.v1.ChunkService/Put/responses.binpb
+//
+// requests.binpb holds the method's requests and responses.binpb its
+// responses, each a sequence of messages in the binary wire format, each
+// preceded by its length as a varint (as protodelim and Java's
+// writeDelimitedTo write them). Either file may be missing. Instead of a
+// .binpb file a corpus may have a requests.jsonl or responses.jsonl file:
+// one message per line in protojson, handy to write by hand; a .binpb file
+// wins over a .jsonl one. The recorder writes .binpb files, and appends to
+// them if they exist.
+package grpcfastrecord
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"google.golang.org/grpc"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+)
+
+// Names of the files of a method's directory.
+const (
+	RequestsFile       = "requests.binpb"
+	ResponsesFile      = "responses.binpb"
+	RequestsJSONFile   = "requests.jsonl"
+	ResponsesJSONFile  = "responses.jsonl"
+	defaultMaxMessages = 1000
+	defaultMaxBytes    = 64 << 20
+)
+
+// Options bound and sample what a Recorder keeps. The zero value records
+// every message, up to 1000 messages and 64 MiB per method and direction.
+type Options struct {
+	// MaxMessages is the most messages kept per method and direction
+	// (default 1000).
+	MaxMessages int
+	// MaxBytes is the most encoded bytes kept per method and direction
+	// (default 64 MiB); the message that would pass it is not kept, nor
+	// any after it.
+	MaxBytes int64
+	// Every keeps one message in Every, per method and direction: the
+	// first, the Every+1-th, and so on (default 1: all).
+	Every int
+	// Methods, if not nil, lists the methods to record by full name
+	// ("/grpcfast.example.v1.ChunkService/Put"), each with its own Every
+	// (0 for Options.Every); other methods are not recorded.
+	Methods map[string]int
+}
+
+// Recorder writes the messages that pass through its interceptors into a
+// corpus directory. Its methods are safe for concurrent use.
+type Recorder struct {
+	dir  string
+	opts Options
+
+	mu     sync.Mutex
+	sinks  map[string]*sink // by full method and file name
+	closed bool
+}
+
+// New returns a Recorder that writes into dir, which it creates if needed.
+func New(dir string, opts Options) (*Recorder, error) {
+	if opts.MaxMessages < 0 || opts.MaxBytes < 0 || opts.Every < 0 {
+		return nil, fmt.Errorf("grpcfastrecord: Options %+v: MaxMessages, MaxBytes and Every must not be negative", opts)
+	}
+	for m, every := range opts.Methods {
+		if _, _, ok := splitMethod(m); !ok || every < 0 {
+			return nil, fmt.Errorf("grpcfastrecord: Options.Methods[%q] = %d: want a full method name such as /pkg.Service/Method and a sampling of 0 or more", m, every)
+		}
+	}
+	if opts.MaxMessages == 0 {
+		opts.MaxMessages = defaultMaxMessages
+	}
+	if opts.MaxBytes == 0 {
+		opts.MaxBytes = defaultMaxBytes
+	}
+	if opts.Every == 0 {
+		opts.Every = 1
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("grpcfastrecord: %w", err)
+	}
+	return &Recorder{dir: dir, opts: opts, sinks: map[string]*sink{}}, nil
+}
+
+// splitMethod splits "/pkg.Service/Method".
+func splitMethod(full string) (service, method string, ok bool) {
+	service, method, ok = strings.Cut(strings.TrimPrefix(full, "/"), "/")
+	ok = ok && strings.HasPrefix(full, "/") && service != "" && method != "" &&
+		!strings.ContainsAny(method, "/\\") && !strings.Contains(service, "..") && !strings.ContainsAny(service, "/\\")
+	return service, method, ok
+}
+
+// sink is one file being recorded: a method's requests or responses.
+type sink struct {
+	every int
+	max   int
+	bytes int64
+
+	mu     sync.Mutex
+	path   string
+	f      *os.File
+	w      *bufio.Writer
+	seen   int
+	kept   int
+	size   int64
+	full   bool
+	err    error
+	encBuf []byte
+}
+
+// sinkFor returns the sink of file in fullMethod's directory, or nil if the
+// method is not recorded.
+func (r *Recorder) sinkFor(fullMethod, file string) *sink {
+	key := fullMethod + "\x00" + file
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil
+	}
+	if s, ok := r.sinks[key]; ok {
+		return s
+	}
+	every := r.opts.Every
+	if r.opts.Methods != nil {
+		e, ok := r.opts.Methods[fullMethod]
+		if !ok {
+			r.sinks[key] = nil
+			return nil
+		}
+		if e > 0 {
+			every = e
+		}
+	}
+	service, method, ok := splitMethod(fullMethod)
+	if !ok {
+		r.sinks[key] = nil
+		return nil
+	}
+	s := &sink{every: every, max: r.opts.MaxMessages, bytes: r.opts.MaxBytes,
+		path: filepath.Join(r.dir, service, method, file)}
+	r.sinks[key] = s
+	return s
+}
+
+// record keeps m in the sink of file for fullMethod, if sampled and within
+// bounds.
+func (r *Recorder) record(fullMethod, file string, m any) {
+	msg, ok := m.(proto.Message)
+	if !ok {
+		return
+	}
+	s := r.sinkFor(fullMethod, file)
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := s.seen
+	s.seen++
+	if s.full || s.err != nil || n%s.every != 0 {
+		return
+	}
+	b, err := proto.MarshalOptions{}.MarshalAppend(s.encBuf[:0], msg)
+	if err != nil {
+		s.err = err
+		return
+	}
+	s.encBuf = b
+	need := int64(protowire.SizeVarint(uint64(len(b))) + len(b))
+	if s.kept >= s.max || s.size+need > s.bytes {
+		s.full = true
+		s.closeLocked()
+		return
+	}
+	if s.w == nil {
+		if err := os.MkdirAll(filepath.Dir(s.path), 0o755); err != nil {
+			s.err = err
+			return
+		}
+		f, err := os.OpenFile(s.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			s.err = err
+			return
+		}
+		s.f, s.w = f, bufio.NewWriter(f)
+	}
+	if _, err := s.w.Write(protowire.AppendVarint(nil, uint64(len(b)))); err != nil {
+		s.err = err
+		return
+	}
+	if _, err := s.w.Write(b); err != nil {
+		s.err = err
+		return
+	}
+	s.kept++
+	s.size += need
+}
+
+// closeLocked flushes and closes the sink's file, keeping the first error.
+func (s *sink) closeLocked() {
+	if s.w == nil {
+		return
+	}
+	if err := s.w.Flush(); err != nil && s.err == nil {
+		s.err = err
+	}
+	if err := s.f.Close(); err != nil && s.err == nil {
+		s.err = err
+	}
+	s.f, s.w = nil, nil
+}
+
+// Close flushes and closes every file; the interceptors record nothing
+// after it. It returns the first error any recording met.
+func (r *Recorder) Close() error {
+	r.mu.Lock()
+	r.closed = true
+	sinks := r.sinks
+	r.mu.Unlock()
+	var errs []error
+	for _, s := range sinks {
+		if s == nil {
+			continue
+		}
+		s.mu.Lock()
+		s.closeLocked()
+		s.full = true
+		if s.err != nil {
+			errs = append(errs, fmt.Errorf("grpcfastrecord: %s: %w", s.path, s.err))
+		}
+		s.mu.Unlock()
+	}
+	return errors.Join(errs...)
+}
+
+// UnaryServerInterceptor records the requests and responses of unary calls
+// a server handles.
+func (r *Recorder) UnaryServerInterceptor() grpc.UnaryServerInterceptor {
+	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+		r.record(info.FullMethod, RequestsFile, req)
+		resp, err := handler(ctx, req)
+		if err == nil {
+			r.record(info.FullMethod, ResponsesFile, resp)
+		}
+		return resp, err
+	}
+}
+
+// StreamServerInterceptor records the messages of the streams a server
+// handles: those it receives as requests, those it sends as responses.
+func (r *Recorder) StreamServerInterceptor() grpc.StreamServerInterceptor {
+	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+		return handler(srv, &serverStream{ServerStream: ss, r: r, method: info.FullMethod})
+	}
+}
+
+type serverStream struct {
+	grpc.ServerStream
+	r      *Recorder
+	method string
+}
+
+func (s *serverStream) RecvMsg(m any) error {
+	err := s.ServerStream.RecvMsg(m)
+	if err == nil {
+		s.r.record(s.method, RequestsFile, m)
+	}
+	return err
+}
+
+func (s *serverStream) SendMsg(m any) error {
+	s.r.record(s.method, ResponsesFile, m)
+	return s.ServerStream.SendMsg(m)
+}
+
+// UnaryClientInterceptor records the requests and responses of a client's
+// unary calls.
+func (r *Recorder) UnaryClientInterceptor() grpc.UnaryClientInterceptor {
+	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+		r.record(method, RequestsFile, req)
+		err := invoker(ctx, method, req, reply, cc, opts...)
+		if err == nil {
+			r.record(method, ResponsesFile, reply)
+		}
+		return err
+	}
+}
+
+// StreamClientInterceptor records the messages of a client's streams: those
+// it sends as requests, those it receives as responses.
+func (r *Recorder) StreamClientInterceptor() grpc.StreamClientInterceptor {
+	return func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+		cs, err := streamer(ctx, desc, cc, method, opts...)
+		if err != nil {
+			return nil, err
+		}
+		return &clientStream{ClientStream: cs, r: r, method: method}, nil
+	}
+}
+
+type clientStream struct {
+	grpc.ClientStream
+	r      *Recorder
+	method string
+}
+
+func (s *clientStream) SendMsg(m any) error {
+	s.r.record(s.method, RequestsFile, m)
+	return s.ClientStream.SendMsg(m)
+}
+
+func (s *clientStream) RecvMsg(m any) error {
+	err := s.ClientStream.RecvMsg(m)
+	if err == nil {
+		s.r.record(s.method, ResponsesFile, m)
+	}
+	return err
+}

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// results is benchstat -format csv -col '/codec@(grpcfast proto vtproto)'
+// over 6 samples: Put with all three paths, Note (an editions method) with
+// no codec=vtproto, and the server's figures for Put only.
+const results = `goos: linux
+pkg: example
+,grpcfast,,proto,,,,vtproto,,,
+,sec/op,CI,sec/op,CI,vs base,P,sec/op,CI,vs base,P
+Grpcfast_ChunkService/Put-2,0.0015,1%,0.003,2%,+100.00%,p=0.002 n=6,0.0031,3%,~,p=0.310 n=6
+Grpcfast_NoteService/Note-2,0.0001,1%,0.00011,2%,~,p=0.240 n=6,,,,
+geomean,0.001,,0.002,,+50%,,0.003,,+60%,
+
+,grpcfast,,proto,,,,vtproto,,,
+,B/op,CI,B/op,CI,vs base,P,B/op,CI,vs base,P
+Grpcfast_ChunkService/Put-2,50000,1%,1e+06,2%,+1900.00%,p=0.002 n=6,3.2e+06,1%,+6300.00%,p=0.002 n=6
+Grpcfast_NoteService/Note-2,100,0%,200,0%,+100.00%,p=0.002 n=6,,,,
+geomean,1,,2,,+1%,,3,,+1%,
+
+,grpcfast,,proto,,,,vtproto,,,
+,srv-B/op,CI,srv-B/op,CI,vs base,P,srv-B/op,CI,vs base,P
+Grpcfast_ChunkService/Put-2,1000,1%,4000,2%,+300.00%,p=0.002 n=6,8000,1%,+700.00%,p=0.002 n=6
+`
+
+func TestSummary(t *testing.T) {
+	s, err := parse(strings.NewReader(results))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	s.write(&out, "raw.txt")
+	want := `grpcfast / other path, per call (below 1x: grpcfast takes less); * significant, ~ not (benchstat, p < 0.05)
+raw results: raw.txt
+
+method              against        time        bytes       srv bytes
+ChunkService/Put-2  codec=proto    0.5x *      0.05x *     0.25x *
+                    codec=vtproto  0.48x ~     0.016x *    0.12x *
+NoteService/Note-2  codec=proto    0.91x ~     0.5x *      -
+`
+	if out.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
+	}
+}
+
+func TestSummaryNoBase(t *testing.T) {
+	_, err := parse(strings.NewReader(",proto,,vtproto,,,\n,sec/op,CI,sec/op,CI,vs base,P\nX-2,1,1%,2,1%,~,p=1 n=6\n"))
+	if err == nil || err.Error() != `benchstat's table has no grpcfast column: ["" "proto" "" "vtproto" "" "" ""]` {
+		t.Errorf("got %v", err)
+	}
+}
