@@ -13,14 +13,16 @@ import (
 
 // BenchmarkGrpcfast_ByteStream benchmarks every method of
 // google.bytestream.ByteStream against a stub server, on gRPC's standard codec
-// and the stream's own Recv (codec=proto) and on grpcfast's codec and generated
-// receivers (codec=grpcfast), side by side:
+// and the stream's own Recv (codec=proto), on vtprotobuf's codec/grpc and the
+// stream's own Recv (codec=vtproto) and on grpcfast's codec and generated
+// receivers (codec=grpcfast), side by side, each checked at its first call:
 //
 //	go test -run '^$' -bench BenchmarkGrpcfast_ByteStream -benchmem -count 6 . | tee bench.txt
 //	benchstat -col /codec bench.txt
 //
-// The -grpcfast.* flags (message size, messages per stream, concurrent streams,
-// transport, server process, profiles) are described in grpcfastbench.Run.
+// The -grpcfast.* flags (message sizes and the fields that grow, recorded
+// messages to replay, messages per stream, concurrent streams, transport,
+// server process, profiles) are described in grpcfastbench.Run.
 func BenchmarkGrpcfast_ByteStream(b *testing.B) {
 	grpcfastbench.Run(b, "google.bytestream.ByteStream",
 		grpcfastbench.ServerStream[ReadRequest, ReadResponse]("Read", NewByteStream_ReadResponseReceiver),

@@ -14,14 +14,17 @@ import (
 
 // BenchmarkGrpcfast_Execution benchmarks every method of
 // build.bazel.remote.execution.v2.Execution against a stub server, on gRPC's
-// standard codec and the stream's own Recv (codec=proto) and on grpcfast's
-// codec and generated receivers (codec=grpcfast), side by side:
+// standard codec and the stream's own Recv (codec=proto), on vtprotobuf's
+// codec/grpc and the stream's own Recv (codec=vtproto) and on grpcfast's codec
+// and generated receivers (codec=grpcfast), side by side, each checked at its
+// first call:
 //
 //	go test -run '^$' -bench BenchmarkGrpcfast_Execution -benchmem -count 6 . | tee bench.txt
 //	benchstat -col /codec bench.txt
 //
-// The -grpcfast.* flags (message size, messages per stream, concurrent streams,
-// transport, server process, profiles) are described in grpcfastbench.Run.
+// The -grpcfast.* flags (message sizes and the fields that grow, recorded
+// messages to replay, messages per stream, concurrent streams, transport,
+// server process, profiles) are described in grpcfastbench.Run.
 func BenchmarkGrpcfast_Execution(b *testing.B) {
 	grpcfastbench.Run(b, "build.bazel.remote.execution.v2.Execution",
 		grpcfastbench.ServerStream[ExecuteRequest, longrunningpb.Operation]("Execute", NewExecution_ExecuteResponseReceiver),
@@ -30,14 +33,17 @@ func BenchmarkGrpcfast_Execution(b *testing.B) {
 
 // BenchmarkGrpcfast_ContentAddressableStorage benchmarks every method of
 // build.bazel.remote.execution.v2.ContentAddressableStorage against a stub
-// server, on gRPC's standard codec and the stream's own Recv (codec=proto) and
-// on grpcfast's codec and generated receivers (codec=grpcfast), side by side:
+// server, on gRPC's standard codec and the stream's own Recv (codec=proto), on
+// vtprotobuf's codec/grpc and the stream's own Recv (codec=vtproto) and on
+// grpcfast's codec and generated receivers (codec=grpcfast), side by side, each
+// checked at its first call:
 //
 //	go test -run '^$' -bench BenchmarkGrpcfast_ContentAddressableStorage -benchmem -count 6 . | tee bench.txt
 //	benchstat -col /codec bench.txt
 //
-// The -grpcfast.* flags (message size, messages per stream, concurrent streams,
-// transport, server process, profiles) are described in grpcfastbench.Run.
+// The -grpcfast.* flags (message sizes and the fields that grow, recorded
+// messages to replay, messages per stream, concurrent streams, transport,
+// server process, profiles) are described in grpcfastbench.Run.
 func BenchmarkGrpcfast_ContentAddressableStorage(b *testing.B) {
 	grpcfastbench.Run(b, "build.bazel.remote.execution.v2.ContentAddressableStorage",
 		grpcfastbench.Unary[BatchUpdateBlobsRequest, BatchUpdateBlobsResponse]("BatchUpdateBlobs"),
