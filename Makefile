@@ -27,6 +27,8 @@ GHZ_CUTOFF := code = Unavailable desc = transport is closing|code = Canceled des
 # make test-compat: the oldest Go toolchain this module supports (its go.mod
 # requires the oldest grpc-go and protobuf-go), and the newest grpc-go and
 # protobuf-go it is tested with, which a copy of go.mod in .cache/compat gets.
+# The benchmarks run on that copy too: what users measure on a current
+# grpc-go, not on the oldest this module accepts.
 COMPAT_OLDEST_GO ?= go1.23.12
 COMPAT_NEWEST_GRPC ?= v1.85.0
 COMPAT_NEWEST_PROTOBUF ?= v1.36.12
@@ -101,6 +103,13 @@ test: lint checkgenerate ## Run every test: lint, generation check, unit, golden
 	@echo "==> fuzzing FuzzUnmarshal for $(FUZZ_TIME) (compiling the fuzz binary first)"
 	go test -run '^$$' -fuzz '^FuzzUnmarshal$$' -fuzztime $(FUZZ_TIME) .
 
+.PHONY: newest-mod
+newest-mod: ## Write .cache/compat/newest.mod: go.mod with the newest grpc-go and protobuf-go tested, which the benchmarks use.
+	@mkdir -p $(dir $(COMPAT_MOD))
+	@cp go.mod $(COMPAT_MOD) && cp go.sum $(COMPAT_MOD:.mod=.sum)
+	@go get -modfile=$(COMPAT_MOD) google.golang.org/grpc@$(COMPAT_NEWEST_GRPC) google.golang.org/protobuf@$(COMPAT_NEWEST_PROTOBUF) 2>&1 | { grep -v -e '^go: downloading' -e '^go: upgraded' || true; }
+	@echo "==> $(COMPAT_MOD): go.mod with grpc-go $(COMPAT_NEWEST_GRPC) and protobuf-go $(COMPAT_NEWEST_PROTOBUF), which the benchmarks build with"
+
 .PHONY: test-compat
 test-compat: ## Run the runtime's and the example's tests with -race on the oldest Go, grpc-go and protobuf-go go.mod allows, then on the newest tested.
 	@echo "==> oldest: $(COMPAT_OLDEST_GO) (GOTOOLCHAIN, from the module proxy the first time) with go.mod's requirements"
@@ -108,21 +117,19 @@ test-compat: ## Run the runtime's and the example's tests with -race on the olde
 	@GOTOOLCHAIN=$(COMPAT_OLDEST_GO) go list -m $(COMPAT_MODULES)
 	GOTOOLCHAIN=$(COMPAT_OLDEST_GO) go test -race -count=1 $(COMPAT_PKGS)
 	@echo "==> newest: $$(go env GOVERSION) with grpc-go $(COMPAT_NEWEST_GRPC) and protobuf-go $(COMPAT_NEWEST_PROTOBUF), in a copy of go.mod ($(COMPAT_MOD))"
-	@mkdir -p $(dir $(COMPAT_MOD))
-	@cp go.mod $(COMPAT_MOD) && cp go.sum $(COMPAT_MOD:.mod=.sum)
-	@go get -modfile=$(COMPAT_MOD) google.golang.org/grpc@$(COMPAT_NEWEST_GRPC) google.golang.org/protobuf@$(COMPAT_NEWEST_PROTOBUF) 2>&1 | { grep -v '^go: downloading' || true; }
+	@$(MAKE) newest-mod
 	@go version
 	@go list -modfile=$(COMPAT_MOD) -m $(COMPAT_MODULES)
 	GOFLAGS="$$(go env GOFLAGS) -modfile=$(COMPAT_MOD)" go test -race -count=1 $(COMPAT_PKGS)
 
 .PHONY: bench
-bench: generate ## Run the example's generated benchmarks (gRPC's standard path, vtprotobuf's codec and grpcfast; server in-process and in its own process) and end with one screen: grpcfast against each.
+bench: generate newest-mod ## Run the example's generated benchmarks (gRPC's standard path, vtprotobuf's codec and grpcfast; server in-process and in its own process) and end with one screen: grpcfast against each.
 	@mkdir -p $(BENCH_OUT)
 	@echo "==> the example's generated benchmarks, server in this process, then in its own process ($(BENCH_COUNT) x $(BENCH_TIME) per sub-benchmark; $(BENCH_ARGS))"
 	@echo "    raw results: $(BENCH_OUT)/example.txt and $(BENCH_OUT)/example-process.txt"
-	@go test -run '^$$' -bench Grpcfast -benchmem -count $(BENCH_COUNT) -benchtime $(BENCH_TIME) ./example/examplepb -args $(BENCH_ARGS) \
+	@GOFLAGS=-modfile=$(COMPAT_MOD) go test -run '^$$' -bench Grpcfast -benchmem -count $(BENCH_COUNT) -benchtime $(BENCH_TIME) ./example/examplepb -args $(BENCH_ARGS) \
 		> $(BENCH_OUT)/example.txt || { tail -30 $(BENCH_OUT)/example.txt; exit 1; }
-	@go test -run '^$$' -bench Grpcfast -benchmem -count $(BENCH_COUNT) -benchtime $(BENCH_TIME) ./example/examplepb -args $(BENCH_ARGS) -grpcfast.server=process \
+	@GOFLAGS=-modfile=$(COMPAT_MOD) go test -run '^$$' -bench Grpcfast -benchmem -count $(BENCH_COUNT) -benchtime $(BENCH_TIME) ./example/examplepb -args $(BENCH_ARGS) -grpcfast.server=process \
 		> $(BENCH_OUT)/example-process.txt || { tail -30 $(BENCH_OUT)/example-process.txt; exit 1; }
 	@benchstat -col /codec $(BENCH_OUT)/example.txt > $(BENCH_OUT)/example-benchstat.txt 2>&1
 	@benchstat -col /codec $(BENCH_OUT)/example-process.txt > $(BENCH_OUT)/example-process-benchstat.txt 2>&1
@@ -135,10 +142,10 @@ bench: generate ## Run the example's generated benchmarks (gRPC's standard path,
 	@go run ./internal/benchsummary $(BENCH_OUT)/example-process.txt
 
 .PHONY: bench-transport
-bench-transport: tools ## Run the hand-written transport benchmarks: 16 MiB streams, the transport floor (a codec that does no work) and raw TCP.
+bench-transport: tools newest-mod ## Run the hand-written transport benchmarks: 16 MiB streams, the transport floor (a codec that does no work) and raw TCP.
 	@mkdir -p $(BENCH_OUT)
 	@echo "==> hand-written stream, transport-floor and raw TCP benchmarks in ./example"
-	go test -run '^$$' -bench . -benchmem -count $(BENCH_COUNT) ./example/ | tee $(BENCH_OUT)/transport.txt
+	GOFLAGS=-modfile=$(COMPAT_MOD) go test -run '^$$' -bench . -benchmem -count $(BENCH_COUNT) ./example/ | tee $(BENCH_OUT)/transport.txt
 	benchstat -col /path $(BENCH_OUT)/transport.txt
 
 .PHONY: bench-peers
@@ -151,25 +158,25 @@ bench-peers: tools ## Run Put, Get and CreateUser on grpcfast, gRPC's standard p
 	benchstat -col /peer $(BENCH_OUT)/peers.txt
 
 .PHONY: benchmarks-md
-benchmarks-md: tools ## Rewrite BENCHMARKS.md from one run of every benchmark (takes about 25 minutes).
-	./scripts/benchmarks.sh
+benchmarks-md: tools newest-mod ## Rewrite BENCHMARKS.md from one run of every benchmark (takes about 25 minutes).
+	GOFLAGS=-modfile=$(COMPAT_MOD) ./scripts/benchmarks.sh
 
 .PHONY: bench-interop
-bench-interop: tools ## Measure what vtprotobuf's pool saves on gRPC's interop messages (16 KiB payloads), plain against pooled (about 2 minutes).
-	BENCH_COUNT=$(BENCH_COUNT) BENCH_TIME=$(BENCH_TIME) ./scripts/interop.sh
+bench-interop: tools newest-mod ## Measure what vtprotobuf's pool saves on gRPC's interop messages (16 KiB payloads), plain against pooled (about 2 minutes).
+	BENCH_COUNT=$(BENCH_COUNT) BENCH_TIME=$(BENCH_TIME) GOFLAGS=-modfile=$(COMPAT_MOD) ./scripts/interop.sh
 
 .PHONY: bench-receiver
-bench-receiver: tools ## Short streams of 16 KiB chunks through the codec and a Receiver, without the transport: stream Recv, Receiver, Receiver with Release.
+bench-receiver: tools newest-mod ## Short streams of 16 KiB chunks through the codec and a Receiver, without the transport: stream Recv, Receiver, Receiver with Release.
 	@mkdir -p $(BENCH_OUT)
 	@echo "==> BenchmarkShortStream: 1, 4 and 64 chunks per stream, three ways, $(BENCH_COUNT) samples"
-	go test -run '^$$' -bench '^BenchmarkShortStream$$' -benchmem -count $(BENCH_COUNT) -benchtime 2000x . | tee $(BENCH_OUT)/receiver.txt
+	GOFLAGS=-modfile=$(COMPAT_MOD) go test -run '^$$' -bench '^BenchmarkShortStream$$' -benchmem -count $(BENCH_COUNT) -benchtime 2000x . | tee $(BENCH_OUT)/receiver.txt
 	benchstat -col /how $(BENCH_OUT)/receiver.txt
 
 .PHONY: bench-codec
-bench-codec: tools ## Run the codec benchmarks: gRPC's standard codec, vtprotobuf's codec and grpcfast.
+bench-codec: tools newest-mod ## Run the codec benchmarks: gRPC's standard codec, vtprotobuf's codec and grpcfast.
 	@mkdir -p $(BENCH_OUT)
 	@echo "==> codec benchmarks, without the transport"
-	go test -run '^$$' -bench '^BenchmarkCodec' -benchmem -count $(BENCH_COUNT) . | tee $(BENCH_OUT)/codec.txt
+	GOFLAGS=-modfile=$(COMPAT_MOD) go test -run '^$$' -bench '^BenchmarkCodec' -benchmem -count $(BENCH_COUNT) . | tee $(BENCH_OUT)/codec.txt
 	benchstat -col /codec $(BENCH_OUT)/codec.txt
 
 .PHONY: ghz

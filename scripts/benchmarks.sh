@@ -78,7 +78,7 @@ if only interop; then
 	BENCH_COUNT="$count" BENCH_TIME="$btime" BENCH_MSGS="$imsgs" ./scripts/interop.sh >&2
 fi
 run peers "the peers: grpcfast, gRPC's standard path, drpc and connect-go, server in-process and in its own process" \
-	go -C peers test -run '^$' -bench '^BenchmarkPeers$' -benchmem -count "$count" -benchtime "$btime" .
+	env GOFLAGS= go -C peers test -run '^$' -bench '^BenchmarkPeers$' -benchmem -count "$count" -benchtime "$btime" .
 
 section() { # title, text, file, benchstat args...
 	local title=$1 text=$2 file=$3
@@ -98,8 +98,8 @@ section() { # title, text, file, benchstat args...
 	printf -- '- %s, %s, %s\n' "$(go list -m -f '{{.Path}} {{.Version}}' google.golang.org/grpc)" \
 		"$(go list -m -f '{{.Path}} {{.Version}}' google.golang.org/protobuf)" \
 		"$(go list -m -f '{{.Path}} {{.Version}}' github.com/planetscale/vtprotobuf)"
-	printf -- '- peers: %s, %s\n' "$(go -C peers list -m -f '{{.Path}} {{.Version}}' storj.io/drpc)" \
-		"$(go -C peers list -m -f '{{.Path}} {{.Version}}' connectrpc.com/connect)"
+	printf -- '- peers: %s, %s\n' "$(GOFLAGS= go -C peers list -m -f '{{.Path}} {{.Version}}' storj.io/drpc)" \
+		"$(GOFLAGS= go -C peers list -m -f '{{.Path}} {{.Version}}' connectrpc.com/connect)"
 	printf -- '- %s samples per sub-benchmark\n\n' "$count"
 
 	section "The example's generated benchmarks, server in-process" \
