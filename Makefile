@@ -72,7 +72,7 @@ generate: tools build peers-tools ## Regenerate the example and testdata code, d
 	buf generate --template testdata/buf.gen.editions.yaml
 	buf generate
 	buf generate --template peers/buf.gen.yaml
-	@echo "==> generating testdata/thirdparty, a tree shaped like Bazel's remote-apis, as README's \"Third-party trees\" shows"
+	@echo "==> generating testdata/thirdparty, a tree shaped like Bazel's remote-apis, as docs/third-party.md shows"
 	cd testdata/thirdparty && buf generate
 	go test ./internal/generator -run '^TestGolden$$' -count=1 -update
 
@@ -97,7 +97,7 @@ test: lint checkgenerate ## Run every test: lint, generation check, unit, golden
 	@echo "==> the peers module (drpc, connect-go): its tests with the race detector, then every peers benchmark once"
 	go -C peers test -race -count=1 ./...
 	go -C peers test -run '^$$' -bench . -benchtime 1x ./...
-	@echo "==> testdata/thirdparty (remote-apis' shape, README's \"Third-party trees\"): built, a ByteStream Write served, its benchmarks once"
+	@echo "==> testdata/thirdparty (remote-apis' shape, docs/third-party.md): built, a ByteStream Write served, its benchmarks once"
 	go -C testdata/thirdparty test -race -count=1 ./...
 	go -C testdata/thirdparty test -run '^$$' -bench . -benchtime 1x ./...
 	@echo "==> fuzzing FuzzUnmarshal for $(FUZZ_TIME) (compiling the fuzz binary first)"

@@ -1,6 +1,6 @@
 // Package remote_test builds and runs the code that buf generates for a tree
-// shaped like Bazel's remote-apis, with the README's buf.yaml and
-// buf.gen.yaml ("Third-party trees"): googleapis' google/api,
+// shaped like Bazel's remote-apis, with the buf.yaml and buf.gen.yaml that
+// docs/third-party.md shows: googleapis' google/api,
 // google/longrunning and google/rpc files map to the Go packages that
 // genproto and cloud.google.com/go/longrunning register, and
 // google/bytestream is generated here for grpcfast's receivers.
@@ -128,10 +128,11 @@ func TestByteStreamWrite(t *testing.T) {
 	}
 }
 
-// TestREADMEShowsThisTree checks that the README's "Third-party trees"
-// section shows this tree's buf.yaml and buf.gen.yaml exactly.
-func TestREADMEShowsThisTree(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+// TestDocsShowThisTree checks that docs/third-party.md, the page the
+// README links for third-party trees, shows this tree's buf.yaml and
+// buf.gen.yaml exactly.
+func TestDocsShowThisTree(t *testing.T) {
+	page, err := os.ReadFile("../../docs/third-party.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,8 +142,8 @@ func TestREADMEShowsThisTree(t *testing.T) {
 			t.Fatal(err)
 		}
 		block := "```yaml\n# " + file + "\n" + string(want) + "```\n"
-		if !strings.Contains(string(readme), block) {
-			t.Errorf("README.md does not show %s as this tree has it; want a block\n%s", file, block)
+		if !strings.Contains(string(page), block) {
+			t.Errorf("docs/third-party.md does not show %s as this tree has it; want a block\n%s", file, block)
 		}
 	}
 }
