@@ -42,8 +42,8 @@ const defaultPoolingThreshold = 64
 // WithoutUTF8Validation) the UTF-8 of strings that require it, lets
 // protobuf-go decide when UnmarshalVT rejects a message, and uses protobuf-go
 // for the types vtprotobuf encodes or decodes wrongly (extension ranges,
-// groups). The README's "Differences from gRPC's standard codec" lists what
-// remains.
+// groups). docs/differences.md ("Differences from gRPC's standard codec")
+// lists what remains.
 //
 // A Codec is safe for concurrent use. The zero value is not usable; make one
 // with NewCodec.

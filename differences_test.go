@@ -21,9 +21,9 @@ import (
 
 // The tests in this file pin the differences from gRPC's standard codec
 // that the codec cannot remove without changing vtprotobuf's output
-// (README, "Differences from gRPC's standard codec"). Each fails when the
-// difference goes away, for instance with a vtprotobuf that fixes it: then
-// update the README and the test.
+// (docs/differences.md). Each fails when the difference goes away, for
+// instance with a vtprotobuf that fixes it: then update docs/differences.md
+// and the test.
 
 func marshalBoth(t *testing.T, m proto.Message) (got, std []byte) {
 	t.Helper()
@@ -46,11 +46,11 @@ func TestDifferenceNegativeZero(t *testing.T) {
 	negZero := math.Copysign(0, -1)
 	got, std := marshalBoth(t, &kinds.Rich{Ratio: negZero})
 	if len(got) != 0 || len(std) == 0 {
-		t.Errorf("Rich{Ratio: -0.0}: grpcfast sent %x, standard codec %x: the difference is gone, update the README", got, std)
+		t.Errorf("Rich{Ratio: -0.0}: grpcfast sent %x, standard codec %x: the difference is gone, update docs/differences.md", got, std)
 	}
 	got, std = marshalBoth(t, &wkt.MessageWithWKT{DoubleValue: wrapperspb.Double(negZero)})
 	if bytes.Equal(got, std) {
-		t.Errorf("DoubleValue(-0.0): both sent %x: the difference is gone, update the README", got)
+		t.Errorf("DoubleValue(-0.0): both sent %x: the difference is gone, update docs/differences.md", got)
 	}
 	// The workaround: explicit presence.
 	got, std = marshalBoth(t, &proto3opt.OptionalFieldInProto3{OptionalDouble: &negZero, OptionalFloat: proto.Float32(float32(negZero))})
@@ -80,7 +80,7 @@ func TestDifferenceUnknownFieldsInWellKnownTypes(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(got.Timestamp.ProtoReflect().GetUnknown()) != 0 || len(std.Timestamp.ProtoReflect().GetUnknown()) == 0 {
-		t.Errorf("received: unknown fields in Timestamp: grpcfast %x, standard codec %x: the difference is gone, update the README",
+		t.Errorf("received: unknown fields in Timestamp: grpcfast %x, standard codec %x: the difference is gone, update docs/differences.md",
 			got.Timestamp.ProtoReflect().GetUnknown(), std.Timestamp.ProtoReflect().GetUnknown())
 	}
 	if len(got.ProtoReflect().GetUnknown()) == 0 {
@@ -88,7 +88,7 @@ func TestDifferenceUnknownFieldsInWellKnownTypes(t *testing.T) {
 	}
 	sentGot, sentStd := marshalBoth(t, std)
 	if len(sentGot) != len(b)-2 || len(sentStd) != len(b) {
-		t.Errorf("sent: grpcfast %x, standard codec %x (received %x): the difference is gone, update the README", sentGot, sentStd, b)
+		t.Errorf("sent: grpcfast %x, standard codec %x (received %x): the difference is gone, update docs/differences.md", sentGot, sentStd, b)
 	}
 }
 
@@ -123,7 +123,7 @@ func TestDifferenceLenientInput(t *testing.T) {
 				t.Fatalf("%s: the standard codec accepts it", tc.name)
 			}
 			if (err == nil) != tc.lenient {
-				t.Errorf("%s (split at %v): grpcfast: %v; standard codec: %v: update the README", tc.name, data, err, stdErr)
+				t.Errorf("%s (split at %v): grpcfast: %v; standard codec: %v: update docs/differences.md", tc.name, data, err, stdErr)
 			}
 		}
 	}
@@ -133,7 +133,8 @@ func TestDifferenceLenientInput(t *testing.T) {
 // unknown field whose tag is a longer varint than needed keeps those bytes
 // with the codec, where protobuf-go re-encodes the tag. Both decode the same
 // field. When this test fails, vtprotobuf re-encodes such tags too: remove
-// the difference from the README and canonicalUnknown from the fuzz test.
+// the difference from docs/differences.md and canonicalUnknown from the
+// fuzz test.
 func TestDifferenceUnknownTagEncoding(t *testing.T) {
 	b := []byte("\xfa\x00\x00") // field 15, length-delimited, empty; tag in 2 bytes
 	got, want := &kinds.Pooled{}, &kinds.Pooled{}

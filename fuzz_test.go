@@ -25,7 +25,7 @@ import (
 // unknown fields), as a Pooled (vtprotobuf's pool, reused nested and
 // repeated messages) and as a proto2 Extendable (extensions). Input it
 // rejects may be accepted: vtprotobuf is more lenient on malformed input, a
-// difference the README documents (TestDifferenceLenientInput).
+// difference docs/differences.md documents (TestDifferenceLenientInput).
 //
 //	go test -run='^$' -fuzz=FuzzUnmarshal -fuzztime=10s .
 func FuzzUnmarshal(f *testing.F) {

@@ -33,8 +33,8 @@ type Stream[M any] interface {
 // messages into it; after that neither it nor anything reached through it
 // may be used. Do not keep it or a pointer into it past the next Recv, do not
 // hand it to a goroutine that outlives the next Recv, and do not Send it
-// where something may read it after Send returns (README, "Sending the same
-// message again"). To keep a message, call Take, which hands over the
+// where something may read it after Send returns (docs/receivers.md,
+// "Sending the same message again"). To keep a message, call Take, which hands over the
 // message itself, or copy it (proto.Clone).
 //
 // When the stream ends (Recv returns io.EOF or another error), the message

@@ -18,9 +18,9 @@ import (
 // and on the receiving side, for both paths, with 16 KiB chunks (whose gRPC
 // message spills 9 bytes into a second HTTP/2 frame) and with 16376-byte
 // chunks (which fit one frame with the gRPC header). It logs the numbers and
-// where the allocations come from, so the README can say what gRPC-Go's
-// transport still allocates once the codec and the receive helpers
-// allocate nothing.
+// where the allocations come from, so docs/receivers.md ("What still
+// allocates") can say what gRPC-Go's transport still allocates once the
+// codec and the receive helpers allocate nothing.
 //
 // Client and server share the process, so allocations are told apart by the
 // stacks of a memory profile that records every allocation

@@ -11,8 +11,8 @@
 //
 // The handlers also send from one reused message, which grpcfast does not
 // require but which keeps a server stream from allocating. When something may
-// read a sent message after Send returns (the README's "Sending the same
-// message again" lists what can), use WithFreshSends.
+// read a sent message after Send returns ("Sending the same message again"
+// in docs/receivers.md lists what can), use WithFreshSends.
 package example
 
 import (
@@ -67,7 +67,7 @@ func newOptions(opts []Option) options {
 // message over (Receiver.Take) instead of sending the reused one. Use it when
 // something may read a sent message after Send returns: a stats handler or
 // an interceptor that keeps it, tracing, or a client stream's retry buffer
-// (the README's "Sending the same message again"). It costs one message and
+// ("Sending the same message again" in docs/receivers.md). It costs one message and
 // one chunk of memory per Send.
 func WithFreshSends() Option {
 	return func(o *options) { o.freshSends = true }

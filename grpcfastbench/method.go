@@ -282,8 +282,8 @@ func Bidi[Req, Res any](name string,
 // generated receiver on grpcfast's. It returns io.EOF at the end of the
 // stream. A message it returns may be reused by the next call. The
 // benchmark never uses a message after the end of its stream, so it
-// releases the receiver there, as the README recommends to servers of
-// short streams.
+// releases the receiver there, as docs/receivers.md recommends to servers
+// of short streams.
 func nextFunc[M any](p *path, streamRecv func() (*M, error), newReceiver func() *grpcfast.Receiver[M]) func() (*M, error) {
 	if !p.receivers {
 		return streamRecv

@@ -9,7 +9,7 @@
 //	go install github.com/grpcfast/grpcfast/cmd/protoc-gen-go-grpcfast@latest
 //
 // and add it to buf.gen.yaml or run protoc with --go-grpcfast_out. The
-// options it accepts are listed in the README and by --help.
+// options it accepts are listed in the README ("Options") and by --help.
 package main
 
 import (
