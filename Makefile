@@ -90,6 +90,9 @@ test: lint checkgenerate ## Run every test: lint, generation check, unit, golden
 	go test -race -count=1 ./...
 	@echo "==> the runtime's allocation counts (testing.AllocsPerRun), without the race detector, which makes sync.Pool drop items"
 	go test -count=1 -run 'Allocs' .
+	@echo "==> the runtime's and the example's race tests again on the newest grpc-go and protobuf-go tested (go.mod requires the oldest)"
+	@$(MAKE) newest-mod
+	GOFLAGS=-modfile=$(COMPAT_MOD) go test -race -count=1 $(COMPAT_PKGS)
 	@echo "==> ownership and misuse tests in a grpcfast_checked build (memory taken back is poisoned and never reused)"
 	go test -tags grpcfast_checked -count=1 -run 'Checked|LastMessage|MergingCodec|CallerMemory|HandlerMemory|TestReceiver' .
 	@echo "==> every benchmark once, generated ones included (their figures mean nothing at one iteration)"
