@@ -32,6 +32,9 @@ type vtInfo struct {
 	// utf8 is the plan for checking the strings that must be valid UTF-8,
 	// nil if the type cannot hold any.
 	utf8 *utf8Plan
+	// wire is the plan of the walk that checks the encoding of a message
+	// before UnmarshalVT decodes it (wire.go).
+	wire *wirePlan
 	// presenceBytes are the singular bytes fields that track presence
 	// (proto2 optional, proto3 optional, editions explicit presence)
 	// outside a oneof: vtprotobuf's ResetVT leaves them empty but
@@ -98,6 +101,7 @@ func newVTInfo(md protoreflect.MessageDescriptor) *vtInfo {
 			!poolKeepsPresence(md, pooledType),
 		required:      md.RequiredNumbers().Len() > 0,
 		utf8:          newUTF8Plan(md),
+		wire:          newWirePlan(md),
 		presenceBytes: presenceBytes(md),
 	}
 }

@@ -184,6 +184,11 @@ func parseField(b []byte) (field, int) {
 	if st != fieldOK {
 		return field{size: -1}, st
 	}
+	if n == 10 && b[9] > 1 {
+		// Bits beyond the 64th, which protobuf-go rejects: left to the
+		// walk (wire.go).
+		return field{}, fieldBad
+	}
 	num := protowire.Number(tag >> 3)
 	typ := protowire.Type(tag & 7)
 	if tag>>3 < uint64(protowire.MinValidNumber) || tag>>3 > uint64(protowire.MaxValidNumber) {
@@ -211,7 +216,7 @@ func parseField(b []byte) (field, int) {
 			f.size = -1
 			return f, st
 		}
-		if st != fieldOK || int64(l) < 0 {
+		if st != fieldOK || int64(l) < 0 || k == 10 && b[n+9] > 1 {
 			return f, fieldBad
 		}
 		f.hdr = n + k

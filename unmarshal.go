@@ -20,16 +20,22 @@ func (c *Codec) Unmarshal(data mem.BufferSlice, v any) error {
 	if m, ok := v.(vtUnmarshaler); ok {
 		if info := vtInfoOf(v); info.vtDecodes && resetForDecode(v, info) {
 			err := c.unmarshalVT(data, m, v, info)
-			if err != nil && info != opaqueInfo && c.unmarshalProto(data, v) == nil {
+			if err != nil && info != opaqueInfo && !finalDecodeError(err) {
 				// UnmarshalVT rejects some input that protobuf-go, and so
 				// gRPC's codec, accepts: a known field with another wire
-				// type (protobuf-go keeps it as an unknown field), a
-				// nested message that lacks a required field in one of
-				// the occurrences that merge into it. protobuf-go decides
-				// whenever UnmarshalVT fails; this costs a second decode on
-				// the error path only, and the error returned, when both
-				// fail, is UnmarshalVT's.
-				return nil
+				// type (protobuf-go keeps it as an unknown field; the walk
+				// in wire.go sees it first and UnmarshalVT is not called,
+				// errNeedProto), a nested message that lacks a required
+				// field in one of the occurrences that merge into it.
+				// protobuf-go decides whenever UnmarshalVT fails; this
+				// costs a second decode on the error path only, and the
+				// error returned, when both fail, is UnmarshalVT's. Input
+				// that the walk rejects, protobuf-go rejects too: it is not
+				// decoded again.
+				perr := c.unmarshalProto(data, v)
+				if perr == nil || err == errNeedProto {
+					return perr
+				}
 			}
 			return err
 		}
@@ -37,8 +43,8 @@ func (c *Codec) Unmarshal(data mem.BufferSlice, v any) error {
 	return c.unmarshalProto(data, v)
 }
 
-// wholeRetries counts decodes in pieces that failed and were redone in one
-// piece; tests check that valid input never needs this.
+// wholeRetries counts decodes in pieces that failed (protobuf-go then
+// decides); tests check that valid input never needs this.
 var wholeRetries atomic.Int64
 
 // resetter is implemented by messages that protoc-gen-go-grpcfast generated
@@ -112,12 +118,13 @@ func (c *Codec) unmarshalProto(data mem.BufferSlice, v any) error {
 // UTF-8 are.
 type vtDecoder struct {
 	m    vtUnmarshaler
-	utf8 *utf8Plan
+	wire *wirePlan // nil for types that cannot be inspected (opaqueInfo)
+	utf8 bool      // check UTF-8 (WithoutUTF8Validation not given)
 }
 
 func (d vtDecoder) decode(b []byte) error {
-	if d.utf8 != nil {
-		if err := d.utf8.check(b); err != nil {
+	if d.wire != nil {
+		if err := d.wire.validate(b, d.utf8); err != nil {
 			return err
 		}
 	}
@@ -125,7 +132,7 @@ func (d vtDecoder) decode(b []byte) error {
 }
 
 func (c *Codec) unmarshalVT(data mem.BufferSlice, m vtUnmarshaler, v any, info *vtInfo) error {
-	d := vtDecoder{m: m, utf8: c.utf8Plan(info)}
+	d := vtDecoder{m: m, wire: info.wire, utf8: !c.noUTF8}
 	switch len(data) {
 	case 0:
 		// The empty message. UnmarshalVT still checks required fields
@@ -157,21 +164,28 @@ func (c *Codec) unmarshalVT(data mem.BufferSlice, m vtUnmarshaler, v any, info *
 	}
 	bf, _ := v.(bytesFielder)
 	if err := c.decodePieces(&r, d, bf); err != nil {
-		// The input is malformed. UnmarshalVT is lenient in places: the last
-		// varint of a packed field may run past the end of the field, and a
-		// single decode then reads on into the next field where a decode in
-		// pieces stops at the end of the piece. Decode the whole message in
-		// one piece, so that the outcome is exactly that of a message that
-		// arrived in one buffer. This costs a copy, on the error path only.
-		//
-		// When decodePieces succeeds, every piece was decoded without reading
-		// past its end (UnmarshalVT bounds-checks every read), so a decode of
-		// the whole message reads the same bytes the same way.
+		// What the walk accepts, UnmarshalVT decodes in runs as it decodes
+		// the whole (wire.go), so an error here is the error of a decode in
+		// one buffer, and protobuf-go decides next (Unmarshal), without a
+		// third decode. But a run that needs protobuf-go stops the walk
+		// before the runs after it: walk the whole message, so that input
+		// that protobuf-go rejects gets the error it gets in one buffer.
 		wholeRetries.Add(1)
-		resetForDecode(v, info)
-		r = pieceReader{data: data, remain: total}
-		r.advance(0)
-		return c.gather(&r, d, total)
+		if err == errNeedProto {
+			return c.validateWhole(data, d, total)
+		}
+		return err
 	}
 	return nil
+}
+
+// validateWhole walks the whole message, copied into one buffer, and
+// returns what the walk returns.
+func (c *Codec) validateWhole(data mem.BufferSlice, d vtDecoder, n int) error {
+	p := c.pool.Get(n)
+	b := (*p)[:n]
+	data.CopyTo(b)
+	err := d.wire.validate(b, d.utf8)
+	c.pool.Put(p)
+	return err
 }
