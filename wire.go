@@ -115,6 +115,9 @@ type wireField struct {
 	ops   [8]wireOp // by wire type; wSlow for a wire type UnmarshalVT refuses
 	sub   *wirePlan // for messages and map entries
 	isMap bool
+	// reqBit is the field's bit in its plan's required mask, 0 if the
+	// field is not required.
+	reqBit uint64
 }
 
 // wirePlan is what the walk knows about a message type.
@@ -124,6 +127,18 @@ type wirePlan struct {
 	ops    [128]wireOp
 	dense  []wireField // by field number, for numbers below len(dense)
 	sparse map[protowire.Number]*wireField
+	// required has the reqBit of every required field (proto2 required,
+	// editions LEGACY_REQUIRED; for a map entry, a value of a message type
+	// with required fields, which protobuf-go checks even when absent).
+	// UnmarshalVT checks required fields at the end of every occurrence of
+	// a message, where protobuf-go checks the message that all occurrences
+	// merge into: an occurrence that lacks one sends the message to
+	// protobuf-go (errNeedProto) without a decode by UnmarshalVT, which
+	// would fail, at a cost of one more decode of all that precedes it.
+	required uint64
+	// manyRequired: more than 64 required fields, beyond the mask; every
+	// message of the type goes to protobuf-go.
+	manyRequired bool
 }
 
 // unknownOps is what the walk does with an unknown field, by wire type.
@@ -154,9 +169,20 @@ func newWirePlan(md protoreflect.MessageDescriptor) *wirePlan {
 		p := &wirePlan{}
 		plans[md.FullName()] = p
 		fields := md.Fields()
+		nreq := 0
 		for i := range fields.Len() {
 			fd := fields.Get(i)
 			f := wireField{fd: fd, isMap: fd.IsMap()}
+			if fd.Cardinality() == protoreflect.Required ||
+				md.IsMapEntry() && fd.Number() == 2 && fd.Message() != nil && fd.Message().RequiredNumbers().Len() > 0 {
+				if nreq < 64 {
+					f.reqBit = 1 << nreq
+					p.required |= f.reqBit
+				} else {
+					p.manyRequired = true
+				}
+				nreq++
+			}
 			for wt := range f.ops {
 				f.ops[wt] = wSlow
 			}
@@ -226,6 +252,7 @@ func newWirePlan(md protoreflect.MessageDescriptor) *wirePlan {
 type wireFrame struct {
 	plan *wirePlan
 	end  int
+	seen uint64 // the required fields seen
 }
 
 // validate walks b, a run of whole fields of a message of p's type, and
@@ -237,6 +264,7 @@ func (p *wirePlan) validate(b []byte, checkUTF8 bool) error {
 	stack := frames[:0]
 	plan, end, i := p, len(b), 0
 	needProto := false
+	var seen uint64 // required fields seen in the current message
 	for {
 		for i < end {
 			var (
@@ -270,6 +298,7 @@ func (p *wirePlan) validate(b []byte, checkUTF8 bool) error {
 						}
 						needProto = true
 						op = unknownOps[wt]
+						f = nil
 					}
 				} else {
 					op = unknownOps[wt]
@@ -290,8 +319,11 @@ func (p *wirePlan) validate(b []byte, checkUTF8 bool) error {
 				}
 			}
 		do:
-			if f == nil && (op == wString || op == wMessage) {
-				f = &plan.dense[b[i]>>3]
+			if f == nil && (op == wString || op == wMessage || plan.required != 0) {
+				f = plan.field(uint64(b[i] >> 3)) // a one-byte tag
+			}
+			if f != nil {
+				seen |= f.reqBit
 			}
 			i += hdr
 			switch op {
@@ -345,8 +377,8 @@ func (p *wirePlan) validate(b []byte, checkUTF8 bool) error {
 				if len(stack)+1 > maxMessageDepth {
 					return errWireDepth
 				}
-				stack = append(stack, wireFrame{plan, end})
-				plan, end = f.sub, next
+				stack = append(stack, wireFrame{plan, end, seen})
+				plan, end, seen = f.sub, next, 0
 				continue
 			case wPackedVarint:
 				if !packedVarintsOK(b[i:next]) {
@@ -363,12 +395,15 @@ func (p *wirePlan) validate(b []byte, checkUTF8 bool) error {
 			}
 			i = next
 		}
+		if seen&plan.required != plan.required || plan.manyRequired {
+			needProto = true
+		}
 		if len(stack) == 0 {
 			break
 		}
 		top := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		plan, end = top.plan, top.end
+		plan, end, seen = top.plan, top.end, top.seen
 	}
 	if needProto {
 		return errNeedProto
