@@ -50,6 +50,9 @@ type malformedError struct {
 }
 
 func (e *malformedError) Error() string {
+	if e.err != nil {
+		return "grpcfast: cannot parse invalid wire-format data: " + e.reason + ": " + e.err.Error()
+	}
 	return "grpcfast: cannot parse invalid wire-format data: " + e.reason
 }
 
