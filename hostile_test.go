@@ -62,7 +62,7 @@ func checkLikeStd(t *testing.T, c *grpcfast.Codec, tc hostileCase) error {
 	for i := 1; i < len(tc.b); i += step {
 		splits = append(splits, []int{i})
 	}
-	if len(tc.b) > 2 {
+	if len(tc.b) > 2 && tc.step >= 0 {
 		splits = append(splits, []int{len(tc.b) - 1}, []int{1, len(tc.b) / 2, len(tc.b) - 1})
 	}
 	for _, cuts := range splits {
@@ -192,7 +192,7 @@ func TestHostileNesting(t *testing.T) {
 	for _, p := range paths {
 		t.Run(p.name, func(t *testing.T) {
 			accepted, rejected := false, false
-			for _, depth := range []int{1, 2, 3, 9998, 9999, 10000, 10001, 10002, 10003} {
+			for _, depth := range []int{1, 2, 3, 9999, 10000, 10001} {
 				tags := repeatTags(depth, p.tags...)
 				if p.first != nil {
 					tags = append([][]byte{p.first}, tags[:depth-1]...)
@@ -459,7 +459,7 @@ func TestHostileGroups(t *testing.T) {
 // the deepest level protobuf-go allows (it counts the map entry first).
 func TestHostileWrongWireTypeDeepMap(t *testing.T) {
 	c := grpcfast.NewCodec()
-	for _, depth := range []int{9998, 9999, 10000} {
+	for _, depth := range []int{9999, 10000} {
 		for _, f := range [][]byte{{0x28, 0x01}, {0x2a, 0x00}, {0x10, 0x01}} {
 			checkLikeStd(t, c, hostileCase{name: fmt.Sprintf("%x at depth %d", f, depth), b: nested(repeatTags(depth, tag(1, 2)), f), msg: node, step: -1})
 		}
@@ -516,6 +516,19 @@ func TestHostileRequired(t *testing.T) {
 		"wrong wire type for id, then id":        {0x0d, 1, 2, 3, 4, 0x08, 0x01},
 	} {
 		checkLikeStd(t, c, hostileCase{name: name, b: b, msg: req, step: 1})
+	}
+	// Wide's required field 20 has a two-byte tag, 0xa0 0x01; an unknown
+	// field 36 starts with the same byte (0xa0 0x02).
+	wide := func() proto.Message { return &hostile.Wide{} }
+	for name, b := range map[string][]byte{
+		"far":                            {0xa0, 0x01, 0x05},
+		"unknown 36 only":                {0xa0, 0x02, 0x05},
+		"far with wire type 5":           {0xa5, 0x01, 1, 2, 3, 4},
+		"far with wire type 5, then far": {0xa5, 0x01, 1, 2, 3, 4, 0xa0, 0x01, 0x05},
+		"next lacks far":                 {0xa0, 0x01, 0x05, 0x0a, 0x03, 0xa0, 0x02, 0x05},
+		"next has far":                   {0xa0, 0x01, 0x05, 0x0a, 0x03, 0xa0, 0x01, 0x05},
+	} {
+		checkLikeStd(t, c, hostileCase{name: name, b: b, msg: wide, step: 1})
 	}
 }
 

@@ -278,6 +278,9 @@ func (p *wirePlan) validate(b []byte, checkUTF8 bool) error {
 			if c := b[i]; c < 0x80 {
 				op, hdr = plan.ops[c], 1
 				if op != wSlow {
+					if op == wString || op == wMessage || plan.required != 0 {
+						f = plan.field(uint64(c >> 3))
+					}
 					goto do
 				}
 			}
@@ -322,9 +325,6 @@ func (p *wirePlan) validate(b []byte, checkUTF8 bool) error {
 				}
 			}
 		do:
-			if f == nil && (op == wString || op == wMessage || plan.required != 0) {
-				f = plan.field(uint64(b[i] >> 3)) // a one-byte tag
-			}
 			if f != nil {
 				seen |= f.reqBit
 			}

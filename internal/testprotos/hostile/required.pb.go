@@ -98,6 +98,67 @@ func (x *Req) GetById() map[int32]*Req {
 	return nil
 }
 
+// Wide has a required field whose tag takes two bytes.
+type Wide struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Next          *Wide                  `protobuf:"bytes,1,opt,name=next" json:"next,omitempty"`
+	Far           *int32                 `protobuf:"varint,20,req,name=far" json:"far,omitempty"`
+	Near          *int32                 `protobuf:"varint,3,opt,name=near" json:"near,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Wide) Reset() {
+	*x = Wide{}
+	mi := &file_hostile_required_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Wide) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Wide) ProtoMessage() {}
+
+func (x *Wide) ProtoReflect() protoreflect.Message {
+	mi := &file_hostile_required_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Wide.ProtoReflect.Descriptor instead.
+func (*Wide) Descriptor() ([]byte, []int) {
+	return file_hostile_required_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *Wide) GetNext() *Wide {
+	if x != nil {
+		return x.Next
+	}
+	return nil
+}
+
+func (x *Wide) GetFar() int32 {
+	if x != nil && x.Far != nil {
+		return *x.Far
+	}
+	return 0
+}
+
+func (x *Wide) GetNear() int32 {
+	if x != nil && x.Near != nil {
+		return *x.Near
+	}
+	return 0
+}
+
 var File_hostile_required_proto protoreflect.FileDescriptor
 
 const file_hostile_required_proto_rawDesc = "" +
@@ -111,7 +172,11 @@ const file_hostile_required_proto_rawDesc = "" +
 	"\x05by_id\x18\x05 \x03(\v2(.grpcfast.testdata.hostile.Req.ByIdEntryR\x04byId\x1aW\n" +
 	"\tByIdEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\x05R\x03key\x124\n" +
-	"\x05value\x18\x02 \x01(\v2\x1e.grpcfast.testdata.hostile.ReqR\x05value:\x028\x01B:Z8github.com/grpcfast/grpcfast/internal/testprotos/hostile"
+	"\x05value\x18\x02 \x01(\v2\x1e.grpcfast.testdata.hostile.ReqR\x05value:\x028\x01\"a\n" +
+	"\x04Wide\x123\n" +
+	"\x04next\x18\x01 \x01(\v2\x1f.grpcfast.testdata.hostile.WideR\x04next\x12\x10\n" +
+	"\x03far\x18\x14 \x02(\x05R\x03far\x12\x12\n" +
+	"\x04near\x18\x03 \x01(\x05R\x04nearB:Z8github.com/grpcfast/grpcfast/internal/testprotos/hostile"
 
 var (
 	file_hostile_required_proto_rawDescOnce sync.Once
@@ -125,21 +190,23 @@ func file_hostile_required_proto_rawDescGZIP() []byte {
 	return file_hostile_required_proto_rawDescData
 }
 
-var file_hostile_required_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_hostile_required_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
 var file_hostile_required_proto_goTypes = []any{
-	(*Req)(nil), // 0: grpcfast.testdata.hostile.Req
-	nil,         // 1: grpcfast.testdata.hostile.Req.ByIdEntry
+	(*Req)(nil),  // 0: grpcfast.testdata.hostile.Req
+	(*Wide)(nil), // 1: grpcfast.testdata.hostile.Wide
+	nil,          // 2: grpcfast.testdata.hostile.Req.ByIdEntry
 }
 var file_hostile_required_proto_depIdxs = []int32{
 	0, // 0: grpcfast.testdata.hostile.Req.child:type_name -> grpcfast.testdata.hostile.Req
 	0, // 1: grpcfast.testdata.hostile.Req.items:type_name -> grpcfast.testdata.hostile.Req
-	1, // 2: grpcfast.testdata.hostile.Req.by_id:type_name -> grpcfast.testdata.hostile.Req.ByIdEntry
-	0, // 3: grpcfast.testdata.hostile.Req.ByIdEntry.value:type_name -> grpcfast.testdata.hostile.Req
-	4, // [4:4] is the sub-list for method output_type
-	4, // [4:4] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	2, // 2: grpcfast.testdata.hostile.Req.by_id:type_name -> grpcfast.testdata.hostile.Req.ByIdEntry
+	1, // 3: grpcfast.testdata.hostile.Wide.next:type_name -> grpcfast.testdata.hostile.Wide
+	0, // 4: grpcfast.testdata.hostile.Req.ByIdEntry.value:type_name -> grpcfast.testdata.hostile.Req
+	5, // [5:5] is the sub-list for method output_type
+	5, // [5:5] is the sub-list for method input_type
+	5, // [5:5] is the sub-list for extension type_name
+	5, // [5:5] is the sub-list for extension extendee
+	0, // [0:5] is the sub-list for field type_name
 }
 
 func init() { file_hostile_required_proto_init() }
@@ -153,7 +220,7 @@ func file_hostile_required_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hostile_required_proto_rawDesc), len(file_hostile_required_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   2,
+			NumMessages:   3,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

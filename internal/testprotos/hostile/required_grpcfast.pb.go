@@ -25,6 +25,7 @@ var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 // more), or turn this check off with vtproto_check=false.
 var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Req)(nil)
+	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Wide)(nil)
 )
 
 // GrpcfastReset resets x like Reset, but keeps the memory of its bytes,
@@ -44,4 +45,18 @@ func (x *Req) GrpcfastReset() {
 	x.Reset()
 	x.Items = f0
 	x.ById = f1
+}
+
+// GrpcfastReset resets x like Reset, but keeps the memory of its bytes,
+// repeated and map fields for the next message decoded into x, and returns its
+// message fields to vtprotobuf's pool where their type is pooled. Fields that
+// track presence, oneofs and message fields are cleared as Reset clears them.
+// It implements grpcfastimpl.Resetter; the grpcfast codec calls it before
+// decoding into x.
+func (x *Wide) GrpcfastReset() {
+	if x == nil {
+		return
+	}
+	grpcfastimpl.Release(x.Next)
+	x.Reset()
 }
