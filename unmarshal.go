@@ -163,29 +163,23 @@ func (c *Codec) unmarshalVT(data mem.BufferSlice, m vtUnmarshaler, v any, info *
 		return c.gather(&r, d, total)
 	}
 	bf, _ := v.(bytesFielder)
+	if d.wire != nil {
+		// Walk the whole message before UnmarshalVT decodes any of it
+		// (wirepieces.go), so that input for protobuf-go costs no decode
+		// by UnmarshalVT; the decode below need not walk again.
+		w := r
+		if err := c.walkPieces(&w, d, bf); err != nil {
+			return err
+		}
+		d.wire = nil
+	}
 	if err := c.decodePieces(&r, d, bf); err != nil {
 		// What the walk accepts, UnmarshalVT decodes in runs as it decodes
 		// the whole (wire.go), so an error here is the error of a decode in
 		// one buffer, and protobuf-go decides next (Unmarshal), without a
-		// third decode. But a run that needs protobuf-go stops the walk
-		// before the runs after it: walk the whole message, so that input
-		// that protobuf-go rejects gets the error it gets in one buffer.
+		// third decode.
 		wholeRetries.Add(1)
-		if err == errNeedProto {
-			return c.validateWhole(data, d, total)
-		}
 		return err
 	}
 	return nil
-}
-
-// validateWhole walks the whole message, copied into one buffer, and
-// returns what the walk returns.
-func (c *Codec) validateWhole(data mem.BufferSlice, d vtDecoder, n int) error {
-	p := c.pool.Get(n)
-	b := (*p)[:n]
-	data.CopyTo(b)
-	err := d.wire.validate(b, d.utf8)
-	c.pool.Put(p)
-	return err
 }
