@@ -20,10 +20,10 @@ import (
 //
 // Anything unusual (a group, an invalid tag, wire type or varint, a truncated
 // field) is left to UnmarshalVT: the rest of the message from that field on is
-// gathered into one scratch buffer and decoded as a whole. If any UnmarshalVT
-// call fails, unmarshalVT decodes the whole message again in one piece, so
-// that the result, and the error, are always those of decoding the message
-// in one buffer.
+// gathered into one scratch buffer and decoded as a whole. The walk
+// (walkPieces, wire.go) has checked every run first, so that UnmarshalVT
+// reads no run past its end: the result, and the error, are those of
+// decoding the message in one buffer.
 func (c *Codec) decodePieces(r *pieceReader, d vtDecoder, bf bytesFielder) error {
 	for r.remain > 0 && len(r.cur) > 0 {
 		n, st := scanFields(r.cur)
