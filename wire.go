@@ -263,7 +263,7 @@ type wireFrame struct {
 // decode it instead, or the error for input that protobuf-go rejects.
 // Strings are checked for valid UTF-8 only if checkUTF8 is true.
 func (p *wirePlan) validate(b []byte, checkUTF8 bool) error {
-	var frames [16]wireFrame
+	var frames [6]wireFrame // deeper messages grow it on the heap
 	stack := frames[:0]
 	plan, end, i := p, len(b), 0
 	needProto := false
@@ -331,15 +331,19 @@ func (p *wirePlan) validate(b []byte, checkUTF8 bool) error {
 			i += hdr
 			switch op {
 			case wVarint:
-				if i < end && b[i] < 0x80 {
-					i++
-					continue
+				// As protowire.ConsumeVarint: at most 10 bytes, the
+				// tenth 0 or 1.
+				j := i
+				for j < end && b[j] >= 0x80 && j-i < 9 {
+					j++
 				}
-				_, n := protowire.ConsumeVarint(b[i:end])
-				if n < 0 {
-					return varintError(n)
+				if j >= end {
+					return errWireTrunc
 				}
-				i += n
+				if j-i == 9 && b[j] > 1 {
+					return errWireVarint
+				}
+				i = j + 1
 				continue
 			case wFixed32:
 				if end-i < 4 {
