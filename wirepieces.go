@@ -18,18 +18,10 @@ import "google.golang.org/protobuf/encoding/protowire"
 // and length as the walk would.
 func (c *Codec) walkPieces(r *pieceReader, d vtDecoder, bf bytesFielder) error {
 	needProto := false
-	walk := func(b []byte) error {
-		err := d.wire.validate(b, d.utf8)
-		if err == errNeedProto {
-			needProto = true
-			return nil
-		}
-		return err
-	}
 	for r.remain > 0 && len(r.cur) > 0 {
 		n, st := scanFields(r.cur)
 		if n > 0 {
-			if err := walk(r.cur[:n]); err != nil {
+			if err := walkRun(d, r.cur[:n], &needProto); err != nil {
 				return err
 			}
 			r.advance(n)
@@ -47,10 +39,21 @@ func (c *Codec) walkPieces(r *pieceReader, d vtDecoder, bf bytesFielder) error {
 				size = f.size
 			}
 		}
+		if size <= smallField {
+			// A scalar, or a short string or message: no pool traffic
+			// (decodePieces takes a scratch buffer for it next).
+			var small [smallField]byte
+			b := small[:size]
+			r.read(b)
+			if err := walkRun(d, b, &needProto); err != nil {
+				return err
+			}
+			continue
+		}
 		p := c.pool.Get(size)
 		b := (*p)[:size]
 		r.read(b)
-		err := walk(b)
+		err := walkRun(d, b, &needProto)
 		c.pool.Put(p)
 		if err != nil {
 			return err
@@ -60,4 +63,19 @@ func (c *Codec) walkPieces(r *pieceReader, d vtDecoder, bf bytesFielder) error {
 		return errNeedProto
 	}
 	return nil
+}
+
+// smallField is the size up to which walkPieces copies a straddling field
+// into an array on the stack.
+const smallField = 64
+
+// walkRun walks b, a run of whole top-level fields, and notes in needProto
+// whether it needs protobuf-go.
+func walkRun(d vtDecoder, b []byte, needProto *bool) error {
+	err := d.wire.validate(b, d.utf8)
+	if err == errNeedProto {
+		*needProto = true
+		return nil
+	}
+	return err
 }
