@@ -68,8 +68,8 @@ func FuzzUnmarshal(f *testing.F) {
 	// field numbers that vtprotobuf aliases or keeps where protobuf-go
 	// rejects them, bits beyond the 64th, groups closed wrongly.
 	for _, b := range [][]byte{
-		nested(repeatTags(9999, tag(9, 2)), nil),
-		nested(repeatTags(10000, tag(9, 2)), nil),
+		// Past the limit only: a message nested 9,999 deep, accepted, is
+		// slow to mutate and decode (hostile_test.go has it).
 		nested(repeatTags(10000, tag(1, 2)), nil),
 		nested(repeatTags(10001, tag(4, 2)), nil),
 		append(bigTag(pow2(32, 2), 2), append([]byte{3}, "\xff\xfe\xfd"...)...),
