@@ -32,6 +32,9 @@ type vtInfo struct {
 	// utf8 is the plan for checking the strings that must be valid UTF-8,
 	// nil if the type cannot hold any.
 	utf8 *utf8Plan
+	// wire is the plan of the walk that checks the encoding of a message
+	// before UnmarshalVT decodes it (wire.go).
+	wire *wirePlan
 }
 
 var (
@@ -93,6 +96,7 @@ func newVTInfo(md protoreflect.MessageDescriptor) *vtInfo {
 			!poolKeepsPresence(md, pooledType),
 		required: md.RequiredNumbers().Len() > 0,
 		utf8:     newUTF8Plan(md),
+		wire:     newWirePlan(md),
 	}
 }
 

@@ -20,10 +20,10 @@ import (
 //
 // Anything unusual (a group, an invalid tag, wire type or varint, a truncated
 // field) is left to UnmarshalVT: the rest of the message from that field on is
-// gathered into one scratch buffer and decoded as a whole. If any UnmarshalVT
-// call fails, unmarshalVT decodes the whole message again in one piece, so
-// that the result, and the error, are always those of decoding the message
-// in one buffer.
+// gathered into one scratch buffer and decoded as a whole. The walk
+// (walkPieces, wire.go) has checked every run first, so that UnmarshalVT
+// reads no run past its end: the result, and the error, are those of
+// decoding the message in one buffer.
 func (c *Codec) decodePieces(r *pieceReader, d vtDecoder, bf bytesFielder) error {
 	for r.remain > 0 && len(r.cur) > 0 {
 		n, st := scanFields(r.cur)
@@ -184,6 +184,11 @@ func parseField(b []byte) (field, int) {
 	if st != fieldOK {
 		return field{size: -1}, st
 	}
+	if n == 10 && b[9] > 1 {
+		// Bits beyond the 64th, which protobuf-go rejects: left to the
+		// walk (wire.go).
+		return field{}, fieldBad
+	}
 	num := protowire.Number(tag >> 3)
 	typ := protowire.Type(tag & 7)
 	if tag>>3 < uint64(protowire.MinValidNumber) || tag>>3 > uint64(protowire.MaxValidNumber) {
@@ -211,7 +216,7 @@ func parseField(b []byte) (field, int) {
 			f.size = -1
 			return f, st
 		}
-		if st != fieldOK || int64(l) < 0 {
+		if st != fieldOK || int64(l) < 0 || k == 10 && b[n+9] > 1 {
 			return f, fieldBad
 		}
 		f.hdr = n + k

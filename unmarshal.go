@@ -42,16 +42,22 @@ func (c *Codec) unmarshal(data mem.BufferSlice, v any, prepared bool) error {
 	if m, ok := v.(vtUnmarshaler); ok {
 		if info := vtInfoOf(v); info.vtDecodes && (prepared || resetForDecode(v)) {
 			err := c.unmarshalVT(data, m, v, info)
-			if err != nil && info != opaqueInfo && c.unmarshalProto(data, v) == nil {
+			if err != nil && info != opaqueInfo && !finalDecodeError(err) {
 				// UnmarshalVT rejects some input that protobuf-go, and so
 				// gRPC's codec, accepts: a known field with another wire
-				// type (protobuf-go keeps it as an unknown field), a
-				// nested message that lacks a required field in one of
-				// the occurrences that merge into it. protobuf-go decides
-				// whenever UnmarshalVT fails; this costs a second decode on
-				// the error path only, and the error returned, when both
-				// fail, is UnmarshalVT's.
-				return nil
+				// type (protobuf-go keeps it as an unknown field; the walk
+				// in wire.go sees it first and UnmarshalVT is not called,
+				// errNeedProto), a nested message that lacks a required
+				// field in one of the occurrences that merge into it.
+				// protobuf-go decides whenever UnmarshalVT fails; this
+				// costs a second decode on the error path only, and the
+				// error returned, when both fail, is UnmarshalVT's. Input
+				// that the walk rejects, protobuf-go rejects too: it is not
+				// decoded again.
+				perr := c.unmarshalProto(data, v)
+				if perr == nil || err == errNeedProto {
+					return perr
+				}
 			}
 			return err
 		}
@@ -59,8 +65,8 @@ func (c *Codec) unmarshal(data mem.BufferSlice, v any, prepared bool) error {
 	return c.unmarshalProto(data, v)
 }
 
-// wholeRetries counts decodes in pieces that failed and were redone in one
-// piece; tests check that valid input never needs this.
+// wholeRetries counts decodes in pieces that failed (protobuf-go then
+// decides); tests check that valid input never needs this.
 var wholeRetries atomic.Int64
 
 // owner is implemented by messages that protoc-gen-go-grpcfast generated
@@ -120,12 +126,13 @@ func (c *Codec) unmarshalProto(data mem.BufferSlice, v any) error {
 // UTF-8 are.
 type vtDecoder struct {
 	m    vtUnmarshaler
-	utf8 *utf8Plan
+	wire *wirePlan // nil for types that cannot be inspected (opaqueInfo)
+	utf8 bool      // check UTF-8 (WithoutUTF8Validation not given)
 }
 
 func (d vtDecoder) decode(b []byte) error {
-	if d.utf8 != nil {
-		if err := d.utf8.check(b); err != nil {
+	if d.wire != nil {
+		if err := d.wire.validate(b, d.utf8); err != nil {
 			return err
 		}
 	}
@@ -133,7 +140,7 @@ func (d vtDecoder) decode(b []byte) error {
 }
 
 func (c *Codec) unmarshalVT(data mem.BufferSlice, m vtUnmarshaler, v any, info *vtInfo) error {
-	d := vtDecoder{m: m, utf8: c.utf8Plan(info)}
+	d := vtDecoder{m: m, wire: info.wire, utf8: !c.noUTF8}
 	switch len(data) {
 	case 0:
 		// The empty message. UnmarshalVT still checks required fields
@@ -164,22 +171,23 @@ func (c *Codec) unmarshalVT(data mem.BufferSlice, m vtUnmarshaler, v any, info *
 		return c.gather(&r, d, total)
 	}
 	bf, _ := v.(bytesFielder)
+	if d.wire != nil {
+		// Walk the whole message before UnmarshalVT decodes any of it
+		// (wirepieces.go), so that input for protobuf-go costs no decode
+		// by UnmarshalVT; the decode below need not walk again.
+		w := r
+		if err := c.walkPieces(&w, d, bf); err != nil {
+			return err
+		}
+		d.wire = nil
+	}
 	if err := c.decodePieces(&r, d, bf); err != nil {
-		// The input is malformed. UnmarshalVT is lenient in places: the last
-		// varint of a packed field may run past the end of the field, and a
-		// single decode then reads on into the next field where a decode in
-		// pieces stops at the end of the piece. Decode the whole message in
-		// one piece, so that the outcome is exactly that of a message that
-		// arrived in one buffer. This costs a copy, on the error path only.
-		//
-		// When decodePieces succeeds, every piece was decoded without reading
-		// past its end (UnmarshalVT bounds-checks every read), so a decode of
-		// the whole message reads the same bytes the same way.
+		// What the walk accepts, UnmarshalVT decodes in runs as it decodes
+		// the whole (wire.go), so an error here is the error of a decode in
+		// one buffer, and protobuf-go decides next (Unmarshal), without a
+		// third decode.
 		wholeRetries.Add(1)
-		resetForDecode(v)
-		r = pieceReader{data: data, remain: total}
-		r.advance(0)
-		return c.gather(&r, d, total)
+		return err
 	}
 	return nil
 }

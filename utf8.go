@@ -13,10 +13,11 @@ import (
 // string field that holds invalid UTF-8 when the field requires valid UTF-8:
 // every string field of a proto3 file, and of an editions file with
 // utf8_validation = VERIFY (the default). vtprotobuf's generated code does
-// not check. The codec checks the encoded bytes instead: before UnmarshalVT
-// decodes them and after MarshalToSizedBufferVT has written them, guided by
-// a utf8Plan of the message type, which walks only the fields and nested
-// messages that can hold such strings and skips the rest by their length.
+// not check. The codec checks the encoded bytes instead: after
+// MarshalToSizedBufferVT has written them, guided by a utf8Plan of the
+// message type, which walks only the fields and nested messages that can
+// hold such strings and skips the rest by their length; and before
+// UnmarshalVT decodes them, in the walk of wire.go, which checks more.
 
 // utf8Plan lists the fields of a message type that need a look when the
 // message's encoding is checked for invalid UTF-8.

@@ -79,9 +79,40 @@ type Proc struct {
 	cmd    *exec.Cmd
 	prefix string
 	in     io.WriteCloser
-	out    *bufio.Reader
+	// lines are the child's output, line by line, from the one goroutine
+	// that reads it; closed at its end, after outErr is set.
+	lines  chan string
+	outErr error
+	// failed is set once a wait for the child timed out: its answers may
+	// still come, so the protocol is out of step, and every later wait
+	// fails with it.
+	failed error
+	// deadline bounds every wait for the child: Deadline, shorter in tests.
+	deadline time.Duration
 	// Addrs are the addresses the child announced, by name.
 	Addrs map[string]string
+}
+
+// newProc returns the Proc of a child that reads in and writes out, and
+// starts the goroutine that reads out: the only one that does, so that a
+// wait that times out leaves no reader behind to race the next.
+func newProc(cmd *exec.Cmd, prefix string, in io.WriteCloser, out io.Reader) *Proc {
+	p := &Proc{cmd: cmd, prefix: prefix, in: in, lines: make(chan string, 16), deadline: Deadline, Addrs: map[string]string{}}
+	go func() {
+		r := bufio.NewReader(out)
+		for {
+			s, err := r.ReadString('\n')
+			if s != "" {
+				p.lines <- s
+			}
+			if err != nil {
+				p.outErr = err
+				close(p.lines)
+				return
+			}
+		}
+	}()
+	return p
 }
 
 // Start starts cmd (its standard error goes to this process's) and waits
@@ -99,7 +130,7 @@ func Start(cmd *exec.Cmd, prefix string, want ...string) (*Proc, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting the server process: %v", err)
 	}
-	p := &Proc{cmd: cmd, prefix: prefix, in: in, out: bufio.NewReader(out), Addrs: map[string]string{}}
+	p := newProc(cmd, prefix, in, out)
 	line, err := p.readLine(listenVerb)
 	if err != nil {
 		p.Kill()
@@ -122,29 +153,24 @@ func Start(cmd *exec.Cmd, prefix string, want ...string) (*Proc, error) {
 // prefix and verb, skipping other lines, or an error if the child says
 // nothing of the kind within Deadline.
 func (p *Proc) readLine(verb string) (string, error) {
-	type result struct {
-		line string
-		err  error
+	if p.failed != nil {
+		return "", p.failed
 	}
-	ch := make(chan result, 1)
-	go func() {
-		for {
-			s, err := p.out.ReadString('\n')
+	timer := time.NewTimer(p.deadline)
+	defer timer.Stop()
+	for {
+		select {
+		case s, ok := <-p.lines:
+			if !ok {
+				return "", fmt.Errorf("the server process ended before saying %q: %v", verb, p.outErr)
+			}
 			if rest, ok := strings.CutPrefix(s, p.prefix+verb+" "); ok {
-				ch <- result{strings.TrimSpace(rest), nil}
-				return
+				return strings.TrimSpace(rest), nil
 			}
-			if err != nil {
-				ch <- result{"", fmt.Errorf("the server process ended before saying %q: %v", verb, err)}
-				return
-			}
+		case <-timer.C:
+			p.failed = fmt.Errorf("the server process did not say %q within %v", verb, p.deadline)
+			return "", p.failed
 		}
-	}()
-	select {
-	case r := <-ch:
-		return r.line, r.err
-	case <-time.After(Deadline):
-		return "", fmt.Errorf("the server process did not say %q within %v", verb, Deadline)
 	}
 }
 
@@ -186,7 +212,8 @@ func (p *Proc) Stop() error {
 	p.in.Close()
 	done := make(chan error, 1)
 	go func() {
-		io.Copy(io.Discard, p.out) // its test framework's last lines
+		for range p.lines { // its test framework's last lines
+		}
 		done <- p.cmd.Wait()
 	}()
 	select {
@@ -195,9 +222,9 @@ func (p *Proc) Stop() error {
 			return fmt.Errorf("the server process: %v", err)
 		}
 		return nil
-	case <-time.After(Deadline):
+	case <-time.After(p.deadline):
 		p.cmd.Process.Kill()
-		return fmt.Errorf("the server process did not stop within %v; killed", Deadline)
+		return fmt.Errorf("the server process did not stop within %v; killed", p.deadline)
 	}
 }
 
@@ -205,4 +232,8 @@ func (p *Proc) Stop() error {
 func (p *Proc) Kill() {
 	p.cmd.Process.Kill()
 	p.cmd.Wait()
+	go func() { // let the reader end, whatever is left unread
+		for range p.lines {
+		}
+	}()
 }

@@ -167,6 +167,12 @@ func newServer(codec string) (*grpc.Server, *health.Server) {
 // the package comment). It reports progress on stdout and flag errors on
 // stderr; a bad command line is a usageError.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return runWith(ctx, nil, args, stdout, stderr)
+}
+
+// runWith is run, with a drain that also ends when endDrain is closed (a nil
+// endDrain never is): tests end it instead of waiting for -drain.
+func runWith(ctx context.Context, endDrain <-chan struct{}, args []string, stdout, stderr io.Writer) error {
 	cfg, err := parseFlags(args, stderr)
 	if err != nil {
 		return err
@@ -195,10 +201,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case <-ctx.Done():
 	}
 
-	fmt.Fprintf(stdout, "example server stopping: health NOT_SERVING, draining %v, graceful stop for up to %v\n", cfg.drain, cfg.grace)
+	// NOT_SERVING first, so that whoever reads the line below finds it.
 	hs.Shutdown()
+	fmt.Fprintf(stdout, "example server stopping: health NOT_SERVING, draining %v, graceful stop for up to %v\n", cfg.drain, cfg.grace)
 	if cfg.drain > 0 {
-		time.Sleep(cfg.drain)
+		drain := time.NewTimer(cfg.drain)
+		select {
+		case <-drain.C:
+		case <-endDrain:
+			drain.Stop()
+		}
 	}
 	stopped := make(chan struct{})
 	go func() {

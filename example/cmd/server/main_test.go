@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"io"
 	"slices"
@@ -54,6 +55,27 @@ type server struct {
 // test ends.
 func startServer(t *testing.T, args ...string) *server {
 	t.Helper()
+	return startServerWith(t, nil, nil, args...)
+}
+
+// hookWriter calls onStopping, if set, with the stopping line before
+// the server's write of it returns.
+type hookWriter struct {
+	w          io.Writer
+	onStopping func()
+}
+
+func (h hookWriter) Write(p []byte) (int, error) {
+	if h.onStopping != nil && bytes.HasPrefix(p, []byte("example server stopping")) {
+		h.onStopping()
+	}
+	return h.w.Write(p)
+}
+
+// startServerWith is startServer with hooks: onStopping runs inside the
+// server's write of its stopping line, and closing endDrain ends its drain.
+func startServerWith(t *testing.T, onStopping func(), endDrain <-chan struct{}, args ...string) *server {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &server{lines: make(chan string, 16), stderr: new(bytes.Buffer), cancel: cancel, done: make(chan struct{})}
 	pr, pw := io.Pipe()
@@ -65,7 +87,7 @@ func startServer(t *testing.T, args ...string) *server {
 		close(s.lines)
 	}()
 	go func() {
-		s.err = run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), pw, s.stderr)
+		s.err = runWith(ctx, endDrain, append([]string{"-addr", "127.0.0.1:0"}, args...), hookWriter{pw, onStopping}, s.stderr)
 		pw.Close()
 		close(s.done)
 	}()
@@ -277,10 +299,24 @@ func check(ctx context.Context, conn *grpc.ClientConn, service string) (healthpb
 // while it still answers), and is unavailable once stopped.
 func TestHealth(t *testing.T) {
 	requireGrpcfastCodec(t)
-	s := startServer(t, "-drain", "2s")
-	conn := dial(t, s.addr)
+	// The drain lasts until the test ends it, so that nothing depends on
+	// how long the checks below take.
+	endDrain := make(chan struct{})
+	var conn *grpc.ClientConn
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	// When the server says it is stopping, health must already say so:
+	// checked before the server's write of that line returns.
+	var atStopping []string
+	onStopping := func() {
+		for _, svc := range []string{"", "grpcfast.example.v1.ChunkService"} {
+			if st, err := check(ctx, conn, svc); err != nil || st != healthpb.HealthCheckResponse_NOT_SERVING {
+				atStopping = append(atStopping, fmt.Sprintf("health of %q at the stopping line: %v, %v; want NOT_SERVING", svc, st, err))
+			}
+		}
+	}
+	s := startServerWith(t, onStopping, endDrain, "-drain", "1h")
+	conn = dial(t, s.addr)
 	services := append([]string{"", "grpc.health.v1.Health"}, exampleServices...)
 	for _, svc := range services {
 		if st, err := check(ctx, conn, svc); err != nil || st != healthpb.HealthCheckResponse_SERVING {
@@ -295,13 +331,17 @@ func TestHealth(t *testing.T) {
 	if line := s.nextLine(t); !strings.HasPrefix(line, "example server stopping") {
 		t.Fatalf("line %q, want the stopping line", line)
 	}
-	// Within the 2s drain the server still answers, with NOT_SERVING.
+	for _, e := range atStopping {
+		t.Error(e)
+	}
+	// During the drain the server still answers, with NOT_SERVING.
 	for _, svc := range []string{"", "grpcfast.example.v1.ChunkService"} {
 		if st, err := check(ctx, conn, svc); err != nil || st != healthpb.HealthCheckResponse_NOT_SERVING {
-			t.Errorf("health of %q after the shutdown began: %v, %v; want NOT_SERVING", svc, st, err)
+			t.Errorf("health of %q during the drain: %v, %v; want NOT_SERVING", svc, st, err)
 		}
 	}
 	requireGrpcfastCodec(t)
+	close(endDrain)
 	s.wait(t)
 	if st, err := check(ctx, conn, ""); status.Code(err) != codes.Unavailable {
 		t.Errorf("health once stopped: %v, %v; want Unavailable", st, err)

@@ -1,0 +1,60 @@
+package grpcfast_test
+
+import (
+	"testing"
+
+	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
+)
+
+// countingRich is a Rich whose UnmarshalVT counts the bytes it is given.
+type countingRich struct {
+	*kinds.Rich
+	decoded *int
+}
+
+func (m countingRich) UnmarshalVT(b []byte) error {
+	*m.decoded += len(b)
+	return m.Rich.UnmarshalVT(b)
+}
+
+// TestDecodedAtMostOnce: UnmarshalVT decodes valid input once, in one
+// buffer or in frames, and does not decode at all malformed input (which
+// the walk rejects before any decode) or input that protobuf-go decodes
+// instead (a known field with another wire type). Before the walk, such
+// input in frames was decoded in pieces, again whole, then by protobuf-go.
+func TestDecodedAtMostOnce(t *testing.T) {
+	valid := []byte{}
+	for range 2000 {
+		valid = append(valid, 0x4a, 0x05, 0x0a, 0x03, 'a', 'b', 'c') // inners {label: "abc"}
+	}
+	cat := func(tail ...byte) []byte { return append(append([]byte{}, valid...), tail...) }
+	c := grpcfast.NewCodec()
+	for _, tc := range []struct {
+		name  string
+		b     []byte
+		ok    bool
+		maxVT int // bytes UnmarshalVT may decode
+	}{
+		{"valid", valid, true, len(valid)},
+		{"field number 2^32+2 at the end", cat(0x82, 0x80, 0x80, 0x80, 0x10, 0x01), false, 0},
+		{"invalid UTF-8 at the end", cat(0x12, 0x01, 0xff), false, 0},
+		{"truncated at the end", cat(0x4a, 0x05, 0x0a), false, 0},
+		{"wrong wire type at the end", cat(0x10, 0x01), true, 0},
+	} {
+		for _, cuts := range [][]int{nil, {100}, {3, 5000, 9000}} {
+			n := 0
+			m := countingRich{&kinds.Rich{}, &n}
+			err := c.Unmarshal(sliceAt(tc.b, cuts...), m)
+			if (err == nil) != tc.ok {
+				t.Errorf("%s, cut at %v: %v, want accepted: %v", tc.name, cuts, err, tc.ok)
+			}
+			if tc.maxVT > 0 && n < tc.maxVT {
+				t.Errorf("%s, cut at %v: UnmarshalVT decoded %d bytes of %d, want all", tc.name, cuts, n, len(tc.b))
+			}
+			if n > tc.maxVT {
+				t.Errorf("%s, cut at %v: UnmarshalVT decoded %d bytes of %d, want at most %d", tc.name, cuts, n, len(tc.b), tc.maxVT)
+			}
+		}
+	}
+}

@@ -1,0 +1,653 @@
+package grpcfast_test
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"strings"
+	"testing"
+
+	vtproto2 "github.com/planetscale/vtprotobuf/testproto/proto2"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/mem"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/internal/stdcodec"
+	"github.com/grpcfast/grpcfast/internal/testprotos/hostile"
+	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
+)
+
+// The tests in this file feed the codec input that no conforming encoder
+// writes, and compare every outcome with gRPC's standard codec
+// (protobuf-go): the same input must be accepted or rejected by both, whole
+// and split into pieces, and decode to equal messages.
+
+// hostileCase is an input and the message type it is decoded as.
+type hostileCase struct {
+	name string
+	b    []byte
+	msg  func() proto.Message
+	// step is the distance between the split points tried (1: every byte
+	// edge); 0 chooses one from the size.
+	step int
+}
+
+func node() proto.Message   { return &hostile.Node{} }
+func holder() proto.Message { return &hostile.Holder{} }
+func req() proto.Message    { return &hostile.Req{} }
+func rich() proto.Message   { return &kinds.Rich{} }
+
+// checkLikeStd fails t unless the codec, given tc.b whole and in two pieces
+// split at every step-th byte edge, accepts it exactly when the standard
+// codec does, and decodes it to the same message. It returns the standard
+// codec's error.
+func checkLikeStd(t *testing.T, c *grpcfast.Codec, tc hostileCase) error {
+	t.Helper()
+	want := tc.msg()
+	stdErr := stdcodec.Codec().Unmarshal(sliceAt(tc.b), want)
+	step := tc.step
+	if step == 0 {
+		step = max(1, len(tc.b)/64)
+	}
+	if step < 0 {
+		step = len(tc.b)/2 + 1 // deep messages, slow to decode: split once
+	}
+	var splits [][]int
+	splits = append(splits, nil)
+	for i := 1; i < len(tc.b); i += step {
+		splits = append(splits, []int{i})
+	}
+	if len(tc.b) > 2 && tc.step >= 0 {
+		splits = append(splits, []int{len(tc.b) - 1}, []int{1, len(tc.b) / 2, len(tc.b) - 1})
+	}
+	for _, cuts := range splits {
+		got := tc.msg()
+		err := c.Unmarshal(sliceAt(tc.b, cuts...), got)
+		if (err == nil) != (stdErr == nil) {
+			t.Fatalf("%s (%d bytes, split at %v): grpcfast: %v; standard codec: %v", tc.name, len(tc.b), cuts, err, stdErr)
+		}
+		if err != nil {
+			continue
+		}
+		canonicalUnknown(got.ProtoReflect())
+		canonicalUnknown(want.ProtoReflect())
+		// vtprotobuf drops unknown fields inside well-known types
+		// (TestDifferenceUnknownFieldsInWellKnownTypes).
+		dropWKTUnknown(got.ProtoReflect())
+		dropWKTUnknown(want.ProtoReflect())
+		if !proto.Equal(got, want) {
+			t.Fatalf("%s (split at %v): grpcfast decoded\n%v\nstandard codec:\n%v", tc.name, cuts, got, want)
+		}
+	}
+	return stdErr
+}
+
+// dropWKTUnknown clears the unknown fields of the well-known types in m.
+func dropWKTUnknown(m protoreflect.Message) {
+	if !m.IsValid() {
+		return
+	}
+	if strings.HasPrefix(string(m.Descriptor().FullName()), "google.protobuf.") {
+		m.SetUnknown(nil)
+	}
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.IsMap() && fd.MapValue().Message() != nil:
+			v.Map().Range(func(_ protoreflect.MapKey, mv protoreflect.Value) bool {
+				dropWKTUnknown(mv.Message())
+				return true
+			})
+		case fd.IsList() && fd.Message() != nil:
+			for i := range v.List().Len() {
+				dropWKTUnknown(v.List().Get(i).Message())
+			}
+		case !fd.IsList() && !fd.IsMap() && fd.Message() != nil:
+			dropWKTUnknown(v.Message())
+		}
+		return true
+	})
+}
+
+// nested returns leaf wrapped in len(tags) length-delimited fields, the
+// tag of the outermost first, in one pass (no quadratic copying).
+func nested(tags [][]byte, leaf []byte) []byte {
+	n := len(tags)
+	payload := make([]int, n) // payload[i]: bytes inside the field of tags[i]
+	l := len(leaf)
+	size := l
+	for i := n - 1; i >= 0; i-- {
+		payload[i] = l
+		l = len(tags[i]) + protowire.SizeVarint(uint64(l)) + l
+		size = l
+	}
+	b := make([]byte, 0, size)
+	for i := range n {
+		b = append(b, tags[i]...)
+		b = protowire.AppendVarint(b, uint64(payload[i]))
+	}
+	return append(b, leaf...)
+}
+
+// repeatTags returns depth tags cycling through pattern.
+func repeatTags(depth int, pattern ...[]byte) [][]byte {
+	tags := make([][]byte, depth)
+	for i := range tags {
+		tags[i] = pattern[i%len(pattern)]
+	}
+	return tags
+}
+
+func tag(num protowire.Number, typ protowire.Type) []byte {
+	return protowire.AppendTag(nil, num, typ)
+}
+
+// bigTag encodes num<<3|typ as a varint of as many bytes as it needs, up to
+// the 70 bits of a 10-byte varint: field numbers of 2^61 and more set bits
+// beyond the 64th, which vtprotobuf drops.
+func bigTag(num *big.Int, typ protowire.Type) []byte {
+	v := new(big.Int).Lsh(num, 3)
+	v.Or(v, big.NewInt(int64(typ)))
+	var b []byte
+	for {
+		low := byte(new(big.Int).And(v, big.NewInt(0x7f)).Int64())
+		v.Rsh(v, 7)
+		if v.Sign() == 0 {
+			return append(b, low)
+		}
+		b = append(b, low|0x80)
+	}
+}
+
+func pow2(n uint, plus int64) *big.Int {
+	x := new(big.Int).Lsh(big.NewInt(1), n)
+	return x.Add(x, big.NewInt(plus))
+}
+
+// TestHostileNesting: messages nested at and past protobuf-go's limit
+// (10,000) through every kind of message field, and through
+// google.protobuf.Value, Struct and ListValue.
+func TestHostileNesting(t *testing.T) {
+	c := grpcfast.NewCodec()
+	leafNode, _ := proto.Marshal(&hostile.Node{Name: "leaf", N: 7})
+	leafValue := []byte{0x1a, 0x01, 'x'} // Value.string_value = "x"
+	paths := []struct {
+		name  string
+		msg   func() proto.Message
+		tags  [][]byte // one level of nesting
+		first []byte   // the outermost tag, if not tags[0]
+		leaf  []byte
+	}{
+		{name: "Node.child", msg: node, tags: [][]byte{tag(1, 2)}, leaf: leafNode},
+		{name: "Node.children", msg: node, tags: [][]byte{tag(4, 2)}, leaf: leafNode},
+		{name: "Node.alt (oneof)", msg: node, tags: [][]byte{tag(10, 2)}, leaf: leafNode},
+		{name: "Node.by_name (map entry, value)", msg: node, tags: [][]byte{tag(5, 2), tag(2, 2)}, leaf: leafNode},
+		{name: "Holder.value list_value", msg: holder, first: tag(1, 2), tags: [][]byte{tag(6, 2), tag(1, 2)}, leaf: leafValue},
+		{name: "Holder.fields struct_value", msg: holder, first: tag(2, 2), tags: [][]byte{tag(1, 2), tag(2, 2), tag(5, 2)}, leaf: nil},
+	}
+	for _, p := range paths {
+		t.Run(p.name, func(t *testing.T) {
+			accepted, rejected := false, false
+			for _, depth := range []int{1, 2, 3, 9999, 10000, 10001} {
+				tags := repeatTags(depth, p.tags...)
+				if p.first != nil {
+					tags = append([][]byte{p.first}, tags[:depth-1]...)
+				}
+				b := nested(tags, p.leaf)
+				step := -1
+				if depth < 10 {
+					step = 1
+				}
+				err := checkLikeStd(t, c, hostileCase{name: fmt.Sprintf("%s nested %d", p.name, depth), b: b, msg: p.msg, step: step})
+				accepted = accepted || err == nil
+				rejected = rejected || err != nil
+			}
+			if !accepted || !rejected {
+				t.Fatalf("the standard codec accepted some: %v, rejected some: %v; want both", accepted, rejected)
+			}
+		})
+	}
+}
+
+// TestHostileDeepNoCrash: a message nested a million levels (a few MiB),
+// which used to exhaust the goroutine stack (a fatal error, not a panic),
+// is rejected, in one buffer and in pieces.
+func TestHostileDeepNoCrash(t *testing.T) {
+	c := grpcfast.NewCodec()
+	for _, tc := range []hostileCase{
+		{name: "Node.child", b: nested(repeatTags(1<<20, tag(1, 2)), nil), msg: node},
+		{name: "Value list", b: nested(append([][]byte{tag(1, 2)}, repeatTags(1<<20, tag(6, 2), tag(1, 2))...), nil), msg: holder},
+	} {
+		for _, cuts := range [][]int{nil, {len(tc.b) / 3, len(tc.b) / 2}} {
+			if err := c.Unmarshal(sliceAt(tc.b, cuts...), tc.msg()); err == nil {
+				t.Errorf("%s nested 2^20 (%d bytes, split at %v): accepted", tc.name, len(tc.b), cuts)
+			}
+		}
+	}
+}
+
+// TestHostileFieldNumbers: field numbers outside [1, 2^29-1], at the top,
+// nested, in a map entry and in an unknown group (where protobuf-go allows up
+// to 2^31-1), with every wire type; 2^32+n and 2^61+n alias field n in
+// vtprotobuf's int32(tag>>3).
+func TestHostileFieldNumbers(t *testing.T) {
+	c := grpcfast.NewCodec()
+	nums := []*big.Int{
+		big.NewInt(0), big.NewInt(1), big.NewInt(2), big.NewInt(3),
+		pow2(29, -1), pow2(29, 0), pow2(31, -1), pow2(31, 0),
+		pow2(32, 0), pow2(32, 1), pow2(32, 2), pow2(32, 3), pow2(32, 6),
+		pow2(61, 1), pow2(61, 2), pow2(61, 3), pow2(63, 2), pow2(64, 2),
+	}
+	values := map[protowire.Type][]byte{
+		protowire.VarintType:  {0x05},
+		protowire.Fixed32Type: {1, 2, 3, 4},
+		protowire.Fixed64Type: {1, 2, 3, 4, 5, 6, 7, 8},
+		protowire.BytesType:   append([]byte{7}, "\xff\xfeadmin"...),
+	}
+	wraps := []struct {
+		name string
+		wrap func(field []byte) []byte
+	}{
+		{"top", func(f []byte) []byte { return f }},
+		{"after a valid field", func(f []byte) []byte { return append([]byte{0x18, 0x01}, f...) }},
+		{"in child", func(f []byte) []byte { return nested([][]byte{tag(1, 2)}, f) }},
+		{"5 deep", func(f []byte) []byte { return nested(repeatTags(5, tag(4, 2)), f) }},
+		{"in map entry", func(f []byte) []byte { return nested([][]byte{tag(5, 2)}, f) }},
+		{"in map value", func(f []byte) []byte { return nested([][]byte{tag(5, 2), tag(2, 2)}, f) }},
+		{"in unknown group", func(f []byte) []byte {
+			return append(append(tag(99, protowire.StartGroupType), f...), tag(99, protowire.EndGroupType)...)
+		}},
+		{"in Value", nil},
+	}
+	for _, w := range wraps {
+		for _, num := range nums {
+			for typ, v := range values {
+				f := append(bigTag(num, typ), v...)
+				tc := hostileCase{name: fmt.Sprintf("%s: field %v, wire type %d", w.name, num, typ), msg: node, step: 1}
+				if w.wrap == nil {
+					tc.msg, tc.b = holder, nested([][]byte{tag(1, 2)}, f)
+				} else {
+					tc.b = w.wrap(f)
+				}
+				checkLikeStd(t, c, tc)
+			}
+		}
+	}
+}
+
+// TestHostileAliasing: the cases of the issue. A tag of 2^32+2 is field 2
+// to vtprotobuf: it must not deliver an invalid UTF-8 "name".
+func TestHostileAliasing(t *testing.T) {
+	c := grpcfast.NewCodec()
+	for _, tc := range []hostileCase{
+		{name: "2^32+2 string", b: append(bigTag(pow2(32, 2), 2), append([]byte{7}, "\xff\xfeadmin"...)...), msg: node},
+		{name: "2^32+3 varint", b: append(bigTag(pow2(32, 3), 0), 0x2a), msg: node},
+		{name: "2^32+3 varint nested", b: nested([][]byte{tag(1, 2)}, append(bigTag(pow2(32, 3), 0), 0x2a)), msg: node},
+		{name: "2^61+3 varint", b: append(bigTag(pow2(61, 3), 0), 0x2a), msg: node},
+		{name: "2^29 unknown", b: append(bigTag(pow2(29, 0), 0), 0x2a), msg: node},
+		{name: "2^32+2 in Rich", b: append(bigTag(pow2(32, 2), 2), append([]byte{3}, "\xff\xfe\xfd"...)...), msg: rich},
+	} {
+		got := tc.msg()
+		if err := c.Unmarshal(sliceAt(tc.b), got); err == nil {
+			t.Errorf("%s: accepted as %v", tc.name, got)
+		}
+		if err := checkLikeStd(t, c, tc); err == nil {
+			t.Errorf("%s: the standard codec accepts it", tc.name)
+		}
+	}
+}
+
+// TestHostileLengths: lengths past the end, near and past 2 GiB and 4 GiB,
+// at the top and nested, for bytes, strings, messages and packed fields.
+func TestHostileLengths(t *testing.T) {
+	c := grpcfast.NewCodec()
+	lengths := []uint64{1, 5, 1<<31 - 1, 1 << 31, 1<<31 + 1, 1<<32 - 1, 1 << 32, 1<<63 - 1, 1 << 63, 1<<64 - 1}
+	for _, num := range []protowire.Number{1, 2, 5, 6, 7, 8, 99} {
+		for _, l := range lengths {
+			f := protowire.AppendVarint(tag(num, 2), l)
+			f = append(f, "abc"...)
+			for name, b := range map[string][]byte{
+				"top":                    f,
+				"nested":                 nested([][]byte{tag(1, 2)}, f),
+				"inside a nested length": append(protowire.AppendVarint(tag(1, 2), l), f...),
+			} {
+				checkLikeStd(t, c, hostileCase{name: fmt.Sprintf("%s: field %d, length %d", name, num, l), b: b, msg: node, step: 1})
+			}
+		}
+	}
+}
+
+// TestHostileVarints: varints cut at every byte, of 10 bytes with bits
+// beyond the 64th, and of 11 bytes, as values, lengths, tags and packed
+// elements.
+func TestHostileVarints(t *testing.T) {
+	c := grpcfast.NewCodec()
+	ten := func(last byte) []byte {
+		return append([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, last)
+	}
+	var cases []hostileCase
+	for _, last := range []byte{0x00, 0x01, 0x02, 0x7f, 0x80} {
+		v := ten(last)
+		cases = append(cases,
+			hostileCase{name: fmt.Sprintf("value ..%02x", last), b: append(tag(3, 0), v...)},
+			hostileCase{name: fmt.Sprintf("value ..%02x, more", last), b: append(append(tag(3, 0), v...), 0x18, 0x01)},
+			hostileCase{name: fmt.Sprintf("packed ..%02x", last), b: append(append(tag(7, 2), byte(len(v))), v...)},
+			hostileCase{name: fmt.Sprintf("packed ..%02x, then 1", last), b: append(append(tag(7, 2), byte(len(v)+1)), append(v, 1)...)},
+			hostileCase{name: fmt.Sprintf("length ..%02x", last), b: append(tag(6, 2), v...)},
+			hostileCase{name: fmt.Sprintf("tag ..%02x", last), b: append(v, 0x01)},
+			// A 10-byte tag whose value, bits beyond the 64th dropped, is field 3.
+			hostileCase{name: fmt.Sprintf("non-minimal tag of field 3, ..%02x", last), b: append(append([]byte{0x98, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80}, last), 0x05)},
+		)
+	}
+	cases = append(cases,
+		hostileCase{name: "11-byte value", b: append(append(tag(3, 0), ten(0x80)...), 0x01)},
+		hostileCase{name: "packed varint running past its field", b: []byte{0x3a, 0x01, 0xff, 0x18, 0x01}},
+		hostileCase{name: "packed varint running past its field, nested", b: nested([][]byte{tag(1, 2)}, []byte{0x3a, 0x01, 0xff, 0x18, 0x01})},
+	)
+	// Every prefix of a message full of long varints and tags, in pieces.
+	full, _ := proto.Marshal(&hostile.Node{
+		N: -1, Z: -1 << 62, Name: "name", Data: pattern(200), Packed: []int64{-1, 1 << 40, 3},
+		Fixed: []uint32{1, 2}, Ratios: []float64{1.5}, Child: &hostile.Node{N: -5, Name: "c"},
+		ByName: map[string]*hostile.Node{"k": {N: 1 << 50}}, Choice: &hostile.Node_Label{Label: "l"},
+	})
+	full = append(full, bigTag(big.NewInt(1<<20), 0)...)
+	full = append(full, 0xff, 0xff, 0x01)
+	for end := 0; end <= len(full); end++ {
+		cases = append(cases, hostileCase{name: fmt.Sprintf("prefix of %d", end), b: full[:end], step: 1})
+	}
+	for _, tc := range cases {
+		tc.msg = node
+		if tc.step == 0 {
+			tc.step = 1
+		}
+		checkLikeStd(t, c, tc)
+	}
+}
+
+// TestHostilePacked: packed fields whose length is not a whole number of
+// elements.
+func TestHostilePacked(t *testing.T) {
+	c := grpcfast.NewCodec()
+	for _, num := range []protowire.Number{7, 8, 9} {
+		for l := range 18 {
+			payload := make([]byte, l)
+			for i := range payload {
+				payload[i] = byte(i + 1)
+			}
+			f := append(protowire.AppendVarint(tag(num, 2), uint64(l)), payload...)
+			for name, b := range map[string][]byte{
+				"top":    f,
+				"then":   append(append([]byte{}, f...), 0x18, 0x01, 0x12, 0x01, 'x'),
+				"nested": nested([][]byte{tag(4, 2)}, f),
+			} {
+				checkLikeStd(t, c, hostileCase{name: fmt.Sprintf("%s: field %d, %d bytes", name, num, l), b: b, msg: node, step: 1})
+			}
+		}
+	}
+}
+
+// TestHostileGroups: unknown groups opened and closed wrongly, nested at
+// and past protobuf-go's limit, and known fields sent as groups.
+func TestHostileGroups(t *testing.T) {
+	c := grpcfast.NewCodec()
+	sg := func(n protowire.Number) []byte { return tag(n, protowire.StartGroupType) }
+	eg := func(n protowire.Number) []byte { return tag(n, protowire.EndGroupType) }
+	cat := func(parts ...[]byte) []byte {
+		var b []byte
+		for _, p := range parts {
+			b = append(b, p...)
+		}
+		return b
+	}
+	deepGroups := func(n int, close bool) []byte {
+		var b []byte
+		for range n {
+			b = append(b, sg(99)...)
+		}
+		if close {
+			for range n {
+				b = append(b, eg(99)...)
+			}
+		}
+		return b
+	}
+	cases := []hostileCase{
+		{name: "valid", b: cat(sg(99), []byte{0x08, 0x01}, eg(99))},
+		{name: "wrong end", b: cat(sg(99), []byte{0x08, 0x01}, eg(98))},
+		{name: "end only", b: eg(99)},
+		{name: "end only, nested", b: nested([][]byte{tag(1, 2)}, eg(99))},
+		{name: "unclosed", b: cat(sg(99), []byte{0x08, 0x01})},
+		{name: "unclosed in nested", b: nested([][]byte{tag(1, 2)}, cat(sg(99), []byte{0x08, 0x01}))},
+		{name: "closed after nested end", b: cat(nested([][]byte{tag(1, 2)}, sg(99)), eg(99))},
+		{name: "nested groups", b: cat(sg(99), sg(98), eg(98), eg(99))},
+		{name: "crossed", b: cat(sg(99), sg(98), eg(99), eg(98))},
+		{name: "field 0 inside", b: cat(sg(99), []byte{0x00, 0x01}, eg(99))},
+		{name: "2^29 inside", b: cat(sg(99), bigTag(pow2(29, 0), 0), []byte{1}, eg(99))},
+		{name: "2^31-1 inside", b: cat(sg(99), bigTag(pow2(31, -1), 0), []byte{1}, eg(99))},
+		{name: "2^31 inside", b: cat(sg(99), bigTag(pow2(31, 0), 0), []byte{1}, eg(99))},
+		{name: "wire type 6 inside", b: cat(sg(99), []byte{0x0e, 0x01}, eg(99))},
+		{name: "group of field 0", b: cat([]byte{0x03}, eg(0))},
+		{name: "group of 2^29", b: cat(bigTag(pow2(29, 0), 3), bigTag(pow2(29, 0), 4))},
+		{name: "known string field as a group", b: cat(sg(2), []byte{0x08, 0x01}, eg(2))},
+		{name: "known message field as a group", b: cat(sg(1), []byte{0x18, 0x01}, eg(1))},
+		{name: "known map field as a group", b: cat(sg(5), eg(5))},
+		{name: "known string field with wire type 0", b: []byte{0x10, 0x01}},
+		{name: "known message field with wire type 5", b: []byte{0x0d, 1, 2, 3, 4}},
+		{name: "map entry key with wire type 0", b: nested([][]byte{tag(5, 2)}, []byte{0x08, 0x01})},
+	}
+	for _, n := range []int{10000, 10001, 10002, 10003} {
+		cases = append(cases,
+			hostileCase{name: fmt.Sprintf("%d nested groups", n), b: deepGroups(n, true), step: 977},
+			hostileCase{name: fmt.Sprintf("%d nested groups in a nested message", n), b: nested(repeatTags(50, tag(1, 2)), deepGroups(n, true)), step: 977},
+			hostileCase{name: fmt.Sprintf("%d unclosed groups", n), b: deepGroups(n, false), step: 977},
+		)
+	}
+	for _, tc := range cases {
+		tc.msg = node
+		if tc.step == 0 {
+			tc.step = 1
+		}
+		checkLikeStd(t, c, tc)
+	}
+}
+
+// TestHostileWrongWireTypeDeepMap: a map field with another wire type at
+// the deepest level protobuf-go allows (it counts the map entry first).
+func TestHostileWrongWireTypeDeepMap(t *testing.T) {
+	c := grpcfast.NewCodec()
+	for _, depth := range []int{9999, 10000} {
+		for _, f := range [][]byte{{0x28, 0x01}, {0x2a, 0x00}, {0x10, 0x01}} {
+			checkLikeStd(t, c, hostileCase{name: fmt.Sprintf("%x at depth %d", f, depth), b: nested(repeatTags(depth, tag(1, 2)), f), msg: node, step: -1})
+		}
+	}
+}
+
+// TestHostileRequired: a required field missing at every depth, through a
+// singular, a repeated and a map field, and supplied by a second occurrence
+// of the message that merges into the first.
+func TestHostileRequired(t *testing.T) {
+	c := grpcfast.NewCodec()
+	id := []byte{0x08, 0x01}
+	for depth := range 6 {
+		for _, via := range []struct {
+			name string
+			tags [][]byte
+		}{
+			{"child", [][]byte{tag(2, 2)}},
+			{"items", [][]byte{tag(3, 2)}},
+			{"by_id", [][]byte{tag(5, 2), tag(2, 2)}},
+		} {
+			for missing := -1; missing <= depth; missing++ {
+				// Level i holds id unless i == missing.
+				var b []byte
+				if missing != depth {
+					b = id
+				}
+				for lvl := depth - 1; lvl >= 0; lvl-- {
+					inner := b
+					for k := len(via.tags) - 1; k >= 0; k-- {
+						inner = append(protowire.AppendVarint(append([]byte{}, via.tags[k]...), uint64(len(inner))), inner...)
+					}
+					b = inner
+					if lvl != missing {
+						b = append(append([]byte{}, id...), b...)
+					}
+				}
+				checkLikeStd(t, c, hostileCase{name: fmt.Sprintf("%s depth %d, missing at %d", via.name, depth, missing), b: b, msg: req, step: 1})
+			}
+		}
+	}
+	// Merged: child without id, then child with id; and the reverse.
+	checkLikeStd(t, c, hostileCase{name: "merged", b: []byte{0x08, 0x01, 0x12, 0x00, 0x12, 0x02, 0x08, 0x02}, msg: req, step: 1})
+	checkLikeStd(t, c, hostileCase{name: "merged, reversed", b: []byte{0x08, 0x01, 0x12, 0x02, 0x08, 0x02, 0x12, 0x00}, msg: req, step: 1})
+	for name, b := range map[string][]byte{
+		"map entry without value":         {0x08, 0x01, 0x2a, 0x02, 0x08, 0x05},
+		"map entry with an empty value":   {0x08, 0x01, 0x2a, 0x04, 0x08, 0x05, 0x12, 0x00},
+		"map value in two parts":          {0x08, 0x01, 0x2a, 0x08, 0x08, 0x05, 0x12, 0x00, 0x12, 0x02, 0x08, 0x03},
+		"map value in two parts, reverse": {0x08, 0x01, 0x2a, 0x08, 0x08, 0x05, 0x12, 0x02, 0x08, 0x03, 0x12, 0x00},
+		"same key twice, first incomplete": {0x08, 0x01, 0x2a, 0x04, 0x08, 0x05, 0x12, 0x00,
+			0x2a, 0x06, 0x08, 0x05, 0x12, 0x02, 0x08, 0x03},
+		"items element incomplete then complete": {0x08, 0x01, 0x1a, 0x00, 0x1a, 0x02, 0x08, 0x03},
+		"wrong wire type for id":                 {0x0d, 1, 2, 3, 4},
+		"wrong wire type for id, then id":        {0x0d, 1, 2, 3, 4, 0x08, 0x01},
+	} {
+		checkLikeStd(t, c, hostileCase{name: name, b: b, msg: req, step: 1})
+	}
+	// Wide's required field 20 has a two-byte tag, 0xa0 0x01; an unknown
+	// field 36 starts with the same byte (0xa0 0x02).
+	wide := func() proto.Message { return &hostile.Wide{} }
+	for name, b := range map[string][]byte{
+		"far":                            {0xa0, 0x01, 0x05},
+		"unknown 36 only":                {0xa0, 0x02, 0x05},
+		"far with wire type 5":           {0xa5, 0x01, 1, 2, 3, 4},
+		"far with wire type 5, then far": {0xa5, 0x01, 1, 2, 3, 4, 0xa0, 0x01, 0x05},
+		"next lacks far":                 {0xa0, 0x01, 0x05, 0x0a, 0x03, 0xa0, 0x02, 0x05},
+		"next has far":                   {0xa0, 0x01, 0x05, 0x0a, 0x03, 0xa0, 0x01, 0x05},
+	} {
+		checkLikeStd(t, c, hostileCase{name: name, b: b, msg: wide, step: 1})
+	}
+}
+
+// TestHostileUTF8Option: WithoutUTF8Validation turns off the UTF-8 check
+// only.
+func TestHostileUTF8Option(t *testing.T) {
+	// Without UTF-8 validation, the walk still rejects what it must.
+	c := grpcfast.NewCodec(grpcfast.WithoutUTF8Validation())
+	bad := append(tag(2, 2), append([]byte{2}, "\xff\xfe"...)...)
+	if err := c.Unmarshal(sliceAt(bad), &hostile.Node{}); err != nil {
+		t.Errorf("invalid UTF-8 without validation: %v", err)
+	}
+	if err := c.Unmarshal(sliceAt(nested(repeatTags(10001, tag(1, 2)), nil)), &hostile.Node{}); err == nil {
+		t.Error("10,001 levels without UTF-8 validation: accepted")
+	}
+	if err := c.Unmarshal(sliceAt(append(bigTag(pow2(32, 2), 2), bad[1:]...)), &hostile.Node{}); err == nil {
+		t.Error("2^32+2 without UTF-8 validation: accepted")
+	}
+}
+
+// rawCodec sends and receives bytes as they are, under the name "proto":
+// the client sends what no conforming encoder writes.
+type rawCodec struct{}
+
+func (rawCodec) Marshal(v any) (mem.BufferSlice, error) {
+	return mem.BufferSlice{mem.SliceBuffer(*v.(*[]byte))}, nil
+}
+
+func (rawCodec) Unmarshal(data mem.BufferSlice, v any) error {
+	*v.(*[]byte) = data.Materialize()
+	return nil
+}
+
+func (rawCodec) Name() string { return "proto" }
+
+type echoServer struct {
+	hostile.UnimplementedHostileServer
+}
+
+func (echoServer) Echo(_ context.Context, n *hostile.Node) (*hostile.Node, error) { return n, nil }
+
+func (echoServer) EchoHolder(_ context.Context, h *hostile.Holder) (*hostile.Holder, error) {
+	return h, nil
+}
+
+// TestHostileServer: a gRPC server at its default limits answers a deep
+// request, and one with an aliasing tag, with an error status, and goes on
+// serving valid requests on the same connection.
+func TestHostileServer(t *testing.T) {
+	_, conn := serveAndDial(t, func(s *grpc.Server) { hostile.RegisterHostileServer(s, echoServer{}) },
+		[]grpc.ServerOption{grpc.ForceServerCodecV2(grpcfast.NewCodec())}, nil)
+	ctx := context.Background()
+	valid, _ := proto.Marshal(&hostile.Node{Name: "ok", Child: &hostile.Node{N: 1}})
+	deep := nested(repeatTags(10001, tag(1, 2)), nil)
+	deepValue := nested(append([][]byte{tag(1, 2)}, repeatTags(4_000_000/2/3, tag(6, 2), tag(1, 2))...), nil)
+	alias := append(bigTag(pow2(32, 2), 2), append([]byte{7}, "\xff\xfeadmin"...)...)
+	call := func(method string, b []byte) ([]byte, error) {
+		var out []byte
+		err := conn.Invoke(ctx, "/grpcfast.testdata.hostile.Hostile/"+method, &b, &out, grpc.ForceCodecV2(rawCodec{}))
+		return out, err
+	}
+	for _, tc := range []struct {
+		name, method string
+		b            []byte
+	}{
+		{"10,001 levels", "Echo", deep},
+		{"Value nested to 4 MB", "EchoHolder", deepValue},
+		{"2^32+2 aliasing", "Echo", alias},
+	} {
+		if len(tc.b) > 4<<20 {
+			t.Fatalf("%s: %d bytes, above the default limit", tc.name, len(tc.b))
+		}
+		_, err := call(tc.method, tc.b)
+		if status.Code(err) != codes.Internal {
+			t.Errorf("%s: %v, want code Internal", tc.name, err)
+		}
+		out, err := call("Echo", valid)
+		if err != nil {
+			t.Fatalf("after %s: valid request: %v", tc.name, err)
+		}
+		got := &hostile.Node{}
+		if err := proto.Unmarshal(out, got); err != nil || got.GetName() != "ok" || got.GetChild().GetN() != 1 {
+			t.Fatalf("after %s: valid request answered %v (%v)", tc.name, got, err)
+		}
+	}
+}
+
+// TestFormerlyLenientInput: vtprotobuf accepts some malformed input that
+// protobuf-go rejects (it used to be a documented difference); the walk in
+// wire.go rejects it before UnmarshalVT sees it.
+func TestFormerlyLenientInput(t *testing.T) {
+	varint := []byte{0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f}
+	packed := []byte{
+		0x0d, 1, 0, 0, 0, // required_field (fixed32)
+		0x22, 0x05, 1, 2, 3, 4, 5, // packed_field: 5 bytes, not a multiple of 4
+		0, 0, 0, // read as the rest of a second element
+	}
+	for _, tc := range []struct {
+		name   string
+		b      []byte
+		newMsg func() proto.Message
+	}{
+		{"10-byte varint with surplus bits", varint, func() proto.Message { return &kinds.Rich{} }},
+		{"packed fixed32 field of 5 bytes", packed, func() proto.Message { return &vtproto2.Fixed32Message{} }},
+		{"unknown group ended by another field's end tag", []byte{0xa3, 0x06, 0x08, 0x01, 0xac, 0x06}, func() proto.Message { return &kinds.Rich{} }},
+		{"field number 0 inside an unknown group", []byte{0xa3, 0x06, 0x00, 0x01, 0xa4, 0x06}, func() proto.Message { return &kinds.Rich{} }},
+		{"unclosed unknown group at the end", []byte{0xa3, 0x06, 0x08, 0x01}, func() proto.Message { return &kinds.Rich{} }},
+		{"unclosed unknown group at the end of a nested message", []byte{0x42, 0x04, 0xa3, 0x06, 0x08, 0x01}, func() proto.Message { return &kinds.Rich{} }},
+		{"field number 0", []byte{0x00, 0x01}, func() proto.Message { return &kinds.Rich{} }},
+	} {
+		for _, data := range [][]int{nil, {len(tc.b) / 2}} {
+			err := grpcfast.NewCodec().Unmarshal(sliceAt(tc.b, data...), tc.newMsg())
+			stdErr := stdcodec.Codec().Unmarshal(sliceAt(tc.b, data...), tc.newMsg())
+			if stdErr == nil {
+				t.Fatalf("%s: the standard codec accepts it", tc.name)
+			}
+			if err == nil {
+				t.Errorf("%s (split at %v): grpcfast accepts it; standard codec: %v", tc.name, data, stdErr)
+			}
+		}
+	}
+}
