@@ -81,7 +81,7 @@ func BenchmarkHostile(b *testing.B) {
 				b.Run(fmt.Sprintf("input=%s/bufs=%s/codec=%s", in.name, bufs, cc.name), func(b *testing.B) {
 					b.SetBytes(int64(len(in.b)))
 					b.ReportAllocs()
-					for b.Loop() {
+					for range b.N {
 						if err := cc.codec.Unmarshal(data, in.msg()); (err == nil) != in.ok {
 							b.Fatalf("error %v, want accepted: %v", err, in.ok)
 						}
