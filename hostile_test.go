@@ -192,7 +192,10 @@ func TestHostileNesting(t *testing.T) {
 	for _, p := range paths {
 		t.Run(p.name, func(t *testing.T) {
 			accepted, rejected := false, false
-			for _, depth := range []int{1, 2, 3, 9999, 10000, 10001} {
+			// 20002: a path through map entries nests half as many
+			// messages as it has tags where protobuf-go does not count
+			// the entries (v1.36.0; mapEntryIsLevel).
+			for _, depth := range []int{1, 2, 3, 9999, 10000, 10001, 20002} {
 				tags := repeatTags(depth, p.tags...)
 				if p.first != nil {
 					tags = append([][]byte{p.first}, tags[:depth-1]...)

@@ -6,7 +6,9 @@ import (
 	"math"
 
 	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/known/structpb"
 )
 
 // vtprotobuf's UnmarshalVT trusts its input more than protobuf-go, and so
@@ -34,8 +36,25 @@ import (
 
 // maxMessageDepth is how deep protobuf-go lets messages nest with its default
 // RecursionLimit (proto.Unmarshal, gRPC's codec): the top-level message is at
-// depth 0; a map entry counts as a message.
+// depth 0; a map entry counts as a message where mapEntryIsLevel.
 const maxMessageDepth = protowire.DefaultRecursionLimit - 1
+
+// mapEntryIsLevel reports whether the protobuf-go that this program links
+// counts a map entry toward RecursionLimit, as a nested message: v1.36.12
+// does (its consumeMap decrements the depth), v1.36.0 does not. The codec
+// rejects exactly what gRPC's standard codec rejects, so it asks: a Struct
+// holding, in its map, a Value holding a Struct is four levels deep (the
+// top-level message counts one) with map entries counted and three without,
+// so a RecursionLimit of 3 accepts it only without.
+var mapEntryIsLevel = func() bool {
+	b, err := proto.Marshal(&structpb.Struct{Fields: map[string]*structpb.Value{
+		"": structpb.NewStructValue(&structpb.Struct{}),
+	}})
+	if err != nil {
+		panic("grpcfast: probing protobuf-go's recursion limit: " + err.Error())
+	}
+	return proto.UnmarshalOptions{RecursionLimit: 3}.Unmarshal(b, new(structpb.Struct)) != nil
+}()
 
 // maxGroupDepth is how deep unknown groups may nest, counting the outermost
 // as 1: protobuf-go skips them with protowire.ConsumeFieldValue, which starts
@@ -253,9 +272,10 @@ func newWirePlan(md protoreflect.MessageDescriptor) *wirePlan {
 // wireFrame is a message the walk has entered: the plan and end of the
 // message it left.
 type wireFrame struct {
-	plan *wirePlan
-	end  int
-	seen uint64 // the required fields seen
+	plan    *wirePlan
+	end     int
+	seen    uint64 // the required fields seen
+	counted bool   // the frame counts toward maxMessageDepth
 }
 
 // validate walks b, a run of whole fields of a message of p's type, and
@@ -268,6 +288,7 @@ func (p *wirePlan) validate(b []byte, checkUTF8 bool) error {
 	plan, end, i := p, len(b), 0
 	needProto := false
 	var seen uint64 // required fields seen in the current message
+	depth := 0      // nesting of the current message, as protobuf-go counts it
 	for {
 		for i < end {
 			var (
@@ -298,7 +319,7 @@ func (p *wirePlan) validate(b []byte, checkUTF8 bool) error {
 					if op = f.ops[wt]; op == wSlow {
 						// UnmarshalVT refuses a known field with another
 						// wire type; protobuf-go keeps it as unknown.
-						if f.isMap && len(stack)+1 > maxMessageDepth {
+						if f.isMap && mapEntryIsLevel && depth+1 > maxMessageDepth {
 							// protobuf-go counts the map entry first.
 							return errWireDepth
 						}
@@ -381,10 +402,14 @@ func (p *wirePlan) validate(b []byte, checkUTF8 bool) error {
 					return &invalidUTF8Error{f.fd}
 				}
 			case wMessage:
-				if len(stack)+1 > maxMessageDepth {
-					return errWireDepth
+				counted := !f.isMap || mapEntryIsLevel
+				if counted {
+					if depth+1 > maxMessageDepth {
+						return errWireDepth
+					}
+					depth++
 				}
-				stack = append(stack, wireFrame{plan, end, seen})
+				stack = append(stack, wireFrame{plan, end, seen, counted})
 				plan, end, seen = f.sub, next, 0
 				continue
 			case wPackedVarint:
@@ -411,6 +436,9 @@ func (p *wirePlan) validate(b []byte, checkUTF8 bool) error {
 		top := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		plan, end, seen = top.plan, top.end, top.seen
+		if top.counted {
+			depth--
+		}
 	}
 	if needProto {
 		return errNeedProto
