@@ -175,6 +175,13 @@ bench-receiver: tools newest-mod ## Short streams of 16 KiB chunks through the c
 	GOFLAGS=-modfile=$(COMPAT_MOD) go test -run '^$$' -bench '^BenchmarkShortStream$$' -benchmem -count $(BENCH_COUNT) -benchtime 2000x . | tee $(BENCH_OUT)/receiver.txt
 	benchstat -col /how $(BENCH_OUT)/receiver.txt
 
+.PHONY: bench-hostile
+bench-hostile: tools newest-mod ## The worst malformed 4 MiB inputs, decoded by gRPC's standard codec and by grpcfast (about a minute).
+	@mkdir -p $(BENCH_OUT)
+	@echo "==> BenchmarkHostile: malformed and deep 4 MiB inputs, one buffer and 16 KiB frames, $(BENCH_COUNT) samples"
+	GOFLAGS=-modfile=$(COMPAT_MOD) go test -run '^$$' -bench '^BenchmarkHostile$$' -benchmem -count $(BENCH_COUNT) -benchtime 5x . | tee $(BENCH_OUT)/hostile.txt
+	benchstat -col /codec $(BENCH_OUT)/hostile.txt
+
 .PHONY: bench-codec
 bench-codec: tools newest-mod ## Run the codec benchmarks: gRPC's standard codec, vtprotobuf's codec and grpcfast.
 	@mkdir -p $(BENCH_OUT)

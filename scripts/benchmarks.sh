@@ -69,6 +69,8 @@ run concurrent-profile "64 streams at once with grpcfast, profiled" \
 	./example/examplepb -args $args -grpcfast.streams=64 -grpcfast.profile="$prof"
 run codec "codec benchmarks, without the transport" \
 	go test -run '^$' -bench '^BenchmarkCodec' -benchmem -count "$count" .
+run hostile "the worst malformed 4 MiB inputs: grpcfast against gRPC's standard codec" \
+	go test -run '^$' -bench '^BenchmarkHostile$' -benchmem -count "$count" -benchtime 5x .
 run transport "hand-written 16 MiB streams, transport floor and raw TCP" \
 	go test -run '^$' -bench . -benchmem -count "$count" ./example/
 run threshold "the pooling threshold: plain allocation against pooled buffers" \
@@ -176,6 +178,13 @@ of a stream on this machine." \
 codecs). small is a CreateUser-like message, chunk16k a 16384-byte bytes field, 1mib 1 MiB;
 unmarshal decodes into a reused message from one buffer, two, or 16 KiB frames." \
 		codec -col /codec
+	section "Hostile input" \
+"\`go test -run '^\$' -bench '^BenchmarkHostile\$' -benchmem -count $count -benchtime 5x .\` (\`make bench-hostile\`):
+the worst malformed (and one valid) 4 MiB inputs that docs/differences.md lists, in one buffer and
+in 16 KiB frames, decoded by gRPC's standard codec (std) and by grpcfast, whose walk rejects
+what protobuf-go rejects before vtprotobuf decodes anything. Goal: at most 1.5x the standard
+codec's time." \
+		hostile -col /codec
 	section "16 MiB streams, the transport floor and raw TCP" \
 "\`go test -run '^\$' -bench . -benchmem -count $count ./example/\`: hand-written 16 MiB streams of
 16 KiB chunks (std: standard codec and Recv; grpcfast), on gRPC's default transport and a
