@@ -1,0 +1,162 @@
+package vtregistered_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"sync"
+	"testing"
+
+	vtcodec "github.com/planetscale/vtprotobuf/codec/grpc"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/encoding"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
+)
+
+// TestMain registers vtprotobuf's codec under "proto" after every init has
+// run, as a service's main() does: it replaces the grpcfast codec that the
+// generated package registered.
+func TestMain(m *testing.M) {
+	encoding.RegisterCodec(vtcodec.Codec{})
+	os.Exit(m.Run())
+}
+
+// msg is message i of stream s: consecutive messages set different fields,
+// so that a codec that merges into a reused message shows the previous one.
+func msg(s, i int) *kinds.Rich {
+	m := &kinds.Rich{Id: int64(s<<16 | i)}
+	if i%2 == 0 {
+		m.Name = fmt.Sprintf("stream %d message %d", s, i)
+		m.Data = []byte(m.Name)
+		m.Inner = &kinds.Inner{Label: m.Name, Values: []uint32{uint32(i)}}
+		m.Counts = map[string]int64{m.Name: int64(i)}
+	}
+	return m
+}
+
+const msgs = 6
+
+type server struct{ kinds.UnimplementedKindsServer }
+
+func (server) ClientStream(stream grpc.ClientStreamingServer[kinds.Rich, kinds.Summary]) error {
+	r := kinds.NewKinds_ClientStreamRequestReceiver(stream)
+	var last *kinds.Rich
+	n := 0
+	for {
+		m, err := r.Recv()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if want := msg(int(m.Id>>16), n); !proto.Equal(m, want) {
+			return status.Errorf(codes.DataLoss, "message %d: got %v, want %v", n, m, want)
+		}
+		last = m
+		n++
+	}
+	if want := msg(int(last.Id>>16), n-1); !proto.Equal(last, want) {
+		return status.Errorf(codes.DataLoss, "after io.EOF the last message is %v, want %v", last, want)
+	}
+	return stream.SendAndClose(&kinds.Summary{Count: int64(n)})
+}
+
+func (server) ServerStream(req *kinds.Rich, stream grpc.ServerStreamingServer[kinds.Rich]) error {
+	for i := range msgs {
+		if err := stream.Send(msg(int(req.Id), i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TestReceiversWithVTProtoCodecRegistered: with vtprotobuf's merging codec
+// registered process-wide, the generated receivers on both ends return
+// every message as it was sent, 16 streams at once, and the last one is
+// intact after io.EOF.
+func TestReceiversWithVTProtoCodecRegistered(t *testing.T) {
+	if _, ok := encoding.GetCodecV2("proto").(*grpcfast.Codec); ok {
+		t.Fatal(`the codec registered under "proto" is still grpcfast's`)
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := grpc.NewServer()
+	kinds.RegisterKindsServer(srv, server{})
+	go srv.Serve(lis)
+	defer srv.Stop()
+	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	client := kinds.NewKindsClient(conn)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for s := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for round := range 10 {
+				id := s*10 + round
+				cs, err := client.ClientStream(ctx)
+				if err != nil {
+					errs <- err
+					return
+				}
+				for i := range msgs {
+					if err := cs.Send(msg(id, i)); err != nil && err != io.EOF {
+						errs <- err
+						return
+					}
+				}
+				if _, err := cs.CloseAndRecv(); err != nil {
+					errs <- err
+					return
+				}
+				ss, err := client.ServerStream(ctx, &kinds.Rich{Id: int64(id)})
+				if err != nil {
+					errs <- err
+					return
+				}
+				r := kinds.NewKinds_ServerStreamResponseReceiver(ss)
+				var last *kinds.Rich
+				for i := 0; ; i++ {
+					m, err := r.Recv()
+					if err == io.EOF {
+						break
+					}
+					if err != nil {
+						errs <- err
+						return
+					}
+					if want := msg(id, i); !proto.Equal(m, want) {
+						errs <- fmt.Errorf("client: message %d: got %v, want %v", i, m, want)
+						return
+					}
+					last = m
+				}
+				if want := msg(id, msgs-1); !proto.Equal(last, want) {
+					errs <- fmt.Errorf("client: after io.EOF the last message is %v, want %v", last, want)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
