@@ -206,11 +206,10 @@ func KeepMap[K comparable, V any](o *Owned, m map[K]V) map[K]V {
 // ReturnToVTPool: a pointer into a received message (m.Inner) is valid only
 // as long as the received message itself.
 func ReleaseMessage[M any](o *Owned, m *M) {
-	ok, n := o.MatchMessage(unsafe.Pointer(m))
+	ok, end := o.MatchMessage(unsafe.Pointer(m))
 	if !ok {
 		return
 	}
-	end := o.Pos() + n
 	r, isOwner := any(m).(Owner)
 	p, isPooled := any(m).(vtPooled)
 	if isOwner && isPooled {
@@ -231,8 +230,7 @@ func ReleaseMessage[M any](o *Owned, m *M) {
 // returns nil.
 func KeepMessages[M any](o *Owned, s []*M) []*M {
 	arrayOK := own.MatchSlice(o, s)
-	n := o.ReadGroup()
-	end := o.Pos() + n
+	end := o.ReadGroup()
 	if !arrayOK {
 		o.Seek(end)
 		return nil
@@ -241,18 +239,15 @@ func KeepMessages[M any](o *Owned, s []*M) []*M {
 	_, isPooled := any((*M)(nil)).(vtPooled)
 	full := s[:cap(s)]
 	for i, m := range full {
-		ok, k := o.MatchMessage(unsafe.Pointer(m))
+		ok, next := o.MatchMessage(unsafe.Pointer(m))
 		if ok && isOwner && isPooled {
-			next := o.Pos() + k
 			any(m).(Owner).GrpcfastReuse(o)
-			o.Seek(next)
 			if !own.Quarantine {
+				o.Seek(next)
 				continue
 			}
 		}
-		if ok {
-			o.Skip(k)
-		}
+		o.Seek(next)
 		full[i] = nil
 	}
 	o.Seek(end)

@@ -145,9 +145,6 @@ func (o *Owned) next() entry {
 	return e
 }
 
-// skip moves past n entries.
-func (o *Owned) skip(n int) { o.i = min(o.i+n, len(o.e)) }
-
 // AddSlice records s's array and capacity.
 func AddSlice[T any](o *Owned, s []T) {
 	o.add(unsafe.Pointer(unsafe.SliceData(s)), cap(s))
@@ -184,36 +181,30 @@ func (o *Owned) Open(p unsafe.Pointer) int {
 // Close ends the entry that Open started at i.
 func (o *Owned) Close(i int) { o.e[i].n = len(o.e) - i - 1 }
 
-// MatchMessage reads the entry of a nested message and reports whether it
-// records p. If it does not, the entries under it are skipped; if it does,
-// the caller must read them (the nested message's GrpcfastReuse) or Skip
-// them.
+// MatchMessage reads the entry of a nested message and returns whether it
+// records p, and the index of the entry that follows the nested message's
+// own entries. If it does not record p, the record moves there; if it does,
+// the caller reads the nested message's entries (its GrpcfastReuse) and then
+// Seeks there.
 func (o *Owned) MatchMessage(p unsafe.Pointer) (bool, int) {
 	e := o.next()
+	end := min(o.i+max(e.n, 0), len(o.e))
 	if p != nil && e.p == p {
-		return true, e.n
+		return true, end
 	}
-	if e.n > 0 {
-		o.skip(e.n)
-	}
-	return false, 0
+	o.i = end
+	return false, end
 }
 
-// Skip moves past n entries.
-func (o *Owned) Skip(n int) { o.skip(n) }
-
-// Pos returns the index of the next entry.
-func (o *Owned) Pos() int { return o.i }
-
-// OpenGroup starts an entry that counts the entries after it, up to
-// CloseGroup: the elements of a repeated message field.
+// OpenGroup starts an entry that counts the entries after it, up to the
+// Close of the index it returns: the elements of a repeated message field.
 func (o *Owned) OpenGroup() int { return o.Open(nil) }
 
-// ReadGroup reads the entry that OpenGroup started and returns how many
-// entries it covers.
+// ReadGroup reads the entry that OpenGroup started and returns the index of
+// the entry that follows the group.
 func (o *Owned) ReadGroup() int {
 	e := o.next()
-	return max(e.n, 0)
+	return min(o.i+max(e.n, 0), len(o.e))
 }
 
 // Seek moves to entry i.
