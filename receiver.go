@@ -67,7 +67,6 @@ type Stream[M any] interface {
 // is not usable: make one with NewReceiver or a generated New...Receiver.
 type Receiver[M any] struct {
 	stream Stream[M]
-	owner  bool       // *M implements owner
 	cur    *slot[M]   // holds the message the last successful Recv returned
 	next   *slot[M]   // holds a message ready to be decoded into
 	spares *sync.Pool // slots that Release gave back, of type *slot[M]
@@ -79,6 +78,7 @@ type Receiver[M any] struct {
 type slot[M any] struct {
 	m     M
 	msg   *M        // &m
+	ow    owner     // msg, if *M implements owner; nil otherwise
 	owned own.Owned // what a grpcfast codec's decode left in msg, if state is decoded
 	state slotState
 }
@@ -86,6 +86,7 @@ type slot[M any] struct {
 func newSlot[M any]() *slot[M] {
 	s := new(slot[M])
 	s.msg = &s.m
+	s.ow, _ = any(s.msg).(owner)
 	return s
 }
 
@@ -116,26 +117,25 @@ func spareSlots[M any]() *sync.Pool {
 // for a stream of *examplepb.Chunk). Generated New..._...Receiver functions
 // call it; call it directly for streams of types generated elsewhere.
 func NewReceiver[M any](stream Stream[M]) *Receiver[M] {
-	_, isOwner := any((*M)(nil)).(owner)
-	return &Receiver[M]{stream: stream, owner: isOwner, spares: spareSlots[M]()}
+	return &Receiver[M]{stream: stream, spares: spareSlots[M]()}
 }
 
 // prepare makes s ready to be decoded into by any codec: reset, keeping only
 // what a grpcfast codec's decode allocated, and marked so that the grpcfast
 // codec decodes into it without resetting it again. A codec that merges into
 // the message (vtprotobuf's) then gets an empty message too.
-func (r *Receiver[M]) prepare(s *slot[M]) {
+func (s *slot[M]) prepare() {
 	switch s.state {
 	case slotDecoded:
 		s.owned.Rewind()
-		any(s.msg).(owner).GrpcfastReuse(&s.owned)
+		s.ow.GrpcfastReuse(&s.owned)
 		s.owned.Clear()
 	case slotForeign:
 		resetForDecode(s.msg)
 	}
 	s.state = slotClean
-	if r.owner {
-		own.SetPrepared(any(s.msg).(owner).GrpcfastUnknownFields())
+	if s.ow != nil {
+		own.SetPrepared(s.ow.GrpcfastUnknownFields())
 	}
 }
 
@@ -151,31 +151,28 @@ func (r *Receiver[M]) Recv() (*M, error) {
 		} else {
 			s = newSlot[M]()
 		}
-		r.prepare(s)
+		s.prepare()
 	}
 	if err := r.stream.RecvMsg(s.msg); err != nil {
 		// The previous message, if any, stays the caller's. This one is
 		// still clean if no codec touched it (the end of the stream, a
 		// transport error); otherwise it may hold part of a failed decode:
 		// keep none of its memory.
-		if !r.owner || !own.IsPrepared(any(s.msg).(owner).GrpcfastUnknownFields()) {
+		if s.ow == nil || !own.IsPrepared(s.ow.GrpcfastUnknownFields()) {
 			s.state = slotForeign
-			r.prepare(s)
+			s.prepare()
 		}
 		r.next = s
 		r.valid = false
 		return nil, err
 	}
 	s.state = slotForeign
-	if r.owner {
-		o := any(s.msg).(owner)
-		if own.TakeDecoded(o.GrpcfastUnknownFields()) {
-			o.GrpcfastRecord(&s.owned)
-			s.state = slotDecoded
-		}
+	if s.ow != nil && own.TakeDecoded(s.ow.GrpcfastUnknownFields()) {
+		s.ow.GrpcfastRecord(&s.owned)
+		s.state = slotDecoded
 	}
 	if old := r.cur; old != nil {
-		r.prepare(old)
+		old.prepare()
 		r.next = old
 	}
 	r.cur, r.valid = s, true
@@ -241,7 +238,7 @@ func (r *Receiver[M]) Take() *M {
 func (r *Receiver[M]) Release() {
 	for _, s := range [2]*slot[M]{r.cur, r.next} {
 		if s != nil {
-			r.prepare(s)
+			s.prepare()
 			r.spares.Put(s)
 		}
 	}
