@@ -3,10 +3,9 @@ package grpcfast
 import (
 	"io"
 	"iter"
-	"reflect"
 	"sync"
 
-	"github.com/grpcfast/grpcfast/internal/own"
+	"github.com/grpcfast/grpcfast/internal/reuse"
 )
 
 // Stream is the part of a gRPC stream that a Receiver reads from: the
@@ -67,49 +66,10 @@ type Stream[M any] interface {
 // is not usable: make one with NewReceiver or a generated New...Receiver.
 type Receiver[M any] struct {
 	stream Stream[M]
-	cur    *slot[M]   // holds the message the last successful Recv returned
-	next   *slot[M]   // holds a message ready to be decoded into
-	spares *sync.Pool // slots that Release gave back, of type *slot[M]
-	valid  bool       // cur holds the message the last Recv returned
-}
-
-// slot is a message of a Receiver's and the record of its memory, in one
-// allocation.
-type slot[M any] struct {
-	m     M
-	msg   *M        // &m
-	ow    owner     // msg, if *M implements owner; nil otherwise
-	owned own.Owned // what a grpcfast codec's decode left in msg, if state is decoded
-	state slotState
-}
-
-func newSlot[M any]() *slot[M] {
-	s := new(slot[M])
-	s.msg = &s.m
-	s.ow, _ = any(s.msg).(owner)
-	return s
-}
-
-type slotState uint8
-
-const (
-	slotClean   slotState = iota // reset, holding only memory a grpcfast decode allocated
-	slotDecoded                  // decoded by a grpcfast codec; owned records its memory
-	slotForeign                  // decoded by another codec, or a failed decode: keep nothing
-)
-
-// sparePools holds the pool of spare slots of each message type:
-// reflect.Type of M → *sync.Pool of *slot[M].
-var sparePools sync.Map
-
-// spareSlots returns the pool of spare slots of message type M.
-func spareSlots[M any]() *sync.Pool {
-	t := reflect.TypeFor[M]()
-	if p, ok := sparePools.Load(t); ok {
-		return p.(*sync.Pool)
-	}
-	p, _ := sparePools.LoadOrStore(t, new(sync.Pool))
-	return p.(*sync.Pool)
+	cur    *reuse.Slot[M] // holds the message the last successful Recv returned
+	next   *reuse.Slot[M] // holds a message ready to be decoded into
+	spares *sync.Pool     // slots that Release gave back, of type *reuse.Slot[M]
+	valid  bool           // cur holds the message the last Recv returned
 }
 
 // NewReceiver returns a Receiver that reads stream's messages into reused
@@ -117,26 +77,7 @@ func spareSlots[M any]() *sync.Pool {
 // for a stream of *examplepb.Chunk). Generated New..._...Receiver functions
 // call it; call it directly for streams of types generated elsewhere.
 func NewReceiver[M any](stream Stream[M]) *Receiver[M] {
-	return &Receiver[M]{stream: stream, spares: spareSlots[M]()}
-}
-
-// prepare makes s ready to be decoded into by any codec: reset, keeping only
-// what a grpcfast codec's decode allocated, and marked so that the grpcfast
-// codec decodes into it without resetting it again. A codec that merges into
-// the message (vtprotobuf's) then gets an empty message too.
-func (s *slot[M]) prepare() {
-	switch s.state {
-	case slotDecoded:
-		s.owned.Rewind()
-		s.ow.GrpcfastReuse(&s.owned)
-		s.owned.Clear()
-	case slotForeign:
-		resetForDecode(s.msg)
-	}
-	s.state = slotClean
-	if s.ow != nil {
-		own.SetPrepared(s.ow.GrpcfastUnknownFields())
-	}
+	return &Receiver[M]{stream: stream, spares: reuse.Pool[M]()}
 }
 
 // Recv receives the next message and returns it, or nil and the stream's
@@ -146,37 +87,21 @@ func (r *Receiver[M]) Recv() (*M, error) {
 	s := r.next
 	r.next = nil
 	if s == nil {
-		if sp, ok := r.spares.Get().(*slot[M]); ok {
-			s = sp
-		} else {
-			s = newSlot[M]()
-		}
-		s.prepare()
+		s = reuse.Get[M](r.spares)
 	}
-	if err := r.stream.RecvMsg(s.msg); err != nil {
-		// The previous message, if any, stays the caller's. This one is
-		// still clean if no codec touched it (the end of the stream, a
-		// transport error); otherwise it may hold part of a failed decode:
-		// keep none of its memory.
-		if s.ow == nil || !own.IsPrepared(s.ow.GrpcfastUnknownFields()) {
-			s.state = slotForeign
-			s.prepare()
-		}
+	err := r.stream.RecvMsg(s.Msg)
+	if !s.Settle(err) {
+		// The previous message, if any, stays the caller's.
 		r.next = s
 		r.valid = false
 		return nil, err
 	}
-	s.state = slotForeign
-	if s.ow != nil && own.TakeDecoded(s.ow.GrpcfastUnknownFields()) {
-		s.ow.GrpcfastRecord(&s.owned)
-		s.state = slotDecoded
-	}
 	if old := r.cur; old != nil {
-		old.prepare()
+		old.Prepare()
 		r.next = old
 	}
 	r.cur, r.valid = s, true
-	return s.msg, nil
+	return s.Msg, nil
 }
 
 // All returns an iterator over the stream's messages. It ends without an
@@ -218,7 +143,7 @@ func (r *Receiver[M]) Take() *M {
 	if !r.valid {
 		return nil
 	}
-	m := r.cur.msg
+	m := r.cur.Msg
 	r.cur, r.valid = nil, false
 	return m
 }
@@ -236,10 +161,9 @@ func (r *Receiver[M]) Take() *M {
 // instance with defer right after making the Receiver, only where nothing
 // keeps the last message.
 func (r *Receiver[M]) Release() {
-	for _, s := range [2]*slot[M]{r.cur, r.next} {
+	for _, s := range [2]*reuse.Slot[M]{r.cur, r.next} {
 		if s != nil {
-			s.prepare()
-			r.spares.Put(s)
+			reuse.Put(r.spares, s)
 		}
 	}
 	r.cur, r.next, r.valid = nil, nil, false

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/grpcfast/grpcfast/internal/own"
+	"github.com/grpcfast/grpcfast/internal/reuse"
 )
 
 // vtUnmarshaler is the part of a vtprotobuf message that Unmarshal uses.
@@ -71,11 +72,7 @@ var wholeRetries atomic.Int64
 
 // owner is implemented by messages that protoc-gen-go-grpcfast generated
 // the record and reuse of their memory for (grpcfastimpl.Owner).
-type owner interface {
-	GrpcfastRecord(o *own.Owned)
-	GrpcfastReuse(o *own.Owned)
-	GrpcfastUnknownFields() *[]byte
-}
+type owner = reuse.Owner
 
 // bytesFielder is implemented by generated messages with singular bytes
 // fields (grpcfastimpl.BytesFielder): it gives the codec the field to decode
@@ -87,17 +84,7 @@ type bytesFielder interface {
 // resetForDecode clears v as Reset does, before UnmarshalVT, which merges
 // into the message rather than replacing it: whatever v holds is dropped,
 // as gRPC's standard codec drops it. It reports false if v cannot be reset.
-func resetForDecode(v any) bool {
-	switch r := v.(type) {
-	case interface{ Reset() }:
-		r.Reset()
-	case proto.Message:
-		proto.Reset(r)
-	default:
-		return false
-	}
-	return true
-}
+func resetForDecode(v any) bool { return reuse.ResetForDecode(v) }
 
 func (c *Codec) unmarshalProto(data mem.BufferSlice, v any) error {
 	vv := messageV2Of(v)

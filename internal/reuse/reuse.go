@@ -1,0 +1,140 @@
+// Package reuse holds the message slots that grpcfast's receivers and
+// generated pooled handlers decode into: a message, the record of the
+// memory a grpcfast codec's decode left in it, and the reset that keeps only
+// that memory before the next decode.
+package reuse
+
+import (
+	"reflect"
+	"sync"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/grpcfast/grpcfast/internal/own"
+)
+
+// Owner is implemented by messages that protoc-gen-go-grpcfast generated
+// the record and reuse of their memory for (grpcfastimpl.Owner).
+type Owner interface {
+	GrpcfastRecord(o *own.Owned)
+	GrpcfastReuse(o *own.Owned)
+	GrpcfastUnknownFields() *[]byte
+}
+
+// ResetForDecode clears v as Reset does: whatever v holds is dropped, as
+// gRPC's standard codec drops it. It reports false if v cannot be reset.
+func ResetForDecode(v any) bool {
+	switch r := v.(type) {
+	case interface{ Reset() }:
+		r.Reset()
+	case proto.Message:
+		proto.Reset(r)
+	default:
+		return false
+	}
+	return true
+}
+
+// Slot is a message and the record of its memory, in one allocation.
+type Slot[M any] struct {
+	m     M
+	Msg   *M        // &m
+	ow    Owner     // Msg, if *M implements Owner; nil otherwise
+	owned own.Owned // what a grpcfast codec's decode left in Msg, if state is decoded
+	state state
+}
+
+type state uint8
+
+const (
+	clean   state = iota // reset, holding only memory a grpcfast decode allocated
+	decoded              // decoded by a grpcfast codec; owned records its memory
+	foreign              // decoded by another codec, or a failed decode: keep nothing
+)
+
+// New returns a new slot, not yet prepared.
+func New[M any]() *Slot[M] {
+	s := new(Slot[M])
+	s.Msg = &s.m
+	s.ow, _ = any(s.Msg).(Owner)
+	return s
+}
+
+// Prepare makes s ready to be decoded into by any codec: reset, keeping only
+// what a grpcfast codec's decode allocated (poisoned in checked builds), and
+// marked so that the grpcfast codec decodes into it without resetting it
+// again. A codec that merges into the message (vtprotobuf's) then gets an
+// empty message too.
+func (s *Slot[M]) Prepare() {
+	switch s.state {
+	case decoded:
+		s.owned.Rewind()
+		s.ow.GrpcfastReuse(&s.owned)
+		s.owned.Clear()
+	case foreign:
+		ResetForDecode(s.Msg)
+	}
+	s.state = clean
+	if s.ow != nil {
+		own.SetPrepared(s.ow.GrpcfastUnknownFields())
+	}
+}
+
+// Settle records what a decode into the prepared slot left, given the
+// error of the call that may have decoded (RecvMsg, or a unary handler's
+// dec). It reports whether the slot holds a received message. On error the
+// slot is prepared again, unless no codec touched it.
+func (s *Slot[M]) Settle(err error) bool {
+	if err != nil {
+		// No codec touched the message if it still carries the mark (the
+		// end of a stream, a transport error); otherwise it may hold part
+		// of a failed decode: keep none of its memory.
+		if s.ow == nil || !own.IsPrepared(s.ow.GrpcfastUnknownFields()) {
+			s.state = foreign
+			s.Prepare()
+		}
+		return false
+	}
+	s.state = foreign
+	if s.ow != nil && own.TakeDecoded(s.ow.GrpcfastUnknownFields()) {
+		s.ow.GrpcfastRecord(&s.owned)
+		s.state = decoded
+	}
+	return true
+}
+
+// pools holds the pool of spare slots of each message type: reflect.Type of
+// M → *sync.Pool of *Slot[M].
+var pools sync.Map
+
+// Pool returns the pool of spare, prepared slots of message type M, shared
+// by every receiver and pooled handler of that type.
+func Pool[M any]() *sync.Pool {
+	t := reflect.TypeFor[M]()
+	if p, ok := pools.Load(t); ok {
+		return p.(*sync.Pool)
+	}
+	p, _ := pools.LoadOrStore(t, new(sync.Pool))
+	return p.(*sync.Pool)
+}
+
+// Get returns a prepared slot from pool, or a new one.
+func Get[M any](pool *sync.Pool) *Slot[M] {
+	if s, ok := pool.Get().(*Slot[M]); ok {
+		return s
+	}
+	s := New[M]()
+	s.Prepare()
+	return s
+}
+
+// Put prepares s and gives it to pool. In quarantine builds it is dropped
+// instead, once poisoned, so that the poison stays visible to whatever still
+// holds it.
+func Put[M any](pool *sync.Pool, s *Slot[M]) {
+	s.Prepare()
+	if own.Quarantine {
+		return
+	}
+	pool.Put(s)
+}
