@@ -211,6 +211,13 @@ func (s *keeperServer) ClientStream(stream grpc.ClientStreamingServer[kinds.Rich
 // pattern.
 func TestCheckedCatchesKeeperOverGRPC(t *testing.T) {
 	needChecked(t)
+	if raceEnabled && !quarantine {
+		// A kept view of a transport buffer that gRPC has since given to
+		// another stream is a use after free that the race detector
+		// reports by itself, failing the test: this misuse is caught
+		// there, and this test runs with the grpcfast_checked tag.
+		t.Skip("with -race alone, a kept view is reported as a data race")
+	}
 	srv := &keeperServer{}
 	env := startEnv(t, srv, nil, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/grpcfastimpl"
+	"github.com/grpcfast/grpcfast/internal/reuse"
 	"github.com/grpcfast/grpcfast/internal/stdcodec"
 	"github.com/grpcfast/grpcfast/internal/testprotos/editions"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
@@ -302,6 +303,17 @@ func TestCapacityKept(t *testing.T) {
 				}
 				richData = append(richData, &r.Data[0])
 				pooledData = append(pooledData, &p.Data[0])
+				if !split {
+					// Whole in one buffer: a large Data is a view of it
+					// (views_test.go); a small one is copied into memory
+					// of the message's own, new after a view.
+					for name, v := range map[string]bool{"Rich": rs.isView(r.Data), "Pooled": ps.isView(p.Data)} {
+						if (sizes[i] >= reuse.MinView) != v {
+							t.Errorf("message %d: %s.Data of %d bytes: view %v, want %v", i, name, sizes[i], v, sizes[i] >= reuse.MinView)
+						}
+					}
+					continue
+				}
 				if i >= 2 && (richData[i] != richData[i-2] || pooledData[i] != pooledData[i-2]) {
 					t.Fatalf("message %d: data was reallocated", i)
 				}

@@ -180,6 +180,22 @@ func sliceAt(b []byte, cuts ...int) mem.BufferSlice {
 	return append(out, mem.SliceBuffer(b[prev:]))
 }
 
+// pooledAt returns a copy of b as a BufferSlice of buffers from pool cut at
+// the given offsets, as gRPC's transport delivers a message: reference
+// counted, and given back to pool on their last Free. Free the slice once
+// the codec has returned, as gRPC does.
+func pooledAt(pool mem.BufferPool, b []byte, cuts ...int) mem.BufferSlice {
+	var out mem.BufferSlice
+	prev := 0
+	for _, c := range append(cuts, len(b)) {
+		p := pool.Get(c - prev)
+		copy(*p, b[prev:c])
+		out = append(out, mem.NewBuffer(p, pool))
+		prev = c
+	}
+	return out
+}
+
 // randomCuts returns n sorted cut offsets in [0, size].
 func randomCuts(r *rand.Rand, size, n int) []int {
 	cuts := make([]int, n)

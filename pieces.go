@@ -3,6 +3,8 @@ package grpcfast
 import (
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/grpcfast/grpcfast/internal/reuse"
 )
 
 // decodePieces decodes a message that arrived in several buffers without
@@ -24,11 +26,11 @@ import (
 // (walkPieces, wire.go) has checked every run first, so that UnmarshalVT
 // reads no run past its end: the result, and the error, are those of
 // decoding the message in one buffer.
-func (c *Codec) decodePieces(r *pieceReader, d vtDecoder, bf bytesFielder) error {
+func (c *Codec) decodePieces(r *pieceReader, d vtDecoder, bf bytesFielder, vw *reuse.Views) error {
 	for r.remain > 0 && len(r.cur) > 0 {
 		n, st := scanFields(r.cur)
 		if n > 0 {
-			if err := d.decode(r.cur[:n]); err != nil {
+			if err := decodeRun(r.cur[:n], r.buf(), d, bf, vw); err != nil {
 				return err
 			}
 			r.advance(n)
@@ -37,9 +39,80 @@ func (c *Codec) decodePieces(r *pieceReader, d vtDecoder, bf bytesFielder) error
 		if st == fieldBad {
 			return c.gather(r, d, r.remain)
 		}
-		if err := c.straddling(r, d, bf); err != nil {
+		if err := c.straddling(r, d, bf, vw); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// decodeWhole decodes a message that arrived in one buffer.
+func (c *Codec) decodeWhole(buf mem.Buffer, d vtDecoder, bf bytesFielder, vw *reuse.Views) error {
+	b := buf.ReadOnlyData()
+	if vw == nil {
+		return d.decode(b)
+	}
+	if d.wire != nil {
+		// The walk covers the whole message before any of it is decoded,
+		// as in d.decode.
+		if err := d.wire.validate(b, d.utf8); err != nil {
+			return err
+		}
+		d.wire = nil
+	}
+	if n, _ := scanFields(b); n < len(b) {
+		// Something unusual (a group, a malformed field): UnmarshalVT
+		// decides, on the whole.
+		return d.decode(b)
+	}
+	return decodeRun(b, buf, d, bf, vw)
+}
+
+// decodeRun decodes b, a run of whole top-level fields that lies in buf.
+// With views (vw not nil), a singular bytes field of at least
+// reuse.MinView bytes is not copied: the message's field becomes a view of
+// buf, with no capacity beyond its length, and vw holds a reference on buf.
+// This is what UnmarshalVT does for the field, m.F = append(m.F[:0],
+// payload...), without the copy; the runs around it are decoded by
+// UnmarshalVT, which merges, in order.
+func decodeRun(b []byte, buf mem.Buffer, d vtDecoder, bf bytesFielder, vw *reuse.Views) error {
+	if vw == nil || len(b) < reuse.MinView {
+		return d.decode(b)
+	}
+	start := 0
+	for off := 0; off < len(b); {
+		f, _ := parseField(b[off:])
+		if f.typ == protowire.BytesType {
+			if p := bf.GrpcfastBytesField(f.num); p != nil {
+				large := f.size-f.hdr >= reuse.MinView
+				if large || vw.Viewing(*p) {
+					if start < off {
+						if err := d.decode(b[start:off]); err != nil {
+							return err
+						}
+					}
+					start = off
+				}
+				switch {
+				case large:
+					end := off + f.size
+					view := b[off+f.hdr : end : end]
+					vw.Hold(buf, view)
+					*p = view
+					start = end
+				case vw.Viewing(*p):
+					// A later occurrence of a field decoded as a view
+					// replaces it: UnmarshalVT would write it into the
+					// view's capacity, a transport buffer that gRPC may
+					// still show to stats handlers. Into a new array.
+					*p = nil
+				}
+			}
+		}
+		off += f.size
+	}
+	if start < len(b) {
+		return d.decode(b[start:])
 	}
 	return nil
 }
@@ -50,7 +123,7 @@ const maxFieldHeader = 20
 
 // straddling decodes the field at the reader's position, which runs past the
 // end of the current buffer.
-func (c *Codec) straddling(r *pieceReader, d vtDecoder, bf bytesFielder) error {
+func (c *Codec) straddling(r *pieceReader, d vtDecoder, bf bytesFielder, vw *reuse.Views) error {
 	var hdr [maxFieldHeader]byte
 	k := r.peek(hdr[:])
 	f, st := parseField(hdr[:k])
@@ -65,7 +138,7 @@ func (c *Codec) straddling(r *pieceReader, d vtDecoder, bf bytesFielder) error {
 			r.skip(f.hdr)
 			n := f.size - f.hdr
 			dst := (*p)[:0]
-			if cap(dst) < n {
+			if cap(dst) < n || vw != nil && vw.Viewing(*p) {
 				dst = make([]byte, 0, n)
 			}
 			*p = r.appendTo(dst, n)
@@ -93,6 +166,9 @@ type pieceReader struct {
 	cur    []byte // unread part of the current buffer
 	remain int    // unread bytes, cur included
 }
+
+// buf returns the buffer that r.cur lies in.
+func (r *pieceReader) buf() mem.Buffer { return r.data[r.next-1] }
 
 // advance consumes n <= len(r.cur) bytes and moves to the next non-empty
 // buffer when the current one is used up.

@@ -144,6 +144,7 @@ func (r *Receiver[M]) Take() *M {
 		return nil
 	}
 	m := r.cur.Msg
+	r.cur.Detach()
 	r.cur, r.valid = nil, false
 	return m
 }

@@ -2,6 +2,7 @@ package grpcfast_test
 
 import (
 	"io"
+	"unsafe"
 
 	"testing"
 
@@ -179,10 +180,12 @@ func TestRecvAllocsKnownCosts(t *testing.T) {
 // codecListStream is a grpcfast.Stream whose RecvMsg decodes the messages of
 // wire in turn with the grpcfast codec, then returns io.EOF.
 type codecListStream[M any] struct {
-	codec *grpcfast.Codec
-	wire  [][]byte
-	next  int
-	split bool // deliver each message in two buffers, cut in the middle
+	codec     *grpcfast.Codec
+	wire      [][]byte
+	next      int
+	split     bool           // deliver each message in two buffers, cut in the middle
+	delivered [][]byte       // the buffers of the last message delivered
+	pool      mem.BufferPool // where delivered buffers come from; mem.DefaultBufferPool() if nil
 }
 
 func (s *codecListStream[M]) RecvMsg(m any) error {
@@ -191,10 +194,40 @@ func (s *codecListStream[M]) RecvMsg(m any) error {
 	}
 	s.next++
 	b := s.wire[s.next-1]
-	if s.split {
-		return s.codec.Unmarshal(sliceAt(b, len(b)/2), m)
+	// As gRPC's transport: pooled, reference-counted buffers, freed once
+	// the codec has returned.
+	pool := s.pool
+	if pool == nil {
+		pool = mem.DefaultBufferPool()
 	}
-	return s.codec.Unmarshal(sliceAt(b), m)
+	var data mem.BufferSlice
+	if s.split {
+		data = pooledAt(pool, b, len(b)/2)
+	} else {
+		data = pooledAt(pool, b)
+	}
+	s.delivered = s.delivered[:0]
+	for _, buf := range data {
+		s.delivered = append(s.delivered, buf.ReadOnlyData())
+	}
+	err := s.codec.Unmarshal(data, m)
+	data.Free()
+	return err
+}
+
+// isView reports whether b lies in a buffer of the last message delivered.
+func (s *codecListStream[M]) isView(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	for _, d := range s.delivered {
+		start := uintptr(unsafe.Pointer(unsafe.SliceData(d)))
+		if p >= start && p+uintptr(len(b)) <= start+uintptr(len(d)) {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *codecListStream[M]) Recv() (*M, error) {

@@ -59,7 +59,9 @@ func decodeOwned(t testing.TB, src proto.Message, dst interface {
 // A Receiver's message whose nested types vtprotobuf pools keeps its
 // repeated elements, and returns its singular message fields to the pool.
 func TestReuseKeepsPooledElements(t *testing.T) {
-	s := listStream[kinds.Pooled](t, pooledMsg(3, 4096, true), pooledMsg(1, 10, false), pooledMsg(2, 100, false))
+	// 512 bytes of Data: decoded into the message's own memory, not a view
+	// of the transport buffer (reuse.MinView).
+	s := listStream[kinds.Pooled](t, pooledMsg(3, 512, true), pooledMsg(1, 10, false), pooledMsg(2, 100, false))
 	r := grpcfast.NewReceiver[kinds.Pooled](s)
 	first, _ := r.Recv()
 	items := append([]*kinds.PooledInner(nil), first.Items...)

@@ -3,6 +3,7 @@ package grpcfast
 import (
 	"fmt"
 	"sync/atomic"
+	"unsafe"
 
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -27,22 +28,31 @@ type vtUnmarshaler interface {
 // decode of the codec allocated, is decoded into without a reset.
 func (c *Codec) Unmarshal(data mem.BufferSlice, v any) error {
 	var uf *[]byte
+	var vw *reuse.Views
 	if o, ok := v.(owner); ok {
-		if p := o.GrpcfastUnknownFields(); own.TakePrepared(p) {
+		p := o.GrpcfastUnknownFields()
+		if own.TakePrepared(p) {
+			uf = p
+		} else if vw = reuse.TakeViews(dataPointer(v), p); vw != nil {
 			uf = p
 		}
 	}
-	err := c.unmarshal(data, v, uf != nil)
+	err := c.unmarshal(data, v, uf != nil, vw)
 	if err == nil && uf != nil {
 		own.SetDecoded(uf)
 	}
 	return err
 }
 
-func (c *Codec) unmarshal(data mem.BufferSlice, v any, prepared bool) error {
+// dataPointer returns the pointer that v holds.
+func dataPointer(v any) unsafe.Pointer {
+	return (*[2]unsafe.Pointer)(unsafe.Pointer(&v))[1]
+}
+
+func (c *Codec) unmarshal(data mem.BufferSlice, v any, prepared bool, vw *reuse.Views) error {
 	if m, ok := v.(vtUnmarshaler); ok {
 		if info := vtInfoOf(v); info.vtDecodes && (prepared || resetForDecode(v)) {
-			err := c.unmarshalVT(data, m, v, info)
+			err := c.unmarshalVT(data, m, v, info, vw)
 			if err != nil && info != opaqueInfo && !finalDecodeError(err) {
 				// UnmarshalVT rejects some input that protobuf-go, and so
 				// gRPC's codec, accepts: a known field with another wire
@@ -126,15 +136,21 @@ func (d vtDecoder) decode(b []byte) error {
 	return d.m.UnmarshalVT(b)
 }
 
-func (c *Codec) unmarshalVT(data mem.BufferSlice, m vtUnmarshaler, v any, info *vtInfo) error {
+func (c *Codec) unmarshalVT(data mem.BufferSlice, m vtUnmarshaler, v any, info *vtInfo, vw *reuse.Views) error {
 	d := vtDecoder{m: m, wire: info.wire, utf8: !c.noUTF8}
+	bf, _ := v.(bytesFielder)
+	if bf == nil || info.required {
+		// Views are of singular bytes fields, and a message with required
+		// fields is decoded whole (below).
+		vw = nil
+	}
 	switch len(data) {
 	case 0:
 		// The empty message. UnmarshalVT still checks required fields
 		// (proto2 required), as proto.Unmarshal does.
 		return m.UnmarshalVT(nil)
 	case 1:
-		return d.decode(data[0].ReadOnlyData())
+		return c.decodeWhole(data[0], d, bf, vw)
 	}
 	total, nonEmpty, last := 0, 0, 0
 	for i, b := range data {
@@ -148,7 +164,7 @@ func (c *Codec) unmarshalVT(data mem.BufferSlice, m vtUnmarshaler, v any, info *
 	case 0:
 		return m.UnmarshalVT(nil)
 	case 1:
-		return d.decode(data[last].ReadOnlyData())
+		return c.decodeWhole(data[last], d, bf, vw)
 	}
 	r := pieceReader{data: data, remain: total}
 	r.advance(0)
@@ -157,7 +173,6 @@ func (c *Codec) unmarshalVT(data mem.BufferSlice, m vtUnmarshaler, v any, info *
 		// call, so the message cannot be decoded piece by piece.
 		return c.gather(&r, d, total)
 	}
-	bf, _ := v.(bytesFielder)
 	if d.wire != nil {
 		// Walk the whole message before UnmarshalVT decodes any of it
 		// (wirepieces.go), so that input for protobuf-go costs no decode
@@ -168,7 +183,7 @@ func (c *Codec) unmarshalVT(data mem.BufferSlice, m vtUnmarshaler, v any, info *
 		}
 		d.wire = nil
 	}
-	if err := c.decodePieces(&r, d, bf); err != nil {
+	if err := c.decodePieces(&r, d, bf, vw); err != nil {
 		// What the walk accepts, UnmarshalVT decodes in runs as it decodes
 		// the whole (wire.go), so an error here is the error of a decode in
 		// one buffer, and protobuf-go decides next (Unmarshal), without a

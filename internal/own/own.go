@@ -209,3 +209,14 @@ func (o *Owned) ReadGroup() int {
 
 // Seek moves to entry i.
 func (o *Owned) Seek(i int) { o.i = min(max(i, 0), len(o.e)) }
+
+// Forget removes from the record every slice entry for the array at p:
+// memory that the message points into but that the decode did not allocate
+// (a view of a transport buffer), which the next reset must drop.
+func (o *Owned) Forget(p unsafe.Pointer) {
+	for i := range o.e {
+		if o.e[i].p == p && o.e[i].n > 0 {
+			o.e[i] = entry{}
+		}
+	}
+}

@@ -7,6 +7,7 @@ package reuse
 import (
 	"reflect"
 	"sync"
+	"unsafe"
 
 	"google.golang.org/protobuf/proto"
 
@@ -37,6 +38,7 @@ func ResetForDecode(v any) bool {
 
 // Slot is a message and the record of its memory, in one allocation.
 type Slot[M any] struct {
+	views Views // first: the codec finds it from the message's address (TakeViews)
 	m     M
 	Msg   *M        // &m
 	ow    Owner     // Msg, if *M implements Owner; nil otherwise
@@ -57,6 +59,9 @@ func New[M any]() *Slot[M] {
 	s := new(Slot[M])
 	s.Msg = &s.m
 	s.ow, _ = any(s.Msg).(Owner)
+	if s.ow != nil && unsafe.Offsetof(s.m) == viewsOffset {
+		s.views.msg = unsafe.Pointer(s.Msg)
+	}
 	return s
 }
 
@@ -74,11 +79,22 @@ func (s *Slot[M]) Prepare() {
 	case foreign:
 		ResetForDecode(s.Msg)
 	}
+	s.views.release()
 	s.state = clean
 	if s.ow != nil {
-		own.SetPrepared(s.ow.GrpcfastUnknownFields())
+		if s.views.msg != nil {
+			*s.ow.GrpcfastUnknownFields() = s.views.mark()
+		} else {
+			own.SetPrepared(s.ow.GrpcfastUnknownFields())
+		}
 	}
 }
+
+// Detach hands s's message over for good, as Receiver.Take does: the
+// transport buffers that its views point into are let go without being
+// freed, so they are never reused, and the garbage collector reclaims them
+// with the message.
+func (s *Slot[M]) Detach() { s.views.drop() }
 
 // Settle records what a decode into the prepared slot left, given the
 // error of the call that may have decoded (RecvMsg, or a unary handler's
@@ -89,7 +105,7 @@ func (s *Slot[M]) Settle(err error) bool {
 		// No codec touched the message if it still carries the mark (the
 		// end of a stream, a transport error); otherwise it may hold part
 		// of a failed decode: keep none of its memory.
-		if s.ow == nil || !own.IsPrepared(s.ow.GrpcfastUnknownFields()) {
+		if s.ow == nil || !s.untouched() {
 			s.state = foreign
 			s.Prepare()
 		}
@@ -98,9 +114,21 @@ func (s *Slot[M]) Settle(err error) bool {
 	s.state = foreign
 	if s.ow != nil && own.TakeDecoded(s.ow.GrpcfastUnknownFields()) {
 		s.ow.GrpcfastRecord(&s.owned)
+		// A view points into a transport buffer, not into memory the
+		// decode allocated: the next reset must not keep it.
+		for i := range s.views.held {
+			s.owned.Forget(unsafe.Pointer(unsafe.SliceData(s.views.held[i].view)))
+		}
 		s.state = decoded
 	}
 	return true
+}
+
+// untouched reports whether the message still carries the mark that
+// Prepare left: no codec has decoded into it since.
+func (s *Slot[M]) untouched() bool {
+	uf := s.ow.GrpcfastUnknownFields()
+	return own.IsPrepared(uf) || s.views.msg != nil && s.views.isMark(*uf)
 }
 
 // pools holds the pool of spare slots of each message type: reflect.Type of

@@ -1,0 +1,119 @@
+package reuse
+
+import (
+	"sync/atomic"
+	"unsafe"
+
+	"google.golang.org/grpc/mem"
+
+	"github.com/grpcfast/grpcfast/internal/own"
+)
+
+// Views holds the transport buffers that the views in a slot's message point
+// into: a large singular bytes field that arrived whole in one of gRPC's
+// receive buffers is decoded as a view of it, not copied, and the slot keeps
+// a reference on the buffer (mem.Buffer.Ref) until the message is reset or
+// handed over.
+//
+// A prepared slot's message carries a mark that points at its Views: an
+// empty, zero-capacity unknown-fields slice whose array is the Views itself
+// (nothing is ever written through it). The codec finds the Views from that
+// mark only if it lies exactly where a slot puts it, before the message, and
+// names the message as its own (TakeViews); anything else is not a mark.
+type Views struct {
+	msg  unsafe.Pointer // the slot's message; nil if views are off for the slot
+	held []held
+}
+
+type held struct {
+	buf  mem.Buffer
+	view []byte
+}
+
+// viewsOffset is the offset of the message in a slot of a message type with
+// the alignment of a pointer (every generated message). A slot whose message
+// lies elsewhere gets no views.
+var viewsOffset = unsafe.Offsetof(Slot[struct{ _ *int }]{}.m)
+
+// MinView is the size from which a bytes field is decoded as a view of the
+// transport buffer rather than copied: a view costs a reference on the
+// buffer and keeps all of it alive until the message is reset, which a copy
+// of a few hundred bytes costs about as much as.
+const MinView = 1024
+
+func (h *Views) mark() []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(h)), 1)[:0:0]
+}
+
+func (h *Views) isMark(b []byte) bool {
+	return cap(b) == 0 && unsafe.Pointer(unsafe.SliceData(b)) == unsafe.Pointer(h)
+}
+
+// TakeViews returns the Views of the slot that holds msg, a pointer to a
+// message whose unknown fields are *uf, and removes the mark, if *uf carries
+// the mark of a prepared slot; it returns nil otherwise.
+func TakeViews(msg unsafe.Pointer, uf *[]byte) *Views {
+	b := *uf
+	p := unsafe.Pointer(unsafe.SliceData(b))
+	if cap(b) != 0 || p == nil || msg == nil || uintptr(msg)-uintptr(p) != viewsOffset {
+		return nil
+	}
+	h := (*Views)(p)
+	if h.msg != msg {
+		return nil
+	}
+	*uf = nil
+	return h
+}
+
+// Hold takes a reference on buf, which view lies in, until the slot's
+// message is reset.
+func (h *Views) Hold(buf mem.Buffer, view []byte) {
+	buf.Ref()
+	h.held = append(h.held, held{buf, view})
+}
+
+// Viewing reports whether b is one of the views held.
+func (h *Views) Viewing(b []byte) bool {
+	p := unsafe.SliceData(b)
+	for i := range h.held {
+		if unsafe.SliceData(h.held[i].view) == p && p != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// release lets go of the buffers: poisoned first in checked builds, and
+// never given back to gRPC's pool in quarantine builds, so that the poison
+// stays where a view kept too long still points.
+func (h *Views) release() {
+	for i := range h.held {
+		e := &h.held[i]
+		if _, unpooled := e.buf.(mem.SliceBuffer); !unpooled {
+			// A SliceBuffer is never recycled, and its memory may be
+			// its maker's still: it is neither poisoned nor reused.
+			own.PoisonBytes(e.view)
+		}
+		if !own.Quarantine {
+			e.buf.Free()
+		}
+		*e = held{}
+	}
+	h.held = h.held[:0]
+}
+
+// Dropped counts the references on transport buffers let go without a
+// Free (a message handed over by Take): the tests' audits of gRPC's buffer
+// pools allow that many buffers not to come back.
+var Dropped atomic.Int64
+
+// drop lets go of the buffers without freeing them: they stay the message's,
+// and the garbage collector's.
+func (h *Views) drop() {
+	if len(h.held) > 0 {
+		Dropped.Add(int64(len(h.held)))
+	}
+	clear(h.held)
+	h.held = h.held[:0]
+}

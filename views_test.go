@@ -1,0 +1,245 @@
+package grpcfast_test
+
+import (
+	"bytes"
+	"io"
+	"sync"
+	"testing"
+	"unsafe"
+
+	"google.golang.org/grpc/mem"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/example/examplepb"
+	"github.com/grpcfast/grpcfast/internal/reuse"
+	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
+)
+
+// trackingPool is a transport buffer pool that knows which of its buffers
+// are out: a buffer is back once its last reference is freed.
+type trackingPool struct {
+	mu  sync.Mutex
+	out map[*byte]bool
+	// poisonedAtPut records, for every buffer given back, whether it held
+	// the poison pattern somewhere (checked builds poison views first).
+	poisonedAtPut map[*byte]bool
+}
+
+func newTrackingPool() *trackingPool {
+	return &trackingPool{out: map[*byte]bool{}, poisonedAtPut: map[*byte]bool{}}
+}
+
+func (p *trackingPool) Get(n int) *[]byte {
+	b := make([]byte, n)
+	if !mem.IsBelowBufferPoolingThreshold(n) {
+		// Smaller ones become SliceBuffers, which are never given back.
+		p.mu.Lock()
+		p.out[unsafe.SliceData(b)] = true
+		p.mu.Unlock()
+	}
+	return &b
+}
+
+func (p *trackingPool) Put(b *[]byte) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	k := unsafe.SliceData(*b)
+	delete(p.out, k)
+	p.poisonedAtPut[k] = bytes.Contains(*b, []byte{0xDE, 0xAD, 0xBE, 0xEF, 0xDE, 0xAD, 0xBE, 0xEF})
+}
+
+// isOut reports whether the buffer that starts at d is out of the pool.
+func (p *trackingPool) isOut(d []byte) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.out[unsafe.SliceData(d)]
+}
+
+// TestViewsHoldTransportBuffers: a large bytes field that arrives whole in
+// one transport buffer is a view of it. The Receiver holds the buffer until
+// the message is taken back (the next Recv, Release), and then gives it back
+// (poisoned in checked builds); a message handed over by Take keeps its
+// buffer for good; the last message stays intact after the end of the
+// stream, until Release.
+func TestViewsHoldTransportBuffers(t *testing.T) {
+	var msgs []proto.Message
+	for i := range 4 {
+		msgs = append(msgs, &examplepb.Chunk{Data: noiseBytes(int64(i), 4000)})
+	}
+	pool := newTrackingPool()
+	s := listStream[examplepb.Chunk](t, msgs...)
+	s.pool = pool
+	r := grpcfast.NewReceiver[examplepb.Chunk](s)
+	type got struct {
+		m    *examplepb.Chunk
+		data []byte // m.Data as received
+		buf  []byte // the transport buffer the message arrived in
+	}
+	var all []got
+	recv := func(i int) got {
+		t.Helper()
+		m, err := r.Recv()
+		if err != nil {
+			t.Fatalf("Recv %d: %v", i, err)
+		}
+		if !proto.Equal(m, msgs[i]) {
+			t.Fatalf("message %d differs", i)
+		}
+		if !s.isView(m.Data) {
+			t.Fatalf("message %d: Data is not a view of the transport buffer", i)
+		}
+		if cap(m.Data) != len(m.Data) {
+			t.Errorf("message %d: the view has capacity %d past its length %d: an append would write into the transport buffer", i, cap(m.Data), len(m.Data))
+		}
+		g := got{m, m.Data, s.delivered[0]}
+		all = append(all, g)
+		if !pool.isOut(g.buf) {
+			t.Fatalf("message %d: its transport buffer went back to the pool while the message is live", i)
+		}
+		return g
+	}
+	first := recv(0)
+	second := recv(1)
+	// Quarantine builds never give a buffer back: the poison stays where a
+	// view kept too long points.
+	if pool.isOut(first.buf) != quarantine {
+		t.Errorf("the first message's buffer out of the pool after the next Recv: %v, want %v", pool.isOut(first.buf), quarantine)
+	}
+	switch {
+	case quarantine:
+		if !poisoned(first.data) {
+			t.Error("the first message's view is not poisoned after the next Recv")
+		}
+	case pool.poisonedAtPut[unsafe.SliceData(first.buf)] != grpcfast.Checked:
+		t.Errorf("the first message's buffer given back poisoned: %v, want %v (checked build)", !grpcfast.Checked, grpcfast.Checked)
+	}
+	taken := r.Take()
+	if taken != second.m {
+		t.Fatal("Take did not return the last message")
+	}
+	recv(2)
+	last := recv(3)
+	if !pool.isOut(second.buf) {
+		t.Error("the buffer of a message handed over by Take went back to the pool")
+	}
+	if !bytes.Equal(taken.Data, noiseBytes(1, 4000)) {
+		t.Error("a message handed over by Take changed")
+	}
+	data := last.m.Data
+	if _, err := r.Recv(); err != io.EOF {
+		t.Fatalf("Recv at the end = %v, want io.EOF", err)
+	}
+	if !pool.isOut(last.buf) || !bytes.Equal(data, noiseBytes(3, 4000)) {
+		t.Error("the end of the stream let go of the last message's buffer")
+	}
+	r.Release()
+	if pool.isOut(last.buf) != quarantine {
+		t.Errorf("the last message's buffer out of the pool after Release: %v, want %v", pool.isOut(last.buf), quarantine)
+	}
+	if grpcfast.Checked && !poisoned(data) {
+		t.Errorf("the last message's view after Release reads %x..., want the poison pattern", data[:8])
+	}
+	r.Release() // idempotent: nothing is freed twice (mem.Buffer panics if it is)
+	if !pool.isOut(second.buf) {
+		t.Error("Release gave back the buffer of a message handed over by Take")
+	}
+}
+
+// TestViewsSmallFieldsCopied: a bytes field below reuse.MinView is copied
+// into the message's own memory, and a message in pieces holds no buffer
+// whose view it does not hold.
+func TestViewsSmallFieldsCopied(t *testing.T) {
+	for _, split := range []bool{false, true} {
+		msgs := []proto.Message{
+			&examplepb.Chunk{Data: noiseBytes(1, reuse.MinView-1)},
+			&examplepb.Chunk{Data: noiseBytes(2, reuse.MinView)},
+			&examplepb.Chunk{Data: noiseBytes(3, 3*reuse.MinView)},
+		}
+		pool := newTrackingPool()
+		s := listStream[examplepb.Chunk](t, msgs...)
+		s.pool, s.split = pool, split
+		r := grpcfast.NewReceiver[examplepb.Chunk](s)
+		for i := range msgs {
+			m, err := r.Recv()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !proto.Equal(m, msgs[i]) {
+				t.Fatalf("split=%v: message %d differs", split, i)
+			}
+			// In two pieces cut in the middle, the field straddles: copied.
+			want := !split && len(m.Data) >= reuse.MinView
+			if got := s.isView(m.Data); got != want {
+				t.Errorf("split=%v: message %d of %d bytes: a view %v, want %v", split, i, len(m.Data), got, want)
+			}
+			held := 0
+			for _, d := range s.delivered {
+				if pool.isOut(d) {
+					held++
+				}
+			}
+			if want && held != 1 || !want && held != 0 {
+				t.Errorf("split=%v: message %d: %d delivered buffers held, want %v", split, i, held, want)
+			}
+		}
+		r.Release()
+		if n := len(pool.out); n != 0 && !quarantine {
+			t.Errorf("split=%v: %d buffers not given back after Release", split, n)
+		}
+	}
+}
+
+// TestViewsRepeatedField: a peer may send a singular bytes field more than
+// once (the last wins). A later occurrence of a field decoded as a view
+// must land in memory of the message's own, never in the view's transport
+// buffer, which gRPC may still show to stats handlers and binary logs: the
+// delivered bytes are unchanged, and the message is what protobuf-go
+// decodes.
+func TestViewsRepeatedField(t *testing.T) {
+	field := func(b []byte, data []byte) []byte {
+		b = protowire.AppendTag(b, 1, protowire.BytesType) // Rich.data
+		return protowire.AppendBytes(b, data)
+	}
+	id := func(b []byte, v uint64) []byte {
+		b = protowire.AppendTag(b, 2, protowire.VarintType) // Rich.id
+		return protowire.AppendVarint(b, v)
+	}
+	cases := map[string][]byte{
+		"large then small":      id(field(field(nil, noiseBytes(1, 2000)), []byte("small")), 7),
+		"large then empty":      field(id(field(nil, noiseBytes(1, 2000)), 7), nil),
+		"large then large":      field(field(nil, noiseBytes(1, 2000)), noiseBytes(2, 3000)),
+		"large then straddling": field(field(nil, noiseBytes(1, 2000)), noiseBytes(2, 1500)),
+	}
+	for name, wire := range cases {
+		for _, split := range []bool{false, true} {
+			want := new(kinds.Rich)
+			if err := proto.Unmarshal(wire, want); err != nil {
+				t.Fatal(err)
+			}
+			pool := newTrackingPool()
+			s := &codecListStream[kinds.Rich]{codec: grpcfast.NewCodec(), wire: [][]byte{wire}, pool: pool}
+			if split {
+				// Cut inside the second occurrence, after the first.
+				s.split = true
+			}
+			r := grpcfast.NewReceiver[kinds.Rich](s)
+			m, err := r.Recv()
+			if err != nil {
+				t.Fatalf("%s, split=%v: %v", name, split, err)
+			}
+			if !proto.Equal(m, want) {
+				t.Errorf("%s, split=%v: decoded %d bytes of data, protobuf-go %d", name, split, len(m.Data), len(want.Data))
+			}
+			var delivered []byte
+			for _, d := range s.delivered {
+				delivered = append(delivered, d...)
+			}
+			if !bytes.Equal(delivered, wire) {
+				t.Errorf("%s, split=%v: decoding wrote into the transport buffer", name, split)
+			}
+			r.Release()
+		}
+	}
+}
