@@ -151,11 +151,19 @@ bench-transport: tools newest-mod ## Run the hand-written transport benchmarks: 
 	GOFLAGS=-modfile=$(COMPAT_MOD) go test -run '^$$' -bench . -benchmem -count $(BENCH_COUNT) ./example/ | tee $(BENCH_OUT)/transport.txt
 	benchstat -col /path $(BENCH_OUT)/transport.txt
 
-.PHONY: bench-peers
-bench-peers: tools ## Run Put, Get and CreateUser on grpcfast, gRPC's standard path, drpc and connect-go side by side; one benchstat table.
+.PHONY: bench-knobs
+bench-knobs: tools newest-mod ## Measure gRPC-Go's transport settings (buffers, windows, shared write buffer) on bulk streams, interleaved rounds (about 10 minutes).
 	@mkdir -p $(BENCH_OUT)
-	@echo "==> the peers benchmarks (peers/): Put and Get of 4 MiB in 16 KiB chunks and CreateUser on 6 peers, server"
-	@echo "    in-process and in its own process: 36 sub-benchmarks, $(BENCH_COUNT) x $(BENCH_TIME) each (about 3 minutes at the defaults)"
+	@echo "==> gRPC-Go's transport settings: Put and Get of 4 MiB in 16 KiB chunks, standard path and grpcfast, 1 and 64 streams, server in its own process"
+	GOFLAGS=-modfile=$(COMPAT_MOD) BENCH_COUNT=$(BENCH_COUNT) BENCH_TIME=$(BENCH_TIME) ./scripts/knobs.sh | tee $(BENCH_OUT)/knobs.txt
+	@echo "==> CPU per op, client (cpu-sec/op) and server (srv-cpu-sec/op), every setting against gRPC-Go's defaults"
+	benchstat -col grpcfast-transport -filter '.unit:(cpu-ns/op OR srv-cpu-ns/op)' $(BENCH_OUT)/knobs.txt
+
+.PHONY: bench-peers
+bench-peers: tools ## Run Put, Get and CreateUser on grpcfast, gRPC's standard path and its sending floor, drpc and connect-go side by side; one benchstat table.
+	@mkdir -p $(BENCH_OUT)
+	@echo "==> the peers benchmarks (peers/): Put and Get of 4 MiB in 16 KiB chunks and CreateUser on 7 peers, server"
+	@echo "    in-process and in its own process: 42 sub-benchmarks, $(BENCH_COUNT) x $(BENCH_TIME) each (about 4 minutes at the defaults)"
 	go -C peers test -run '^$$' -bench '^BenchmarkPeers$$' -benchmem -count $(BENCH_COUNT) -benchtime $(BENCH_TIME) . | tee $(BENCH_OUT)/peers.txt
 	@echo "==> every peer against grpcfast (the first column)"
 	benchstat -col /peer $(BENCH_OUT)/peers.txt

@@ -46,16 +46,21 @@ func serveChild(service string, methods []Method, ms []msgs, cfg *config) error 
 	}
 	// The parent checks that this process runs on as many threads as it
 	// does (startChild).
-	addrs = append(addrs, gomaxprocsName+"="+strconv.Itoa(runtime.GOMAXPROCS(0)))
+	addrs = append(addrs, gomaxprocsName+"="+strconv.Itoa(runtime.GOMAXPROCS(0)),
+		transportName+"="+cfg.transportKey())
 	if err := childproc.Serve(linePrefix, addrs); err != nil {
 		return errorf("%v", err)
 	}
 	return nil
 }
 
-// gomaxprocsName is the name under which the child announces its
-// GOMAXPROCS among its addresses.
-const gomaxprocsName = "gomaxprocs"
+// gomaxprocsName and transportName are the names under which the child
+// announces its GOMAXPROCS and its transport flags (config.transportKey)
+// among its addresses.
+const (
+	gomaxprocsName = "gomaxprocs"
+	transportName  = "transport"
+)
 
 // startChild runs the test binary again as the stub server of the top-level
 // benchmark named top, with the same -grpcfast.* flags and this process's
@@ -63,7 +68,7 @@ const gomaxprocsName = "gomaxprocs"
 // GOMAXPROCS again for each -test.cpu value of a sub-benchmark: runMethod
 // then sets the child's to match (childproc.Proc.SetProcs) and fails if the
 // child's differed while it measured.
-func startChild(top string, paths []string) (*childproc.Proc, error) {
+func startChild(top string, paths []string, cfg *config) (*childproc.Proc, error) {
 	procs := strconv.Itoa(runtime.GOMAXPROCS(0))
 	args := []string{
 		"-test.run=^$",
@@ -79,13 +84,17 @@ func startChild(top string, paths []string) (*childproc.Proc, error) {
 	})
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), childEnv+"=1", "GOMAXPROCS="+procs)
-	p, err := childproc.Start(cmd, linePrefix, append(paths, gomaxprocsName)...)
+	p, err := childproc.Start(cmd, linePrefix, append(paths, gomaxprocsName, transportName)...)
 	if err != nil {
 		return nil, errorf("%v", err)
 	}
 	if got := p.Addrs[gomaxprocsName]; got != procs {
 		p.Kill()
 		return nil, errorf("the server process runs with GOMAXPROCS=%s, want %s as this one", got, procs)
+	}
+	if got, want := p.Addrs[transportName], cfg.transportKey(); got != want {
+		p.Kill()
+		return nil, errorf("the server process runs with transport flags %q, want %q as this one", got, want)
 	}
 	return p, nil
 }

@@ -94,6 +94,25 @@
 //	                           before the next request)
 //	-grpcfast.profile=DIR      write a CPU profile and allocation profiles per
 //	                           sub-benchmark into DIR, for go tool pprof
+//	-grpcfast.writebuf=BYTES   gRPC-Go's transport write buffer on both ends
+//	                           (grpc.WriteBufferSize, grpc.WithWriteBufferSize);
+//	                           0 disables it, as in gRPC-Go (default: gRPC-Go's, 32 KiB)
+//	-grpcfast.readbuf=BYTES    the same for the read buffer (grpc.ReadBufferSize,
+//	                           grpc.WithReadBufferSize)
+//	-grpcfast.window=BYTES     initial window of every stream, on both ends
+//	                           (grpc.InitialWindowSize, grpc.WithInitialWindowSize),
+//	                           65536 to 2^31-1; it turns gRPC-Go's dynamic windows
+//	                           off, so the connection's stays at 64 KiB unless
+//	                           -grpcfast.connwindow is given too
+//	-grpcfast.connwindow=BYTES initial window of every connection, likewise
+//	                           (grpc.InitialConnWindowSize, grpc.WithInitialConnWindowSize)
+//	-grpcfast.sharedwrite=BOOL true or false: grpc.SharedWriteBuffer and
+//	                           grpc.WithSharedWriteBuffer on both ends (default:
+//	                           gRPC-Go's, false in v1.68, true in v1.85)
+//
+// The transport flags apply to both ends of every path, the server in its
+// own process included (which checks that it runs with the same); a flag not
+// given leaves gRPC-Go's default.
 //
 // A bad value fails the test binary at start with the flag's name, the value
 // and what it accepts.

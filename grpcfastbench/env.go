@@ -193,7 +193,8 @@ func newServer(service string, methods []Method, ms []msgs, p *path, cfg *config
 			ServerStreams: m.kind == serverStreaming || m.kind == bidiStreaming,
 		})
 	}
-	srv := grpc.NewServer(p.serverOpt)
+	sopts, _ := cfg.transportOptions()
+	srv := grpc.NewServer(append([]grpc.ServerOption{p.serverOpt}, sopts...)...)
 	srv.RegisterService(desc, struct{}{})
 	return srv
 }

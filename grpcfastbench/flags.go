@@ -3,11 +3,13 @@ package grpcfastbench
 import (
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
 
+	"google.golang.org/grpc"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 )
@@ -44,10 +46,17 @@ type config struct {
 	server     string   // ServerInProcess or ServerProcess
 	bidi       string   // BidiPipelined or BidiPingPong
 	profileDir string   // where to write CPU and allocation profiles; "" for none
+
+	// gRPC-Go's transport settings, on both ends (transportOptions): -1 or
+	// "" leaves gRPC-Go's default.
+	writeBuf, readBuf  int    // bytes; 0 disables the buffer, as in gRPC-Go
+	window, connWindow int    // initial stream and connection windows, bytes
+	sharedWrite        string // "true", "false"
 }
 
 var flags = config{
 	reqSize: -1, respSize: -1,
+	writeBuf: -1, readBuf: -1, window: -1, connWindow: -1,
 	msgs: 100, streams: []int{1}, conns: []int{1},
 	transport: TransportTCP, server: ServerInProcess, bidi: BidiPipelined,
 }
@@ -81,6 +90,68 @@ func registerFlags(fs *flag.FlagSet, c *config) {
 		"send the messages recorded in corpus `dir` (grpcfastrecord's format: DIR/SERVICE/METHOD/requests.binpb, responses.binpb) instead of filled ones")
 	fs.StringVar(&c.profileDir, FlagPrefix+"profile", "",
 		"write a CPU and an allocation profile per sub-benchmark into `dir`")
+	fs.Var(intFlag{&c.writeBuf, 0}, FlagPrefix+"writebuf",
+		"transport write buffer of `bytes` on both ends (grpc.WriteBufferSize, grpc.WithWriteBufferSize); 0 disables it, as in gRPC-Go (default: gRPC-Go's, 32 KiB)")
+	fs.Var(intFlag{&c.readBuf, 0}, FlagPrefix+"readbuf",
+		"transport read buffer of `bytes` on both ends (grpc.ReadBufferSize, grpc.WithReadBufferSize); 0 disables it, as in gRPC-Go (default: gRPC-Go's, 32 KiB)")
+	fs.Var(windowFlag{&c.window}, FlagPrefix+"window",
+		"initial flow-control window of every stream, `bytes`, on both ends (grpc.InitialWindowSize, grpc.WithInitialWindowSize); turns off gRPC-Go's dynamic windows (default: 64 KiB, grown by gRPC-Go's BDP estimate)")
+	fs.Var(windowFlag{&c.connWindow}, FlagPrefix+"connwindow",
+		"initial flow-control window of every connection, `bytes`, on both ends (grpc.InitialConnWindowSize, grpc.WithInitialConnWindowSize); turns off gRPC-Go's dynamic windows")
+	fs.Var(choiceFlag{&c.sharedWrite, []string{"true", "false"}}, FlagPrefix+"sharedwrite",
+		"`bool`: whether connections give their write buffer back to a shared pool after every flush, on both ends (grpc.SharedWriteBuffer, grpc.WithSharedWriteBuffer; default: gRPC-Go's: false in v1.68, true in v1.85)")
+}
+
+// transportOptions returns the server and dial options of the transport
+// flags that were given, for both ends of every path.
+func (c *config) transportOptions() ([]grpc.ServerOption, []grpc.DialOption) {
+	var sopts []grpc.ServerOption
+	var dopts []grpc.DialOption
+	if c.writeBuf >= 0 {
+		sopts = append(sopts, grpc.WriteBufferSize(c.writeBuf))
+		dopts = append(dopts, grpc.WithWriteBufferSize(c.writeBuf))
+	}
+	if c.readBuf >= 0 {
+		sopts = append(sopts, grpc.ReadBufferSize(c.readBuf))
+		dopts = append(dopts, grpc.WithReadBufferSize(c.readBuf))
+	}
+	if c.window >= 0 {
+		sopts = append(sopts, grpc.InitialWindowSize(int32(c.window)))
+		dopts = append(dopts, grpc.WithInitialWindowSize(int32(c.window)))
+	}
+	if c.connWindow >= 0 {
+		sopts = append(sopts, grpc.InitialConnWindowSize(int32(c.connWindow)))
+		dopts = append(dopts, grpc.WithInitialConnWindowSize(int32(c.connWindow)))
+	}
+	if c.sharedWrite != "" {
+		on := c.sharedWrite == "true"
+		sopts = append(sopts, grpc.SharedWriteBuffer(on))
+		dopts = append(dopts, grpc.WithSharedWriteBuffer(on))
+	}
+	return sopts, dopts
+}
+
+// transportKey describes the transport flags that were given, "default" for
+// none:
+// the server process announces its own, and the parent checks that both
+// ends run with the same.
+func (c *config) transportKey() string {
+	var parts []string
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"writebuf", c.writeBuf}, {"readbuf", c.readBuf}, {"window", c.window}, {"connwindow", c.connWindow}} {
+		if f.v >= 0 {
+			parts = append(parts, f.name+":"+strconv.Itoa(f.v))
+		}
+	}
+	if c.sharedWrite != "" {
+		parts = append(parts, "sharedwrite:"+c.sharedWrite)
+	}
+	if len(parts) == 0 {
+		return "default"
+	}
+	return strings.Join(parts, ",")
 }
 
 // check reports a combination of flags that cannot run.
@@ -170,6 +241,24 @@ func (f intFlag) Set(s string) error {
 	n, err := strconv.Atoi(s)
 	if err != nil || n < f.min {
 		return fmt.Errorf("want a whole number >= %d", f.min)
+	}
+	*f.p = n
+	return nil
+}
+
+// windowFlag is a flow-control window size: gRPC-Go ignores a window below
+// 64 KiB without a word, and takes an int32.
+type windowFlag struct{ p *int }
+
+// minWindow is gRPC-Go's smallest window (and HTTP/2's default).
+const minWindow = 64 << 10
+
+func (f windowFlag) String() string { return intFlag{f.p, 0}.String() }
+
+func (f windowFlag) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < minWindow || n > math.MaxInt32 {
+		return fmt.Errorf("want a whole number from %d (gRPC-Go ignores smaller windows) to %d", minWindow, math.MaxInt32)
 	}
 	*f.p = n
 	return nil

@@ -181,13 +181,14 @@ func start(top, service string, methods []Method, ms []msgs, paths []*path, cfg 
 		}
 		return nil, nil, err
 	}
+	_, topts := cfg.transportOptions()
 	if cfg.server == ServerProcess {
-		child, err := startChild(top, pathNames(paths))
+		child, err := startChild(top, pathNames(paths), cfg)
 		if err != nil {
 			return nil, nil, err
 		}
 		for _, p := range paths {
-			c, err := dial(child.Addrs[p.name], slices.Max(cfg.conns), nil)
+			c, err := dial(child.Addrs[p.name], slices.Max(cfg.conns), topts)
 			if err != nil {
 				child.Stop()
 				return fail(err)
@@ -211,7 +212,7 @@ func start(top, service string, methods []Method, ms []msgs, paths []*path, cfg 
 			srv.Stop()
 			<-served
 		}
-		c, err := dial(target, slices.Max(cfg.conns), dopts)
+		c, err := dial(target, slices.Max(cfg.conns), append(dopts, topts...))
 		if err != nil {
 			stop()
 			return fail(err)

@@ -193,7 +193,10 @@ func TestServerProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command("go", "test", "-run", "^$", "-bench", "BenchmarkGrpcfast_Kinds/^(Unary|Bidi)$", "-benchtime", "3x", "-cpu", "1,2", ".",
-		"-args", "-grpcfast.server=process", "-grpcfast.msgs=5", "-grpcfast.size=300")
+		"-args", "-grpcfast.server=process", "-grpcfast.msgs=5", "-grpcfast.size=300",
+		// The child must run with the same transport flags, or the
+		// benchmark fails (startChild).
+		"-grpcfast.writebuf=0", "-grpcfast.window=1048576", "-grpcfast.sharedwrite=false")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOFLAGS=")
 	out, err := cmd.CombinedOutput()
@@ -234,6 +237,11 @@ func TestFlagErrors(t *testing.T) {
 		{"-grpcfast.respsize=-2", `invalid value "-2" for flag -grpcfast.respsize: want a whole number >= 0`},
 		{"-grpcfast.grow=data", `invalid value "data" for flag -grpcfast.grow: want full field names such as google.bytestream.WriteRequest.data, separated by commas`},
 		{"-grpcfast.grow=a.B.c,", `invalid value "a.B.c," for flag -grpcfast.grow: want full field names such as google.bytestream.WriteRequest.data, separated by commas`},
+		{"-grpcfast.writebuf=-1", `invalid value "-1" for flag -grpcfast.writebuf: want a whole number >= 0`},
+		{"-grpcfast.readbuf=32k", `invalid value "32k" for flag -grpcfast.readbuf: want a whole number >= 0`},
+		{"-grpcfast.window=65535", `invalid value "65535" for flag -grpcfast.window: want a whole number from 65536 (gRPC-Go ignores smaller windows) to 2147483647`},
+		{"-grpcfast.connwindow=2147483648", `invalid value "2147483648" for flag -grpcfast.connwindow: want a whole number from 65536 (gRPC-Go ignores smaller windows) to 2147483647`},
+		{"-grpcfast.sharedwrite=yes", `invalid value "yes" for flag -grpcfast.sharedwrite: want true or false`},
 	} {
 		fs := flag.NewFlagSet("test", flag.ContinueOnError)
 		fs.SetOutput(new(strings.Builder))
@@ -362,4 +370,52 @@ func TestGrowFlag(t *testing.T) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}
 	}
+}
+
+// TestTransportFlags checks what the transport flags turn into: no option
+// for a flag not given (gRPC-Go's defaults stay), one per flag on each end,
+// 0 passed through (gRPC-Go then disables the buffer) and the description
+// the server process announces; then runs every kind of method with every
+// flag at its edge (buffers off, the smallest windows), which must still
+// move every message intact.
+func TestTransportFlags(t *testing.T) {
+	parse := func(args ...string) config {
+		fs := flag.NewFlagSet("test", flag.ContinueOnError)
+		c := flags
+		registerFlags(fs, &c)
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	c := parse()
+	if s, d := c.transportOptions(); len(s) != 0 || len(d) != 0 || c.transportKey() != "default" {
+		t.Errorf("no transport flags: %d server and %d dial options, key %q; want none and \"default\"", len(s), len(d), c.transportKey())
+	}
+	edge := []string{"-grpcfast.writebuf=0", "-grpcfast.readbuf=0", "-grpcfast.window=65536",
+		"-grpcfast.connwindow=65536", "-grpcfast.sharedwrite=false"}
+	c = parse(edge...)
+	if s, d := c.transportOptions(); len(s) != 5 || len(d) != 5 {
+		t.Errorf("every transport flag: %d server and %d dial options, want 5 and 5", len(s), len(d))
+	}
+	if c.writeBuf != 0 || c.readBuf != 0 {
+		t.Errorf("-grpcfast.writebuf=0 -grpcfast.readbuf=0: %d and %d, want 0 (gRPC-Go: no buffer)", c.writeBuf, c.readBuf)
+	}
+	want := "writebuf:0,readbuf:0,window:65536,connwindow:65536,sharedwrite:false"
+	if got := c.transportKey(); got != want {
+		t.Errorf("transportKey %q, want %q", got, want)
+	}
+	withFlags(t, func(f *config) {
+		f.msgs, f.size = 3, 100<<10 // messages larger than the windows and the buffers
+		f.writeBuf, f.readBuf, f.window, f.connWindow, f.sharedWrite = c.writeBuf, c.readBuf, c.window, c.connWindow, c.sharedWrite
+	}, func() {
+		var failed bool
+		testing.Benchmark(func(b *testing.B) {
+			Run(b, "grpcfast.testdata.kinds.Kinds", kindsMethods()...)
+			failed = b.Failed()
+		})
+		if failed {
+			t.Fatal("the benchmark failed with every transport flag at its edge")
+		}
+	})
 }

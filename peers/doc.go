@@ -13,6 +13,12 @@
 //   - grpc-std: gRPC-Go with its standard codec forced on both ends, and the
 //     streams' own Recv, which allocates a message per call: what a program
 //     without grpcfast does.
+//   - grpc-floor: grpcfast's peer, but its codec encodes a chunk without
+//     copying it (the encoding points at the chunk's bytes, which the
+//     transport writes after Send returns: safe only because the blob is
+//     never written). It is what gRPC-Go's sending side costs when the codec
+//     costs nothing, the floor for any codec on gRPC-Go, and what an API
+//     that took the caller's bytes without a copy could at best save.
 //   - drpc-vtproto: drpc (storj.io/drpc) with its generated code, generated
 //     with vtprotobuf's codec/drpc as the protobuf library, used as
 //     generated: Recv allocates a message per call, and MarshalVT a buffer

@@ -2,12 +2,16 @@ package peers
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"io"
 	"net"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/encoding"
+	"google.golang.org/grpc/mem"
+	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/example"
@@ -20,10 +24,16 @@ import (
 // both ends, as make bench's two paths do, so both pay the same fixed costs
 // of a forced codec; importing examplepb registers grpcfast's codec under
 // "proto", so the standard path must be forced anyway.
-func grpcPeer(name string, fast bool, h hooks) Peer {
+//
+// With floor, it is grpcfast's peer with a codec that sends chunks without
+// copying them (floorCodec): what no codec can beat on gRPC-Go.
+func grpcPeer(name string, fast, floor bool, h hooks) Peer {
 	codec := stdcodec.Codec()
 	if fast {
 		codec = grpcfast.NewCodec()
+	}
+	if floor {
+		codec = floorCodec{codec}
 	}
 	if h.grpcCodec != nil {
 		codec = h.grpcCodec(name, codec)
@@ -169,3 +179,35 @@ func (c *grpcClient) CreateUser(ctx context.Context, req *examplepb.CreateUserRe
 }
 
 func (c *grpcClient) Close() error { return c.cc.Close() }
+
+// floorCodec is grpcfast's codec, except that it encodes a Chunk without
+// copying its bytes: the encoding it returns is the field's tag and length,
+// then the chunk's Data itself, which gRPC-Go's transport reads when it
+// writes the frame, after Send has returned. That is safe here only because
+// every chunk sent points into a blob that is never written (getBlob): a
+// program that refills or reuses what it sent would send the new bytes, or a
+// mix. It shows what the sending side of gRPC-Go costs when the codec costs
+// nothing: the floor for any codec, and what an API that took the caller's
+// bytes without a copy could at best save.
+type floorCodec struct{ encoding.CodecV2 }
+
+// floorBuf is the encoding of one chunk, in one allocation: the header
+// bytes, the two buffers (*mem.SliceBuffer is a mem.Buffer; Ref and Free
+// do nothing) and the slice's backing array.
+type floorBuf struct {
+	hdr  [1 + binary.MaxVarintLen64]byte
+	h, d mem.SliceBuffer
+	bufs [2]mem.Buffer
+}
+
+func (c floorCodec) Marshal(v any) (mem.BufferSlice, error) {
+	m, ok := v.(*examplepb.Chunk)
+	if !ok || len(m.Data) == 0 || len(m.ProtoReflect().GetUnknown()) != 0 {
+		return c.CodecV2.Marshal(v)
+	}
+	b := new(floorBuf)
+	b.h = protowire.AppendVarint(protowire.AppendTag(b.hdr[:0], 1, protowire.BytesType), uint64(len(m.Data)))
+	b.d = m.Data
+	b.bufs = [2]mem.Buffer{&b.h, &b.d}
+	return b.bufs[:], nil
+}

@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"runtime/pprof"
 	"sync"
 	"testing"
 
@@ -17,6 +18,11 @@ import (
 const (
 	childEnv   = "GRPCFAST_PEERS_CHILD"
 	linePrefix = "peers: "
+	// profileEnv, when set to a file name, makes the server process write
+	// its CPU profile there (the servers' side of server=process, which
+	// -cpuprofile does not see): run one peer's sub-benchmark, e.g.
+	// -bench 'Peers/Get/server=process/peer=grpcfast$'.
+	profileEnv = "GRPCFAST_PEERS_SERVER_CPUPROFILE"
 )
 
 func TestMain(m *testing.M) {
@@ -40,6 +46,17 @@ func TestMain(m *testing.M) {
 // serveChild serves every peer on loopback TCP until standard input
 // closes, and answers stats requests.
 func serveChild() error {
+	if name := os.Getenv(profileEnv); name != "" {
+		f, err := os.Create(name)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	var addrs []string
 	for _, p := range All() {
 		lis, err := net.Listen("tcp", "127.0.0.1:0")

@@ -16,6 +16,7 @@ import (
 const (
 	PeerGrpcfast       = "grpcfast"
 	PeerGRPCStd        = "grpc-std"
+	PeerGRPCFloor      = "grpc-floor"
 	PeerDRPCVTProto    = "drpc-vtproto"
 	PeerDRPCReuse      = "drpc-reuse"
 	PeerConnect        = "connect"
@@ -62,8 +63,9 @@ func All() []Peer { return newPeers(hooks{}) }
 
 func newPeers(h hooks) []Peer {
 	return []Peer{
-		grpcPeer(PeerGrpcfast, true, h),
-		grpcPeer(PeerGRPCStd, false, h),
+		grpcPeer(PeerGrpcfast, true, false, h),
+		grpcPeer(PeerGRPCStd, false, false, h),
+		grpcPeer(PeerGRPCFloor, true, true, h),
 		drpcPeer(PeerDRPCVTProto, false, h),
 		drpcPeer(PeerDRPCReuse, true, h),
 		connectPeer(PeerConnect, false, h),

@@ -1,6 +1,7 @@
 package peers
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -280,6 +281,9 @@ func TestCodecs(t *testing.T) {
 	want := map[string][]string{
 		PeerGrpcfast: {"*grpcfast.Codec 12/12"},
 		PeerGRPCStd:  {fmt.Sprintf("%T 12/12", stdcodec.Codec())},
+		// Its own chunks (the 4 of Put, the 4 of Get) without the
+		// codec it wraps: counted as its own.
+		PeerGRPCFloor: {"peers.floorCodec 12/12"},
 		// Put: 4 chunks and the response; Get: the request and 4 chunks.
 		PeerDRPCVTProto: {gen + "chunk_proto 10/10", gen + "user_proto 2/2"},
 		// The chunks and CreateUser with vtEncoding; the Put's response and
@@ -443,5 +447,46 @@ func callEach(t *testing.T, ctx context.Context, c Client) {
 	}
 	if _, err := c.CreateUser(ctx, userRequest()); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestFloorCodec checks that grpc-floor's codec encodes a chunk as
+// vtprotobuf does, without copying its bytes, and everything else as the
+// codec it wraps.
+func TestFloorCodec(t *testing.T) {
+	c := floorCodec{grpcfast.NewCodec()}
+	for _, n := range []int{1, 127, 128, ChunkSize, 1 << 20} {
+		m := &examplepb.Chunk{Data: getBlob(int64(n)).data}
+		want, err := m.MarshalVT()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := c.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Materialize(), want) {
+			t.Errorf("%d bytes: the encoding differs from MarshalVT's", n)
+		}
+		if len(got) != 2 || &got[1].ReadOnlyData()[0] != &m.Data[0] {
+			t.Errorf("%d bytes: the encoding does not point at the chunk's bytes", n)
+		}
+		var back examplepb.Chunk
+		if err := c.Unmarshal(got, &back); err != nil || !bytes.Equal(back.Data, m.Data) {
+			t.Errorf("%d bytes: decoded %d bytes, %v", n, len(back.Data), err)
+		}
+		got.Free()
+	}
+	empty, err := c.Marshal(&examplepb.Chunk{})
+	if err != nil || empty.Len() != 0 {
+		t.Errorf("an empty chunk: %d bytes, %v", empty.Len(), err)
+	}
+	req := &examplepb.GetRequest{Size: 5, ChunkSize: 3}
+	got, err := c.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, _ := req.MarshalVT(); !bytes.Equal(got.Materialize(), want) {
+		t.Error("a GetRequest: the encoding differs from MarshalVT's")
 	}
 }

@@ -79,6 +79,8 @@ if only interop; then
 	echo "==> gRPC's interop messages, vtprotobuf's pool off and on (scripts/interop.sh)" >&2
 	BENCH_COUNT="$count" BENCH_TIME="$btime" BENCH_MSGS="$imsgs" ./scripts/interop.sh >&2
 fi
+run knobs "gRPC-Go's transport settings on bulk streams, interleaved rounds (scripts/knobs.sh)" \
+	env BENCH_COUNT="$count" BENCH_TIME="$btime" ./scripts/knobs.sh
 run peers "the peers: grpcfast, gRPC's standard path, drpc and connect-go, server in-process and in its own process" \
 	env GOFLAGS= go -C peers test -run '^$' -bench '^BenchmarkPeers$' -benchmem -count "$count" -benchtime "$btime" .
 
@@ -212,12 +214,23 @@ vtprotobuf's pool." \
 	section "gRPC's interop messages: gRPC's standard path against grpcfast" \
 "The same run, \`benchstat -ignore pkg -col /codec\`: a table per vtpool setting." \
 		interop -ignore pkg -col /codec
+	section "gRPC-Go's transport settings on bulk streams" \
+"\`scripts/knobs.sh\` (\`make bench-knobs\`), then \`benchstat -col grpcfast-transport -filter '.unit:(cpu-ns/op OR srv-cpu-ns/op)'\`:
+the example's generated benchmarks, Put and Get of 256 chunks of 16 KiB, codec=proto and codec=grpcfast, at 1
+and 64 streams at once on one connection, the server in its own process, once per setting in each of $count
+interleaved rounds. Each setting is a set of grpcfastbench's transport flags, on both ends: writebuf and
+readbuf are gRPC-Go's transport buffers (0: none), window and connwindow its initial stream and connection
+windows (either turns its dynamic windows off), sharedwrite=false keeps each connection's write buffer;
+combined is writebuf, readbuf, window and connwindow together. cpu-sec/op is the client's CPU per call,
+srv-cpu-sec/op the server's; a call moves 4 MiB." \
+		knobs -col grpcfast-transport -filter '.unit:(cpu-ns/op OR srv-cpu-ns/op)'
 	section "Against drpc and connect-go" \
 "\`go -C peers test -run '^\$' -bench '^BenchmarkPeers\$' -benchmem -count $count -benchtime $btime .\`
 (\`make bench-peers\`), then \`benchstat -col /peer\`: every column against grpcfast's, the first. Put and
 Get move 4 MiB in 16 KiB chunks per op, Unary is one small CreateUser. grpcfast: gRPC-Go, grpcfast's
 codec and the generated receivers; grpc-std: gRPC-Go, its standard codec and the streams' Recv;
-drpc-vtproto: drpc's generated code with vtprotobuf's codec/drpc; drpc-reuse: the same, tuned by
+grpc-floor: grpcfast's, with a codec that sends each chunk without copying it (what gRPC-Go's sending
+side costs with a codec that costs nothing); drpc-vtproto: drpc's generated code with vtprotobuf's codec/drpc; drpc-reuse: the same, tuned by
 hand (one reused message per stream, and an encoding with MarshalAppend); connect: connect-go, Connect
 protocol over h2c, gzip off; connect-vtproto: the same with a vtprotobuf codec. server=inprocess:
 every figure counts client and server; server=process: the figures are the client's, srv-* the
