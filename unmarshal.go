@@ -28,8 +28,11 @@ type vtUnmarshaler interface {
 func (c *Codec) Unmarshal(data mem.BufferSlice, v any) error {
 	var uf *[]byte
 	if o, ok := v.(owner); ok {
-		if p := o.GrpcfastUnknownFields(); own.TakePrepared(p) {
+		switch p := o.GrpcfastUnknownFields(); {
+		case own.TakePrepared(p):
 			uf = p
+		case own.TakePreparedCopy(p):
+			return c.unmarshalCopy(data, v, p) // unmarshalcopy.go
 		}
 	}
 	err := c.unmarshal(data, v, uf != nil)
