@@ -39,7 +39,9 @@ type pooledUnary struct {
 	fn func(ctx context.Context, in *kinds.Rich) (*kinds.Rich, error)
 }
 
-func (s pooledUnary) Unary(ctx context.Context, in *kinds.Rich) (*kinds.Rich, error) { return s.fn(ctx, in) }
+func (s pooledUnary) Unary(ctx context.Context, in *kinds.Rich) (*kinds.Rich, error) {
+	return s.fn(ctx, in)
+}
 
 // startPooled serves impl with RegisterKindsServerPooled on 127.0.0.1.
 func startPooled(t testing.TB, impl kinds.KindsServer, opts []grpcfast.PooledOption, sopts ...grpc.ServerOption) *grpc.ClientConn {
@@ -303,12 +305,12 @@ func TestPooledCopyStrings(t *testing.T) {
 func copyRich(id int64) *kinds.Rich {
 	s := fmt.Sprintf("request %d ", id)
 	return &kinds.Rich{
-		Id:    id,
-		Name:  s + "name",
-		Data:  []byte(s + "data"),
-		Words: []string{s + "word"},
-		Blobs: [][]byte{[]byte(s + "blob")},
-		Inner: &kinds.Inner{Label: s + "label", Payload: []byte(s)},
+		Id:     id,
+		Name:   s + "name",
+		Data:   []byte(s + "data"),
+		Words:  []string{s + "word"},
+		Blobs:  [][]byte{[]byte(s + "blob")},
+		Inner:  &kinds.Inner{Label: s + "label", Payload: []byte(s)},
 		Inners: []*kinds.Inner{{Label: s + "inner"}},
 	}
 }
@@ -417,7 +419,9 @@ func TestPooledHostileInput(t *testing.T) {
 	}
 }
 
-type hostileClone struct{ hostile.UnimplementedHostileServer }
+type hostileClone struct {
+	hostile.UnimplementedHostileServer
+}
 
 func (hostileClone) Echo(_ context.Context, n *hostile.Node) (*hostile.Node, error) {
 	return proto.Clone(n).(*hostile.Node), nil
