@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/grpcfastimpl"
 	"github.com/grpcfast/grpcfast/internal/testprotos/hostile"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 	"github.com/grpcfast/grpcfast/internal/testprotos/proto2"
@@ -100,6 +101,19 @@ func FuzzUnmarshal(f *testing.F) {
 			checkOracle(t, b, m, c.Unmarshal(mem.BufferSlice{mem.SliceBuffer(b)}, m))
 			m = m.ProtoReflect().New().Interface()
 			checkOracle(t, b, m, c.Unmarshal(sliceAt(b, len(b)/3, len(b)*2/3), m))
+			// The owned copy of pooled handlers (WithStringsInOneCopy).
+			m = m.ProtoReflect().New().Interface()
+			grpcfast.MarkCopy(m.(grpcfastimpl.Owner))
+			checkOracle(t, b, m, c.Unmarshal(sliceAt(b, len(b)/2), m))
+		}
+		// The owned copy accepts, rejects and decodes exactly as the codec
+		// does without it, with the same error.
+		viewed := &kinds.Rich{}
+		grpcfast.MarkCopy(viewed)
+		errViewed := c.Unmarshal(sliceAt(b, len(b)/3), viewed)
+		checkOracle(t, b, viewed, errViewed)
+		if (errViewed == nil) != (errWhole == nil) || (errWhole != nil && errViewed.Error() != errWhole.Error()) {
+			t.Fatalf("whole: %v; into one owned copy: %v", errWhole, errViewed)
 		}
 
 		var cuts []int

@@ -31,10 +31,15 @@ func (c *Codec) Unmarshal(data mem.BufferSlice, v any) error {
 	var vw *reuse.Views
 	if o, ok := v.(owner); ok {
 		p := o.GrpcfastUnknownFields()
-		if own.TakePrepared(p) {
+		switch {
+		case own.TakePrepared(p):
 			uf = p
-		} else if vw = reuse.TakeViews(dataPointer(v), p); vw != nil {
-			uf = p
+		case own.TakePreparedCopy(p):
+			return c.unmarshalCopy(data, v, p) // unmarshalcopy.go
+		default:
+			if vw = reuse.TakeViews(dataPointer(v), p); vw != nil {
+				uf = p
+			}
 		}
 	}
 	err := c.unmarshal(data, v, uf != nil, vw)

@@ -25,6 +25,11 @@ const (
 	PathProto    = "proto"
 	PathVtproto  = "vtproto"
 	PathGrpcfast = "grpcfast"
+	// The grpcfast path with the unary methods' requests pooled
+	// (Register<Service>ServerPooled), and with the owned copy too
+	// (grpcfast.WithStringsInOneCopy): unary methods only.
+	PathPooled     = "grpcfast-pooled"
+	PathPooledCopy = "grpcfast-pooled-copy"
 )
 
 // path is one side of the comparison. Every path forces its codec on the
@@ -36,6 +41,8 @@ type path struct {
 	codecV1   encoding.Codec
 	receivers bool // receive with the generated receivers, else with the stream's Recv
 	vtproto   bool // needs the vtprotobuf methods on every message
+	pooled    bool // unary requests pooled, as Register<Service>ServerPooled serves them
+	copy      bool // and decoded into one owned copy (WithStringsInOneCopy)
 	callOpts  []grpc.CallOption
 	serverOpt grpc.ServerOption
 }
@@ -55,12 +62,18 @@ var (
 //     users run it. Its UnmarshalVT merges, so it must decode into a new
 //     message each time: Recv and the generated unary code make one per
 //     message, and so does this path;
-//   - codec=grpcfast: grpcfast's codec, and the generated receivers.
+//   - codec=grpcfast: grpcfast's codec, and the generated receivers;
+//   - codec=grpcfast-pooled and codec=grpcfast-pooled-copy: the same, with
+//     the unary methods' requests pooled as Register<Service>ServerPooled
+//     does, without and with grpcfast.WithStringsInOneCopy. Only unary
+//     methods run on them.
 func newPaths() []*path {
 	ps := []*path{
 		{name: PathProto, codec: stdcodec.Codec()},
 		{name: PathVtproto, codecV1: vtgrpc.Codec{}, vtproto: true},
 		{name: PathGrpcfast, codec: grpcfast.NewCodec(), receivers: true},
+		{name: PathPooled, codec: grpcfast.NewCodec(), receivers: true, pooled: true},
+		{name: PathPooledCopy, codec: grpcfast.NewCodec(), receivers: true, pooled: true, copy: true},
 	}
 	for _, p := range ps {
 		if p.codec != nil {
@@ -178,12 +191,15 @@ func newServer(service string, methods []Method, ms []msgs, p *path, cfg *config
 	for i, m := range methods {
 		st := &stub{cfg: cfg, reqs: ms[i].reqs, ress: ms[i].ress}
 		if m.kind == unary {
-			desc.Methods = append(desc.Methods, grpc.MethodDesc{
-				MethodName: m.name,
-				Handler: func(_ any, ctx context.Context, dec func(any) error, _ grpc.UnaryServerInterceptor) (any, error) {
-					return m.unary(ctx, st, dec)
-				},
-			})
+			handler := func(_ any, ctx context.Context, dec func(any) error, _ grpc.UnaryServerInterceptor) (any, error) {
+				return m.unary(ctx, st, dec)
+			}
+			if p.pooled {
+				if h := m.pooledUnary("/"+service+"/"+m.name, st, p.copy); h != nil {
+					handler = h
+				}
+			}
+			desc.Methods = append(desc.Methods, grpc.MethodDesc{MethodName: m.name, Handler: handler})
 			continue
 		}
 		desc.Streams = append(desc.Streams, grpc.StreamDesc{

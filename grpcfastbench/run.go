@@ -77,6 +77,20 @@ func Run(b *testing.B, service string, methods ...Method) {
 	for i, m := range methods {
 		vtSkips[i] = vtSkip(m, ms[i])
 	}
+	// skip says why path p does not run method i, or "" if it does; quiet
+	// for the pooled paths on streams, which they serve as codec=grpcfast.
+	skip := func(p *path, i int) (why string, quiet bool) {
+		m := methods[i]
+		switch {
+		case p.vtproto && vtSkips[i] != "":
+			return vtSkips[i], false
+		case p.pooled && m.kind != unary:
+			return "streams", true
+		case p.pooled:
+			return m.pooledSkip(p.copy), false
+		}
+		return "", false
+	}
 	if _, done := announced.LoadOrStore(service, true); !done {
 		// Once per service and process, on lines that benchstat does not
 		// take for configuration lines (no "key:" first).
@@ -84,8 +98,10 @@ func Run(b *testing.B, service string, methods ...Method) {
 			if replayed != nil {
 				fmt.Printf("replay %s/%s: %s\n", service, m.name, replayNote(replayed[i], cfg.replay))
 			}
-			if vtSkips[i] != "" {
-				fmt.Printf("no codec=%s for %s/%s: %s\n", PathVtproto, service, m.name, vtSkips[i])
+			for _, p := range paths {
+				if why, quiet := skip(p, i); why != "" && !quiet {
+					fmt.Printf("no codec=%s for %s/%s: %s\n", p.name, service, m.name, why)
+				}
 			}
 		}
 	}
@@ -94,7 +110,7 @@ func Run(b *testing.B, service string, methods ...Method) {
 			for _, load := range loads(&cfg) {
 				runIn(b, load.name, func(b *testing.B) {
 					for j, p := range paths {
-						if p.vtproto && vtSkips[i] != "" {
+						if why, _ := skip(p, i); why != "" {
 							continue
 						}
 						c := &client{cfg: &cfg, reqs: ms[i].reqs, ress: ms[i].ress, conns: envs[j].conns, n: load.conns}

@@ -12,11 +12,12 @@ import (
 // Option names accepted by the plugin, as written in buf.gen.yaml's opt or
 // protoc's --go-grpcfast_opt. protogen itself handles paths=, module= and M.
 const (
-	OptionRegisterCodec = "register_codec"
-	OptionBenchmarks    = "benchmarks"
-	OptionVTProtoCheck  = "vtproto_check"
-	OptionPoolNotes     = "pool_notes"
-	OptionPool          = "pool"
+	OptionRegisterCodec  = "register_codec"
+	OptionBenchmarks     = "benchmarks"
+	OptionVTProtoCheck   = "vtproto_check"
+	OptionPoolNotes      = "pool_notes"
+	OptionPool           = "pool"
+	OptionPooledRequests = "pooled_requests"
 )
 
 // Config holds the plugin options. It is filled by one flag.FlagSet through
@@ -41,6 +42,11 @@ type Config struct {
 	// protoc-gen-go-vtproto's pool= names them (go import path, ".", Go
 	// type name): types known to be pooled, which get no note.
 	Pool map[string]bool
+	// PooledRequests makes the plugin write Register<Service>ServerPooled
+	// for every service with a unary method. It calls protoc-gen-go-grpc's
+	// Register<Service>Server and names its <Service>Server interface, so
+	// it needs protoc-gen-go-grpc's output in the same package.
+	PooledRequests bool
 	// Notes receives the notes; os.Stderr unless set otherwise.
 	Notes io.Writer
 
@@ -50,7 +56,7 @@ type Config struct {
 // NewConfig returns a Config with every option at its default and registers
 // the options on fs.
 func NewConfig(fs *flag.FlagSet) *Config {
-	c := &Config{RegisterCodec: true, Benchmarks: true, VTProtoCheck: true, PoolNotes: true,
+	c := &Config{RegisterCodec: true, Benchmarks: true, VTProtoCheck: true, PoolNotes: true, PooledRequests: true,
 		Pool: map[string]bool{}, Notes: os.Stderr, flags: fs}
 	fs.Var(boolOption{OptionRegisterCodec, &c.RegisterCodec}, OptionRegisterCodec,
 		"register the grpcfast codec under \"proto\" when the generated package is initialised")
@@ -60,6 +66,8 @@ func NewConfig(fs *flag.FlagSet) *Config {
 		"fail the build when protoc-gen-go-vtproto's marshal, unmarshal and size methods are missing")
 	fs.Var(boolOption{OptionPoolNotes, &c.PoolNotes}, OptionPoolNotes,
 		"note streamed message types that vtprotobuf's pool= option would stop allocating")
+	fs.Var(boolOption{OptionPooledRequests, &c.PooledRequests}, OptionPooledRequests,
+		"write Register<Service>ServerPooled for services with unary methods (needs protoc-gen-go-grpc's output in the same package)")
 	fs.Var(poolOption{c.Pool}, OptionPool,
 		"a message type protoc-gen-go-vtproto pools (as its pool= option: <go import path>.<Message>); repeatable")
 	return c

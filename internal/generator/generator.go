@@ -3,7 +3,8 @@
 //
 // One file per concern: header.go writes the file header and the build
 // guards, codec.go the codec registration and the per-message methods the
-// codec uses, streams.go the receive helpers, benchmarks.go the benchmark
+// codec uses, streams.go the receive helpers, pooled.go the registrations
+// with pooled unary requests, benchmarks.go the benchmark
 // file, names.go every generated name, kind.go the method kinds,
 // comments.go the wrapping of generated comments, notes.go the notes printed
 // at generation time (pool= options to add; files that a well-known Go module,
@@ -20,11 +21,12 @@ const PluginName = "protoc-gen-go-grpcfast"
 
 // Version is the plugin version written into every generated header. It is
 // bumped on purpose, with the goldens regenerated, when the output changes.
-const Version = "v0.3.0"
+const Version = "v0.4.0"
 
 // Import paths used by generated code. Identifiers are always qualified
 // through these, never typed as a "pkg." prefix.
 const (
+	contextPackage   = protogen.GoImportPath("context")
 	grpcPackage      = protogen.GoImportPath("google.golang.org/grpc")
 	encodingPackage  = protogen.GoImportPath("google.golang.org/grpc/encoding")
 	protowirePackage = protogen.GoImportPath("google.golang.org/protobuf/encoding/protowire")
@@ -76,7 +78,11 @@ func generateFile(p *protogen.Plugin, f *protogen.File, cfg *Config) error {
 		return err
 	}
 	for _, s := range f.Services {
-		genStreamHelpers(g, newServiceNames(s))
+		n := newServiceNames(s)
+		genStreamHelpers(g, n)
+		if cfg.PooledRequests {
+			genPooledRegistration(g, n)
+		}
 	}
 	if services && cfg.Benchmarks {
 		genBenchmarks(p, f)

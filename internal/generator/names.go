@@ -17,6 +17,12 @@ type serviceNames struct {
 	methods []methodNames
 	// benchmark is the generated benchmark of the service's methods.
 	benchmark string
+	// registerPooled is the generated registration with pooled requests;
+	// registerServer and serverInterface name protoc-gen-go-grpc's
+	// registration and server interface, which it calls and takes.
+	registerPooled  string
+	registerServer  string
+	serverInterface string
 }
 
 // methodNames holds every name generated for one method.
@@ -34,7 +40,13 @@ type methodNames struct {
 }
 
 func newServiceNames(s *protogen.Service) serviceNames {
-	n := serviceNames{service: s, benchmark: "BenchmarkGrpcfast_" + s.GoName}
+	n := serviceNames{
+		service:         s,
+		benchmark:       "BenchmarkGrpcfast_" + s.GoName,
+		registerPooled:  "Register" + s.GoName + "ServerPooled",
+		registerServer:  "Register" + s.GoName + "Server",
+		serverInterface: s.GoName + "Server",
+	}
 	for _, m := range s.Methods {
 		n.methods = append(n.methods, newMethodNames(s, m))
 	}

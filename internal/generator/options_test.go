@@ -15,12 +15,13 @@ func TestOptionErrors(t *testing.T) {
 	}{
 		{"register_codec=maybe", `option register_codec: invalid value "maybe": want true or false`},
 		{"register_codec", `option register_codec: invalid value "": want true or false`},
-		{"registr_codec=false", `unknown option "registr_codec" (value "false"): protoc-gen-go-grpcfast accepts benchmarks, pool, pool_notes, register_codec, vtproto_check, and protogen's paths, module and M options`},
+		{"registr_codec=false", `unknown option "registr_codec" (value "false"): protoc-gen-go-grpcfast accepts benchmarks, pool, pool_notes, pooled_requests, register_codec, vtproto_check, and protogen's paths, module and M options`},
 		{"vtproto_check=0", `option vtproto_check: invalid value "0": want true or false`},
 		{"pool_notes=off", `option pool_notes: invalid value "off": want true or false`},
 		{"pool=Rich", `option pool: invalid value "Rich": want <go import path>.<Message>, as protoc-gen-go-vtproto's pool= option`},
 		{"pool=example.com/x/", `option pool: invalid value "example.com/x/": want <go import path>.<Message>, as protoc-gen-go-vtproto's pool= option`},
 		{"benchmarks=no", `option benchmarks: invalid value "no": want true or false`},
+		{"pooled_requests=yes", `option pooled_requests: invalid value "yes": want true or false`},
 		{"paths=nowhere", `unknown path type "nowhere": want "import" or "source_relative"`},
 	} {
 		t.Run(tc.param, func(t *testing.T) {
@@ -105,6 +106,40 @@ func TestMethodKinds(t *testing.T) {
 	} {
 		if got := strings.Contains(content, "func "+helper); got != want {
 			t.Errorf("%s generated = %v, want %v", helper, got, want)
+		}
+	}
+}
+
+// TestPooledRequests: Register<Service>ServerPooled is written for every
+// service with a unary method (kinds: mixed; multi/a.proto: unary and a
+// server stream; imports: a unary method on google.protobuf.Empty), never
+// for a service of streams only (shapes, comments, multi/b.proto), and not
+// with pooled_requests=false.
+func TestPooledRequests(t *testing.T) {
+	for _, tc := range []struct {
+		files []string
+		param string
+		want  map[string]bool
+	}{
+		{[]string{"kinds/kinds.proto"}, "", map[string]bool{"RegisterKindsServerPooled": true}},
+		{[]string{"kinds/kinds.proto"}, ",pooled_requests=false", map[string]bool{"RegisterKindsServerPooled": false}},
+		{[]string{"multi/a.proto", "multi/b.proto"}, "", map[string]bool{"RegisterAlphaServerPooled": true, "RegisterBetaServerPooled": false}},
+		{[]string{"imports/imports.proto"}, "", map[string]bool{"RegisterStoreServerPooled": true}},
+		{[]string{"shapes/shapes.proto"}, "", map[string]bool{"RegisterFooServerPooled": false, "RegisterFooBarServerPooled": false}},
+		{[]string{"comments/comments.proto"}, "", map[string]bool{"RegisterLegacyServerPooled": false}},
+	} {
+		resp := run(t, compile(t, tc.files, moduleOpt+",benchmarks=false"+tc.param, nil))
+		if resp.Error != nil {
+			t.Fatalf("%v%s: %s", tc.files, tc.param, resp.GetError())
+		}
+		var all strings.Builder
+		for _, f := range resp.File {
+			all.WriteString(f.GetContent())
+		}
+		for name, want := range tc.want {
+			if got := strings.Contains(all.String(), "func "+name+"("); got != want {
+				t.Errorf("%v%s: %s generated = %v, want %v", tc.files, tc.param, name, got, want)
+			}
 		}
 	}
 }

@@ -60,9 +60,9 @@ func isMark(b []byte, i int) bool {
 // prepared for a decode.
 func SetPrepared(uf *[]byte) { *uf = mark(0) }
 
-// IsPrepared reports whether *uf carries the Prepared mark: no codec has
-// decoded into the message since it was prepared.
-func IsPrepared(uf *[]byte) bool { return isMark(*uf, 0) }
+// IsPrepared reports whether *uf carries the Prepared or the PreparedCopy
+// mark: no codec has decoded into the message since it was prepared.
+func IsPrepared(uf *[]byte) bool { return isMark(*uf, 0) || isCopyMark(*uf, 0) }
 
 // TakePrepared reports whether *uf carries the Prepared mark, and removes it.
 func TakePrepared(uf *[]byte) bool {
@@ -84,13 +84,13 @@ func SetDecoded(uf *[]byte) {
 }
 
 // TakeDecoded reports whether *uf carries the Decoded mark, and removes any
-// mark.
+// mark (the copy marks too).
 func TakeDecoded(uf *[]byte) bool {
 	switch {
 	case isMark(*uf, 1):
 		*uf = nil
 		return true
-	case isMark(*uf, 0):
+	case isMark(*uf, 0), isCopyMark(*uf, 0), isCopyMark(*uf, 1):
 		*uf = nil
 	}
 	return false
@@ -110,6 +110,7 @@ type Owned struct {
 	e      []entry
 	i      int      // the next entry to read
 	inline [4]entry // e's first array: small messages record without allocating
+	views  bool     // leave out the arrays of bytes fields (SetViews)
 }
 
 type entry struct {
@@ -122,6 +123,7 @@ func (o *Owned) Clear() {
 	clear(o.e)
 	o.e = o.e[:0]
 	o.i = 0
+	o.views = false
 }
 
 // Rewind makes the record readable from its start.
@@ -147,6 +149,10 @@ func (o *Owned) next() entry {
 
 // AddSlice records s's array and capacity.
 func AddSlice[T any](o *Owned, s []T) {
+	if o.views && isBytes[T]() {
+		o.add(nil, 0) // matches nothing: the field is dropped, as Reset drops it
+		return
+	}
 	o.add(unsafe.Pointer(unsafe.SliceData(s)), cap(s))
 }
 

@@ -1,0 +1,43 @@
+package grpcfast
+
+import (
+	"context"
+
+	"github.com/grpcfast/grpcfast/internal/pooled"
+)
+
+// PooledOption configures the unary handlers that a generated
+// Register<Service>ServerPooled function registers.
+type PooledOption func(*pooled.Config)
+
+// WithStringsInOneCopy makes pooled unary handlers decode each request into
+// one copy of its encoding that the codec makes for that request alone and
+// never reuses, with vtprotobuf's UnmarshalVTUnsafe: the request's strings and
+// bytes fields are views of that copy instead of one allocation each. It
+// applies to request types generated with vtprotobuf's unmarshal_unsafe
+// feature (others are decoded as without the option), and only with the
+// grpcfast codec.
+//
+// The trade-off: a string or a bytes slice of the request keeps the whole
+// copy alive, as long as anything refers to it. Use it where requests are
+// consumed and dropped (ingestion: export, write, batch upload), not where
+// handlers keep small strings of large requests for long (put those in
+// strings.Clone first). Strings stay valid and never change after the call,
+// like any Go string; the request itself, and its bytes fields, follow the
+// pooled requests' rules (docs/pooled.md).
+func WithStringsInOneCopy() PooledOption {
+	return func(c *pooled.Config) { c.Copy = true }
+}
+
+// KeepRequest makes the request of the pooled unary call that ctx belongs to
+// the caller's for good: the handler does not give it back to the pool when
+// it returns, and it may be kept, sent to a goroutine that outlives the call
+// and modified, as a request of a handler registered the usual way.
+//
+// Call it from the handler, or from an interceptor, with the call's context
+// or any context derived from it, before the handler returns. It reports
+// whether the request is kept: false if ctx is not the context of a handler
+// registered with a Register<Service>ServerPooled function (a request that is
+// not pooled is the caller's anyway), or if that handler has returned
+// already and gave the request back.
+func KeepRequest(ctx context.Context) bool { return pooled.Keep(ctx) }
