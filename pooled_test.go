@@ -143,8 +143,10 @@ func TestPooledEchoPoisoned(t *testing.T) {
 				return &kinds.Rich{Data: in.Data}, nil // wrong: shares the request's memory
 			}}, mode.opts)
 			client := kinds.NewKindsClient(conn)
-			for i := range 3 {
-				want := pattern(1000 + i)
+			// 1000 bytes are decoded into the request's memory; 4000, in one
+			// frame, as a view of the transport buffer.
+			for i, size := range []int{1000, 4000, 1001, 4001} {
+				want := pattern(size)
 				got, err := client.Unary(context.Background(), &kinds.Rich{Data: want})
 				if err != nil {
 					t.Fatal(err)
