@@ -85,7 +85,7 @@ func decodeRun(b []byte, buf mem.Buffer, d vtDecoder, bf bytesFielder, vw *reuse
 		if f.typ == protowire.BytesType {
 			if p := bf.GrpcfastBytesField(f.num); p != nil {
 				large := f.size-f.hdr >= reuse.MinView
-				if large || vw.Viewing(*p) {
+				if large || vw.Viewing(p) {
 					if start < off {
 						if err := d.decode(b[start:off]); err != nil {
 							return err
@@ -96,11 +96,9 @@ func decodeRun(b []byte, buf mem.Buffer, d vtDecoder, bf bytesFielder, vw *reuse
 				switch {
 				case large:
 					end := off + f.size
-					view := b[off+f.hdr : end : end]
-					vw.Hold(buf, view)
-					*p = view
+					vw.Hold(buf, b[off+f.hdr:end:end], p)
 					start = end
-				case vw.Viewing(*p):
+				case vw.Viewing(p):
 					// A later occurrence of a field decoded as a view
 					// replaces it: UnmarshalVT would write it into the
 					// view's capacity, a transport buffer that gRPC may
@@ -138,7 +136,7 @@ func (c *Codec) straddling(r *pieceReader, d vtDecoder, bf bytesFielder, vw *reu
 			r.skip(f.hdr)
 			n := f.size - f.hdr
 			dst := (*p)[:0]
-			if cap(dst) < n || vw != nil && vw.Viewing(*p) {
+			if cap(dst) < n || vw != nil && vw.Viewing(p) {
 				dst = make([]byte, 0, n)
 			}
 			*p = r.appendTo(dst, n)

@@ -199,11 +199,11 @@ func TestViewsSmallFieldsCopied(t *testing.T) {
 // decodes.
 func TestViewsRepeatedField(t *testing.T) {
 	field := func(b []byte, data []byte) []byte {
-		b = protowire.AppendTag(b, 1, protowire.BytesType) // Rich.data
+		b = protowire.AppendTag(b, 3, protowire.BytesType) // Rich.data
 		return protowire.AppendBytes(b, data)
 	}
 	id := func(b []byte, v uint64) []byte {
-		b = protowire.AppendTag(b, 2, protowire.VarintType) // Rich.id
+		b = protowire.AppendTag(b, 1, protowire.VarintType) // Rich.id
 		return protowire.AppendVarint(b, v)
 	}
 	cases := map[string][]byte{
@@ -242,4 +242,55 @@ func TestViewsRepeatedField(t *testing.T) {
 			r.Release()
 		}
 	}
+}
+
+// TestViewsOnePerField: a hostile peer that repeats a large singular bytes
+// field thousands of times in one message makes the receiver hold at most
+// one transport buffer per field once the decode is over, not one per
+// occurrence (which would also make every later occurrence scan them all).
+func TestViewsOnePerField(t *testing.T) {
+	var wire []byte
+	for i := range 2000 {
+		wire = protowire.AppendTag(wire, 3, protowire.BytesType) // Rich.data
+		wire = protowire.AppendBytes(wire, noiseBytes(int64(i), reuse.MinView+i%7))
+	}
+	want := new(kinds.Rich)
+	if err := proto.Unmarshal(wire, want); err != nil {
+		t.Fatal(err)
+	}
+	// In frames of 16 KiB, as gRPC delivers a 2 MiB message.
+	var cuts []int
+	for c := 16 << 10; c < len(wire); c += 16 << 10 {
+		cuts = append(cuts, c)
+	}
+	pool := newTrackingPool()
+	s := &cutListStream{codecListStream: codecListStream[kinds.Rich]{codec: grpcfast.NewCodec(), wire: [][]byte{wire}, pool: pool}, cuts: cuts}
+	r := grpcfast.NewReceiver[kinds.Rich](s)
+	m, err := r.Recv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !proto.Equal(m, want) {
+		t.Fatal("the message differs from protobuf-go's decode")
+	}
+	if n := len(pool.out); n > 1 {
+		t.Errorf("%d transport buffers held after the decode, want at most 1 (one view per field)", n)
+	}
+	r.Release()
+	if n := len(pool.out); n != 0 && !quarantine {
+		t.Errorf("%d transport buffers held after Release", n)
+	}
+}
+
+// cutListStream is a codecListStream that cuts every message at cuts.
+type cutListStream struct {
+	codecListStream[kinds.Rich]
+	cuts []int
+}
+
+func (s *cutListStream) RecvMsg(m any) error {
+	data := pooledAt(s.pool, s.wire[0], s.cuts...)
+	err := s.codec.Unmarshal(data, m)
+	data.Free()
+	return err
 }

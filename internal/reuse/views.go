@@ -26,8 +26,9 @@ type Views struct {
 }
 
 type held struct {
-	buf  mem.Buffer
-	view []byte
+	buf   mem.Buffer
+	view  []byte
+	field *[]byte // the field that was set to view
 }
 
 // viewsOffset is the offset of the message in a slot of a message type with
@@ -67,18 +68,30 @@ func TakeViews(msg unsafe.Pointer, uf *[]byte) *Views {
 }
 
 // Hold takes a reference on buf, which view lies in, until the slot's
-// message is reset.
-func (h *Views) Hold(buf mem.Buffer, view []byte) {
+// message is reset, and sets *field to view. A view that the field held
+// before (a peer may send a singular field more than once; the last wins)
+// is let go at once: the message no longer points into it, and gRPC still
+// holds its own reference on that buffer until the decode ends, so it is
+// neither poisoned nor reused before then. So the views held are at most one
+// per field, whatever the peer sends.
+func (h *Views) Hold(buf mem.Buffer, view []byte, field *[]byte) {
 	buf.Ref()
-	h.held = append(h.held, held{buf, view})
+	*field = view
+	for i := range h.held {
+		if e := &h.held[i]; e.field == field {
+			e.buf.Free()
+			*e = held{buf, view, field}
+			return
+		}
+	}
+	h.held = append(h.held, held{buf, view, field})
 }
 
-// Viewing reports whether b is one of the views held.
-func (h *Views) Viewing(b []byte) bool {
-	p := unsafe.SliceData(b)
+// Viewing reports whether *field is the view held for it.
+func (h *Views) Viewing(field *[]byte) bool {
 	for i := range h.held {
-		if unsafe.SliceData(h.held[i].view) == p && p != nil {
-			return true
+		if e := &h.held[i]; e.field == field {
+			return unsafe.SliceData(*field) == unsafe.SliceData(e.view)
 		}
 	}
 	return false
