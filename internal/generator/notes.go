@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/planetscale/vtprotobuf/generator/pattern"
 	"github.com/planetscale/vtprotobuf/vtproto"
 	"google.golang.org/protobuf/compiler/protogen"
 	"google.golang.org/protobuf/proto"
@@ -208,10 +209,19 @@ func poolName(m *protogen.Message) string {
 	return string(m.GoIdent.GoImportPath) + "." + m.GoIdent.GoName
 }
 
-// isPooled reports whether m is known to be pooled by vtprotobuf.
+// isPooled reports whether m is known to be pooled by vtprotobuf: a pool=
+// option matches it, as protoc-gen-go-vtproto matches its own (exactly, or
+// as a glob with vtprotobuf's generator/pattern), or it has the
+// (vtproto.mempool) message option.
 func (c *Config) isPooled(m *protogen.Message) bool {
-	if c.Pool[poolName(m)] {
+	name := poolName(m)
+	if c.Pool[name] {
 		return true
+	}
+	for p := range c.Pool {
+		if ok, _ := pattern.Match(p, name); ok {
+			return true
+		}
 	}
 	v, _ := proto.GetExtension(m.Desc.Options(), vtproto.E_Mempool).(bool)
 	return v

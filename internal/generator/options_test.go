@@ -18,8 +18,9 @@ func TestOptionErrors(t *testing.T) {
 		{"registr_codec=false", `unknown option "registr_codec" (value "false"): protoc-gen-go-grpcfast accepts benchmarks, pool, pool_notes, pooled_requests, register_codec, vtproto_check, and protogen's paths, module and M options`},
 		{"vtproto_check=0", `option vtproto_check: invalid value "0": want true or false`},
 		{"pool_notes=off", `option pool_notes: invalid value "off": want true or false`},
-		{"pool=Rich", `option pool: invalid value "Rich": want <go import path>.<Message>, as protoc-gen-go-vtproto's pool= option`},
-		{"pool=example.com/x/", `option pool: invalid value "example.com/x/": want <go import path>.<Message>, as protoc-gen-go-vtproto's pool= option`},
+		{"pool=Rich", `option pool: invalid value "Rich": want <go import path>.<Message>, or a glob of them, as protoc-gen-go-vtproto's pool= option`},
+		{"pool=example.com/x/", `option pool: invalid value "example.com/x/": want <go import path>.<Message>, or a glob of them, as protoc-gen-go-vtproto's pool= option`},
+		{"pool=example.com/x.[A", `option pool: invalid value "example.com/x.[A": not a valid glob as protoc-gen-go-vtproto's pool= option takes them (*, **, ?, [...])`},
 		{"benchmarks=no", `option benchmarks: invalid value "no": want true or false`},
 		{"pooled_requests=yes", `option pooled_requests: invalid value "yes": want true or false`},
 		{"paths=nowhere", `unknown path type "nowhere": want "import" or "source_relative"`},
@@ -209,6 +210,12 @@ func TestPoolNotes(t *testing.T) {
 		// Pooled and PooledInner are pooled by the testdata's vtproto options; Inner is not.
 		{moduleOpt + ",pool=" + kindsPkg + ".Pooled,pool=" + kindsPkg + ".PooledInner", richNote + pooledNote},
 		{moduleOpt + ",pool=" + kindsPkg + ".Pooled,pool=" + kindsPkg + ".PooledInner,pool=" + kindsPkg + ".Inner,pool=" + kindsPkg + ".Rich", ""},
+		// Globs, matched as protoc-gen-go-vtproto matches its pool= options
+		// (vtprotobuf's generator/pattern): * within a path segment, ** across.
+		{moduleOpt + ",pool=" + kindsPkg + ".*", ""},
+		{moduleOpt + ",pool=github.com/grpcfast/**", ""},
+		{moduleOpt + ",pool=" + kindsPkg + ".Pooled*,pool=" + kindsPkg + ".[IR]*", ""},
+		{moduleOpt + ",pool=github.com/grpcfast/*.Rich,pool=" + kindsPkg + ".Pooled*", richNote + pooledNote},
 		{moduleOpt + ",pool_notes=false", ""},
 	} {
 		var notes strings.Builder
