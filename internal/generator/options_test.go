@@ -206,16 +206,22 @@ func TestPoolNotes(t *testing.T) {
 		"has nested messages or packed repeated fields, which vtprotobuf's decoder allocates anew for every message unless it pools them. " +
 		"Add pool=" + kindsPkg + ".Inner to protoc-gen-go-vtproto's options, " +
 		"and the same to protoc-gen-go-grpcfast's to silence this note (or pool_notes=false).\n"
+	// Kinds.Unary's request, a Rich, gets the note of its pooled registration.
+	unaryNote := "protoc-gen-go-grpcfast: note: RegisterKindsServerPooled (service grpcfast.testdata.kinds.Kinds, unary method Unary) pools requests, " +
+		"but 2 message types of their trees are in no pool= option, so vtprotobuf's decoder allocates, on every request, " +
+		"each nested message of such a type and each repeated element of such a parent. " +
+		"Add pool=" + kindsPkg + ".Inner pool=" + kindsPkg + ".Rich to protoc-gen-go-vtproto's options, and the same to protoc-gen-go-grpcfast's " +
+		"(as vtprotobuf spells them: <go import path>.<Go type name>, nested types with _; or pool_notes=false to silence this note).\n"
 	for _, tc := range []struct{ param, want string }{
 		// Pooled and PooledInner are pooled by the testdata's vtproto options; Inner is not.
-		{moduleOpt + ",pool=" + kindsPkg + ".Pooled,pool=" + kindsPkg + ".PooledInner", richNote + pooledNote},
+		{moduleOpt + ",pool=" + kindsPkg + ".Pooled,pool=" + kindsPkg + ".PooledInner", richNote + pooledNote + unaryNote},
 		{moduleOpt + ",pool=" + kindsPkg + ".Pooled,pool=" + kindsPkg + ".PooledInner,pool=" + kindsPkg + ".Inner,pool=" + kindsPkg + ".Rich", ""},
 		// Globs, matched as protoc-gen-go-vtproto matches its pool= options
 		// (vtprotobuf's generator/pattern): * within a path segment, ** across.
 		{moduleOpt + ",pool=" + kindsPkg + ".*", ""},
 		{moduleOpt + ",pool=github.com/grpcfast/**", ""},
 		{moduleOpt + ",pool=" + kindsPkg + ".Pooled*,pool=" + kindsPkg + ".[IR]*", ""},
-		{moduleOpt + ",pool=github.com/grpcfast/*.Rich,pool=" + kindsPkg + ".Pooled*", richNote + pooledNote},
+		{moduleOpt + ",pool=github.com/grpcfast/*.Rich,pool=" + kindsPkg + ".Pooled*", richNote + pooledNote + unaryNote},
 		{moduleOpt + ",pool_notes=false", ""},
 	} {
 		var notes strings.Builder
