@@ -37,6 +37,12 @@ func writeRegisteredNotes(w io.Writer, p *protogen.Plugin) {
 			services = fmt.Sprintf(" To serve or call its services with this plugin's receivers, keep generating it "+
 				"and make sure that no program links %s as well (go list -deps ./... | grep -x %s prints nothing).", r.goPackage, r.goPackage)
 		}
+		if r.module == otlpModule {
+			services += " If a program must link both (OpenTelemetry-Go's OTLP exporters link " + otlpModule + "), " +
+				"run it with GOLANG_PROTOBUF_REGISTRATION_CONFLICT=warn, or build it with " +
+				"-ldflags=-X=google.golang.org/protobuf/reflect/protoregistry.conflictPolicy=warn: it starts, and lookups by name " +
+				"(reflection, Any) find one copy only (docs/third-party.md of github.com/grpcfast/grpcfast)."
+		}
 		fmt.Fprintf(w, "%s: note: %s is generated into Go package %s, but module %s registers it already "+
 			"(package %s), and %s panics at start: proto: file %q is already registered. "+
 			"Import %s instead: do not generate %s (leave it out of the inputs, with buf exclude_paths) and "+
