@@ -1,15 +1,24 @@
 // Command protoc-gen-go-grpcfast is a protoc and buf plugin that writes
 // x_grpcfast.pb.go next to the x.pb.go, x_grpc.pb.go and x_vtproto.pb.go of
-// every .proto file that declares services: a gRPC codec registration that
-// encodes through vtprotobuf's methods into pooled buffers, and receive
-// helpers for streaming methods that reuse messages.
+// every .proto file to generate that declares messages or services: a
+// compile-time check that protoc-gen-go-vtproto ran, and the methods
+// through which grpcfast's codec reuses a message's memory (for messages
+// with fields to reuse), message-only files included; for files with
+// services, also a gRPC codec registration that encodes through
+// vtprotobuf's methods into pooled buffers, receive helpers for streaming
+// methods that reuse messages, Register<Service>ServerPooled for services
+// with unary methods, and x_grpcfast_bench_test.go with a benchmark of every
+// method. A file that declares neither gets no output file.
 //
-// Install it with
+// The module is not published yet: install it from a clone of the
+// repository with
 //
-//	go install github.com/grpcfast/grpcfast/cmd/protoc-gen-go-grpcfast@latest
+//	go install ./cmd/protoc-gen-go-grpcfast
 //
-// and add it to buf.gen.yaml or run protoc with --go-grpcfast_out. The
-// options it accepts are listed in the README ("Options") and by --help.
+// (once a release is tagged, go install
+// github.com/grpcfast/grpcfast/cmd/protoc-gen-go-grpcfast@VERSION), and add
+// it to buf.gen.yaml or run protoc with --go-grpcfast_out. The options it
+// accepts are listed in the README ("Options") and by --help.
 package main
 
 import (

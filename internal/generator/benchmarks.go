@@ -1,6 +1,7 @@
 package generator
 
 import (
+	"slices"
 	"strconv"
 
 	"google.golang.org/protobuf/compiler/protogen"
@@ -18,10 +19,18 @@ func genBenchmarks(p *protogen.Plugin, f *protogen.File) {
 	for _, s := range f.Services {
 		n := newServiceNames(s)
 		full := string(s.Desc.FullName())
+		paths := "on gRPC's standard codec and the stream's own Recv (codec=proto), on vtprotobuf's " +
+			"codec/grpc and the stream's own Recv (codec=vtproto) and on grpcfast's codec and " +
+			"generated receivers (codec=grpcfast)"
+		if slices.ContainsFunc(n.methods, func(m methodNames) bool { return m.kind == unary }) {
+			paths = "on gRPC's standard codec and the stream's own Recv (codec=proto), on vtprotobuf's " +
+				"codec/grpc and the stream's own Recv (codec=vtproto), on grpcfast's codec and " +
+				"generated receivers (codec=grpcfast) and, for unary methods, on grpcfast's codec with " +
+				"pooled requests, without and with the strings in one copy " +
+				"(codec=grpcfast-pooled, codec=grpcfast-pooled-copy)"
+		}
 		comment(g, n.benchmark+" benchmarks every method of "+full+" against a stub server, "+
-			"on gRPC's standard codec and the stream's own Recv (codec=proto), on vtprotobuf's "+
-			"codec/grpc and the stream's own Recv (codec=vtproto) and on grpcfast's codec and "+
-			"generated receivers (codec=grpcfast), side by side, each checked at its first call:")
+			paths+", side by side, each checked at its first call:")
 		g.P("//")
 		g.P("//\tgo test -run '^$' -bench ", n.benchmark, " -benchmem -count 6 . | tee bench.txt")
 		g.P("//\tbenchstat -col /codec bench.txt")

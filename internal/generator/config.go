@@ -7,6 +7,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/planetscale/vtprotobuf/generator/pattern"
 )
 
 // Option names accepted by the plugin, as written in buf.gen.yaml's opt or
@@ -38,9 +40,10 @@ type Config struct {
 	// type that streams receive and that vtprotobuf allocates parts of for
 	// every message unless it pools them.
 	PoolNotes bool
-	// Pool holds the message types named by pool= options, as
+	// Pool holds the pool= options: message types as
 	// protoc-gen-go-vtproto's pool= names them (go import path, ".", Go
-	// type name): types known to be pooled, which get no note.
+	// type name), or globs of them, matched as protoc-gen-go-vtproto
+	// matches them (isPooled): types known to be pooled, which get no note.
 	Pool map[string]bool
 	// PooledRequests makes the plugin write Register<Service>ServerPooled
 	// for every service with a unary method. It calls protoc-gen-go-grpc's
@@ -65,11 +68,11 @@ func NewConfig(fs *flag.FlagSet) *Config {
 	fs.Var(boolOption{OptionVTProtoCheck, &c.VTProtoCheck}, OptionVTProtoCheck,
 		"fail the build when protoc-gen-go-vtproto's marshal, unmarshal and size methods are missing")
 	fs.Var(boolOption{OptionPoolNotes, &c.PoolNotes}, OptionPoolNotes,
-		"note streamed message types that vtprotobuf's pool= option would stop allocating")
+		"note streamed message types, and message types of pooled unary requests, that vtprotobuf's pool= option would stop allocating")
 	fs.Var(boolOption{OptionPooledRequests, &c.PooledRequests}, OptionPooledRequests,
 		"write Register<Service>ServerPooled for services with unary methods (needs protoc-gen-go-grpc's output in the same package)")
 	fs.Var(poolOption{c.Pool}, OptionPool,
-		"a message type protoc-gen-go-vtproto pools (as its pool= option: <go import path>.<Message>); repeatable")
+		"a message type protoc-gen-go-vtproto pools (as its pool= option: <go import path>.<Message>, or a glob of them); repeatable")
 	return c
 }
 
@@ -99,7 +102,7 @@ func Usage() string {
 	NewConfig(&fs)
 	fs.VisitAll(func(f *flag.Flag) {
 		if f.Name == OptionPool {
-			fmt.Fprintf(&b, "  %s=<go import path>.<Message> (repeatable)\n      %s\n", f.Name, f.Usage)
+			fmt.Fprintf(&b, "  %s=<go import path>.<Message>, or a glob such as <go import path>.* (repeatable)\n      %s\n", f.Name, f.Usage)
 			return
 		}
 		fmt.Fprintf(&b, "  %s=true|false (default %s)\n      %s\n", f.Name, f.DefValue, f.Usage)
@@ -137,16 +140,32 @@ func (o boolOption) String() string {
 	return "false"
 }
 
-// poolOption is the repeatable pool= option.
+// poolOption is the repeatable pool= option. It accepts what
+// protoc-gen-go-vtproto's pool= accepts: a glob (vtprotobuf's
+// generator/pattern, doublestar's syntax with "/" as the separator: *, **,
+// ?, [...], {a,b}, \ escapes; a comma cannot get through protoc's or buf's
+// parameter string, to either plugin), matched against "<go import
+// path>.<Go type name>". A value without glob characters must have that
+// shape: vtprotobuf takes any other without a word and pools nothing.
 type poolOption struct{ m map[string]bool }
 
 func (o poolOption) Set(v string) error {
+	if strings.ContainsAny(v, globChars) {
+		if !pattern.ValidatePattern(v) {
+			return fmt.Errorf("option %s: invalid value %q: not a valid glob as protoc-gen-go-vtproto's pool= option takes them (*, **, ?, [...])", OptionPool, v)
+		}
+		o.m[v] = true
+		return nil
+	}
 	i := strings.LastIndex(v, ".")
 	if i <= strings.LastIndex(v, "/") || i == len(v)-1 || i == 0 {
-		return fmt.Errorf("option %s: invalid value %q: want <go import path>.<Message>, as protoc-gen-go-vtproto's pool= option", OptionPool, v)
+		return fmt.Errorf("option %s: invalid value %q: want <go import path>.<Message>, or a glob of them, as protoc-gen-go-vtproto's pool= option", OptionPool, v)
 	}
 	o.m[v] = true
 	return nil
 }
+
+// globChars are the characters that make a pool= value a glob.
+const globChars = "*?[{\\"
 
 func (o poolOption) String() string { return "" }

@@ -59,6 +59,9 @@ func Generate(p *protogen.Plugin, cfg *Config) error {
 	}
 	if cfg.PoolNotes && cfg.Notes != nil {
 		writePoolNotes(cfg.Notes, p, cfg)
+		if cfg.PooledRequests {
+			writePooledRequestNotes(cfg.Notes, p, cfg)
+		}
 	}
 	return nil
 }

@@ -31,7 +31,8 @@ func src(format, goPackage string) string { return strings.Replace(format, "%s",
 // TestRegisteredNotes checks the note for a file that a well-known Go module
 // registers already, generated into another Go package: exact texts for
 // googleapis' google/rpc/status.proto (which grpc-go links), a file with
-// services (google/bytestream/bytestream.proto) and a well-known type; no
+// services (google/bytestream/bytestream.proto), a well-known type and
+// OTLP's common.proto (with the run-time workaround); no
 // note when the file keeps its module's Go package or is only imported.
 func TestRegisteredNotes(t *testing.T) {
 	const statusNote = `protoc-gen-go-grpcfast: note: google/rpc/status.proto is generated into Go package example.com/gen/google/rpc/status, ` +
@@ -51,6 +52,14 @@ func TestRegisteredNotes(t *testing.T) {
 		`and a program that links both panics at start: proto: file "google/protobuf/empty.proto" is already registered. ` +
 		`Import google.golang.org/protobuf/types/known/emptypb instead: do not generate google/protobuf/empty.proto (leave it out of the inputs, with buf exclude_paths) ` +
 		`and keep its own go_package (with buf managed mode, disable go_package_prefix for it), then run go mod tidy.` + "\n"
+	const otlpNote = `protoc-gen-go-grpcfast: note: opentelemetry/proto/common/v1/common.proto is generated into Go package example.com/gen/opentelemetry/proto/common/v1, ` +
+		`but module go.opentelemetry.io/proto/otlp registers it already (package go.opentelemetry.io/proto/otlp/common/v1), ` +
+		`and a program that links both panics at start: proto: file "opentelemetry/proto/common/v1/common.proto" is already registered. ` +
+		`Import go.opentelemetry.io/proto/otlp/common/v1 instead: do not generate opentelemetry/proto/common/v1/common.proto (leave it out of the inputs, with buf exclude_paths) ` +
+		`and keep its own go_package (with buf managed mode, disable go_package_prefix for it), then run go mod tidy. ` +
+		`If a program must link both (OpenTelemetry-Go's OTLP exporters link go.opentelemetry.io/proto/otlp), run it with GOLANG_PROTOBUF_REGISTRATION_CONFLICT=warn, ` +
+		`or build it with -ldflags=-X=google.golang.org/protobuf/reflect/protoregistry.conflictPolicy=warn: it starts, and lookups by name ` +
+		`(reflection, Any) find one copy only (docs/third-party.md of github.com/grpcfast/grpcfast).` + "\n"
 	user := `syntax = "proto3";
 package remote;
 option go_package = "example.com/gen/remote";
@@ -80,6 +89,7 @@ message Result { google.rpc.Status status = 1; bytes output = 2; }
 		{"well-known type", []string{"google/protobuf/empty.proto"}, map[string]string{
 			"google/protobuf/empty.proto": src(emptyProto, "example.com/gen/emptypb"),
 		}, emptyNote},
+		{"OTLP's common.proto, which go.opentelemetry.io/proto/otlp registers", []string{"opentelemetry/proto/common/v1/common.proto"}, otlpFiles, otlpNote},
 		{"not a registered file", []string{"google/rpc/mine.proto"}, map[string]string{
 			"google/rpc/mine.proto": "syntax = \"proto3\";\npackage google.rpc;\noption go_package = \"example.com/gen/mine\";\nmessage Mine {}\n",
 		}, ""},
@@ -132,5 +142,154 @@ message Output { bytes data = 1; google.rpc.Status status = 2; }
 	}
 	if strings.Contains(notes.String(), "pool=google.golang.org/genproto") {
 		t.Error("the note names a pool= option for a type this run does not generate")
+	}
+}
+
+// OTLP-shaped files: four Go packages, as buf's managed mode names them (two
+// of them tracev1), and the request tree of TraceService.Export across them.
+var otlpFiles = map[string]string{
+	"opentelemetry/proto/common/v1/common.proto": `syntax = "proto3";
+package opentelemetry.proto.common.v1;
+option go_package = "example.com/gen/opentelemetry/proto/common/v1;commonv1";
+message AnyValue { oneof value { string string_value = 1; ArrayValue array_value = 5; KeyValueList kvlist_value = 6; } }
+message ArrayValue { repeated AnyValue values = 1; }
+message KeyValueList { repeated KeyValue values = 1; }
+message KeyValue { string key = 1; AnyValue value = 2; }
+message InstrumentationScope { string name = 1; repeated KeyValue attributes = 3; }
+`,
+	"opentelemetry/proto/resource/v1/resource.proto": `syntax = "proto3";
+package opentelemetry.proto.resource.v1;
+option go_package = "example.com/gen/opentelemetry/proto/resource/v1;resourcev1";
+import "opentelemetry/proto/common/v1/common.proto";
+message Resource { repeated opentelemetry.proto.common.v1.KeyValue attributes = 1; }
+`,
+	"opentelemetry/proto/trace/v1/trace.proto": `syntax = "proto3";
+package opentelemetry.proto.trace.v1;
+option go_package = "example.com/gen/opentelemetry/proto/trace/v1;tracev1";
+import "opentelemetry/proto/common/v1/common.proto";
+import "opentelemetry/proto/resource/v1/resource.proto";
+message ResourceSpans { opentelemetry.proto.resource.v1.Resource resource = 1; repeated ScopeSpans scope_spans = 2; }
+message ScopeSpans { opentelemetry.proto.common.v1.InstrumentationScope scope = 1; repeated Span spans = 2; }
+message Span {
+  bytes trace_id = 1;
+  repeated opentelemetry.proto.common.v1.KeyValue attributes = 9;
+  message Event { string name = 2; repeated opentelemetry.proto.common.v1.KeyValue attributes = 3; }
+  repeated Event events = 11;
+  Status status = 15;
+}
+message Status { string message = 2; }
+`,
+	"opentelemetry/proto/collector/trace/v1/trace_service.proto": `syntax = "proto3";
+package opentelemetry.proto.collector.trace.v1;
+option go_package = "example.com/gen/opentelemetry/proto/collector/trace/v1;tracev1";
+import "opentelemetry/proto/trace/v1/trace.proto";
+service TraceService { rpc Export(ExportTraceServiceRequest) returns (ExportTraceServiceResponse); }
+message ExportTraceServiceRequest { repeated opentelemetry.proto.trace.v1.ResourceSpans resource_spans = 1; }
+message ExportTraceServiceResponse { string error_message = 1; }
+`,
+}
+
+// TestPooledRequestNotes checks the note for a Register<Service>ServerPooled
+// whose unary request tree holds types in no pool= option, on the OTLP
+// shapes: exact text, types sorted and named as vtprotobuf's pool= names
+// them, across four Go packages, whether one run generates them all (protoc,
+// buf's strategy all) or each directory comes in its own run (buf's
+// default); no note when every type is pooled (exact names or globs) or
+// with pooled_requests=false.
+func TestPooledRequestNotes(t *testing.T) {
+	const gen = "example.com/gen/opentelemetry/proto/"
+	pooled := []string{"collector/trace/v1.ExportTraceServiceRequest", "trace/v1.ResourceSpans", "trace/v1.ScopeSpans", "trace/v1.Span"}
+	var some []string
+	for _, p := range pooled {
+		some = append(some, "pool="+gen+p)
+	}
+	const want = `protoc-gen-go-grpcfast: note: RegisterTraceServiceServerPooled (service opentelemetry.proto.collector.trace.v1.TraceService, unary method Export) ` +
+		`pools requests, but 8 message types of their trees are in no pool= option, so vtprotobuf's decoder allocates, on every request, ` +
+		`each nested message of such a type and each repeated element of such a parent. ` +
+		`Add pool=example.com/gen/opentelemetry/proto/common/v1.AnyValue pool=example.com/gen/opentelemetry/proto/common/v1.ArrayValue ` +
+		`pool=example.com/gen/opentelemetry/proto/common/v1.InstrumentationScope pool=example.com/gen/opentelemetry/proto/common/v1.KeyValue ` +
+		`pool=example.com/gen/opentelemetry/proto/common/v1.KeyValueList pool=example.com/gen/opentelemetry/proto/resource/v1.Resource ` +
+		`pool=example.com/gen/opentelemetry/proto/trace/v1.Span_Event pool=example.com/gen/opentelemetry/proto/trace/v1.Status ` +
+		`to protoc-gen-go-vtproto's options, and the same to protoc-gen-go-grpcfast's ` +
+		`(as vtprotobuf spells them: <go import path>.<Go type name>, nested types with _; or pool_notes=false to silence this note).` + "\n"
+	const service = "opentelemetry/proto/collector/trace/v1/trace_service.proto"
+	all := []string{service, "opentelemetry/proto/trace/v1/trace.proto", "opentelemetry/proto/resource/v1/resource.proto", "opentelemetry/proto/common/v1/common.proto"}
+	full := strings.Join(some, ",") + ",pool=" + gen + "common/v1.*,pool=" + gen + "resource/v1.Resource,pool=" + gen + "trace/v1.Span_Event,pool=" + gen + "trace/v1.Status"
+	for _, tc := range []struct {
+		name, param string
+		files       []string
+		want        string
+	}{
+		{"one run for all packages", strings.Join(some, ","), all, want},
+		{"one run per directory", strings.Join(some, ","), []string{service}, want},
+		{"every type pooled", full, all, ""},
+		{"every type pooled, one glob", "pool=example.com/gen/opentelemetry/**", []string{service}, ""},
+		{"pooled_requests=false", "pooled_requests=false", all, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var notes strings.Builder
+			resp := runNotes(t, compile(t, tc.files, tc.param, otlpFiles), &notes)
+			if resp.Error != nil {
+				t.Fatal(resp.GetError())
+			}
+			// Without the registration notes of the OTLP files (TestRegisteredNotes).
+			var got string
+			for _, line := range strings.SplitAfter(notes.String(), "\n") {
+				if !strings.Contains(line, " is already registered.") {
+					got += line
+				}
+			}
+			if got != tc.want {
+				t.Errorf("notes\n%s\nwant\n%s", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestPooledRequestNotesTree checks what the walk of a request tree follows:
+// oneof cases and cycles (each type once), not map values (vtprotobuf
+// allocates them anyway), not protobuf-go's well-known types, and not the
+// types of a well-known module's own Go package (google.rpc.Status from
+// genproto), which it names apart. A service whose unary requests have no
+// nested message and no packed repeated field gets no note: grpcfast pools
+// the request itself.
+func TestPooledRequestNotesTree(t *testing.T) {
+	files := map[string]string{
+		"google/rpc/status.proto": src(statusProto, "google.golang.org/genproto/googleapis/rpc/status;status"),
+		"t.proto": `syntax = "proto3";
+package t;
+option go_package = "example.com/t";
+import "google/rpc/status.proto";
+import "google/protobuf/timestamp.proto";
+service Tree { rpc Put(Node) returns (Flat); rpc Stream(stream Flat) returns (Flat); rpc Get(Flat) returns (Node); }
+service Plain { rpc Get(Flat) returns (Node); }
+message Node {
+  Node parent = 1;
+  repeated Node children = 2;
+  oneof kind { Leaf leaf = 3; string name = 4; }
+  map<string, Valued> by_name = 5;
+  google.protobuf.Timestamp at = 6;
+  google.rpc.Status status = 7;
+}
+message Leaf { repeated int64 ids = 1; }
+message Valued { Deep deep = 1; }
+message Deep { bytes b = 1; }
+message Flat { string s = 1; bytes b = 2; repeated string tags = 3; }
+`,
+	}
+	const want = `protoc-gen-go-grpcfast: note: RegisterTreeServerPooled (service t.Tree, unary methods Put, Get) ` +
+		`pools requests, but 2 message types of their trees are in no pool= option, so vtprotobuf's decoder allocates, on every request, ` +
+		`each nested message of such a type and each repeated element of such a parent. ` +
+		`Add pool=example.com/t.Leaf pool=example.com/t.Node to protoc-gen-go-vtproto's options, and the same to protoc-gen-go-grpcfast's ` +
+		`(as vtprotobuf spells them: <go import path>.<Go type name>, nested types with _; or pool_notes=false to silence this note). ` +
+		`google.rpc.Status (Go package google.golang.org/genproto/googleapis/rpc/status) is reachable too but not generated by this run, ` +
+		`so vtprotobuf decodes it with protobuf-go (proto.Unmarshal) and cannot pool it; a pool= option for it would not compile.` + "\n"
+	var notes strings.Builder
+	resp := runNotes(t, compile(t, []string{"t.proto"}, "", files), &notes)
+	if resp.Error != nil {
+		t.Fatal(resp.GetError())
+	}
+	if notes.String() != want {
+		t.Errorf("notes\n%s\nwant\n%s", notes.String(), want)
 	}
 }

@@ -18,8 +18,9 @@ func TestOptionErrors(t *testing.T) {
 		{"registr_codec=false", `unknown option "registr_codec" (value "false"): protoc-gen-go-grpcfast accepts benchmarks, pool, pool_notes, pooled_requests, register_codec, vtproto_check, and protogen's paths, module and M options`},
 		{"vtproto_check=0", `option vtproto_check: invalid value "0": want true or false`},
 		{"pool_notes=off", `option pool_notes: invalid value "off": want true or false`},
-		{"pool=Rich", `option pool: invalid value "Rich": want <go import path>.<Message>, as protoc-gen-go-vtproto's pool= option`},
-		{"pool=example.com/x/", `option pool: invalid value "example.com/x/": want <go import path>.<Message>, as protoc-gen-go-vtproto's pool= option`},
+		{"pool=Rich", `option pool: invalid value "Rich": want <go import path>.<Message>, or a glob of them, as protoc-gen-go-vtproto's pool= option`},
+		{"pool=example.com/x/", `option pool: invalid value "example.com/x/": want <go import path>.<Message>, or a glob of them, as protoc-gen-go-vtproto's pool= option`},
+		{"pool=example.com/x.[A", `option pool: invalid value "example.com/x.[A": not a valid glob as protoc-gen-go-vtproto's pool= option takes them (*, **, ?, [...])`},
 		{"benchmarks=no", `option benchmarks: invalid value "no": want true or false`},
 		{"pooled_requests=yes", `option pooled_requests: invalid value "yes": want true or false`},
 		{"paths=nowhere", `unknown path type "nowhere": want "import" or "source_relative"`},
@@ -205,10 +206,22 @@ func TestPoolNotes(t *testing.T) {
 		"has nested messages or packed repeated fields, which vtprotobuf's decoder allocates anew for every message unless it pools them. " +
 		"Add pool=" + kindsPkg + ".Inner to protoc-gen-go-vtproto's options, " +
 		"and the same to protoc-gen-go-grpcfast's to silence this note (or pool_notes=false).\n"
+	// Kinds.Unary's request, a Rich, gets the note of its pooled registration.
+	unaryNote := "protoc-gen-go-grpcfast: note: RegisterKindsServerPooled (service grpcfast.testdata.kinds.Kinds, unary method Unary) pools requests, " +
+		"but 2 message types of their trees are in no pool= option, so vtprotobuf's decoder allocates, on every request, " +
+		"each nested message of such a type and each repeated element of such a parent. " +
+		"Add pool=" + kindsPkg + ".Inner pool=" + kindsPkg + ".Rich to protoc-gen-go-vtproto's options, and the same to protoc-gen-go-grpcfast's " +
+		"(as vtprotobuf spells them: <go import path>.<Go type name>, nested types with _; or pool_notes=false to silence this note).\n"
 	for _, tc := range []struct{ param, want string }{
 		// Pooled and PooledInner are pooled by the testdata's vtproto options; Inner is not.
-		{moduleOpt + ",pool=" + kindsPkg + ".Pooled,pool=" + kindsPkg + ".PooledInner", richNote + pooledNote},
+		{moduleOpt + ",pool=" + kindsPkg + ".Pooled,pool=" + kindsPkg + ".PooledInner", richNote + pooledNote + unaryNote},
 		{moduleOpt + ",pool=" + kindsPkg + ".Pooled,pool=" + kindsPkg + ".PooledInner,pool=" + kindsPkg + ".Inner,pool=" + kindsPkg + ".Rich", ""},
+		// Globs, matched as protoc-gen-go-vtproto matches its pool= options
+		// (vtprotobuf's generator/pattern): * within a path segment, ** across.
+		{moduleOpt + ",pool=" + kindsPkg + ".*", ""},
+		{moduleOpt + ",pool=github.com/grpcfast/**", ""},
+		{moduleOpt + ",pool=" + kindsPkg + ".Pooled*,pool=" + kindsPkg + ".[IR]*", ""},
+		{moduleOpt + ",pool=github.com/grpcfast/*.Rich,pool=" + kindsPkg + ".Pooled*", richNote + pooledNote + unaryNote},
 		{moduleOpt + ",pool_notes=false", ""},
 	} {
 		var notes strings.Builder

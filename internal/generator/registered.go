@@ -5,7 +5,11 @@ package generator
 // package it is generated into: the well-known types (google.golang.org/protobuf)
 // and googleapis' common files (google/rpc, google/type, google/api and
 // google/api/expr, google/longrunning, google/bytestream), whose Go packages
-// are those their go_package options name in googleapis. protobuf-go panics
+// are those their go_package options name in googleapis, and OpenTelemetry's
+// OTLP files as go.opentelemetry.io/proto/otlp v1.11.1 generates them (the
+// collector's pdata module carries its own copy, generated with
+// gogo/protobuf, which registers with gogo's registry, not protobuf-go's).
+// protobuf-go panics
 // at start when one program links two Go packages that register the same
 // file, so generating one of these into another Go package gets a note
 // (writeRegisteredNotes).
@@ -92,7 +96,19 @@ var registeredFiles = map[string]registeredFile{
 	"google/protobuf/struct.proto":                                   {"google.golang.org/protobuf", "google.golang.org/protobuf/types/known/structpb"},
 	"google/protobuf/descriptor.proto":                               {"google.golang.org/protobuf", "google.golang.org/protobuf/types/descriptorpb"},
 	"google/protobuf/go_features.proto":                              {"google.golang.org/protobuf", "google.golang.org/protobuf/types/gofeaturespb"},
+	"opentelemetry/proto/collector/logs/v1/logs_service.proto":       {otlpModule, "go.opentelemetry.io/proto/otlp/collector/logs/v1"},
+	"opentelemetry/proto/collector/metrics/v1/metrics_service.proto": {otlpModule, "go.opentelemetry.io/proto/otlp/collector/metrics/v1"},
+	"opentelemetry/proto/collector/trace/v1/trace_service.proto":     {otlpModule, "go.opentelemetry.io/proto/otlp/collector/trace/v1"},
+	"opentelemetry/proto/common/v1/common.proto":                     {otlpModule, "go.opentelemetry.io/proto/otlp/common/v1"},
+	"opentelemetry/proto/logs/v1/logs.proto":                         {otlpModule, "go.opentelemetry.io/proto/otlp/logs/v1"},
+	"opentelemetry/proto/metrics/v1/metrics.proto":                   {otlpModule, "go.opentelemetry.io/proto/otlp/metrics/v1"},
+	"opentelemetry/proto/resource/v1/resource.proto":                 {otlpModule, "go.opentelemetry.io/proto/otlp/resource/v1"},
+	"opentelemetry/proto/trace/v1/trace.proto":                       {otlpModule, "go.opentelemetry.io/proto/otlp/trace/v1"},
 }
+
+// otlpModule generates OpenTelemetry's OTLP files; OpenTelemetry-Go's OTLP
+// exporters link it, and so most programs that export telemetry.
+const otlpModule = "go.opentelemetry.io/proto/otlp"
 
 // registeredFile is a .proto file's registration by a well-known Go module.
 type registeredFile struct {

@@ -14,8 +14,11 @@ import (
 // BenchmarkGrpcfast_TraceService benchmarks every method of
 // grpcfast.testdata.otlp.TraceService against a stub server, on gRPC's standard
 // codec and the stream's own Recv (codec=proto), on vtprotobuf's codec/grpc and
-// the stream's own Recv (codec=vtproto) and on grpcfast's codec and generated
-// receivers (codec=grpcfast), side by side, each checked at its first call:
+// the stream's own Recv (codec=vtproto), on grpcfast's codec and generated
+// receivers (codec=grpcfast) and, for unary methods, on grpcfast's codec with
+// pooled requests, without and with the strings in one copy
+// (codec=grpcfast-pooled, codec=grpcfast-pooled-copy), side by side, each
+// checked at its first call:
 //
 //	go test -run '^$' -bench BenchmarkGrpcfast_TraceService -benchmem -count 6 . | tee bench.txt
 //	benchstat -col /codec bench.txt
