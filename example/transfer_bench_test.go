@@ -60,7 +60,9 @@ func (s *transferServer) Get(req *examplepb.GetRequest, stream grpc.ServerStream
 //
 // Besides std and grpcfast it runs path=floor: gRPC-Go with a codec that
 // does no work (floorCodec), which is what the transport alone costs and so
-// the floor for any codec and receive path on this gRPC-Go.
+// the floor for any codec and receive path on this gRPC-Go; and
+// path=floor-recv, where grpcfast sends and only the receiving side does no
+// work: against path=grpcfast, the cost of grpcfast's receiving side alone.
 //
 // Besides 16 KiB chunks it moves chunks of 16376 bytes (chunk=16376): the
 // largest that gRPC-Go sends in one HTTP/2 frame of 16 KiB with its framing,
@@ -86,15 +88,27 @@ func BenchmarkTransfer(b *testing.B) {
 const viewChunkSize = 16376
 
 func benchTransfer(b *testing.B, op string, chunk *examplepb.Chunk, total int64, sopts []grpc.ServerOption, dopts []grpc.DialOption) {
-	for _, path := range append(paths[:len(paths):len(paths)], "floor") {
+	for _, path := range append(paths[:len(paths):len(paths)], "floor", "floor-recv") {
 		b.Run(fmt.Sprintf("op=%s/chunk=%d/path=%s", op, len(chunk.Data), path), func(b *testing.B) {
 			var ps []grpc.ServerOption
 			var pd []grpc.DialOption
-			if path == "floor" {
+			switch path {
+			case "floor":
 				c := newFloorCodec(chunk)
 				ps = []grpc.ServerOption{grpc.ForceServerCodecV2(c)}
 				pd = []grpc.DialOption{grpc.WithDefaultCallOptions(grpc.ForceCodecV2(c))}
-			} else {
+			case "floor-recv":
+				// grpcfast sends; the receiving side (the server
+				// for put, the client for get) does no work.
+				c := newFloorCodec(chunk)
+				c.recvOnly = true
+				ps, pd, _ = pathOptions("grpcfast")
+				if op == "put" {
+					ps = []grpc.ServerOption{grpc.ForceServerCodecV2(c)}
+				} else {
+					pd = []grpc.DialOption{grpc.WithDefaultCallOptions(grpc.ForceCodecV2(c))}
+				}
+			default:
 				ps, pd, _ = pathOptions(path)
 			}
 			srv := grpc.NewServer(append(ps, sopts...)...)
@@ -132,6 +146,7 @@ func benchTransfer(b *testing.B, op string, chunk *examplepb.Chunk, total int64,
 // copy). The peer still gets a valid encoding on the wire. Other messages go
 // through grpcfast's codec. It is good for nothing but this measurement.
 type floorCodec struct {
+	recvOnly bool // send through grpcfast's codec: only receiving does no work
 	chunk    *examplepb.Chunk
 	encoded  mem.BufferSlice // chunk's encoding: one mem.SliceBuffer, whose Ref and Free do nothing
 	scratch  []byte          // what received chunks' Data point into; never written
@@ -154,7 +169,7 @@ func newFloorCodec(chunk *examplepb.Chunk) *floorCodec {
 func (c *floorCodec) Name() string { return "proto" }
 
 func (c *floorCodec) Marshal(v any) (mem.BufferSlice, error) {
-	if v == c.chunk {
+	if v == c.chunk && !c.recvOnly {
 		return c.encoded, nil
 	}
 	return c.fallback.Marshal(v)
