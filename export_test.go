@@ -52,4 +52,7 @@ func MarkCopy(m owner) { own.SetPreparedCopy(m.GrpcfastUnknownFields()) }
 
 // DecodedCopy reports whether the codec decoded m into one owned copy, and
 // removes the mark.
-func DecodedCopy(m owner) bool { return own.TakeDecodedCopy(m.GrpcfastUnknownFields()) }
+func DecodedCopy(m owner) bool {
+	_, copied := own.TakeDecoded(m.GrpcfastUnknownFields())
+	return copied
+}

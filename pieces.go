@@ -60,11 +60,6 @@ func (c *Codec) decodeWhole(buf mem.Buffer, d vtDecoder, bf bytesFielder, vw *re
 		}
 		d.wire = nil
 	}
-	if n, _ := scanFields(b); n < len(b) {
-		// Something unusual (a group, a malformed field): UnmarshalVT
-		// decides, on the whole.
-		return d.decode(b)
-	}
 	return decodeRun(b, buf, d, bf, vw)
 }
 
@@ -81,11 +76,17 @@ func decodeRun(b []byte, buf mem.Buffer, d vtDecoder, bf bytesFielder, vw *reuse
 	}
 	start := 0
 	for off := 0; off < len(b); {
-		f, _ := parseField(b[off:])
+		f, st := parseField(b[off:])
+		if st != fieldOK {
+			// Something unusual (a group, a malformed field; never in a
+			// run that scanFields found): UnmarshalVT decides on the
+			// rest, which it merges as it would the whole.
+			break
+		}
 		if f.typ == protowire.BytesType {
 			if p := bf.GrpcfastBytesField(f.num); p != nil {
-				large := f.size-f.hdr >= reuse.MinView
-				if large || vw.Viewing(p) {
+				large, viewed := f.size-f.hdr >= reuse.MinView, vw.Viewing(p)
+				if large || viewed {
 					if start < off {
 						if err := d.decode(b[start:off]); err != nil {
 							return err
@@ -98,7 +99,7 @@ func decodeRun(b []byte, buf mem.Buffer, d vtDecoder, bf bytesFielder, vw *reuse
 					end := off + f.size
 					vw.Hold(buf, b[off+f.hdr:end:end], p)
 					start = end
-				case vw.Viewing(p):
+				case viewed:
 					// A later occurrence of a field decoded as a view
 					// replaces it: UnmarshalVT would write it into the
 					// view's capacity, a transport buffer that gRPC may

@@ -28,25 +28,34 @@ type vtUnmarshaler interface {
 // decode of the codec allocated, is decoded into without a reset.
 func (c *Codec) Unmarshal(data mem.BufferSlice, v any) error {
 	var uf *[]byte
-	var vw *reuse.Views
+	var t target
 	if o, ok := v.(owner); ok {
 		p := o.GrpcfastUnknownFields()
-		switch {
-		case own.TakePrepared(p):
+		if t.prepared, t.copy = own.TakePrepared(p); !t.prepared {
+			t.views = reuse.TakeViews(dataPointer(v), p)
+			t.prepared = t.views != nil
+		}
+		if t.prepared {
 			uf = p
-		case own.TakePreparedCopy(p):
-			return c.unmarshalCopy(data, v, p) // unmarshalcopy.go
-		default:
-			if vw = reuse.TakeViews(dataPointer(v), p); vw != nil {
-				uf = p
-			}
 		}
 	}
-	err := c.unmarshal(data, v, uf != nil, vw)
-	if err == nil && uf != nil {
+	copied, err := c.unmarshal(data, v, t)
+	switch {
+	case err != nil || uf == nil:
+	case copied:
+		own.SetDecodedCopy(uf)
+	default:
 		own.SetDecoded(uf)
 	}
 	return err
+}
+
+// target says how Unmarshal decodes into a message that a slot (a
+// receiver's, or a pooled handler's) has prepared.
+type target struct {
+	prepared bool         // reset and marked by a slot: decode without another reset
+	views    *reuse.Views // the slot's views of transport buffers (pieces.go)
+	copy     bool         // decode into one owned copy (unmarshalcopy.go)
 }
 
 // dataPointer returns the pointer that v holds.
@@ -54,10 +63,20 @@ func dataPointer(v any) unsafe.Pointer {
 	return (*[2]unsafe.Pointer)(unsafe.Pointer(&v))[1]
 }
 
-func (c *Codec) unmarshal(data mem.BufferSlice, v any, prepared bool, vw *reuse.Views) error {
+// unmarshal decodes data into v as t says, and reports whether it decoded
+// into one owned copy (t.copy, where the type has UnmarshalVTUnsafe and
+// UnmarshalVT would decode it).
+func (c *Codec) unmarshal(data mem.BufferSlice, v any, t target) (bool, error) {
 	if m, ok := v.(vtUnmarshaler); ok {
-		if info := vtInfoOf(v); info.vtDecodes && (prepared || resetForDecode(v)) {
-			err := c.unmarshalVT(data, m, v, info, vw)
+		if info := vtInfoOf(v); info.vtDecodes && (t.prepared || resetForDecode(v)) {
+			var err error
+			if u, ok := v.(vtUnsafeUnmarshaler); ok && t.copy && info != opaqueInfo {
+				if err = c.decodeCopy(data, u, info); err == nil {
+					return true, nil
+				}
+			} else {
+				err = c.unmarshalVT(data, m, v, info, t.views)
+			}
 			if err != nil && info != opaqueInfo && !finalDecodeError(err) {
 				// UnmarshalVT rejects some input that protobuf-go, and so
 				// gRPC's codec, accepts: a known field with another wire
@@ -72,13 +91,13 @@ func (c *Codec) unmarshal(data mem.BufferSlice, v any, prepared bool, vw *reuse.
 				// decoded again.
 				perr := c.unmarshalProto(data, v)
 				if perr == nil || err == errNeedProto {
-					return perr
+					return false, perr
 				}
 			}
-			return err
+			return false, err
 		}
 	}
-	return c.unmarshalProto(data, v)
+	return false, c.unmarshalProto(data, v)
 }
 
 // wholeRetries counts decodes in pieces that failed (protobuf-go then

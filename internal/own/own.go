@@ -37,63 +37,107 @@ func PoisonScalars[T any](s []T) {
 	PoisonBytes(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(zero))))
 }
 
-// Marks. A receiver marks a message that it has reset itself, keeping only
-// memory that a grpcfast codec's decode allocated, by setting its unknown
-// fields to Prepared; the codec then decodes into it without a reset that
-// would drop that memory, and replaces the mark with Decoded after a
-// successful decode, so that the receiver knows which codec decoded. Both are
-// empty slices with no capacity, so the message reads as having no unknown
-// fields, and appending to them (vtprotobuf's decoder appends unknown fields)
-// allocates: nothing is ever written into the arrays they point to.
+// Marks. A receiver or a pooled handler marks a message that it has reset
+// itself, keeping only memory that a grpcfast codec's decode allocated, by
+// setting its unknown fields to Prepared (or PreparedCopy, for a decode into
+// one owned copy, below); the codec then decodes into it without a reset
+// that would drop that memory, and replaces the mark with Decoded (or
+// DecodedCopy) after a successful decode, so that the slot knows which codec
+// decoded, and how. All are empty slices with no capacity, so the message
+// reads as having no unknown fields, and appending to them (vtprotobuf's
+// decoder appends unknown fields) allocates: nothing is ever written into
+// the arrays they point to.
+//
+// With PreparedCopy the codec copies the whole encoded message into one new
+// array that is never reused and decodes it with UnmarshalVTUnsafe, so that
+// the message's strings and bytes are views of that array; the record of
+// the message's memory then leaves out what points into it (SetViews).
 //
 // Each mark points at an array of its own: a slice of zero capacity keeps
 // the address of the array it was cut from, not of the index it was cut at.
-var marks [2]*[1]byte = [2]*[1]byte{new([1]byte), new([1]byte)}
+const (
+	prepared = iota
+	decoded
+	preparedCopy
+	decodedCopy
+	numMarks
+)
 
-func mark(i int) []byte { return marks[i][:0:0] }
+var marks = func() (m [numMarks]*[1]byte) {
+	for i := range m {
+		m[i] = new([1]byte)
+	}
+	return m
+}()
 
-func isMark(b []byte, i int) bool {
-	return cap(b) == 0 && unsafe.SliceData(b) == &marks[i][0]
+// markOf returns which mark b is, or -1.
+func markOf(b []byte) int {
+	if cap(b) == 0 {
+		for i, m := range marks {
+			if unsafe.SliceData(b) == &m[0] {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
-// SetPrepared marks the unknown fields *uf of a message that a receiver has
+func set(uf *[]byte, i int) { *uf = marks[i][:0:0] }
+
+// setDecoded marks a prepared message that a grpcfast codec decoded into. A
+// message that got unknown fields from the decode keeps them and is not
+// marked: its slot then treats it as decoded by another codec and keeps
+// none of its memory.
+func setDecoded(uf *[]byte, i int) {
+	if len(*uf) == 0 {
+		set(uf, i)
+	}
+}
+
+// SetPrepared marks the unknown fields *uf of a message that a slot has
 // prepared for a decode.
-func SetPrepared(uf *[]byte) { *uf = mark(0) }
+func SetPrepared(uf *[]byte) { set(uf, prepared) }
+
+// SetPreparedCopy marks the unknown fields *uf of a prepared message for a
+// decode into one owned copy.
+func SetPreparedCopy(uf *[]byte) { set(uf, preparedCopy) }
 
 // IsPrepared reports whether *uf carries the Prepared or the PreparedCopy
 // mark: no codec has decoded into the message since it was prepared.
-func IsPrepared(uf *[]byte) bool { return isMark(*uf, 0) || isCopyMark(*uf, 0) }
-
-// TakePrepared reports whether *uf carries the Prepared mark, and removes it.
-func TakePrepared(uf *[]byte) bool {
-	if isMark(*uf, 0) {
-		*uf = nil
-		return true
-	}
-	return false
+func IsPrepared(uf *[]byte) bool {
+	i := markOf(*uf)
+	return i == prepared || i == preparedCopy
 }
 
-// SetDecoded marks a prepared message that a grpcfast codec decoded into. A
-// message that got unknown fields from the decode keeps them and is not
-// marked: its receiver then treats it as decoded by another codec and keeps
-// none of its memory.
-func SetDecoded(uf *[]byte) {
-	if len(*uf) == 0 {
-		*uf = mark(1)
+// TakePrepared reports whether *uf carries the Prepared or the
+// PreparedCopy mark (ok), and which (copy), and removes it.
+func TakePrepared(uf *[]byte) (ok, copy bool) {
+	switch markOf(*uf) {
+	case prepared:
+		*uf = nil
+		return true, false
+	case preparedCopy:
+		*uf = nil
+		return true, true
 	}
+	return false, false
 }
 
-// TakeDecoded reports whether *uf carries the Decoded mark, and removes any
-// mark (the copy marks too).
-func TakeDecoded(uf *[]byte) bool {
-	switch {
-	case isMark(*uf, 1):
-		*uf = nil
-		return true
-	case isMark(*uf, 0), isCopyMark(*uf, 0), isCopyMark(*uf, 1):
+// SetDecoded marks a prepared message that a grpcfast codec decoded into.
+func SetDecoded(uf *[]byte) { setDecoded(uf, decoded) }
+
+// SetDecodedCopy marks a prepared message that a grpcfast codec decoded as
+// views of one owned copy.
+func SetDecodedCopy(uf *[]byte) { setDecoded(uf, decodedCopy) }
+
+// TakeDecoded removes any mark from *uf, and reports whether it was Decoded
+// or DecodedCopy (ok), and which (copied).
+func TakeDecoded(uf *[]byte) (ok, copied bool) {
+	i := markOf(*uf)
+	if i >= 0 {
 		*uf = nil
 	}
-	return false
+	return i == decoded || i == decodedCopy, i == decodedCopy
 }
 
 // Owned records the memory that a grpcfast codec's decode left in a message,

@@ -115,23 +115,23 @@ func (s *Slot[M]) Settle(err error) bool {
 	if s.ow == nil {
 		return true
 	}
-	uf := s.ow.GrpcfastUnknownFields()
-	if own.TakeDecodedCopy(uf) {
+	ok, copied := own.TakeDecoded(s.ow.GrpcfastUnknownFields())
+	if !ok {
+		return true
+	}
+	if copied {
 		// Its bytes fields are views of the codec's owned copy, which
 		// strings of the message (and of whoever kept them) share: never
 		// reused, never poisoned.
 		s.owned.SetViews()
-		s.ow.GrpcfastRecord(&s.owned)
-		s.state = decoded
-	} else if own.TakeDecoded(uf) {
-		s.ow.GrpcfastRecord(&s.owned)
-		// A view points into a transport buffer, not into memory the
-		// decode allocated: the next reset must not keep it.
-		for i := range s.views.held {
-			s.owned.Forget(unsafe.Pointer(unsafe.SliceData(s.views.held[i].view)))
-		}
-		s.state = decoded
 	}
+	s.ow.GrpcfastRecord(&s.owned)
+	// A view points into a transport buffer, not into memory the decode
+	// allocated: the next reset must not keep it.
+	for i := range s.views.held {
+		s.owned.Forget(unsafe.Pointer(unsafe.SliceData(s.views.held[i].view)))
+	}
+	s.state = decoded
 	return true
 }
 
