@@ -105,7 +105,7 @@ func writePoolNotes(w io.Writer, p *protogen.Plugin, cfg *Config) {
 			continue
 		}
 		var opts []string
-		c := poolClosure(p, s.msg, cfg, maxNoteTypes)
+		c := poolTree(p, []*protogen.Message{s.msg}, cfg, maxNoteTypes)
 		for _, m := range c.pool {
 			opts = append(opts, "pool="+poolName(m))
 		}
@@ -176,7 +176,7 @@ func writePooledRequestNotes(w io.Writer, p *protogen.Plugin, cfg *Config) {
 			if len(roots) == 0 {
 				continue
 			}
-			t := poolTree(p, roots, cfg)
+			t := poolTree(p, roots, cfg, 0)
 			if len(t.pool) == 0 {
 				continue
 			}
@@ -222,51 +222,6 @@ func plural(n int, one, more string) string {
 	return more
 }
 
-// poolTree returns the message types of the trees of roots (the roots and
-// the types of their message fields, repeated fields and oneof cases
-// included, across files and Go packages, each type once, cycles ended)
-// that vtprotobuf can pool in this run but is not known to pool. Map values
-// are not followed: vtprotobuf allocates every map value anyway, and what
-// hangs below it never goes back to a pool. Protobuf-go's well-known types
-// are skipped (vtprotobuf decodes them with its own code and cannot pool
-// them), as are the types of editions files (vtprotobuf cannot generate for
-// them). Types of files that this run does not generate are followed too:
-// buf runs a plugin once per directory of files to generate (its default
-// strategy), so the other Go packages of one request tree come in other
-// runs with the same options. The types that a well-known Go module
-// generates into its own Go package (moduleOwned: googleapis' from genproto,
-// OpenTelemetry's from go.opentelemetry.io/proto/otlp), which vtprotobuf has
-// not generated for, are returned apart, in others, and not followed.
-func poolTree(p *protogen.Plugin, roots []*protogen.Message, cfg *Config) closure {
-	var c closure
-	seen := map[protoreflect.FullName]bool{}
-	queue := slices.Clone(roots)
-	for len(queue) > 0 {
-		m := queue[0]
-		queue = queue[1:]
-		if seen[m.Desc.FullName()] || strings.HasPrefix(string(m.GoIdent.GoImportPath), "google.golang.org/protobuf/") {
-			continue
-		}
-		seen[m.Desc.FullName()] = true
-		if moduleOwned(m) {
-			c.others = append(c.others, m)
-			continue
-		}
-		if m.Desc.ParentFile().Syntax() == protoreflect.Editions {
-			continue
-		}
-		if !cfg.isPooled(m) {
-			c.pool = append(c.pool, m)
-		}
-		for _, f := range m.Fields {
-			if f.Message != nil && !f.Desc.IsMap() {
-				queue = append(queue, f.Message)
-			}
-		}
-	}
-	return c
-}
-
 // allocatesUnpooled reports whether decoding into a reused m allocates when
 // m is not pooled: it has a message field or a packed repeated field.
 func allocatesUnpooled(m *protogen.Message) bool {
@@ -286,33 +241,41 @@ func allocatesUnpooled(m *protogen.Message) bool {
 // streamed type on trees where every message reaches thousands of others.
 const maxNoteTypes = 16
 
-// closure is what poolClosure found.
+// closure is what poolTree found.
 type closure struct {
 	// pool holds the types to name in pool= options.
 	pool []*protogen.Message
 	// more reports whether more types than pool holds would be named.
 	more bool
-	// others holds the reachable types that this run does not generate
-	// (protobuf-go's well-known types excepted): vtprotobuf decodes them
-	// with proto.Unmarshal, unless another run gave them vtprotobuf methods,
-	// and can pool them only where they are generated.
+	// others holds the reachable types that a well-known Go module
+	// generates into its own Go package (moduleOwned), without vtprotobuf:
+	// vtprotobuf decodes them with proto.Unmarshal and cannot pool them.
 	others []*protogen.Message
 }
 
-// poolClosure returns m and the message types reachable from it through
-// message fields (map values excluded: vtprotobuf allocates those anyway)
-// that vtprotobuf can pool and that are not known to be pooled, across
-// files and Go packages, as poolTree follows them: buf runs a plugin once
-// per directory, so the types of other files come in other runs with the
-// same options. It stops at max types, and reports whether there were more.
-// Reachable types that a well-known Go module generates into its own Go
-// package (moduleOwned: googleapis' google.rpc.Status from genproto, say)
-// are returned apart, up to max, and not followed further; protobuf-go's
-// well-known types and editions files are skipped.
-func poolClosure(p *protogen.Plugin, m *protogen.Message, cfg *Config, max int) closure {
+// poolTree returns the message types of the trees of roots (the roots and
+// the types of their message fields, repeated fields and oneof cases
+// included, across files and Go packages, each type once, cycles ended)
+// that vtprotobuf can pool but is not known to pool. With max > 0 it stops
+// at max such types, and reports whether there were more: the work per
+// streamed type stays bounded on trees where every message reaches
+// thousands of others. Map values are not followed: vtprotobuf allocates
+// every map value anyway, and what hangs below it never goes back to a
+// pool. Protobuf-go's well-known types
+// are skipped (vtprotobuf decodes them with its own code and cannot pool
+// them), as are the types of editions files (vtprotobuf cannot generate for
+// them). Types of files that this run does not generate are followed too:
+// buf runs a plugin once per directory of files to generate (its default
+// strategy), so the other Go packages of one request tree come in other
+// runs with the same options. The types that a well-known Go module
+// generates into its own Go package (moduleOwned: googleapis' from genproto,
+// OpenTelemetry's from go.opentelemetry.io/proto/otlp), which vtprotobuf has
+// not generated for, are returned apart, in others (up to max), and not
+// followed.
+func poolTree(p *protogen.Plugin, roots []*protogen.Message, cfg *Config, max int) closure {
 	var c closure
 	seen := map[protoreflect.FullName]bool{}
-	queue := []*protogen.Message{m}
+	queue := slices.Clone(roots)
 	for len(queue) > 0 {
 		m := queue[0]
 		queue = queue[1:]
@@ -321,7 +284,7 @@ func poolClosure(p *protogen.Plugin, m *protogen.Message, cfg *Config, max int) 
 		}
 		seen[m.Desc.FullName()] = true
 		if moduleOwned(m) {
-			if len(c.others) < max {
+			if max <= 0 || len(c.others) < max {
 				c.others = append(c.others, m)
 			}
 			continue
@@ -330,7 +293,7 @@ func poolClosure(p *protogen.Plugin, m *protogen.Message, cfg *Config, max int) 
 			continue // vtprotobuf cannot generate for editions files
 		}
 		if !cfg.isPooled(m) {
-			if len(c.pool) == max {
+			if max > 0 && len(c.pool) == max {
 				c.more = true
 				return c
 			}
