@@ -216,19 +216,8 @@ func TestPooledKeepRequest(t *testing.T) {
 				}
 				conn := startPooled(t, impl, mode.opts, sopts...)
 				client := kinds.NewKindsClient(conn)
-				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-				defer cancel()
-				err := concurrently(ctx, 8, func(ctx context.Context, s int) error {
-					for i := range 30 {
-						if _, err := client.Unary(ctx, richWith(int64(s*1000+i))); err != nil {
-							return err
-						}
-					}
-					return nil
-				})
-				if err != nil {
-					t.Fatal(err)
-				}
+				callUnary(t, client, 30, richWith)
+				ctx := context.Background()
 				if len(kept) != 8*10 {
 					t.Fatalf("%d requests kept, want 80", len(kept))
 				}
@@ -278,19 +267,7 @@ func TestPooledCopyStrings(t *testing.T) {
 		return &kinds.Rich{Id: in.Id}, nil
 	}}, []grpcfast.PooledOption{grpcfast.WithStringsInOneCopy()})
 	client := kinds.NewKindsClient(conn)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	err := concurrently(ctx, 8, func(ctx context.Context, s int) error {
-		for i := range 40 {
-			if _, err := client.Unary(ctx, copyRich(int64(s*1000+i))); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	callUnary(t, client, 40, copyRich)
 	mu.Lock()
 	defer mu.Unlock()
 	for id, k := range kept {
@@ -507,5 +484,24 @@ func TestPooledForeignRequestType(t *testing.T) {
 				t.Error("KeepRequest in a handler of a request type that is not pooled: true")
 			}
 		})
+	}
+}
+
+// callUnary makes n Unary calls from each of 8 clients at once, the request
+// of client s's call i made by req(s*1000+i), and fails t on any error.
+func callUnary(t *testing.T, client kinds.KindsClient, n int, req func(id int64) *kinds.Rich) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	err := concurrently(ctx, 8, func(ctx context.Context, s int) error {
+		for i := range n {
+			if _, err := client.Unary(ctx, req(int64(s*1000+i))); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

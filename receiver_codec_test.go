@@ -184,6 +184,7 @@ type codecListStream[M any] struct {
 	wire      [][]byte
 	next      int
 	split     bool           // deliver each message in two buffers, cut in the middle
+	cuts      []int          // or cut every message at these offsets
 	delivered [][]byte       // the buffers of the last message delivered
 	pool      mem.BufferPool // where delivered buffers come from; mem.DefaultBufferPool() if nil
 }
@@ -200,12 +201,11 @@ func (s *codecListStream[M]) RecvMsg(m any) error {
 	if pool == nil {
 		pool = mem.DefaultBufferPool()
 	}
-	var data mem.BufferSlice
+	cuts := s.cuts
 	if s.split {
-		data = pooledAt(pool, b, len(b)/2)
-	} else {
-		data = pooledAt(pool, b)
+		cuts = []int{len(b) / 2}
 	}
+	data := pooledAt(pool, b, cuts...)
 	s.delivered = s.delivered[:0]
 	for _, buf := range data {
 		s.delivered = append(s.delivered, buf.ReadOnlyData())

@@ -264,7 +264,7 @@ func TestViewsOnePerField(t *testing.T) {
 		cuts = append(cuts, c)
 	}
 	pool := newTrackingPool()
-	s := &cutListStream{codecListStream: codecListStream[kinds.Rich]{codec: grpcfast.NewCodec(), wire: [][]byte{wire}, pool: pool}, cuts: cuts}
+	s := &codecListStream[kinds.Rich]{codec: grpcfast.NewCodec(), wire: [][]byte{wire}, pool: pool, cuts: cuts}
 	r := grpcfast.NewReceiver[kinds.Rich](s)
 	m, err := r.Recv()
 	if err != nil {
@@ -280,17 +280,4 @@ func TestViewsOnePerField(t *testing.T) {
 	if n := len(pool.out); n != 0 && !quarantine {
 		t.Errorf("%d transport buffers held after Release", n)
 	}
-}
-
-// cutListStream is a codecListStream that cuts every message at cuts.
-type cutListStream struct {
-	codecListStream[kinds.Rich]
-	cuts []int
-}
-
-func (s *cutListStream) RecvMsg(m any) error {
-	data := pooledAt(s.pool, s.wire[0], s.cuts...)
-	err := s.codec.Unmarshal(data, m)
-	data.Free()
-	return err
 }
