@@ -1,10 +1,10 @@
 package own
 
-// SetViews makes the record leave out, from now until Clear, the arrays of
+// LeaveOutBytes makes the record leave out, from now until Clear, the arrays of
 // bytes fields: after a decode into one owned copy they are views of it,
 // which must never be written into (strings of the same message point into
 // it too) nor reused.
-func (o *Owned) SetViews() { o.views = true }
+func (o *Owned) LeaveOutBytes() { o.noBytes = true }
 
 // isBytes reports whether T is byte: a []byte is a bytes field (no other
 // field is a slice of bytes).

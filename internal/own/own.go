@@ -51,7 +51,7 @@ func PoisonScalars[T any](s []T) {
 // With PreparedCopy the codec copies the whole encoded message into one new
 // array that is never reused and decodes it with UnmarshalVTUnsafe, so that
 // the message's strings and bytes are views of that array; the record of
-// the message's memory then leaves out what points into it (SetViews).
+// the message's memory then leaves out what points into it (LeaveOutBytes).
 //
 // Each mark points at an array of its own: a slice of zero capacity keeps
 // the address of the array it was cut from, not of the index it was cut at.
@@ -154,7 +154,7 @@ type Owned struct {
 	e      []entry
 	i      int      // the next entry to read
 	inline [4]entry // e's first array: small messages record without allocating
-	views  bool     // leave out the arrays of bytes fields (SetViews)
+	noBytes bool    // leave out the arrays of bytes fields (LeaveOutBytes)
 }
 
 type entry struct {
@@ -167,7 +167,7 @@ func (o *Owned) Clear() {
 	clear(o.e)
 	o.e = o.e[:0]
 	o.i = 0
-	o.views = false
+	o.noBytes = false
 }
 
 // Rewind makes the record readable from its start.
@@ -193,7 +193,7 @@ func (o *Owned) next() entry {
 
 // AddSlice records s's array and capacity.
 func AddSlice[T any](o *Owned, s []T) {
-	if o.views && isBytes[T]() {
+	if o.noBytes && isBytes[T]() {
 		o.add(nil, 0) // matches nothing: the field is dropped, as Reset drops it
 		return
 	}

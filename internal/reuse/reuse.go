@@ -123,7 +123,7 @@ func (s *Slot[M]) Settle(err error) bool {
 		// Its bytes fields are views of the codec's owned copy, which
 		// strings of the message (and of whoever kept them) share: never
 		// reused, never poisoned.
-		s.owned.SetViews()
+		s.owned.LeaveOutBytes()
 	}
 	s.ow.GrpcfastRecord(&s.owned)
 	// A view points into a transport buffer, not into memory the decode
