@@ -151,10 +151,10 @@ func TakeDecoded(uf *[]byte) (ok, copied bool) {
 // pointers, so that recorded memory cannot be freed and its address reused
 // by an allocation of the caller's between the record and the reset.
 type Owned struct {
-	e      []entry
-	i      int      // the next entry to read
-	inline [4]entry // e's first array: small messages record without allocating
-	noBytes bool    // leave out the arrays of bytes fields (LeaveOutBytes)
+	e       []entry
+	i       int      // the next entry to read
+	inline  [4]entry // e's first array: small messages record without allocating
+	noBytes bool     // leave out the arrays of bytes fields (LeaveOutBytes)
 }
 
 type entry struct {
