@@ -14,6 +14,7 @@ import (
 	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/example/examplepb"
 	"github.com/grpcfast/grpcfast/internal/reuse"
+	"github.com/grpcfast/grpcfast/internal/testprotos/hostile"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 )
 
@@ -280,4 +281,108 @@ func TestViewsOnePerField(t *testing.T) {
 	if n := len(pool.out); n != 0 && !quarantine {
 		t.Errorf("%d transport buffers held after Release", n)
 	}
+}
+
+// TestViewsHostile: hostile input after a bytes field large enough to be a
+// view, split at every byte (the deep one at a few places), decoded through
+// a Receiver (views of reference-counted transport buffers) and into a
+// message marked for the owned copy, accepts, rejects and decodes exactly
+// as protobuf-go does: nesting past 10,000, a field number of 2^32+6 that
+// vtprotobuf would read as the bytes field 6, a field number of 2^29, a
+// varint too long, an unclosed group.
+func TestViewsHostile(t *testing.T) {
+	data := protowire.AppendBytes(tag(6, protowire.BytesType), noiseBytes(1, 1500)) // Node.data
+	lenField := func(tag []byte, n int) []byte {
+		return protowire.AppendBytes(append([]byte{}, tag...), noiseBytes(2, n))
+	}
+	cases := []struct {
+		name string
+		b    []byte
+		step int
+	}{
+		{"valid", append(append([]byte{}, data...), lenField(tag(6, protowire.BytesType), 1100)...), 1},
+		{"field 2^32+6", append(append([]byte{}, data...), lenField(bigTag(pow2(32, 6), protowire.BytesType), 1100)...), 1},
+		{"field 2^29", append(append([]byte{}, data...), lenField(bigTag(pow2(29, 0), protowire.BytesType), 10)...), 1},
+		{"varint too long", append(append(append([]byte{}, data...), tag(3, protowire.VarintType)...), bytes.Repeat([]byte{0xff}, 11)...), 1},
+		{"unclosed group", append(append([]byte{}, data...), tag(40, protowire.StartGroupType)...), 1},
+		{"nested 10,001", append(append([]byte{}, data...), nested(repeatTags(10001, tag(1, protowire.BytesType)), nil)...), 7919},
+	}
+	c := grpcfast.NewCodec()
+	for _, tc := range cases {
+		want := new(hostile.Node)
+		stdErr := proto.Unmarshal(tc.b, want)
+		check := func(how string, cuts []int, got *hostile.Node, err error) {
+			t.Helper()
+			if (err == nil) != (stdErr == nil) {
+				t.Fatalf("%s, %s, split at %v: %v; protobuf-go: %v", tc.name, how, cuts, err, stdErr)
+			}
+			if err == nil && !proto.Equal(got, want) {
+				t.Fatalf("%s, %s, split at %v: decoded differently from protobuf-go", tc.name, how, cuts)
+			}
+		}
+		for cut := 0; cut < len(tc.b); cut += tc.step {
+			var cuts []int
+			if cut > 0 {
+				cuts = []int{cut}
+			}
+			s := &codecListStream[hostile.Node]{codec: c, wire: [][]byte{tc.b}, cuts: cuts}
+			r := grpcfast.NewReceiver[hostile.Node](s)
+			got, err := r.Recv()
+			check("through a Receiver", cuts, got, err)
+			r.Release()
+
+			m := new(hostile.Node)
+			grpcfast.MarkCopy(m)
+			data := pooledAt(mem.DefaultBufferPool(), tc.b, cuts...)
+			err = c.Unmarshal(data, m)
+			data.Free()
+			check("into the owned copy", cuts, m, err)
+		}
+	}
+}
+
+// TestViewsCallerBuffer: a handler that puts its own buffer where a view
+// was, or re-slices the view to nothing, gets neither written into nor
+// poisoned at the next Recv, and the transport buffer still goes back.
+func TestViewsCallerBuffer(t *testing.T) {
+	msgs := []proto.Message{
+		&examplepb.Chunk{Data: noiseBytes(1, 4000)},
+		&examplepb.Chunk{Data: noiseBytes(2, 4000)},
+		&examplepb.Chunk{Data: noiseBytes(3, 100)},
+		&examplepb.Chunk{Data: noiseBytes(4, 200)},
+	}
+	pool := newTrackingPool()
+	s := listStream[examplepb.Chunk](t, msgs...)
+	s.pool = pool
+	r := grpcfast.NewReceiver[examplepb.Chunk](s)
+	mine := bytes.Repeat([]byte{7}, 4096)
+	first, _ := r.Recv()
+	firstBuf := s.delivered[0]
+	first.Data = mine[:10] // the caller's own buffer, with room to spare
+	second, _ := r.Recv()
+	secondBuf := s.delivered[0]
+	second.Data = second.Data[:0] // the view, emptied: its capacity is the transport buffer's
+	for i := 2; i < len(msgs); i++ {
+		m, err := r.Recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !proto.Equal(m, msgs[i]) {
+			t.Fatalf("message %d differs", i)
+		}
+		if len(m.Data) > 0 && (&m.Data[0] == &mine[0]) {
+			t.Fatal("a decode wrote into the caller's buffer")
+		}
+	}
+	if !bytes.Equal(mine, bytes.Repeat([]byte{7}, 4096)) {
+		t.Error("the caller's buffer changed")
+	}
+	if wire, _ := proto.Marshal(msgs[1]); !grpcfast.Checked && !bytes.Equal(secondBuf, wire) {
+		// Unchecked builds never poison: any change is a decode's.
+		t.Error("a later decode wrote into the transport buffer of an emptied view")
+	}
+	if pool.isOut(firstBuf) != quarantine || pool.isOut(secondBuf) != quarantine {
+		t.Errorf("transport buffers out after the next Recvs: %v, %v; want %v", pool.isOut(firstBuf), pool.isOut(secondBuf), quarantine)
+	}
+	r.Release()
 }
