@@ -1,9 +1,11 @@
 package grpcfast
 
 import (
+	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/grpcfast/grpcfast/internal/own"
+	"github.com/grpcfast/grpcfast/internal/reuse"
 )
 
 // WholeRetries returns how many decodes in pieces failed and were redone
@@ -55,4 +57,35 @@ func MarkCopy(m owner) { own.SetPreparedCopy(m.GrpcfastUnknownFields()) }
 func DecodedCopy(m owner) bool {
 	_, copied := own.TakeDecoded(m.GrpcfastUnknownFields())
 	return copied
+}
+
+// CopySlot is a message slot prepared as a pooled handler with
+// WithStringsInOneCopy prepares it: a type with a generated decoder is
+// decoded by it, with the spares of the slot's last reset.
+type CopySlot[M any] struct{ s *reuse.Slot[M] }
+
+// NewCopySlot returns a new, prepared CopySlot.
+func NewCopySlot[M any]() *CopySlot[M] {
+	s := &CopySlot[M]{reuse.New[M]()}
+	s.Reset()
+	return s
+}
+
+// Msg returns the slot's message.
+func (s *CopySlot[M]) Msg() *M { return s.s.Msg }
+
+// Decode decodes data into the slot's message with c, and reports whether
+// the generated decoder decoded it.
+func (s *CopySlot[M]) Decode(c *Codec, data mem.BufferSlice) (generated bool, err error) {
+	err = c.Unmarshal(data, s.s.Msg)
+	generated = err == nil && s.s.Generated()
+	s.s.Settle(err)
+	return generated, err
+}
+
+// Reset prepares the slot for the next decode, as a pooled handler does
+// when its call ends.
+func (s *CopySlot[M]) Reset() {
+	s.s.Prepare()
+	s.s.PrepareCopy()
 }

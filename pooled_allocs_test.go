@@ -61,7 +61,9 @@ func decodeCosts(m protoreflect.Message) (strs, wrappers int) {
 // (one), and what vtprotobuf's decoder allocates whatever is reused: every
 // string, and the wrapper of every scalar oneof case (AnyValue's
 // string_value, ...). With the owned copy, the strings are views of one
-// copy: one allocation for all of them.
+// copy, one allocation for all of them, and the generated decoder
+// (GrpcfastDecode) reuses the oneof wrappers: two allocations per export,
+// where the standard path makes thousands.
 func TestPooledAllocs(t *testing.T) {
 	skipIfRace(t)
 	if own.Quarantine {
@@ -95,7 +97,9 @@ func TestPooledAllocs(t *testing.T) {
 		want int
 	}{
 		{"pooled", pooled.Config{}, 1 + strs + wrappers},
-		{"pooled+copy", pooled.Config{Copy: true}, 1 + 1 + wrappers},
+		// With the owned copy, OTLP's types have generated decoders, which
+		// reuse the oneof wrappers too.
+		{"pooled+copy", pooled.Config{Copy: true}, 1 + 1},
 	} {
 		h := pooled.New("/grpcfast.testdata.otlp.TraceService/Export", func(_ any, _ context.Context, in *otlp.ExportTraceServiceRequest) (any, error) {
 			if len(in.ResourceSpans) != 1 {
@@ -113,8 +117,8 @@ func TestPooledAllocs(t *testing.T) {
 		// Two allocations of slack: sync.Pool's own chain grows now and
 		// then as vtprotobuf's pools take nested messages back.
 		if got > float64(tc.want+2) {
-			t.Errorf("%s: %v allocations per call, want at most %d (the context, %s and %d oneof wrappers)",
-				tc.name, got, tc.want, map[bool]string{false: "the strings", true: "the copy"}[tc.cfg.Copy], wrappers)
+			t.Errorf("%s: %v allocations per call, want at most %d (the context, %s)",
+				tc.name, got, tc.want, map[bool]string{false: "the strings and oneof wrappers", true: "the copy"}[tc.cfg.Copy])
 		}
 	}
 }

@@ -32,8 +32,11 @@ func (c *Codec) Unmarshal(data mem.BufferSlice, v any) error {
 	if o, ok := v.(owner); ok {
 		p := o.GrpcfastUnknownFields()
 		if t.prepared, t.copy = own.TakePrepared(p); !t.prepared {
-			t.views = reuse.TakeViews(dataPointer(v), p)
-			t.prepared = t.views != nil
+			if t.views = reuse.TakeViews(dataPointer(v), p); t.views != nil {
+				t.prepared = true
+				t.copy = t.views.Copy()
+				t.owned = t.views.Owned()
+			}
 		}
 		if t.prepared {
 			uf = p
@@ -56,6 +59,7 @@ type target struct {
 	prepared bool         // reset and marked by a slot: decode without another reset
 	views    *reuse.Views // the slot's views of transport buffers (pieces.go)
 	copy     bool         // decode into one owned copy (unmarshalcopy.go)
+	owned    *own.Owned   // the slot's record: spares for a generated decoder
 }
 
 // dataPointer returns the pointer that v holds.
@@ -71,7 +75,7 @@ func (c *Codec) unmarshal(data mem.BufferSlice, v any, t target) (bool, error) {
 		if info := vtInfoOf(v); info.vtDecodes && (t.prepared || resetForDecode(v)) {
 			var err error
 			if u, ok := v.(vtUnsafeUnmarshaler); ok && t.copy && info != opaqueInfo {
-				if err = c.decodeCopy(data, u, info); err == nil {
+				if err = c.decodeCopy(data, u, info, t.owned); err == nil {
 					return true, nil
 				}
 			} else {

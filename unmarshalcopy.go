@@ -2,6 +2,8 @@ package grpcfast
 
 import (
 	"google.golang.org/grpc/mem"
+
+	"github.com/grpcfast/grpcfast/internal/own"
 )
 
 // vtUnsafeUnmarshaler is implemented by messages generated with
@@ -23,13 +25,27 @@ type vtUnsafeUnmarshaler interface {
 // buffer; when it or UnmarshalVTUnsafe fails, unmarshal lets protobuf-go
 // decide, as for any message, and protobuf-go resets the message, dropping
 // the views.
-func (c *Codec) decodeCopy(data mem.BufferSlice, u vtUnsafeUnmarshaler, info *vtInfo) error {
+func (c *Codec) decodeCopy(data mem.BufferSlice, u vtUnsafeUnmarshaler, info *vtInfo, o *own.Owned) error {
 	b := make([]byte, data.Len()) // the owned copy: never pooled, never reused
 	data.CopyTo(b)
-	if info.wire != nil {
-		if err := info.wire.validate(b, !c.noUTF8); err != nil {
-			return err
-		}
+	if info.wire == nil {
+		return u.UnmarshalVTUnsafe(b)
+	}
+	if err := info.wire.validate(b, !c.noUTF8); err != nil {
+		return err
+	}
+	if d, ok := u.(generatedDecoder); ok && o != nil {
+		// The walk has checked b: the generated decoder decodes it as
+		// UnmarshalVTUnsafe would, reusing the nested messages and oneof
+		// wrappers that the slot's last reset gave back.
+		o.SetDecoding(true)
+		return d.GrpcfastDecode(b, o)
 	}
 	return u.UnmarshalVTUnsafe(b)
+}
+
+// generatedDecoder is implemented by messages that protoc-gen-go-grpcfast
+// generated a decoder for (grpcfastimpl.Decoder).
+type generatedDecoder interface {
+	GrpcfastDecode(b []byte, o *own.Owned) error
 }

@@ -244,7 +244,8 @@ func resetAll(m any) bool {
 // s's array, it returns s emptied with its capacity, keeping (reset with
 // GrpcfastReuse, or as Reset does for types without it) the elements in
 // that capacity that it records when their type is pooled by vtprotobuf:
-// vtprotobuf's decoder of a pooled message decodes into them. Other
+// vtprotobuf's decoder of a pooled message decodes into them (as does a
+// generated decoder, Decoder, after a decode of its own). Other
 // elements are cleared from the array. If it does not record s's array, it
 // returns nil.
 func KeepMessages[M any](o *Owned, s []*M) []*M {
@@ -256,6 +257,9 @@ func KeepMessages[M any](o *Owned, s []*M) []*M {
 	}
 	_, isOwner := any((*M)(nil)).(Owner)
 	_, isPooled := any((*M)(nil)).(vtPooled)
+	if _, isDecoder := any((*M)(nil)).(Decoder); isDecoder && o.Decoding() {
+		isPooled = true // the generated decoder decodes into them as vtprotobuf's pooled one does
+	}
 	full := s[:cap(s)]
 	for i, m := range full {
 		ok, next := o.MatchMessage(unsafe.Pointer(m))

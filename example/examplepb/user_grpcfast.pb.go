@@ -12,6 +12,7 @@ import (
 	grpcfastimpl "github.com/grpcfast/grpcfast/grpcfastimpl"
 	grpc "google.golang.org/grpc"
 	encoding "google.golang.org/grpc/encoding"
+	protowire "google.golang.org/protobuf/encoding/protowire"
 )
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
@@ -50,14 +51,18 @@ func (x *CreateUserRequest) GrpcfastRecord(o *grpcfastimpl.Owned) {
 // whose type is pooled by vtprotobuf; message fields that o records and whose
 // type is pooled go back to vtprotobuf's pool. Memory that o does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner.
+// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
+// elements of repeated message fields are kept whatever their type, and the
+// nested messages and oneof wrappers that o records go to o's spares, where
+// GrpcfastDecode takes them from.
 func (x *CreateUserRequest) GrpcfastReuse(o *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
 	f0 := grpcfastimpl.KeepCleared(o, x.Tags)
-	x.Reset()
-	x.Tags = f0
+	*x = CreateUserRequest{
+		Tags: f0,
+	}
 }
 
 // GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
@@ -65,6 +70,110 @@ func (x *CreateUserRequest) GrpcfastReuse(o *grpcfastimpl.Owned) {
 // reset. It implements grpcfastimpl.Owner.
 func (x *CreateUserRequest) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
+}
+
+// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to o. The
+// grpcfast codec calls it on input that it has checked as the standard codec
+// would. It implements grpcfastimpl.Decoder.
+func (x *CreateUserRequest) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		field := b
+		b = b[n:]
+		switch num {
+		case 1: // name
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Name = grpcfastimpl.String(o, v)
+				continue
+			}
+		case 2: // email
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Email = grpcfastimpl.String(o, v)
+				continue
+			}
+		case 3: // age
+			if typ == protowire.VarintType {
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Age = int32(v)
+				continue
+			}
+		case 4: // tags
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Tags = append(x.Tags, grpcfastimpl.String(o, v))
+				continue
+			}
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it.
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+	}
+	return nil
+}
+
+// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to o. The
+// grpcfast codec calls it on input that it has checked as the standard codec
+// would. It implements grpcfastimpl.Decoder.
+func (x *CreateUserResponse) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		field := b
+		b = b[n:]
+		switch num {
+		case 1: // id
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Id = grpcfastimpl.String(o, v)
+				continue
+			}
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it.
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+	}
+	return nil
 }
 
 // RegisterUserServiceServerPooled registers srv with s as

@@ -57,6 +57,7 @@ func genVTProtoCheck(g *protogen.GeneratedFile, f *protogen.File) {
 // has fields for it to act on; without Owner a receiver resets the message
 // with Reset, which does the same for such a message.
 func genMessages(g *protogen.GeneratedFile, f *protogen.File) error {
+	kinds := newSpares()
 	for _, m := range allMessages(f.Messages) {
 		if m.Desc.IsMapEntry() || m.APILevel == gofeaturespb.GoFeatures_API_OPAQUE {
 			continue
@@ -64,9 +65,17 @@ func genMessages(g *protogen.GeneratedFile, f *protogen.File) error {
 		if err := checkNameClash(m); err != nil {
 			return err
 		}
-		genOwner(g, m)
+		var sp *spares
+		if decodable(m) {
+			sp = kinds
+		}
+		genOwner(g, m, sp)
 		genBytesField(g, m)
+		if sp != nil {
+			genDecode(g, f, m, sp)
+		}
 	}
+	kinds.gen(g)
 	return nil
 }
 
@@ -82,7 +91,7 @@ func allMessages(ms []*protogen.Message) []*protogen.Message {
 // checkNameClash fails when a field of m would be named like a method the
 // generator adds to m, which would not compile.
 func checkNameClash(m *protogen.Message) error {
-	for _, name := range []string{recordMethod, reuseMethod, unknownMethod, bytesFieldMethod} {
+	for _, name := range []string{recordMethod, reuseMethod, unknownMethod, bytesFieldMethod, decodeMethod} {
 		for _, fd := range m.Fields {
 			if fd.GoName == name {
 				return fmt.Errorf("%s: field %s of message %s has the Go name %s, which %s needs for a method; rename the field",
@@ -159,10 +168,19 @@ func isMessage(d protoreflect.FieldDescriptor) bool {
 // genOwner writes GrpcfastRecord, GrpcfastReuse and GrpcfastUnknownFields
 // (grpcfastimpl.Owner). GrpcfastReuse reads the record in the order
 // GrpcfastRecord writes it: both visit the fields that keepActionOf keeps,
-// in declaration order.
-func genOwner(g *protogen.GeneratedFile, m *protogen.Message) {
+// in declaration order, and, for a message with a generated decoder, the
+// wrapper of each oneof before the oneof's first field.
+func genOwner(g *protogen.GeneratedFile, m *protogen.Message, sp *spares) {
+	dec := sp != nil
 	var fields []*protogen.Field
+	wrapped := map[*protogen.Oneof]int{} // oneofs whose wrappers are recorded: index of their variable
 	for _, fd := range m.Fields {
+		o := realOneof(fd)
+		if dec && o != nil && o.Fields[0] == fd {
+			wrapped[o] = len(wrapped)
+			fields = append(fields, fd)
+			continue
+		}
 		if keepActionOf(fd) != drop {
 			fields = append(fields, fd)
 		}
@@ -172,12 +190,23 @@ func genOwner(g *protogen.GeneratedFile, m *protogen.Message) {
 	}
 	owner := g.QualifiedGoIdent(implPackage.Ident("Owner"))
 	owned := implPackage.Ident("Owned")
+	oneofStart := func(fd *protogen.Field) (*protogen.Oneof, bool) {
+		o := realOneof(fd)
+		if o == nil || o.Fields[0] != fd {
+			return nil, false
+		}
+		_, ok := wrapped[o]
+		return o, ok
+	}
 
 	comment(g, recordMethod+" adds to o the memory that x holds: the arrays of its bytes and "+
 		"repeated fields, its maps and its nested messages. It implements "+owner+
 		"; a grpcfast.Receiver calls it after the grpcfast codec decoded into x.")
 	g.P("func (x *", m.GoIdent, ") ", recordMethod, "(o *", owned, ") {")
 	for _, fd := range fields {
+		if o, ok := oneofStart(fd); ok {
+			g.P(implPackage.Ident("RecordOneof"), "(o, x.", o.GoName, ")")
+		}
 		switch keepActionOf(fd) {
 		case keepBytes, keepScalars, keepCleared:
 			g.P(implPackage.Ident("RecordSlice"), "(o, x.", fd.GoName, ")")
@@ -192,18 +221,27 @@ func genOwner(g *protogen.GeneratedFile, m *protogen.Message) {
 	g.P("}")
 	g.P()
 
-	comment(g, reuseMethod+" resets x like Reset, but keeps for the next decode the memory "+
-		"that o records as x's: the arrays of its bytes fields without presence, its repeated "+
-		"fields and its maps, and the elements of repeated message fields whose type is pooled "+
-		"by vtprotobuf; message fields that o records and whose type is pooled go back to "+
-		"vtprotobuf's pool. Memory that o does not record, put into x by someone else, is "+
-		"dropped as Reset drops it, never written into. It implements "+owner+".")
+	doc := reuseMethod + " resets x like Reset, but keeps for the next decode the memory " +
+		"that o records as x's: the arrays of its bytes fields without presence, its repeated " +
+		"fields and its maps, and the elements of repeated message fields whose type is pooled " +
+		"by vtprotobuf; message fields that o records and whose type is pooled go back to " +
+		"vtprotobuf's pool. Memory that o does not record, put into x by someone else, is " +
+		"dropped as Reset drops it, never written into. It implements " + owner + "."
+	if dec {
+		doc += " After a decode by " + decodeMethod + ", the elements of repeated message fields " +
+			"are kept whatever their type, and the nested messages and oneof wrappers that o " +
+			"records go to o's spares, where " + decodeMethod + " takes them from."
+	}
+	comment(g, doc)
 	g.P("func (x *", m.GoIdent, ") ", reuseMethod, "(o *", owned, ") {")
 	g.P("if x == nil {")
 	g.P("return")
 	g.P("}")
 	var kept []*protogen.Field
 	for _, fd := range fields {
+		if o, ok := oneofStart(fd); ok {
+			g.P("w", strconv.Itoa(wrapped[o]), " := ", implPackage.Ident("MatchOneof"), "(o, x.", o.GoName, ")")
+		}
 		v := "f" + strconv.Itoa(len(kept))
 		switch keepActionOf(fd) {
 		case keepBytes:
@@ -217,15 +255,40 @@ func genOwner(g *protogen.GeneratedFile, m *protogen.Message) {
 		case keepMessages:
 			g.P(v, " := ", implPackage.Ident("KeepMessages"), "(o, x.", fd.GoName, ")")
 		case release:
-			g.P(implPackage.Ident("ReleaseMessage"), "(o, ", messageField(g, fd), ")")
+			if dec {
+				mf := messageField(g, fd)
+				g.P(implPackage.Ident("SpareMessage"), "(o, ", sp.of(fd.Message.GoIdent), ", ", mf, ")")
+			} else {
+				g.P(implPackage.Ident("ReleaseMessage"), "(o, ", messageField(g, fd), ")")
+			}
+			continue
+		default:
 			continue
 		}
 		kept = append(kept, fd)
 	}
-	g.P("x.Reset()")
-	for i, fd := range kept {
-		g.P("x.", fd.GoName, " = f", strconv.Itoa(i))
+	for _, o := range oneofsOf(m) {
+		i, ok := wrapped[o]
+		if !ok {
+			continue
+		}
+		g.P("if w", strconv.Itoa(i), " {")
+		g.P("switch w := x.", o.GoName, ".(type) {")
+		for _, fd := range o.Fields {
+			g.P("case *", fd.GoIdent, ":")
+			g.P("*w = ", fd.GoIdent, "{}")
+			g.P(implPackage.Ident("PutSpare"), "(o, ", sp.of(fd.GoIdent), ", w)")
+		}
+		g.P("}")
+		g.P("}")
 	}
+	// As Reset, without its store of the message's type information, which
+	// protobuf-go makes again when it needs it.
+	g.P("*x = ", m.GoIdent, "{")
+	for i, fd := range kept {
+		g.P(fd.GoName, ": f", strconv.Itoa(i), ",")
+	}
+	g.P("}")
 	g.P("}")
 	g.P()
 

@@ -155,6 +155,10 @@ type Owned struct {
 	i       int      // the next entry to read
 	inline  [4]entry // e's first array: small messages record without allocating
 	noBytes bool     // leave out the arrays of bytes fields (LeaveOutBytes)
+
+	decoding bool               // decoded by a generated decoder (SetDecoding)
+	views    bool               // ... into views of its input
+	spares   [][]unsafe.Pointer // by SpareKind (spares.go); kept by Clear
 }
 
 type entry struct {
@@ -168,6 +172,8 @@ func (o *Owned) Clear() {
 	o.e = o.e[:0]
 	o.i = 0
 	o.noBytes = false
+	o.decoding = false
+	o.views = false
 }
 
 // Rewind makes the record readable from its start.

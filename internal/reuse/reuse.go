@@ -61,6 +61,7 @@ func New[M any]() *Slot[M] {
 	s.ow, _ = any(s.Msg).(Owner)
 	if s.ow != nil && unsafe.Offsetof(s.m) == viewsOffset {
 		s.views.msg = unsafe.Pointer(s.Msg)
+		s.views.owned = &s.owned
 	}
 	return s
 }
@@ -73,13 +74,15 @@ func New[M any]() *Slot[M] {
 func (s *Slot[M]) Prepare() {
 	switch s.state {
 	case decoded:
+		s.owned.DropSpares()
 		s.owned.Rewind()
 		s.ow.GrpcfastReuse(&s.owned)
-		s.owned.Clear()
 	case foreign:
 		ResetForDecode(s.Msg)
 	}
+	s.owned.Clear()
 	s.views.release()
+	s.views.copy = false
 	s.state = clean
 	if s.ow != nil {
 		if s.views.msg != nil {
@@ -152,7 +155,13 @@ func (s *Slot[M]) PrepareCopy() bool {
 	if s.ow == nil || !HasUnsafeDecode[M]() {
 		return false
 	}
-	own.SetPreparedCopy(s.ow.GrpcfastUnknownFields())
+	if s.views.msg != nil {
+		// The codec finds the slot's record, and the spares in it for a
+		// generated decoder, from the mark that Prepare left.
+		s.views.copy = true
+	} else {
+		own.SetPreparedCopy(s.ow.GrpcfastUnknownFields())
+	}
 	return true
 }
 
@@ -198,3 +207,7 @@ func Put[M any](pool *sync.Pool, s *Slot[M]) {
 	}
 	pool.Put(s)
 }
+
+// Generated reports whether the last decode into s was by a generated
+// decoder (grpcfastimpl.Decoder), which its next reset gives spares back to.
+func (s *Slot[M]) Generated() bool { return s.owned.Decoding() }

@@ -21,9 +21,19 @@ import (
 // mark only if it lies exactly where a slot puts it, before the message, and
 // names the message as its own (TakeViews); anything else is not a mark.
 type Views struct {
-	msg  unsafe.Pointer // the slot's message; nil if views are off for the slot
-	held []held
+	msg   unsafe.Pointer // the slot's message; nil if views are off for the slot
+	held  []held
+	owned *own.Owned // the slot's record, where a generated decoder finds its spares
+	copy  bool       // decode into one owned copy (PrepareCopy), not into views
 }
+
+// Owned returns the record of the slot: a generated decoder takes the
+// spares that the slot's last reset gave back from it.
+func (h *Views) Owned() *own.Owned { return h.owned }
+
+// Copy reports whether the slot was prepared for a decode into one owned
+// copy (Slot.PrepareCopy).
+func (h *Views) Copy() bool { return h.copy }
 
 type held struct {
 	buf   mem.Buffer

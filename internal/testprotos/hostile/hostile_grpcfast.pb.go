@@ -13,6 +13,7 @@ import (
 	grpc "google.golang.org/grpc"
 	encoding "google.golang.org/grpc/encoding"
 	protowire "google.golang.org/protobuf/encoding/protowire"
+	structpb "google.golang.org/protobuf/types/known/structpb"
 )
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
@@ -79,13 +80,14 @@ func (x *Node) GrpcfastReuse(o *grpcfastimpl.Owned) {
 		mAlt = c.Alt
 	}
 	grpcfastimpl.ReleaseMessage(o, mAlt)
-	x.Reset()
-	x.Children = f0
-	x.ByName = f1
-	x.Data = f2
-	x.Packed = f3
-	x.Fixed = f4
-	x.Ratios = f5
+	*x = Node{
+		Children: f0,
+		ByName:   f1,
+		Data:     f2,
+		Packed:   f3,
+		Fixed:    f4,
+		Ratios:   f5,
+	}
 }
 
 // GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
@@ -123,16 +125,20 @@ func (x *Holder) GrpcfastRecord(o *grpcfastimpl.Owned) {
 // whose type is pooled by vtprotobuf; message fields that o records and whose
 // type is pooled go back to vtprotobuf's pool. Memory that o does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner.
+// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
+// elements of repeated message fields are kept whatever their type, and the
+// nested messages and oneof wrappers that o records go to o's spares, where
+// GrpcfastDecode takes them from.
 func (x *Holder) GrpcfastReuse(o *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.ReleaseMessage(o, x.Value)
-	grpcfastimpl.ReleaseMessage(o, x.Fields)
+	grpcfastimpl.SpareMessage(o, grpcfastSpare_Value, x.Value)
+	grpcfastimpl.SpareMessage(o, grpcfastSpare_Struct, x.Fields)
 	f0 := grpcfastimpl.KeepMessages(o, x.Values)
-	x.Reset()
-	x.Values = f0
+	*x = Holder{
+		Values: f0,
+	}
 }
 
 // GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
@@ -141,6 +147,103 @@ func (x *Holder) GrpcfastReuse(o *grpcfastimpl.Owned) {
 func (x *Holder) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
+
+// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to o. The
+// grpcfast codec calls it on input that it has checked as the standard codec
+// would. It implements grpcfastimpl.Decoder.
+func (x *Holder) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		field := b
+		b = b[n:]
+		switch num {
+		case 1: // value
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				if x.Value == nil {
+					x.Value = grpcfastimpl.Spare[structpb.Value](o, grpcfastSpare_Value)
+				}
+				if err := grpcfastimpl.DecodeMessage(x.Value, v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		case 2: // fields
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				if x.Fields == nil {
+					x.Fields = grpcfastimpl.Spare[structpb.Struct](o, grpcfastSpare_Struct)
+				}
+				if err := grpcfastimpl.DecodeMessage(x.Fields, v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		case 3: // label
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Label = grpcfastimpl.String(o, v)
+				continue
+			}
+		case 4: // values
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				var e *structpb.Value
+				if n := len(x.Values); n < cap(x.Values) {
+					x.Values = x.Values[:n+1]
+					if e = x.Values[n]; e == nil {
+						e = grpcfastimpl.Spare[structpb.Value](o, grpcfastSpare_Value)
+						x.Values[n] = e
+					}
+				} else {
+					e = grpcfastimpl.Spare[structpb.Value](o, grpcfastSpare_Value)
+					x.Values = append(x.Values, e)
+				}
+				if err := grpcfastimpl.DecodeMessage(e, v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it.
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+	}
+	return nil
+}
+
+// The lists of spares (nested messages and oneof wrappers that a reset gave
+// back) that the generated decoders of this file take from, one per type.
+var (
+	grpcfastSpare_Value  = grpcfastimpl.NewSpareKind() // structpb.Value
+	grpcfastSpare_Struct = grpcfastimpl.NewSpareKind() // structpb.Struct
+)
 
 // RegisterHostileServerPooled registers srv with s as RegisterHostileServer
 // does, but the unary methods (Echo, EchoHolder) decode each request into a

@@ -52,9 +52,10 @@ func (x *Req) GrpcfastReuse(o *grpcfastimpl.Owned) {
 	grpcfastimpl.ReleaseMessage(o, x.Child)
 	f0 := grpcfastimpl.KeepMessages(o, x.Items)
 	f1 := grpcfastimpl.KeepMap(o, x.ById)
-	x.Reset()
-	x.Items = f0
-	x.ById = f1
+	*x = Req{
+		Items: f0,
+		ById:  f1,
+	}
 }
 
 // GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
@@ -84,7 +85,7 @@ func (x *Wide) GrpcfastReuse(o *grpcfastimpl.Owned) {
 		return
 	}
 	grpcfastimpl.ReleaseMessage(o, x.Next)
-	x.Reset()
+	*x = Wide{}
 }
 
 // GrpcfastUnknownFields returns a pointer to x's unknown fields, where a

@@ -13,6 +13,7 @@ import (
 	common "github.com/grpcfast/grpcfast/internal/testprotos/imports/common"
 	grpc "google.golang.org/grpc"
 	encoding "google.golang.org/grpc/encoding"
+	protowire "google.golang.org/protobuf/encoding/protowire"
 	emptypb "google.golang.org/protobuf/types/known/emptypb"
 )
 
@@ -51,13 +52,16 @@ func (x *Local) GrpcfastRecord(o *grpcfastimpl.Owned) {
 // whose type is pooled by vtprotobuf; message fields that o records and whose
 // type is pooled go back to vtprotobuf's pool. Memory that o does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner.
+// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
+// elements of repeated message fields are kept whatever their type, and the
+// nested messages and oneof wrappers that o records go to o's spares, where
+// GrpcfastDecode takes them from.
 func (x *Local) GrpcfastReuse(o *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.ReleaseMessage(o, x.Blob)
-	x.Reset()
+	grpcfastimpl.SpareMessage(o, grpcfastSpare_Blob, x.Blob)
+	*x = Local{}
 }
 
 // GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
@@ -66,6 +70,54 @@ func (x *Local) GrpcfastReuse(o *grpcfastimpl.Owned) {
 func (x *Local) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
+
+// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to o. The
+// grpcfast codec calls it on input that it has checked as the standard codec
+// would. It implements grpcfastimpl.Decoder.
+func (x *Local) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		field := b
+		b = b[n:]
+		switch num {
+		case 1: // blob
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				if x.Blob == nil {
+					x.Blob = grpcfastimpl.Spare[common.Blob](o, grpcfastSpare_Blob)
+				}
+				if err := grpcfastimpl.DecodeMessage(x.Blob, v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it.
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+	}
+	return nil
+}
+
+// The lists of spares (nested messages and oneof wrappers that a reset gave
+// back) that the generated decoders of this file take from, one per type.
+var (
+	grpcfastSpare_Blob = grpcfastimpl.NewSpareKind() // common.Blob
+)
 
 // NewStore_SaveRequestReceiver returns a Receiver that reads the requests of a
 // Store.Save stream (client-streaming, server side) into one reused

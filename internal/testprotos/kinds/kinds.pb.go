@@ -639,6 +639,523 @@ func (x *PooledMaybe) GetItems() []*PooledMaybe {
 	return nil
 }
 
+// Decodable has a field of every shape that protoc-gen-go-grpcfast writes a
+// decoder for (GrpcfastDecode): numbers of every kind, enums, strings,
+// bytes, nested and repeated messages, repeated fields packed and not, and
+// oneofs of all these; Rich, with its maps and optional fields, has none,
+// and is decoded by vtprotobuf's decoder under it.
+type Decodable struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	I32      int32                  `protobuf:"varint,1,opt,name=i32,proto3" json:"i32,omitempty"`
+	I64      int64                  `protobuf:"varint,2,opt,name=i64,proto3" json:"i64,omitempty"`
+	U32      uint32                 `protobuf:"varint,3,opt,name=u32,proto3" json:"u32,omitempty"`
+	U64      uint64                 `protobuf:"varint,4,opt,name=u64,proto3" json:"u64,omitempty"`
+	S32      int32                  `protobuf:"zigzag32,5,opt,name=s32,proto3" json:"s32,omitempty"`
+	S64      int64                  `protobuf:"zigzag64,6,opt,name=s64,proto3" json:"s64,omitempty"`
+	Flag     bool                   `protobuf:"varint,7,opt,name=flag,proto3" json:"flag,omitempty"`
+	Color    Color                  `protobuf:"varint,8,opt,name=color,proto3,enum=grpcfast.testdata.kinds.Color" json:"color,omitempty"`
+	F32      uint32                 `protobuf:"fixed32,9,opt,name=f32,proto3" json:"f32,omitempty"`
+	Sf32     int32                  `protobuf:"fixed32,10,opt,name=sf32,proto3" json:"sf32,omitempty"`
+	Fl       float32                `protobuf:"fixed32,11,opt,name=fl,proto3" json:"fl,omitempty"`
+	F64      uint64                 `protobuf:"fixed64,12,opt,name=f64,proto3" json:"f64,omitempty"`
+	Sf64     int64                  `protobuf:"fixed64,13,opt,name=sf64,proto3" json:"sf64,omitempty"`
+	Db       float64                `protobuf:"fixed64,14,opt,name=db,proto3" json:"db,omitempty"`
+	Name     string                 `protobuf:"bytes,15,opt,name=name,proto3" json:"name,omitempty"`
+	Data     []byte                 `protobuf:"bytes,16,opt,name=data,proto3" json:"data,omitempty"`
+	Ri32     []int32                `protobuf:"varint,17,rep,packed,name=ri32,proto3" json:"ri32,omitempty"`
+	Rs64     []int64                `protobuf:"zigzag64,18,rep,packed,name=rs64,proto3" json:"rs64,omitempty"`
+	Rf32     []uint32               `protobuf:"fixed32,19,rep,name=rf32,proto3" json:"rf32,omitempty"`
+	Rdb      []float64              `protobuf:"fixed64,20,rep,packed,name=rdb,proto3" json:"rdb,omitempty"`
+	Rflag    []bool                 `protobuf:"varint,21,rep,packed,name=rflag,proto3" json:"rflag,omitempty"`
+	Rcolor   []Color                `protobuf:"varint,22,rep,packed,name=rcolor,proto3,enum=grpcfast.testdata.kinds.Color" json:"rcolor,omitempty"`
+	Rs32     []int32                `protobuf:"zigzag32,23,rep,name=rs32,proto3" json:"rs32,omitempty"`
+	Ru64     []uint64               `protobuf:"varint,24,rep,packed,name=ru64,proto3" json:"ru64,omitempty"`
+	Rfl      []float32              `protobuf:"fixed32,25,rep,packed,name=rfl,proto3" json:"rfl,omitempty"`
+	Rsf64    []int64                `protobuf:"fixed64,26,rep,packed,name=rsf64,proto3" json:"rsf64,omitempty"`
+	Words    []string               `protobuf:"bytes,27,rep,name=words,proto3" json:"words,omitempty"`
+	Blobs    [][]byte               `protobuf:"bytes,28,rep,name=blobs,proto3" json:"blobs,omitempty"`
+	Child    *Decodable             `protobuf:"bytes,29,opt,name=child,proto3" json:"child,omitempty"`
+	Children []*Decodable           `protobuf:"bytes,30,rep,name=children,proto3" json:"children,omitempty"`
+	Rich     *Rich                  `protobuf:"bytes,31,opt,name=rich,proto3" json:"rich,omitempty"`
+	Riches   []*Rich                `protobuf:"bytes,32,rep,name=riches,proto3" json:"riches,omitempty"`
+	// Types that are valid to be assigned to Choice:
+	//
+	//	*Decodable_Text
+	//	*Decodable_Raw
+	//	*Decodable_Node
+	//	*Decodable_Num
+	//	*Decodable_Hue
+	//	*Decodable_Real
+	//	*Decodable_Yes
+	//	*Decodable_Other
+	//	*Decodable_Small
+	//	*Decodable_Big
+	Choice isDecodable_Choice `protobuf_oneof:"choice"`
+	// Types that are valid to be assigned to Second:
+	//
+	//	*Decodable_Inner
+	//	*Decodable_Label
+	Second        isDecodable_Second `protobuf_oneof:"second"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Decodable) Reset() {
+	*x = Decodable{}
+	mi := &file_kinds_kinds_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Decodable) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Decodable) ProtoMessage() {}
+
+func (x *Decodable) ProtoReflect() protoreflect.Message {
+	mi := &file_kinds_kinds_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Decodable.ProtoReflect.Descriptor instead.
+func (*Decodable) Descriptor() ([]byte, []int) {
+	return file_kinds_kinds_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *Decodable) GetI32() int32 {
+	if x != nil {
+		return x.I32
+	}
+	return 0
+}
+
+func (x *Decodable) GetI64() int64 {
+	if x != nil {
+		return x.I64
+	}
+	return 0
+}
+
+func (x *Decodable) GetU32() uint32 {
+	if x != nil {
+		return x.U32
+	}
+	return 0
+}
+
+func (x *Decodable) GetU64() uint64 {
+	if x != nil {
+		return x.U64
+	}
+	return 0
+}
+
+func (x *Decodable) GetS32() int32 {
+	if x != nil {
+		return x.S32
+	}
+	return 0
+}
+
+func (x *Decodable) GetS64() int64 {
+	if x != nil {
+		return x.S64
+	}
+	return 0
+}
+
+func (x *Decodable) GetFlag() bool {
+	if x != nil {
+		return x.Flag
+	}
+	return false
+}
+
+func (x *Decodable) GetColor() Color {
+	if x != nil {
+		return x.Color
+	}
+	return Color_COLOR_UNSPECIFIED
+}
+
+func (x *Decodable) GetF32() uint32 {
+	if x != nil {
+		return x.F32
+	}
+	return 0
+}
+
+func (x *Decodable) GetSf32() int32 {
+	if x != nil {
+		return x.Sf32
+	}
+	return 0
+}
+
+func (x *Decodable) GetFl() float32 {
+	if x != nil {
+		return x.Fl
+	}
+	return 0
+}
+
+func (x *Decodable) GetF64() uint64 {
+	if x != nil {
+		return x.F64
+	}
+	return 0
+}
+
+func (x *Decodable) GetSf64() int64 {
+	if x != nil {
+		return x.Sf64
+	}
+	return 0
+}
+
+func (x *Decodable) GetDb() float64 {
+	if x != nil {
+		return x.Db
+	}
+	return 0
+}
+
+func (x *Decodable) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Decodable) GetData() []byte {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+func (x *Decodable) GetRi32() []int32 {
+	if x != nil {
+		return x.Ri32
+	}
+	return nil
+}
+
+func (x *Decodable) GetRs64() []int64 {
+	if x != nil {
+		return x.Rs64
+	}
+	return nil
+}
+
+func (x *Decodable) GetRf32() []uint32 {
+	if x != nil {
+		return x.Rf32
+	}
+	return nil
+}
+
+func (x *Decodable) GetRdb() []float64 {
+	if x != nil {
+		return x.Rdb
+	}
+	return nil
+}
+
+func (x *Decodable) GetRflag() []bool {
+	if x != nil {
+		return x.Rflag
+	}
+	return nil
+}
+
+func (x *Decodable) GetRcolor() []Color {
+	if x != nil {
+		return x.Rcolor
+	}
+	return nil
+}
+
+func (x *Decodable) GetRs32() []int32 {
+	if x != nil {
+		return x.Rs32
+	}
+	return nil
+}
+
+func (x *Decodable) GetRu64() []uint64 {
+	if x != nil {
+		return x.Ru64
+	}
+	return nil
+}
+
+func (x *Decodable) GetRfl() []float32 {
+	if x != nil {
+		return x.Rfl
+	}
+	return nil
+}
+
+func (x *Decodable) GetRsf64() []int64 {
+	if x != nil {
+		return x.Rsf64
+	}
+	return nil
+}
+
+func (x *Decodable) GetWords() []string {
+	if x != nil {
+		return x.Words
+	}
+	return nil
+}
+
+func (x *Decodable) GetBlobs() [][]byte {
+	if x != nil {
+		return x.Blobs
+	}
+	return nil
+}
+
+func (x *Decodable) GetChild() *Decodable {
+	if x != nil {
+		return x.Child
+	}
+	return nil
+}
+
+func (x *Decodable) GetChildren() []*Decodable {
+	if x != nil {
+		return x.Children
+	}
+	return nil
+}
+
+func (x *Decodable) GetRich() *Rich {
+	if x != nil {
+		return x.Rich
+	}
+	return nil
+}
+
+func (x *Decodable) GetRiches() []*Rich {
+	if x != nil {
+		return x.Riches
+	}
+	return nil
+}
+
+func (x *Decodable) GetChoice() isDecodable_Choice {
+	if x != nil {
+		return x.Choice
+	}
+	return nil
+}
+
+func (x *Decodable) GetText() string {
+	if x != nil {
+		if x, ok := x.Choice.(*Decodable_Text); ok {
+			return x.Text
+		}
+	}
+	return ""
+}
+
+func (x *Decodable) GetRaw() []byte {
+	if x != nil {
+		if x, ok := x.Choice.(*Decodable_Raw); ok {
+			return x.Raw
+		}
+	}
+	return nil
+}
+
+func (x *Decodable) GetNode() *Decodable {
+	if x != nil {
+		if x, ok := x.Choice.(*Decodable_Node); ok {
+			return x.Node
+		}
+	}
+	return nil
+}
+
+func (x *Decodable) GetNum() int64 {
+	if x != nil {
+		if x, ok := x.Choice.(*Decodable_Num); ok {
+			return x.Num
+		}
+	}
+	return 0
+}
+
+func (x *Decodable) GetHue() Color {
+	if x != nil {
+		if x, ok := x.Choice.(*Decodable_Hue); ok {
+			return x.Hue
+		}
+	}
+	return Color_COLOR_UNSPECIFIED
+}
+
+func (x *Decodable) GetReal() float64 {
+	if x != nil {
+		if x, ok := x.Choice.(*Decodable_Real); ok {
+			return x.Real
+		}
+	}
+	return 0
+}
+
+func (x *Decodable) GetYes() bool {
+	if x != nil {
+		if x, ok := x.Choice.(*Decodable_Yes); ok {
+			return x.Yes
+		}
+	}
+	return false
+}
+
+func (x *Decodable) GetOther() *Rich {
+	if x != nil {
+		if x, ok := x.Choice.(*Decodable_Other); ok {
+			return x.Other
+		}
+	}
+	return nil
+}
+
+func (x *Decodable) GetSmall() int32 {
+	if x != nil {
+		if x, ok := x.Choice.(*Decodable_Small); ok {
+			return x.Small
+		}
+	}
+	return 0
+}
+
+func (x *Decodable) GetBig() uint64 {
+	if x != nil {
+		if x, ok := x.Choice.(*Decodable_Big); ok {
+			return x.Big
+		}
+	}
+	return 0
+}
+
+func (x *Decodable) GetSecond() isDecodable_Second {
+	if x != nil {
+		return x.Second
+	}
+	return nil
+}
+
+func (x *Decodable) GetInner() *Inner {
+	if x != nil {
+		if x, ok := x.Second.(*Decodable_Inner); ok {
+			return x.Inner
+		}
+	}
+	return nil
+}
+
+func (x *Decodable) GetLabel() string {
+	if x != nil {
+		if x, ok := x.Second.(*Decodable_Label); ok {
+			return x.Label
+		}
+	}
+	return ""
+}
+
+type isDecodable_Choice interface {
+	isDecodable_Choice()
+}
+
+type Decodable_Text struct {
+	Text string `protobuf:"bytes,33,opt,name=text,proto3,oneof"`
+}
+
+type Decodable_Raw struct {
+	Raw []byte `protobuf:"bytes,34,opt,name=raw,proto3,oneof"`
+}
+
+type Decodable_Node struct {
+	Node *Decodable `protobuf:"bytes,35,opt,name=node,proto3,oneof"`
+}
+
+type Decodable_Num struct {
+	Num int64 `protobuf:"varint,36,opt,name=num,proto3,oneof"`
+}
+
+type Decodable_Hue struct {
+	Hue Color `protobuf:"varint,37,opt,name=hue,proto3,enum=grpcfast.testdata.kinds.Color,oneof"`
+}
+
+type Decodable_Real struct {
+	Real float64 `protobuf:"fixed64,38,opt,name=real,proto3,oneof"`
+}
+
+type Decodable_Yes struct {
+	Yes bool `protobuf:"varint,39,opt,name=yes,proto3,oneof"`
+}
+
+type Decodable_Other struct {
+	Other *Rich `protobuf:"bytes,40,opt,name=other,proto3,oneof"`
+}
+
+type Decodable_Small struct {
+	Small int32 `protobuf:"zigzag32,41,opt,name=small,proto3,oneof"`
+}
+
+type Decodable_Big struct {
+	Big uint64 `protobuf:"fixed64,42,opt,name=big,proto3,oneof"`
+}
+
+func (*Decodable_Text) isDecodable_Choice() {}
+
+func (*Decodable_Raw) isDecodable_Choice() {}
+
+func (*Decodable_Node) isDecodable_Choice() {}
+
+func (*Decodable_Num) isDecodable_Choice() {}
+
+func (*Decodable_Hue) isDecodable_Choice() {}
+
+func (*Decodable_Real) isDecodable_Choice() {}
+
+func (*Decodable_Yes) isDecodable_Choice() {}
+
+func (*Decodable_Other) isDecodable_Choice() {}
+
+func (*Decodable_Small) isDecodable_Choice() {}
+
+func (*Decodable_Big) isDecodable_Choice() {}
+
+type isDecodable_Second interface {
+	isDecodable_Second()
+}
+
+type Decodable_Inner struct {
+	Inner *Inner `protobuf:"bytes,43,opt,name=inner,proto3,oneof"`
+}
+
+type Decodable_Label struct {
+	Label string `protobuf:"bytes,44,opt,name=label,proto3,oneof"`
+}
+
+func (*Decodable_Inner) isDecodable_Second() {}
+
+func (*Decodable_Label) isDecodable_Second() {}
+
 var File_kinds_kinds_proto protoreflect.FileDescriptor
 
 const file_kinds_kinds_proto_rawDesc = "" +
@@ -695,7 +1212,55 @@ const file_kinds_kinds_proto_rawDesc = "" +
 	"\x04data\x18\x02 \x01(\fR\x04data\x126\n" +
 	"\x03one\x18\x03 \x01(\v2$.grpcfast.testdata.kinds.PooledMaybeR\x03one\x12:\n" +
 	"\x05items\x18\x04 \x03(\v2$.grpcfast.testdata.kinds.PooledMaybeR\x05itemsB\b\n" +
-	"\x06_maybe*>\n" +
+	"\x06_maybe\"\xf6\t\n" +
+	"\tDecodable\x12\x10\n" +
+	"\x03i32\x18\x01 \x01(\x05R\x03i32\x12\x10\n" +
+	"\x03i64\x18\x02 \x01(\x03R\x03i64\x12\x10\n" +
+	"\x03u32\x18\x03 \x01(\rR\x03u32\x12\x10\n" +
+	"\x03u64\x18\x04 \x01(\x04R\x03u64\x12\x10\n" +
+	"\x03s32\x18\x05 \x01(\x11R\x03s32\x12\x10\n" +
+	"\x03s64\x18\x06 \x01(\x12R\x03s64\x12\x12\n" +
+	"\x04flag\x18\a \x01(\bR\x04flag\x124\n" +
+	"\x05color\x18\b \x01(\x0e2\x1e.grpcfast.testdata.kinds.ColorR\x05color\x12\x10\n" +
+	"\x03f32\x18\t \x01(\aR\x03f32\x12\x12\n" +
+	"\x04sf32\x18\n" +
+	" \x01(\x0fR\x04sf32\x12\x0e\n" +
+	"\x02fl\x18\v \x01(\x02R\x02fl\x12\x10\n" +
+	"\x03f64\x18\f \x01(\x06R\x03f64\x12\x12\n" +
+	"\x04sf64\x18\r \x01(\x10R\x04sf64\x12\x0e\n" +
+	"\x02db\x18\x0e \x01(\x01R\x02db\x12\x12\n" +
+	"\x04name\x18\x0f \x01(\tR\x04name\x12\x12\n" +
+	"\x04data\x18\x10 \x01(\fR\x04data\x12\x12\n" +
+	"\x04ri32\x18\x11 \x03(\x05R\x04ri32\x12\x12\n" +
+	"\x04rs64\x18\x12 \x03(\x12R\x04rs64\x12\x16\n" +
+	"\x04rf32\x18\x13 \x03(\aB\x02\x10\x00R\x04rf32\x12\x10\n" +
+	"\x03rdb\x18\x14 \x03(\x01R\x03rdb\x12\x14\n" +
+	"\x05rflag\x18\x15 \x03(\bR\x05rflag\x126\n" +
+	"\x06rcolor\x18\x16 \x03(\x0e2\x1e.grpcfast.testdata.kinds.ColorR\x06rcolor\x12\x16\n" +
+	"\x04rs32\x18\x17 \x03(\x11B\x02\x10\x00R\x04rs32\x12\x12\n" +
+	"\x04ru64\x18\x18 \x03(\x04R\x04ru64\x12\x10\n" +
+	"\x03rfl\x18\x19 \x03(\x02R\x03rfl\x12\x14\n" +
+	"\x05rsf64\x18\x1a \x03(\x10R\x05rsf64\x12\x14\n" +
+	"\x05words\x18\x1b \x03(\tR\x05words\x12\x14\n" +
+	"\x05blobs\x18\x1c \x03(\fR\x05blobs\x128\n" +
+	"\x05child\x18\x1d \x01(\v2\".grpcfast.testdata.kinds.DecodableR\x05child\x12>\n" +
+	"\bchildren\x18\x1e \x03(\v2\".grpcfast.testdata.kinds.DecodableR\bchildren\x121\n" +
+	"\x04rich\x18\x1f \x01(\v2\x1d.grpcfast.testdata.kinds.RichR\x04rich\x125\n" +
+	"\x06riches\x18  \x03(\v2\x1d.grpcfast.testdata.kinds.RichR\x06riches\x12\x14\n" +
+	"\x04text\x18! \x01(\tH\x00R\x04text\x12\x12\n" +
+	"\x03raw\x18\" \x01(\fH\x00R\x03raw\x128\n" +
+	"\x04node\x18# \x01(\v2\".grpcfast.testdata.kinds.DecodableH\x00R\x04node\x12\x12\n" +
+	"\x03num\x18$ \x01(\x03H\x00R\x03num\x122\n" +
+	"\x03hue\x18% \x01(\x0e2\x1e.grpcfast.testdata.kinds.ColorH\x00R\x03hue\x12\x14\n" +
+	"\x04real\x18& \x01(\x01H\x00R\x04real\x12\x12\n" +
+	"\x03yes\x18' \x01(\bH\x00R\x03yes\x125\n" +
+	"\x05other\x18( \x01(\v2\x1d.grpcfast.testdata.kinds.RichH\x00R\x05other\x12\x16\n" +
+	"\x05small\x18) \x01(\x11H\x00R\x05small\x12\x12\n" +
+	"\x03big\x18* \x01(\x06H\x00R\x03big\x126\n" +
+	"\x05inner\x18+ \x01(\v2\x1e.grpcfast.testdata.kinds.InnerH\x01R\x05inner\x12\x16\n" +
+	"\x05label\x18, \x01(\tH\x01R\x05labelB\b\n" +
+	"\x06choiceB\b\n" +
+	"\x06second*>\n" +
 	"\x05Color\x12\x15\n" +
 	"\x11COLOR_UNSPECIFIED\x10\x00\x12\r\n" +
 	"\tCOLOR_RED\x10\x01\x12\x0f\n" +
@@ -721,7 +1286,7 @@ func file_kinds_kinds_proto_rawDescGZIP() []byte {
 }
 
 var file_kinds_kinds_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_kinds_kinds_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_kinds_kinds_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_kinds_kinds_proto_goTypes = []any{
 	(Color)(0),          // 0: grpcfast.testdata.kinds.Color
 	(*Rich)(nil),        // 1: grpcfast.testdata.kinds.Rich
@@ -730,13 +1295,14 @@ var file_kinds_kinds_proto_goTypes = []any{
 	(*Pooled)(nil),      // 4: grpcfast.testdata.kinds.Pooled
 	(*PooledInner)(nil), // 5: grpcfast.testdata.kinds.PooledInner
 	(*PooledMaybe)(nil), // 6: grpcfast.testdata.kinds.PooledMaybe
-	nil,                 // 7: grpcfast.testdata.kinds.Rich.CountsEntry
+	(*Decodable)(nil),   // 7: grpcfast.testdata.kinds.Decodable
+	nil,                 // 8: grpcfast.testdata.kinds.Rich.CountsEntry
 }
 var file_kinds_kinds_proto_depIdxs = []int32{
 	0,  // 0: grpcfast.testdata.kinds.Rich.color:type_name -> grpcfast.testdata.kinds.Color
 	2,  // 1: grpcfast.testdata.kinds.Rich.inner:type_name -> grpcfast.testdata.kinds.Inner
 	2,  // 2: grpcfast.testdata.kinds.Rich.inners:type_name -> grpcfast.testdata.kinds.Inner
-	7,  // 3: grpcfast.testdata.kinds.Rich.counts:type_name -> grpcfast.testdata.kinds.Rich.CountsEntry
+	8,  // 3: grpcfast.testdata.kinds.Rich.counts:type_name -> grpcfast.testdata.kinds.Rich.CountsEntry
 	2,  // 4: grpcfast.testdata.kinds.Rich.nested:type_name -> grpcfast.testdata.kinds.Inner
 	0,  // 5: grpcfast.testdata.kinds.Rich.colors:type_name -> grpcfast.testdata.kinds.Color
 	2,  // 6: grpcfast.testdata.kinds.Pooled.inners:type_name -> grpcfast.testdata.kinds.Inner
@@ -744,21 +1310,31 @@ var file_kinds_kinds_proto_depIdxs = []int32{
 	5,  // 8: grpcfast.testdata.kinds.Pooled.items:type_name -> grpcfast.testdata.kinds.PooledInner
 	6,  // 9: grpcfast.testdata.kinds.PooledMaybe.one:type_name -> grpcfast.testdata.kinds.PooledMaybe
 	6,  // 10: grpcfast.testdata.kinds.PooledMaybe.items:type_name -> grpcfast.testdata.kinds.PooledMaybe
-	1,  // 11: grpcfast.testdata.kinds.Kinds.Unary:input_type -> grpcfast.testdata.kinds.Rich
-	1,  // 12: grpcfast.testdata.kinds.Kinds.ClientStream:input_type -> grpcfast.testdata.kinds.Rich
-	1,  // 13: grpcfast.testdata.kinds.Kinds.ServerStream:input_type -> grpcfast.testdata.kinds.Rich
-	1,  // 14: grpcfast.testdata.kinds.Kinds.Bidi:input_type -> grpcfast.testdata.kinds.Rich
-	4,  // 15: grpcfast.testdata.kinds.Kinds.PooledBidi:input_type -> grpcfast.testdata.kinds.Pooled
-	1,  // 16: grpcfast.testdata.kinds.Kinds.Unary:output_type -> grpcfast.testdata.kinds.Rich
-	3,  // 17: grpcfast.testdata.kinds.Kinds.ClientStream:output_type -> grpcfast.testdata.kinds.Summary
-	1,  // 18: grpcfast.testdata.kinds.Kinds.ServerStream:output_type -> grpcfast.testdata.kinds.Rich
-	1,  // 19: grpcfast.testdata.kinds.Kinds.Bidi:output_type -> grpcfast.testdata.kinds.Rich
-	4,  // 20: grpcfast.testdata.kinds.Kinds.PooledBidi:output_type -> grpcfast.testdata.kinds.Pooled
-	16, // [16:21] is the sub-list for method output_type
-	11, // [11:16] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	0,  // 11: grpcfast.testdata.kinds.Decodable.color:type_name -> grpcfast.testdata.kinds.Color
+	0,  // 12: grpcfast.testdata.kinds.Decodable.rcolor:type_name -> grpcfast.testdata.kinds.Color
+	7,  // 13: grpcfast.testdata.kinds.Decodable.child:type_name -> grpcfast.testdata.kinds.Decodable
+	7,  // 14: grpcfast.testdata.kinds.Decodable.children:type_name -> grpcfast.testdata.kinds.Decodable
+	1,  // 15: grpcfast.testdata.kinds.Decodable.rich:type_name -> grpcfast.testdata.kinds.Rich
+	1,  // 16: grpcfast.testdata.kinds.Decodable.riches:type_name -> grpcfast.testdata.kinds.Rich
+	7,  // 17: grpcfast.testdata.kinds.Decodable.node:type_name -> grpcfast.testdata.kinds.Decodable
+	0,  // 18: grpcfast.testdata.kinds.Decodable.hue:type_name -> grpcfast.testdata.kinds.Color
+	1,  // 19: grpcfast.testdata.kinds.Decodable.other:type_name -> grpcfast.testdata.kinds.Rich
+	2,  // 20: grpcfast.testdata.kinds.Decodable.inner:type_name -> grpcfast.testdata.kinds.Inner
+	1,  // 21: grpcfast.testdata.kinds.Kinds.Unary:input_type -> grpcfast.testdata.kinds.Rich
+	1,  // 22: grpcfast.testdata.kinds.Kinds.ClientStream:input_type -> grpcfast.testdata.kinds.Rich
+	1,  // 23: grpcfast.testdata.kinds.Kinds.ServerStream:input_type -> grpcfast.testdata.kinds.Rich
+	1,  // 24: grpcfast.testdata.kinds.Kinds.Bidi:input_type -> grpcfast.testdata.kinds.Rich
+	4,  // 25: grpcfast.testdata.kinds.Kinds.PooledBidi:input_type -> grpcfast.testdata.kinds.Pooled
+	1,  // 26: grpcfast.testdata.kinds.Kinds.Unary:output_type -> grpcfast.testdata.kinds.Rich
+	3,  // 27: grpcfast.testdata.kinds.Kinds.ClientStream:output_type -> grpcfast.testdata.kinds.Summary
+	1,  // 28: grpcfast.testdata.kinds.Kinds.ServerStream:output_type -> grpcfast.testdata.kinds.Rich
+	1,  // 29: grpcfast.testdata.kinds.Kinds.Bidi:output_type -> grpcfast.testdata.kinds.Rich
+	4,  // 30: grpcfast.testdata.kinds.Kinds.PooledBidi:output_type -> grpcfast.testdata.kinds.Pooled
+	26, // [26:31] is the sub-list for method output_type
+	21, // [21:26] is the sub-list for method input_type
+	21, // [21:21] is the sub-list for extension type_name
+	21, // [21:21] is the sub-list for extension extendee
+	0,  // [0:21] is the sub-list for field type_name
 }
 
 func init() { file_kinds_kinds_proto_init() }
@@ -772,13 +1348,27 @@ func file_kinds_kinds_proto_init() {
 		(*Rich_Nested)(nil),
 	}
 	file_kinds_kinds_proto_msgTypes[5].OneofWrappers = []any{}
+	file_kinds_kinds_proto_msgTypes[6].OneofWrappers = []any{
+		(*Decodable_Text)(nil),
+		(*Decodable_Raw)(nil),
+		(*Decodable_Node)(nil),
+		(*Decodable_Num)(nil),
+		(*Decodable_Hue)(nil),
+		(*Decodable_Real)(nil),
+		(*Decodable_Yes)(nil),
+		(*Decodable_Other)(nil),
+		(*Decodable_Small)(nil),
+		(*Decodable_Big)(nil),
+		(*Decodable_Inner)(nil),
+		(*Decodable_Label)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_kinds_kinds_proto_rawDesc), len(file_kinds_kinds_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   7,
+			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -16,6 +16,7 @@ import (
 	grpc "google.golang.org/grpc"
 	encoding "google.golang.org/grpc/encoding"
 	protowire "google.golang.org/protobuf/encoding/protowire"
+	math "math"
 )
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
@@ -42,6 +43,7 @@ var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Pooled)(nil)
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*PooledInner)(nil)
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*PooledMaybe)(nil)
+	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Decodable)(nil)
 )
 
 // GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
@@ -88,14 +90,15 @@ func (x *Rich) GrpcfastReuse(o *grpcfastimpl.Owned) {
 	}
 	grpcfastimpl.ReleaseMessage(o, mNested)
 	f6 := grpcfastimpl.KeepScalars(o, x.Colors)
-	x.Reset()
-	x.Data = f0
-	x.Numbers = f1
-	x.Words = f2
-	x.Blobs = f3
-	x.Inners = f4
-	x.Counts = f5
-	x.Colors = f6
+	*x = Rich{
+		Data:    f0,
+		Numbers: f1,
+		Words:   f2,
+		Blobs:   f3,
+		Inners:  f4,
+		Counts:  f5,
+		Colors:  f6,
+	}
 }
 
 // GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
@@ -134,16 +137,20 @@ func (x *Inner) GrpcfastRecord(o *grpcfastimpl.Owned) {
 // whose type is pooled by vtprotobuf; message fields that o records and whose
 // type is pooled go back to vtprotobuf's pool. Memory that o does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner.
+// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
+// elements of repeated message fields are kept whatever their type, and the
+// nested messages and oneof wrappers that o records go to o's spares, where
+// GrpcfastDecode takes them from.
 func (x *Inner) GrpcfastReuse(o *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
 	f0 := grpcfastimpl.KeepBytes(o, x.Payload)
 	f1 := grpcfastimpl.KeepScalars(o, x.Values)
-	x.Reset()
-	x.Payload = f0
-	x.Values = f1
+	*x = Inner{
+		Payload: f0,
+		Values:  f1,
+	}
 }
 
 // GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
@@ -161,6 +168,136 @@ func (x *Inner) GrpcfastBytesField(num protowire.Number) *[]byte {
 	switch num {
 	case 2:
 		return &x.Payload
+	}
+	return nil
+}
+
+// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to o. The
+// grpcfast codec calls it on input that it has checked as the standard codec
+// would. It implements grpcfastimpl.Decoder.
+func (x *Inner) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		field := b
+		b = b[n:]
+		switch num {
+		case 1: // label
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Label = grpcfastimpl.String(o, v)
+				continue
+			}
+		case 2: // payload
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Payload = grpcfastimpl.Bytes(o, x.Payload, v)
+				continue
+			}
+		case 3: // values
+			switch typ {
+			case protowire.VarintType:
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Values = append(x.Values, uint32(v))
+				continue
+			case protowire.BytesType: // packed
+				p, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				for len(p) > 0 {
+					v, n := protowire.ConsumeVarint(p)
+					if n < 0 {
+						return protowire.ParseError(n)
+					}
+					p = p[n:]
+					x.Values = append(x.Values, uint32(v))
+				}
+				continue
+			}
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it.
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+	}
+	return nil
+}
+
+// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to o. The
+// grpcfast codec calls it on input that it has checked as the standard codec
+// would. It implements grpcfastimpl.Decoder.
+func (x *Summary) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		field := b
+		b = b[n:]
+		switch num {
+		case 1: // count
+			if typ == protowire.VarintType {
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Count = int64(v)
+				continue
+			}
+		case 2: // bytes
+			if typ == protowire.VarintType {
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Bytes = int64(v)
+				continue
+			}
+		case 3: // crc32c
+			if typ == protowire.VarintType {
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Crc32C = uint32(v)
+				continue
+			}
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it.
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
 	}
 	return nil
 }
@@ -183,7 +320,10 @@ func (x *Pooled) GrpcfastRecord(o *grpcfastimpl.Owned) {
 // whose type is pooled by vtprotobuf; message fields that o records and whose
 // type is pooled go back to vtprotobuf's pool. Memory that o does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner.
+// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
+// elements of repeated message fields are kept whatever their type, and the
+// nested messages and oneof wrappers that o records go to o's spares, where
+// GrpcfastDecode takes them from.
 func (x *Pooled) GrpcfastReuse(o *grpcfastimpl.Owned) {
 	if x == nil {
 		return
@@ -191,13 +331,14 @@ func (x *Pooled) GrpcfastReuse(o *grpcfastimpl.Owned) {
 	f0 := grpcfastimpl.KeepBytes(o, x.Data)
 	f1 := grpcfastimpl.KeepScalars(o, x.Numbers)
 	f2 := grpcfastimpl.KeepMessages(o, x.Inners)
-	grpcfastimpl.ReleaseMessage(o, x.One)
+	grpcfastimpl.SpareMessage(o, grpcfastSpare_PooledInner, x.One)
 	f3 := grpcfastimpl.KeepMessages(o, x.Items)
-	x.Reset()
-	x.Data = f0
-	x.Numbers = f1
-	x.Inners = f2
-	x.Items = f3
+	*x = Pooled{
+		Data:    f0,
+		Numbers: f1,
+		Inners:  f2,
+		Items:   f3,
+	}
 }
 
 // GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
@@ -219,6 +360,140 @@ func (x *Pooled) GrpcfastBytesField(num protowire.Number) *[]byte {
 	return nil
 }
 
+// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to o. The
+// grpcfast codec calls it on input that it has checked as the standard codec
+// would. It implements grpcfastimpl.Decoder.
+func (x *Pooled) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		field := b
+		b = b[n:]
+		switch num {
+		case 1: // data
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Data = grpcfastimpl.Bytes(o, x.Data, v)
+				continue
+			}
+		case 2: // numbers
+			switch typ {
+			case protowire.VarintType:
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Numbers = append(x.Numbers, int64(v))
+				continue
+			case protowire.BytesType: // packed
+				p, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				for len(p) > 0 {
+					v, n := protowire.ConsumeVarint(p)
+					if n < 0 {
+						return protowire.ParseError(n)
+					}
+					p = p[n:]
+					x.Numbers = append(x.Numbers, int64(v))
+				}
+				continue
+			}
+		case 3: // inners
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				var e *Inner
+				if n := len(x.Inners); n < cap(x.Inners) {
+					x.Inners = x.Inners[:n+1]
+					if e = x.Inners[n]; e == nil {
+						e = grpcfastimpl.Spare[Inner](o, grpcfastSpare_Inner)
+						x.Inners[n] = e
+					}
+				} else {
+					e = grpcfastimpl.Spare[Inner](o, grpcfastSpare_Inner)
+					x.Inners = append(x.Inners, e)
+				}
+				if err := e.GrpcfastDecode(v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		case 4: // name
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Name = grpcfastimpl.String(o, v)
+				continue
+			}
+		case 5: // one
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				if x.One == nil {
+					x.One = grpcfastimpl.Spare[PooledInner](o, grpcfastSpare_PooledInner)
+				}
+				if err := x.One.GrpcfastDecode(v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		case 6: // items
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				var e *PooledInner
+				if n := len(x.Items); n < cap(x.Items) {
+					x.Items = x.Items[:n+1]
+					if e = x.Items[n]; e == nil {
+						e = grpcfastimpl.Spare[PooledInner](o, grpcfastSpare_PooledInner)
+						x.Items[n] = e
+					}
+				} else {
+					e = grpcfastimpl.Spare[PooledInner](o, grpcfastSpare_PooledInner)
+					x.Items = append(x.Items, e)
+				}
+				if err := e.GrpcfastDecode(v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it.
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+	}
+	return nil
+}
+
 // GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
 // repeated fields, its maps and its nested messages. It implements
 // grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
@@ -234,16 +509,20 @@ func (x *PooledInner) GrpcfastRecord(o *grpcfastimpl.Owned) {
 // whose type is pooled by vtprotobuf; message fields that o records and whose
 // type is pooled go back to vtprotobuf's pool. Memory that o does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner.
+// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
+// elements of repeated message fields are kept whatever their type, and the
+// nested messages and oneof wrappers that o records go to o's spares, where
+// GrpcfastDecode takes them from.
 func (x *PooledInner) GrpcfastReuse(o *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
 	f0 := grpcfastimpl.KeepBytes(o, x.Payload)
 	f1 := grpcfastimpl.KeepScalars(o, x.Values)
-	x.Reset()
-	x.Payload = f0
-	x.Values = f1
+	*x = PooledInner{
+		Payload: f0,
+		Values:  f1,
+	}
 }
 
 // GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
@@ -261,6 +540,69 @@ func (x *PooledInner) GrpcfastBytesField(num protowire.Number) *[]byte {
 	switch num {
 	case 1:
 		return &x.Payload
+	}
+	return nil
+}
+
+// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to o. The
+// grpcfast codec calls it on input that it has checked as the standard codec
+// would. It implements grpcfastimpl.Decoder.
+func (x *PooledInner) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		field := b
+		b = b[n:]
+		switch num {
+		case 1: // payload
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Payload = grpcfastimpl.Bytes(o, x.Payload, v)
+				continue
+			}
+		case 2: // values
+			switch typ {
+			case protowire.VarintType:
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Values = append(x.Values, int64(v))
+				continue
+			case protowire.BytesType: // packed
+				p, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				for len(p) > 0 {
+					v, n := protowire.ConsumeVarint(p)
+					if n < 0 {
+						return protowire.ParseError(n)
+					}
+					p = p[n:]
+					x.Values = append(x.Values, int64(v))
+				}
+				continue
+			}
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it.
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
 	}
 	return nil
 }
@@ -289,9 +631,10 @@ func (x *PooledMaybe) GrpcfastReuse(o *grpcfastimpl.Owned) {
 	f0 := grpcfastimpl.KeepBytes(o, x.Data)
 	grpcfastimpl.ReleaseMessage(o, x.One)
 	f1 := grpcfastimpl.KeepMessages(o, x.Items)
-	x.Reset()
-	x.Data = f0
-	x.Items = f1
+	*x = PooledMaybe{
+		Data:  f0,
+		Items: f1,
+	}
 }
 
 // GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
@@ -314,6 +657,936 @@ func (x *PooledMaybe) GrpcfastBytesField(num protowire.Number) *[]byte {
 	}
 	return nil
 }
+
+// GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
+// repeated fields, its maps and its nested messages. It implements
+// grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
+// decoded into x.
+func (x *Decodable) GrpcfastRecord(o *grpcfastimpl.Owned) {
+	grpcfastimpl.RecordSlice(o, x.Data)
+	grpcfastimpl.RecordSlice(o, x.Ri32)
+	grpcfastimpl.RecordSlice(o, x.Rs64)
+	grpcfastimpl.RecordSlice(o, x.Rf32)
+	grpcfastimpl.RecordSlice(o, x.Rdb)
+	grpcfastimpl.RecordSlice(o, x.Rflag)
+	grpcfastimpl.RecordSlice(o, x.Rcolor)
+	grpcfastimpl.RecordSlice(o, x.Rs32)
+	grpcfastimpl.RecordSlice(o, x.Ru64)
+	grpcfastimpl.RecordSlice(o, x.Rfl)
+	grpcfastimpl.RecordSlice(o, x.Rsf64)
+	grpcfastimpl.RecordSlice(o, x.Words)
+	grpcfastimpl.RecordSlice(o, x.Blobs)
+	grpcfastimpl.RecordMessage(o, x.Child)
+	grpcfastimpl.RecordMessages(o, x.Children)
+	grpcfastimpl.RecordMessage(o, x.Rich)
+	grpcfastimpl.RecordMessages(o, x.Riches)
+	grpcfastimpl.RecordOneof(o, x.Choice)
+	var mNode *Decodable
+	if c, ok := x.Choice.(*Decodable_Node); ok {
+		mNode = c.Node
+	}
+	grpcfastimpl.RecordMessage(o, mNode)
+	var mOther *Rich
+	if c, ok := x.Choice.(*Decodable_Other); ok {
+		mOther = c.Other
+	}
+	grpcfastimpl.RecordMessage(o, mOther)
+	grpcfastimpl.RecordOneof(o, x.Second)
+	var mInner *Inner
+	if c, ok := x.Second.(*Decodable_Inner); ok {
+		mInner = c.Inner
+	}
+	grpcfastimpl.RecordMessage(o, mInner)
+}
+
+// GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
+// that o records as x's: the arrays of its bytes fields without presence, its
+// repeated fields and its maps, and the elements of repeated message fields
+// whose type is pooled by vtprotobuf; message fields that o records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that o does not record,
+// put into x by someone else, is dropped as Reset drops it, never written into.
+// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
+// elements of repeated message fields are kept whatever their type, and the
+// nested messages and oneof wrappers that o records go to o's spares, where
+// GrpcfastDecode takes them from.
+func (x *Decodable) GrpcfastReuse(o *grpcfastimpl.Owned) {
+	if x == nil {
+		return
+	}
+	f0 := grpcfastimpl.KeepBytes(o, x.Data)
+	f1 := grpcfastimpl.KeepScalars(o, x.Ri32)
+	f2 := grpcfastimpl.KeepScalars(o, x.Rs64)
+	f3 := grpcfastimpl.KeepScalars(o, x.Rf32)
+	f4 := grpcfastimpl.KeepScalars(o, x.Rdb)
+	f5 := grpcfastimpl.KeepCleared(o, x.Rflag)
+	f6 := grpcfastimpl.KeepScalars(o, x.Rcolor)
+	f7 := grpcfastimpl.KeepScalars(o, x.Rs32)
+	f8 := grpcfastimpl.KeepScalars(o, x.Ru64)
+	f9 := grpcfastimpl.KeepScalars(o, x.Rfl)
+	f10 := grpcfastimpl.KeepScalars(o, x.Rsf64)
+	f11 := grpcfastimpl.KeepCleared(o, x.Words)
+	f12 := grpcfastimpl.KeepCleared(o, x.Blobs)
+	grpcfastimpl.SpareMessage(o, grpcfastSpare_Decodable, x.Child)
+	f13 := grpcfastimpl.KeepMessages(o, x.Children)
+	grpcfastimpl.SpareMessage(o, grpcfastSpare_Rich, x.Rich)
+	f14 := grpcfastimpl.KeepMessages(o, x.Riches)
+	w0 := grpcfastimpl.MatchOneof(o, x.Choice)
+	var mNode *Decodable
+	if c, ok := x.Choice.(*Decodable_Node); ok {
+		mNode = c.Node
+	}
+	grpcfastimpl.SpareMessage(o, grpcfastSpare_Decodable, mNode)
+	var mOther *Rich
+	if c, ok := x.Choice.(*Decodable_Other); ok {
+		mOther = c.Other
+	}
+	grpcfastimpl.SpareMessage(o, grpcfastSpare_Rich, mOther)
+	w1 := grpcfastimpl.MatchOneof(o, x.Second)
+	var mInner *Inner
+	if c, ok := x.Second.(*Decodable_Inner); ok {
+		mInner = c.Inner
+	}
+	grpcfastimpl.SpareMessage(o, grpcfastSpare_Inner, mInner)
+	if w0 {
+		switch w := x.Choice.(type) {
+		case *Decodable_Text:
+			*w = Decodable_Text{}
+			grpcfastimpl.PutSpare(o, grpcfastSpare_Decodable_Text, w)
+		case *Decodable_Raw:
+			*w = Decodable_Raw{}
+			grpcfastimpl.PutSpare(o, grpcfastSpare_Decodable_Raw, w)
+		case *Decodable_Node:
+			*w = Decodable_Node{}
+			grpcfastimpl.PutSpare(o, grpcfastSpare_Decodable_Node, w)
+		case *Decodable_Num:
+			*w = Decodable_Num{}
+			grpcfastimpl.PutSpare(o, grpcfastSpare_Decodable_Num, w)
+		case *Decodable_Hue:
+			*w = Decodable_Hue{}
+			grpcfastimpl.PutSpare(o, grpcfastSpare_Decodable_Hue, w)
+		case *Decodable_Real:
+			*w = Decodable_Real{}
+			grpcfastimpl.PutSpare(o, grpcfastSpare_Decodable_Real, w)
+		case *Decodable_Yes:
+			*w = Decodable_Yes{}
+			grpcfastimpl.PutSpare(o, grpcfastSpare_Decodable_Yes, w)
+		case *Decodable_Other:
+			*w = Decodable_Other{}
+			grpcfastimpl.PutSpare(o, grpcfastSpare_Decodable_Other, w)
+		case *Decodable_Small:
+			*w = Decodable_Small{}
+			grpcfastimpl.PutSpare(o, grpcfastSpare_Decodable_Small, w)
+		case *Decodable_Big:
+			*w = Decodable_Big{}
+			grpcfastimpl.PutSpare(o, grpcfastSpare_Decodable_Big, w)
+		}
+	}
+	if w1 {
+		switch w := x.Second.(type) {
+		case *Decodable_Inner:
+			*w = Decodable_Inner{}
+			grpcfastimpl.PutSpare(o, grpcfastSpare_Decodable_Inner, w)
+		case *Decodable_Label:
+			*w = Decodable_Label{}
+			grpcfastimpl.PutSpare(o, grpcfastSpare_Decodable_Label, w)
+		}
+	}
+	*x = Decodable{
+		Data:     f0,
+		Ri32:     f1,
+		Rs64:     f2,
+		Rf32:     f3,
+		Rdb:      f4,
+		Rflag:    f5,
+		Rcolor:   f6,
+		Rs32:     f7,
+		Ru64:     f8,
+		Rfl:      f9,
+		Rsf64:    f10,
+		Words:    f11,
+		Blobs:    f12,
+		Children: f13,
+		Riches:   f14,
+	}
+}
+
+// GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
+// grpcfast.Receiver and the grpcfast codec mark a message the receiver has
+// reset. It implements grpcfastimpl.Owner.
+func (x *Decodable) GrpcfastUnknownFields() *[]byte {
+	return &x.unknownFields
+}
+
+// GrpcfastBytesField returns a pointer to x's singular bytes field numbered
+// num, or nil if x has none. It implements grpcfastimpl.BytesFielder: the
+// grpcfast codec decodes a bytes field that arrived split across transport
+// buffers straight into it.
+func (x *Decodable) GrpcfastBytesField(num protowire.Number) *[]byte {
+	switch num {
+	case 16:
+		return &x.Data
+	}
+	return nil
+}
+
+// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to o. The
+// grpcfast codec calls it on input that it has checked as the standard codec
+// would. It implements grpcfastimpl.Decoder.
+func (x *Decodable) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		field := b
+		b = b[n:]
+		switch num {
+		case 1: // i32
+			if typ == protowire.VarintType {
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.I32 = int32(v)
+				continue
+			}
+		case 2: // i64
+			if typ == protowire.VarintType {
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.I64 = int64(v)
+				continue
+			}
+		case 3: // u32
+			if typ == protowire.VarintType {
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.U32 = uint32(v)
+				continue
+			}
+		case 4: // u64
+			if typ == protowire.VarintType {
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.U64 = v
+				continue
+			}
+		case 5: // s32
+			if typ == protowire.VarintType {
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.S32 = int32(protowire.DecodeZigZag(v & math.MaxUint32))
+				continue
+			}
+		case 6: // s64
+			if typ == protowire.VarintType {
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.S64 = protowire.DecodeZigZag(v)
+				continue
+			}
+		case 7: // flag
+			if typ == protowire.VarintType {
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Flag = protowire.DecodeBool(v)
+				continue
+			}
+		case 8: // color
+			if typ == protowire.VarintType {
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Color = Color(int32(v))
+				continue
+			}
+		case 9: // f32
+			if typ == protowire.Fixed32Type {
+				v, n := protowire.ConsumeFixed32(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.F32 = v
+				continue
+			}
+		case 10: // sf32
+			if typ == protowire.Fixed32Type {
+				v, n := protowire.ConsumeFixed32(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Sf32 = int32(v)
+				continue
+			}
+		case 11: // fl
+			if typ == protowire.Fixed32Type {
+				v, n := protowire.ConsumeFixed32(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Fl = math.Float32frombits(v)
+				continue
+			}
+		case 12: // f64
+			if typ == protowire.Fixed64Type {
+				v, n := protowire.ConsumeFixed64(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.F64 = v
+				continue
+			}
+		case 13: // sf64
+			if typ == protowire.Fixed64Type {
+				v, n := protowire.ConsumeFixed64(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Sf64 = int64(v)
+				continue
+			}
+		case 14: // db
+			if typ == protowire.Fixed64Type {
+				v, n := protowire.ConsumeFixed64(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Db = math.Float64frombits(v)
+				continue
+			}
+		case 15: // name
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Name = grpcfastimpl.String(o, v)
+				continue
+			}
+		case 16: // data
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Data = grpcfastimpl.Bytes(o, x.Data, v)
+				continue
+			}
+		case 17: // ri32
+			switch typ {
+			case protowire.VarintType:
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Ri32 = append(x.Ri32, int32(v))
+				continue
+			case protowire.BytesType: // packed
+				p, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				for len(p) > 0 {
+					v, n := protowire.ConsumeVarint(p)
+					if n < 0 {
+						return protowire.ParseError(n)
+					}
+					p = p[n:]
+					x.Ri32 = append(x.Ri32, int32(v))
+				}
+				continue
+			}
+		case 18: // rs64
+			switch typ {
+			case protowire.VarintType:
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Rs64 = append(x.Rs64, protowire.DecodeZigZag(v))
+				continue
+			case protowire.BytesType: // packed
+				p, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				for len(p) > 0 {
+					v, n := protowire.ConsumeVarint(p)
+					if n < 0 {
+						return protowire.ParseError(n)
+					}
+					p = p[n:]
+					x.Rs64 = append(x.Rs64, protowire.DecodeZigZag(v))
+				}
+				continue
+			}
+		case 19: // rf32
+			switch typ {
+			case protowire.Fixed32Type:
+				v, n := protowire.ConsumeFixed32(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Rf32 = append(x.Rf32, v)
+				continue
+			case protowire.BytesType: // packed
+				p, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				for len(p) > 0 {
+					v, n := protowire.ConsumeFixed32(p)
+					if n < 0 {
+						return protowire.ParseError(n)
+					}
+					p = p[n:]
+					x.Rf32 = append(x.Rf32, v)
+				}
+				continue
+			}
+		case 20: // rdb
+			switch typ {
+			case protowire.Fixed64Type:
+				v, n := protowire.ConsumeFixed64(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Rdb = append(x.Rdb, math.Float64frombits(v))
+				continue
+			case protowire.BytesType: // packed
+				p, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				for len(p) > 0 {
+					v, n := protowire.ConsumeFixed64(p)
+					if n < 0 {
+						return protowire.ParseError(n)
+					}
+					p = p[n:]
+					x.Rdb = append(x.Rdb, math.Float64frombits(v))
+				}
+				continue
+			}
+		case 21: // rflag
+			switch typ {
+			case protowire.VarintType:
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Rflag = append(x.Rflag, protowire.DecodeBool(v))
+				continue
+			case protowire.BytesType: // packed
+				p, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				for len(p) > 0 {
+					v, n := protowire.ConsumeVarint(p)
+					if n < 0 {
+						return protowire.ParseError(n)
+					}
+					p = p[n:]
+					x.Rflag = append(x.Rflag, protowire.DecodeBool(v))
+				}
+				continue
+			}
+		case 22: // rcolor
+			switch typ {
+			case protowire.VarintType:
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Rcolor = append(x.Rcolor, Color(int32(v)))
+				continue
+			case protowire.BytesType: // packed
+				p, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				for len(p) > 0 {
+					v, n := protowire.ConsumeVarint(p)
+					if n < 0 {
+						return protowire.ParseError(n)
+					}
+					p = p[n:]
+					x.Rcolor = append(x.Rcolor, Color(int32(v)))
+				}
+				continue
+			}
+		case 23: // rs32
+			switch typ {
+			case protowire.VarintType:
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Rs32 = append(x.Rs32, int32(protowire.DecodeZigZag(v&math.MaxUint32)))
+				continue
+			case protowire.BytesType: // packed
+				p, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				for len(p) > 0 {
+					v, n := protowire.ConsumeVarint(p)
+					if n < 0 {
+						return protowire.ParseError(n)
+					}
+					p = p[n:]
+					x.Rs32 = append(x.Rs32, int32(protowire.DecodeZigZag(v&math.MaxUint32)))
+				}
+				continue
+			}
+		case 24: // ru64
+			switch typ {
+			case protowire.VarintType:
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Ru64 = append(x.Ru64, v)
+				continue
+			case protowire.BytesType: // packed
+				p, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				for len(p) > 0 {
+					v, n := protowire.ConsumeVarint(p)
+					if n < 0 {
+						return protowire.ParseError(n)
+					}
+					p = p[n:]
+					x.Ru64 = append(x.Ru64, v)
+				}
+				continue
+			}
+		case 25: // rfl
+			switch typ {
+			case protowire.Fixed32Type:
+				v, n := protowire.ConsumeFixed32(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Rfl = append(x.Rfl, math.Float32frombits(v))
+				continue
+			case protowire.BytesType: // packed
+				p, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				for len(p) > 0 {
+					v, n := protowire.ConsumeFixed32(p)
+					if n < 0 {
+						return protowire.ParseError(n)
+					}
+					p = p[n:]
+					x.Rfl = append(x.Rfl, math.Float32frombits(v))
+				}
+				continue
+			}
+		case 26: // rsf64
+			switch typ {
+			case protowire.Fixed64Type:
+				v, n := protowire.ConsumeFixed64(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Rsf64 = append(x.Rsf64, int64(v))
+				continue
+			case protowire.BytesType: // packed
+				p, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				for len(p) > 0 {
+					v, n := protowire.ConsumeFixed64(p)
+					if n < 0 {
+						return protowire.ParseError(n)
+					}
+					p = p[n:]
+					x.Rsf64 = append(x.Rsf64, int64(v))
+				}
+				continue
+			}
+		case 27: // words
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Words = append(x.Words, grpcfastimpl.String(o, v))
+				continue
+			}
+		case 28: // blobs
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Blobs = append(x.Blobs, grpcfastimpl.NewBytes(o, v))
+				continue
+			}
+		case 29: // child
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				if x.Child == nil {
+					x.Child = grpcfastimpl.Spare[Decodable](o, grpcfastSpare_Decodable)
+				}
+				if err := x.Child.GrpcfastDecode(v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		case 30: // children
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				var e *Decodable
+				if n := len(x.Children); n < cap(x.Children) {
+					x.Children = x.Children[:n+1]
+					if e = x.Children[n]; e == nil {
+						e = grpcfastimpl.Spare[Decodable](o, grpcfastSpare_Decodable)
+						x.Children[n] = e
+					}
+				} else {
+					e = grpcfastimpl.Spare[Decodable](o, grpcfastSpare_Decodable)
+					x.Children = append(x.Children, e)
+				}
+				if err := e.GrpcfastDecode(v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		case 31: // rich
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				if x.Rich == nil {
+					x.Rich = grpcfastimpl.Spare[Rich](o, grpcfastSpare_Rich)
+				}
+				if err := grpcfastimpl.DecodeMessage(x.Rich, v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		case 32: // riches
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				var e *Rich
+				if n := len(x.Riches); n < cap(x.Riches) {
+					x.Riches = x.Riches[:n+1]
+					if e = x.Riches[n]; e == nil {
+						e = grpcfastimpl.Spare[Rich](o, grpcfastSpare_Rich)
+						x.Riches[n] = e
+					}
+				} else {
+					e = grpcfastimpl.Spare[Rich](o, grpcfastSpare_Rich)
+					x.Riches = append(x.Riches, e)
+				}
+				if err := grpcfastimpl.DecodeMessage(e, v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		case 33: // text
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				w, ok := x.Choice.(*Decodable_Text)
+				if !ok {
+					w = grpcfastimpl.Spare[Decodable_Text](o, grpcfastSpare_Decodable_Text)
+					x.Choice = w
+				}
+				w.Text = grpcfastimpl.String(o, v)
+				continue
+			}
+		case 34: // raw
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				w, ok := x.Choice.(*Decodable_Raw)
+				if !ok {
+					w = grpcfastimpl.Spare[Decodable_Raw](o, grpcfastSpare_Decodable_Raw)
+					x.Choice = w
+				}
+				w.Raw = grpcfastimpl.Bytes(o, w.Raw, v)
+				continue
+			}
+		case 35: // node
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				w, ok := x.Choice.(*Decodable_Node)
+				if !ok {
+					w = grpcfastimpl.Spare[Decodable_Node](o, grpcfastSpare_Decodable_Node)
+					x.Choice = w
+				}
+				if w.Node == nil {
+					w.Node = grpcfastimpl.Spare[Decodable](o, grpcfastSpare_Decodable)
+				}
+				if err := w.Node.GrpcfastDecode(v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		case 36: // num
+			if typ == protowire.VarintType {
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				w, ok := x.Choice.(*Decodable_Num)
+				if !ok {
+					w = grpcfastimpl.Spare[Decodable_Num](o, grpcfastSpare_Decodable_Num)
+					x.Choice = w
+				}
+				w.Num = int64(v)
+				continue
+			}
+		case 37: // hue
+			if typ == protowire.VarintType {
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				w, ok := x.Choice.(*Decodable_Hue)
+				if !ok {
+					w = grpcfastimpl.Spare[Decodable_Hue](o, grpcfastSpare_Decodable_Hue)
+					x.Choice = w
+				}
+				w.Hue = Color(int32(v))
+				continue
+			}
+		case 38: // real
+			if typ == protowire.Fixed64Type {
+				v, n := protowire.ConsumeFixed64(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				w, ok := x.Choice.(*Decodable_Real)
+				if !ok {
+					w = grpcfastimpl.Spare[Decodable_Real](o, grpcfastSpare_Decodable_Real)
+					x.Choice = w
+				}
+				w.Real = math.Float64frombits(v)
+				continue
+			}
+		case 39: // yes
+			if typ == protowire.VarintType {
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				w, ok := x.Choice.(*Decodable_Yes)
+				if !ok {
+					w = grpcfastimpl.Spare[Decodable_Yes](o, grpcfastSpare_Decodable_Yes)
+					x.Choice = w
+				}
+				w.Yes = protowire.DecodeBool(v)
+				continue
+			}
+		case 40: // other
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				w, ok := x.Choice.(*Decodable_Other)
+				if !ok {
+					w = grpcfastimpl.Spare[Decodable_Other](o, grpcfastSpare_Decodable_Other)
+					x.Choice = w
+				}
+				if w.Other == nil {
+					w.Other = grpcfastimpl.Spare[Rich](o, grpcfastSpare_Rich)
+				}
+				if err := grpcfastimpl.DecodeMessage(w.Other, v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		case 41: // small
+			if typ == protowire.VarintType {
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				w, ok := x.Choice.(*Decodable_Small)
+				if !ok {
+					w = grpcfastimpl.Spare[Decodable_Small](o, grpcfastSpare_Decodable_Small)
+					x.Choice = w
+				}
+				w.Small = int32(protowire.DecodeZigZag(v & math.MaxUint32))
+				continue
+			}
+		case 42: // big
+			if typ == protowire.Fixed64Type {
+				v, n := protowire.ConsumeFixed64(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				w, ok := x.Choice.(*Decodable_Big)
+				if !ok {
+					w = grpcfastimpl.Spare[Decodable_Big](o, grpcfastSpare_Decodable_Big)
+					x.Choice = w
+				}
+				w.Big = v
+				continue
+			}
+		case 43: // inner
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				w, ok := x.Second.(*Decodable_Inner)
+				if !ok {
+					w = grpcfastimpl.Spare[Decodable_Inner](o, grpcfastSpare_Decodable_Inner)
+					x.Second = w
+				}
+				if w.Inner == nil {
+					w.Inner = grpcfastimpl.Spare[Inner](o, grpcfastSpare_Inner)
+				}
+				if err := w.Inner.GrpcfastDecode(v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		case 44: // label
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				w, ok := x.Second.(*Decodable_Label)
+				if !ok {
+					w = grpcfastimpl.Spare[Decodable_Label](o, grpcfastSpare_Decodable_Label)
+					x.Second = w
+				}
+				w.Label = grpcfastimpl.String(o, v)
+				continue
+			}
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it.
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+	}
+	return nil
+}
+
+// The lists of spares (nested messages and oneof wrappers that a reset gave
+// back) that the generated decoders of this file take from, one per type.
+var (
+	grpcfastSpare_PooledInner     = grpcfastimpl.NewSpareKind() // PooledInner
+	grpcfastSpare_Inner           = grpcfastimpl.NewSpareKind() // Inner
+	grpcfastSpare_Decodable       = grpcfastimpl.NewSpareKind() // Decodable
+	grpcfastSpare_Rich            = grpcfastimpl.NewSpareKind() // Rich
+	grpcfastSpare_Decodable_Text  = grpcfastimpl.NewSpareKind() // Decodable_Text
+	grpcfastSpare_Decodable_Raw   = grpcfastimpl.NewSpareKind() // Decodable_Raw
+	grpcfastSpare_Decodable_Node  = grpcfastimpl.NewSpareKind() // Decodable_Node
+	grpcfastSpare_Decodable_Num   = grpcfastimpl.NewSpareKind() // Decodable_Num
+	grpcfastSpare_Decodable_Hue   = grpcfastimpl.NewSpareKind() // Decodable_Hue
+	grpcfastSpare_Decodable_Real  = grpcfastimpl.NewSpareKind() // Decodable_Real
+	grpcfastSpare_Decodable_Yes   = grpcfastimpl.NewSpareKind() // Decodable_Yes
+	grpcfastSpare_Decodable_Other = grpcfastimpl.NewSpareKind() // Decodable_Other
+	grpcfastSpare_Decodable_Small = grpcfastimpl.NewSpareKind() // Decodable_Small
+	grpcfastSpare_Decodable_Big   = grpcfastimpl.NewSpareKind() // Decodable_Big
+	grpcfastSpare_Decodable_Inner = grpcfastimpl.NewSpareKind() // Decodable_Inner
+	grpcfastSpare_Decodable_Label = grpcfastimpl.NewSpareKind() // Decodable_Label
+)
 
 // NewKinds_ClientStreamRequestReceiver returns a Receiver that reads the
 // requests of a Kinds.ClientStream stream (client-streaming, server side) into

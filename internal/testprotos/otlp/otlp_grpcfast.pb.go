@@ -13,6 +13,7 @@ import (
 	grpc "google.golang.org/grpc"
 	encoding "google.golang.org/grpc/encoding"
 	protowire "google.golang.org/protobuf/encoding/protowire"
+	math "math"
 )
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
@@ -64,14 +65,18 @@ func (x *ExportTraceServiceRequest) GrpcfastRecord(o *grpcfastimpl.Owned) {
 // whose type is pooled by vtprotobuf; message fields that o records and whose
 // type is pooled go back to vtprotobuf's pool. Memory that o does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner.
+// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
+// elements of repeated message fields are kept whatever their type, and the
+// nested messages and oneof wrappers that o records go to o's spares, where
+// GrpcfastDecode takes them from.
 func (x *ExportTraceServiceRequest) GrpcfastReuse(o *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
 	f0 := grpcfastimpl.KeepMessages(o, x.ResourceSpans)
-	x.Reset()
-	x.ResourceSpans = f0
+	*x = ExportTraceServiceRequest{
+		ResourceSpans: f0,
+	}
 }
 
 // GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
@@ -79,6 +84,56 @@ func (x *ExportTraceServiceRequest) GrpcfastReuse(o *grpcfastimpl.Owned) {
 // reset. It implements grpcfastimpl.Owner.
 func (x *ExportTraceServiceRequest) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
+}
+
+// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to o. The
+// grpcfast codec calls it on input that it has checked as the standard codec
+// would. It implements grpcfastimpl.Decoder.
+func (x *ExportTraceServiceRequest) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		field := b
+		b = b[n:]
+		switch num {
+		case 1: // resource_spans
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				var e *ResourceSpans
+				if n := len(x.ResourceSpans); n < cap(x.ResourceSpans) {
+					x.ResourceSpans = x.ResourceSpans[:n+1]
+					if e = x.ResourceSpans[n]; e == nil {
+						e = grpcfastimpl.Spare[ResourceSpans](o, grpcfastSpare_ResourceSpans)
+						x.ResourceSpans[n] = e
+					}
+				} else {
+					e = grpcfastimpl.Spare[ResourceSpans](o, grpcfastSpare_ResourceSpans)
+					x.ResourceSpans = append(x.ResourceSpans, e)
+				}
+				if err := e.GrpcfastDecode(v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it.
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+	}
+	return nil
 }
 
 // GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
@@ -95,13 +150,16 @@ func (x *ExportTraceServiceResponse) GrpcfastRecord(o *grpcfastimpl.Owned) {
 // whose type is pooled by vtprotobuf; message fields that o records and whose
 // type is pooled go back to vtprotobuf's pool. Memory that o does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner.
+// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
+// elements of repeated message fields are kept whatever their type, and the
+// nested messages and oneof wrappers that o records go to o's spares, where
+// GrpcfastDecode takes them from.
 func (x *ExportTraceServiceResponse) GrpcfastReuse(o *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.ReleaseMessage(o, x.PartialSuccess)
-	x.Reset()
+	grpcfastimpl.SpareMessage(o, grpcfastSpare_ExportTracePartialSuccess, x.PartialSuccess)
+	*x = ExportTraceServiceResponse{}
 }
 
 // GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
@@ -109,6 +167,95 @@ func (x *ExportTraceServiceResponse) GrpcfastReuse(o *grpcfastimpl.Owned) {
 // reset. It implements grpcfastimpl.Owner.
 func (x *ExportTraceServiceResponse) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
+}
+
+// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to o. The
+// grpcfast codec calls it on input that it has checked as the standard codec
+// would. It implements grpcfastimpl.Decoder.
+func (x *ExportTraceServiceResponse) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		field := b
+		b = b[n:]
+		switch num {
+		case 1: // partial_success
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				if x.PartialSuccess == nil {
+					x.PartialSuccess = grpcfastimpl.Spare[ExportTracePartialSuccess](o, grpcfastSpare_ExportTracePartialSuccess)
+				}
+				if err := x.PartialSuccess.GrpcfastDecode(v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it.
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+	}
+	return nil
+}
+
+// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to o. The
+// grpcfast codec calls it on input that it has checked as the standard codec
+// would. It implements grpcfastimpl.Decoder.
+func (x *ExportTracePartialSuccess) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		field := b
+		b = b[n:]
+		switch num {
+		case 1: // rejected_spans
+			if typ == protowire.VarintType {
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.RejectedSpans = int64(v)
+				continue
+			}
+		case 2: // error_message
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.ErrorMessage = grpcfastimpl.String(o, v)
+				continue
+			}
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it.
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+	}
+	return nil
 }
 
 // GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
@@ -126,15 +273,19 @@ func (x *ResourceSpans) GrpcfastRecord(o *grpcfastimpl.Owned) {
 // whose type is pooled by vtprotobuf; message fields that o records and whose
 // type is pooled go back to vtprotobuf's pool. Memory that o does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner.
+// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
+// elements of repeated message fields are kept whatever their type, and the
+// nested messages and oneof wrappers that o records go to o's spares, where
+// GrpcfastDecode takes them from.
 func (x *ResourceSpans) GrpcfastReuse(o *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.ReleaseMessage(o, x.Resource)
+	grpcfastimpl.SpareMessage(o, grpcfastSpare_Resource, x.Resource)
 	f0 := grpcfastimpl.KeepMessages(o, x.ScopeSpans)
-	x.Reset()
-	x.ScopeSpans = f0
+	*x = ResourceSpans{
+		ScopeSpans: f0,
+	}
 }
 
 // GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
@@ -142,6 +293,81 @@ func (x *ResourceSpans) GrpcfastReuse(o *grpcfastimpl.Owned) {
 // reset. It implements grpcfastimpl.Owner.
 func (x *ResourceSpans) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
+}
+
+// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to o. The
+// grpcfast codec calls it on input that it has checked as the standard codec
+// would. It implements grpcfastimpl.Decoder.
+func (x *ResourceSpans) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		field := b
+		b = b[n:]
+		switch num {
+		case 1: // resource
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				if x.Resource == nil {
+					x.Resource = grpcfastimpl.Spare[Resource](o, grpcfastSpare_Resource)
+				}
+				if err := x.Resource.GrpcfastDecode(v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		case 2: // scope_spans
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				var e *ScopeSpans
+				if n := len(x.ScopeSpans); n < cap(x.ScopeSpans) {
+					x.ScopeSpans = x.ScopeSpans[:n+1]
+					if e = x.ScopeSpans[n]; e == nil {
+						e = grpcfastimpl.Spare[ScopeSpans](o, grpcfastSpare_ScopeSpans)
+						x.ScopeSpans[n] = e
+					}
+				} else {
+					e = grpcfastimpl.Spare[ScopeSpans](o, grpcfastSpare_ScopeSpans)
+					x.ScopeSpans = append(x.ScopeSpans, e)
+				}
+				if err := e.GrpcfastDecode(v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		case 3: // schema_url
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.SchemaUrl = grpcfastimpl.String(o, v)
+				continue
+			}
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it.
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+	}
+	return nil
 }
 
 // GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
@@ -159,15 +385,19 @@ func (x *ScopeSpans) GrpcfastRecord(o *grpcfastimpl.Owned) {
 // whose type is pooled by vtprotobuf; message fields that o records and whose
 // type is pooled go back to vtprotobuf's pool. Memory that o does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner.
+// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
+// elements of repeated message fields are kept whatever their type, and the
+// nested messages and oneof wrappers that o records go to o's spares, where
+// GrpcfastDecode takes them from.
 func (x *ScopeSpans) GrpcfastReuse(o *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.ReleaseMessage(o, x.Scope)
+	grpcfastimpl.SpareMessage(o, grpcfastSpare_InstrumentationScope, x.Scope)
 	f0 := grpcfastimpl.KeepMessages(o, x.Spans)
-	x.Reset()
-	x.Spans = f0
+	*x = ScopeSpans{
+		Spans: f0,
+	}
 }
 
 // GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
@@ -175,6 +405,81 @@ func (x *ScopeSpans) GrpcfastReuse(o *grpcfastimpl.Owned) {
 // reset. It implements grpcfastimpl.Owner.
 func (x *ScopeSpans) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
+}
+
+// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to o. The
+// grpcfast codec calls it on input that it has checked as the standard codec
+// would. It implements grpcfastimpl.Decoder.
+func (x *ScopeSpans) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		field := b
+		b = b[n:]
+		switch num {
+		case 1: // scope
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				if x.Scope == nil {
+					x.Scope = grpcfastimpl.Spare[InstrumentationScope](o, grpcfastSpare_InstrumentationScope)
+				}
+				if err := x.Scope.GrpcfastDecode(v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		case 2: // spans
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				var e *Span
+				if n := len(x.Spans); n < cap(x.Spans) {
+					x.Spans = x.Spans[:n+1]
+					if e = x.Spans[n]; e == nil {
+						e = grpcfastimpl.Spare[Span](o, grpcfastSpare_Span)
+						x.Spans[n] = e
+					}
+				} else {
+					e = grpcfastimpl.Spare[Span](o, grpcfastSpare_Span)
+					x.Spans = append(x.Spans, e)
+				}
+				if err := e.GrpcfastDecode(v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		case 3: // schema_url
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.SchemaUrl = grpcfastimpl.String(o, v)
+				continue
+			}
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it.
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+	}
+	return nil
 }
 
 // GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
@@ -197,7 +502,10 @@ func (x *Span) GrpcfastRecord(o *grpcfastimpl.Owned) {
 // whose type is pooled by vtprotobuf; message fields that o records and whose
 // type is pooled go back to vtprotobuf's pool. Memory that o does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner.
+// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
+// elements of repeated message fields are kept whatever their type, and the
+// nested messages and oneof wrappers that o records go to o's spares, where
+// GrpcfastDecode takes them from.
 func (x *Span) GrpcfastReuse(o *grpcfastimpl.Owned) {
 	if x == nil {
 		return
@@ -208,14 +516,15 @@ func (x *Span) GrpcfastReuse(o *grpcfastimpl.Owned) {
 	f3 := grpcfastimpl.KeepMessages(o, x.Attributes)
 	f4 := grpcfastimpl.KeepMessages(o, x.Events)
 	f5 := grpcfastimpl.KeepMessages(o, x.Links)
-	grpcfastimpl.ReleaseMessage(o, x.Status)
-	x.Reset()
-	x.TraceId = f0
-	x.SpanId = f1
-	x.ParentSpanId = f2
-	x.Attributes = f3
-	x.Events = f4
-	x.Links = f5
+	grpcfastimpl.SpareMessage(o, grpcfastSpare_Status, x.Status)
+	*x = Span{
+		TraceId:      f0,
+		SpanId:       f1,
+		ParentSpanId: f2,
+		Attributes:   f3,
+		Events:       f4,
+		Links:        f5,
+	}
 }
 
 // GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
@@ -241,6 +550,237 @@ func (x *Span) GrpcfastBytesField(num protowire.Number) *[]byte {
 	return nil
 }
 
+// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to o. The
+// grpcfast codec calls it on input that it has checked as the standard codec
+// would. It implements grpcfastimpl.Decoder.
+func (x *Span) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		field := b
+		b = b[n:]
+		switch num {
+		case 1: // trace_id
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.TraceId = grpcfastimpl.Bytes(o, x.TraceId, v)
+				continue
+			}
+		case 2: // span_id
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.SpanId = grpcfastimpl.Bytes(o, x.SpanId, v)
+				continue
+			}
+		case 3: // trace_state
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.TraceState = grpcfastimpl.String(o, v)
+				continue
+			}
+		case 4: // parent_span_id
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.ParentSpanId = grpcfastimpl.Bytes(o, x.ParentSpanId, v)
+				continue
+			}
+		case 16: // flags
+			if typ == protowire.Fixed32Type {
+				v, n := protowire.ConsumeFixed32(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Flags = v
+				continue
+			}
+		case 5: // name
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Name = grpcfastimpl.String(o, v)
+				continue
+			}
+		case 6: // kind
+			if typ == protowire.VarintType {
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Kind = Span_SpanKind(int32(v))
+				continue
+			}
+		case 7: // start_time_unix_nano
+			if typ == protowire.Fixed64Type {
+				v, n := protowire.ConsumeFixed64(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.StartTimeUnixNano = v
+				continue
+			}
+		case 8: // end_time_unix_nano
+			if typ == protowire.Fixed64Type {
+				v, n := protowire.ConsumeFixed64(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.EndTimeUnixNano = v
+				continue
+			}
+		case 9: // attributes
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				var e *KeyValue
+				if n := len(x.Attributes); n < cap(x.Attributes) {
+					x.Attributes = x.Attributes[:n+1]
+					if e = x.Attributes[n]; e == nil {
+						e = grpcfastimpl.Spare[KeyValue](o, grpcfastSpare_KeyValue)
+						x.Attributes[n] = e
+					}
+				} else {
+					e = grpcfastimpl.Spare[KeyValue](o, grpcfastSpare_KeyValue)
+					x.Attributes = append(x.Attributes, e)
+				}
+				if err := e.GrpcfastDecode(v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		case 10: // dropped_attributes_count
+			if typ == protowire.VarintType {
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.DroppedAttributesCount = uint32(v)
+				continue
+			}
+		case 11: // events
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				var e *Span_Event
+				if n := len(x.Events); n < cap(x.Events) {
+					x.Events = x.Events[:n+1]
+					if e = x.Events[n]; e == nil {
+						e = grpcfastimpl.Spare[Span_Event](o, grpcfastSpare_Span_Event)
+						x.Events[n] = e
+					}
+				} else {
+					e = grpcfastimpl.Spare[Span_Event](o, grpcfastSpare_Span_Event)
+					x.Events = append(x.Events, e)
+				}
+				if err := e.GrpcfastDecode(v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		case 12: // dropped_events_count
+			if typ == protowire.VarintType {
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.DroppedEventsCount = uint32(v)
+				continue
+			}
+		case 13: // links
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				var e *Span_Link
+				if n := len(x.Links); n < cap(x.Links) {
+					x.Links = x.Links[:n+1]
+					if e = x.Links[n]; e == nil {
+						e = grpcfastimpl.Spare[Span_Link](o, grpcfastSpare_Span_Link)
+						x.Links[n] = e
+					}
+				} else {
+					e = grpcfastimpl.Spare[Span_Link](o, grpcfastSpare_Span_Link)
+					x.Links = append(x.Links, e)
+				}
+				if err := e.GrpcfastDecode(v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		case 14: // dropped_links_count
+			if typ == protowire.VarintType {
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.DroppedLinksCount = uint32(v)
+				continue
+			}
+		case 15: // status
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				if x.Status == nil {
+					x.Status = grpcfastimpl.Spare[Status](o, grpcfastSpare_Status)
+				}
+				if err := x.Status.GrpcfastDecode(v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it.
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+	}
+	return nil
+}
+
 // GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
 // repeated fields, its maps and its nested messages. It implements
 // grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
@@ -255,14 +795,18 @@ func (x *Span_Event) GrpcfastRecord(o *grpcfastimpl.Owned) {
 // whose type is pooled by vtprotobuf; message fields that o records and whose
 // type is pooled go back to vtprotobuf's pool. Memory that o does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner.
+// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
+// elements of repeated message fields are kept whatever their type, and the
+// nested messages and oneof wrappers that o records go to o's spares, where
+// GrpcfastDecode takes them from.
 func (x *Span_Event) GrpcfastReuse(o *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
 	f0 := grpcfastimpl.KeepMessages(o, x.Attributes)
-	x.Reset()
-	x.Attributes = f0
+	*x = Span_Event{
+		Attributes: f0,
+	}
 }
 
 // GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
@@ -270,6 +814,86 @@ func (x *Span_Event) GrpcfastReuse(o *grpcfastimpl.Owned) {
 // reset. It implements grpcfastimpl.Owner.
 func (x *Span_Event) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
+}
+
+// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to o. The
+// grpcfast codec calls it on input that it has checked as the standard codec
+// would. It implements grpcfastimpl.Decoder.
+func (x *Span_Event) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		field := b
+		b = b[n:]
+		switch num {
+		case 1: // time_unix_nano
+			if typ == protowire.Fixed64Type {
+				v, n := protowire.ConsumeFixed64(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.TimeUnixNano = v
+				continue
+			}
+		case 2: // name
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Name = grpcfastimpl.String(o, v)
+				continue
+			}
+		case 3: // attributes
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				var e *KeyValue
+				if n := len(x.Attributes); n < cap(x.Attributes) {
+					x.Attributes = x.Attributes[:n+1]
+					if e = x.Attributes[n]; e == nil {
+						e = grpcfastimpl.Spare[KeyValue](o, grpcfastSpare_KeyValue)
+						x.Attributes[n] = e
+					}
+				} else {
+					e = grpcfastimpl.Spare[KeyValue](o, grpcfastSpare_KeyValue)
+					x.Attributes = append(x.Attributes, e)
+				}
+				if err := e.GrpcfastDecode(v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		case 4: // dropped_attributes_count
+			if typ == protowire.VarintType {
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.DroppedAttributesCount = uint32(v)
+				continue
+			}
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it.
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+	}
+	return nil
 }
 
 // GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
@@ -288,7 +912,10 @@ func (x *Span_Link) GrpcfastRecord(o *grpcfastimpl.Owned) {
 // whose type is pooled by vtprotobuf; message fields that o records and whose
 // type is pooled go back to vtprotobuf's pool. Memory that o does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner.
+// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
+// elements of repeated message fields are kept whatever their type, and the
+// nested messages and oneof wrappers that o records go to o's spares, where
+// GrpcfastDecode takes them from.
 func (x *Span_Link) GrpcfastReuse(o *grpcfastimpl.Owned) {
 	if x == nil {
 		return
@@ -296,10 +923,11 @@ func (x *Span_Link) GrpcfastReuse(o *grpcfastimpl.Owned) {
 	f0 := grpcfastimpl.KeepBytes(o, x.TraceId)
 	f1 := grpcfastimpl.KeepBytes(o, x.SpanId)
 	f2 := grpcfastimpl.KeepMessages(o, x.Attributes)
-	x.Reset()
-	x.TraceId = f0
-	x.SpanId = f1
-	x.Attributes = f2
+	*x = Span_Link{
+		TraceId:    f0,
+		SpanId:     f1,
+		Attributes: f2,
+	}
 }
 
 // GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
@@ -323,11 +951,159 @@ func (x *Span_Link) GrpcfastBytesField(num protowire.Number) *[]byte {
 	return nil
 }
 
+// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to o. The
+// grpcfast codec calls it on input that it has checked as the standard codec
+// would. It implements grpcfastimpl.Decoder.
+func (x *Span_Link) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		field := b
+		b = b[n:]
+		switch num {
+		case 1: // trace_id
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.TraceId = grpcfastimpl.Bytes(o, x.TraceId, v)
+				continue
+			}
+		case 2: // span_id
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.SpanId = grpcfastimpl.Bytes(o, x.SpanId, v)
+				continue
+			}
+		case 3: // trace_state
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.TraceState = grpcfastimpl.String(o, v)
+				continue
+			}
+		case 4: // attributes
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				var e *KeyValue
+				if n := len(x.Attributes); n < cap(x.Attributes) {
+					x.Attributes = x.Attributes[:n+1]
+					if e = x.Attributes[n]; e == nil {
+						e = grpcfastimpl.Spare[KeyValue](o, grpcfastSpare_KeyValue)
+						x.Attributes[n] = e
+					}
+				} else {
+					e = grpcfastimpl.Spare[KeyValue](o, grpcfastSpare_KeyValue)
+					x.Attributes = append(x.Attributes, e)
+				}
+				if err := e.GrpcfastDecode(v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		case 5: // dropped_attributes_count
+			if typ == protowire.VarintType {
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.DroppedAttributesCount = uint32(v)
+				continue
+			}
+		case 6: // flags
+			if typ == protowire.Fixed32Type {
+				v, n := protowire.ConsumeFixed32(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Flags = v
+				continue
+			}
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it.
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+	}
+	return nil
+}
+
+// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to o. The
+// grpcfast codec calls it on input that it has checked as the standard codec
+// would. It implements grpcfastimpl.Decoder.
+func (x *Status) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		field := b
+		b = b[n:]
+		switch num {
+		case 2: // message
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Message = grpcfastimpl.String(o, v)
+				continue
+			}
+		case 3: // code
+			if typ == protowire.VarintType {
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Code = Status_StatusCode(int32(v))
+				continue
+			}
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it.
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+	}
+	return nil
+}
+
 // GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
 // repeated fields, its maps and its nested messages. It implements
 // grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
 // decoded into x.
 func (x *AnyValue) GrpcfastRecord(o *grpcfastimpl.Owned) {
+	grpcfastimpl.RecordOneof(o, x.Value)
 	var mArrayValue *ArrayValue
 	if c, ok := x.Value.(*AnyValue_ArrayValue); ok {
 		mArrayValue = c.ArrayValue
@@ -346,22 +1122,51 @@ func (x *AnyValue) GrpcfastRecord(o *grpcfastimpl.Owned) {
 // whose type is pooled by vtprotobuf; message fields that o records and whose
 // type is pooled go back to vtprotobuf's pool. Memory that o does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner.
+// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
+// elements of repeated message fields are kept whatever their type, and the
+// nested messages and oneof wrappers that o records go to o's spares, where
+// GrpcfastDecode takes them from.
 func (x *AnyValue) GrpcfastReuse(o *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
+	w0 := grpcfastimpl.MatchOneof(o, x.Value)
 	var mArrayValue *ArrayValue
 	if c, ok := x.Value.(*AnyValue_ArrayValue); ok {
 		mArrayValue = c.ArrayValue
 	}
-	grpcfastimpl.ReleaseMessage(o, mArrayValue)
+	grpcfastimpl.SpareMessage(o, grpcfastSpare_ArrayValue, mArrayValue)
 	var mKvlistValue *KeyValueList
 	if c, ok := x.Value.(*AnyValue_KvlistValue); ok {
 		mKvlistValue = c.KvlistValue
 	}
-	grpcfastimpl.ReleaseMessage(o, mKvlistValue)
-	x.Reset()
+	grpcfastimpl.SpareMessage(o, grpcfastSpare_KeyValueList, mKvlistValue)
+	if w0 {
+		switch w := x.Value.(type) {
+		case *AnyValue_StringValue:
+			*w = AnyValue_StringValue{}
+			grpcfastimpl.PutSpare(o, grpcfastSpare_AnyValue_StringValue, w)
+		case *AnyValue_BoolValue:
+			*w = AnyValue_BoolValue{}
+			grpcfastimpl.PutSpare(o, grpcfastSpare_AnyValue_BoolValue, w)
+		case *AnyValue_IntValue:
+			*w = AnyValue_IntValue{}
+			grpcfastimpl.PutSpare(o, grpcfastSpare_AnyValue_IntValue, w)
+		case *AnyValue_DoubleValue:
+			*w = AnyValue_DoubleValue{}
+			grpcfastimpl.PutSpare(o, grpcfastSpare_AnyValue_DoubleValue, w)
+		case *AnyValue_ArrayValue:
+			*w = AnyValue_ArrayValue{}
+			grpcfastimpl.PutSpare(o, grpcfastSpare_AnyValue_ArrayValue, w)
+		case *AnyValue_KvlistValue:
+			*w = AnyValue_KvlistValue{}
+			grpcfastimpl.PutSpare(o, grpcfastSpare_AnyValue_KvlistValue, w)
+		case *AnyValue_BytesValue:
+			*w = AnyValue_BytesValue{}
+			grpcfastimpl.PutSpare(o, grpcfastSpare_AnyValue_BytesValue, w)
+		}
+	}
+	*x = AnyValue{}
 }
 
 // GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
@@ -369,6 +1174,148 @@ func (x *AnyValue) GrpcfastReuse(o *grpcfastimpl.Owned) {
 // reset. It implements grpcfastimpl.Owner.
 func (x *AnyValue) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
+}
+
+// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to o. The
+// grpcfast codec calls it on input that it has checked as the standard codec
+// would. It implements grpcfastimpl.Decoder.
+func (x *AnyValue) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		field := b
+		b = b[n:]
+		switch num {
+		case 1: // string_value
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				w, ok := x.Value.(*AnyValue_StringValue)
+				if !ok {
+					w = grpcfastimpl.Spare[AnyValue_StringValue](o, grpcfastSpare_AnyValue_StringValue)
+					x.Value = w
+				}
+				w.StringValue = grpcfastimpl.String(o, v)
+				continue
+			}
+		case 2: // bool_value
+			if typ == protowire.VarintType {
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				w, ok := x.Value.(*AnyValue_BoolValue)
+				if !ok {
+					w = grpcfastimpl.Spare[AnyValue_BoolValue](o, grpcfastSpare_AnyValue_BoolValue)
+					x.Value = w
+				}
+				w.BoolValue = protowire.DecodeBool(v)
+				continue
+			}
+		case 3: // int_value
+			if typ == protowire.VarintType {
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				w, ok := x.Value.(*AnyValue_IntValue)
+				if !ok {
+					w = grpcfastimpl.Spare[AnyValue_IntValue](o, grpcfastSpare_AnyValue_IntValue)
+					x.Value = w
+				}
+				w.IntValue = int64(v)
+				continue
+			}
+		case 4: // double_value
+			if typ == protowire.Fixed64Type {
+				v, n := protowire.ConsumeFixed64(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				w, ok := x.Value.(*AnyValue_DoubleValue)
+				if !ok {
+					w = grpcfastimpl.Spare[AnyValue_DoubleValue](o, grpcfastSpare_AnyValue_DoubleValue)
+					x.Value = w
+				}
+				w.DoubleValue = math.Float64frombits(v)
+				continue
+			}
+		case 5: // array_value
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				w, ok := x.Value.(*AnyValue_ArrayValue)
+				if !ok {
+					w = grpcfastimpl.Spare[AnyValue_ArrayValue](o, grpcfastSpare_AnyValue_ArrayValue)
+					x.Value = w
+				}
+				if w.ArrayValue == nil {
+					w.ArrayValue = grpcfastimpl.Spare[ArrayValue](o, grpcfastSpare_ArrayValue)
+				}
+				if err := w.ArrayValue.GrpcfastDecode(v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		case 6: // kvlist_value
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				w, ok := x.Value.(*AnyValue_KvlistValue)
+				if !ok {
+					w = grpcfastimpl.Spare[AnyValue_KvlistValue](o, grpcfastSpare_AnyValue_KvlistValue)
+					x.Value = w
+				}
+				if w.KvlistValue == nil {
+					w.KvlistValue = grpcfastimpl.Spare[KeyValueList](o, grpcfastSpare_KeyValueList)
+				}
+				if err := w.KvlistValue.GrpcfastDecode(v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		case 7: // bytes_value
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				w, ok := x.Value.(*AnyValue_BytesValue)
+				if !ok {
+					w = grpcfastimpl.Spare[AnyValue_BytesValue](o, grpcfastSpare_AnyValue_BytesValue)
+					x.Value = w
+				}
+				w.BytesValue = grpcfastimpl.Bytes(o, w.BytesValue, v)
+				continue
+			}
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it.
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+	}
+	return nil
 }
 
 // GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
@@ -385,14 +1332,18 @@ func (x *ArrayValue) GrpcfastRecord(o *grpcfastimpl.Owned) {
 // whose type is pooled by vtprotobuf; message fields that o records and whose
 // type is pooled go back to vtprotobuf's pool. Memory that o does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner.
+// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
+// elements of repeated message fields are kept whatever their type, and the
+// nested messages and oneof wrappers that o records go to o's spares, where
+// GrpcfastDecode takes them from.
 func (x *ArrayValue) GrpcfastReuse(o *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
 	f0 := grpcfastimpl.KeepMessages(o, x.Values)
-	x.Reset()
-	x.Values = f0
+	*x = ArrayValue{
+		Values: f0,
+	}
 }
 
 // GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
@@ -400,6 +1351,56 @@ func (x *ArrayValue) GrpcfastReuse(o *grpcfastimpl.Owned) {
 // reset. It implements grpcfastimpl.Owner.
 func (x *ArrayValue) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
+}
+
+// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to o. The
+// grpcfast codec calls it on input that it has checked as the standard codec
+// would. It implements grpcfastimpl.Decoder.
+func (x *ArrayValue) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		field := b
+		b = b[n:]
+		switch num {
+		case 1: // values
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				var e *AnyValue
+				if n := len(x.Values); n < cap(x.Values) {
+					x.Values = x.Values[:n+1]
+					if e = x.Values[n]; e == nil {
+						e = grpcfastimpl.Spare[AnyValue](o, grpcfastSpare_AnyValue)
+						x.Values[n] = e
+					}
+				} else {
+					e = grpcfastimpl.Spare[AnyValue](o, grpcfastSpare_AnyValue)
+					x.Values = append(x.Values, e)
+				}
+				if err := e.GrpcfastDecode(v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it.
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+	}
+	return nil
 }
 
 // GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
@@ -416,14 +1417,18 @@ func (x *KeyValueList) GrpcfastRecord(o *grpcfastimpl.Owned) {
 // whose type is pooled by vtprotobuf; message fields that o records and whose
 // type is pooled go back to vtprotobuf's pool. Memory that o does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner.
+// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
+// elements of repeated message fields are kept whatever their type, and the
+// nested messages and oneof wrappers that o records go to o's spares, where
+// GrpcfastDecode takes them from.
 func (x *KeyValueList) GrpcfastReuse(o *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
 	f0 := grpcfastimpl.KeepMessages(o, x.Values)
-	x.Reset()
-	x.Values = f0
+	*x = KeyValueList{
+		Values: f0,
+	}
 }
 
 // GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
@@ -431,6 +1436,56 @@ func (x *KeyValueList) GrpcfastReuse(o *grpcfastimpl.Owned) {
 // reset. It implements grpcfastimpl.Owner.
 func (x *KeyValueList) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
+}
+
+// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to o. The
+// grpcfast codec calls it on input that it has checked as the standard codec
+// would. It implements grpcfastimpl.Decoder.
+func (x *KeyValueList) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		field := b
+		b = b[n:]
+		switch num {
+		case 1: // values
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				var e *KeyValue
+				if n := len(x.Values); n < cap(x.Values) {
+					x.Values = x.Values[:n+1]
+					if e = x.Values[n]; e == nil {
+						e = grpcfastimpl.Spare[KeyValue](o, grpcfastSpare_KeyValue)
+						x.Values[n] = e
+					}
+				} else {
+					e = grpcfastimpl.Spare[KeyValue](o, grpcfastSpare_KeyValue)
+					x.Values = append(x.Values, e)
+				}
+				if err := e.GrpcfastDecode(v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it.
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+	}
+	return nil
 }
 
 // GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
@@ -447,13 +1502,16 @@ func (x *KeyValue) GrpcfastRecord(o *grpcfastimpl.Owned) {
 // whose type is pooled by vtprotobuf; message fields that o records and whose
 // type is pooled go back to vtprotobuf's pool. Memory that o does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner.
+// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
+// elements of repeated message fields are kept whatever their type, and the
+// nested messages and oneof wrappers that o records go to o's spares, where
+// GrpcfastDecode takes them from.
 func (x *KeyValue) GrpcfastReuse(o *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.ReleaseMessage(o, x.Value)
-	x.Reset()
+	grpcfastimpl.SpareMessage(o, grpcfastSpare_AnyValue, x.Value)
+	*x = KeyValue{}
 }
 
 // GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
@@ -461,6 +1519,58 @@ func (x *KeyValue) GrpcfastReuse(o *grpcfastimpl.Owned) {
 // reset. It implements grpcfastimpl.Owner.
 func (x *KeyValue) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
+}
+
+// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to o. The
+// grpcfast codec calls it on input that it has checked as the standard codec
+// would. It implements grpcfastimpl.Decoder.
+func (x *KeyValue) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		field := b
+		b = b[n:]
+		switch num {
+		case 1: // key
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Key = grpcfastimpl.String(o, v)
+				continue
+			}
+		case 2: // value
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				if x.Value == nil {
+					x.Value = grpcfastimpl.Spare[AnyValue](o, grpcfastSpare_AnyValue)
+				}
+				if err := x.Value.GrpcfastDecode(v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it.
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+	}
+	return nil
 }
 
 // GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
@@ -477,14 +1587,18 @@ func (x *InstrumentationScope) GrpcfastRecord(o *grpcfastimpl.Owned) {
 // whose type is pooled by vtprotobuf; message fields that o records and whose
 // type is pooled go back to vtprotobuf's pool. Memory that o does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner.
+// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
+// elements of repeated message fields are kept whatever their type, and the
+// nested messages and oneof wrappers that o records go to o's spares, where
+// GrpcfastDecode takes them from.
 func (x *InstrumentationScope) GrpcfastReuse(o *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
 	f0 := grpcfastimpl.KeepMessages(o, x.Attributes)
-	x.Reset()
-	x.Attributes = f0
+	*x = InstrumentationScope{
+		Attributes: f0,
+	}
 }
 
 // GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
@@ -492,6 +1606,86 @@ func (x *InstrumentationScope) GrpcfastReuse(o *grpcfastimpl.Owned) {
 // reset. It implements grpcfastimpl.Owner.
 func (x *InstrumentationScope) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
+}
+
+// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to o. The
+// grpcfast codec calls it on input that it has checked as the standard codec
+// would. It implements grpcfastimpl.Decoder.
+func (x *InstrumentationScope) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		field := b
+		b = b[n:]
+		switch num {
+		case 1: // name
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Name = grpcfastimpl.String(o, v)
+				continue
+			}
+		case 2: // version
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Version = grpcfastimpl.String(o, v)
+				continue
+			}
+		case 3: // attributes
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				var e *KeyValue
+				if n := len(x.Attributes); n < cap(x.Attributes) {
+					x.Attributes = x.Attributes[:n+1]
+					if e = x.Attributes[n]; e == nil {
+						e = grpcfastimpl.Spare[KeyValue](o, grpcfastSpare_KeyValue)
+						x.Attributes[n] = e
+					}
+				} else {
+					e = grpcfastimpl.Spare[KeyValue](o, grpcfastSpare_KeyValue)
+					x.Attributes = append(x.Attributes, e)
+				}
+				if err := e.GrpcfastDecode(v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		case 4: // dropped_attributes_count
+			if typ == protowire.VarintType {
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.DroppedAttributesCount = uint32(v)
+				continue
+			}
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it.
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+	}
+	return nil
 }
 
 // GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
@@ -508,14 +1702,18 @@ func (x *Resource) GrpcfastRecord(o *grpcfastimpl.Owned) {
 // whose type is pooled by vtprotobuf; message fields that o records and whose
 // type is pooled go back to vtprotobuf's pool. Memory that o does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner.
+// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
+// elements of repeated message fields are kept whatever their type, and the
+// nested messages and oneof wrappers that o records go to o's spares, where
+// GrpcfastDecode takes them from.
 func (x *Resource) GrpcfastReuse(o *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
 	f0 := grpcfastimpl.KeepMessages(o, x.Attributes)
-	x.Reset()
-	x.Attributes = f0
+	*x = Resource{
+		Attributes: f0,
+	}
 }
 
 // GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
@@ -524,6 +1722,91 @@ func (x *Resource) GrpcfastReuse(o *grpcfastimpl.Owned) {
 func (x *Resource) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
+
+// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to o. The
+// grpcfast codec calls it on input that it has checked as the standard codec
+// would. It implements grpcfastimpl.Decoder.
+func (x *Resource) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		field := b
+		b = b[n:]
+		switch num {
+		case 1: // attributes
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				var e *KeyValue
+				if n := len(x.Attributes); n < cap(x.Attributes) {
+					x.Attributes = x.Attributes[:n+1]
+					if e = x.Attributes[n]; e == nil {
+						e = grpcfastimpl.Spare[KeyValue](o, grpcfastSpare_KeyValue)
+						x.Attributes[n] = e
+					}
+				} else {
+					e = grpcfastimpl.Spare[KeyValue](o, grpcfastSpare_KeyValue)
+					x.Attributes = append(x.Attributes, e)
+				}
+				if err := e.GrpcfastDecode(v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		case 2: // dropped_attributes_count
+			if typ == protowire.VarintType {
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.DroppedAttributesCount = uint32(v)
+				continue
+			}
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it.
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+	}
+	return nil
+}
+
+// The lists of spares (nested messages and oneof wrappers that a reset gave
+// back) that the generated decoders of this file take from, one per type.
+var (
+	grpcfastSpare_ResourceSpans             = grpcfastimpl.NewSpareKind() // ResourceSpans
+	grpcfastSpare_ExportTracePartialSuccess = grpcfastimpl.NewSpareKind() // ExportTracePartialSuccess
+	grpcfastSpare_Resource                  = grpcfastimpl.NewSpareKind() // Resource
+	grpcfastSpare_ScopeSpans                = grpcfastimpl.NewSpareKind() // ScopeSpans
+	grpcfastSpare_InstrumentationScope      = grpcfastimpl.NewSpareKind() // InstrumentationScope
+	grpcfastSpare_Span                      = grpcfastimpl.NewSpareKind() // Span
+	grpcfastSpare_Status                    = grpcfastimpl.NewSpareKind() // Status
+	grpcfastSpare_KeyValue                  = grpcfastimpl.NewSpareKind() // KeyValue
+	grpcfastSpare_Span_Event                = grpcfastimpl.NewSpareKind() // Span_Event
+	grpcfastSpare_Span_Link                 = grpcfastimpl.NewSpareKind() // Span_Link
+	grpcfastSpare_ArrayValue                = grpcfastimpl.NewSpareKind() // ArrayValue
+	grpcfastSpare_KeyValueList              = grpcfastimpl.NewSpareKind() // KeyValueList
+	grpcfastSpare_AnyValue_StringValue      = grpcfastimpl.NewSpareKind() // AnyValue_StringValue
+	grpcfastSpare_AnyValue_BoolValue        = grpcfastimpl.NewSpareKind() // AnyValue_BoolValue
+	grpcfastSpare_AnyValue_IntValue         = grpcfastimpl.NewSpareKind() // AnyValue_IntValue
+	grpcfastSpare_AnyValue_DoubleValue      = grpcfastimpl.NewSpareKind() // AnyValue_DoubleValue
+	grpcfastSpare_AnyValue_ArrayValue       = grpcfastimpl.NewSpareKind() // AnyValue_ArrayValue
+	grpcfastSpare_AnyValue_KvlistValue      = grpcfastimpl.NewSpareKind() // AnyValue_KvlistValue
+	grpcfastSpare_AnyValue_BytesValue       = grpcfastimpl.NewSpareKind() // AnyValue_BytesValue
+	grpcfastSpare_AnyValue                  = grpcfastimpl.NewSpareKind() // AnyValue
+)
 
 // RegisterTraceServiceServerPooled registers srv with s as
 // RegisterTraceServiceServer does, but the unary method Export decodes each

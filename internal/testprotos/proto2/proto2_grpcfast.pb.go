@@ -60,8 +60,9 @@ func (x *Item) GrpcfastReuse(o *grpcfastimpl.Owned) {
 	}
 	f0 := grpcfastimpl.KeepScalars(o, x.Tags)
 	grpcfastimpl.ReleaseMessage(o, x.Extra)
-	x.Reset()
-	x.Tags = f0
+	*x = Item{
+		Tags: f0,
+	}
 }
 
 // GrpcfastUnknownFields returns a pointer to x's unknown fields, where a

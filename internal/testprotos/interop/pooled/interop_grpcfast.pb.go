@@ -18,6 +18,7 @@ import (
 	grpc "google.golang.org/grpc"
 	encoding "google.golang.org/grpc/encoding"
 	protowire "google.golang.org/protobuf/encoding/protowire"
+	wrapperspb "google.golang.org/protobuf/types/known/wrapperspb"
 )
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
@@ -61,14 +62,18 @@ func (x *Payload) GrpcfastRecord(o *grpcfastimpl.Owned) {
 // whose type is pooled by vtprotobuf; message fields that o records and whose
 // type is pooled go back to vtprotobuf's pool. Memory that o does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner.
+// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
+// elements of repeated message fields are kept whatever their type, and the
+// nested messages and oneof wrappers that o records go to o's spares, where
+// GrpcfastDecode takes them from.
 func (x *Payload) GrpcfastReuse(o *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
 	f0 := grpcfastimpl.KeepBytes(o, x.Body)
-	x.Reset()
-	x.Body = f0
+	*x = Payload{
+		Body: f0,
+	}
 }
 
 // GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
@@ -90,6 +95,100 @@ func (x *Payload) GrpcfastBytesField(num protowire.Number) *[]byte {
 	return nil
 }
 
+// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to o. The
+// grpcfast codec calls it on input that it has checked as the standard codec
+// would. It implements grpcfastimpl.Decoder.
+func (x *Payload) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		field := b
+		b = b[n:]
+		switch num {
+		case 1: // type
+			if typ == protowire.VarintType {
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Type = PayloadType(int32(v))
+				continue
+			}
+		case 2: // body
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Body = grpcfastimpl.Bytes(o, x.Body, v)
+				continue
+			}
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it.
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+	}
+	return nil
+}
+
+// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to o. The
+// grpcfast codec calls it on input that it has checked as the standard codec
+// would. It implements grpcfastimpl.Decoder.
+func (x *EchoStatus) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		field := b
+		b = b[n:]
+		switch num {
+		case 1: // code
+			if typ == protowire.VarintType {
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Code = int32(v)
+				continue
+			}
+		case 2: // message
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Message = grpcfastimpl.String(o, v)
+				continue
+			}
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it.
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+	}
+	return nil
+}
+
 // GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
 // repeated fields, its maps and its nested messages. It implements
 // grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
@@ -104,13 +203,16 @@ func (x *ResponseParameters) GrpcfastRecord(o *grpcfastimpl.Owned) {
 // whose type is pooled by vtprotobuf; message fields that o records and whose
 // type is pooled go back to vtprotobuf's pool. Memory that o does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner.
+// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
+// elements of repeated message fields are kept whatever their type, and the
+// nested messages and oneof wrappers that o records go to o's spares, where
+// GrpcfastDecode takes them from.
 func (x *ResponseParameters) GrpcfastReuse(o *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.ReleaseMessage(o, x.Compressed)
-	x.Reset()
+	grpcfastimpl.SpareMessage(o, grpcfastSpare_BoolValue, x.Compressed)
+	*x = ResponseParameters{}
 }
 
 // GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
@@ -118,6 +220,68 @@ func (x *ResponseParameters) GrpcfastReuse(o *grpcfastimpl.Owned) {
 // reset. It implements grpcfastimpl.Owner.
 func (x *ResponseParameters) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
+}
+
+// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to o. The
+// grpcfast codec calls it on input that it has checked as the standard codec
+// would. It implements grpcfastimpl.Decoder.
+func (x *ResponseParameters) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		field := b
+		b = b[n:]
+		switch num {
+		case 1: // size
+			if typ == protowire.VarintType {
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Size = int32(v)
+				continue
+			}
+		case 2: // interval_us
+			if typ == protowire.VarintType {
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.IntervalUs = int32(v)
+				continue
+			}
+		case 3: // compressed
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				if x.Compressed == nil {
+					x.Compressed = grpcfastimpl.Spare[wrapperspb.BoolValue](o, grpcfastSpare_BoolValue)
+				}
+				if err := grpcfastimpl.DecodeMessage(x.Compressed, v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it.
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+	}
+	return nil
 }
 
 // GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
@@ -136,16 +300,20 @@ func (x *StreamingOutputCallRequest) GrpcfastRecord(o *grpcfastimpl.Owned) {
 // whose type is pooled by vtprotobuf; message fields that o records and whose
 // type is pooled go back to vtprotobuf's pool. Memory that o does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner.
+// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
+// elements of repeated message fields are kept whatever their type, and the
+// nested messages and oneof wrappers that o records go to o's spares, where
+// GrpcfastDecode takes them from.
 func (x *StreamingOutputCallRequest) GrpcfastReuse(o *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
 	f0 := grpcfastimpl.KeepMessages(o, x.ResponseParameters)
-	grpcfastimpl.ReleaseMessage(o, x.Payload)
-	grpcfastimpl.ReleaseMessage(o, x.ResponseStatus)
-	x.Reset()
-	x.ResponseParameters = f0
+	grpcfastimpl.SpareMessage(o, grpcfastSpare_Payload, x.Payload)
+	grpcfastimpl.SpareMessage(o, grpcfastSpare_EchoStatus, x.ResponseStatus)
+	*x = StreamingOutputCallRequest{
+		ResponseParameters: f0,
+	}
 }
 
 // GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
@@ -153,6 +321,96 @@ func (x *StreamingOutputCallRequest) GrpcfastReuse(o *grpcfastimpl.Owned) {
 // reset. It implements grpcfastimpl.Owner.
 func (x *StreamingOutputCallRequest) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
+}
+
+// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to o. The
+// grpcfast codec calls it on input that it has checked as the standard codec
+// would. It implements grpcfastimpl.Decoder.
+func (x *StreamingOutputCallRequest) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		field := b
+		b = b[n:]
+		switch num {
+		case 1: // response_type
+			if typ == protowire.VarintType {
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.ResponseType = PayloadType(int32(v))
+				continue
+			}
+		case 2: // response_parameters
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				var e *ResponseParameters
+				if n := len(x.ResponseParameters); n < cap(x.ResponseParameters) {
+					x.ResponseParameters = x.ResponseParameters[:n+1]
+					if e = x.ResponseParameters[n]; e == nil {
+						e = grpcfastimpl.Spare[ResponseParameters](o, grpcfastSpare_ResponseParameters)
+						x.ResponseParameters[n] = e
+					}
+				} else {
+					e = grpcfastimpl.Spare[ResponseParameters](o, grpcfastSpare_ResponseParameters)
+					x.ResponseParameters = append(x.ResponseParameters, e)
+				}
+				if err := e.GrpcfastDecode(v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		case 3: // payload
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				if x.Payload == nil {
+					x.Payload = grpcfastimpl.Spare[Payload](o, grpcfastSpare_Payload)
+				}
+				if err := x.Payload.GrpcfastDecode(v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		case 7: // response_status
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				if x.ResponseStatus == nil {
+					x.ResponseStatus = grpcfastimpl.Spare[EchoStatus](o, grpcfastSpare_EchoStatus)
+				}
+				if err := x.ResponseStatus.GrpcfastDecode(v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it.
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+	}
+	return nil
 }
 
 // GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
@@ -169,13 +427,16 @@ func (x *StreamingOutputCallResponse) GrpcfastRecord(o *grpcfastimpl.Owned) {
 // whose type is pooled by vtprotobuf; message fields that o records and whose
 // type is pooled go back to vtprotobuf's pool. Memory that o does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner.
+// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
+// elements of repeated message fields are kept whatever their type, and the
+// nested messages and oneof wrappers that o records go to o's spares, where
+// GrpcfastDecode takes them from.
 func (x *StreamingOutputCallResponse) GrpcfastReuse(o *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.ReleaseMessage(o, x.Payload)
-	x.Reset()
+	grpcfastimpl.SpareMessage(o, grpcfastSpare_Payload, x.Payload)
+	*x = StreamingOutputCallResponse{}
 }
 
 // GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
@@ -183,6 +444,48 @@ func (x *StreamingOutputCallResponse) GrpcfastReuse(o *grpcfastimpl.Owned) {
 // reset. It implements grpcfastimpl.Owner.
 func (x *StreamingOutputCallResponse) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
+}
+
+// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to o. The
+// grpcfast codec calls it on input that it has checked as the standard codec
+// would. It implements grpcfastimpl.Decoder.
+func (x *StreamingOutputCallResponse) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		field := b
+		b = b[n:]
+		switch num {
+		case 1: // payload
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				if x.Payload == nil {
+					x.Payload = grpcfastimpl.Spare[Payload](o, grpcfastSpare_Payload)
+				}
+				if err := x.Payload.GrpcfastDecode(v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it.
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+	}
+	return nil
 }
 
 // GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
@@ -200,14 +503,17 @@ func (x *StreamingInputCallRequest) GrpcfastRecord(o *grpcfastimpl.Owned) {
 // whose type is pooled by vtprotobuf; message fields that o records and whose
 // type is pooled go back to vtprotobuf's pool. Memory that o does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner.
+// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
+// elements of repeated message fields are kept whatever their type, and the
+// nested messages and oneof wrappers that o records go to o's spares, where
+// GrpcfastDecode takes them from.
 func (x *StreamingInputCallRequest) GrpcfastReuse(o *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.ReleaseMessage(o, x.Payload)
-	grpcfastimpl.ReleaseMessage(o, x.ExpectCompressed)
-	x.Reset()
+	grpcfastimpl.SpareMessage(o, grpcfastSpare_Payload, x.Payload)
+	grpcfastimpl.SpareMessage(o, grpcfastSpare_BoolValue, x.ExpectCompressed)
+	*x = StreamingInputCallRequest{}
 }
 
 // GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
@@ -216,6 +522,109 @@ func (x *StreamingInputCallRequest) GrpcfastReuse(o *grpcfastimpl.Owned) {
 func (x *StreamingInputCallRequest) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
+
+// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to o. The
+// grpcfast codec calls it on input that it has checked as the standard codec
+// would. It implements grpcfastimpl.Decoder.
+func (x *StreamingInputCallRequest) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		field := b
+		b = b[n:]
+		switch num {
+		case 1: // payload
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				if x.Payload == nil {
+					x.Payload = grpcfastimpl.Spare[Payload](o, grpcfastSpare_Payload)
+				}
+				if err := x.Payload.GrpcfastDecode(v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		case 2: // expect_compressed
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				if x.ExpectCompressed == nil {
+					x.ExpectCompressed = grpcfastimpl.Spare[wrapperspb.BoolValue](o, grpcfastSpare_BoolValue)
+				}
+				if err := grpcfastimpl.DecodeMessage(x.ExpectCompressed, v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it.
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+	}
+	return nil
+}
+
+// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to o. The
+// grpcfast codec calls it on input that it has checked as the standard codec
+// would. It implements grpcfastimpl.Decoder.
+func (x *StreamingInputCallResponse) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		field := b
+		b = b[n:]
+		switch num {
+		case 1: // aggregated_payload_size
+			if typ == protowire.VarintType {
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.AggregatedPayloadSize = int32(v)
+				continue
+			}
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it.
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+	}
+	return nil
+}
+
+// The lists of spares (nested messages and oneof wrappers that a reset gave
+// back) that the generated decoders of this file take from, one per type.
+var (
+	grpcfastSpare_BoolValue          = grpcfastimpl.NewSpareKind() // wrapperspb.BoolValue
+	grpcfastSpare_Payload            = grpcfastimpl.NewSpareKind() // Payload
+	grpcfastSpare_EchoStatus         = grpcfastimpl.NewSpareKind() // EchoStatus
+	grpcfastSpare_ResponseParameters = grpcfastimpl.NewSpareKind() // ResponseParameters
+)
 
 // NewTestService_StreamingOutputCallResponseReceiver returns a Receiver that
 // reads the responses of a TestService.StreamingOutputCall stream

@@ -15,9 +15,11 @@ import (
 	context "context"
 	grpcfast "github.com/grpcfast/grpcfast"
 	grpcfastimpl "github.com/grpcfast/grpcfast/grpcfastimpl"
+	status "google.golang.org/genproto/googleapis/rpc/status"
 	grpc "google.golang.org/grpc"
 	encoding "google.golang.org/grpc/encoding"
 	protowire "google.golang.org/protobuf/encoding/protowire"
+	durationpb "google.golang.org/protobuf/types/known/durationpb"
 )
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
@@ -48,6 +50,53 @@ var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*BatchUpdateBlobsResponse_Response)(nil)
 )
 
+// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to o. The
+// grpcfast codec calls it on input that it has checked as the standard codec
+// would. It implements grpcfastimpl.Decoder.
+func (x *Digest) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		field := b
+		b = b[n:]
+		switch num {
+		case 1: // hash
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Hash = grpcfastimpl.String(o, v)
+				continue
+			}
+		case 2: // size_bytes
+			if typ == protowire.VarintType {
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.SizeBytes = int64(v)
+				continue
+			}
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it.
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+	}
+	return nil
+}
+
 // GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
 // repeated fields, its maps and its nested messages. It implements
 // grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
@@ -62,13 +111,16 @@ func (x *ExecuteRequest) GrpcfastRecord(o *grpcfastimpl.Owned) {
 // whose type is pooled by vtprotobuf; message fields that o records and whose
 // type is pooled go back to vtprotobuf's pool. Memory that o does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner.
+// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
+// elements of repeated message fields are kept whatever their type, and the
+// nested messages and oneof wrappers that o records go to o's spares, where
+// GrpcfastDecode takes them from.
 func (x *ExecuteRequest) GrpcfastReuse(o *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.ReleaseMessage(o, x.ActionDigest)
-	x.Reset()
+	grpcfastimpl.SpareMessage(o, grpcfastSpare_Digest, x.ActionDigest)
+	*x = ExecuteRequest{}
 }
 
 // GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
@@ -76,6 +128,68 @@ func (x *ExecuteRequest) GrpcfastReuse(o *grpcfastimpl.Owned) {
 // reset. It implements grpcfastimpl.Owner.
 func (x *ExecuteRequest) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
+}
+
+// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to o. The
+// grpcfast codec calls it on input that it has checked as the standard codec
+// would. It implements grpcfastimpl.Decoder.
+func (x *ExecuteRequest) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		field := b
+		b = b[n:]
+		switch num {
+		case 1: // instance_name
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.InstanceName = grpcfastimpl.String(o, v)
+				continue
+			}
+		case 3: // skip_cache_lookup
+			if typ == protowire.VarintType {
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.SkipCacheLookup = protowire.DecodeBool(v)
+				continue
+			}
+		case 6: // action_digest
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				if x.ActionDigest == nil {
+					x.ActionDigest = grpcfastimpl.Spare[Digest](o, grpcfastSpare_Digest)
+				}
+				if err := x.ActionDigest.GrpcfastDecode(v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it.
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+	}
+	return nil
 }
 
 // GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
@@ -93,14 +207,17 @@ func (x *ExecuteResponse) GrpcfastRecord(o *grpcfastimpl.Owned) {
 // whose type is pooled by vtprotobuf; message fields that o records and whose
 // type is pooled go back to vtprotobuf's pool. Memory that o does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner.
+// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
+// elements of repeated message fields are kept whatever their type, and the
+// nested messages and oneof wrappers that o records go to o's spares, where
+// GrpcfastDecode takes them from.
 func (x *ExecuteResponse) GrpcfastReuse(o *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.ReleaseMessage(o, x.Result)
-	grpcfastimpl.ReleaseMessage(o, x.Status)
-	x.Reset()
+	grpcfastimpl.SpareMessage(o, grpcfastSpare_ActionResult, x.Result)
+	grpcfastimpl.SpareMessage(o, grpcfastSpare_Status, x.Status)
+	*x = ExecuteResponse{}
 }
 
 // GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
@@ -108,6 +225,83 @@ func (x *ExecuteResponse) GrpcfastReuse(o *grpcfastimpl.Owned) {
 // reset. It implements grpcfastimpl.Owner.
 func (x *ExecuteResponse) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
+}
+
+// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to o. The
+// grpcfast codec calls it on input that it has checked as the standard codec
+// would. It implements grpcfastimpl.Decoder.
+func (x *ExecuteResponse) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		field := b
+		b = b[n:]
+		switch num {
+		case 1: // result
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				if x.Result == nil {
+					x.Result = grpcfastimpl.Spare[ActionResult](o, grpcfastSpare_ActionResult)
+				}
+				if err := x.Result.GrpcfastDecode(v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		case 2: // cached_result
+			if typ == protowire.VarintType {
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.CachedResult = protowire.DecodeBool(v)
+				continue
+			}
+		case 3: // status
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				if x.Status == nil {
+					x.Status = grpcfastimpl.Spare[status.Status](o, grpcfastSpare_Status)
+				}
+				if err := grpcfastimpl.DecodeMessage(x.Status, v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		case 5: // message
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Message = grpcfastimpl.String(o, v)
+				continue
+			}
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it.
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+	}
+	return nil
 }
 
 // GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
@@ -125,14 +319,17 @@ func (x *ActionResult) GrpcfastRecord(o *grpcfastimpl.Owned) {
 // whose type is pooled by vtprotobuf; message fields that o records and whose
 // type is pooled go back to vtprotobuf's pool. Memory that o does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner.
+// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
+// elements of repeated message fields are kept whatever their type, and the
+// nested messages and oneof wrappers that o records go to o's spares, where
+// GrpcfastDecode takes them from.
 func (x *ActionResult) GrpcfastReuse(o *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.ReleaseMessage(o, x.StdoutDigest)
-	grpcfastimpl.ReleaseMessage(o, x.WorkerDuration)
-	x.Reset()
+	grpcfastimpl.SpareMessage(o, grpcfastSpare_Digest, x.StdoutDigest)
+	grpcfastimpl.SpareMessage(o, grpcfastSpare_Duration, x.WorkerDuration)
+	*x = ActionResult{}
 }
 
 // GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
@@ -140,6 +337,73 @@ func (x *ActionResult) GrpcfastReuse(o *grpcfastimpl.Owned) {
 // reset. It implements grpcfastimpl.Owner.
 func (x *ActionResult) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
+}
+
+// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to o. The
+// grpcfast codec calls it on input that it has checked as the standard codec
+// would. It implements grpcfastimpl.Decoder.
+func (x *ActionResult) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		field := b
+		b = b[n:]
+		switch num {
+		case 4: // exit_code
+			if typ == protowire.VarintType {
+				v, n := protowire.ConsumeVarint(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.ExitCode = int32(v)
+				continue
+			}
+		case 6: // stdout_digest
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				if x.StdoutDigest == nil {
+					x.StdoutDigest = grpcfastimpl.Spare[Digest](o, grpcfastSpare_Digest)
+				}
+				if err := x.StdoutDigest.GrpcfastDecode(v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		case 10: // worker_duration
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				if x.WorkerDuration == nil {
+					x.WorkerDuration = grpcfastimpl.Spare[durationpb.Duration](o, grpcfastSpare_Duration)
+				}
+				if err := grpcfastimpl.DecodeMessage(x.WorkerDuration, v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it.
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+	}
+	return nil
 }
 
 // GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
@@ -156,14 +420,18 @@ func (x *BatchUpdateBlobsRequest) GrpcfastRecord(o *grpcfastimpl.Owned) {
 // whose type is pooled by vtprotobuf; message fields that o records and whose
 // type is pooled go back to vtprotobuf's pool. Memory that o does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner.
+// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
+// elements of repeated message fields are kept whatever their type, and the
+// nested messages and oneof wrappers that o records go to o's spares, where
+// GrpcfastDecode takes them from.
 func (x *BatchUpdateBlobsRequest) GrpcfastReuse(o *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
 	f0 := grpcfastimpl.KeepMessages(o, x.Requests)
-	x.Reset()
-	x.Requests = f0
+	*x = BatchUpdateBlobsRequest{
+		Requests: f0,
+	}
 }
 
 // GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
@@ -171,6 +439,66 @@ func (x *BatchUpdateBlobsRequest) GrpcfastReuse(o *grpcfastimpl.Owned) {
 // reset. It implements grpcfastimpl.Owner.
 func (x *BatchUpdateBlobsRequest) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
+}
+
+// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to o. The
+// grpcfast codec calls it on input that it has checked as the standard codec
+// would. It implements grpcfastimpl.Decoder.
+func (x *BatchUpdateBlobsRequest) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		field := b
+		b = b[n:]
+		switch num {
+		case 1: // instance_name
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.InstanceName = grpcfastimpl.String(o, v)
+				continue
+			}
+		case 2: // requests
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				var e *BatchUpdateBlobsRequest_Request
+				if n := len(x.Requests); n < cap(x.Requests) {
+					x.Requests = x.Requests[:n+1]
+					if e = x.Requests[n]; e == nil {
+						e = grpcfastimpl.Spare[BatchUpdateBlobsRequest_Request](o, grpcfastSpare_BatchUpdateBlobsRequest_Request)
+						x.Requests[n] = e
+					}
+				} else {
+					e = grpcfastimpl.Spare[BatchUpdateBlobsRequest_Request](o, grpcfastSpare_BatchUpdateBlobsRequest_Request)
+					x.Requests = append(x.Requests, e)
+				}
+				if err := e.GrpcfastDecode(v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it.
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+	}
+	return nil
 }
 
 // GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
@@ -188,15 +516,19 @@ func (x *BatchUpdateBlobsRequest_Request) GrpcfastRecord(o *grpcfastimpl.Owned) 
 // whose type is pooled by vtprotobuf; message fields that o records and whose
 // type is pooled go back to vtprotobuf's pool. Memory that o does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner.
+// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
+// elements of repeated message fields are kept whatever their type, and the
+// nested messages and oneof wrappers that o records go to o's spares, where
+// GrpcfastDecode takes them from.
 func (x *BatchUpdateBlobsRequest_Request) GrpcfastReuse(o *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.ReleaseMessage(o, x.Digest)
+	grpcfastimpl.SpareMessage(o, grpcfastSpare_Digest, x.Digest)
 	f0 := grpcfastimpl.KeepBytes(o, x.Data)
-	x.Reset()
-	x.Data = f0
+	*x = BatchUpdateBlobsRequest_Request{
+		Data: f0,
+	}
 }
 
 // GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
@@ -218,6 +550,58 @@ func (x *BatchUpdateBlobsRequest_Request) GrpcfastBytesField(num protowire.Numbe
 	return nil
 }
 
+// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to o. The
+// grpcfast codec calls it on input that it has checked as the standard codec
+// would. It implements grpcfastimpl.Decoder.
+func (x *BatchUpdateBlobsRequest_Request) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		field := b
+		b = b[n:]
+		switch num {
+		case 1: // digest
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				if x.Digest == nil {
+					x.Digest = grpcfastimpl.Spare[Digest](o, grpcfastSpare_Digest)
+				}
+				if err := x.Digest.GrpcfastDecode(v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		case 2: // data
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				x.Data = grpcfastimpl.Bytes(o, x.Data, v)
+				continue
+			}
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it.
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+	}
+	return nil
+}
+
 // GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
 // repeated fields, its maps and its nested messages. It implements
 // grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
@@ -232,14 +616,18 @@ func (x *BatchUpdateBlobsResponse) GrpcfastRecord(o *grpcfastimpl.Owned) {
 // whose type is pooled by vtprotobuf; message fields that o records and whose
 // type is pooled go back to vtprotobuf's pool. Memory that o does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner.
+// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
+// elements of repeated message fields are kept whatever their type, and the
+// nested messages and oneof wrappers that o records go to o's spares, where
+// GrpcfastDecode takes them from.
 func (x *BatchUpdateBlobsResponse) GrpcfastReuse(o *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
 	f0 := grpcfastimpl.KeepMessages(o, x.Responses)
-	x.Reset()
-	x.Responses = f0
+	*x = BatchUpdateBlobsResponse{
+		Responses: f0,
+	}
 }
 
 // GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
@@ -247,6 +635,56 @@ func (x *BatchUpdateBlobsResponse) GrpcfastReuse(o *grpcfastimpl.Owned) {
 // reset. It implements grpcfastimpl.Owner.
 func (x *BatchUpdateBlobsResponse) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
+}
+
+// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to o. The
+// grpcfast codec calls it on input that it has checked as the standard codec
+// would. It implements grpcfastimpl.Decoder.
+func (x *BatchUpdateBlobsResponse) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		field := b
+		b = b[n:]
+		switch num {
+		case 1: // responses
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				var e *BatchUpdateBlobsResponse_Response
+				if n := len(x.Responses); n < cap(x.Responses) {
+					x.Responses = x.Responses[:n+1]
+					if e = x.Responses[n]; e == nil {
+						e = grpcfastimpl.Spare[BatchUpdateBlobsResponse_Response](o, grpcfastSpare_BatchUpdateBlobsResponse_Response)
+						x.Responses[n] = e
+					}
+				} else {
+					e = grpcfastimpl.Spare[BatchUpdateBlobsResponse_Response](o, grpcfastSpare_BatchUpdateBlobsResponse_Response)
+					x.Responses = append(x.Responses, e)
+				}
+				if err := e.GrpcfastDecode(v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it.
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+	}
+	return nil
 }
 
 // GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
@@ -264,14 +702,17 @@ func (x *BatchUpdateBlobsResponse_Response) GrpcfastRecord(o *grpcfastimpl.Owned
 // whose type is pooled by vtprotobuf; message fields that o records and whose
 // type is pooled go back to vtprotobuf's pool. Memory that o does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner.
+// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
+// elements of repeated message fields are kept whatever their type, and the
+// nested messages and oneof wrappers that o records go to o's spares, where
+// GrpcfastDecode takes them from.
 func (x *BatchUpdateBlobsResponse_Response) GrpcfastReuse(o *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.ReleaseMessage(o, x.Digest)
-	grpcfastimpl.ReleaseMessage(o, x.Status)
-	x.Reset()
+	grpcfastimpl.SpareMessage(o, grpcfastSpare_Digest, x.Digest)
+	grpcfastimpl.SpareMessage(o, grpcfastSpare_Status, x.Status)
+	*x = BatchUpdateBlobsResponse_Response{}
 }
 
 // GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
@@ -280,6 +721,74 @@ func (x *BatchUpdateBlobsResponse_Response) GrpcfastReuse(o *grpcfastimpl.Owned)
 func (x *BatchUpdateBlobsResponse_Response) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
+
+// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to o. The
+// grpcfast codec calls it on input that it has checked as the standard codec
+// would. It implements grpcfastimpl.Decoder.
+func (x *BatchUpdateBlobsResponse_Response) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		field := b
+		b = b[n:]
+		switch num {
+		case 1: // digest
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				if x.Digest == nil {
+					x.Digest = grpcfastimpl.Spare[Digest](o, grpcfastSpare_Digest)
+				}
+				if err := x.Digest.GrpcfastDecode(v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		case 2: // status
+			if typ == protowire.BytesType {
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				b = b[n:]
+				if x.Status == nil {
+					x.Status = grpcfastimpl.Spare[status.Status](o, grpcfastSpare_Status)
+				}
+				if err := grpcfastimpl.DecodeMessage(x.Status, v, o); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it.
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+	}
+	return nil
+}
+
+// The lists of spares (nested messages and oneof wrappers that a reset gave
+// back) that the generated decoders of this file take from, one per type.
+var (
+	grpcfastSpare_Digest                            = grpcfastimpl.NewSpareKind() // Digest
+	grpcfastSpare_ActionResult                      = grpcfastimpl.NewSpareKind() // ActionResult
+	grpcfastSpare_Status                            = grpcfastimpl.NewSpareKind() // status.Status
+	grpcfastSpare_Duration                          = grpcfastimpl.NewSpareKind() // durationpb.Duration
+	grpcfastSpare_BatchUpdateBlobsRequest_Request   = grpcfastimpl.NewSpareKind() // BatchUpdateBlobsRequest_Request
+	grpcfastSpare_BatchUpdateBlobsResponse_Response = grpcfastimpl.NewSpareKind() // BatchUpdateBlobsResponse_Response
+)
 
 // NewExecution_ExecuteResponseReceiver returns a Receiver that reads the
 // responses of a Execution.Execute stream (server-streaming, client side) into

@@ -1,0 +1,290 @@
+package grpcfast_test
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"google.golang.org/grpc/mem"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/internal/own"
+	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
+	"github.com/grpcfast/grpcfast/internal/testprotos/otlp"
+)
+
+// fullDecodable returns a Decodable with every field set, n elements in
+// its repeated fields and nested Decodables depth levels deep, its oneofs
+// set to case choice (of 10) and second (of 2).
+func fullDecodable(n, depth, choice int) *kinds.Decodable {
+	m := &kinds.Decodable{
+		I32: -7, I64: math.MinInt64, U32: math.MaxUint32, U64: math.MaxUint64,
+		S32: math.MinInt32, S64: -3, Flag: true, Color: kinds.Color(77),
+		F32: 9, Sf32: -9, Fl: float32(math.Inf(-1)), F64: 1 << 60, Sf64: -1 << 60, Db: math.Pi,
+		Name: "dé" + strings.Repeat("n", n), Data: pattern(n + 1),
+		Rich: &kinds.Rich{Id: 5, Counts: map[string]int64{"a": 1}, Maybe: []byte{}},
+	}
+	for i := range n {
+		m.Ri32 = append(m.Ri32, int32(-i))
+		m.Rs64 = append(m.Rs64, int64(i)-5)
+		m.Rf32 = append(m.Rf32, uint32(i))
+		m.Rdb = append(m.Rdb, float64(i)/3)
+		m.Rflag = append(m.Rflag, i%2 == 0)
+		m.Rcolor = append(m.Rcolor, kinds.Color(i%4))
+		m.Rs32 = append(m.Rs32, -int32(i))
+		m.Ru64 = append(m.Ru64, uint64(i)<<40)
+		m.Rfl = append(m.Rfl, float32(i))
+		m.Rsf64 = append(m.Rsf64, -int64(i))
+		m.Words = append(m.Words, strings.Repeat("w", i))
+		m.Blobs = append(m.Blobs, pattern(i))
+		m.Riches = append(m.Riches, &kinds.Rich{Name: "r", Inners: []*kinds.Inner{{Label: "x"}}})
+	}
+	if depth > 0 {
+		m.Child = fullDecodable(n/2, depth-1, choice+1)
+		for i := range min(n, 3) {
+			m.Children = append(m.Children, fullDecodable(i, depth-1, choice+i))
+		}
+	}
+	switch choice % 10 {
+	case 0:
+		m.Choice = &kinds.Decodable_Text{Text: "texté"}
+	case 1:
+		m.Choice = &kinds.Decodable_Raw{Raw: pattern(5)}
+	case 2:
+		if depth > 0 {
+			m.Choice = &kinds.Decodable_Node{Node: fullDecodable(1, depth-1, 0)}
+		}
+	case 3:
+		m.Choice = &kinds.Decodable_Num{Num: -1}
+	case 4:
+		m.Choice = &kinds.Decodable_Hue{Hue: kinds.Color_COLOR_GREEN}
+	case 5:
+		m.Choice = &kinds.Decodable_Real{Real: -0.5}
+	case 6:
+		m.Choice = &kinds.Decodable_Yes{Yes: true}
+	case 7:
+		m.Choice = &kinds.Decodable_Other{Other: &kinds.Rich{Words: []string{"o"}}}
+	case 8:
+		m.Choice = &kinds.Decodable_Small{Small: -2}
+	case 9:
+		m.Choice = &kinds.Decodable_Big{Big: math.MaxUint64}
+	}
+	if choice%2 == 0 {
+		m.Second = &kinds.Decodable_Inner{Inner: &kinds.Inner{Label: "in", Values: []uint32{1, 2}}}
+	} else {
+		m.Second = &kinds.Decodable_Label{Label: "label"}
+	}
+	return m
+}
+
+func marshalOK(t testing.TB, m proto.Message) []byte {
+	b, err := proto.Marshal(m)
+	if err != nil {
+		t.Helper()
+		t.Fatal(err)
+	}
+	return b
+}
+
+// decodableInputs returns encodings that the generated decoder must decode
+// exactly as protobuf-go does: every field and oneof case, fields repeated
+// (the last scalar wins, messages merge, a oneof switches case), repeated
+// fields packed and not whatever the field declares, unknown fields, and
+// known fields with another wire type.
+func decodableInputs(t testing.TB) map[string][]byte {
+	in := map[string][]byte{"empty": nil}
+	for choice := range 10 {
+		in["full/choice="+string(rune('0'+choice))] = marshalOK(t, fullDecodable(4, 2, choice))
+	}
+	in["large"] = marshalOK(t, fullDecodable(300, 3, 2))
+	tag := func(b []byte, num protowire.Number, typ protowire.Type) []byte {
+		return protowire.AppendTag(b, num, typ)
+	}
+	msg := func(b []byte, num protowire.Number, m proto.Message) []byte {
+		return protowire.AppendBytes(tag(b, num, protowire.BytesType), marshalOK(t, m))
+	}
+	var b []byte
+	b = msg(b, 29, &kinds.Decodable{Name: "first", Ri32: []int32{1}})
+	b = msg(b, 29, &kinds.Decodable{I64: 2, Ri32: []int32{2}})           // merges into the child
+	b = msg(b, 31, &kinds.Rich{Id: 1, Counts: map[string]int64{"a": 1}}) // merges, vtprotobuf's decoder
+	b = msg(b, 31, &kinds.Rich{Name: "n", Counts: map[string]int64{"b": 2}})
+	b = protowire.AppendVarint(tag(b, 2, protowire.VarintType), 1)
+	b = protowire.AppendVarint(tag(b, 2, protowire.VarintType), 2) // the last wins
+	in["repeated fields"] = b
+
+	b = nil
+	b = protowire.AppendString(tag(b, 33, protowire.BytesType), "text")
+	b = msg(b, 35, &kinds.Decodable{Name: "node"})
+	b = msg(b, 35, &kinds.Decodable{I32: 3}) // merges into the node
+	b = protowire.AppendVarint(tag(b, 36, protowire.VarintType), 4)
+	b = protowire.AppendString(tag(b, 33, protowire.BytesType), "again")
+	b = msg(b, 43, &kinds.Inner{Label: "i"})
+	b = protowire.AppendString(tag(b, 44, protowire.BytesType), "switched")
+	in["oneofs switching"] = b
+
+	b = nil
+	b = protowire.AppendVarint(tag(b, 17, protowire.VarintType), 5)                      // packed field, unpacked
+	b = protowire.AppendBytes(tag(b, 17, protowire.BytesType), []byte{1, 0x80, 0x01, 3}) // and packed
+	b = protowire.AppendBytes(tag(b, 19, protowire.BytesType), []byte{1, 0, 0, 0, 2, 0, 0, 0})
+	b = protowire.AppendFixed32(tag(b, 19, protowire.Fixed32Type), 3)
+	b = protowire.AppendBytes(tag(b, 23, protowire.BytesType), []byte{3, 4})
+	b = protowire.AppendBytes(tag(b, 21, protowire.BytesType), nil) // empty packed
+	b = protowire.AppendBytes(tag(b, 25, protowire.BytesType), []byte{0, 0, 0x80, 0x7f})
+	in["packed and not"] = b
+
+	b = nil
+	b = protowire.AppendVarint(tag(b, 1000, protowire.VarintType), 1)
+	b = protowire.AppendBytes(tag(b, 15, protowire.BytesType), []byte("name"))
+	b = protowire.AppendFixed64(tag(b, 1, protowire.Fixed64Type), 1) // i32 as fixed64: unknown
+	b = protowire.AppendVarint(tag(b, 29, protowire.VarintType), 1)  // a message as a varint
+	b = append(tag(b, 999, protowire.StartGroupType), tag(nil, 999, protowire.EndGroupType)...)
+	in["unknown fields"] = b
+	return in
+}
+
+// TestGeneratedDecode decodes every decodableInputs into one slot in turn,
+// as a pooled handler with the owned copy does, after a large message and
+// twice each, so that each decode reuses what the one before left (kept
+// arrays, elements, and the spares of nested messages and oneof wrappers).
+// Each must equal protobuf-go's decode, and valid input must have been
+// decoded by the generated decoder.
+func TestGeneratedDecode(t *testing.T) {
+	c := grpcfast.NewCodec()
+	in := decodableInputs(t)
+	s := grpcfast.NewCopySlot[kinds.Decodable]()
+	for _, name := range []string{"large", "full/choice=2", "empty", "repeated fields", "large", "oneofs switching",
+		"packed and not", "full/choice=7", "unknown fields", "full/choice=0", "large", "full/choice=9"} {
+		b := in[name]
+		for round := range 2 {
+			generated, err := s.Decode(c, sliceAt(b, len(b)/2))
+			checkOracle(t, b, s.Msg(), err)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			wantGenerated := name != "unknown fields" // the wire types the walk sends to protobuf-go
+			if generated != wantGenerated {
+				t.Errorf("%s, round %d: decoded by the generated decoder: %v, want %v", name, round, generated, wantGenerated)
+			}
+			s.Reset()
+		}
+	}
+	for _, b := range in {
+		// Without a slot (no spares), vtprotobuf's unsafe decoder.
+		m := &kinds.Decodable{}
+		grpcfast.MarkCopy(m)
+		checkOracle(t, b, m, c.Unmarshal(sliceAt(b, len(b)/3), m))
+	}
+}
+
+// TestGeneratedDecodeOwnership: what a handler put into a decoded message
+// (its own nested message, oneof wrapper, repeated element), or moved
+// within it, is never written into nor handed to the next decode; the next
+// decode is still exact.
+func TestGeneratedDecodeOwnership(t *testing.T) {
+	if own.Quarantine {
+		t.Skip("quarantine builds keep nothing")
+	}
+	c := grpcfast.NewCodec()
+	full := marshalOK(t, fullDecodable(5, 2, 0))
+	s := grpcfast.NewCopySlot[kinds.Decodable]()
+	if generated, err := s.Decode(c, sliceAt(full, 10)); err != nil || !generated {
+		t.Fatalf("decode: generated %v, %v", generated, err)
+	}
+	m := s.Msg()
+	mine := &kinds.Decodable{Name: "mine"}
+	myWrapper := &kinds.Decodable_Text{Text: "my text"}
+	myInner := &kinds.Decodable_Inner{Inner: &kinds.Inner{Label: "my inner"}}
+	m.Child = mine
+	m.Choice = myWrapper
+	m.Second = myInner
+	m.Children[1] = m.Children[0] // the same element twice
+	m.Riches = append(m.Riches[:0:0], m.Riches...)
+	s.Reset()
+	for _, b := range [][]byte{full, marshalOK(t, fullDecodable(7, 3, 0))} {
+		generated, err := s.Decode(c, sliceAt(b, len(b)/2))
+		checkOracle(t, b, s.Msg(), err)
+		if !generated {
+			t.Fatal("not decoded by the generated decoder")
+		}
+		m := s.Msg()
+		if m.Child == mine || m.Choice == myWrapper || m.Second == myInner ||
+			len(m.Children) > 1 && m.Children[0] == m.Children[1] {
+			t.Fatalf("the decode reused what the handler put into the message: %p %p %p", m.Child, m.Choice, m.Second)
+		}
+		s.Reset()
+	}
+	if mine.Name != "mine" || len(mine.Words) != 0 || myWrapper.Text != "my text" || myInner.Inner.Label != "my inner" {
+		t.Fatalf("the handler's messages were written into: %v, %v, %v", mine, myWrapper, myInner)
+	}
+}
+
+// TestGeneratedDecodeViews: with the owned copy the strings and bytes are
+// views of it, and a bytes field cannot grow into what follows it.
+func TestGeneratedDecodeViews(t *testing.T) {
+	c := grpcfast.NewCodec()
+	b := marshalOK(t, &kinds.Decodable{Data: []byte("abc"), Name: "after", Blobs: [][]byte{[]byte("x")}})
+	s := grpcfast.NewCopySlot[kinds.Decodable]()
+	if generated, err := s.Decode(c, sliceAt(b, 3)); err != nil || !generated {
+		t.Fatalf("decode: generated %v, %v", generated, err)
+	}
+	m := s.Msg()
+	if cap(m.Data) != len(m.Data) || cap(m.Blobs[0]) != 1 {
+		t.Fatalf("a bytes view can grow into the copy: cap %d, %d", cap(m.Data), cap(m.Blobs[0]))
+	}
+	_ = append(m.Data, "XXXXXXXXXX"...)
+	if m.Name != "after" {
+		t.Fatalf("appending to a bytes field changed a string: %q", m.Name)
+	}
+	d, n := uintptr(unsafe.Pointer(unsafe.SliceData(m.Data))), uintptr(unsafe.Pointer(unsafe.StringData(m.Name)))
+	if max(d, n)-min(d, n) > uintptr(len(b)) {
+		t.Fatalf("the string is not a view of the copy the bytes field views")
+	}
+}
+
+// FuzzGeneratedDecode decodes arbitrary input with the generated decoder,
+// into a slot that a full message was decoded into before (its kept memory
+// and spares), twice; protobuf-go is the oracle.
+//
+//	go test -run='^$' -fuzz=FuzzGeneratedDecode -fuzztime=10s .
+func FuzzGeneratedDecode(f *testing.F) {
+	for name, b := range decodableInputs(f) {
+		if name != "large" { // too large to mutate quickly
+			f.Add(b, uint16(len(b)/2))
+		}
+	}
+	for _, b := range malformed() {
+		f.Add(b, uint16(1))
+	}
+	f.Add(marshalOK(f, &otlp.AnyValue{Value: &otlp.AnyValue_StringValue{StringValue: "s"}}), uint16(2))
+	f.Fuzz(fuzzBody)
+}
+
+var (
+	fuzzCodec = grpcfast.NewCodec()
+	fuzzFull  = marshalOK(nil, fullDecodable(3, 2, 2))
+)
+
+func fuzzBody(t *testing.T, b []byte, cut uint16) {
+	c, full := fuzzCodec, fuzzFull
+	{
+		s := grpcfast.NewCopySlot[kinds.Decodable]()
+		if generated, err := s.Decode(c, mem.BufferSlice{mem.SliceBuffer(full)}); err != nil || !generated {
+			t.Fatalf("decoding a full message: generated %v, %v", generated, err)
+		}
+		for range 2 {
+			s.Reset()
+			_, err := s.Decode(c, sliceAt(b, int(cut)%(len(b)+1)))
+			checkOracle(t, b, s.Msg(), err)
+		}
+		// The same through OTLP's types, whose oneof is AnyValue's.
+		o := grpcfast.NewCopySlot[otlp.KeyValue]()
+		for range 2 {
+			_, err := o.Decode(c, mem.BufferSlice{mem.SliceBuffer(b)})
+			checkOracle(t, b, o.Msg(), err)
+			o.Reset()
+		}
+	}
+}

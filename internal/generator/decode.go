@@ -1,0 +1,340 @@
+package generator
+
+import (
+	"fmt"
+
+	"google.golang.org/protobuf/compiler/protogen"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/gofeaturespb"
+)
+
+// decodeMethod is the generated decoder (grpcfastimpl.Decoder).
+const decodeMethod = "GrpcfastDecode"
+
+var mathPackage = protogen.GoImportPath("math")
+
+// decodable reports whether the generator writes a decoder for m: a proto3
+// message of the open Go API whose fields are numbers, enums, strings,
+// bytes, messages, repeated fields of these and oneofs of these. Maps and
+// optional fields are left to vtprotobuf's decoder, as are proto2 and
+// editions files, whose closed enums, groups, required fields and field
+// presence a decoder of these few shapes would get wrong.
+func decodable(m *protogen.Message) bool {
+	d := m.Desc
+	if d.IsMapEntry() || m.APILevel == gofeaturespb.GoFeatures_API_OPAQUE ||
+		d.ParentFile().Syntax() != protoreflect.Proto3 || d.ExtensionRanges().Len() > 0 {
+		return false
+	}
+	for _, fd := range m.Fields {
+		f := fd.Desc
+		if f.IsMap() || f.IsWeak() || f.Kind() == protoreflect.GroupKind || f.HasOptionalKeyword() {
+			return false
+		}
+	}
+	return true
+}
+
+// spares names the SpareKind variables of one generated file, one per Go
+// type whose values a generated decoder takes from a record's spares.
+type spares struct {
+	names map[protogen.GoIdent]string
+	order []protogen.GoIdent
+	used  map[string]bool
+}
+
+func newSpares() *spares {
+	return &spares{names: map[protogen.GoIdent]string{}, used: map[string]bool{}}
+}
+
+// of returns the variable that holds the SpareKind of t, declaring it.
+func (s *spares) of(t protogen.GoIdent) string {
+	if n, ok := s.names[t]; ok {
+		return n
+	}
+	n := "grpcfastSpare_" + t.GoName
+	for i := 2; s.used[n]; i++ {
+		n = fmt.Sprintf("grpcfastSpare%d_%s", i, t.GoName)
+	}
+	s.used[n] = true
+	s.names[t] = n
+	s.order = append(s.order, t)
+	return n
+}
+
+// gen writes the variables that of declared.
+func (s *spares) gen(g *protogen.GeneratedFile) {
+	if len(s.order) == 0 {
+		return
+	}
+	g.P("// The lists of spares (nested messages and oneof wrappers that a reset gave")
+	g.P("// back) that the generated decoders of this file take from, one per type.")
+	g.P("var (")
+	for _, t := range s.order {
+		g.P(s.names[t], " = ", implPackage.Ident("NewSpareKind"), "() // ", g.QualifiedGoIdent(t))
+	}
+	g.P(")")
+	g.P()
+}
+
+// sameFile reports whether message type m is generated into the file that
+// g writes, and gets a decoder there.
+func decodedHere(g *protogen.GeneratedFile, f *protogen.File, m *protogen.Message) bool {
+	return m.Desc.ParentFile() == f.Desc && decodable(m)
+}
+
+// scalar describes how a number, bool or enum field is read: its wire type,
+// the protowire function that consumes it, and the Go conversion of the
+// value that function returns.
+func scalarOf(g *protogen.GeneratedFile, fd *protogen.Field) (wire, consume, conv string) {
+	wv := g.QualifiedGoIdent(protowirePackage.Ident("VarintType"))
+	w32 := g.QualifiedGoIdent(protowirePackage.Ident("Fixed32Type"))
+	w64 := g.QualifiedGoIdent(protowirePackage.Ident("Fixed64Type"))
+	cv := g.QualifiedGoIdent(protowirePackage.Ident("ConsumeVarint"))
+	c32 := g.QualifiedGoIdent(protowirePackage.Ident("ConsumeFixed32"))
+	c64 := g.QualifiedGoIdent(protowirePackage.Ident("ConsumeFixed64"))
+	zz := g.QualifiedGoIdent(protowirePackage.Ident("DecodeZigZag"))
+	switch fd.Desc.Kind() {
+	case protoreflect.BoolKind:
+		return wv, cv, g.QualifiedGoIdent(protowirePackage.Ident("DecodeBool")) + "(%s)"
+	case protoreflect.EnumKind:
+		return wv, cv, g.QualifiedGoIdent(fd.Enum.GoIdent) + "(int32(%s))"
+	case protoreflect.Int32Kind:
+		return wv, cv, "int32(%s)"
+	case protoreflect.Int64Kind:
+		return wv, cv, "int64(%s)"
+	case protoreflect.Uint32Kind:
+		return wv, cv, "uint32(%s)"
+	case protoreflect.Uint64Kind:
+		return wv, cv, "%s"
+	case protoreflect.Sint32Kind:
+		return wv, cv, "int32(" + zz + "(%s & " + g.QualifiedGoIdent(mathPackage.Ident("MaxUint32")) + "))"
+	case protoreflect.Sint64Kind:
+		return wv, cv, zz + "(%s)"
+	case protoreflect.Fixed32Kind:
+		return w32, c32, "%s"
+	case protoreflect.Sfixed32Kind:
+		return w32, c32, "int32(%s)"
+	case protoreflect.FloatKind:
+		return w32, c32, g.QualifiedGoIdent(mathPackage.Ident("Float32frombits")) + "(%s)"
+	case protoreflect.Fixed64Kind:
+		return w64, c64, "%s"
+	case protoreflect.Sfixed64Kind:
+		return w64, c64, "int64(%s)"
+	case protoreflect.DoubleKind:
+		return w64, c64, g.QualifiedGoIdent(mathPackage.Ident("Float64frombits")) + "(%s)"
+	}
+	panic("not a scalar: " + fd.Desc.Kind().String())
+}
+
+// genDecode writes m's GrpcfastDecode (grpcfastimpl.Decoder): the decode of a
+// message that the codec has checked (walk), as vtprotobuf's UnmarshalVT
+// would decode it, but into the memory that GrpcfastReuse kept and with the
+// nested messages and oneof wrappers it gave back. A known field that comes
+// with another wire type is kept among the unknown fields, as protobuf-go
+// keeps it; any malformed input is an error (never a panic), after which the
+// codec lets protobuf-go decide.
+func genDecode(g *protogen.GeneratedFile, f *protogen.File, m *protogen.Message, sp *spares) {
+	pw := func(name string) string { return g.QualifiedGoIdent(protowirePackage.Ident(name)) }
+	impl := func(name string) string { return g.QualifiedGoIdent(implPackage.Ident(name)) }
+	bytesType := pw("BytesType")
+	parseErr := pw("ParseError")
+	check := func(n string) {
+		g.P("if ", n, " < 0 {")
+		g.P("return ", parseErr, "(", n, ")")
+		g.P("}")
+	}
+	consumeBytes := func() {
+		g.P("v, n := ", pw("ConsumeBytes"), "(b)")
+		check("n")
+		g.P("b = b[n:]")
+	}
+	// decodeInto writes the decode of v into message expression e of type
+	// mt.
+	decodeInto := func(e string, mt *protogen.Message) {
+		if decodedHere(g, f, mt) {
+			g.P("if err := ", e, ".", decodeMethod, "(v, o); err != nil {")
+		} else {
+			g.P("if err := ", impl("DecodeMessage"), "(", e, ", v, o); err != nil {")
+		}
+		g.P("return err")
+		g.P("}")
+	}
+	spare := func(t protogen.GoIdent) string {
+		return impl("Spare") + "[" + g.QualifiedGoIdent(t) + "](o, " + sp.of(t) + ")"
+	}
+
+	comment(g, decodeMethod+" decodes b into x, which is empty, as UnmarshalVT would (UnmarshalVTUnsafe "+
+		"with o.Views()), reusing the memory that "+reuseMethod+" kept and the nested messages and "+
+		"oneof wrappers it gave back to o. The grpcfast codec calls it on input that it has checked "+
+		"as the standard codec would. It implements "+impl("Decoder")+".")
+	g.P("func (x *", m.GoIdent, ") ", decodeMethod, "(b []byte, o *", implPackage.Ident("Owned"), ") error {")
+	g.P("for len(b) > 0 {")
+	g.P("num, typ, n := ", pw("ConsumeTag"), "(b)")
+	check("n")
+	g.P("field := b")
+	g.P("b = b[n:]")
+	if len(m.Fields) > 0 {
+		g.P("switch num {")
+	}
+	for _, fd := range m.Fields {
+		d := fd.Desc
+		g.P("case ", d.Number(), ": // ", d.Name())
+		oneof := realOneof(fd)
+		switch {
+		case oneof != nil:
+			wrapper := func() {
+				g.P("w, ok := x.", oneof.GoName, ".(*", fd.GoIdent, ")")
+				g.P("if !ok {")
+				g.P("w = ", spare(fd.GoIdent))
+				g.P("x.", oneof.GoName, " = w")
+				g.P("}")
+			}
+			switch d.Kind() {
+			case protoreflect.MessageKind:
+				g.P("if typ == ", bytesType, " {")
+				consumeBytes()
+				wrapper()
+				g.P("if w.", fd.GoName, " == nil {")
+				g.P("w.", fd.GoName, " = ", spare(fd.Message.GoIdent))
+				g.P("}")
+				decodeInto("w."+fd.GoName, fd.Message)
+				g.P("continue")
+				g.P("}")
+			case protoreflect.StringKind:
+				g.P("if typ == ", bytesType, " {")
+				consumeBytes()
+				wrapper()
+				g.P("w.", fd.GoName, " = ", impl("String"), "(o, v)")
+				g.P("continue")
+				g.P("}")
+			case protoreflect.BytesKind:
+				g.P("if typ == ", bytesType, " {")
+				consumeBytes()
+				wrapper()
+				g.P("w.", fd.GoName, " = ", impl("Bytes"), "(o, w.", fd.GoName, ", v)")
+				g.P("continue")
+				g.P("}")
+			default:
+				wire, consume, conv := scalarOf(g, fd)
+				g.P("if typ == ", wire, " {")
+				g.P("v, n := ", consume, "(b)")
+				check("n")
+				g.P("b = b[n:]")
+				wrapper()
+				g.P("w.", fd.GoName, " = ", fmt.Sprintf(conv, "v"))
+				g.P("continue")
+				g.P("}")
+			}
+		case d.IsList():
+			switch d.Kind() {
+			case protoreflect.MessageKind:
+				g.P("if typ == ", bytesType, " {")
+				consumeBytes()
+				g.P("var e *", fd.Message.GoIdent)
+				g.P("if n := len(x.", fd.GoName, "); n < cap(x.", fd.GoName, ") {")
+				g.P("x.", fd.GoName, " = x.", fd.GoName, "[:n+1]")
+				g.P("if e = x.", fd.GoName, "[n]; e == nil {")
+				g.P("e = ", spare(fd.Message.GoIdent))
+				g.P("x.", fd.GoName, "[n] = e")
+				g.P("}")
+				g.P("} else {")
+				g.P("e = ", spare(fd.Message.GoIdent))
+				g.P("x.", fd.GoName, " = append(x.", fd.GoName, ", e)")
+				g.P("}")
+				decodeInto("e", fd.Message)
+				g.P("continue")
+				g.P("}")
+			case protoreflect.StringKind:
+				g.P("if typ == ", bytesType, " {")
+				consumeBytes()
+				g.P("x.", fd.GoName, " = append(x.", fd.GoName, ", ", impl("String"), "(o, v))")
+				g.P("continue")
+				g.P("}")
+			case protoreflect.BytesKind:
+				g.P("if typ == ", bytesType, " {")
+				consumeBytes()
+				g.P("x.", fd.GoName, " = append(x.", fd.GoName, ", ", impl("NewBytes"), "(o, v))")
+				g.P("continue")
+				g.P("}")
+			default:
+				wire, consume, conv := scalarOf(g, fd)
+				g.P("switch typ {")
+				g.P("case ", wire, ":")
+				g.P("v, n := ", consume, "(b)")
+				check("n")
+				g.P("b = b[n:]")
+				g.P("x.", fd.GoName, " = append(x.", fd.GoName, ", ", fmt.Sprintf(conv, "v"), ")")
+				g.P("continue")
+				g.P("case ", bytesType, ": // packed")
+				g.P("p, n := ", pw("ConsumeBytes"), "(b)")
+				check("n")
+				g.P("b = b[n:]")
+				g.P("for len(p) > 0 {")
+				g.P("v, n := ", consume, "(p)")
+				check("n")
+				g.P("p = p[n:]")
+				g.P("x.", fd.GoName, " = append(x.", fd.GoName, ", ", fmt.Sprintf(conv, "v"), ")")
+				g.P("}")
+				g.P("continue")
+				g.P("}")
+			}
+		default:
+			switch d.Kind() {
+			case protoreflect.MessageKind:
+				g.P("if typ == ", bytesType, " {")
+				consumeBytes()
+				g.P("if x.", fd.GoName, " == nil {")
+				g.P("x.", fd.GoName, " = ", spare(fd.Message.GoIdent))
+				g.P("}")
+				decodeInto("x."+fd.GoName, fd.Message)
+				g.P("continue")
+				g.P("}")
+			case protoreflect.StringKind:
+				g.P("if typ == ", bytesType, " {")
+				consumeBytes()
+				g.P("x.", fd.GoName, " = ", impl("String"), "(o, v)")
+				g.P("continue")
+				g.P("}")
+			case protoreflect.BytesKind:
+				g.P("if typ == ", bytesType, " {")
+				consumeBytes()
+				g.P("x.", fd.GoName, " = ", impl("Bytes"), "(o, x.", fd.GoName, ", v)")
+				g.P("continue")
+				g.P("}")
+			default:
+				wire, consume, conv := scalarOf(g, fd)
+				g.P("if typ == ", wire, " {")
+				g.P("v, n := ", consume, "(b)")
+				check("n")
+				g.P("b = b[n:]")
+				g.P("x.", fd.GoName, " = ", fmt.Sprintf(conv, "v"))
+				g.P("continue")
+				g.P("}")
+			}
+		}
+	}
+	if len(m.Fields) > 0 {
+		g.P("}")
+	}
+	g.P("// An unknown field, or a known one with another wire type: kept as")
+	g.P("// protobuf-go keeps it.")
+	g.P("n = ", pw("ConsumeFieldValue"), "(num, typ, b)")
+	check("n")
+	g.P("b = b[n:]")
+	g.P("x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)")
+	g.P("}")
+	g.P("return nil")
+	g.P("}")
+	g.P()
+}
+
+// oneofsOf returns the real oneofs of m, in the order of their first fields.
+func oneofsOf(m *protogen.Message) []*protogen.Oneof {
+	var out []*protogen.Oneof
+	for _, o := range m.Oneofs {
+		if !o.Desc.IsSynthetic() {
+			out = append(out, o)
+		}
+	}
+	return out
+}

@@ -1,0 +1,78 @@
+package own
+
+import (
+	"sync/atomic"
+	"unsafe"
+)
+
+// Spares. A message type that protoc-gen-go-grpcfast generated a decoder for
+// (GrpcfastDecode) gives back, when it is reset for reuse after that
+// decoder decoded it, the memory that a reset drops but that the next
+// decode needs again: its singular nested messages and its oneof wrappers
+// (&AnyValue_StringValue{}). They cannot stay in the message, which must
+// read as empty to any codec that decodes into it next, so they wait in the
+// slot's record (the Owned), one list per type, and the generated decoder
+// takes them from there instead of allocating. Only memory that the record
+// proves the decoder allocated is given back, and the lists hold no more
+// than the last decode used (DropSpares).
+
+// SpareKind names the list of spares of one Go type; generated code gets
+// one per type from NewSpareKind at init.
+type SpareKind int32
+
+var kinds atomic.Int32
+
+// NewSpareKind returns a new SpareKind.
+func NewSpareKind() SpareKind { return SpareKind(kinds.Add(1) - 1) }
+
+// Decoding returns whether the record is of a decode by a generated
+// decoder (SetDecoding): the next reset gives spares back.
+func (o *Owned) Decoding() bool { return o != nil && o.decoding }
+
+// SetDecoding marks the record as that of a decode by a generated decoder,
+// into views of its input (one owned copy) if views, until Clear.
+func (o *Owned) SetDecoding(views bool) {
+	o.decoding = true
+	o.views = views
+}
+
+// Views reports whether the generated decoder decodes strings and bytes as
+// views of its input.
+func (o *Owned) Views() bool { return o != nil && o.views }
+
+// PutSpare gives p, which the record proved to be the decoder's and which
+// has been reset, to the list of kind k. Quarantine builds keep nothing.
+func (o *Owned) PutSpare(k SpareKind, p unsafe.Pointer) {
+	if Quarantine || o == nil || p == nil {
+		return
+	}
+	if int(k) >= len(o.spares) {
+		o.spares = append(o.spares, make([][]unsafe.Pointer, int(k)+1-len(o.spares))...)
+	}
+	o.spares[k] = append(o.spares[k], p)
+}
+
+// TakeSpare returns a spare of kind k, or nil if there is none.
+func (o *Owned) TakeSpare(k SpareKind) unsafe.Pointer {
+	if o == nil || int(k) >= len(o.spares) {
+		return nil
+	}
+	s := o.spares[k]
+	n := len(s) - 1
+	if n < 0 {
+		return nil
+	}
+	p := s[n]
+	s[n] = nil
+	o.spares[k] = s[:n]
+	return p
+}
+
+// DropSpares lets go of the spares that the last decode did not use: a
+// slot keeps no more than its last message needed, whatever decoded it.
+func (o *Owned) DropSpares() {
+	for i := range o.spares {
+		clear(o.spares[i])
+		o.spares[i] = o.spares[i][:0]
+	}
+}
