@@ -263,7 +263,11 @@ func KeepMessages[M any](o *Owned, s []*M) []*M {
 	full := s[:cap(s)]
 	for i, m := range full {
 		ok, next := o.MatchMessage(unsafe.Pointer(m))
-		if ok && isPooled {
+		// Only the elements that the last decode used are kept: one beyond
+		// the field's length still holds what an earlier message left in
+		// it, and keeping it would let a slot grow with every message
+		// rather than with the largest.
+		if ok && isPooled && i < len(s) {
 			// Kept as Reset leaves it, or as GrpcfastReuse does where the
 			// type records its memory.
 			if isOwner {

@@ -57,7 +57,7 @@ func genVTProtoCheck(g *protogen.GeneratedFile, f *protogen.File) {
 // has fields for it to act on; without Owner a receiver resets the message
 // with Reset, which does the same for such a message.
 func genMessages(g *protogen.GeneratedFile, f *protogen.File) error {
-	kinds := newSpares()
+	kinds := newSpares(f)
 	for _, m := range allMessages(f.Messages) {
 		if m.Desc.IsMapEntry() || m.APILevel == gofeaturespb.GoFeatures_API_OPAQUE {
 			continue
@@ -199,67 +199,67 @@ func genOwner(g *protogen.GeneratedFile, m *protogen.Message, sp *spares) {
 		return o, ok
 	}
 
-	comment(g, recordMethod+" adds to o the memory that x holds: the arrays of its bytes and "+
+	comment(g, recordMethod+" adds to oWn the memory that x holds: the arrays of its bytes and "+
 		"repeated fields, its maps and its nested messages. It implements "+owner+
 		"; a grpcfast.Receiver calls it after the grpcfast codec decoded into x.")
-	g.P("func (x *", m.GoIdent, ") ", recordMethod, "(o *", owned, ") {")
+	g.P("func (x *", m.GoIdent, ") ", recordMethod, "(oWn *", owned, ") {")
 	for _, fd := range fields {
 		if o, ok := oneofStart(fd); ok {
-			g.P(implPackage.Ident("RecordOneof"), "(o, x.", o.GoName, ")")
+			g.P(implPackage.Ident("RecordOneof"), "(oWn, x.", o.GoName, ")")
 		}
 		switch keepActionOf(fd) {
 		case keepBytes, keepScalars, keepCleared:
-			g.P(implPackage.Ident("RecordSlice"), "(o, x.", fd.GoName, ")")
+			g.P(implPackage.Ident("RecordSlice"), "(oWn, x.", fd.GoName, ")")
 		case keepMap:
-			g.P(implPackage.Ident("RecordMap"), "(o, x.", fd.GoName, ")")
+			g.P(implPackage.Ident("RecordMap"), "(oWn, x.", fd.GoName, ")")
 		case keepMessages:
-			g.P(implPackage.Ident("RecordMessages"), "(o, x.", fd.GoName, ")")
+			g.P(implPackage.Ident("RecordMessages"), "(oWn, x.", fd.GoName, ")")
 		case release:
-			g.P(implPackage.Ident("RecordMessage"), "(o, ", messageField(g, fd), ")")
+			g.P(implPackage.Ident("RecordMessage"), "(oWn, ", messageField(g, fd), ")")
 		}
 	}
 	g.P("}")
 	g.P()
 
 	doc := reuseMethod + " resets x like Reset, but keeps for the next decode the memory " +
-		"that o records as x's: the arrays of its bytes fields without presence, its repeated " +
+		"that oWn records as x's: the arrays of its bytes fields without presence, its repeated " +
 		"fields and its maps, and the elements of repeated message fields whose type is pooled " +
-		"by vtprotobuf; message fields that o records and whose type is pooled go back to " +
-		"vtprotobuf's pool. Memory that o does not record, put into x by someone else, is " +
+		"by vtprotobuf; message fields that oWn records and whose type is pooled go back to " +
+		"vtprotobuf's pool. Memory that oWn does not record, put into x by someone else, is " +
 		"dropped as Reset drops it, never written into. It implements " + owner + "."
 	if dec {
 		doc += " After a decode by " + decodeMethod + ", the elements of repeated message fields " +
-			"are kept whatever their type, and the nested messages and oneof wrappers that o " +
-			"records go to o's spares, where " + decodeMethod + " takes them from."
+			"are kept whatever their type, and the nested messages and oneof wrappers that oWn " +
+			"records go to oWn's spares, where " + decodeMethod + " takes them from."
 	}
 	comment(g, doc)
-	g.P("func (x *", m.GoIdent, ") ", reuseMethod, "(o *", owned, ") {")
+	g.P("func (x *", m.GoIdent, ") ", reuseMethod, "(oWn *", owned, ") {")
 	g.P("if x == nil {")
 	g.P("return")
 	g.P("}")
 	var kept []*protogen.Field
 	for _, fd := range fields {
 		if o, ok := oneofStart(fd); ok {
-			g.P("w", strconv.Itoa(wrapped[o]), " := ", implPackage.Ident("MatchOneof"), "(o, x.", o.GoName, ")")
+			g.P("wR", strconv.Itoa(wrapped[o]), " := ", implPackage.Ident("MatchOneof"), "(oWn, x.", o.GoName, ")")
 		}
 		v := "f" + strconv.Itoa(len(kept))
 		switch keepActionOf(fd) {
 		case keepBytes:
-			g.P(v, " := ", implPackage.Ident("KeepBytes"), "(o, x.", fd.GoName, ")")
+			g.P(v, " := ", implPackage.Ident("KeepBytes"), "(oWn, x.", fd.GoName, ")")
 		case keepScalars:
-			g.P(v, " := ", implPackage.Ident("KeepScalars"), "(o, x.", fd.GoName, ")")
+			g.P(v, " := ", implPackage.Ident("KeepScalars"), "(oWn, x.", fd.GoName, ")")
 		case keepCleared:
-			g.P(v, " := ", implPackage.Ident("KeepCleared"), "(o, x.", fd.GoName, ")")
+			g.P(v, " := ", implPackage.Ident("KeepCleared"), "(oWn, x.", fd.GoName, ")")
 		case keepMap:
-			g.P(v, " := ", implPackage.Ident("KeepMap"), "(o, x.", fd.GoName, ")")
+			g.P(v, " := ", implPackage.Ident("KeepMap"), "(oWn, x.", fd.GoName, ")")
 		case keepMessages:
-			g.P(v, " := ", implPackage.Ident("KeepMessages"), "(o, x.", fd.GoName, ")")
+			g.P(v, " := ", implPackage.Ident("KeepMessages"), "(oWn, x.", fd.GoName, ")")
 		case release:
 			if dec {
 				mf := messageField(g, fd)
-				g.P(implPackage.Ident("SpareMessage"), "(o, ", sp.of(fd.Message.GoIdent), ", ", mf, ")")
+				g.P(implPackage.Ident("SpareMessage"), "(oWn, ", sp.of(fd.Message.GoIdent), ", ", mf, ")")
 			} else {
-				g.P(implPackage.Ident("ReleaseMessage"), "(o, ", messageField(g, fd), ")")
+				g.P(implPackage.Ident("ReleaseMessage"), "(oWn, ", messageField(g, fd), ")")
 			}
 			continue
 		default:
@@ -272,12 +272,12 @@ func genOwner(g *protogen.GeneratedFile, m *protogen.Message, sp *spares) {
 		if !ok {
 			continue
 		}
-		g.P("if w", strconv.Itoa(i), " {")
-		g.P("switch w := x.", o.GoName, ".(type) {")
+		g.P("if wR", strconv.Itoa(i), " {")
+		g.P("switch wR := x.", o.GoName, ".(type) {")
 		for _, fd := range o.Fields {
 			g.P("case *", fd.GoIdent, ":")
-			g.P("*w = ", fd.GoIdent, "{}")
-			g.P(implPackage.Ident("PutSpare"), "(o, ", sp.of(fd.GoIdent), ", w)")
+			g.P("*wR = ", fd.GoIdent, "{}")
+			g.P(implPackage.Ident("PutSpare"), "(oWn, ", sp.of(fd.GoIdent), ", wR)")
 		}
 		g.P("}")
 		g.P("}")
@@ -311,8 +311,8 @@ func messageField(g *protogen.GeneratedFile, fd *protogen.Field) string {
 	}
 	v := "m" + fd.GoName
 	g.P("var ", v, " *", fd.Message.GoIdent)
-	g.P("if c, ok := x.", o.GoName, ".(*", fd.GoIdent, "); ok {")
-	g.P(v, " = c.", fd.GoName)
+	g.P("if cAse, oK := x.", o.GoName, ".(*", fd.GoIdent, "); oK {")
+	g.P(v, " = cAse.", fd.GoName)
 	g.P("}")
 	return v
 }

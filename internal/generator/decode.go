@@ -2,6 +2,7 @@ package generator
 
 import (
 	"fmt"
+	"strings"
 
 	"google.golang.org/protobuf/compiler/protogen"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -40,10 +41,24 @@ type spares struct {
 	names map[protogen.GoIdent]string
 	order []protogen.GoIdent
 	used  map[string]bool
+	file  string
 }
 
-func newSpares() *spares {
-	return &spares{names: map[protogen.GoIdent]string{}, used: map[string]bool{}}
+func newSpares(f *protogen.File) *spares {
+	return &spares{names: map[protogen.GoIdent]string{}, used: map[string]bool{}, file: fileTag(f)}
+}
+
+// fileTag makes the spares' variable names of f unlike those of the other
+// files of its Go package, which declare their own: the proto file's path,
+// as an identifier.
+func fileTag(f *protogen.File) string {
+	p := strings.TrimSuffix(f.Desc.Path(), ".proto")
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '_'
+	}, p)
 }
 
 // of returns the variable that holds the SpareKind of t, declaring it.
@@ -51,9 +66,9 @@ func (s *spares) of(t protogen.GoIdent) string {
 	if n, ok := s.names[t]; ok {
 		return n
 	}
-	n := "grpcfastSpare_" + t.GoName
+	n := "grpcfastSpare_" + t.GoName + "_" + s.file
 	for i := 2; s.used[n]; i++ {
-		n = fmt.Sprintf("grpcfastSpare%d_%s", i, t.GoName)
+		n = fmt.Sprintf("grpcfastSpare%d_%s_%s", i, t.GoName, s.file)
 	}
 	s.used[n] = true
 	s.names[t] = n
@@ -144,37 +159,37 @@ func genDecode(g *protogen.GeneratedFile, f *protogen.File, m *protogen.Message,
 		g.P("}")
 	}
 	consumeBytes := func() {
-		g.P("v, n := ", pw("ConsumeBytes"), "(b)")
-		check("n")
-		g.P("b = b[n:]")
+		g.P("vAl, nN := ", pw("ConsumeBytes"), "(dAtA)")
+		check("nN")
+		g.P("dAtA = dAtA[nN:]")
 	}
 	// decodeInto writes the decode of v into message expression e of type
 	// mt.
 	decodeInto := func(e string, mt *protogen.Message) {
 		if decodedHere(g, f, mt) {
-			g.P("if err := ", e, ".", decodeMethod, "(v, o); err != nil {")
+			g.P("if eRr := ", e, ".", decodeMethod, "(vAl, oWn); eRr != nil {")
 		} else {
-			g.P("if err := ", impl("DecodeMessage"), "(", e, ", v, o); err != nil {")
+			g.P("if eRr := ", impl("DecodeMessage"), "(", e, ", vAl, oWn); eRr != nil {")
 		}
-		g.P("return err")
+		g.P("return eRr")
 		g.P("}")
 	}
 	spare := func(t protogen.GoIdent) string {
-		return impl("Spare") + "[" + g.QualifiedGoIdent(t) + "](o, " + sp.of(t) + ")"
+		return impl("Spare") + "[" + g.QualifiedGoIdent(t) + "](oWn, " + sp.of(t) + ")"
 	}
 
-	comment(g, decodeMethod+" decodes b into x, which is empty, as UnmarshalVT would (UnmarshalVTUnsafe "+
-		"with o.Views()), reusing the memory that "+reuseMethod+" kept and the nested messages and "+
-		"oneof wrappers it gave back to o. The grpcfast codec calls it on input that it has checked "+
+	comment(g, decodeMethod+" decodes dAtA into x, which is empty, as UnmarshalVT would (UnmarshalVTUnsafe "+
+		"with oWn.Views()), reusing the memory that "+reuseMethod+" kept and the nested messages and "+
+		"oneof wrappers it gave back to oWn. The grpcfast codec calls it on input that it has checked "+
 		"as the standard codec would. It implements "+impl("Decoder")+".")
-	g.P("func (x *", m.GoIdent, ") ", decodeMethod, "(b []byte, o *", implPackage.Ident("Owned"), ") error {")
-	g.P("for len(b) > 0 {")
-	g.P("num, typ, n := ", pw("ConsumeTag"), "(b)")
-	check("n")
-	g.P("field := b")
-	g.P("b = b[n:]")
+	g.P("func (x *", m.GoIdent, ") ", decodeMethod, "(dAtA []byte, oWn *", implPackage.Ident("Owned"), ") error {")
+	g.P("for len(dAtA) > 0 {")
+	g.P("nUm, tYp, nN := ", pw("ConsumeTag"), "(dAtA)")
+	check("nN")
+	g.P("fIeld := dAtA")
+	g.P("dAtA = dAtA[nN:]")
 	if len(m.Fields) > 0 {
-		g.P("switch num {")
+		g.P("switch nUm {")
 	}
 	for _, fd := range m.Fields {
 		d := fd.Desc
@@ -183,97 +198,97 @@ func genDecode(g *protogen.GeneratedFile, f *protogen.File, m *protogen.Message,
 		switch {
 		case oneof != nil:
 			wrapper := func() {
-				g.P("w, ok := x.", oneof.GoName, ".(*", fd.GoIdent, ")")
-				g.P("if !ok {")
-				g.P("w = ", spare(fd.GoIdent))
-				g.P("x.", oneof.GoName, " = w")
+				g.P("wR, oK := x.", oneof.GoName, ".(*", fd.GoIdent, ")")
+				g.P("if !oK {")
+				g.P("wR = ", spare(fd.GoIdent))
+				g.P("x.", oneof.GoName, " = wR")
 				g.P("}")
 			}
 			switch d.Kind() {
 			case protoreflect.MessageKind:
-				g.P("if typ == ", bytesType, " {")
+				g.P("if tYp == ", bytesType, " {")
 				consumeBytes()
 				wrapper()
-				g.P("if w.", fd.GoName, " == nil {")
-				g.P("w.", fd.GoName, " = ", spare(fd.Message.GoIdent))
+				g.P("if wR.", fd.GoName, " == nil {")
+				g.P("wR.", fd.GoName, " = ", spare(fd.Message.GoIdent))
 				g.P("}")
-				decodeInto("w."+fd.GoName, fd.Message)
+				decodeInto("wR."+fd.GoName, fd.Message)
 				g.P("continue")
 				g.P("}")
 			case protoreflect.StringKind:
-				g.P("if typ == ", bytesType, " {")
+				g.P("if tYp == ", bytesType, " {")
 				consumeBytes()
 				wrapper()
-				g.P("w.", fd.GoName, " = ", impl("String"), "(o, v)")
+				g.P("wR.", fd.GoName, " = ", impl("String"), "(oWn, vAl)")
 				g.P("continue")
 				g.P("}")
 			case protoreflect.BytesKind:
-				g.P("if typ == ", bytesType, " {")
+				g.P("if tYp == ", bytesType, " {")
 				consumeBytes()
 				wrapper()
-				g.P("w.", fd.GoName, " = ", impl("Bytes"), "(o, w.", fd.GoName, ", v)")
+				g.P("wR.", fd.GoName, " = ", impl("Bytes"), "(oWn, wR.", fd.GoName, ", vAl)")
 				g.P("continue")
 				g.P("}")
 			default:
 				wire, consume, conv := scalarOf(g, fd)
-				g.P("if typ == ", wire, " {")
-				g.P("v, n := ", consume, "(b)")
-				check("n")
-				g.P("b = b[n:]")
+				g.P("if tYp == ", wire, " {")
+				g.P("vAl, nN := ", consume, "(dAtA)")
+				check("nN")
+				g.P("dAtA = dAtA[nN:]")
 				wrapper()
-				g.P("w.", fd.GoName, " = ", fmt.Sprintf(conv, "v"))
+				g.P("wR.", fd.GoName, " = ", fmt.Sprintf(conv, "vAl"))
 				g.P("continue")
 				g.P("}")
 			}
 		case d.IsList():
 			switch d.Kind() {
 			case protoreflect.MessageKind:
-				g.P("if typ == ", bytesType, " {")
+				g.P("if tYp == ", bytesType, " {")
 				consumeBytes()
-				g.P("var e *", fd.Message.GoIdent)
-				g.P("if n := len(x.", fd.GoName, "); n < cap(x.", fd.GoName, ") {")
-				g.P("x.", fd.GoName, " = x.", fd.GoName, "[:n+1]")
-				g.P("if e = x.", fd.GoName, "[n]; e == nil {")
-				g.P("e = ", spare(fd.Message.GoIdent))
-				g.P("x.", fd.GoName, "[n] = e")
+				g.P("var eL *", fd.Message.GoIdent)
+				g.P("if nN := len(x.", fd.GoName, "); nN < cap(x.", fd.GoName, ") {")
+				g.P("x.", fd.GoName, " = x.", fd.GoName, "[:nN+1]")
+				g.P("if eL = x.", fd.GoName, "[nN]; eL == nil {")
+				g.P("eL = ", spare(fd.Message.GoIdent))
+				g.P("x.", fd.GoName, "[nN] = eL")
 				g.P("}")
 				g.P("} else {")
-				g.P("e = ", spare(fd.Message.GoIdent))
-				g.P("x.", fd.GoName, " = append(x.", fd.GoName, ", e)")
+				g.P("eL = ", spare(fd.Message.GoIdent))
+				g.P("x.", fd.GoName, " = append(x.", fd.GoName, ", eL)")
 				g.P("}")
-				decodeInto("e", fd.Message)
+				decodeInto("eL", fd.Message)
 				g.P("continue")
 				g.P("}")
 			case protoreflect.StringKind:
-				g.P("if typ == ", bytesType, " {")
+				g.P("if tYp == ", bytesType, " {")
 				consumeBytes()
-				g.P("x.", fd.GoName, " = append(x.", fd.GoName, ", ", impl("String"), "(o, v))")
+				g.P("x.", fd.GoName, " = append(x.", fd.GoName, ", ", impl("String"), "(oWn, vAl))")
 				g.P("continue")
 				g.P("}")
 			case protoreflect.BytesKind:
-				g.P("if typ == ", bytesType, " {")
+				g.P("if tYp == ", bytesType, " {")
 				consumeBytes()
-				g.P("x.", fd.GoName, " = append(x.", fd.GoName, ", ", impl("NewBytes"), "(o, v))")
+				g.P("x.", fd.GoName, " = append(x.", fd.GoName, ", ", impl("NewBytes"), "(oWn, vAl))")
 				g.P("continue")
 				g.P("}")
 			default:
 				wire, consume, conv := scalarOf(g, fd)
-				g.P("switch typ {")
+				g.P("switch tYp {")
 				g.P("case ", wire, ":")
-				g.P("v, n := ", consume, "(b)")
-				check("n")
-				g.P("b = b[n:]")
-				g.P("x.", fd.GoName, " = append(x.", fd.GoName, ", ", fmt.Sprintf(conv, "v"), ")")
+				g.P("vAl, nN := ", consume, "(dAtA)")
+				check("nN")
+				g.P("dAtA = dAtA[nN:]")
+				g.P("x.", fd.GoName, " = append(x.", fd.GoName, ", ", fmt.Sprintf(conv, "vAl"), ")")
 				g.P("continue")
 				g.P("case ", bytesType, ": // packed")
-				g.P("p, n := ", pw("ConsumeBytes"), "(b)")
-				check("n")
-				g.P("b = b[n:]")
-				g.P("for len(p) > 0 {")
-				g.P("v, n := ", consume, "(p)")
-				check("n")
-				g.P("p = p[n:]")
-				g.P("x.", fd.GoName, " = append(x.", fd.GoName, ", ", fmt.Sprintf(conv, "v"), ")")
+				g.P("pAcked, nN := ", pw("ConsumeBytes"), "(dAtA)")
+				check("nN")
+				g.P("dAtA = dAtA[nN:]")
+				g.P("for len(pAcked) > 0 {")
+				g.P("vAl, nN := ", consume, "(pAcked)")
+				check("nN")
+				g.P("pAcked = pAcked[nN:]")
+				g.P("x.", fd.GoName, " = append(x.", fd.GoName, ", ", fmt.Sprintf(conv, "vAl"), ")")
 				g.P("}")
 				g.P("continue")
 				g.P("}")
@@ -281,7 +296,7 @@ func genDecode(g *protogen.GeneratedFile, f *protogen.File, m *protogen.Message,
 		default:
 			switch d.Kind() {
 			case protoreflect.MessageKind:
-				g.P("if typ == ", bytesType, " {")
+				g.P("if tYp == ", bytesType, " {")
 				consumeBytes()
 				g.P("if x.", fd.GoName, " == nil {")
 				g.P("x.", fd.GoName, " = ", spare(fd.Message.GoIdent))
@@ -290,24 +305,24 @@ func genDecode(g *protogen.GeneratedFile, f *protogen.File, m *protogen.Message,
 				g.P("continue")
 				g.P("}")
 			case protoreflect.StringKind:
-				g.P("if typ == ", bytesType, " {")
+				g.P("if tYp == ", bytesType, " {")
 				consumeBytes()
-				g.P("x.", fd.GoName, " = ", impl("String"), "(o, v)")
+				g.P("x.", fd.GoName, " = ", impl("String"), "(oWn, vAl)")
 				g.P("continue")
 				g.P("}")
 			case protoreflect.BytesKind:
-				g.P("if typ == ", bytesType, " {")
+				g.P("if tYp == ", bytesType, " {")
 				consumeBytes()
-				g.P("x.", fd.GoName, " = ", impl("Bytes"), "(o, x.", fd.GoName, ", v)")
+				g.P("x.", fd.GoName, " = ", impl("Bytes"), "(oWn, x.", fd.GoName, ", vAl)")
 				g.P("continue")
 				g.P("}")
 			default:
 				wire, consume, conv := scalarOf(g, fd)
-				g.P("if typ == ", wire, " {")
-				g.P("v, n := ", consume, "(b)")
-				check("n")
-				g.P("b = b[n:]")
-				g.P("x.", fd.GoName, " = ", fmt.Sprintf(conv, "v"))
+				g.P("if tYp == ", wire, " {")
+				g.P("vAl, nN := ", consume, "(dAtA)")
+				check("nN")
+				g.P("dAtA = dAtA[nN:]")
+				g.P("x.", fd.GoName, " = ", fmt.Sprintf(conv, "vAl"))
 				g.P("continue")
 				g.P("}")
 			}
@@ -318,10 +333,10 @@ func genDecode(g *protogen.GeneratedFile, f *protogen.File, m *protogen.Message,
 	}
 	g.P("// An unknown field, or a known one with another wire type: kept as")
 	g.P("// protobuf-go keeps it.")
-	g.P("n = ", pw("ConsumeFieldValue"), "(num, typ, b)")
-	check("n")
-	g.P("b = b[n:]")
-	g.P("x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)")
+	g.P("nN = ", pw("ConsumeFieldValue"), "(nUm, tYp, dAtA)")
+	check("nN")
+	g.P("dAtA = dAtA[nN:]")
+	g.P("x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)")
 	g.P("}")
 	g.P("return nil")
 	g.P("}")

@@ -38,48 +38,48 @@ var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Holder)(nil)
 )
 
-// GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
-// repeated fields, its maps and its nested messages. It implements
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
 // grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
 // decoded into x.
-func (x *Node) GrpcfastRecord(o *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessage(o, x.Child)
-	grpcfastimpl.RecordMessages(o, x.Children)
-	grpcfastimpl.RecordMap(o, x.ByName)
-	grpcfastimpl.RecordSlice(o, x.Data)
-	grpcfastimpl.RecordSlice(o, x.Packed)
-	grpcfastimpl.RecordSlice(o, x.Fixed)
-	grpcfastimpl.RecordSlice(o, x.Ratios)
+func (x *Node) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+	grpcfastimpl.RecordMessage(oWn, x.Child)
+	grpcfastimpl.RecordMessages(oWn, x.Children)
+	grpcfastimpl.RecordMap(oWn, x.ByName)
+	grpcfastimpl.RecordSlice(oWn, x.Data)
+	grpcfastimpl.RecordSlice(oWn, x.Packed)
+	grpcfastimpl.RecordSlice(oWn, x.Fixed)
+	grpcfastimpl.RecordSlice(oWn, x.Ratios)
 	var mAlt *Node
-	if c, ok := x.Choice.(*Node_Alt); ok {
-		mAlt = c.Alt
+	if cAse, oK := x.Choice.(*Node_Alt); oK {
+		mAlt = cAse.Alt
 	}
-	grpcfastimpl.RecordMessage(o, mAlt)
+	grpcfastimpl.RecordMessage(oWn, mAlt)
 }
 
 // GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that o records as x's: the arrays of its bytes fields without presence, its
+// that oWn records as x's: the arrays of its bytes fields without presence, its
 // repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that o records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that o does not record,
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
 // It implements grpcfastimpl.Owner.
-func (x *Node) GrpcfastReuse(o *grpcfastimpl.Owned) {
+func (x *Node) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.ReleaseMessage(o, x.Child)
-	f0 := grpcfastimpl.KeepMessages(o, x.Children)
-	f1 := grpcfastimpl.KeepMap(o, x.ByName)
-	f2 := grpcfastimpl.KeepBytes(o, x.Data)
-	f3 := grpcfastimpl.KeepScalars(o, x.Packed)
-	f4 := grpcfastimpl.KeepScalars(o, x.Fixed)
-	f5 := grpcfastimpl.KeepScalars(o, x.Ratios)
+	grpcfastimpl.ReleaseMessage(oWn, x.Child)
+	f0 := grpcfastimpl.KeepMessages(oWn, x.Children)
+	f1 := grpcfastimpl.KeepMap(oWn, x.ByName)
+	f2 := grpcfastimpl.KeepBytes(oWn, x.Data)
+	f3 := grpcfastimpl.KeepScalars(oWn, x.Packed)
+	f4 := grpcfastimpl.KeepScalars(oWn, x.Fixed)
+	f5 := grpcfastimpl.KeepScalars(oWn, x.Ratios)
 	var mAlt *Node
-	if c, ok := x.Choice.(*Node_Alt); ok {
-		mAlt = c.Alt
+	if cAse, oK := x.Choice.(*Node_Alt); oK {
+		mAlt = cAse.Alt
 	}
-	grpcfastimpl.ReleaseMessage(o, mAlt)
+	grpcfastimpl.ReleaseMessage(oWn, mAlt)
 	*x = Node{
 		Children: f0,
 		ByName:   f1,
@@ -109,33 +109,33 @@ func (x *Node) GrpcfastBytesField(num protowire.Number) *[]byte {
 	return nil
 }
 
-// GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
-// repeated fields, its maps and its nested messages. It implements
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
 // grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
 // decoded into x.
-func (x *Holder) GrpcfastRecord(o *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessage(o, x.Value)
-	grpcfastimpl.RecordMessage(o, x.Fields)
-	grpcfastimpl.RecordMessages(o, x.Values)
+func (x *Holder) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+	grpcfastimpl.RecordMessage(oWn, x.Value)
+	grpcfastimpl.RecordMessage(oWn, x.Fields)
+	grpcfastimpl.RecordMessages(oWn, x.Values)
 }
 
 // GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that o records as x's: the arrays of its bytes fields without presence, its
+// that oWn records as x's: the arrays of its bytes fields without presence, its
 // repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that o records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that o does not record,
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
 // It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
 // elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that o records go to o's spares, where
+// nested messages and oneof wrappers that oWn records go to oWn's spares, where
 // GrpcfastDecode takes them from.
-func (x *Holder) GrpcfastReuse(o *grpcfastimpl.Owned) {
+func (x *Holder) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(o, grpcfastSpare_Value, x.Value)
-	grpcfastimpl.SpareMessage(o, grpcfastSpare_Struct, x.Fields)
-	f0 := grpcfastimpl.KeepMessages(o, x.Values)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Value_hostile_hostile, x.Value)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Struct_hostile_hostile, x.Fields)
+	f0 := grpcfastimpl.KeepMessages(oWn, x.Values)
 	*x = Holder{
 		Values: f0,
 	}
@@ -148,92 +148,92 @@ func (x *Holder) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to o. The
+// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to oWn. The
 // grpcfast codec calls it on input that it has checked as the standard codec
 // would. It implements grpcfastimpl.Decoder.
-func (x *Holder) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+func (x *Holder) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
+	for len(dAtA) > 0 {
+		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		field := b
-		b = b[n:]
-		switch num {
+		fIeld := dAtA
+		dAtA = dAtA[nN:]
+		switch nUm {
 		case 1: // value
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
+				dAtA = dAtA[nN:]
 				if x.Value == nil {
-					x.Value = grpcfastimpl.Spare[structpb.Value](o, grpcfastSpare_Value)
+					x.Value = grpcfastimpl.Spare[structpb.Value](oWn, grpcfastSpare_Value_hostile_hostile)
 				}
-				if err := grpcfastimpl.DecodeMessage(x.Value, v, o); err != nil {
-					return err
+				if eRr := grpcfastimpl.DecodeMessage(x.Value, vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		case 2: // fields
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
+				dAtA = dAtA[nN:]
 				if x.Fields == nil {
-					x.Fields = grpcfastimpl.Spare[structpb.Struct](o, grpcfastSpare_Struct)
+					x.Fields = grpcfastimpl.Spare[structpb.Struct](oWn, grpcfastSpare_Struct_hostile_hostile)
 				}
-				if err := grpcfastimpl.DecodeMessage(x.Fields, v, o); err != nil {
-					return err
+				if eRr := grpcfastimpl.DecodeMessage(x.Fields, vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		case 3: // label
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Label = grpcfastimpl.String(o, v)
+				dAtA = dAtA[nN:]
+				x.Label = grpcfastimpl.String(oWn, vAl)
 				continue
 			}
 		case 4: // values
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				var e *structpb.Value
-				if n := len(x.Values); n < cap(x.Values) {
-					x.Values = x.Values[:n+1]
-					if e = x.Values[n]; e == nil {
-						e = grpcfastimpl.Spare[structpb.Value](o, grpcfastSpare_Value)
-						x.Values[n] = e
+				dAtA = dAtA[nN:]
+				var eL *structpb.Value
+				if nN := len(x.Values); nN < cap(x.Values) {
+					x.Values = x.Values[:nN+1]
+					if eL = x.Values[nN]; eL == nil {
+						eL = grpcfastimpl.Spare[structpb.Value](oWn, grpcfastSpare_Value_hostile_hostile)
+						x.Values[nN] = eL
 					}
 				} else {
-					e = grpcfastimpl.Spare[structpb.Value](o, grpcfastSpare_Value)
-					x.Values = append(x.Values, e)
+					eL = grpcfastimpl.Spare[structpb.Value](oWn, grpcfastSpare_Value_hostile_hostile)
+					x.Values = append(x.Values, eL)
 				}
-				if err := grpcfastimpl.DecodeMessage(e, v, o); err != nil {
-					return err
+				if eRr := grpcfastimpl.DecodeMessage(eL, vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it.
-		n = protowire.ConsumeFieldValue(num, typ, b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		nN = protowire.ConsumeFieldValue(nUm, tYp, dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		b = b[n:]
-		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+		dAtA = dAtA[nN:]
+		x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)
 	}
 	return nil
 }
@@ -241,8 +241,8 @@ func (x *Holder) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
 // The lists of spares (nested messages and oneof wrappers that a reset gave
 // back) that the generated decoders of this file take from, one per type.
 var (
-	grpcfastSpare_Value  = grpcfastimpl.NewSpareKind() // structpb.Value
-	grpcfastSpare_Struct = grpcfastimpl.NewSpareKind() // structpb.Struct
+	grpcfastSpare_Value_hostile_hostile  = grpcfastimpl.NewSpareKind() // structpb.Value
+	grpcfastSpare_Struct_hostile_hostile = grpcfastimpl.NewSpareKind() // structpb.Struct
 )
 
 // RegisterHostileServerPooled registers srv with s as RegisterHostileServer

@@ -28,30 +28,30 @@ var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Wide)(nil)
 )
 
-// GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
-// repeated fields, its maps and its nested messages. It implements
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
 // grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
 // decoded into x.
-func (x *Req) GrpcfastRecord(o *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessage(o, x.Child)
-	grpcfastimpl.RecordMessages(o, x.Items)
-	grpcfastimpl.RecordMap(o, x.ById)
+func (x *Req) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+	grpcfastimpl.RecordMessage(oWn, x.Child)
+	grpcfastimpl.RecordMessages(oWn, x.Items)
+	grpcfastimpl.RecordMap(oWn, x.ById)
 }
 
 // GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that o records as x's: the arrays of its bytes fields without presence, its
+// that oWn records as x's: the arrays of its bytes fields without presence, its
 // repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that o records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that o does not record,
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
 // It implements grpcfastimpl.Owner.
-func (x *Req) GrpcfastReuse(o *grpcfastimpl.Owned) {
+func (x *Req) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.ReleaseMessage(o, x.Child)
-	f0 := grpcfastimpl.KeepMessages(o, x.Items)
-	f1 := grpcfastimpl.KeepMap(o, x.ById)
+	grpcfastimpl.ReleaseMessage(oWn, x.Child)
+	f0 := grpcfastimpl.KeepMessages(oWn, x.Items)
+	f1 := grpcfastimpl.KeepMap(oWn, x.ById)
 	*x = Req{
 		Items: f0,
 		ById:  f1,
@@ -65,26 +65,26 @@ func (x *Req) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
-// repeated fields, its maps and its nested messages. It implements
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
 // grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
 // decoded into x.
-func (x *Wide) GrpcfastRecord(o *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessage(o, x.Next)
+func (x *Wide) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+	grpcfastimpl.RecordMessage(oWn, x.Next)
 }
 
 // GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that o records as x's: the arrays of its bytes fields without presence, its
+// that oWn records as x's: the arrays of its bytes fields without presence, its
 // repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that o records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that o does not record,
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
 // It implements grpcfastimpl.Owner.
-func (x *Wide) GrpcfastReuse(o *grpcfastimpl.Owned) {
+func (x *Wide) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.ReleaseMessage(o, x.Next)
+	grpcfastimpl.ReleaseMessage(oWn, x.Next)
 	*x = Wide{}
 }
 

@@ -8,6 +8,7 @@ package imports
 
 import (
 	common "github.com/grpcfast/grpcfast/internal/testprotos/imports/common"
+	o "github.com/grpcfast/grpcfast/internal/testprotos/imports/o"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	emptypb "google.golang.org/protobuf/types/known/emptypb"
@@ -67,13 +68,136 @@ func (x *Local) GetBlob() *common.Blob {
 	return nil
 }
 
+// FromV has fields of every shape whose type comes from package o.
+type FromV struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	M     *o.M                   `protobuf:"bytes,1,opt,name=m,proto3" json:"m,omitempty"`
+	Ms    []*o.M                 `protobuf:"bytes,2,rep,name=ms,proto3" json:"ms,omitempty"`
+	E     o.E                    `protobuf:"varint,3,opt,name=e,proto3,enum=grpcfast.testdata.imports.o.E" json:"e,omitempty"`
+	Es    []o.E                  `protobuf:"varint,4,rep,packed,name=es,proto3,enum=grpcfast.testdata.imports.o.E" json:"es,omitempty"`
+	// Types that are valid to be assigned to Choice:
+	//
+	//	*FromV_One
+	//	*FromV_Hue
+	Choice        isFromV_Choice `protobuf_oneof:"choice"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FromV) Reset() {
+	*x = FromV{}
+	mi := &file_imports_imports_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FromV) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FromV) ProtoMessage() {}
+
+func (x *FromV) ProtoReflect() protoreflect.Message {
+	mi := &file_imports_imports_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FromV.ProtoReflect.Descriptor instead.
+func (*FromV) Descriptor() ([]byte, []int) {
+	return file_imports_imports_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *FromV) GetM() *o.M {
+	if x != nil {
+		return x.M
+	}
+	return nil
+}
+
+func (x *FromV) GetMs() []*o.M {
+	if x != nil {
+		return x.Ms
+	}
+	return nil
+}
+
+func (x *FromV) GetE() o.E {
+	if x != nil {
+		return x.E
+	}
+	return o.E(0)
+}
+
+func (x *FromV) GetEs() []o.E {
+	if x != nil {
+		return x.Es
+	}
+	return nil
+}
+
+func (x *FromV) GetChoice() isFromV_Choice {
+	if x != nil {
+		return x.Choice
+	}
+	return nil
+}
+
+func (x *FromV) GetOne() *o.M {
+	if x != nil {
+		if x, ok := x.Choice.(*FromV_One); ok {
+			return x.One
+		}
+	}
+	return nil
+}
+
+func (x *FromV) GetHue() o.E {
+	if x != nil {
+		if x, ok := x.Choice.(*FromV_Hue); ok {
+			return x.Hue
+		}
+	}
+	return o.E(0)
+}
+
+type isFromV_Choice interface {
+	isFromV_Choice()
+}
+
+type FromV_One struct {
+	One *o.M `protobuf:"bytes,5,opt,name=one,proto3,oneof"`
+}
+
+type FromV_Hue struct {
+	Hue o.E `protobuf:"varint,6,opt,name=hue,proto3,enum=grpcfast.testdata.imports.o.E,oneof"`
+}
+
+func (*FromV_One) isFromV_Choice() {}
+
+func (*FromV_Hue) isFromV_Choice() {}
+
 var File_imports_imports_proto protoreflect.FileDescriptor
 
 const file_imports_imports_proto_rawDesc = "" +
 	"\n" +
-	"\x15imports/imports.proto\x12\x19grpcfast.testdata.imports\x1a\x1bgoogle/protobuf/empty.proto\x1a\x1bimports/common/common.proto\";\n" +
+	"\x15imports/imports.proto\x12\x19grpcfast.testdata.imports\x1a\x1bgoogle/protobuf/empty.proto\x1a\x1bimports/common/common.proto\x1a\x11imports/o/o.proto\";\n" +
 	"\x05Local\x122\n" +
-	"\x04blob\x18\x01 \x01(\v2\x1e.grpcfast.testdata.common.BlobR\x04blob2\x92\x02\n" +
+	"\x04blob\x18\x01 \x01(\v2\x1e.grpcfast.testdata.common.BlobR\x04blob\"\xb5\x02\n" +
+	"\x05FromV\x12,\n" +
+	"\x01m\x18\x01 \x01(\v2\x1e.grpcfast.testdata.imports.o.MR\x01m\x12.\n" +
+	"\x02ms\x18\x02 \x03(\v2\x1e.grpcfast.testdata.imports.o.MR\x02ms\x12,\n" +
+	"\x01e\x18\x03 \x01(\x0e2\x1e.grpcfast.testdata.imports.o.ER\x01e\x12.\n" +
+	"\x02es\x18\x04 \x03(\x0e2\x1e.grpcfast.testdata.imports.o.ER\x02es\x122\n" +
+	"\x03one\x18\x05 \x01(\v2\x1e.grpcfast.testdata.imports.o.MH\x00R\x03one\x122\n" +
+	"\x03hue\x18\x06 \x01(\x0e2\x1e.grpcfast.testdata.imports.o.EH\x00R\x03hueB\b\n" +
+	"\x06choice2\x92\x02\n" +
 	"\x05Store\x127\n" +
 	"\x05Clear\x12\x16.google.protobuf.Empty\x1a\x16.google.protobuf.Empty\x12@\n" +
 	"\x04Save\x12\x1e.grpcfast.testdata.common.Blob\x1a\x16.google.protobuf.Empty(\x01\x12@\n" +
@@ -92,27 +216,36 @@ func file_imports_imports_proto_rawDescGZIP() []byte {
 	return file_imports_imports_proto_rawDescData
 }
 
-var file_imports_imports_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
+var file_imports_imports_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
 var file_imports_imports_proto_goTypes = []any{
 	(*Local)(nil),         // 0: grpcfast.testdata.imports.Local
-	(*common.Blob)(nil),   // 1: grpcfast.testdata.common.Blob
-	(*emptypb.Empty)(nil), // 2: google.protobuf.Empty
+	(*FromV)(nil),         // 1: grpcfast.testdata.imports.FromV
+	(*common.Blob)(nil),   // 2: grpcfast.testdata.common.Blob
+	(*o.M)(nil),           // 3: grpcfast.testdata.imports.o.M
+	(o.E)(0),              // 4: grpcfast.testdata.imports.o.E
+	(*emptypb.Empty)(nil), // 5: google.protobuf.Empty
 }
 var file_imports_imports_proto_depIdxs = []int32{
-	1, // 0: grpcfast.testdata.imports.Local.blob:type_name -> grpcfast.testdata.common.Blob
-	2, // 1: grpcfast.testdata.imports.Store.Clear:input_type -> google.protobuf.Empty
-	1, // 2: grpcfast.testdata.imports.Store.Save:input_type -> grpcfast.testdata.common.Blob
-	2, // 3: grpcfast.testdata.imports.Store.Load:input_type -> google.protobuf.Empty
-	1, // 4: grpcfast.testdata.imports.Store.Swap:input_type -> grpcfast.testdata.common.Blob
-	2, // 5: grpcfast.testdata.imports.Store.Clear:output_type -> google.protobuf.Empty
-	2, // 6: grpcfast.testdata.imports.Store.Save:output_type -> google.protobuf.Empty
-	1, // 7: grpcfast.testdata.imports.Store.Load:output_type -> grpcfast.testdata.common.Blob
-	0, // 8: grpcfast.testdata.imports.Store.Swap:output_type -> grpcfast.testdata.imports.Local
-	5, // [5:9] is the sub-list for method output_type
-	1, // [1:5] is the sub-list for method input_type
-	1, // [1:1] is the sub-list for extension type_name
-	1, // [1:1] is the sub-list for extension extendee
-	0, // [0:1] is the sub-list for field type_name
+	2,  // 0: grpcfast.testdata.imports.Local.blob:type_name -> grpcfast.testdata.common.Blob
+	3,  // 1: grpcfast.testdata.imports.FromV.m:type_name -> grpcfast.testdata.imports.o.M
+	3,  // 2: grpcfast.testdata.imports.FromV.ms:type_name -> grpcfast.testdata.imports.o.M
+	4,  // 3: grpcfast.testdata.imports.FromV.e:type_name -> grpcfast.testdata.imports.o.E
+	4,  // 4: grpcfast.testdata.imports.FromV.es:type_name -> grpcfast.testdata.imports.o.E
+	3,  // 5: grpcfast.testdata.imports.FromV.one:type_name -> grpcfast.testdata.imports.o.M
+	4,  // 6: grpcfast.testdata.imports.FromV.hue:type_name -> grpcfast.testdata.imports.o.E
+	5,  // 7: grpcfast.testdata.imports.Store.Clear:input_type -> google.protobuf.Empty
+	2,  // 8: grpcfast.testdata.imports.Store.Save:input_type -> grpcfast.testdata.common.Blob
+	5,  // 9: grpcfast.testdata.imports.Store.Load:input_type -> google.protobuf.Empty
+	2,  // 10: grpcfast.testdata.imports.Store.Swap:input_type -> grpcfast.testdata.common.Blob
+	5,  // 11: grpcfast.testdata.imports.Store.Clear:output_type -> google.protobuf.Empty
+	5,  // 12: grpcfast.testdata.imports.Store.Save:output_type -> google.protobuf.Empty
+	2,  // 13: grpcfast.testdata.imports.Store.Load:output_type -> grpcfast.testdata.common.Blob
+	0,  // 14: grpcfast.testdata.imports.Store.Swap:output_type -> grpcfast.testdata.imports.Local
+	11, // [11:15] is the sub-list for method output_type
+	7,  // [7:11] is the sub-list for method input_type
+	7,  // [7:7] is the sub-list for extension type_name
+	7,  // [7:7] is the sub-list for extension extendee
+	0,  // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_imports_imports_proto_init() }
@@ -120,13 +253,17 @@ func file_imports_imports_proto_init() {
 	if File_imports_imports_proto != nil {
 		return
 	}
+	file_imports_imports_proto_msgTypes[1].OneofWrappers = []any{
+		(*FromV_One)(nil),
+		(*FromV_Hue)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_imports_imports_proto_rawDesc), len(file_imports_imports_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   1,
+			NumMessages:   2,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -11,6 +11,7 @@ import (
 	grpcfast "github.com/grpcfast/grpcfast"
 	grpcfastimpl "github.com/grpcfast/grpcfast/grpcfastimpl"
 	common "github.com/grpcfast/grpcfast/internal/testprotos/imports/common"
+	o "github.com/grpcfast/grpcfast/internal/testprotos/imports/o"
 	grpc "google.golang.org/grpc"
 	encoding "google.golang.org/grpc/encoding"
 	protowire "google.golang.org/protobuf/encoding/protowire"
@@ -36,31 +37,32 @@ func init() {
 // more), or turn this check off with vtproto_check=false.
 var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Local)(nil)
+	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*FromV)(nil)
 )
 
-// GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
-// repeated fields, its maps and its nested messages. It implements
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
 // grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
 // decoded into x.
-func (x *Local) GrpcfastRecord(o *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessage(o, x.Blob)
+func (x *Local) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+	grpcfastimpl.RecordMessage(oWn, x.Blob)
 }
 
 // GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that o records as x's: the arrays of its bytes fields without presence, its
+// that oWn records as x's: the arrays of its bytes fields without presence, its
 // repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that o records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that o does not record,
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
 // It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
 // elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that o records go to o's spares, where
+// nested messages and oneof wrappers that oWn records go to oWn's spares, where
 // GrpcfastDecode takes them from.
-func (x *Local) GrpcfastReuse(o *grpcfastimpl.Owned) {
+func (x *Local) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(o, grpcfastSpare_Blob, x.Blob)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Blob_imports_imports, x.Blob)
 	*x = Local{}
 }
 
@@ -71,44 +73,242 @@ func (x *Local) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to o. The
+// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to oWn. The
 // grpcfast codec calls it on input that it has checked as the standard codec
 // would. It implements grpcfastimpl.Decoder.
-func (x *Local) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+func (x *Local) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
+	for len(dAtA) > 0 {
+		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		field := b
-		b = b[n:]
-		switch num {
+		fIeld := dAtA
+		dAtA = dAtA[nN:]
+		switch nUm {
 		case 1: // blob
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
+				dAtA = dAtA[nN:]
 				if x.Blob == nil {
-					x.Blob = grpcfastimpl.Spare[common.Blob](o, grpcfastSpare_Blob)
+					x.Blob = grpcfastimpl.Spare[common.Blob](oWn, grpcfastSpare_Blob_imports_imports)
 				}
-				if err := grpcfastimpl.DecodeMessage(x.Blob, v, o); err != nil {
-					return err
+				if eRr := grpcfastimpl.DecodeMessage(x.Blob, vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it.
-		n = protowire.ConsumeFieldValue(num, typ, b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		nN = protowire.ConsumeFieldValue(nUm, tYp, dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		b = b[n:]
-		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+		dAtA = dAtA[nN:]
+		x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)
+	}
+	return nil
+}
+
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
+// grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
+// decoded into x.
+func (x *FromV) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+	grpcfastimpl.RecordMessage(oWn, x.M)
+	grpcfastimpl.RecordMessages(oWn, x.Ms)
+	grpcfastimpl.RecordSlice(oWn, x.Es)
+	grpcfastimpl.RecordOneof(oWn, x.Choice)
+	var mOne *o.M
+	if cAse, oK := x.Choice.(*FromV_One); oK {
+		mOne = cAse.One
+	}
+	grpcfastimpl.RecordMessage(oWn, mOne)
+}
+
+// GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
+// that oWn records as x's: the arrays of its bytes fields without presence, its
+// repeated fields and its maps, and the elements of repeated message fields
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
+// put into x by someone else, is dropped as Reset drops it, never written into.
+// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
+// elements of repeated message fields are kept whatever their type, and the
+// nested messages and oneof wrappers that oWn records go to oWn's spares, where
+// GrpcfastDecode takes them from.
+func (x *FromV) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+	if x == nil {
+		return
+	}
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_M_imports_imports, x.M)
+	f0 := grpcfastimpl.KeepMessages(oWn, x.Ms)
+	f1 := grpcfastimpl.KeepScalars(oWn, x.Es)
+	wR0 := grpcfastimpl.MatchOneof(oWn, x.Choice)
+	var mOne *o.M
+	if cAse, oK := x.Choice.(*FromV_One); oK {
+		mOne = cAse.One
+	}
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_M_imports_imports, mOne)
+	if wR0 {
+		switch wR := x.Choice.(type) {
+		case *FromV_One:
+			*wR = FromV_One{}
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_FromV_One_imports_imports, wR)
+		case *FromV_Hue:
+			*wR = FromV_Hue{}
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_FromV_Hue_imports_imports, wR)
+		}
+	}
+	*x = FromV{
+		Ms: f0,
+		Es: f1,
+	}
+}
+
+// GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
+// grpcfast.Receiver and the grpcfast codec mark a message the receiver has
+// reset. It implements grpcfastimpl.Owner.
+func (x *FromV) GrpcfastUnknownFields() *[]byte {
+	return &x.unknownFields
+}
+
+// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to oWn. The
+// grpcfast codec calls it on input that it has checked as the standard codec
+// would. It implements grpcfastimpl.Decoder.
+func (x *FromV) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
+	for len(dAtA) > 0 {
+		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
+		}
+		fIeld := dAtA
+		dAtA = dAtA[nN:]
+		switch nUm {
+		case 1: // m
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
+				}
+				dAtA = dAtA[nN:]
+				if x.M == nil {
+					x.M = grpcfastimpl.Spare[o.M](oWn, grpcfastSpare_M_imports_imports)
+				}
+				if eRr := grpcfastimpl.DecodeMessage(x.M, vAl, oWn); eRr != nil {
+					return eRr
+				}
+				continue
+			}
+		case 2: // ms
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
+				}
+				dAtA = dAtA[nN:]
+				var eL *o.M
+				if nN := len(x.Ms); nN < cap(x.Ms) {
+					x.Ms = x.Ms[:nN+1]
+					if eL = x.Ms[nN]; eL == nil {
+						eL = grpcfastimpl.Spare[o.M](oWn, grpcfastSpare_M_imports_imports)
+						x.Ms[nN] = eL
+					}
+				} else {
+					eL = grpcfastimpl.Spare[o.M](oWn, grpcfastSpare_M_imports_imports)
+					x.Ms = append(x.Ms, eL)
+				}
+				if eRr := grpcfastimpl.DecodeMessage(eL, vAl, oWn); eRr != nil {
+					return eRr
+				}
+				continue
+			}
+		case 3: // e
+			if tYp == protowire.VarintType {
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
+				}
+				dAtA = dAtA[nN:]
+				x.E = o.E(int32(vAl))
+				continue
+			}
+		case 4: // es
+			switch tYp {
+			case protowire.VarintType:
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
+				}
+				dAtA = dAtA[nN:]
+				x.Es = append(x.Es, o.E(int32(vAl)))
+				continue
+			case protowire.BytesType: // packed
+				pAcked, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
+				}
+				dAtA = dAtA[nN:]
+				for len(pAcked) > 0 {
+					vAl, nN := protowire.ConsumeVarint(pAcked)
+					if nN < 0 {
+						return protowire.ParseError(nN)
+					}
+					pAcked = pAcked[nN:]
+					x.Es = append(x.Es, o.E(int32(vAl)))
+				}
+				continue
+			}
+		case 5: // one
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
+				}
+				dAtA = dAtA[nN:]
+				wR, oK := x.Choice.(*FromV_One)
+				if !oK {
+					wR = grpcfastimpl.Spare[FromV_One](oWn, grpcfastSpare_FromV_One_imports_imports)
+					x.Choice = wR
+				}
+				if wR.One == nil {
+					wR.One = grpcfastimpl.Spare[o.M](oWn, grpcfastSpare_M_imports_imports)
+				}
+				if eRr := grpcfastimpl.DecodeMessage(wR.One, vAl, oWn); eRr != nil {
+					return eRr
+				}
+				continue
+			}
+		case 6: // hue
+			if tYp == protowire.VarintType {
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
+				}
+				dAtA = dAtA[nN:]
+				wR, oK := x.Choice.(*FromV_Hue)
+				if !oK {
+					wR = grpcfastimpl.Spare[FromV_Hue](oWn, grpcfastSpare_FromV_Hue_imports_imports)
+					x.Choice = wR
+				}
+				wR.Hue = o.E(int32(vAl))
+				continue
+			}
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it.
+		nN = protowire.ConsumeFieldValue(nUm, tYp, dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
+		}
+		dAtA = dAtA[nN:]
+		x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)
 	}
 	return nil
 }
@@ -116,7 +316,10 @@ func (x *Local) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
 // The lists of spares (nested messages and oneof wrappers that a reset gave
 // back) that the generated decoders of this file take from, one per type.
 var (
-	grpcfastSpare_Blob = grpcfastimpl.NewSpareKind() // common.Blob
+	grpcfastSpare_Blob_imports_imports      = grpcfastimpl.NewSpareKind() // common.Blob
+	grpcfastSpare_M_imports_imports         = grpcfastimpl.NewSpareKind() // o.M
+	grpcfastSpare_FromV_One_imports_imports = grpcfastimpl.NewSpareKind() // FromV_One
+	grpcfastSpare_FromV_Hue_imports_imports = grpcfastimpl.NewSpareKind() // FromV_Hue
 )
 
 // NewStore_SaveRequestReceiver returns a Receiver that reads the requests of a

@@ -46,50 +46,50 @@ var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Decodable)(nil)
 )
 
-// GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
-// repeated fields, its maps and its nested messages. It implements
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
 // grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
 // decoded into x.
-func (x *Rich) GrpcfastRecord(o *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordSlice(o, x.Data)
-	grpcfastimpl.RecordSlice(o, x.Numbers)
-	grpcfastimpl.RecordSlice(o, x.Words)
-	grpcfastimpl.RecordSlice(o, x.Blobs)
-	grpcfastimpl.RecordMessage(o, x.Inner)
-	grpcfastimpl.RecordMessages(o, x.Inners)
-	grpcfastimpl.RecordMap(o, x.Counts)
+func (x *Rich) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+	grpcfastimpl.RecordSlice(oWn, x.Data)
+	grpcfastimpl.RecordSlice(oWn, x.Numbers)
+	grpcfastimpl.RecordSlice(oWn, x.Words)
+	grpcfastimpl.RecordSlice(oWn, x.Blobs)
+	grpcfastimpl.RecordMessage(oWn, x.Inner)
+	grpcfastimpl.RecordMessages(oWn, x.Inners)
+	grpcfastimpl.RecordMap(oWn, x.Counts)
 	var mNested *Inner
-	if c, ok := x.Choice.(*Rich_Nested); ok {
-		mNested = c.Nested
+	if cAse, oK := x.Choice.(*Rich_Nested); oK {
+		mNested = cAse.Nested
 	}
-	grpcfastimpl.RecordMessage(o, mNested)
-	grpcfastimpl.RecordSlice(o, x.Colors)
+	grpcfastimpl.RecordMessage(oWn, mNested)
+	grpcfastimpl.RecordSlice(oWn, x.Colors)
 }
 
 // GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that o records as x's: the arrays of its bytes fields without presence, its
+// that oWn records as x's: the arrays of its bytes fields without presence, its
 // repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that o records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that o does not record,
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
 // It implements grpcfastimpl.Owner.
-func (x *Rich) GrpcfastReuse(o *grpcfastimpl.Owned) {
+func (x *Rich) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepBytes(o, x.Data)
-	f1 := grpcfastimpl.KeepScalars(o, x.Numbers)
-	f2 := grpcfastimpl.KeepCleared(o, x.Words)
-	f3 := grpcfastimpl.KeepCleared(o, x.Blobs)
-	grpcfastimpl.ReleaseMessage(o, x.Inner)
-	f4 := grpcfastimpl.KeepMessages(o, x.Inners)
-	f5 := grpcfastimpl.KeepMap(o, x.Counts)
+	f0 := grpcfastimpl.KeepBytes(oWn, x.Data)
+	f1 := grpcfastimpl.KeepScalars(oWn, x.Numbers)
+	f2 := grpcfastimpl.KeepCleared(oWn, x.Words)
+	f3 := grpcfastimpl.KeepCleared(oWn, x.Blobs)
+	grpcfastimpl.ReleaseMessage(oWn, x.Inner)
+	f4 := grpcfastimpl.KeepMessages(oWn, x.Inners)
+	f5 := grpcfastimpl.KeepMap(oWn, x.Counts)
 	var mNested *Inner
-	if c, ok := x.Choice.(*Rich_Nested); ok {
-		mNested = c.Nested
+	if cAse, oK := x.Choice.(*Rich_Nested); oK {
+		mNested = cAse.Nested
 	}
-	grpcfastimpl.ReleaseMessage(o, mNested)
-	f6 := grpcfastimpl.KeepScalars(o, x.Colors)
+	grpcfastimpl.ReleaseMessage(oWn, mNested)
+	f6 := grpcfastimpl.KeepScalars(oWn, x.Colors)
 	*x = Rich{
 		Data:    f0,
 		Numbers: f1,
@@ -122,31 +122,31 @@ func (x *Rich) GrpcfastBytesField(num protowire.Number) *[]byte {
 	return nil
 }
 
-// GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
-// repeated fields, its maps and its nested messages. It implements
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
 // grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
 // decoded into x.
-func (x *Inner) GrpcfastRecord(o *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordSlice(o, x.Payload)
-	grpcfastimpl.RecordSlice(o, x.Values)
+func (x *Inner) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+	grpcfastimpl.RecordSlice(oWn, x.Payload)
+	grpcfastimpl.RecordSlice(oWn, x.Values)
 }
 
 // GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that o records as x's: the arrays of its bytes fields without presence, its
+// that oWn records as x's: the arrays of its bytes fields without presence, its
 // repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that o records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that o does not record,
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
 // It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
 // elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that o records go to o's spares, where
+// nested messages and oneof wrappers that oWn records go to oWn's spares, where
 // GrpcfastDecode takes them from.
-func (x *Inner) GrpcfastReuse(o *grpcfastimpl.Owned) {
+func (x *Inner) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepBytes(o, x.Payload)
-	f1 := grpcfastimpl.KeepScalars(o, x.Values)
+	f0 := grpcfastimpl.KeepBytes(oWn, x.Payload)
+	f1 := grpcfastimpl.KeepScalars(oWn, x.Values)
 	*x = Inner{
 		Payload: f0,
 		Values:  f1,
@@ -172,167 +172,167 @@ func (x *Inner) GrpcfastBytesField(num protowire.Number) *[]byte {
 	return nil
 }
 
-// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to o. The
+// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to oWn. The
 // grpcfast codec calls it on input that it has checked as the standard codec
 // would. It implements grpcfastimpl.Decoder.
-func (x *Inner) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+func (x *Inner) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
+	for len(dAtA) > 0 {
+		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		field := b
-		b = b[n:]
-		switch num {
+		fIeld := dAtA
+		dAtA = dAtA[nN:]
+		switch nUm {
 		case 1: // label
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Label = grpcfastimpl.String(o, v)
+				dAtA = dAtA[nN:]
+				x.Label = grpcfastimpl.String(oWn, vAl)
 				continue
 			}
 		case 2: // payload
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Payload = grpcfastimpl.Bytes(o, x.Payload, v)
+				dAtA = dAtA[nN:]
+				x.Payload = grpcfastimpl.Bytes(oWn, x.Payload, vAl)
 				continue
 			}
 		case 3: // values
-			switch typ {
+			switch tYp {
 			case protowire.VarintType:
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Values = append(x.Values, uint32(v))
+				dAtA = dAtA[nN:]
+				x.Values = append(x.Values, uint32(vAl))
 				continue
 			case protowire.BytesType: // packed
-				p, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+				pAcked, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				for len(p) > 0 {
-					v, n := protowire.ConsumeVarint(p)
-					if n < 0 {
-						return protowire.ParseError(n)
+				dAtA = dAtA[nN:]
+				for len(pAcked) > 0 {
+					vAl, nN := protowire.ConsumeVarint(pAcked)
+					if nN < 0 {
+						return protowire.ParseError(nN)
 					}
-					p = p[n:]
-					x.Values = append(x.Values, uint32(v))
+					pAcked = pAcked[nN:]
+					x.Values = append(x.Values, uint32(vAl))
 				}
 				continue
 			}
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it.
-		n = protowire.ConsumeFieldValue(num, typ, b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		nN = protowire.ConsumeFieldValue(nUm, tYp, dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		b = b[n:]
-		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+		dAtA = dAtA[nN:]
+		x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)
 	}
 	return nil
 }
 
-// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to o. The
+// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to oWn. The
 // grpcfast codec calls it on input that it has checked as the standard codec
 // would. It implements grpcfastimpl.Decoder.
-func (x *Summary) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+func (x *Summary) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
+	for len(dAtA) > 0 {
+		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		field := b
-		b = b[n:]
-		switch num {
+		fIeld := dAtA
+		dAtA = dAtA[nN:]
+		switch nUm {
 		case 1: // count
-			if typ == protowire.VarintType {
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.VarintType {
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Count = int64(v)
+				dAtA = dAtA[nN:]
+				x.Count = int64(vAl)
 				continue
 			}
 		case 2: // bytes
-			if typ == protowire.VarintType {
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.VarintType {
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Bytes = int64(v)
+				dAtA = dAtA[nN:]
+				x.Bytes = int64(vAl)
 				continue
 			}
 		case 3: // crc32c
-			if typ == protowire.VarintType {
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.VarintType {
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Crc32C = uint32(v)
+				dAtA = dAtA[nN:]
+				x.Crc32C = uint32(vAl)
 				continue
 			}
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it.
-		n = protowire.ConsumeFieldValue(num, typ, b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		nN = protowire.ConsumeFieldValue(nUm, tYp, dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		b = b[n:]
-		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+		dAtA = dAtA[nN:]
+		x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)
 	}
 	return nil
 }
 
-// GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
-// repeated fields, its maps and its nested messages. It implements
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
 // grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
 // decoded into x.
-func (x *Pooled) GrpcfastRecord(o *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordSlice(o, x.Data)
-	grpcfastimpl.RecordSlice(o, x.Numbers)
-	grpcfastimpl.RecordMessages(o, x.Inners)
-	grpcfastimpl.RecordMessage(o, x.One)
-	grpcfastimpl.RecordMessages(o, x.Items)
+func (x *Pooled) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+	grpcfastimpl.RecordSlice(oWn, x.Data)
+	grpcfastimpl.RecordSlice(oWn, x.Numbers)
+	grpcfastimpl.RecordMessages(oWn, x.Inners)
+	grpcfastimpl.RecordMessage(oWn, x.One)
+	grpcfastimpl.RecordMessages(oWn, x.Items)
 }
 
 // GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that o records as x's: the arrays of its bytes fields without presence, its
+// that oWn records as x's: the arrays of its bytes fields without presence, its
 // repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that o records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that o does not record,
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
 // It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
 // elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that o records go to o's spares, where
+// nested messages and oneof wrappers that oWn records go to oWn's spares, where
 // GrpcfastDecode takes them from.
-func (x *Pooled) GrpcfastReuse(o *grpcfastimpl.Owned) {
+func (x *Pooled) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepBytes(o, x.Data)
-	f1 := grpcfastimpl.KeepScalars(o, x.Numbers)
-	f2 := grpcfastimpl.KeepMessages(o, x.Inners)
-	grpcfastimpl.SpareMessage(o, grpcfastSpare_PooledInner, x.One)
-	f3 := grpcfastimpl.KeepMessages(o, x.Items)
+	f0 := grpcfastimpl.KeepBytes(oWn, x.Data)
+	f1 := grpcfastimpl.KeepScalars(oWn, x.Numbers)
+	f2 := grpcfastimpl.KeepMessages(oWn, x.Inners)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_PooledInner_kinds_kinds, x.One)
+	f3 := grpcfastimpl.KeepMessages(oWn, x.Items)
 	*x = Pooled{
 		Data:    f0,
 		Numbers: f1,
@@ -360,165 +360,165 @@ func (x *Pooled) GrpcfastBytesField(num protowire.Number) *[]byte {
 	return nil
 }
 
-// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to o. The
+// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to oWn. The
 // grpcfast codec calls it on input that it has checked as the standard codec
 // would. It implements grpcfastimpl.Decoder.
-func (x *Pooled) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+func (x *Pooled) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
+	for len(dAtA) > 0 {
+		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		field := b
-		b = b[n:]
-		switch num {
+		fIeld := dAtA
+		dAtA = dAtA[nN:]
+		switch nUm {
 		case 1: // data
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Data = grpcfastimpl.Bytes(o, x.Data, v)
+				dAtA = dAtA[nN:]
+				x.Data = grpcfastimpl.Bytes(oWn, x.Data, vAl)
 				continue
 			}
 		case 2: // numbers
-			switch typ {
+			switch tYp {
 			case protowire.VarintType:
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Numbers = append(x.Numbers, int64(v))
+				dAtA = dAtA[nN:]
+				x.Numbers = append(x.Numbers, int64(vAl))
 				continue
 			case protowire.BytesType: // packed
-				p, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+				pAcked, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				for len(p) > 0 {
-					v, n := protowire.ConsumeVarint(p)
-					if n < 0 {
-						return protowire.ParseError(n)
+				dAtA = dAtA[nN:]
+				for len(pAcked) > 0 {
+					vAl, nN := protowire.ConsumeVarint(pAcked)
+					if nN < 0 {
+						return protowire.ParseError(nN)
 					}
-					p = p[n:]
-					x.Numbers = append(x.Numbers, int64(v))
+					pAcked = pAcked[nN:]
+					x.Numbers = append(x.Numbers, int64(vAl))
 				}
 				continue
 			}
 		case 3: // inners
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				var e *Inner
-				if n := len(x.Inners); n < cap(x.Inners) {
-					x.Inners = x.Inners[:n+1]
-					if e = x.Inners[n]; e == nil {
-						e = grpcfastimpl.Spare[Inner](o, grpcfastSpare_Inner)
-						x.Inners[n] = e
+				dAtA = dAtA[nN:]
+				var eL *Inner
+				if nN := len(x.Inners); nN < cap(x.Inners) {
+					x.Inners = x.Inners[:nN+1]
+					if eL = x.Inners[nN]; eL == nil {
+						eL = grpcfastimpl.Spare[Inner](oWn, grpcfastSpare_Inner_kinds_kinds)
+						x.Inners[nN] = eL
 					}
 				} else {
-					e = grpcfastimpl.Spare[Inner](o, grpcfastSpare_Inner)
-					x.Inners = append(x.Inners, e)
+					eL = grpcfastimpl.Spare[Inner](oWn, grpcfastSpare_Inner_kinds_kinds)
+					x.Inners = append(x.Inners, eL)
 				}
-				if err := e.GrpcfastDecode(v, o); err != nil {
-					return err
+				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		case 4: // name
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Name = grpcfastimpl.String(o, v)
+				dAtA = dAtA[nN:]
+				x.Name = grpcfastimpl.String(oWn, vAl)
 				continue
 			}
 		case 5: // one
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
+				dAtA = dAtA[nN:]
 				if x.One == nil {
-					x.One = grpcfastimpl.Spare[PooledInner](o, grpcfastSpare_PooledInner)
+					x.One = grpcfastimpl.Spare[PooledInner](oWn, grpcfastSpare_PooledInner_kinds_kinds)
 				}
-				if err := x.One.GrpcfastDecode(v, o); err != nil {
-					return err
+				if eRr := x.One.GrpcfastDecode(vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		case 6: // items
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				var e *PooledInner
-				if n := len(x.Items); n < cap(x.Items) {
-					x.Items = x.Items[:n+1]
-					if e = x.Items[n]; e == nil {
-						e = grpcfastimpl.Spare[PooledInner](o, grpcfastSpare_PooledInner)
-						x.Items[n] = e
+				dAtA = dAtA[nN:]
+				var eL *PooledInner
+				if nN := len(x.Items); nN < cap(x.Items) {
+					x.Items = x.Items[:nN+1]
+					if eL = x.Items[nN]; eL == nil {
+						eL = grpcfastimpl.Spare[PooledInner](oWn, grpcfastSpare_PooledInner_kinds_kinds)
+						x.Items[nN] = eL
 					}
 				} else {
-					e = grpcfastimpl.Spare[PooledInner](o, grpcfastSpare_PooledInner)
-					x.Items = append(x.Items, e)
+					eL = grpcfastimpl.Spare[PooledInner](oWn, grpcfastSpare_PooledInner_kinds_kinds)
+					x.Items = append(x.Items, eL)
 				}
-				if err := e.GrpcfastDecode(v, o); err != nil {
-					return err
+				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it.
-		n = protowire.ConsumeFieldValue(num, typ, b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		nN = protowire.ConsumeFieldValue(nUm, tYp, dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		b = b[n:]
-		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+		dAtA = dAtA[nN:]
+		x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)
 	}
 	return nil
 }
 
-// GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
-// repeated fields, its maps and its nested messages. It implements
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
 // grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
 // decoded into x.
-func (x *PooledInner) GrpcfastRecord(o *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordSlice(o, x.Payload)
-	grpcfastimpl.RecordSlice(o, x.Values)
+func (x *PooledInner) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+	grpcfastimpl.RecordSlice(oWn, x.Payload)
+	grpcfastimpl.RecordSlice(oWn, x.Values)
 }
 
 // GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that o records as x's: the arrays of its bytes fields without presence, its
+// that oWn records as x's: the arrays of its bytes fields without presence, its
 // repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that o records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that o does not record,
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
 // It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
 // elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that o records go to o's spares, where
+// nested messages and oneof wrappers that oWn records go to oWn's spares, where
 // GrpcfastDecode takes them from.
-func (x *PooledInner) GrpcfastReuse(o *grpcfastimpl.Owned) {
+func (x *PooledInner) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepBytes(o, x.Payload)
-	f1 := grpcfastimpl.KeepScalars(o, x.Values)
+	f0 := grpcfastimpl.KeepBytes(oWn, x.Payload)
+	f1 := grpcfastimpl.KeepScalars(oWn, x.Values)
 	*x = PooledInner{
 		Payload: f0,
 		Values:  f1,
@@ -544,93 +544,93 @@ func (x *PooledInner) GrpcfastBytesField(num protowire.Number) *[]byte {
 	return nil
 }
 
-// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to o. The
+// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to oWn. The
 // grpcfast codec calls it on input that it has checked as the standard codec
 // would. It implements grpcfastimpl.Decoder.
-func (x *PooledInner) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+func (x *PooledInner) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
+	for len(dAtA) > 0 {
+		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		field := b
-		b = b[n:]
-		switch num {
+		fIeld := dAtA
+		dAtA = dAtA[nN:]
+		switch nUm {
 		case 1: // payload
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Payload = grpcfastimpl.Bytes(o, x.Payload, v)
+				dAtA = dAtA[nN:]
+				x.Payload = grpcfastimpl.Bytes(oWn, x.Payload, vAl)
 				continue
 			}
 		case 2: // values
-			switch typ {
+			switch tYp {
 			case protowire.VarintType:
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Values = append(x.Values, int64(v))
+				dAtA = dAtA[nN:]
+				x.Values = append(x.Values, int64(vAl))
 				continue
 			case protowire.BytesType: // packed
-				p, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+				pAcked, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				for len(p) > 0 {
-					v, n := protowire.ConsumeVarint(p)
-					if n < 0 {
-						return protowire.ParseError(n)
+				dAtA = dAtA[nN:]
+				for len(pAcked) > 0 {
+					vAl, nN := protowire.ConsumeVarint(pAcked)
+					if nN < 0 {
+						return protowire.ParseError(nN)
 					}
-					p = p[n:]
-					x.Values = append(x.Values, int64(v))
+					pAcked = pAcked[nN:]
+					x.Values = append(x.Values, int64(vAl))
 				}
 				continue
 			}
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it.
-		n = protowire.ConsumeFieldValue(num, typ, b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		nN = protowire.ConsumeFieldValue(nUm, tYp, dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		b = b[n:]
-		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+		dAtA = dAtA[nN:]
+		x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)
 	}
 	return nil
 }
 
-// GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
-// repeated fields, its maps and its nested messages. It implements
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
 // grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
 // decoded into x.
-func (x *PooledMaybe) GrpcfastRecord(o *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordSlice(o, x.Data)
-	grpcfastimpl.RecordMessage(o, x.One)
-	grpcfastimpl.RecordMessages(o, x.Items)
+func (x *PooledMaybe) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+	grpcfastimpl.RecordSlice(oWn, x.Data)
+	grpcfastimpl.RecordMessage(oWn, x.One)
+	grpcfastimpl.RecordMessages(oWn, x.Items)
 }
 
 // GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that o records as x's: the arrays of its bytes fields without presence, its
+// that oWn records as x's: the arrays of its bytes fields without presence, its
 // repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that o records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that o does not record,
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
 // It implements grpcfastimpl.Owner.
-func (x *PooledMaybe) GrpcfastReuse(o *grpcfastimpl.Owned) {
+func (x *PooledMaybe) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepBytes(o, x.Data)
-	grpcfastimpl.ReleaseMessage(o, x.One)
-	f1 := grpcfastimpl.KeepMessages(o, x.Items)
+	f0 := grpcfastimpl.KeepBytes(oWn, x.Data)
+	grpcfastimpl.ReleaseMessage(oWn, x.One)
+	f1 := grpcfastimpl.KeepMessages(oWn, x.Items)
 	*x = PooledMaybe{
 		Data:  f0,
 		Items: f1,
@@ -658,137 +658,137 @@ func (x *PooledMaybe) GrpcfastBytesField(num protowire.Number) *[]byte {
 	return nil
 }
 
-// GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
-// repeated fields, its maps and its nested messages. It implements
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
 // grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
 // decoded into x.
-func (x *Decodable) GrpcfastRecord(o *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordSlice(o, x.Data)
-	grpcfastimpl.RecordSlice(o, x.Ri32)
-	grpcfastimpl.RecordSlice(o, x.Rs64)
-	grpcfastimpl.RecordSlice(o, x.Rf32)
-	grpcfastimpl.RecordSlice(o, x.Rdb)
-	grpcfastimpl.RecordSlice(o, x.Rflag)
-	grpcfastimpl.RecordSlice(o, x.Rcolor)
-	grpcfastimpl.RecordSlice(o, x.Rs32)
-	grpcfastimpl.RecordSlice(o, x.Ru64)
-	grpcfastimpl.RecordSlice(o, x.Rfl)
-	grpcfastimpl.RecordSlice(o, x.Rsf64)
-	grpcfastimpl.RecordSlice(o, x.Words)
-	grpcfastimpl.RecordSlice(o, x.Blobs)
-	grpcfastimpl.RecordMessage(o, x.Child)
-	grpcfastimpl.RecordMessages(o, x.Children)
-	grpcfastimpl.RecordMessage(o, x.Rich)
-	grpcfastimpl.RecordMessages(o, x.Riches)
-	grpcfastimpl.RecordOneof(o, x.Choice)
+func (x *Decodable) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+	grpcfastimpl.RecordSlice(oWn, x.Data)
+	grpcfastimpl.RecordSlice(oWn, x.Ri32)
+	grpcfastimpl.RecordSlice(oWn, x.Rs64)
+	grpcfastimpl.RecordSlice(oWn, x.Rf32)
+	grpcfastimpl.RecordSlice(oWn, x.Rdb)
+	grpcfastimpl.RecordSlice(oWn, x.Rflag)
+	grpcfastimpl.RecordSlice(oWn, x.Rcolor)
+	grpcfastimpl.RecordSlice(oWn, x.Rs32)
+	grpcfastimpl.RecordSlice(oWn, x.Ru64)
+	grpcfastimpl.RecordSlice(oWn, x.Rfl)
+	grpcfastimpl.RecordSlice(oWn, x.Rsf64)
+	grpcfastimpl.RecordSlice(oWn, x.Words)
+	grpcfastimpl.RecordSlice(oWn, x.Blobs)
+	grpcfastimpl.RecordMessage(oWn, x.Child)
+	grpcfastimpl.RecordMessages(oWn, x.Children)
+	grpcfastimpl.RecordMessage(oWn, x.Rich)
+	grpcfastimpl.RecordMessages(oWn, x.Riches)
+	grpcfastimpl.RecordOneof(oWn, x.Choice)
 	var mNode *Decodable
-	if c, ok := x.Choice.(*Decodable_Node); ok {
-		mNode = c.Node
+	if cAse, oK := x.Choice.(*Decodable_Node); oK {
+		mNode = cAse.Node
 	}
-	grpcfastimpl.RecordMessage(o, mNode)
+	grpcfastimpl.RecordMessage(oWn, mNode)
 	var mOther *Rich
-	if c, ok := x.Choice.(*Decodable_Other); ok {
-		mOther = c.Other
+	if cAse, oK := x.Choice.(*Decodable_Other); oK {
+		mOther = cAse.Other
 	}
-	grpcfastimpl.RecordMessage(o, mOther)
-	grpcfastimpl.RecordOneof(o, x.Second)
+	grpcfastimpl.RecordMessage(oWn, mOther)
+	grpcfastimpl.RecordOneof(oWn, x.Second)
 	var mInner *Inner
-	if c, ok := x.Second.(*Decodable_Inner); ok {
-		mInner = c.Inner
+	if cAse, oK := x.Second.(*Decodable_Inner); oK {
+		mInner = cAse.Inner
 	}
-	grpcfastimpl.RecordMessage(o, mInner)
+	grpcfastimpl.RecordMessage(oWn, mInner)
 }
 
 // GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that o records as x's: the arrays of its bytes fields without presence, its
+// that oWn records as x's: the arrays of its bytes fields without presence, its
 // repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that o records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that o does not record,
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
 // It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
 // elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that o records go to o's spares, where
+// nested messages and oneof wrappers that oWn records go to oWn's spares, where
 // GrpcfastDecode takes them from.
-func (x *Decodable) GrpcfastReuse(o *grpcfastimpl.Owned) {
+func (x *Decodable) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepBytes(o, x.Data)
-	f1 := grpcfastimpl.KeepScalars(o, x.Ri32)
-	f2 := grpcfastimpl.KeepScalars(o, x.Rs64)
-	f3 := grpcfastimpl.KeepScalars(o, x.Rf32)
-	f4 := grpcfastimpl.KeepScalars(o, x.Rdb)
-	f5 := grpcfastimpl.KeepCleared(o, x.Rflag)
-	f6 := grpcfastimpl.KeepScalars(o, x.Rcolor)
-	f7 := grpcfastimpl.KeepScalars(o, x.Rs32)
-	f8 := grpcfastimpl.KeepScalars(o, x.Ru64)
-	f9 := grpcfastimpl.KeepScalars(o, x.Rfl)
-	f10 := grpcfastimpl.KeepScalars(o, x.Rsf64)
-	f11 := grpcfastimpl.KeepCleared(o, x.Words)
-	f12 := grpcfastimpl.KeepCleared(o, x.Blobs)
-	grpcfastimpl.SpareMessage(o, grpcfastSpare_Decodable, x.Child)
-	f13 := grpcfastimpl.KeepMessages(o, x.Children)
-	grpcfastimpl.SpareMessage(o, grpcfastSpare_Rich, x.Rich)
-	f14 := grpcfastimpl.KeepMessages(o, x.Riches)
-	w0 := grpcfastimpl.MatchOneof(o, x.Choice)
+	f0 := grpcfastimpl.KeepBytes(oWn, x.Data)
+	f1 := grpcfastimpl.KeepScalars(oWn, x.Ri32)
+	f2 := grpcfastimpl.KeepScalars(oWn, x.Rs64)
+	f3 := grpcfastimpl.KeepScalars(oWn, x.Rf32)
+	f4 := grpcfastimpl.KeepScalars(oWn, x.Rdb)
+	f5 := grpcfastimpl.KeepCleared(oWn, x.Rflag)
+	f6 := grpcfastimpl.KeepScalars(oWn, x.Rcolor)
+	f7 := grpcfastimpl.KeepScalars(oWn, x.Rs32)
+	f8 := grpcfastimpl.KeepScalars(oWn, x.Ru64)
+	f9 := grpcfastimpl.KeepScalars(oWn, x.Rfl)
+	f10 := grpcfastimpl.KeepScalars(oWn, x.Rsf64)
+	f11 := grpcfastimpl.KeepCleared(oWn, x.Words)
+	f12 := grpcfastimpl.KeepCleared(oWn, x.Blobs)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Decodable_kinds_kinds, x.Child)
+	f13 := grpcfastimpl.KeepMessages(oWn, x.Children)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Rich_kinds_kinds, x.Rich)
+	f14 := grpcfastimpl.KeepMessages(oWn, x.Riches)
+	wR0 := grpcfastimpl.MatchOneof(oWn, x.Choice)
 	var mNode *Decodable
-	if c, ok := x.Choice.(*Decodable_Node); ok {
-		mNode = c.Node
+	if cAse, oK := x.Choice.(*Decodable_Node); oK {
+		mNode = cAse.Node
 	}
-	grpcfastimpl.SpareMessage(o, grpcfastSpare_Decodable, mNode)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Decodable_kinds_kinds, mNode)
 	var mOther *Rich
-	if c, ok := x.Choice.(*Decodable_Other); ok {
-		mOther = c.Other
+	if cAse, oK := x.Choice.(*Decodable_Other); oK {
+		mOther = cAse.Other
 	}
-	grpcfastimpl.SpareMessage(o, grpcfastSpare_Rich, mOther)
-	w1 := grpcfastimpl.MatchOneof(o, x.Second)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Rich_kinds_kinds, mOther)
+	wR1 := grpcfastimpl.MatchOneof(oWn, x.Second)
 	var mInner *Inner
-	if c, ok := x.Second.(*Decodable_Inner); ok {
-		mInner = c.Inner
+	if cAse, oK := x.Second.(*Decodable_Inner); oK {
+		mInner = cAse.Inner
 	}
-	grpcfastimpl.SpareMessage(o, grpcfastSpare_Inner, mInner)
-	if w0 {
-		switch w := x.Choice.(type) {
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Inner_kinds_kinds, mInner)
+	if wR0 {
+		switch wR := x.Choice.(type) {
 		case *Decodable_Text:
-			*w = Decodable_Text{}
-			grpcfastimpl.PutSpare(o, grpcfastSpare_Decodable_Text, w)
+			*wR = Decodable_Text{}
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Text_kinds_kinds, wR)
 		case *Decodable_Raw:
-			*w = Decodable_Raw{}
-			grpcfastimpl.PutSpare(o, grpcfastSpare_Decodable_Raw, w)
+			*wR = Decodable_Raw{}
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Raw_kinds_kinds, wR)
 		case *Decodable_Node:
-			*w = Decodable_Node{}
-			grpcfastimpl.PutSpare(o, grpcfastSpare_Decodable_Node, w)
+			*wR = Decodable_Node{}
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Node_kinds_kinds, wR)
 		case *Decodable_Num:
-			*w = Decodable_Num{}
-			grpcfastimpl.PutSpare(o, grpcfastSpare_Decodable_Num, w)
+			*wR = Decodable_Num{}
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Num_kinds_kinds, wR)
 		case *Decodable_Hue:
-			*w = Decodable_Hue{}
-			grpcfastimpl.PutSpare(o, grpcfastSpare_Decodable_Hue, w)
+			*wR = Decodable_Hue{}
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Hue_kinds_kinds, wR)
 		case *Decodable_Real:
-			*w = Decodable_Real{}
-			grpcfastimpl.PutSpare(o, grpcfastSpare_Decodable_Real, w)
+			*wR = Decodable_Real{}
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Real_kinds_kinds, wR)
 		case *Decodable_Yes:
-			*w = Decodable_Yes{}
-			grpcfastimpl.PutSpare(o, grpcfastSpare_Decodable_Yes, w)
+			*wR = Decodable_Yes{}
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Yes_kinds_kinds, wR)
 		case *Decodable_Other:
-			*w = Decodable_Other{}
-			grpcfastimpl.PutSpare(o, grpcfastSpare_Decodable_Other, w)
+			*wR = Decodable_Other{}
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Other_kinds_kinds, wR)
 		case *Decodable_Small:
-			*w = Decodable_Small{}
-			grpcfastimpl.PutSpare(o, grpcfastSpare_Decodable_Small, w)
+			*wR = Decodable_Small{}
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Small_kinds_kinds, wR)
 		case *Decodable_Big:
-			*w = Decodable_Big{}
-			grpcfastimpl.PutSpare(o, grpcfastSpare_Decodable_Big, w)
+			*wR = Decodable_Big{}
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Big_kinds_kinds, wR)
 		}
 	}
-	if w1 {
-		switch w := x.Second.(type) {
+	if wR1 {
+		switch wR := x.Second.(type) {
 		case *Decodable_Inner:
-			*w = Decodable_Inner{}
-			grpcfastimpl.PutSpare(o, grpcfastSpare_Decodable_Inner, w)
+			*wR = Decodable_Inner{}
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Inner_kinds_kinds, wR)
 		case *Decodable_Label:
-			*w = Decodable_Label{}
-			grpcfastimpl.PutSpare(o, grpcfastSpare_Decodable_Label, w)
+			*wR = Decodable_Label{}
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Label_kinds_kinds, wR)
 		}
 	}
 	*x = Decodable{
@@ -829,740 +829,740 @@ func (x *Decodable) GrpcfastBytesField(num protowire.Number) *[]byte {
 	return nil
 }
 
-// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to o. The
+// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to oWn. The
 // grpcfast codec calls it on input that it has checked as the standard codec
 // would. It implements grpcfastimpl.Decoder.
-func (x *Decodable) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
+	for len(dAtA) > 0 {
+		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		field := b
-		b = b[n:]
-		switch num {
+		fIeld := dAtA
+		dAtA = dAtA[nN:]
+		switch nUm {
 		case 1: // i32
-			if typ == protowire.VarintType {
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.VarintType {
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.I32 = int32(v)
+				dAtA = dAtA[nN:]
+				x.I32 = int32(vAl)
 				continue
 			}
 		case 2: // i64
-			if typ == protowire.VarintType {
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.VarintType {
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.I64 = int64(v)
+				dAtA = dAtA[nN:]
+				x.I64 = int64(vAl)
 				continue
 			}
 		case 3: // u32
-			if typ == protowire.VarintType {
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.VarintType {
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.U32 = uint32(v)
+				dAtA = dAtA[nN:]
+				x.U32 = uint32(vAl)
 				continue
 			}
 		case 4: // u64
-			if typ == protowire.VarintType {
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.VarintType {
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.U64 = v
+				dAtA = dAtA[nN:]
+				x.U64 = vAl
 				continue
 			}
 		case 5: // s32
-			if typ == protowire.VarintType {
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.VarintType {
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.S32 = int32(protowire.DecodeZigZag(v & math.MaxUint32))
+				dAtA = dAtA[nN:]
+				x.S32 = int32(protowire.DecodeZigZag(vAl & math.MaxUint32))
 				continue
 			}
 		case 6: // s64
-			if typ == protowire.VarintType {
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.VarintType {
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.S64 = protowire.DecodeZigZag(v)
+				dAtA = dAtA[nN:]
+				x.S64 = protowire.DecodeZigZag(vAl)
 				continue
 			}
 		case 7: // flag
-			if typ == protowire.VarintType {
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.VarintType {
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Flag = protowire.DecodeBool(v)
+				dAtA = dAtA[nN:]
+				x.Flag = protowire.DecodeBool(vAl)
 				continue
 			}
 		case 8: // color
-			if typ == protowire.VarintType {
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.VarintType {
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Color = Color(int32(v))
+				dAtA = dAtA[nN:]
+				x.Color = Color(int32(vAl))
 				continue
 			}
 		case 9: // f32
-			if typ == protowire.Fixed32Type {
-				v, n := protowire.ConsumeFixed32(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.Fixed32Type {
+				vAl, nN := protowire.ConsumeFixed32(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.F32 = v
+				dAtA = dAtA[nN:]
+				x.F32 = vAl
 				continue
 			}
 		case 10: // sf32
-			if typ == protowire.Fixed32Type {
-				v, n := protowire.ConsumeFixed32(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.Fixed32Type {
+				vAl, nN := protowire.ConsumeFixed32(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Sf32 = int32(v)
+				dAtA = dAtA[nN:]
+				x.Sf32 = int32(vAl)
 				continue
 			}
 		case 11: // fl
-			if typ == protowire.Fixed32Type {
-				v, n := protowire.ConsumeFixed32(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.Fixed32Type {
+				vAl, nN := protowire.ConsumeFixed32(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Fl = math.Float32frombits(v)
+				dAtA = dAtA[nN:]
+				x.Fl = math.Float32frombits(vAl)
 				continue
 			}
 		case 12: // f64
-			if typ == protowire.Fixed64Type {
-				v, n := protowire.ConsumeFixed64(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.Fixed64Type {
+				vAl, nN := protowire.ConsumeFixed64(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.F64 = v
+				dAtA = dAtA[nN:]
+				x.F64 = vAl
 				continue
 			}
 		case 13: // sf64
-			if typ == protowire.Fixed64Type {
-				v, n := protowire.ConsumeFixed64(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.Fixed64Type {
+				vAl, nN := protowire.ConsumeFixed64(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Sf64 = int64(v)
+				dAtA = dAtA[nN:]
+				x.Sf64 = int64(vAl)
 				continue
 			}
 		case 14: // db
-			if typ == protowire.Fixed64Type {
-				v, n := protowire.ConsumeFixed64(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.Fixed64Type {
+				vAl, nN := protowire.ConsumeFixed64(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Db = math.Float64frombits(v)
+				dAtA = dAtA[nN:]
+				x.Db = math.Float64frombits(vAl)
 				continue
 			}
 		case 15: // name
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Name = grpcfastimpl.String(o, v)
+				dAtA = dAtA[nN:]
+				x.Name = grpcfastimpl.String(oWn, vAl)
 				continue
 			}
 		case 16: // data
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Data = grpcfastimpl.Bytes(o, x.Data, v)
+				dAtA = dAtA[nN:]
+				x.Data = grpcfastimpl.Bytes(oWn, x.Data, vAl)
 				continue
 			}
 		case 17: // ri32
-			switch typ {
+			switch tYp {
 			case protowire.VarintType:
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Ri32 = append(x.Ri32, int32(v))
+				dAtA = dAtA[nN:]
+				x.Ri32 = append(x.Ri32, int32(vAl))
 				continue
 			case protowire.BytesType: // packed
-				p, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+				pAcked, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				for len(p) > 0 {
-					v, n := protowire.ConsumeVarint(p)
-					if n < 0 {
-						return protowire.ParseError(n)
+				dAtA = dAtA[nN:]
+				for len(pAcked) > 0 {
+					vAl, nN := protowire.ConsumeVarint(pAcked)
+					if nN < 0 {
+						return protowire.ParseError(nN)
 					}
-					p = p[n:]
-					x.Ri32 = append(x.Ri32, int32(v))
+					pAcked = pAcked[nN:]
+					x.Ri32 = append(x.Ri32, int32(vAl))
 				}
 				continue
 			}
 		case 18: // rs64
-			switch typ {
+			switch tYp {
 			case protowire.VarintType:
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Rs64 = append(x.Rs64, protowire.DecodeZigZag(v))
+				dAtA = dAtA[nN:]
+				x.Rs64 = append(x.Rs64, protowire.DecodeZigZag(vAl))
 				continue
 			case protowire.BytesType: // packed
-				p, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+				pAcked, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				for len(p) > 0 {
-					v, n := protowire.ConsumeVarint(p)
-					if n < 0 {
-						return protowire.ParseError(n)
+				dAtA = dAtA[nN:]
+				for len(pAcked) > 0 {
+					vAl, nN := protowire.ConsumeVarint(pAcked)
+					if nN < 0 {
+						return protowire.ParseError(nN)
 					}
-					p = p[n:]
-					x.Rs64 = append(x.Rs64, protowire.DecodeZigZag(v))
+					pAcked = pAcked[nN:]
+					x.Rs64 = append(x.Rs64, protowire.DecodeZigZag(vAl))
 				}
 				continue
 			}
 		case 19: // rf32
-			switch typ {
+			switch tYp {
 			case protowire.Fixed32Type:
-				v, n := protowire.ConsumeFixed32(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+				vAl, nN := protowire.ConsumeFixed32(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Rf32 = append(x.Rf32, v)
+				dAtA = dAtA[nN:]
+				x.Rf32 = append(x.Rf32, vAl)
 				continue
 			case protowire.BytesType: // packed
-				p, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+				pAcked, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				for len(p) > 0 {
-					v, n := protowire.ConsumeFixed32(p)
-					if n < 0 {
-						return protowire.ParseError(n)
+				dAtA = dAtA[nN:]
+				for len(pAcked) > 0 {
+					vAl, nN := protowire.ConsumeFixed32(pAcked)
+					if nN < 0 {
+						return protowire.ParseError(nN)
 					}
-					p = p[n:]
-					x.Rf32 = append(x.Rf32, v)
+					pAcked = pAcked[nN:]
+					x.Rf32 = append(x.Rf32, vAl)
 				}
 				continue
 			}
 		case 20: // rdb
-			switch typ {
+			switch tYp {
 			case protowire.Fixed64Type:
-				v, n := protowire.ConsumeFixed64(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+				vAl, nN := protowire.ConsumeFixed64(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Rdb = append(x.Rdb, math.Float64frombits(v))
+				dAtA = dAtA[nN:]
+				x.Rdb = append(x.Rdb, math.Float64frombits(vAl))
 				continue
 			case protowire.BytesType: // packed
-				p, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+				pAcked, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				for len(p) > 0 {
-					v, n := protowire.ConsumeFixed64(p)
-					if n < 0 {
-						return protowire.ParseError(n)
+				dAtA = dAtA[nN:]
+				for len(pAcked) > 0 {
+					vAl, nN := protowire.ConsumeFixed64(pAcked)
+					if nN < 0 {
+						return protowire.ParseError(nN)
 					}
-					p = p[n:]
-					x.Rdb = append(x.Rdb, math.Float64frombits(v))
+					pAcked = pAcked[nN:]
+					x.Rdb = append(x.Rdb, math.Float64frombits(vAl))
 				}
 				continue
 			}
 		case 21: // rflag
-			switch typ {
+			switch tYp {
 			case protowire.VarintType:
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Rflag = append(x.Rflag, protowire.DecodeBool(v))
+				dAtA = dAtA[nN:]
+				x.Rflag = append(x.Rflag, protowire.DecodeBool(vAl))
 				continue
 			case protowire.BytesType: // packed
-				p, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+				pAcked, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				for len(p) > 0 {
-					v, n := protowire.ConsumeVarint(p)
-					if n < 0 {
-						return protowire.ParseError(n)
+				dAtA = dAtA[nN:]
+				for len(pAcked) > 0 {
+					vAl, nN := protowire.ConsumeVarint(pAcked)
+					if nN < 0 {
+						return protowire.ParseError(nN)
 					}
-					p = p[n:]
-					x.Rflag = append(x.Rflag, protowire.DecodeBool(v))
+					pAcked = pAcked[nN:]
+					x.Rflag = append(x.Rflag, protowire.DecodeBool(vAl))
 				}
 				continue
 			}
 		case 22: // rcolor
-			switch typ {
+			switch tYp {
 			case protowire.VarintType:
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Rcolor = append(x.Rcolor, Color(int32(v)))
+				dAtA = dAtA[nN:]
+				x.Rcolor = append(x.Rcolor, Color(int32(vAl)))
 				continue
 			case protowire.BytesType: // packed
-				p, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+				pAcked, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				for len(p) > 0 {
-					v, n := protowire.ConsumeVarint(p)
-					if n < 0 {
-						return protowire.ParseError(n)
+				dAtA = dAtA[nN:]
+				for len(pAcked) > 0 {
+					vAl, nN := protowire.ConsumeVarint(pAcked)
+					if nN < 0 {
+						return protowire.ParseError(nN)
 					}
-					p = p[n:]
-					x.Rcolor = append(x.Rcolor, Color(int32(v)))
+					pAcked = pAcked[nN:]
+					x.Rcolor = append(x.Rcolor, Color(int32(vAl)))
 				}
 				continue
 			}
 		case 23: // rs32
-			switch typ {
+			switch tYp {
 			case protowire.VarintType:
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Rs32 = append(x.Rs32, int32(protowire.DecodeZigZag(v&math.MaxUint32)))
+				dAtA = dAtA[nN:]
+				x.Rs32 = append(x.Rs32, int32(protowire.DecodeZigZag(vAl&math.MaxUint32)))
 				continue
 			case protowire.BytesType: // packed
-				p, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+				pAcked, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				for len(p) > 0 {
-					v, n := protowire.ConsumeVarint(p)
-					if n < 0 {
-						return protowire.ParseError(n)
+				dAtA = dAtA[nN:]
+				for len(pAcked) > 0 {
+					vAl, nN := protowire.ConsumeVarint(pAcked)
+					if nN < 0 {
+						return protowire.ParseError(nN)
 					}
-					p = p[n:]
-					x.Rs32 = append(x.Rs32, int32(protowire.DecodeZigZag(v&math.MaxUint32)))
+					pAcked = pAcked[nN:]
+					x.Rs32 = append(x.Rs32, int32(protowire.DecodeZigZag(vAl&math.MaxUint32)))
 				}
 				continue
 			}
 		case 24: // ru64
-			switch typ {
+			switch tYp {
 			case protowire.VarintType:
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Ru64 = append(x.Ru64, v)
+				dAtA = dAtA[nN:]
+				x.Ru64 = append(x.Ru64, vAl)
 				continue
 			case protowire.BytesType: // packed
-				p, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+				pAcked, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				for len(p) > 0 {
-					v, n := protowire.ConsumeVarint(p)
-					if n < 0 {
-						return protowire.ParseError(n)
+				dAtA = dAtA[nN:]
+				for len(pAcked) > 0 {
+					vAl, nN := protowire.ConsumeVarint(pAcked)
+					if nN < 0 {
+						return protowire.ParseError(nN)
 					}
-					p = p[n:]
-					x.Ru64 = append(x.Ru64, v)
+					pAcked = pAcked[nN:]
+					x.Ru64 = append(x.Ru64, vAl)
 				}
 				continue
 			}
 		case 25: // rfl
-			switch typ {
+			switch tYp {
 			case protowire.Fixed32Type:
-				v, n := protowire.ConsumeFixed32(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+				vAl, nN := protowire.ConsumeFixed32(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Rfl = append(x.Rfl, math.Float32frombits(v))
+				dAtA = dAtA[nN:]
+				x.Rfl = append(x.Rfl, math.Float32frombits(vAl))
 				continue
 			case protowire.BytesType: // packed
-				p, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+				pAcked, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				for len(p) > 0 {
-					v, n := protowire.ConsumeFixed32(p)
-					if n < 0 {
-						return protowire.ParseError(n)
+				dAtA = dAtA[nN:]
+				for len(pAcked) > 0 {
+					vAl, nN := protowire.ConsumeFixed32(pAcked)
+					if nN < 0 {
+						return protowire.ParseError(nN)
 					}
-					p = p[n:]
-					x.Rfl = append(x.Rfl, math.Float32frombits(v))
+					pAcked = pAcked[nN:]
+					x.Rfl = append(x.Rfl, math.Float32frombits(vAl))
 				}
 				continue
 			}
 		case 26: // rsf64
-			switch typ {
+			switch tYp {
 			case protowire.Fixed64Type:
-				v, n := protowire.ConsumeFixed64(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+				vAl, nN := protowire.ConsumeFixed64(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Rsf64 = append(x.Rsf64, int64(v))
+				dAtA = dAtA[nN:]
+				x.Rsf64 = append(x.Rsf64, int64(vAl))
 				continue
 			case protowire.BytesType: // packed
-				p, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+				pAcked, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				for len(p) > 0 {
-					v, n := protowire.ConsumeFixed64(p)
-					if n < 0 {
-						return protowire.ParseError(n)
+				dAtA = dAtA[nN:]
+				for len(pAcked) > 0 {
+					vAl, nN := protowire.ConsumeFixed64(pAcked)
+					if nN < 0 {
+						return protowire.ParseError(nN)
 					}
-					p = p[n:]
-					x.Rsf64 = append(x.Rsf64, int64(v))
+					pAcked = pAcked[nN:]
+					x.Rsf64 = append(x.Rsf64, int64(vAl))
 				}
 				continue
 			}
 		case 27: // words
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Words = append(x.Words, grpcfastimpl.String(o, v))
+				dAtA = dAtA[nN:]
+				x.Words = append(x.Words, grpcfastimpl.String(oWn, vAl))
 				continue
 			}
 		case 28: // blobs
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Blobs = append(x.Blobs, grpcfastimpl.NewBytes(o, v))
+				dAtA = dAtA[nN:]
+				x.Blobs = append(x.Blobs, grpcfastimpl.NewBytes(oWn, vAl))
 				continue
 			}
 		case 29: // child
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
+				dAtA = dAtA[nN:]
 				if x.Child == nil {
-					x.Child = grpcfastimpl.Spare[Decodable](o, grpcfastSpare_Decodable)
+					x.Child = grpcfastimpl.Spare[Decodable](oWn, grpcfastSpare_Decodable_kinds_kinds)
 				}
-				if err := x.Child.GrpcfastDecode(v, o); err != nil {
-					return err
+				if eRr := x.Child.GrpcfastDecode(vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		case 30: // children
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				var e *Decodable
-				if n := len(x.Children); n < cap(x.Children) {
-					x.Children = x.Children[:n+1]
-					if e = x.Children[n]; e == nil {
-						e = grpcfastimpl.Spare[Decodable](o, grpcfastSpare_Decodable)
-						x.Children[n] = e
+				dAtA = dAtA[nN:]
+				var eL *Decodable
+				if nN := len(x.Children); nN < cap(x.Children) {
+					x.Children = x.Children[:nN+1]
+					if eL = x.Children[nN]; eL == nil {
+						eL = grpcfastimpl.Spare[Decodable](oWn, grpcfastSpare_Decodable_kinds_kinds)
+						x.Children[nN] = eL
 					}
 				} else {
-					e = grpcfastimpl.Spare[Decodable](o, grpcfastSpare_Decodable)
-					x.Children = append(x.Children, e)
+					eL = grpcfastimpl.Spare[Decodable](oWn, grpcfastSpare_Decodable_kinds_kinds)
+					x.Children = append(x.Children, eL)
 				}
-				if err := e.GrpcfastDecode(v, o); err != nil {
-					return err
+				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		case 31: // rich
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
+				dAtA = dAtA[nN:]
 				if x.Rich == nil {
-					x.Rich = grpcfastimpl.Spare[Rich](o, grpcfastSpare_Rich)
+					x.Rich = grpcfastimpl.Spare[Rich](oWn, grpcfastSpare_Rich_kinds_kinds)
 				}
-				if err := grpcfastimpl.DecodeMessage(x.Rich, v, o); err != nil {
-					return err
+				if eRr := grpcfastimpl.DecodeMessage(x.Rich, vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		case 32: // riches
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				var e *Rich
-				if n := len(x.Riches); n < cap(x.Riches) {
-					x.Riches = x.Riches[:n+1]
-					if e = x.Riches[n]; e == nil {
-						e = grpcfastimpl.Spare[Rich](o, grpcfastSpare_Rich)
-						x.Riches[n] = e
+				dAtA = dAtA[nN:]
+				var eL *Rich
+				if nN := len(x.Riches); nN < cap(x.Riches) {
+					x.Riches = x.Riches[:nN+1]
+					if eL = x.Riches[nN]; eL == nil {
+						eL = grpcfastimpl.Spare[Rich](oWn, grpcfastSpare_Rich_kinds_kinds)
+						x.Riches[nN] = eL
 					}
 				} else {
-					e = grpcfastimpl.Spare[Rich](o, grpcfastSpare_Rich)
-					x.Riches = append(x.Riches, e)
+					eL = grpcfastimpl.Spare[Rich](oWn, grpcfastSpare_Rich_kinds_kinds)
+					x.Riches = append(x.Riches, eL)
 				}
-				if err := grpcfastimpl.DecodeMessage(e, v, o); err != nil {
-					return err
+				if eRr := grpcfastimpl.DecodeMessage(eL, vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		case 33: // text
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				w, ok := x.Choice.(*Decodable_Text)
-				if !ok {
-					w = grpcfastimpl.Spare[Decodable_Text](o, grpcfastSpare_Decodable_Text)
-					x.Choice = w
+				dAtA = dAtA[nN:]
+				wR, oK := x.Choice.(*Decodable_Text)
+				if !oK {
+					wR = grpcfastimpl.Spare[Decodable_Text](oWn, grpcfastSpare_Decodable_Text_kinds_kinds)
+					x.Choice = wR
 				}
-				w.Text = grpcfastimpl.String(o, v)
+				wR.Text = grpcfastimpl.String(oWn, vAl)
 				continue
 			}
 		case 34: // raw
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				w, ok := x.Choice.(*Decodable_Raw)
-				if !ok {
-					w = grpcfastimpl.Spare[Decodable_Raw](o, grpcfastSpare_Decodable_Raw)
-					x.Choice = w
+				dAtA = dAtA[nN:]
+				wR, oK := x.Choice.(*Decodable_Raw)
+				if !oK {
+					wR = grpcfastimpl.Spare[Decodable_Raw](oWn, grpcfastSpare_Decodable_Raw_kinds_kinds)
+					x.Choice = wR
 				}
-				w.Raw = grpcfastimpl.Bytes(o, w.Raw, v)
+				wR.Raw = grpcfastimpl.Bytes(oWn, wR.Raw, vAl)
 				continue
 			}
 		case 35: // node
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				w, ok := x.Choice.(*Decodable_Node)
-				if !ok {
-					w = grpcfastimpl.Spare[Decodable_Node](o, grpcfastSpare_Decodable_Node)
-					x.Choice = w
+				dAtA = dAtA[nN:]
+				wR, oK := x.Choice.(*Decodable_Node)
+				if !oK {
+					wR = grpcfastimpl.Spare[Decodable_Node](oWn, grpcfastSpare_Decodable_Node_kinds_kinds)
+					x.Choice = wR
 				}
-				if w.Node == nil {
-					w.Node = grpcfastimpl.Spare[Decodable](o, grpcfastSpare_Decodable)
+				if wR.Node == nil {
+					wR.Node = grpcfastimpl.Spare[Decodable](oWn, grpcfastSpare_Decodable_kinds_kinds)
 				}
-				if err := w.Node.GrpcfastDecode(v, o); err != nil {
-					return err
+				if eRr := wR.Node.GrpcfastDecode(vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		case 36: // num
-			if typ == protowire.VarintType {
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.VarintType {
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				w, ok := x.Choice.(*Decodable_Num)
-				if !ok {
-					w = grpcfastimpl.Spare[Decodable_Num](o, grpcfastSpare_Decodable_Num)
-					x.Choice = w
+				dAtA = dAtA[nN:]
+				wR, oK := x.Choice.(*Decodable_Num)
+				if !oK {
+					wR = grpcfastimpl.Spare[Decodable_Num](oWn, grpcfastSpare_Decodable_Num_kinds_kinds)
+					x.Choice = wR
 				}
-				w.Num = int64(v)
+				wR.Num = int64(vAl)
 				continue
 			}
 		case 37: // hue
-			if typ == protowire.VarintType {
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.VarintType {
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				w, ok := x.Choice.(*Decodable_Hue)
-				if !ok {
-					w = grpcfastimpl.Spare[Decodable_Hue](o, grpcfastSpare_Decodable_Hue)
-					x.Choice = w
+				dAtA = dAtA[nN:]
+				wR, oK := x.Choice.(*Decodable_Hue)
+				if !oK {
+					wR = grpcfastimpl.Spare[Decodable_Hue](oWn, grpcfastSpare_Decodable_Hue_kinds_kinds)
+					x.Choice = wR
 				}
-				w.Hue = Color(int32(v))
+				wR.Hue = Color(int32(vAl))
 				continue
 			}
 		case 38: // real
-			if typ == protowire.Fixed64Type {
-				v, n := protowire.ConsumeFixed64(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.Fixed64Type {
+				vAl, nN := protowire.ConsumeFixed64(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				w, ok := x.Choice.(*Decodable_Real)
-				if !ok {
-					w = grpcfastimpl.Spare[Decodable_Real](o, grpcfastSpare_Decodable_Real)
-					x.Choice = w
+				dAtA = dAtA[nN:]
+				wR, oK := x.Choice.(*Decodable_Real)
+				if !oK {
+					wR = grpcfastimpl.Spare[Decodable_Real](oWn, grpcfastSpare_Decodable_Real_kinds_kinds)
+					x.Choice = wR
 				}
-				w.Real = math.Float64frombits(v)
+				wR.Real = math.Float64frombits(vAl)
 				continue
 			}
 		case 39: // yes
-			if typ == protowire.VarintType {
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.VarintType {
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				w, ok := x.Choice.(*Decodable_Yes)
-				if !ok {
-					w = grpcfastimpl.Spare[Decodable_Yes](o, grpcfastSpare_Decodable_Yes)
-					x.Choice = w
+				dAtA = dAtA[nN:]
+				wR, oK := x.Choice.(*Decodable_Yes)
+				if !oK {
+					wR = grpcfastimpl.Spare[Decodable_Yes](oWn, grpcfastSpare_Decodable_Yes_kinds_kinds)
+					x.Choice = wR
 				}
-				w.Yes = protowire.DecodeBool(v)
+				wR.Yes = protowire.DecodeBool(vAl)
 				continue
 			}
 		case 40: // other
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				w, ok := x.Choice.(*Decodable_Other)
-				if !ok {
-					w = grpcfastimpl.Spare[Decodable_Other](o, grpcfastSpare_Decodable_Other)
-					x.Choice = w
+				dAtA = dAtA[nN:]
+				wR, oK := x.Choice.(*Decodable_Other)
+				if !oK {
+					wR = grpcfastimpl.Spare[Decodable_Other](oWn, grpcfastSpare_Decodable_Other_kinds_kinds)
+					x.Choice = wR
 				}
-				if w.Other == nil {
-					w.Other = grpcfastimpl.Spare[Rich](o, grpcfastSpare_Rich)
+				if wR.Other == nil {
+					wR.Other = grpcfastimpl.Spare[Rich](oWn, grpcfastSpare_Rich_kinds_kinds)
 				}
-				if err := grpcfastimpl.DecodeMessage(w.Other, v, o); err != nil {
-					return err
+				if eRr := grpcfastimpl.DecodeMessage(wR.Other, vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		case 41: // small
-			if typ == protowire.VarintType {
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.VarintType {
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				w, ok := x.Choice.(*Decodable_Small)
-				if !ok {
-					w = grpcfastimpl.Spare[Decodable_Small](o, grpcfastSpare_Decodable_Small)
-					x.Choice = w
+				dAtA = dAtA[nN:]
+				wR, oK := x.Choice.(*Decodable_Small)
+				if !oK {
+					wR = grpcfastimpl.Spare[Decodable_Small](oWn, grpcfastSpare_Decodable_Small_kinds_kinds)
+					x.Choice = wR
 				}
-				w.Small = int32(protowire.DecodeZigZag(v & math.MaxUint32))
+				wR.Small = int32(protowire.DecodeZigZag(vAl & math.MaxUint32))
 				continue
 			}
 		case 42: // big
-			if typ == protowire.Fixed64Type {
-				v, n := protowire.ConsumeFixed64(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.Fixed64Type {
+				vAl, nN := protowire.ConsumeFixed64(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				w, ok := x.Choice.(*Decodable_Big)
-				if !ok {
-					w = grpcfastimpl.Spare[Decodable_Big](o, grpcfastSpare_Decodable_Big)
-					x.Choice = w
+				dAtA = dAtA[nN:]
+				wR, oK := x.Choice.(*Decodable_Big)
+				if !oK {
+					wR = grpcfastimpl.Spare[Decodable_Big](oWn, grpcfastSpare_Decodable_Big_kinds_kinds)
+					x.Choice = wR
 				}
-				w.Big = v
+				wR.Big = vAl
 				continue
 			}
 		case 43: // inner
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				w, ok := x.Second.(*Decodable_Inner)
-				if !ok {
-					w = grpcfastimpl.Spare[Decodable_Inner](o, grpcfastSpare_Decodable_Inner)
-					x.Second = w
+				dAtA = dAtA[nN:]
+				wR, oK := x.Second.(*Decodable_Inner)
+				if !oK {
+					wR = grpcfastimpl.Spare[Decodable_Inner](oWn, grpcfastSpare_Decodable_Inner_kinds_kinds)
+					x.Second = wR
 				}
-				if w.Inner == nil {
-					w.Inner = grpcfastimpl.Spare[Inner](o, grpcfastSpare_Inner)
+				if wR.Inner == nil {
+					wR.Inner = grpcfastimpl.Spare[Inner](oWn, grpcfastSpare_Inner_kinds_kinds)
 				}
-				if err := w.Inner.GrpcfastDecode(v, o); err != nil {
-					return err
+				if eRr := wR.Inner.GrpcfastDecode(vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		case 44: // label
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				w, ok := x.Second.(*Decodable_Label)
-				if !ok {
-					w = grpcfastimpl.Spare[Decodable_Label](o, grpcfastSpare_Decodable_Label)
-					x.Second = w
+				dAtA = dAtA[nN:]
+				wR, oK := x.Second.(*Decodable_Label)
+				if !oK {
+					wR = grpcfastimpl.Spare[Decodable_Label](oWn, grpcfastSpare_Decodable_Label_kinds_kinds)
+					x.Second = wR
 				}
-				w.Label = grpcfastimpl.String(o, v)
+				wR.Label = grpcfastimpl.String(oWn, vAl)
 				continue
 			}
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it.
-		n = protowire.ConsumeFieldValue(num, typ, b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		nN = protowire.ConsumeFieldValue(nUm, tYp, dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		b = b[n:]
-		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+		dAtA = dAtA[nN:]
+		x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)
 	}
 	return nil
 }
@@ -1570,22 +1570,22 @@ func (x *Decodable) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
 // The lists of spares (nested messages and oneof wrappers that a reset gave
 // back) that the generated decoders of this file take from, one per type.
 var (
-	grpcfastSpare_PooledInner     = grpcfastimpl.NewSpareKind() // PooledInner
-	grpcfastSpare_Inner           = grpcfastimpl.NewSpareKind() // Inner
-	grpcfastSpare_Decodable       = grpcfastimpl.NewSpareKind() // Decodable
-	grpcfastSpare_Rich            = grpcfastimpl.NewSpareKind() // Rich
-	grpcfastSpare_Decodable_Text  = grpcfastimpl.NewSpareKind() // Decodable_Text
-	grpcfastSpare_Decodable_Raw   = grpcfastimpl.NewSpareKind() // Decodable_Raw
-	grpcfastSpare_Decodable_Node  = grpcfastimpl.NewSpareKind() // Decodable_Node
-	grpcfastSpare_Decodable_Num   = grpcfastimpl.NewSpareKind() // Decodable_Num
-	grpcfastSpare_Decodable_Hue   = grpcfastimpl.NewSpareKind() // Decodable_Hue
-	grpcfastSpare_Decodable_Real  = grpcfastimpl.NewSpareKind() // Decodable_Real
-	grpcfastSpare_Decodable_Yes   = grpcfastimpl.NewSpareKind() // Decodable_Yes
-	grpcfastSpare_Decodable_Other = grpcfastimpl.NewSpareKind() // Decodable_Other
-	grpcfastSpare_Decodable_Small = grpcfastimpl.NewSpareKind() // Decodable_Small
-	grpcfastSpare_Decodable_Big   = grpcfastimpl.NewSpareKind() // Decodable_Big
-	grpcfastSpare_Decodable_Inner = grpcfastimpl.NewSpareKind() // Decodable_Inner
-	grpcfastSpare_Decodable_Label = grpcfastimpl.NewSpareKind() // Decodable_Label
+	grpcfastSpare_PooledInner_kinds_kinds     = grpcfastimpl.NewSpareKind() // PooledInner
+	grpcfastSpare_Inner_kinds_kinds           = grpcfastimpl.NewSpareKind() // Inner
+	grpcfastSpare_Decodable_kinds_kinds       = grpcfastimpl.NewSpareKind() // Decodable
+	grpcfastSpare_Rich_kinds_kinds            = grpcfastimpl.NewSpareKind() // Rich
+	grpcfastSpare_Decodable_Text_kinds_kinds  = grpcfastimpl.NewSpareKind() // Decodable_Text
+	grpcfastSpare_Decodable_Raw_kinds_kinds   = grpcfastimpl.NewSpareKind() // Decodable_Raw
+	grpcfastSpare_Decodable_Node_kinds_kinds  = grpcfastimpl.NewSpareKind() // Decodable_Node
+	grpcfastSpare_Decodable_Num_kinds_kinds   = grpcfastimpl.NewSpareKind() // Decodable_Num
+	grpcfastSpare_Decodable_Hue_kinds_kinds   = grpcfastimpl.NewSpareKind() // Decodable_Hue
+	grpcfastSpare_Decodable_Real_kinds_kinds  = grpcfastimpl.NewSpareKind() // Decodable_Real
+	grpcfastSpare_Decodable_Yes_kinds_kinds   = grpcfastimpl.NewSpareKind() // Decodable_Yes
+	grpcfastSpare_Decodable_Other_kinds_kinds = grpcfastimpl.NewSpareKind() // Decodable_Other
+	grpcfastSpare_Decodable_Small_kinds_kinds = grpcfastimpl.NewSpareKind() // Decodable_Small
+	grpcfastSpare_Decodable_Big_kinds_kinds   = grpcfastimpl.NewSpareKind() // Decodable_Big
+	grpcfastSpare_Decodable_Inner_kinds_kinds = grpcfastimpl.NewSpareKind() // Decodable_Inner
+	grpcfastSpare_Decodable_Label_kinds_kinds = grpcfastimpl.NewSpareKind() // Decodable_Label
 )
 
 // NewKinds_ClientStreamRequestReceiver returns a Receiver that reads the

@@ -10,6 +10,7 @@ import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
+	sync "sync"
 	unsafe "unsafe"
 )
 
@@ -20,29 +21,101 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+type AlphaNote struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Shared        *Shared                `protobuf:"bytes,1,opt,name=shared,proto3" json:"shared,omitempty"`
+	More          []*Shared              `protobuf:"bytes,2,rep,name=more,proto3" json:"more,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AlphaNote) Reset() {
+	*x = AlphaNote{}
+	mi := &file_multi_a_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AlphaNote) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AlphaNote) ProtoMessage() {}
+
+func (x *AlphaNote) ProtoReflect() protoreflect.Message {
+	mi := &file_multi_a_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AlphaNote.ProtoReflect.Descriptor instead.
+func (*AlphaNote) Descriptor() ([]byte, []int) {
+	return file_multi_a_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *AlphaNote) GetShared() *Shared {
+	if x != nil {
+		return x.Shared
+	}
+	return nil
+}
+
+func (x *AlphaNote) GetMore() []*Shared {
+	if x != nil {
+		return x.More
+	}
+	return nil
+}
+
 var File_multi_a_proto protoreflect.FileDescriptor
 
 const file_multi_a_proto_rawDesc = "" +
 	"\n" +
-	"\rmulti/a.proto\x12\x17grpcfast.testdata.multi\x1a\rmulti/b.proto2\xb4\x01\n" +
+	"\rmulti/a.proto\x12\x17grpcfast.testdata.multi\x1a\rmulti/b.proto\"y\n" +
+	"\tAlphaNote\x127\n" +
+	"\x06shared\x18\x01 \x01(\v2\x1f.grpcfast.testdata.multi.SharedR\x06shared\x123\n" +
+	"\x04more\x18\x02 \x03(\v2\x1f.grpcfast.testdata.multi.SharedR\x04more2\xb4\x01\n" +
 	"\x05Alpha\x12S\n" +
 	"\x04Ping\x12$.grpcfast.testdata.multi.PingRequest\x1a%.grpcfast.testdata.multi.PingResponse\x12V\n" +
 	"\x05Watch\x12$.grpcfast.testdata.multi.PingRequest\x1a%.grpcfast.testdata.multi.PingResponse0\x01B8Z6github.com/grpcfast/grpcfast/internal/testprotos/multib\x06proto3"
 
+var (
+	file_multi_a_proto_rawDescOnce sync.Once
+	file_multi_a_proto_rawDescData []byte
+)
+
+func file_multi_a_proto_rawDescGZIP() []byte {
+	file_multi_a_proto_rawDescOnce.Do(func() {
+		file_multi_a_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_multi_a_proto_rawDesc), len(file_multi_a_proto_rawDesc)))
+	})
+	return file_multi_a_proto_rawDescData
+}
+
+var file_multi_a_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
 var file_multi_a_proto_goTypes = []any{
-	(*PingRequest)(nil),  // 0: grpcfast.testdata.multi.PingRequest
-	(*PingResponse)(nil), // 1: grpcfast.testdata.multi.PingResponse
+	(*AlphaNote)(nil),    // 0: grpcfast.testdata.multi.AlphaNote
+	(*Shared)(nil),       // 1: grpcfast.testdata.multi.Shared
+	(*PingRequest)(nil),  // 2: grpcfast.testdata.multi.PingRequest
+	(*PingResponse)(nil), // 3: grpcfast.testdata.multi.PingResponse
 }
 var file_multi_a_proto_depIdxs = []int32{
-	0, // 0: grpcfast.testdata.multi.Alpha.Ping:input_type -> grpcfast.testdata.multi.PingRequest
-	0, // 1: grpcfast.testdata.multi.Alpha.Watch:input_type -> grpcfast.testdata.multi.PingRequest
-	1, // 2: grpcfast.testdata.multi.Alpha.Ping:output_type -> grpcfast.testdata.multi.PingResponse
-	1, // 3: grpcfast.testdata.multi.Alpha.Watch:output_type -> grpcfast.testdata.multi.PingResponse
-	2, // [2:4] is the sub-list for method output_type
-	0, // [0:2] is the sub-list for method input_type
-	0, // [0:0] is the sub-list for extension type_name
-	0, // [0:0] is the sub-list for extension extendee
-	0, // [0:0] is the sub-list for field type_name
+	1, // 0: grpcfast.testdata.multi.AlphaNote.shared:type_name -> grpcfast.testdata.multi.Shared
+	1, // 1: grpcfast.testdata.multi.AlphaNote.more:type_name -> grpcfast.testdata.multi.Shared
+	2, // 2: grpcfast.testdata.multi.Alpha.Ping:input_type -> grpcfast.testdata.multi.PingRequest
+	2, // 3: grpcfast.testdata.multi.Alpha.Watch:input_type -> grpcfast.testdata.multi.PingRequest
+	3, // 4: grpcfast.testdata.multi.Alpha.Ping:output_type -> grpcfast.testdata.multi.PingResponse
+	3, // 5: grpcfast.testdata.multi.Alpha.Watch:output_type -> grpcfast.testdata.multi.PingResponse
+	4, // [4:6] is the sub-list for method output_type
+	2, // [2:4] is the sub-list for method input_type
+	2, // [2:2] is the sub-list for extension type_name
+	2, // [2:2] is the sub-list for extension extendee
+	0, // [0:2] is the sub-list for field type_name
 }
 
 func init() { file_multi_a_proto_init() }
@@ -57,12 +130,13 @@ func file_multi_a_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_multi_a_proto_rawDesc), len(file_multi_a_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   0,
+			NumMessages:   1,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
 		GoTypes:           file_multi_a_proto_goTypes,
 		DependencyIndexes: file_multi_a_proto_depIdxs,
+		MessageInfos:      file_multi_a_proto_msgTypes,
 	}.Build()
 	File_multi_a_proto = out.File
 	file_multi_a_proto_goTypes = nil

@@ -12,6 +12,7 @@ import (
 	grpcfastimpl "github.com/grpcfast/grpcfast/grpcfastimpl"
 	grpc "google.golang.org/grpc"
 	encoding "google.golang.org/grpc/encoding"
+	protowire "google.golang.org/protobuf/encoding/protowire"
 )
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
@@ -25,6 +26,123 @@ func init() {
 	// is registered already. The register_codec=false option turns this off.
 	grpcfastimpl.RegisterDefault()
 }
+
+// Compile-time check that protoc-gen-go-vtproto generated the marshal,
+// unmarshal and size methods of this file's messages: without them the grpcfast
+// codec falls back to gRPC's standard path for them, and gains nothing. Run
+// protoc-gen-go-vtproto on this file with features=marshal+unmarshal+size (or
+// more), or turn this check off with vtproto_check=false.
+var (
+	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*AlphaNote)(nil)
+)
+
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
+// grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
+// decoded into x.
+func (x *AlphaNote) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+	grpcfastimpl.RecordMessage(oWn, x.Shared)
+	grpcfastimpl.RecordMessages(oWn, x.More)
+}
+
+// GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
+// that oWn records as x's: the arrays of its bytes fields without presence, its
+// repeated fields and its maps, and the elements of repeated message fields
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
+// put into x by someone else, is dropped as Reset drops it, never written into.
+// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
+// elements of repeated message fields are kept whatever their type, and the
+// nested messages and oneof wrappers that oWn records go to oWn's spares, where
+// GrpcfastDecode takes them from.
+func (x *AlphaNote) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+	if x == nil {
+		return
+	}
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Shared_multi_a, x.Shared)
+	f0 := grpcfastimpl.KeepMessages(oWn, x.More)
+	*x = AlphaNote{
+		More: f0,
+	}
+}
+
+// GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
+// grpcfast.Receiver and the grpcfast codec mark a message the receiver has
+// reset. It implements grpcfastimpl.Owner.
+func (x *AlphaNote) GrpcfastUnknownFields() *[]byte {
+	return &x.unknownFields
+}
+
+// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to oWn. The
+// grpcfast codec calls it on input that it has checked as the standard codec
+// would. It implements grpcfastimpl.Decoder.
+func (x *AlphaNote) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
+	for len(dAtA) > 0 {
+		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
+		}
+		fIeld := dAtA
+		dAtA = dAtA[nN:]
+		switch nUm {
+		case 1: // shared
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
+				}
+				dAtA = dAtA[nN:]
+				if x.Shared == nil {
+					x.Shared = grpcfastimpl.Spare[Shared](oWn, grpcfastSpare_Shared_multi_a)
+				}
+				if eRr := grpcfastimpl.DecodeMessage(x.Shared, vAl, oWn); eRr != nil {
+					return eRr
+				}
+				continue
+			}
+		case 2: // more
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
+				}
+				dAtA = dAtA[nN:]
+				var eL *Shared
+				if nN := len(x.More); nN < cap(x.More) {
+					x.More = x.More[:nN+1]
+					if eL = x.More[nN]; eL == nil {
+						eL = grpcfastimpl.Spare[Shared](oWn, grpcfastSpare_Shared_multi_a)
+						x.More[nN] = eL
+					}
+				} else {
+					eL = grpcfastimpl.Spare[Shared](oWn, grpcfastSpare_Shared_multi_a)
+					x.More = append(x.More, eL)
+				}
+				if eRr := grpcfastimpl.DecodeMessage(eL, vAl, oWn); eRr != nil {
+					return eRr
+				}
+				continue
+			}
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it.
+		nN = protowire.ConsumeFieldValue(nUm, tYp, dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
+		}
+		dAtA = dAtA[nN:]
+		x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)
+	}
+	return nil
+}
+
+// The lists of spares (nested messages and oneof wrappers that a reset gave
+// back) that the generated decoders of this file take from, one per type.
+var (
+	grpcfastSpare_Shared_multi_a = grpcfastimpl.NewSpareKind() // Shared
+)
 
 // NewAlpha_WatchResponseReceiver returns a Receiver that reads the responses of
 // a Alpha.Watch stream (server-streaming, client side) into one reused

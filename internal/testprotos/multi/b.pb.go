@@ -109,6 +109,104 @@ func (x *PingResponse) GetSeq() int64 {
 	return 0
 }
 
+// Shared is used by messages of a.proto and b.proto, which are in one Go
+// package: their generated files must not declare the same names.
+type Shared struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	S             string                 `protobuf:"bytes,1,opt,name=s,proto3" json:"s,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Shared) Reset() {
+	*x = Shared{}
+	mi := &file_multi_b_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Shared) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Shared) ProtoMessage() {}
+
+func (x *Shared) ProtoReflect() protoreflect.Message {
+	mi := &file_multi_b_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Shared.ProtoReflect.Descriptor instead.
+func (*Shared) Descriptor() ([]byte, []int) {
+	return file_multi_b_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *Shared) GetS() string {
+	if x != nil {
+		return x.S
+	}
+	return ""
+}
+
+type BetaNote struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Shared        *Shared                `protobuf:"bytes,1,opt,name=shared,proto3" json:"shared,omitempty"`
+	More          []*Shared              `protobuf:"bytes,2,rep,name=more,proto3" json:"more,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BetaNote) Reset() {
+	*x = BetaNote{}
+	mi := &file_multi_b_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BetaNote) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BetaNote) ProtoMessage() {}
+
+func (x *BetaNote) ProtoReflect() protoreflect.Message {
+	mi := &file_multi_b_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BetaNote.ProtoReflect.Descriptor instead.
+func (*BetaNote) Descriptor() ([]byte, []int) {
+	return file_multi_b_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *BetaNote) GetShared() *Shared {
+	if x != nil {
+		return x.Shared
+	}
+	return nil
+}
+
+func (x *BetaNote) GetMore() []*Shared {
+	if x != nil {
+		return x.More
+	}
+	return nil
+}
+
 var File_multi_b_proto protoreflect.FileDescriptor
 
 const file_multi_b_proto_rawDesc = "" +
@@ -117,7 +215,12 @@ const file_multi_b_proto_rawDesc = "" +
 	"\vPingRequest\x12\x18\n" +
 	"\apayload\x18\x01 \x01(\fR\apayload\" \n" +
 	"\fPingResponse\x12\x10\n" +
-	"\x03seq\x18\x01 \x01(\x03R\x03seq2_\n" +
+	"\x03seq\x18\x01 \x01(\x03R\x03seq\"\x16\n" +
+	"\x06Shared\x12\f\n" +
+	"\x01s\x18\x01 \x01(\tR\x01s\"x\n" +
+	"\bBetaNote\x127\n" +
+	"\x06shared\x18\x01 \x01(\v2\x1f.grpcfast.testdata.multi.SharedR\x06shared\x123\n" +
+	"\x04more\x18\x02 \x03(\v2\x1f.grpcfast.testdata.multi.SharedR\x04more2_\n" +
 	"\x04Beta\x12W\n" +
 	"\x06Upload\x12$.grpcfast.testdata.multi.PingRequest\x1a%.grpcfast.testdata.multi.PingResponse(\x01B8Z6github.com/grpcfast/grpcfast/internal/testprotos/multib\x06proto3"
 
@@ -133,19 +236,23 @@ func file_multi_b_proto_rawDescGZIP() []byte {
 	return file_multi_b_proto_rawDescData
 }
 
-var file_multi_b_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_multi_b_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 var file_multi_b_proto_goTypes = []any{
 	(*PingRequest)(nil),  // 0: grpcfast.testdata.multi.PingRequest
 	(*PingResponse)(nil), // 1: grpcfast.testdata.multi.PingResponse
+	(*Shared)(nil),       // 2: grpcfast.testdata.multi.Shared
+	(*BetaNote)(nil),     // 3: grpcfast.testdata.multi.BetaNote
 }
 var file_multi_b_proto_depIdxs = []int32{
-	0, // 0: grpcfast.testdata.multi.Beta.Upload:input_type -> grpcfast.testdata.multi.PingRequest
-	1, // 1: grpcfast.testdata.multi.Beta.Upload:output_type -> grpcfast.testdata.multi.PingResponse
-	1, // [1:2] is the sub-list for method output_type
-	0, // [0:1] is the sub-list for method input_type
-	0, // [0:0] is the sub-list for extension type_name
-	0, // [0:0] is the sub-list for extension extendee
-	0, // [0:0] is the sub-list for field type_name
+	2, // 0: grpcfast.testdata.multi.BetaNote.shared:type_name -> grpcfast.testdata.multi.Shared
+	2, // 1: grpcfast.testdata.multi.BetaNote.more:type_name -> grpcfast.testdata.multi.Shared
+	0, // 2: grpcfast.testdata.multi.Beta.Upload:input_type -> grpcfast.testdata.multi.PingRequest
+	1, // 3: grpcfast.testdata.multi.Beta.Upload:output_type -> grpcfast.testdata.multi.PingResponse
+	3, // [3:4] is the sub-list for method output_type
+	2, // [2:3] is the sub-list for method input_type
+	2, // [2:2] is the sub-list for extension type_name
+	2, // [2:2] is the sub-list for extension extendee
+	0, // [0:2] is the sub-list for field type_name
 }
 
 func init() { file_multi_b_proto_init() }
@@ -159,7 +266,7 @@ func file_multi_b_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_multi_b_proto_rawDesc), len(file_multi_b_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   2,
+			NumMessages:   4,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -34,31 +34,33 @@ func init() {
 var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*PingRequest)(nil)
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*PingResponse)(nil)
+	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Shared)(nil)
+	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*BetaNote)(nil)
 )
 
-// GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
-// repeated fields, its maps and its nested messages. It implements
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
 // grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
 // decoded into x.
-func (x *PingRequest) GrpcfastRecord(o *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordSlice(o, x.Payload)
+func (x *PingRequest) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+	grpcfastimpl.RecordSlice(oWn, x.Payload)
 }
 
 // GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that o records as x's: the arrays of its bytes fields without presence, its
+// that oWn records as x's: the arrays of its bytes fields without presence, its
 // repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that o records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that o does not record,
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
 // It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
 // elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that o records go to o's spares, where
+// nested messages and oneof wrappers that oWn records go to oWn's spares, where
 // GrpcfastDecode takes them from.
-func (x *PingRequest) GrpcfastReuse(o *grpcfastimpl.Owned) {
+func (x *PingRequest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepBytes(o, x.Payload)
+	f0 := grpcfastimpl.KeepBytes(oWn, x.Payload)
 	*x = PingRequest{
 		Payload: f0,
 	}
@@ -83,79 +85,224 @@ func (x *PingRequest) GrpcfastBytesField(num protowire.Number) *[]byte {
 	return nil
 }
 
-// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to o. The
+// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to oWn. The
 // grpcfast codec calls it on input that it has checked as the standard codec
 // would. It implements grpcfastimpl.Decoder.
-func (x *PingRequest) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+func (x *PingRequest) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
+	for len(dAtA) > 0 {
+		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		field := b
-		b = b[n:]
-		switch num {
+		fIeld := dAtA
+		dAtA = dAtA[nN:]
+		switch nUm {
 		case 1: // payload
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Payload = grpcfastimpl.Bytes(o, x.Payload, v)
+				dAtA = dAtA[nN:]
+				x.Payload = grpcfastimpl.Bytes(oWn, x.Payload, vAl)
 				continue
 			}
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it.
-		n = protowire.ConsumeFieldValue(num, typ, b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		nN = protowire.ConsumeFieldValue(nUm, tYp, dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		b = b[n:]
-		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+		dAtA = dAtA[nN:]
+		x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)
 	}
 	return nil
 }
 
-// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to o. The
+// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to oWn. The
 // grpcfast codec calls it on input that it has checked as the standard codec
 // would. It implements grpcfastimpl.Decoder.
-func (x *PingResponse) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+func (x *PingResponse) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
+	for len(dAtA) > 0 {
+		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		field := b
-		b = b[n:]
-		switch num {
+		fIeld := dAtA
+		dAtA = dAtA[nN:]
+		switch nUm {
 		case 1: // seq
-			if typ == protowire.VarintType {
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.VarintType {
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Seq = int64(v)
+				dAtA = dAtA[nN:]
+				x.Seq = int64(vAl)
 				continue
 			}
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it.
-		n = protowire.ConsumeFieldValue(num, typ, b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		nN = protowire.ConsumeFieldValue(nUm, tYp, dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		b = b[n:]
-		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+		dAtA = dAtA[nN:]
+		x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)
 	}
 	return nil
 }
+
+// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to oWn. The
+// grpcfast codec calls it on input that it has checked as the standard codec
+// would. It implements grpcfastimpl.Decoder.
+func (x *Shared) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
+	for len(dAtA) > 0 {
+		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
+		}
+		fIeld := dAtA
+		dAtA = dAtA[nN:]
+		switch nUm {
+		case 1: // s
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
+				}
+				dAtA = dAtA[nN:]
+				x.S = grpcfastimpl.String(oWn, vAl)
+				continue
+			}
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it.
+		nN = protowire.ConsumeFieldValue(nUm, tYp, dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
+		}
+		dAtA = dAtA[nN:]
+		x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)
+	}
+	return nil
+}
+
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
+// grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
+// decoded into x.
+func (x *BetaNote) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+	grpcfastimpl.RecordMessage(oWn, x.Shared)
+	grpcfastimpl.RecordMessages(oWn, x.More)
+}
+
+// GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
+// that oWn records as x's: the arrays of its bytes fields without presence, its
+// repeated fields and its maps, and the elements of repeated message fields
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
+// put into x by someone else, is dropped as Reset drops it, never written into.
+// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
+// elements of repeated message fields are kept whatever their type, and the
+// nested messages and oneof wrappers that oWn records go to oWn's spares, where
+// GrpcfastDecode takes them from.
+func (x *BetaNote) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+	if x == nil {
+		return
+	}
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Shared_multi_b, x.Shared)
+	f0 := grpcfastimpl.KeepMessages(oWn, x.More)
+	*x = BetaNote{
+		More: f0,
+	}
+}
+
+// GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
+// grpcfast.Receiver and the grpcfast codec mark a message the receiver has
+// reset. It implements grpcfastimpl.Owner.
+func (x *BetaNote) GrpcfastUnknownFields() *[]byte {
+	return &x.unknownFields
+}
+
+// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to oWn. The
+// grpcfast codec calls it on input that it has checked as the standard codec
+// would. It implements grpcfastimpl.Decoder.
+func (x *BetaNote) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
+	for len(dAtA) > 0 {
+		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
+		}
+		fIeld := dAtA
+		dAtA = dAtA[nN:]
+		switch nUm {
+		case 1: // shared
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
+				}
+				dAtA = dAtA[nN:]
+				if x.Shared == nil {
+					x.Shared = grpcfastimpl.Spare[Shared](oWn, grpcfastSpare_Shared_multi_b)
+				}
+				if eRr := x.Shared.GrpcfastDecode(vAl, oWn); eRr != nil {
+					return eRr
+				}
+				continue
+			}
+		case 2: // more
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
+				}
+				dAtA = dAtA[nN:]
+				var eL *Shared
+				if nN := len(x.More); nN < cap(x.More) {
+					x.More = x.More[:nN+1]
+					if eL = x.More[nN]; eL == nil {
+						eL = grpcfastimpl.Spare[Shared](oWn, grpcfastSpare_Shared_multi_b)
+						x.More[nN] = eL
+					}
+				} else {
+					eL = grpcfastimpl.Spare[Shared](oWn, grpcfastSpare_Shared_multi_b)
+					x.More = append(x.More, eL)
+				}
+				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
+					return eRr
+				}
+				continue
+			}
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it.
+		nN = protowire.ConsumeFieldValue(nUm, tYp, dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
+		}
+		dAtA = dAtA[nN:]
+		x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)
+	}
+	return nil
+}
+
+// The lists of spares (nested messages and oneof wrappers that a reset gave
+// back) that the generated decoders of this file take from, one per type.
+var (
+	grpcfastSpare_Shared_multi_b = grpcfastimpl.NewSpareKind() // Shared
+)
 
 // NewBeta_UploadRequestReceiver returns a Receiver that reads the requests of a
 // Beta.Upload stream (client-streaming, server side) into one reused

@@ -51,29 +51,29 @@ var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Resource)(nil)
 )
 
-// GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
-// repeated fields, its maps and its nested messages. It implements
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
 // grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
 // decoded into x.
-func (x *ExportTraceServiceRequest) GrpcfastRecord(o *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessages(o, x.ResourceSpans)
+func (x *ExportTraceServiceRequest) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+	grpcfastimpl.RecordMessages(oWn, x.ResourceSpans)
 }
 
 // GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that o records as x's: the arrays of its bytes fields without presence, its
+// that oWn records as x's: the arrays of its bytes fields without presence, its
 // repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that o records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that o does not record,
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
 // It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
 // elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that o records go to o's spares, where
+// nested messages and oneof wrappers that oWn records go to oWn's spares, where
 // GrpcfastDecode takes them from.
-func (x *ExportTraceServiceRequest) GrpcfastReuse(o *grpcfastimpl.Owned) {
+func (x *ExportTraceServiceRequest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessages(o, x.ResourceSpans)
+	f0 := grpcfastimpl.KeepMessages(oWn, x.ResourceSpans)
 	*x = ExportTraceServiceRequest{
 		ResourceSpans: f0,
 	}
@@ -86,79 +86,79 @@ func (x *ExportTraceServiceRequest) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to o. The
+// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to oWn. The
 // grpcfast codec calls it on input that it has checked as the standard codec
 // would. It implements grpcfastimpl.Decoder.
-func (x *ExportTraceServiceRequest) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+func (x *ExportTraceServiceRequest) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
+	for len(dAtA) > 0 {
+		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		field := b
-		b = b[n:]
-		switch num {
+		fIeld := dAtA
+		dAtA = dAtA[nN:]
+		switch nUm {
 		case 1: // resource_spans
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				var e *ResourceSpans
-				if n := len(x.ResourceSpans); n < cap(x.ResourceSpans) {
-					x.ResourceSpans = x.ResourceSpans[:n+1]
-					if e = x.ResourceSpans[n]; e == nil {
-						e = grpcfastimpl.Spare[ResourceSpans](o, grpcfastSpare_ResourceSpans)
-						x.ResourceSpans[n] = e
+				dAtA = dAtA[nN:]
+				var eL *ResourceSpans
+				if nN := len(x.ResourceSpans); nN < cap(x.ResourceSpans) {
+					x.ResourceSpans = x.ResourceSpans[:nN+1]
+					if eL = x.ResourceSpans[nN]; eL == nil {
+						eL = grpcfastimpl.Spare[ResourceSpans](oWn, grpcfastSpare_ResourceSpans_otlp_otlp)
+						x.ResourceSpans[nN] = eL
 					}
 				} else {
-					e = grpcfastimpl.Spare[ResourceSpans](o, grpcfastSpare_ResourceSpans)
-					x.ResourceSpans = append(x.ResourceSpans, e)
+					eL = grpcfastimpl.Spare[ResourceSpans](oWn, grpcfastSpare_ResourceSpans_otlp_otlp)
+					x.ResourceSpans = append(x.ResourceSpans, eL)
 				}
-				if err := e.GrpcfastDecode(v, o); err != nil {
-					return err
+				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it.
-		n = protowire.ConsumeFieldValue(num, typ, b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		nN = protowire.ConsumeFieldValue(nUm, tYp, dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		b = b[n:]
-		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+		dAtA = dAtA[nN:]
+		x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)
 	}
 	return nil
 }
 
-// GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
-// repeated fields, its maps and its nested messages. It implements
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
 // grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
 // decoded into x.
-func (x *ExportTraceServiceResponse) GrpcfastRecord(o *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessage(o, x.PartialSuccess)
+func (x *ExportTraceServiceResponse) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+	grpcfastimpl.RecordMessage(oWn, x.PartialSuccess)
 }
 
 // GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that o records as x's: the arrays of its bytes fields without presence, its
+// that oWn records as x's: the arrays of its bytes fields without presence, its
 // repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that o records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that o does not record,
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
 // It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
 // elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that o records go to o's spares, where
+// nested messages and oneof wrappers that oWn records go to oWn's spares, where
 // GrpcfastDecode takes them from.
-func (x *ExportTraceServiceResponse) GrpcfastReuse(o *grpcfastimpl.Owned) {
+func (x *ExportTraceServiceResponse) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(o, grpcfastSpare_ExportTracePartialSuccess, x.PartialSuccess)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_ExportTracePartialSuccess_otlp_otlp, x.PartialSuccess)
 	*x = ExportTraceServiceResponse{}
 }
 
@@ -169,120 +169,120 @@ func (x *ExportTraceServiceResponse) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to o. The
+// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to oWn. The
 // grpcfast codec calls it on input that it has checked as the standard codec
 // would. It implements grpcfastimpl.Decoder.
-func (x *ExportTraceServiceResponse) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+func (x *ExportTraceServiceResponse) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
+	for len(dAtA) > 0 {
+		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		field := b
-		b = b[n:]
-		switch num {
+		fIeld := dAtA
+		dAtA = dAtA[nN:]
+		switch nUm {
 		case 1: // partial_success
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
+				dAtA = dAtA[nN:]
 				if x.PartialSuccess == nil {
-					x.PartialSuccess = grpcfastimpl.Spare[ExportTracePartialSuccess](o, grpcfastSpare_ExportTracePartialSuccess)
+					x.PartialSuccess = grpcfastimpl.Spare[ExportTracePartialSuccess](oWn, grpcfastSpare_ExportTracePartialSuccess_otlp_otlp)
 				}
-				if err := x.PartialSuccess.GrpcfastDecode(v, o); err != nil {
-					return err
+				if eRr := x.PartialSuccess.GrpcfastDecode(vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it.
-		n = protowire.ConsumeFieldValue(num, typ, b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		nN = protowire.ConsumeFieldValue(nUm, tYp, dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		b = b[n:]
-		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+		dAtA = dAtA[nN:]
+		x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)
 	}
 	return nil
 }
 
-// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to o. The
+// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to oWn. The
 // grpcfast codec calls it on input that it has checked as the standard codec
 // would. It implements grpcfastimpl.Decoder.
-func (x *ExportTracePartialSuccess) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+func (x *ExportTracePartialSuccess) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
+	for len(dAtA) > 0 {
+		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		field := b
-		b = b[n:]
-		switch num {
+		fIeld := dAtA
+		dAtA = dAtA[nN:]
+		switch nUm {
 		case 1: // rejected_spans
-			if typ == protowire.VarintType {
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.VarintType {
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.RejectedSpans = int64(v)
+				dAtA = dAtA[nN:]
+				x.RejectedSpans = int64(vAl)
 				continue
 			}
 		case 2: // error_message
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.ErrorMessage = grpcfastimpl.String(o, v)
+				dAtA = dAtA[nN:]
+				x.ErrorMessage = grpcfastimpl.String(oWn, vAl)
 				continue
 			}
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it.
-		n = protowire.ConsumeFieldValue(num, typ, b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		nN = protowire.ConsumeFieldValue(nUm, tYp, dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		b = b[n:]
-		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+		dAtA = dAtA[nN:]
+		x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)
 	}
 	return nil
 }
 
-// GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
-// repeated fields, its maps and its nested messages. It implements
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
 // grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
 // decoded into x.
-func (x *ResourceSpans) GrpcfastRecord(o *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessage(o, x.Resource)
-	grpcfastimpl.RecordMessages(o, x.ScopeSpans)
+func (x *ResourceSpans) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+	grpcfastimpl.RecordMessage(oWn, x.Resource)
+	grpcfastimpl.RecordMessages(oWn, x.ScopeSpans)
 }
 
 // GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that o records as x's: the arrays of its bytes fields without presence, its
+// that oWn records as x's: the arrays of its bytes fields without presence, its
 // repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that o records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that o does not record,
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
 // It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
 // elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that o records go to o's spares, where
+// nested messages and oneof wrappers that oWn records go to oWn's spares, where
 // GrpcfastDecode takes them from.
-func (x *ResourceSpans) GrpcfastReuse(o *grpcfastimpl.Owned) {
+func (x *ResourceSpans) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(o, grpcfastSpare_Resource, x.Resource)
-	f0 := grpcfastimpl.KeepMessages(o, x.ScopeSpans)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Resource_otlp_otlp, x.Resource)
+	f0 := grpcfastimpl.KeepMessages(oWn, x.ScopeSpans)
 	*x = ResourceSpans{
 		ScopeSpans: f0,
 	}
@@ -295,106 +295,106 @@ func (x *ResourceSpans) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to o. The
+// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to oWn. The
 // grpcfast codec calls it on input that it has checked as the standard codec
 // would. It implements grpcfastimpl.Decoder.
-func (x *ResourceSpans) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+func (x *ResourceSpans) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
+	for len(dAtA) > 0 {
+		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		field := b
-		b = b[n:]
-		switch num {
+		fIeld := dAtA
+		dAtA = dAtA[nN:]
+		switch nUm {
 		case 1: // resource
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
+				dAtA = dAtA[nN:]
 				if x.Resource == nil {
-					x.Resource = grpcfastimpl.Spare[Resource](o, grpcfastSpare_Resource)
+					x.Resource = grpcfastimpl.Spare[Resource](oWn, grpcfastSpare_Resource_otlp_otlp)
 				}
-				if err := x.Resource.GrpcfastDecode(v, o); err != nil {
-					return err
+				if eRr := x.Resource.GrpcfastDecode(vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		case 2: // scope_spans
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				var e *ScopeSpans
-				if n := len(x.ScopeSpans); n < cap(x.ScopeSpans) {
-					x.ScopeSpans = x.ScopeSpans[:n+1]
-					if e = x.ScopeSpans[n]; e == nil {
-						e = grpcfastimpl.Spare[ScopeSpans](o, grpcfastSpare_ScopeSpans)
-						x.ScopeSpans[n] = e
+				dAtA = dAtA[nN:]
+				var eL *ScopeSpans
+				if nN := len(x.ScopeSpans); nN < cap(x.ScopeSpans) {
+					x.ScopeSpans = x.ScopeSpans[:nN+1]
+					if eL = x.ScopeSpans[nN]; eL == nil {
+						eL = grpcfastimpl.Spare[ScopeSpans](oWn, grpcfastSpare_ScopeSpans_otlp_otlp)
+						x.ScopeSpans[nN] = eL
 					}
 				} else {
-					e = grpcfastimpl.Spare[ScopeSpans](o, grpcfastSpare_ScopeSpans)
-					x.ScopeSpans = append(x.ScopeSpans, e)
+					eL = grpcfastimpl.Spare[ScopeSpans](oWn, grpcfastSpare_ScopeSpans_otlp_otlp)
+					x.ScopeSpans = append(x.ScopeSpans, eL)
 				}
-				if err := e.GrpcfastDecode(v, o); err != nil {
-					return err
+				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		case 3: // schema_url
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.SchemaUrl = grpcfastimpl.String(o, v)
+				dAtA = dAtA[nN:]
+				x.SchemaUrl = grpcfastimpl.String(oWn, vAl)
 				continue
 			}
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it.
-		n = protowire.ConsumeFieldValue(num, typ, b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		nN = protowire.ConsumeFieldValue(nUm, tYp, dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		b = b[n:]
-		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+		dAtA = dAtA[nN:]
+		x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)
 	}
 	return nil
 }
 
-// GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
-// repeated fields, its maps and its nested messages. It implements
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
 // grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
 // decoded into x.
-func (x *ScopeSpans) GrpcfastRecord(o *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessage(o, x.Scope)
-	grpcfastimpl.RecordMessages(o, x.Spans)
+func (x *ScopeSpans) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+	grpcfastimpl.RecordMessage(oWn, x.Scope)
+	grpcfastimpl.RecordMessages(oWn, x.Spans)
 }
 
 // GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that o records as x's: the arrays of its bytes fields without presence, its
+// that oWn records as x's: the arrays of its bytes fields without presence, its
 // repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that o records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that o does not record,
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
 // It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
 // elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that o records go to o's spares, where
+// nested messages and oneof wrappers that oWn records go to oWn's spares, where
 // GrpcfastDecode takes them from.
-func (x *ScopeSpans) GrpcfastReuse(o *grpcfastimpl.Owned) {
+func (x *ScopeSpans) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(o, grpcfastSpare_InstrumentationScope, x.Scope)
-	f0 := grpcfastimpl.KeepMessages(o, x.Spans)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_InstrumentationScope_otlp_otlp, x.Scope)
+	f0 := grpcfastimpl.KeepMessages(oWn, x.Spans)
 	*x = ScopeSpans{
 		Spans: f0,
 	}
@@ -407,116 +407,116 @@ func (x *ScopeSpans) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to o. The
+// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to oWn. The
 // grpcfast codec calls it on input that it has checked as the standard codec
 // would. It implements grpcfastimpl.Decoder.
-func (x *ScopeSpans) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+func (x *ScopeSpans) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
+	for len(dAtA) > 0 {
+		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		field := b
-		b = b[n:]
-		switch num {
+		fIeld := dAtA
+		dAtA = dAtA[nN:]
+		switch nUm {
 		case 1: // scope
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
+				dAtA = dAtA[nN:]
 				if x.Scope == nil {
-					x.Scope = grpcfastimpl.Spare[InstrumentationScope](o, grpcfastSpare_InstrumentationScope)
+					x.Scope = grpcfastimpl.Spare[InstrumentationScope](oWn, grpcfastSpare_InstrumentationScope_otlp_otlp)
 				}
-				if err := x.Scope.GrpcfastDecode(v, o); err != nil {
-					return err
+				if eRr := x.Scope.GrpcfastDecode(vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		case 2: // spans
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				var e *Span
-				if n := len(x.Spans); n < cap(x.Spans) {
-					x.Spans = x.Spans[:n+1]
-					if e = x.Spans[n]; e == nil {
-						e = grpcfastimpl.Spare[Span](o, grpcfastSpare_Span)
-						x.Spans[n] = e
+				dAtA = dAtA[nN:]
+				var eL *Span
+				if nN := len(x.Spans); nN < cap(x.Spans) {
+					x.Spans = x.Spans[:nN+1]
+					if eL = x.Spans[nN]; eL == nil {
+						eL = grpcfastimpl.Spare[Span](oWn, grpcfastSpare_Span_otlp_otlp)
+						x.Spans[nN] = eL
 					}
 				} else {
-					e = grpcfastimpl.Spare[Span](o, grpcfastSpare_Span)
-					x.Spans = append(x.Spans, e)
+					eL = grpcfastimpl.Spare[Span](oWn, grpcfastSpare_Span_otlp_otlp)
+					x.Spans = append(x.Spans, eL)
 				}
-				if err := e.GrpcfastDecode(v, o); err != nil {
-					return err
+				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		case 3: // schema_url
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.SchemaUrl = grpcfastimpl.String(o, v)
+				dAtA = dAtA[nN:]
+				x.SchemaUrl = grpcfastimpl.String(oWn, vAl)
 				continue
 			}
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it.
-		n = protowire.ConsumeFieldValue(num, typ, b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		nN = protowire.ConsumeFieldValue(nUm, tYp, dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		b = b[n:]
-		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+		dAtA = dAtA[nN:]
+		x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)
 	}
 	return nil
 }
 
-// GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
-// repeated fields, its maps and its nested messages. It implements
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
 // grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
 // decoded into x.
-func (x *Span) GrpcfastRecord(o *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordSlice(o, x.TraceId)
-	grpcfastimpl.RecordSlice(o, x.SpanId)
-	grpcfastimpl.RecordSlice(o, x.ParentSpanId)
-	grpcfastimpl.RecordMessages(o, x.Attributes)
-	grpcfastimpl.RecordMessages(o, x.Events)
-	grpcfastimpl.RecordMessages(o, x.Links)
-	grpcfastimpl.RecordMessage(o, x.Status)
+func (x *Span) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+	grpcfastimpl.RecordSlice(oWn, x.TraceId)
+	grpcfastimpl.RecordSlice(oWn, x.SpanId)
+	grpcfastimpl.RecordSlice(oWn, x.ParentSpanId)
+	grpcfastimpl.RecordMessages(oWn, x.Attributes)
+	grpcfastimpl.RecordMessages(oWn, x.Events)
+	grpcfastimpl.RecordMessages(oWn, x.Links)
+	grpcfastimpl.RecordMessage(oWn, x.Status)
 }
 
 // GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that o records as x's: the arrays of its bytes fields without presence, its
+// that oWn records as x's: the arrays of its bytes fields without presence, its
 // repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that o records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that o does not record,
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
 // It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
 // elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that o records go to o's spares, where
+// nested messages and oneof wrappers that oWn records go to oWn's spares, where
 // GrpcfastDecode takes them from.
-func (x *Span) GrpcfastReuse(o *grpcfastimpl.Owned) {
+func (x *Span) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepBytes(o, x.TraceId)
-	f1 := grpcfastimpl.KeepBytes(o, x.SpanId)
-	f2 := grpcfastimpl.KeepBytes(o, x.ParentSpanId)
-	f3 := grpcfastimpl.KeepMessages(o, x.Attributes)
-	f4 := grpcfastimpl.KeepMessages(o, x.Events)
-	f5 := grpcfastimpl.KeepMessages(o, x.Links)
-	grpcfastimpl.SpareMessage(o, grpcfastSpare_Status, x.Status)
+	f0 := grpcfastimpl.KeepBytes(oWn, x.TraceId)
+	f1 := grpcfastimpl.KeepBytes(oWn, x.SpanId)
+	f2 := grpcfastimpl.KeepBytes(oWn, x.ParentSpanId)
+	f3 := grpcfastimpl.KeepMessages(oWn, x.Attributes)
+	f4 := grpcfastimpl.KeepMessages(oWn, x.Events)
+	f5 := grpcfastimpl.KeepMessages(oWn, x.Links)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Status_otlp_otlp, x.Status)
 	*x = Span{
 		TraceId:      f0,
 		SpanId:       f1,
@@ -550,260 +550,260 @@ func (x *Span) GrpcfastBytesField(num protowire.Number) *[]byte {
 	return nil
 }
 
-// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to o. The
+// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to oWn. The
 // grpcfast codec calls it on input that it has checked as the standard codec
 // would. It implements grpcfastimpl.Decoder.
-func (x *Span) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+func (x *Span) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
+	for len(dAtA) > 0 {
+		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		field := b
-		b = b[n:]
-		switch num {
+		fIeld := dAtA
+		dAtA = dAtA[nN:]
+		switch nUm {
 		case 1: // trace_id
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.TraceId = grpcfastimpl.Bytes(o, x.TraceId, v)
+				dAtA = dAtA[nN:]
+				x.TraceId = grpcfastimpl.Bytes(oWn, x.TraceId, vAl)
 				continue
 			}
 		case 2: // span_id
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.SpanId = grpcfastimpl.Bytes(o, x.SpanId, v)
+				dAtA = dAtA[nN:]
+				x.SpanId = grpcfastimpl.Bytes(oWn, x.SpanId, vAl)
 				continue
 			}
 		case 3: // trace_state
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.TraceState = grpcfastimpl.String(o, v)
+				dAtA = dAtA[nN:]
+				x.TraceState = grpcfastimpl.String(oWn, vAl)
 				continue
 			}
 		case 4: // parent_span_id
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.ParentSpanId = grpcfastimpl.Bytes(o, x.ParentSpanId, v)
+				dAtA = dAtA[nN:]
+				x.ParentSpanId = grpcfastimpl.Bytes(oWn, x.ParentSpanId, vAl)
 				continue
 			}
 		case 16: // flags
-			if typ == protowire.Fixed32Type {
-				v, n := protowire.ConsumeFixed32(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.Fixed32Type {
+				vAl, nN := protowire.ConsumeFixed32(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Flags = v
+				dAtA = dAtA[nN:]
+				x.Flags = vAl
 				continue
 			}
 		case 5: // name
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Name = grpcfastimpl.String(o, v)
+				dAtA = dAtA[nN:]
+				x.Name = grpcfastimpl.String(oWn, vAl)
 				continue
 			}
 		case 6: // kind
-			if typ == protowire.VarintType {
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.VarintType {
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Kind = Span_SpanKind(int32(v))
+				dAtA = dAtA[nN:]
+				x.Kind = Span_SpanKind(int32(vAl))
 				continue
 			}
 		case 7: // start_time_unix_nano
-			if typ == protowire.Fixed64Type {
-				v, n := protowire.ConsumeFixed64(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.Fixed64Type {
+				vAl, nN := protowire.ConsumeFixed64(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.StartTimeUnixNano = v
+				dAtA = dAtA[nN:]
+				x.StartTimeUnixNano = vAl
 				continue
 			}
 		case 8: // end_time_unix_nano
-			if typ == protowire.Fixed64Type {
-				v, n := protowire.ConsumeFixed64(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.Fixed64Type {
+				vAl, nN := protowire.ConsumeFixed64(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.EndTimeUnixNano = v
+				dAtA = dAtA[nN:]
+				x.EndTimeUnixNano = vAl
 				continue
 			}
 		case 9: // attributes
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				var e *KeyValue
-				if n := len(x.Attributes); n < cap(x.Attributes) {
-					x.Attributes = x.Attributes[:n+1]
-					if e = x.Attributes[n]; e == nil {
-						e = grpcfastimpl.Spare[KeyValue](o, grpcfastSpare_KeyValue)
-						x.Attributes[n] = e
+				dAtA = dAtA[nN:]
+				var eL *KeyValue
+				if nN := len(x.Attributes); nN < cap(x.Attributes) {
+					x.Attributes = x.Attributes[:nN+1]
+					if eL = x.Attributes[nN]; eL == nil {
+						eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_otlp_otlp)
+						x.Attributes[nN] = eL
 					}
 				} else {
-					e = grpcfastimpl.Spare[KeyValue](o, grpcfastSpare_KeyValue)
-					x.Attributes = append(x.Attributes, e)
+					eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_otlp_otlp)
+					x.Attributes = append(x.Attributes, eL)
 				}
-				if err := e.GrpcfastDecode(v, o); err != nil {
-					return err
+				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		case 10: // dropped_attributes_count
-			if typ == protowire.VarintType {
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.VarintType {
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.DroppedAttributesCount = uint32(v)
+				dAtA = dAtA[nN:]
+				x.DroppedAttributesCount = uint32(vAl)
 				continue
 			}
 		case 11: // events
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				var e *Span_Event
-				if n := len(x.Events); n < cap(x.Events) {
-					x.Events = x.Events[:n+1]
-					if e = x.Events[n]; e == nil {
-						e = grpcfastimpl.Spare[Span_Event](o, grpcfastSpare_Span_Event)
-						x.Events[n] = e
+				dAtA = dAtA[nN:]
+				var eL *Span_Event
+				if nN := len(x.Events); nN < cap(x.Events) {
+					x.Events = x.Events[:nN+1]
+					if eL = x.Events[nN]; eL == nil {
+						eL = grpcfastimpl.Spare[Span_Event](oWn, grpcfastSpare_Span_Event_otlp_otlp)
+						x.Events[nN] = eL
 					}
 				} else {
-					e = grpcfastimpl.Spare[Span_Event](o, grpcfastSpare_Span_Event)
-					x.Events = append(x.Events, e)
+					eL = grpcfastimpl.Spare[Span_Event](oWn, grpcfastSpare_Span_Event_otlp_otlp)
+					x.Events = append(x.Events, eL)
 				}
-				if err := e.GrpcfastDecode(v, o); err != nil {
-					return err
+				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		case 12: // dropped_events_count
-			if typ == protowire.VarintType {
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.VarintType {
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.DroppedEventsCount = uint32(v)
+				dAtA = dAtA[nN:]
+				x.DroppedEventsCount = uint32(vAl)
 				continue
 			}
 		case 13: // links
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				var e *Span_Link
-				if n := len(x.Links); n < cap(x.Links) {
-					x.Links = x.Links[:n+1]
-					if e = x.Links[n]; e == nil {
-						e = grpcfastimpl.Spare[Span_Link](o, grpcfastSpare_Span_Link)
-						x.Links[n] = e
+				dAtA = dAtA[nN:]
+				var eL *Span_Link
+				if nN := len(x.Links); nN < cap(x.Links) {
+					x.Links = x.Links[:nN+1]
+					if eL = x.Links[nN]; eL == nil {
+						eL = grpcfastimpl.Spare[Span_Link](oWn, grpcfastSpare_Span_Link_otlp_otlp)
+						x.Links[nN] = eL
 					}
 				} else {
-					e = grpcfastimpl.Spare[Span_Link](o, grpcfastSpare_Span_Link)
-					x.Links = append(x.Links, e)
+					eL = grpcfastimpl.Spare[Span_Link](oWn, grpcfastSpare_Span_Link_otlp_otlp)
+					x.Links = append(x.Links, eL)
 				}
-				if err := e.GrpcfastDecode(v, o); err != nil {
-					return err
+				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		case 14: // dropped_links_count
-			if typ == protowire.VarintType {
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.VarintType {
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.DroppedLinksCount = uint32(v)
+				dAtA = dAtA[nN:]
+				x.DroppedLinksCount = uint32(vAl)
 				continue
 			}
 		case 15: // status
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
+				dAtA = dAtA[nN:]
 				if x.Status == nil {
-					x.Status = grpcfastimpl.Spare[Status](o, grpcfastSpare_Status)
+					x.Status = grpcfastimpl.Spare[Status](oWn, grpcfastSpare_Status_otlp_otlp)
 				}
-				if err := x.Status.GrpcfastDecode(v, o); err != nil {
-					return err
+				if eRr := x.Status.GrpcfastDecode(vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it.
-		n = protowire.ConsumeFieldValue(num, typ, b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		nN = protowire.ConsumeFieldValue(nUm, tYp, dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		b = b[n:]
-		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+		dAtA = dAtA[nN:]
+		x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)
 	}
 	return nil
 }
 
-// GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
-// repeated fields, its maps and its nested messages. It implements
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
 // grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
 // decoded into x.
-func (x *Span_Event) GrpcfastRecord(o *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessages(o, x.Attributes)
+func (x *Span_Event) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+	grpcfastimpl.RecordMessages(oWn, x.Attributes)
 }
 
 // GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that o records as x's: the arrays of its bytes fields without presence, its
+// that oWn records as x's: the arrays of its bytes fields without presence, its
 // repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that o records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that o does not record,
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
 // It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
 // elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that o records go to o's spares, where
+// nested messages and oneof wrappers that oWn records go to oWn's spares, where
 // GrpcfastDecode takes them from.
-func (x *Span_Event) GrpcfastReuse(o *grpcfastimpl.Owned) {
+func (x *Span_Event) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessages(o, x.Attributes)
+	f0 := grpcfastimpl.KeepMessages(oWn, x.Attributes)
 	*x = Span_Event{
 		Attributes: f0,
 	}
@@ -816,113 +816,113 @@ func (x *Span_Event) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to o. The
+// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to oWn. The
 // grpcfast codec calls it on input that it has checked as the standard codec
 // would. It implements grpcfastimpl.Decoder.
-func (x *Span_Event) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+func (x *Span_Event) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
+	for len(dAtA) > 0 {
+		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		field := b
-		b = b[n:]
-		switch num {
+		fIeld := dAtA
+		dAtA = dAtA[nN:]
+		switch nUm {
 		case 1: // time_unix_nano
-			if typ == protowire.Fixed64Type {
-				v, n := protowire.ConsumeFixed64(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.Fixed64Type {
+				vAl, nN := protowire.ConsumeFixed64(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.TimeUnixNano = v
+				dAtA = dAtA[nN:]
+				x.TimeUnixNano = vAl
 				continue
 			}
 		case 2: // name
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Name = grpcfastimpl.String(o, v)
+				dAtA = dAtA[nN:]
+				x.Name = grpcfastimpl.String(oWn, vAl)
 				continue
 			}
 		case 3: // attributes
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				var e *KeyValue
-				if n := len(x.Attributes); n < cap(x.Attributes) {
-					x.Attributes = x.Attributes[:n+1]
-					if e = x.Attributes[n]; e == nil {
-						e = grpcfastimpl.Spare[KeyValue](o, grpcfastSpare_KeyValue)
-						x.Attributes[n] = e
+				dAtA = dAtA[nN:]
+				var eL *KeyValue
+				if nN := len(x.Attributes); nN < cap(x.Attributes) {
+					x.Attributes = x.Attributes[:nN+1]
+					if eL = x.Attributes[nN]; eL == nil {
+						eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_otlp_otlp)
+						x.Attributes[nN] = eL
 					}
 				} else {
-					e = grpcfastimpl.Spare[KeyValue](o, grpcfastSpare_KeyValue)
-					x.Attributes = append(x.Attributes, e)
+					eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_otlp_otlp)
+					x.Attributes = append(x.Attributes, eL)
 				}
-				if err := e.GrpcfastDecode(v, o); err != nil {
-					return err
+				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		case 4: // dropped_attributes_count
-			if typ == protowire.VarintType {
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.VarintType {
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.DroppedAttributesCount = uint32(v)
+				dAtA = dAtA[nN:]
+				x.DroppedAttributesCount = uint32(vAl)
 				continue
 			}
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it.
-		n = protowire.ConsumeFieldValue(num, typ, b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		nN = protowire.ConsumeFieldValue(nUm, tYp, dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		b = b[n:]
-		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+		dAtA = dAtA[nN:]
+		x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)
 	}
 	return nil
 }
 
-// GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
-// repeated fields, its maps and its nested messages. It implements
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
 // grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
 // decoded into x.
-func (x *Span_Link) GrpcfastRecord(o *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordSlice(o, x.TraceId)
-	grpcfastimpl.RecordSlice(o, x.SpanId)
-	grpcfastimpl.RecordMessages(o, x.Attributes)
+func (x *Span_Link) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+	grpcfastimpl.RecordSlice(oWn, x.TraceId)
+	grpcfastimpl.RecordSlice(oWn, x.SpanId)
+	grpcfastimpl.RecordMessages(oWn, x.Attributes)
 }
 
 // GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that o records as x's: the arrays of its bytes fields without presence, its
+// that oWn records as x's: the arrays of its bytes fields without presence, its
 // repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that o records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that o does not record,
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
 // It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
 // elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that o records go to o's spares, where
+// nested messages and oneof wrappers that oWn records go to oWn's spares, where
 // GrpcfastDecode takes them from.
-func (x *Span_Link) GrpcfastReuse(o *grpcfastimpl.Owned) {
+func (x *Span_Link) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepBytes(o, x.TraceId)
-	f1 := grpcfastimpl.KeepBytes(o, x.SpanId)
-	f2 := grpcfastimpl.KeepMessages(o, x.Attributes)
+	f0 := grpcfastimpl.KeepBytes(oWn, x.TraceId)
+	f1 := grpcfastimpl.KeepBytes(oWn, x.SpanId)
+	f2 := grpcfastimpl.KeepMessages(oWn, x.Attributes)
 	*x = Span_Link{
 		TraceId:    f0,
 		SpanId:     f1,
@@ -951,219 +951,219 @@ func (x *Span_Link) GrpcfastBytesField(num protowire.Number) *[]byte {
 	return nil
 }
 
-// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to o. The
+// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to oWn. The
 // grpcfast codec calls it on input that it has checked as the standard codec
 // would. It implements grpcfastimpl.Decoder.
-func (x *Span_Link) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+func (x *Span_Link) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
+	for len(dAtA) > 0 {
+		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		field := b
-		b = b[n:]
-		switch num {
+		fIeld := dAtA
+		dAtA = dAtA[nN:]
+		switch nUm {
 		case 1: // trace_id
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.TraceId = grpcfastimpl.Bytes(o, x.TraceId, v)
+				dAtA = dAtA[nN:]
+				x.TraceId = grpcfastimpl.Bytes(oWn, x.TraceId, vAl)
 				continue
 			}
 		case 2: // span_id
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.SpanId = grpcfastimpl.Bytes(o, x.SpanId, v)
+				dAtA = dAtA[nN:]
+				x.SpanId = grpcfastimpl.Bytes(oWn, x.SpanId, vAl)
 				continue
 			}
 		case 3: // trace_state
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.TraceState = grpcfastimpl.String(o, v)
+				dAtA = dAtA[nN:]
+				x.TraceState = grpcfastimpl.String(oWn, vAl)
 				continue
 			}
 		case 4: // attributes
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				var e *KeyValue
-				if n := len(x.Attributes); n < cap(x.Attributes) {
-					x.Attributes = x.Attributes[:n+1]
-					if e = x.Attributes[n]; e == nil {
-						e = grpcfastimpl.Spare[KeyValue](o, grpcfastSpare_KeyValue)
-						x.Attributes[n] = e
+				dAtA = dAtA[nN:]
+				var eL *KeyValue
+				if nN := len(x.Attributes); nN < cap(x.Attributes) {
+					x.Attributes = x.Attributes[:nN+1]
+					if eL = x.Attributes[nN]; eL == nil {
+						eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_otlp_otlp)
+						x.Attributes[nN] = eL
 					}
 				} else {
-					e = grpcfastimpl.Spare[KeyValue](o, grpcfastSpare_KeyValue)
-					x.Attributes = append(x.Attributes, e)
+					eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_otlp_otlp)
+					x.Attributes = append(x.Attributes, eL)
 				}
-				if err := e.GrpcfastDecode(v, o); err != nil {
-					return err
+				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		case 5: // dropped_attributes_count
-			if typ == protowire.VarintType {
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.VarintType {
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.DroppedAttributesCount = uint32(v)
+				dAtA = dAtA[nN:]
+				x.DroppedAttributesCount = uint32(vAl)
 				continue
 			}
 		case 6: // flags
-			if typ == protowire.Fixed32Type {
-				v, n := protowire.ConsumeFixed32(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.Fixed32Type {
+				vAl, nN := protowire.ConsumeFixed32(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Flags = v
+				dAtA = dAtA[nN:]
+				x.Flags = vAl
 				continue
 			}
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it.
-		n = protowire.ConsumeFieldValue(num, typ, b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		nN = protowire.ConsumeFieldValue(nUm, tYp, dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		b = b[n:]
-		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+		dAtA = dAtA[nN:]
+		x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)
 	}
 	return nil
 }
 
-// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to o. The
+// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to oWn. The
 // grpcfast codec calls it on input that it has checked as the standard codec
 // would. It implements grpcfastimpl.Decoder.
-func (x *Status) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+func (x *Status) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
+	for len(dAtA) > 0 {
+		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		field := b
-		b = b[n:]
-		switch num {
+		fIeld := dAtA
+		dAtA = dAtA[nN:]
+		switch nUm {
 		case 2: // message
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Message = grpcfastimpl.String(o, v)
+				dAtA = dAtA[nN:]
+				x.Message = grpcfastimpl.String(oWn, vAl)
 				continue
 			}
 		case 3: // code
-			if typ == protowire.VarintType {
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.VarintType {
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Code = Status_StatusCode(int32(v))
+				dAtA = dAtA[nN:]
+				x.Code = Status_StatusCode(int32(vAl))
 				continue
 			}
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it.
-		n = protowire.ConsumeFieldValue(num, typ, b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		nN = protowire.ConsumeFieldValue(nUm, tYp, dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		b = b[n:]
-		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+		dAtA = dAtA[nN:]
+		x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)
 	}
 	return nil
 }
 
-// GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
-// repeated fields, its maps and its nested messages. It implements
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
 // grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
 // decoded into x.
-func (x *AnyValue) GrpcfastRecord(o *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordOneof(o, x.Value)
+func (x *AnyValue) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+	grpcfastimpl.RecordOneof(oWn, x.Value)
 	var mArrayValue *ArrayValue
-	if c, ok := x.Value.(*AnyValue_ArrayValue); ok {
-		mArrayValue = c.ArrayValue
+	if cAse, oK := x.Value.(*AnyValue_ArrayValue); oK {
+		mArrayValue = cAse.ArrayValue
 	}
-	grpcfastimpl.RecordMessage(o, mArrayValue)
+	grpcfastimpl.RecordMessage(oWn, mArrayValue)
 	var mKvlistValue *KeyValueList
-	if c, ok := x.Value.(*AnyValue_KvlistValue); ok {
-		mKvlistValue = c.KvlistValue
+	if cAse, oK := x.Value.(*AnyValue_KvlistValue); oK {
+		mKvlistValue = cAse.KvlistValue
 	}
-	grpcfastimpl.RecordMessage(o, mKvlistValue)
+	grpcfastimpl.RecordMessage(oWn, mKvlistValue)
 }
 
 // GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that o records as x's: the arrays of its bytes fields without presence, its
+// that oWn records as x's: the arrays of its bytes fields without presence, its
 // repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that o records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that o does not record,
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
 // It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
 // elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that o records go to o's spares, where
+// nested messages and oneof wrappers that oWn records go to oWn's spares, where
 // GrpcfastDecode takes them from.
-func (x *AnyValue) GrpcfastReuse(o *grpcfastimpl.Owned) {
+func (x *AnyValue) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	w0 := grpcfastimpl.MatchOneof(o, x.Value)
+	wR0 := grpcfastimpl.MatchOneof(oWn, x.Value)
 	var mArrayValue *ArrayValue
-	if c, ok := x.Value.(*AnyValue_ArrayValue); ok {
-		mArrayValue = c.ArrayValue
+	if cAse, oK := x.Value.(*AnyValue_ArrayValue); oK {
+		mArrayValue = cAse.ArrayValue
 	}
-	grpcfastimpl.SpareMessage(o, grpcfastSpare_ArrayValue, mArrayValue)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_ArrayValue_otlp_otlp, mArrayValue)
 	var mKvlistValue *KeyValueList
-	if c, ok := x.Value.(*AnyValue_KvlistValue); ok {
-		mKvlistValue = c.KvlistValue
+	if cAse, oK := x.Value.(*AnyValue_KvlistValue); oK {
+		mKvlistValue = cAse.KvlistValue
 	}
-	grpcfastimpl.SpareMessage(o, grpcfastSpare_KeyValueList, mKvlistValue)
-	if w0 {
-		switch w := x.Value.(type) {
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_KeyValueList_otlp_otlp, mKvlistValue)
+	if wR0 {
+		switch wR := x.Value.(type) {
 		case *AnyValue_StringValue:
-			*w = AnyValue_StringValue{}
-			grpcfastimpl.PutSpare(o, grpcfastSpare_AnyValue_StringValue, w)
+			*wR = AnyValue_StringValue{}
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_AnyValue_StringValue_otlp_otlp, wR)
 		case *AnyValue_BoolValue:
-			*w = AnyValue_BoolValue{}
-			grpcfastimpl.PutSpare(o, grpcfastSpare_AnyValue_BoolValue, w)
+			*wR = AnyValue_BoolValue{}
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_AnyValue_BoolValue_otlp_otlp, wR)
 		case *AnyValue_IntValue:
-			*w = AnyValue_IntValue{}
-			grpcfastimpl.PutSpare(o, grpcfastSpare_AnyValue_IntValue, w)
+			*wR = AnyValue_IntValue{}
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_AnyValue_IntValue_otlp_otlp, wR)
 		case *AnyValue_DoubleValue:
-			*w = AnyValue_DoubleValue{}
-			grpcfastimpl.PutSpare(o, grpcfastSpare_AnyValue_DoubleValue, w)
+			*wR = AnyValue_DoubleValue{}
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_AnyValue_DoubleValue_otlp_otlp, wR)
 		case *AnyValue_ArrayValue:
-			*w = AnyValue_ArrayValue{}
-			grpcfastimpl.PutSpare(o, grpcfastSpare_AnyValue_ArrayValue, w)
+			*wR = AnyValue_ArrayValue{}
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_AnyValue_ArrayValue_otlp_otlp, wR)
 		case *AnyValue_KvlistValue:
-			*w = AnyValue_KvlistValue{}
-			grpcfastimpl.PutSpare(o, grpcfastSpare_AnyValue_KvlistValue, w)
+			*wR = AnyValue_KvlistValue{}
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_AnyValue_KvlistValue_otlp_otlp, wR)
 		case *AnyValue_BytesValue:
-			*w = AnyValue_BytesValue{}
-			grpcfastimpl.PutSpare(o, grpcfastSpare_AnyValue_BytesValue, w)
+			*wR = AnyValue_BytesValue{}
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_AnyValue_BytesValue_otlp_otlp, wR)
 		}
 	}
 	*x = AnyValue{}
@@ -1176,171 +1176,171 @@ func (x *AnyValue) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to o. The
+// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to oWn. The
 // grpcfast codec calls it on input that it has checked as the standard codec
 // would. It implements grpcfastimpl.Decoder.
-func (x *AnyValue) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+func (x *AnyValue) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
+	for len(dAtA) > 0 {
+		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		field := b
-		b = b[n:]
-		switch num {
+		fIeld := dAtA
+		dAtA = dAtA[nN:]
+		switch nUm {
 		case 1: // string_value
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				w, ok := x.Value.(*AnyValue_StringValue)
-				if !ok {
-					w = grpcfastimpl.Spare[AnyValue_StringValue](o, grpcfastSpare_AnyValue_StringValue)
-					x.Value = w
+				dAtA = dAtA[nN:]
+				wR, oK := x.Value.(*AnyValue_StringValue)
+				if !oK {
+					wR = grpcfastimpl.Spare[AnyValue_StringValue](oWn, grpcfastSpare_AnyValue_StringValue_otlp_otlp)
+					x.Value = wR
 				}
-				w.StringValue = grpcfastimpl.String(o, v)
+				wR.StringValue = grpcfastimpl.String(oWn, vAl)
 				continue
 			}
 		case 2: // bool_value
-			if typ == protowire.VarintType {
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.VarintType {
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				w, ok := x.Value.(*AnyValue_BoolValue)
-				if !ok {
-					w = grpcfastimpl.Spare[AnyValue_BoolValue](o, grpcfastSpare_AnyValue_BoolValue)
-					x.Value = w
+				dAtA = dAtA[nN:]
+				wR, oK := x.Value.(*AnyValue_BoolValue)
+				if !oK {
+					wR = grpcfastimpl.Spare[AnyValue_BoolValue](oWn, grpcfastSpare_AnyValue_BoolValue_otlp_otlp)
+					x.Value = wR
 				}
-				w.BoolValue = protowire.DecodeBool(v)
+				wR.BoolValue = protowire.DecodeBool(vAl)
 				continue
 			}
 		case 3: // int_value
-			if typ == protowire.VarintType {
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.VarintType {
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				w, ok := x.Value.(*AnyValue_IntValue)
-				if !ok {
-					w = grpcfastimpl.Spare[AnyValue_IntValue](o, grpcfastSpare_AnyValue_IntValue)
-					x.Value = w
+				dAtA = dAtA[nN:]
+				wR, oK := x.Value.(*AnyValue_IntValue)
+				if !oK {
+					wR = grpcfastimpl.Spare[AnyValue_IntValue](oWn, grpcfastSpare_AnyValue_IntValue_otlp_otlp)
+					x.Value = wR
 				}
-				w.IntValue = int64(v)
+				wR.IntValue = int64(vAl)
 				continue
 			}
 		case 4: // double_value
-			if typ == protowire.Fixed64Type {
-				v, n := protowire.ConsumeFixed64(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.Fixed64Type {
+				vAl, nN := protowire.ConsumeFixed64(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				w, ok := x.Value.(*AnyValue_DoubleValue)
-				if !ok {
-					w = grpcfastimpl.Spare[AnyValue_DoubleValue](o, grpcfastSpare_AnyValue_DoubleValue)
-					x.Value = w
+				dAtA = dAtA[nN:]
+				wR, oK := x.Value.(*AnyValue_DoubleValue)
+				if !oK {
+					wR = grpcfastimpl.Spare[AnyValue_DoubleValue](oWn, grpcfastSpare_AnyValue_DoubleValue_otlp_otlp)
+					x.Value = wR
 				}
-				w.DoubleValue = math.Float64frombits(v)
+				wR.DoubleValue = math.Float64frombits(vAl)
 				continue
 			}
 		case 5: // array_value
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				w, ok := x.Value.(*AnyValue_ArrayValue)
-				if !ok {
-					w = grpcfastimpl.Spare[AnyValue_ArrayValue](o, grpcfastSpare_AnyValue_ArrayValue)
-					x.Value = w
+				dAtA = dAtA[nN:]
+				wR, oK := x.Value.(*AnyValue_ArrayValue)
+				if !oK {
+					wR = grpcfastimpl.Spare[AnyValue_ArrayValue](oWn, grpcfastSpare_AnyValue_ArrayValue_otlp_otlp)
+					x.Value = wR
 				}
-				if w.ArrayValue == nil {
-					w.ArrayValue = grpcfastimpl.Spare[ArrayValue](o, grpcfastSpare_ArrayValue)
+				if wR.ArrayValue == nil {
+					wR.ArrayValue = grpcfastimpl.Spare[ArrayValue](oWn, grpcfastSpare_ArrayValue_otlp_otlp)
 				}
-				if err := w.ArrayValue.GrpcfastDecode(v, o); err != nil {
-					return err
+				if eRr := wR.ArrayValue.GrpcfastDecode(vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		case 6: // kvlist_value
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				w, ok := x.Value.(*AnyValue_KvlistValue)
-				if !ok {
-					w = grpcfastimpl.Spare[AnyValue_KvlistValue](o, grpcfastSpare_AnyValue_KvlistValue)
-					x.Value = w
+				dAtA = dAtA[nN:]
+				wR, oK := x.Value.(*AnyValue_KvlistValue)
+				if !oK {
+					wR = grpcfastimpl.Spare[AnyValue_KvlistValue](oWn, grpcfastSpare_AnyValue_KvlistValue_otlp_otlp)
+					x.Value = wR
 				}
-				if w.KvlistValue == nil {
-					w.KvlistValue = grpcfastimpl.Spare[KeyValueList](o, grpcfastSpare_KeyValueList)
+				if wR.KvlistValue == nil {
+					wR.KvlistValue = grpcfastimpl.Spare[KeyValueList](oWn, grpcfastSpare_KeyValueList_otlp_otlp)
 				}
-				if err := w.KvlistValue.GrpcfastDecode(v, o); err != nil {
-					return err
+				if eRr := wR.KvlistValue.GrpcfastDecode(vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		case 7: // bytes_value
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				w, ok := x.Value.(*AnyValue_BytesValue)
-				if !ok {
-					w = grpcfastimpl.Spare[AnyValue_BytesValue](o, grpcfastSpare_AnyValue_BytesValue)
-					x.Value = w
+				dAtA = dAtA[nN:]
+				wR, oK := x.Value.(*AnyValue_BytesValue)
+				if !oK {
+					wR = grpcfastimpl.Spare[AnyValue_BytesValue](oWn, grpcfastSpare_AnyValue_BytesValue_otlp_otlp)
+					x.Value = wR
 				}
-				w.BytesValue = grpcfastimpl.Bytes(o, w.BytesValue, v)
+				wR.BytesValue = grpcfastimpl.Bytes(oWn, wR.BytesValue, vAl)
 				continue
 			}
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it.
-		n = protowire.ConsumeFieldValue(num, typ, b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		nN = protowire.ConsumeFieldValue(nUm, tYp, dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		b = b[n:]
-		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+		dAtA = dAtA[nN:]
+		x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)
 	}
 	return nil
 }
 
-// GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
-// repeated fields, its maps and its nested messages. It implements
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
 // grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
 // decoded into x.
-func (x *ArrayValue) GrpcfastRecord(o *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessages(o, x.Values)
+func (x *ArrayValue) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+	grpcfastimpl.RecordMessages(oWn, x.Values)
 }
 
 // GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that o records as x's: the arrays of its bytes fields without presence, its
+// that oWn records as x's: the arrays of its bytes fields without presence, its
 // repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that o records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that o does not record,
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
 // It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
 // elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that o records go to o's spares, where
+// nested messages and oneof wrappers that oWn records go to oWn's spares, where
 // GrpcfastDecode takes them from.
-func (x *ArrayValue) GrpcfastReuse(o *grpcfastimpl.Owned) {
+func (x *ArrayValue) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessages(o, x.Values)
+	f0 := grpcfastimpl.KeepMessages(oWn, x.Values)
 	*x = ArrayValue{
 		Values: f0,
 	}
@@ -1353,79 +1353,79 @@ func (x *ArrayValue) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to o. The
+// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to oWn. The
 // grpcfast codec calls it on input that it has checked as the standard codec
 // would. It implements grpcfastimpl.Decoder.
-func (x *ArrayValue) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+func (x *ArrayValue) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
+	for len(dAtA) > 0 {
+		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		field := b
-		b = b[n:]
-		switch num {
+		fIeld := dAtA
+		dAtA = dAtA[nN:]
+		switch nUm {
 		case 1: // values
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				var e *AnyValue
-				if n := len(x.Values); n < cap(x.Values) {
-					x.Values = x.Values[:n+1]
-					if e = x.Values[n]; e == nil {
-						e = grpcfastimpl.Spare[AnyValue](o, grpcfastSpare_AnyValue)
-						x.Values[n] = e
+				dAtA = dAtA[nN:]
+				var eL *AnyValue
+				if nN := len(x.Values); nN < cap(x.Values) {
+					x.Values = x.Values[:nN+1]
+					if eL = x.Values[nN]; eL == nil {
+						eL = grpcfastimpl.Spare[AnyValue](oWn, grpcfastSpare_AnyValue_otlp_otlp)
+						x.Values[nN] = eL
 					}
 				} else {
-					e = grpcfastimpl.Spare[AnyValue](o, grpcfastSpare_AnyValue)
-					x.Values = append(x.Values, e)
+					eL = grpcfastimpl.Spare[AnyValue](oWn, grpcfastSpare_AnyValue_otlp_otlp)
+					x.Values = append(x.Values, eL)
 				}
-				if err := e.GrpcfastDecode(v, o); err != nil {
-					return err
+				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it.
-		n = protowire.ConsumeFieldValue(num, typ, b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		nN = protowire.ConsumeFieldValue(nUm, tYp, dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		b = b[n:]
-		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+		dAtA = dAtA[nN:]
+		x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)
 	}
 	return nil
 }
 
-// GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
-// repeated fields, its maps and its nested messages. It implements
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
 // grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
 // decoded into x.
-func (x *KeyValueList) GrpcfastRecord(o *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessages(o, x.Values)
+func (x *KeyValueList) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+	grpcfastimpl.RecordMessages(oWn, x.Values)
 }
 
 // GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that o records as x's: the arrays of its bytes fields without presence, its
+// that oWn records as x's: the arrays of its bytes fields without presence, its
 // repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that o records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that o does not record,
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
 // It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
 // elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that o records go to o's spares, where
+// nested messages and oneof wrappers that oWn records go to oWn's spares, where
 // GrpcfastDecode takes them from.
-func (x *KeyValueList) GrpcfastReuse(o *grpcfastimpl.Owned) {
+func (x *KeyValueList) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessages(o, x.Values)
+	f0 := grpcfastimpl.KeepMessages(oWn, x.Values)
 	*x = KeyValueList{
 		Values: f0,
 	}
@@ -1438,79 +1438,79 @@ func (x *KeyValueList) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to o. The
+// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to oWn. The
 // grpcfast codec calls it on input that it has checked as the standard codec
 // would. It implements grpcfastimpl.Decoder.
-func (x *KeyValueList) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+func (x *KeyValueList) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
+	for len(dAtA) > 0 {
+		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		field := b
-		b = b[n:]
-		switch num {
+		fIeld := dAtA
+		dAtA = dAtA[nN:]
+		switch nUm {
 		case 1: // values
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				var e *KeyValue
-				if n := len(x.Values); n < cap(x.Values) {
-					x.Values = x.Values[:n+1]
-					if e = x.Values[n]; e == nil {
-						e = grpcfastimpl.Spare[KeyValue](o, grpcfastSpare_KeyValue)
-						x.Values[n] = e
+				dAtA = dAtA[nN:]
+				var eL *KeyValue
+				if nN := len(x.Values); nN < cap(x.Values) {
+					x.Values = x.Values[:nN+1]
+					if eL = x.Values[nN]; eL == nil {
+						eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_otlp_otlp)
+						x.Values[nN] = eL
 					}
 				} else {
-					e = grpcfastimpl.Spare[KeyValue](o, grpcfastSpare_KeyValue)
-					x.Values = append(x.Values, e)
+					eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_otlp_otlp)
+					x.Values = append(x.Values, eL)
 				}
-				if err := e.GrpcfastDecode(v, o); err != nil {
-					return err
+				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it.
-		n = protowire.ConsumeFieldValue(num, typ, b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		nN = protowire.ConsumeFieldValue(nUm, tYp, dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		b = b[n:]
-		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+		dAtA = dAtA[nN:]
+		x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)
 	}
 	return nil
 }
 
-// GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
-// repeated fields, its maps and its nested messages. It implements
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
 // grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
 // decoded into x.
-func (x *KeyValue) GrpcfastRecord(o *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessage(o, x.Value)
+func (x *KeyValue) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+	grpcfastimpl.RecordMessage(oWn, x.Value)
 }
 
 // GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that o records as x's: the arrays of its bytes fields without presence, its
+// that oWn records as x's: the arrays of its bytes fields without presence, its
 // repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that o records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that o does not record,
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
 // It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
 // elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that o records go to o's spares, where
+// nested messages and oneof wrappers that oWn records go to oWn's spares, where
 // GrpcfastDecode takes them from.
-func (x *KeyValue) GrpcfastReuse(o *grpcfastimpl.Owned) {
+func (x *KeyValue) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(o, grpcfastSpare_AnyValue, x.Value)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_AnyValue_otlp_otlp, x.Value)
 	*x = KeyValue{}
 }
 
@@ -1521,81 +1521,81 @@ func (x *KeyValue) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to o. The
+// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to oWn. The
 // grpcfast codec calls it on input that it has checked as the standard codec
 // would. It implements grpcfastimpl.Decoder.
-func (x *KeyValue) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+func (x *KeyValue) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
+	for len(dAtA) > 0 {
+		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		field := b
-		b = b[n:]
-		switch num {
+		fIeld := dAtA
+		dAtA = dAtA[nN:]
+		switch nUm {
 		case 1: // key
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Key = grpcfastimpl.String(o, v)
+				dAtA = dAtA[nN:]
+				x.Key = grpcfastimpl.String(oWn, vAl)
 				continue
 			}
 		case 2: // value
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
+				dAtA = dAtA[nN:]
 				if x.Value == nil {
-					x.Value = grpcfastimpl.Spare[AnyValue](o, grpcfastSpare_AnyValue)
+					x.Value = grpcfastimpl.Spare[AnyValue](oWn, grpcfastSpare_AnyValue_otlp_otlp)
 				}
-				if err := x.Value.GrpcfastDecode(v, o); err != nil {
-					return err
+				if eRr := x.Value.GrpcfastDecode(vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it.
-		n = protowire.ConsumeFieldValue(num, typ, b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		nN = protowire.ConsumeFieldValue(nUm, tYp, dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		b = b[n:]
-		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+		dAtA = dAtA[nN:]
+		x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)
 	}
 	return nil
 }
 
-// GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
-// repeated fields, its maps and its nested messages. It implements
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
 // grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
 // decoded into x.
-func (x *InstrumentationScope) GrpcfastRecord(o *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessages(o, x.Attributes)
+func (x *InstrumentationScope) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+	grpcfastimpl.RecordMessages(oWn, x.Attributes)
 }
 
 // GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that o records as x's: the arrays of its bytes fields without presence, its
+// that oWn records as x's: the arrays of its bytes fields without presence, its
 // repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that o records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that o does not record,
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
 // It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
 // elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that o records go to o's spares, where
+// nested messages and oneof wrappers that oWn records go to oWn's spares, where
 // GrpcfastDecode takes them from.
-func (x *InstrumentationScope) GrpcfastReuse(o *grpcfastimpl.Owned) {
+func (x *InstrumentationScope) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessages(o, x.Attributes)
+	f0 := grpcfastimpl.KeepMessages(oWn, x.Attributes)
 	*x = InstrumentationScope{
 		Attributes: f0,
 	}
@@ -1608,109 +1608,109 @@ func (x *InstrumentationScope) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to o. The
+// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to oWn. The
 // grpcfast codec calls it on input that it has checked as the standard codec
 // would. It implements grpcfastimpl.Decoder.
-func (x *InstrumentationScope) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+func (x *InstrumentationScope) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
+	for len(dAtA) > 0 {
+		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		field := b
-		b = b[n:]
-		switch num {
+		fIeld := dAtA
+		dAtA = dAtA[nN:]
+		switch nUm {
 		case 1: // name
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Name = grpcfastimpl.String(o, v)
+				dAtA = dAtA[nN:]
+				x.Name = grpcfastimpl.String(oWn, vAl)
 				continue
 			}
 		case 2: // version
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Version = grpcfastimpl.String(o, v)
+				dAtA = dAtA[nN:]
+				x.Version = grpcfastimpl.String(oWn, vAl)
 				continue
 			}
 		case 3: // attributes
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				var e *KeyValue
-				if n := len(x.Attributes); n < cap(x.Attributes) {
-					x.Attributes = x.Attributes[:n+1]
-					if e = x.Attributes[n]; e == nil {
-						e = grpcfastimpl.Spare[KeyValue](o, grpcfastSpare_KeyValue)
-						x.Attributes[n] = e
+				dAtA = dAtA[nN:]
+				var eL *KeyValue
+				if nN := len(x.Attributes); nN < cap(x.Attributes) {
+					x.Attributes = x.Attributes[:nN+1]
+					if eL = x.Attributes[nN]; eL == nil {
+						eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_otlp_otlp)
+						x.Attributes[nN] = eL
 					}
 				} else {
-					e = grpcfastimpl.Spare[KeyValue](o, grpcfastSpare_KeyValue)
-					x.Attributes = append(x.Attributes, e)
+					eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_otlp_otlp)
+					x.Attributes = append(x.Attributes, eL)
 				}
-				if err := e.GrpcfastDecode(v, o); err != nil {
-					return err
+				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		case 4: // dropped_attributes_count
-			if typ == protowire.VarintType {
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.VarintType {
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.DroppedAttributesCount = uint32(v)
+				dAtA = dAtA[nN:]
+				x.DroppedAttributesCount = uint32(vAl)
 				continue
 			}
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it.
-		n = protowire.ConsumeFieldValue(num, typ, b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		nN = protowire.ConsumeFieldValue(nUm, tYp, dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		b = b[n:]
-		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+		dAtA = dAtA[nN:]
+		x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)
 	}
 	return nil
 }
 
-// GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
-// repeated fields, its maps and its nested messages. It implements
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
 // grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
 // decoded into x.
-func (x *Resource) GrpcfastRecord(o *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessages(o, x.Attributes)
+func (x *Resource) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+	grpcfastimpl.RecordMessages(oWn, x.Attributes)
 }
 
 // GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that o records as x's: the arrays of its bytes fields without presence, its
+// that oWn records as x's: the arrays of its bytes fields without presence, its
 // repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that o records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that o does not record,
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
 // It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
 // elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that o records go to o's spares, where
+// nested messages and oneof wrappers that oWn records go to oWn's spares, where
 // GrpcfastDecode takes them from.
-func (x *Resource) GrpcfastReuse(o *grpcfastimpl.Owned) {
+func (x *Resource) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessages(o, x.Attributes)
+	f0 := grpcfastimpl.KeepMessages(oWn, x.Attributes)
 	*x = Resource{
 		Attributes: f0,
 	}
@@ -1723,62 +1723,62 @@ func (x *Resource) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to o. The
+// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to oWn. The
 // grpcfast codec calls it on input that it has checked as the standard codec
 // would. It implements grpcfastimpl.Decoder.
-func (x *Resource) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+func (x *Resource) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
+	for len(dAtA) > 0 {
+		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		field := b
-		b = b[n:]
-		switch num {
+		fIeld := dAtA
+		dAtA = dAtA[nN:]
+		switch nUm {
 		case 1: // attributes
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				var e *KeyValue
-				if n := len(x.Attributes); n < cap(x.Attributes) {
-					x.Attributes = x.Attributes[:n+1]
-					if e = x.Attributes[n]; e == nil {
-						e = grpcfastimpl.Spare[KeyValue](o, grpcfastSpare_KeyValue)
-						x.Attributes[n] = e
+				dAtA = dAtA[nN:]
+				var eL *KeyValue
+				if nN := len(x.Attributes); nN < cap(x.Attributes) {
+					x.Attributes = x.Attributes[:nN+1]
+					if eL = x.Attributes[nN]; eL == nil {
+						eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_otlp_otlp)
+						x.Attributes[nN] = eL
 					}
 				} else {
-					e = grpcfastimpl.Spare[KeyValue](o, grpcfastSpare_KeyValue)
-					x.Attributes = append(x.Attributes, e)
+					eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_otlp_otlp)
+					x.Attributes = append(x.Attributes, eL)
 				}
-				if err := e.GrpcfastDecode(v, o); err != nil {
-					return err
+				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		case 2: // dropped_attributes_count
-			if typ == protowire.VarintType {
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.VarintType {
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.DroppedAttributesCount = uint32(v)
+				dAtA = dAtA[nN:]
+				x.DroppedAttributesCount = uint32(vAl)
 				continue
 			}
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it.
-		n = protowire.ConsumeFieldValue(num, typ, b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		nN = protowire.ConsumeFieldValue(nUm, tYp, dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		b = b[n:]
-		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+		dAtA = dAtA[nN:]
+		x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)
 	}
 	return nil
 }
@@ -1786,26 +1786,26 @@ func (x *Resource) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
 // The lists of spares (nested messages and oneof wrappers that a reset gave
 // back) that the generated decoders of this file take from, one per type.
 var (
-	grpcfastSpare_ResourceSpans             = grpcfastimpl.NewSpareKind() // ResourceSpans
-	grpcfastSpare_ExportTracePartialSuccess = grpcfastimpl.NewSpareKind() // ExportTracePartialSuccess
-	grpcfastSpare_Resource                  = grpcfastimpl.NewSpareKind() // Resource
-	grpcfastSpare_ScopeSpans                = grpcfastimpl.NewSpareKind() // ScopeSpans
-	grpcfastSpare_InstrumentationScope      = grpcfastimpl.NewSpareKind() // InstrumentationScope
-	grpcfastSpare_Span                      = grpcfastimpl.NewSpareKind() // Span
-	grpcfastSpare_Status                    = grpcfastimpl.NewSpareKind() // Status
-	grpcfastSpare_KeyValue                  = grpcfastimpl.NewSpareKind() // KeyValue
-	grpcfastSpare_Span_Event                = grpcfastimpl.NewSpareKind() // Span_Event
-	grpcfastSpare_Span_Link                 = grpcfastimpl.NewSpareKind() // Span_Link
-	grpcfastSpare_ArrayValue                = grpcfastimpl.NewSpareKind() // ArrayValue
-	grpcfastSpare_KeyValueList              = grpcfastimpl.NewSpareKind() // KeyValueList
-	grpcfastSpare_AnyValue_StringValue      = grpcfastimpl.NewSpareKind() // AnyValue_StringValue
-	grpcfastSpare_AnyValue_BoolValue        = grpcfastimpl.NewSpareKind() // AnyValue_BoolValue
-	grpcfastSpare_AnyValue_IntValue         = grpcfastimpl.NewSpareKind() // AnyValue_IntValue
-	grpcfastSpare_AnyValue_DoubleValue      = grpcfastimpl.NewSpareKind() // AnyValue_DoubleValue
-	grpcfastSpare_AnyValue_ArrayValue       = grpcfastimpl.NewSpareKind() // AnyValue_ArrayValue
-	grpcfastSpare_AnyValue_KvlistValue      = grpcfastimpl.NewSpareKind() // AnyValue_KvlistValue
-	grpcfastSpare_AnyValue_BytesValue       = grpcfastimpl.NewSpareKind() // AnyValue_BytesValue
-	grpcfastSpare_AnyValue                  = grpcfastimpl.NewSpareKind() // AnyValue
+	grpcfastSpare_ResourceSpans_otlp_otlp             = grpcfastimpl.NewSpareKind() // ResourceSpans
+	grpcfastSpare_ExportTracePartialSuccess_otlp_otlp = grpcfastimpl.NewSpareKind() // ExportTracePartialSuccess
+	grpcfastSpare_Resource_otlp_otlp                  = grpcfastimpl.NewSpareKind() // Resource
+	grpcfastSpare_ScopeSpans_otlp_otlp                = grpcfastimpl.NewSpareKind() // ScopeSpans
+	grpcfastSpare_InstrumentationScope_otlp_otlp      = grpcfastimpl.NewSpareKind() // InstrumentationScope
+	grpcfastSpare_Span_otlp_otlp                      = grpcfastimpl.NewSpareKind() // Span
+	grpcfastSpare_Status_otlp_otlp                    = grpcfastimpl.NewSpareKind() // Status
+	grpcfastSpare_KeyValue_otlp_otlp                  = grpcfastimpl.NewSpareKind() // KeyValue
+	grpcfastSpare_Span_Event_otlp_otlp                = grpcfastimpl.NewSpareKind() // Span_Event
+	grpcfastSpare_Span_Link_otlp_otlp                 = grpcfastimpl.NewSpareKind() // Span_Link
+	grpcfastSpare_ArrayValue_otlp_otlp                = grpcfastimpl.NewSpareKind() // ArrayValue
+	grpcfastSpare_KeyValueList_otlp_otlp              = grpcfastimpl.NewSpareKind() // KeyValueList
+	grpcfastSpare_AnyValue_StringValue_otlp_otlp      = grpcfastimpl.NewSpareKind() // AnyValue_StringValue
+	grpcfastSpare_AnyValue_BoolValue_otlp_otlp        = grpcfastimpl.NewSpareKind() // AnyValue_BoolValue
+	grpcfastSpare_AnyValue_IntValue_otlp_otlp         = grpcfastimpl.NewSpareKind() // AnyValue_IntValue
+	grpcfastSpare_AnyValue_DoubleValue_otlp_otlp      = grpcfastimpl.NewSpareKind() // AnyValue_DoubleValue
+	grpcfastSpare_AnyValue_ArrayValue_otlp_otlp       = grpcfastimpl.NewSpareKind() // AnyValue_ArrayValue
+	grpcfastSpare_AnyValue_KvlistValue_otlp_otlp      = grpcfastimpl.NewSpareKind() // AnyValue_KvlistValue
+	grpcfastSpare_AnyValue_BytesValue_otlp_otlp       = grpcfastimpl.NewSpareKind() // AnyValue_BytesValue
+	grpcfastSpare_AnyValue_otlp_otlp                  = grpcfastimpl.NewSpareKind() // AnyValue
 )
 
 // RegisterTraceServiceServerPooled registers srv with s as

@@ -36,62 +36,62 @@ var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Leaf)(nil)
 )
 
-// GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
-// repeated fields, its maps and its nested messages. It implements
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
 // grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
 // decoded into x.
-func (x *Tree) GrpcfastRecord(o *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessages(o, x.Children)
-	grpcfastimpl.RecordMessage(o, x.Parent)
-	grpcfastimpl.RecordMap(o, x.Named)
-	grpcfastimpl.RecordMessage(o, x.Leaf)
+func (x *Tree) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+	grpcfastimpl.RecordMessages(oWn, x.Children)
+	grpcfastimpl.RecordMessage(oWn, x.Parent)
+	grpcfastimpl.RecordMap(oWn, x.Named)
+	grpcfastimpl.RecordMessage(oWn, x.Leaf)
 	var mOne *Leaf
-	if c, ok := x.Pick.(*Tree_One); ok {
-		mOne = c.One
+	if cAse, oK := x.Pick.(*Tree_One); oK {
+		mOne = cAse.One
 	}
-	grpcfastimpl.RecordMessage(o, mOne)
+	grpcfastimpl.RecordMessage(oWn, mOne)
 	var mSubtree *Tree
-	if c, ok := x.Pick.(*Tree_Subtree); ok {
-		mSubtree = c.Subtree
+	if cAse, oK := x.Pick.(*Tree_Subtree); oK {
+		mSubtree = cAse.Subtree
 	}
-	grpcfastimpl.RecordMessage(o, mSubtree)
-	grpcfastimpl.RecordSlice(o, x.Flags)
-	grpcfastimpl.RecordSlice(o, x.Weights)
-	grpcfastimpl.RecordSlice(o, x.Codes)
-	grpcfastimpl.RecordSlice(o, x.Blobs)
-	grpcfastimpl.RecordMessages(o, x.Leaves)
+	grpcfastimpl.RecordMessage(oWn, mSubtree)
+	grpcfastimpl.RecordSlice(oWn, x.Flags)
+	grpcfastimpl.RecordSlice(oWn, x.Weights)
+	grpcfastimpl.RecordSlice(oWn, x.Codes)
+	grpcfastimpl.RecordSlice(oWn, x.Blobs)
+	grpcfastimpl.RecordMessages(oWn, x.Leaves)
 }
 
 // GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that o records as x's: the arrays of its bytes fields without presence, its
+// that oWn records as x's: the arrays of its bytes fields without presence, its
 // repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that o records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that o does not record,
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
 // It implements grpcfastimpl.Owner.
-func (x *Tree) GrpcfastReuse(o *grpcfastimpl.Owned) {
+func (x *Tree) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessages(o, x.Children)
-	grpcfastimpl.ReleaseMessage(o, x.Parent)
-	f1 := grpcfastimpl.KeepMap(o, x.Named)
-	grpcfastimpl.ReleaseMessage(o, x.Leaf)
+	f0 := grpcfastimpl.KeepMessages(oWn, x.Children)
+	grpcfastimpl.ReleaseMessage(oWn, x.Parent)
+	f1 := grpcfastimpl.KeepMap(oWn, x.Named)
+	grpcfastimpl.ReleaseMessage(oWn, x.Leaf)
 	var mOne *Leaf
-	if c, ok := x.Pick.(*Tree_One); ok {
-		mOne = c.One
+	if cAse, oK := x.Pick.(*Tree_One); oK {
+		mOne = cAse.One
 	}
-	grpcfastimpl.ReleaseMessage(o, mOne)
+	grpcfastimpl.ReleaseMessage(oWn, mOne)
 	var mSubtree *Tree
-	if c, ok := x.Pick.(*Tree_Subtree); ok {
-		mSubtree = c.Subtree
+	if cAse, oK := x.Pick.(*Tree_Subtree); oK {
+		mSubtree = cAse.Subtree
 	}
-	grpcfastimpl.ReleaseMessage(o, mSubtree)
-	f2 := grpcfastimpl.KeepCleared(o, x.Flags)
-	f3 := grpcfastimpl.KeepScalars(o, x.Weights)
-	f4 := grpcfastimpl.KeepScalars(o, x.Codes)
-	f5 := grpcfastimpl.KeepCleared(o, x.Blobs)
-	f6 := grpcfastimpl.KeepMessages(o, x.Leaves)
+	grpcfastimpl.ReleaseMessage(oWn, mSubtree)
+	f2 := grpcfastimpl.KeepCleared(oWn, x.Flags)
+	f3 := grpcfastimpl.KeepScalars(oWn, x.Weights)
+	f4 := grpcfastimpl.KeepScalars(oWn, x.Codes)
+	f5 := grpcfastimpl.KeepCleared(oWn, x.Blobs)
+	f6 := grpcfastimpl.KeepMessages(oWn, x.Leaves)
 	*x = Tree{
 		Children: f0,
 		Named:    f1,
@@ -122,29 +122,29 @@ func (x *Tree) GrpcfastBytesField(num protowire.Number) *[]byte {
 	return nil
 }
 
-// GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
-// repeated fields, its maps and its nested messages. It implements
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
 // grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
 // decoded into x.
-func (x *Leaf) GrpcfastRecord(o *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordSlice(o, x.Data)
+func (x *Leaf) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+	grpcfastimpl.RecordSlice(oWn, x.Data)
 }
 
 // GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that o records as x's: the arrays of its bytes fields without presence, its
+// that oWn records as x's: the arrays of its bytes fields without presence, its
 // repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that o records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that o does not record,
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
 // It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
 // elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that o records go to o's spares, where
+// nested messages and oneof wrappers that oWn records go to oWn's spares, where
 // GrpcfastDecode takes them from.
-func (x *Leaf) GrpcfastReuse(o *grpcfastimpl.Owned) {
+func (x *Leaf) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepBytes(o, x.Data)
+	f0 := grpcfastimpl.KeepBytes(oWn, x.Data)
 	*x = Leaf{
 		Data: f0,
 	}
@@ -169,39 +169,39 @@ func (x *Leaf) GrpcfastBytesField(num protowire.Number) *[]byte {
 	return nil
 }
 
-// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to o. The
+// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to oWn. The
 // grpcfast codec calls it on input that it has checked as the standard codec
 // would. It implements grpcfastimpl.Decoder.
-func (x *Leaf) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+func (x *Leaf) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
+	for len(dAtA) > 0 {
+		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		field := b
-		b = b[n:]
-		switch num {
+		fIeld := dAtA
+		dAtA = dAtA[nN:]
+		switch nUm {
 		case 1: // data
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Data = grpcfastimpl.Bytes(o, x.Data, v)
+				dAtA = dAtA[nN:]
+				x.Data = grpcfastimpl.Bytes(oWn, x.Data, vAl)
 				continue
 			}
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it.
-		n = protowire.ConsumeFieldValue(num, typ, b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		nN = protowire.ConsumeFieldValue(nUm, tYp, dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		b = b[n:]
-		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+		dAtA = dAtA[nN:]
+		x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)
 	}
 	return nil
 }

@@ -48,29 +48,29 @@ var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*StreamingInputCallResponse)(nil)
 )
 
-// GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
-// repeated fields, its maps and its nested messages. It implements
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
 // grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
 // decoded into x.
-func (x *Payload) GrpcfastRecord(o *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordSlice(o, x.Body)
+func (x *Payload) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+	grpcfastimpl.RecordSlice(oWn, x.Body)
 }
 
 // GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that o records as x's: the arrays of its bytes fields without presence, its
+// that oWn records as x's: the arrays of its bytes fields without presence, its
 // repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that o records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that o does not record,
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
 // It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
 // elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that o records go to o's spares, where
+// nested messages and oneof wrappers that oWn records go to oWn's spares, where
 // GrpcfastDecode takes them from.
-func (x *Payload) GrpcfastReuse(o *grpcfastimpl.Owned) {
+func (x *Payload) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepBytes(o, x.Body)
+	f0 := grpcfastimpl.KeepBytes(oWn, x.Body)
 	*x = Payload{
 		Body: f0,
 	}
@@ -95,123 +95,123 @@ func (x *Payload) GrpcfastBytesField(num protowire.Number) *[]byte {
 	return nil
 }
 
-// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to o. The
+// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to oWn. The
 // grpcfast codec calls it on input that it has checked as the standard codec
 // would. It implements grpcfastimpl.Decoder.
-func (x *Payload) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+func (x *Payload) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
+	for len(dAtA) > 0 {
+		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		field := b
-		b = b[n:]
-		switch num {
+		fIeld := dAtA
+		dAtA = dAtA[nN:]
+		switch nUm {
 		case 1: // type
-			if typ == protowire.VarintType {
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.VarintType {
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Type = PayloadType(int32(v))
+				dAtA = dAtA[nN:]
+				x.Type = PayloadType(int32(vAl))
 				continue
 			}
 		case 2: // body
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Body = grpcfastimpl.Bytes(o, x.Body, v)
+				dAtA = dAtA[nN:]
+				x.Body = grpcfastimpl.Bytes(oWn, x.Body, vAl)
 				continue
 			}
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it.
-		n = protowire.ConsumeFieldValue(num, typ, b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		nN = protowire.ConsumeFieldValue(nUm, tYp, dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		b = b[n:]
-		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+		dAtA = dAtA[nN:]
+		x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)
 	}
 	return nil
 }
 
-// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to o. The
+// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to oWn. The
 // grpcfast codec calls it on input that it has checked as the standard codec
 // would. It implements grpcfastimpl.Decoder.
-func (x *EchoStatus) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+func (x *EchoStatus) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
+	for len(dAtA) > 0 {
+		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		field := b
-		b = b[n:]
-		switch num {
+		fIeld := dAtA
+		dAtA = dAtA[nN:]
+		switch nUm {
 		case 1: // code
-			if typ == protowire.VarintType {
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.VarintType {
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Code = int32(v)
+				dAtA = dAtA[nN:]
+				x.Code = int32(vAl)
 				continue
 			}
 		case 2: // message
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Message = grpcfastimpl.String(o, v)
+				dAtA = dAtA[nN:]
+				x.Message = grpcfastimpl.String(oWn, vAl)
 				continue
 			}
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it.
-		n = protowire.ConsumeFieldValue(num, typ, b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		nN = protowire.ConsumeFieldValue(nUm, tYp, dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		b = b[n:]
-		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+		dAtA = dAtA[nN:]
+		x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)
 	}
 	return nil
 }
 
-// GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
-// repeated fields, its maps and its nested messages. It implements
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
 // grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
 // decoded into x.
-func (x *ResponseParameters) GrpcfastRecord(o *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessage(o, x.Compressed)
+func (x *ResponseParameters) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+	grpcfastimpl.RecordMessage(oWn, x.Compressed)
 }
 
 // GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that o records as x's: the arrays of its bytes fields without presence, its
+// that oWn records as x's: the arrays of its bytes fields without presence, its
 // repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that o records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that o does not record,
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
 // It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
 // elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that o records go to o's spares, where
+// nested messages and oneof wrappers that oWn records go to oWn's spares, where
 // GrpcfastDecode takes them from.
-func (x *ResponseParameters) GrpcfastReuse(o *grpcfastimpl.Owned) {
+func (x *ResponseParameters) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(o, grpcfastSpare_BoolValue, x.Compressed)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_BoolValue_interop_plain_interop, x.Compressed)
 	*x = ResponseParameters{}
 }
 
@@ -222,95 +222,95 @@ func (x *ResponseParameters) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to o. The
+// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to oWn. The
 // grpcfast codec calls it on input that it has checked as the standard codec
 // would. It implements grpcfastimpl.Decoder.
-func (x *ResponseParameters) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+func (x *ResponseParameters) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
+	for len(dAtA) > 0 {
+		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		field := b
-		b = b[n:]
-		switch num {
+		fIeld := dAtA
+		dAtA = dAtA[nN:]
+		switch nUm {
 		case 1: // size
-			if typ == protowire.VarintType {
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.VarintType {
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Size = int32(v)
+				dAtA = dAtA[nN:]
+				x.Size = int32(vAl)
 				continue
 			}
 		case 2: // interval_us
-			if typ == protowire.VarintType {
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.VarintType {
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.IntervalUs = int32(v)
+				dAtA = dAtA[nN:]
+				x.IntervalUs = int32(vAl)
 				continue
 			}
 		case 3: // compressed
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
+				dAtA = dAtA[nN:]
 				if x.Compressed == nil {
-					x.Compressed = grpcfastimpl.Spare[wrapperspb.BoolValue](o, grpcfastSpare_BoolValue)
+					x.Compressed = grpcfastimpl.Spare[wrapperspb.BoolValue](oWn, grpcfastSpare_BoolValue_interop_plain_interop)
 				}
-				if err := grpcfastimpl.DecodeMessage(x.Compressed, v, o); err != nil {
-					return err
+				if eRr := grpcfastimpl.DecodeMessage(x.Compressed, vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it.
-		n = protowire.ConsumeFieldValue(num, typ, b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		nN = protowire.ConsumeFieldValue(nUm, tYp, dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		b = b[n:]
-		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+		dAtA = dAtA[nN:]
+		x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)
 	}
 	return nil
 }
 
-// GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
-// repeated fields, its maps and its nested messages. It implements
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
 // grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
 // decoded into x.
-func (x *StreamingOutputCallRequest) GrpcfastRecord(o *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessages(o, x.ResponseParameters)
-	grpcfastimpl.RecordMessage(o, x.Payload)
-	grpcfastimpl.RecordMessage(o, x.ResponseStatus)
+func (x *StreamingOutputCallRequest) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+	grpcfastimpl.RecordMessages(oWn, x.ResponseParameters)
+	grpcfastimpl.RecordMessage(oWn, x.Payload)
+	grpcfastimpl.RecordMessage(oWn, x.ResponseStatus)
 }
 
 // GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that o records as x's: the arrays of its bytes fields without presence, its
+// that oWn records as x's: the arrays of its bytes fields without presence, its
 // repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that o records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that o does not record,
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
 // It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
 // elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that o records go to o's spares, where
+// nested messages and oneof wrappers that oWn records go to oWn's spares, where
 // GrpcfastDecode takes them from.
-func (x *StreamingOutputCallRequest) GrpcfastReuse(o *grpcfastimpl.Owned) {
+func (x *StreamingOutputCallRequest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessages(o, x.ResponseParameters)
-	grpcfastimpl.SpareMessage(o, grpcfastSpare_Payload, x.Payload)
-	grpcfastimpl.SpareMessage(o, grpcfastSpare_EchoStatus, x.ResponseStatus)
+	f0 := grpcfastimpl.KeepMessages(oWn, x.ResponseParameters)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Payload_interop_plain_interop, x.Payload)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_EchoStatus_interop_plain_interop, x.ResponseStatus)
 	*x = StreamingOutputCallRequest{
 		ResponseParameters: f0,
 	}
@@ -323,119 +323,119 @@ func (x *StreamingOutputCallRequest) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to o. The
+// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to oWn. The
 // grpcfast codec calls it on input that it has checked as the standard codec
 // would. It implements grpcfastimpl.Decoder.
-func (x *StreamingOutputCallRequest) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+func (x *StreamingOutputCallRequest) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
+	for len(dAtA) > 0 {
+		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		field := b
-		b = b[n:]
-		switch num {
+		fIeld := dAtA
+		dAtA = dAtA[nN:]
+		switch nUm {
 		case 1: // response_type
-			if typ == protowire.VarintType {
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.VarintType {
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.ResponseType = PayloadType(int32(v))
+				dAtA = dAtA[nN:]
+				x.ResponseType = PayloadType(int32(vAl))
 				continue
 			}
 		case 2: // response_parameters
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				var e *ResponseParameters
-				if n := len(x.ResponseParameters); n < cap(x.ResponseParameters) {
-					x.ResponseParameters = x.ResponseParameters[:n+1]
-					if e = x.ResponseParameters[n]; e == nil {
-						e = grpcfastimpl.Spare[ResponseParameters](o, grpcfastSpare_ResponseParameters)
-						x.ResponseParameters[n] = e
+				dAtA = dAtA[nN:]
+				var eL *ResponseParameters
+				if nN := len(x.ResponseParameters); nN < cap(x.ResponseParameters) {
+					x.ResponseParameters = x.ResponseParameters[:nN+1]
+					if eL = x.ResponseParameters[nN]; eL == nil {
+						eL = grpcfastimpl.Spare[ResponseParameters](oWn, grpcfastSpare_ResponseParameters_interop_plain_interop)
+						x.ResponseParameters[nN] = eL
 					}
 				} else {
-					e = grpcfastimpl.Spare[ResponseParameters](o, grpcfastSpare_ResponseParameters)
-					x.ResponseParameters = append(x.ResponseParameters, e)
+					eL = grpcfastimpl.Spare[ResponseParameters](oWn, grpcfastSpare_ResponseParameters_interop_plain_interop)
+					x.ResponseParameters = append(x.ResponseParameters, eL)
 				}
-				if err := e.GrpcfastDecode(v, o); err != nil {
-					return err
+				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		case 3: // payload
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
+				dAtA = dAtA[nN:]
 				if x.Payload == nil {
-					x.Payload = grpcfastimpl.Spare[Payload](o, grpcfastSpare_Payload)
+					x.Payload = grpcfastimpl.Spare[Payload](oWn, grpcfastSpare_Payload_interop_plain_interop)
 				}
-				if err := x.Payload.GrpcfastDecode(v, o); err != nil {
-					return err
+				if eRr := x.Payload.GrpcfastDecode(vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		case 7: // response_status
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
+				dAtA = dAtA[nN:]
 				if x.ResponseStatus == nil {
-					x.ResponseStatus = grpcfastimpl.Spare[EchoStatus](o, grpcfastSpare_EchoStatus)
+					x.ResponseStatus = grpcfastimpl.Spare[EchoStatus](oWn, grpcfastSpare_EchoStatus_interop_plain_interop)
 				}
-				if err := x.ResponseStatus.GrpcfastDecode(v, o); err != nil {
-					return err
+				if eRr := x.ResponseStatus.GrpcfastDecode(vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it.
-		n = protowire.ConsumeFieldValue(num, typ, b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		nN = protowire.ConsumeFieldValue(nUm, tYp, dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		b = b[n:]
-		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+		dAtA = dAtA[nN:]
+		x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)
 	}
 	return nil
 }
 
-// GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
-// repeated fields, its maps and its nested messages. It implements
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
 // grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
 // decoded into x.
-func (x *StreamingOutputCallResponse) GrpcfastRecord(o *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessage(o, x.Payload)
+func (x *StreamingOutputCallResponse) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+	grpcfastimpl.RecordMessage(oWn, x.Payload)
 }
 
 // GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that o records as x's: the arrays of its bytes fields without presence, its
+// that oWn records as x's: the arrays of its bytes fields without presence, its
 // repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that o records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that o does not record,
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
 // It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
 // elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that o records go to o's spares, where
+// nested messages and oneof wrappers that oWn records go to oWn's spares, where
 // GrpcfastDecode takes them from.
-func (x *StreamingOutputCallResponse) GrpcfastReuse(o *grpcfastimpl.Owned) {
+func (x *StreamingOutputCallResponse) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(o, grpcfastSpare_Payload, x.Payload)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Payload_interop_plain_interop, x.Payload)
 	*x = StreamingOutputCallResponse{}
 }
 
@@ -446,73 +446,73 @@ func (x *StreamingOutputCallResponse) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to o. The
+// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to oWn. The
 // grpcfast codec calls it on input that it has checked as the standard codec
 // would. It implements grpcfastimpl.Decoder.
-func (x *StreamingOutputCallResponse) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+func (x *StreamingOutputCallResponse) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
+	for len(dAtA) > 0 {
+		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		field := b
-		b = b[n:]
-		switch num {
+		fIeld := dAtA
+		dAtA = dAtA[nN:]
+		switch nUm {
 		case 1: // payload
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
+				dAtA = dAtA[nN:]
 				if x.Payload == nil {
-					x.Payload = grpcfastimpl.Spare[Payload](o, grpcfastSpare_Payload)
+					x.Payload = grpcfastimpl.Spare[Payload](oWn, grpcfastSpare_Payload_interop_plain_interop)
 				}
-				if err := x.Payload.GrpcfastDecode(v, o); err != nil {
-					return err
+				if eRr := x.Payload.GrpcfastDecode(vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it.
-		n = protowire.ConsumeFieldValue(num, typ, b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		nN = protowire.ConsumeFieldValue(nUm, tYp, dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		b = b[n:]
-		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+		dAtA = dAtA[nN:]
+		x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)
 	}
 	return nil
 }
 
-// GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
-// repeated fields, its maps and its nested messages. It implements
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
 // grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
 // decoded into x.
-func (x *StreamingInputCallRequest) GrpcfastRecord(o *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessage(o, x.Payload)
-	grpcfastimpl.RecordMessage(o, x.ExpectCompressed)
+func (x *StreamingInputCallRequest) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+	grpcfastimpl.RecordMessage(oWn, x.Payload)
+	grpcfastimpl.RecordMessage(oWn, x.ExpectCompressed)
 }
 
 // GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that o records as x's: the arrays of its bytes fields without presence, its
+// that oWn records as x's: the arrays of its bytes fields without presence, its
 // repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that o records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that o does not record,
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
 // It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
 // elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that o records go to o's spares, where
+// nested messages and oneof wrappers that oWn records go to oWn's spares, where
 // GrpcfastDecode takes them from.
-func (x *StreamingInputCallRequest) GrpcfastReuse(o *grpcfastimpl.Owned) {
+func (x *StreamingInputCallRequest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(o, grpcfastSpare_Payload, x.Payload)
-	grpcfastimpl.SpareMessage(o, grpcfastSpare_BoolValue, x.ExpectCompressed)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Payload_interop_plain_interop, x.Payload)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_BoolValue_interop_plain_interop, x.ExpectCompressed)
 	*x = StreamingInputCallRequest{}
 }
 
@@ -523,96 +523,96 @@ func (x *StreamingInputCallRequest) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to o. The
+// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to oWn. The
 // grpcfast codec calls it on input that it has checked as the standard codec
 // would. It implements grpcfastimpl.Decoder.
-func (x *StreamingInputCallRequest) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+func (x *StreamingInputCallRequest) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
+	for len(dAtA) > 0 {
+		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		field := b
-		b = b[n:]
-		switch num {
+		fIeld := dAtA
+		dAtA = dAtA[nN:]
+		switch nUm {
 		case 1: // payload
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
+				dAtA = dAtA[nN:]
 				if x.Payload == nil {
-					x.Payload = grpcfastimpl.Spare[Payload](o, grpcfastSpare_Payload)
+					x.Payload = grpcfastimpl.Spare[Payload](oWn, grpcfastSpare_Payload_interop_plain_interop)
 				}
-				if err := x.Payload.GrpcfastDecode(v, o); err != nil {
-					return err
+				if eRr := x.Payload.GrpcfastDecode(vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		case 2: // expect_compressed
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
+				dAtA = dAtA[nN:]
 				if x.ExpectCompressed == nil {
-					x.ExpectCompressed = grpcfastimpl.Spare[wrapperspb.BoolValue](o, grpcfastSpare_BoolValue)
+					x.ExpectCompressed = grpcfastimpl.Spare[wrapperspb.BoolValue](oWn, grpcfastSpare_BoolValue_interop_plain_interop)
 				}
-				if err := grpcfastimpl.DecodeMessage(x.ExpectCompressed, v, o); err != nil {
-					return err
+				if eRr := grpcfastimpl.DecodeMessage(x.ExpectCompressed, vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it.
-		n = protowire.ConsumeFieldValue(num, typ, b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		nN = protowire.ConsumeFieldValue(nUm, tYp, dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		b = b[n:]
-		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+		dAtA = dAtA[nN:]
+		x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)
 	}
 	return nil
 }
 
-// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to o. The
+// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to oWn. The
 // grpcfast codec calls it on input that it has checked as the standard codec
 // would. It implements grpcfastimpl.Decoder.
-func (x *StreamingInputCallResponse) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+func (x *StreamingInputCallResponse) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
+	for len(dAtA) > 0 {
+		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		field := b
-		b = b[n:]
-		switch num {
+		fIeld := dAtA
+		dAtA = dAtA[nN:]
+		switch nUm {
 		case 1: // aggregated_payload_size
-			if typ == protowire.VarintType {
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.VarintType {
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.AggregatedPayloadSize = int32(v)
+				dAtA = dAtA[nN:]
+				x.AggregatedPayloadSize = int32(vAl)
 				continue
 			}
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it.
-		n = protowire.ConsumeFieldValue(num, typ, b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		nN = protowire.ConsumeFieldValue(nUm, tYp, dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		b = b[n:]
-		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+		dAtA = dAtA[nN:]
+		x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)
 	}
 	return nil
 }
@@ -620,10 +620,10 @@ func (x *StreamingInputCallResponse) GrpcfastDecode(b []byte, o *grpcfastimpl.Ow
 // The lists of spares (nested messages and oneof wrappers that a reset gave
 // back) that the generated decoders of this file take from, one per type.
 var (
-	grpcfastSpare_BoolValue          = grpcfastimpl.NewSpareKind() // wrapperspb.BoolValue
-	grpcfastSpare_Payload            = grpcfastimpl.NewSpareKind() // Payload
-	grpcfastSpare_EchoStatus         = grpcfastimpl.NewSpareKind() // EchoStatus
-	grpcfastSpare_ResponseParameters = grpcfastimpl.NewSpareKind() // ResponseParameters
+	grpcfastSpare_BoolValue_interop_plain_interop          = grpcfastimpl.NewSpareKind() // wrapperspb.BoolValue
+	grpcfastSpare_Payload_interop_plain_interop            = grpcfastimpl.NewSpareKind() // Payload
+	grpcfastSpare_EchoStatus_interop_plain_interop         = grpcfastimpl.NewSpareKind() // EchoStatus
+	grpcfastSpare_ResponseParameters_interop_plain_interop = grpcfastimpl.NewSpareKind() // ResponseParameters
 )
 
 // NewTestService_StreamingOutputCallResponseReceiver returns a Receiver that

@@ -50,76 +50,76 @@ var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*BatchUpdateBlobsResponse_Response)(nil)
 )
 
-// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to o. The
+// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to oWn. The
 // grpcfast codec calls it on input that it has checked as the standard codec
 // would. It implements grpcfastimpl.Decoder.
-func (x *Digest) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+func (x *Digest) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
+	for len(dAtA) > 0 {
+		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		field := b
-		b = b[n:]
-		switch num {
+		fIeld := dAtA
+		dAtA = dAtA[nN:]
+		switch nUm {
 		case 1: // hash
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Hash = grpcfastimpl.String(o, v)
+				dAtA = dAtA[nN:]
+				x.Hash = grpcfastimpl.String(oWn, vAl)
 				continue
 			}
 		case 2: // size_bytes
-			if typ == protowire.VarintType {
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.VarintType {
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.SizeBytes = int64(v)
+				dAtA = dAtA[nN:]
+				x.SizeBytes = int64(vAl)
 				continue
 			}
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it.
-		n = protowire.ConsumeFieldValue(num, typ, b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		nN = protowire.ConsumeFieldValue(nUm, tYp, dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		b = b[n:]
-		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+		dAtA = dAtA[nN:]
+		x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)
 	}
 	return nil
 }
 
-// GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
-// repeated fields, its maps and its nested messages. It implements
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
 // grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
 // decoded into x.
-func (x *ExecuteRequest) GrpcfastRecord(o *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessage(o, x.ActionDigest)
+func (x *ExecuteRequest) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+	grpcfastimpl.RecordMessage(oWn, x.ActionDigest)
 }
 
 // GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that o records as x's: the arrays of its bytes fields without presence, its
+// that oWn records as x's: the arrays of its bytes fields without presence, its
 // repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that o records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that o does not record,
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
 // It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
 // elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that o records go to o's spares, where
+// nested messages and oneof wrappers that oWn records go to oWn's spares, where
 // GrpcfastDecode takes them from.
-func (x *ExecuteRequest) GrpcfastReuse(o *grpcfastimpl.Owned) {
+func (x *ExecuteRequest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(o, grpcfastSpare_Digest, x.ActionDigest)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Digest_build_bazel_remote_execution_v2_remote_execution, x.ActionDigest)
 	*x = ExecuteRequest{}
 }
 
@@ -130,93 +130,93 @@ func (x *ExecuteRequest) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to o. The
+// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to oWn. The
 // grpcfast codec calls it on input that it has checked as the standard codec
 // would. It implements grpcfastimpl.Decoder.
-func (x *ExecuteRequest) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+func (x *ExecuteRequest) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
+	for len(dAtA) > 0 {
+		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		field := b
-		b = b[n:]
-		switch num {
+		fIeld := dAtA
+		dAtA = dAtA[nN:]
+		switch nUm {
 		case 1: // instance_name
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.InstanceName = grpcfastimpl.String(o, v)
+				dAtA = dAtA[nN:]
+				x.InstanceName = grpcfastimpl.String(oWn, vAl)
 				continue
 			}
 		case 3: // skip_cache_lookup
-			if typ == protowire.VarintType {
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.VarintType {
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.SkipCacheLookup = protowire.DecodeBool(v)
+				dAtA = dAtA[nN:]
+				x.SkipCacheLookup = protowire.DecodeBool(vAl)
 				continue
 			}
 		case 6: // action_digest
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
+				dAtA = dAtA[nN:]
 				if x.ActionDigest == nil {
-					x.ActionDigest = grpcfastimpl.Spare[Digest](o, grpcfastSpare_Digest)
+					x.ActionDigest = grpcfastimpl.Spare[Digest](oWn, grpcfastSpare_Digest_build_bazel_remote_execution_v2_remote_execution)
 				}
-				if err := x.ActionDigest.GrpcfastDecode(v, o); err != nil {
-					return err
+				if eRr := x.ActionDigest.GrpcfastDecode(vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it.
-		n = protowire.ConsumeFieldValue(num, typ, b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		nN = protowire.ConsumeFieldValue(nUm, tYp, dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		b = b[n:]
-		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+		dAtA = dAtA[nN:]
+		x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)
 	}
 	return nil
 }
 
-// GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
-// repeated fields, its maps and its nested messages. It implements
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
 // grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
 // decoded into x.
-func (x *ExecuteResponse) GrpcfastRecord(o *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessage(o, x.Result)
-	grpcfastimpl.RecordMessage(o, x.Status)
+func (x *ExecuteResponse) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+	grpcfastimpl.RecordMessage(oWn, x.Result)
+	grpcfastimpl.RecordMessage(oWn, x.Status)
 }
 
 // GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that o records as x's: the arrays of its bytes fields without presence, its
+// that oWn records as x's: the arrays of its bytes fields without presence, its
 // repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that o records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that o does not record,
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
 // It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
 // elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that o records go to o's spares, where
+// nested messages and oneof wrappers that oWn records go to oWn's spares, where
 // GrpcfastDecode takes them from.
-func (x *ExecuteResponse) GrpcfastReuse(o *grpcfastimpl.Owned) {
+func (x *ExecuteResponse) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(o, grpcfastSpare_ActionResult, x.Result)
-	grpcfastimpl.SpareMessage(o, grpcfastSpare_Status, x.Status)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_ActionResult_build_bazel_remote_execution_v2_remote_execution, x.Result)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Status_build_bazel_remote_execution_v2_remote_execution, x.Status)
 	*x = ExecuteResponse{}
 }
 
@@ -227,108 +227,108 @@ func (x *ExecuteResponse) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to o. The
+// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to oWn. The
 // grpcfast codec calls it on input that it has checked as the standard codec
 // would. It implements grpcfastimpl.Decoder.
-func (x *ExecuteResponse) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+func (x *ExecuteResponse) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
+	for len(dAtA) > 0 {
+		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		field := b
-		b = b[n:]
-		switch num {
+		fIeld := dAtA
+		dAtA = dAtA[nN:]
+		switch nUm {
 		case 1: // result
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
+				dAtA = dAtA[nN:]
 				if x.Result == nil {
-					x.Result = grpcfastimpl.Spare[ActionResult](o, grpcfastSpare_ActionResult)
+					x.Result = grpcfastimpl.Spare[ActionResult](oWn, grpcfastSpare_ActionResult_build_bazel_remote_execution_v2_remote_execution)
 				}
-				if err := x.Result.GrpcfastDecode(v, o); err != nil {
-					return err
+				if eRr := x.Result.GrpcfastDecode(vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		case 2: // cached_result
-			if typ == protowire.VarintType {
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.VarintType {
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.CachedResult = protowire.DecodeBool(v)
+				dAtA = dAtA[nN:]
+				x.CachedResult = protowire.DecodeBool(vAl)
 				continue
 			}
 		case 3: // status
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
+				dAtA = dAtA[nN:]
 				if x.Status == nil {
-					x.Status = grpcfastimpl.Spare[status.Status](o, grpcfastSpare_Status)
+					x.Status = grpcfastimpl.Spare[status.Status](oWn, grpcfastSpare_Status_build_bazel_remote_execution_v2_remote_execution)
 				}
-				if err := grpcfastimpl.DecodeMessage(x.Status, v, o); err != nil {
-					return err
+				if eRr := grpcfastimpl.DecodeMessage(x.Status, vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		case 5: // message
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Message = grpcfastimpl.String(o, v)
+				dAtA = dAtA[nN:]
+				x.Message = grpcfastimpl.String(oWn, vAl)
 				continue
 			}
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it.
-		n = protowire.ConsumeFieldValue(num, typ, b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		nN = protowire.ConsumeFieldValue(nUm, tYp, dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		b = b[n:]
-		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+		dAtA = dAtA[nN:]
+		x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)
 	}
 	return nil
 }
 
-// GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
-// repeated fields, its maps and its nested messages. It implements
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
 // grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
 // decoded into x.
-func (x *ActionResult) GrpcfastRecord(o *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessage(o, x.StdoutDigest)
-	grpcfastimpl.RecordMessage(o, x.WorkerDuration)
+func (x *ActionResult) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+	grpcfastimpl.RecordMessage(oWn, x.StdoutDigest)
+	grpcfastimpl.RecordMessage(oWn, x.WorkerDuration)
 }
 
 // GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that o records as x's: the arrays of its bytes fields without presence, its
+// that oWn records as x's: the arrays of its bytes fields without presence, its
 // repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that o records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that o does not record,
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
 // It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
 // elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that o records go to o's spares, where
+// nested messages and oneof wrappers that oWn records go to oWn's spares, where
 // GrpcfastDecode takes them from.
-func (x *ActionResult) GrpcfastReuse(o *grpcfastimpl.Owned) {
+func (x *ActionResult) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(o, grpcfastSpare_Digest, x.StdoutDigest)
-	grpcfastimpl.SpareMessage(o, grpcfastSpare_Duration, x.WorkerDuration)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Digest_build_bazel_remote_execution_v2_remote_execution, x.StdoutDigest)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Duration_build_bazel_remote_execution_v2_remote_execution, x.WorkerDuration)
 	*x = ActionResult{}
 }
 
@@ -339,96 +339,96 @@ func (x *ActionResult) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to o. The
+// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to oWn. The
 // grpcfast codec calls it on input that it has checked as the standard codec
 // would. It implements grpcfastimpl.Decoder.
-func (x *ActionResult) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+func (x *ActionResult) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
+	for len(dAtA) > 0 {
+		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		field := b
-		b = b[n:]
-		switch num {
+		fIeld := dAtA
+		dAtA = dAtA[nN:]
+		switch nUm {
 		case 4: // exit_code
-			if typ == protowire.VarintType {
-				v, n := protowire.ConsumeVarint(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.VarintType {
+				vAl, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.ExitCode = int32(v)
+				dAtA = dAtA[nN:]
+				x.ExitCode = int32(vAl)
 				continue
 			}
 		case 6: // stdout_digest
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
+				dAtA = dAtA[nN:]
 				if x.StdoutDigest == nil {
-					x.StdoutDigest = grpcfastimpl.Spare[Digest](o, grpcfastSpare_Digest)
+					x.StdoutDigest = grpcfastimpl.Spare[Digest](oWn, grpcfastSpare_Digest_build_bazel_remote_execution_v2_remote_execution)
 				}
-				if err := x.StdoutDigest.GrpcfastDecode(v, o); err != nil {
-					return err
+				if eRr := x.StdoutDigest.GrpcfastDecode(vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		case 10: // worker_duration
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
+				dAtA = dAtA[nN:]
 				if x.WorkerDuration == nil {
-					x.WorkerDuration = grpcfastimpl.Spare[durationpb.Duration](o, grpcfastSpare_Duration)
+					x.WorkerDuration = grpcfastimpl.Spare[durationpb.Duration](oWn, grpcfastSpare_Duration_build_bazel_remote_execution_v2_remote_execution)
 				}
-				if err := grpcfastimpl.DecodeMessage(x.WorkerDuration, v, o); err != nil {
-					return err
+				if eRr := grpcfastimpl.DecodeMessage(x.WorkerDuration, vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it.
-		n = protowire.ConsumeFieldValue(num, typ, b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		nN = protowire.ConsumeFieldValue(nUm, tYp, dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		b = b[n:]
-		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+		dAtA = dAtA[nN:]
+		x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)
 	}
 	return nil
 }
 
-// GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
-// repeated fields, its maps and its nested messages. It implements
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
 // grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
 // decoded into x.
-func (x *BatchUpdateBlobsRequest) GrpcfastRecord(o *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessages(o, x.Requests)
+func (x *BatchUpdateBlobsRequest) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+	grpcfastimpl.RecordMessages(oWn, x.Requests)
 }
 
 // GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that o records as x's: the arrays of its bytes fields without presence, its
+// that oWn records as x's: the arrays of its bytes fields without presence, its
 // repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that o records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that o does not record,
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
 // It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
 // elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that o records go to o's spares, where
+// nested messages and oneof wrappers that oWn records go to oWn's spares, where
 // GrpcfastDecode takes them from.
-func (x *BatchUpdateBlobsRequest) GrpcfastReuse(o *grpcfastimpl.Owned) {
+func (x *BatchUpdateBlobsRequest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessages(o, x.Requests)
+	f0 := grpcfastimpl.KeepMessages(oWn, x.Requests)
 	*x = BatchUpdateBlobsRequest{
 		Requests: f0,
 	}
@@ -441,91 +441,91 @@ func (x *BatchUpdateBlobsRequest) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to o. The
+// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to oWn. The
 // grpcfast codec calls it on input that it has checked as the standard codec
 // would. It implements grpcfastimpl.Decoder.
-func (x *BatchUpdateBlobsRequest) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+func (x *BatchUpdateBlobsRequest) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
+	for len(dAtA) > 0 {
+		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		field := b
-		b = b[n:]
-		switch num {
+		fIeld := dAtA
+		dAtA = dAtA[nN:]
+		switch nUm {
 		case 1: // instance_name
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.InstanceName = grpcfastimpl.String(o, v)
+				dAtA = dAtA[nN:]
+				x.InstanceName = grpcfastimpl.String(oWn, vAl)
 				continue
 			}
 		case 2: // requests
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				var e *BatchUpdateBlobsRequest_Request
-				if n := len(x.Requests); n < cap(x.Requests) {
-					x.Requests = x.Requests[:n+1]
-					if e = x.Requests[n]; e == nil {
-						e = grpcfastimpl.Spare[BatchUpdateBlobsRequest_Request](o, grpcfastSpare_BatchUpdateBlobsRequest_Request)
-						x.Requests[n] = e
+				dAtA = dAtA[nN:]
+				var eL *BatchUpdateBlobsRequest_Request
+				if nN := len(x.Requests); nN < cap(x.Requests) {
+					x.Requests = x.Requests[:nN+1]
+					if eL = x.Requests[nN]; eL == nil {
+						eL = grpcfastimpl.Spare[BatchUpdateBlobsRequest_Request](oWn, grpcfastSpare_BatchUpdateBlobsRequest_Request_build_bazel_remote_execution_v2_remote_execution)
+						x.Requests[nN] = eL
 					}
 				} else {
-					e = grpcfastimpl.Spare[BatchUpdateBlobsRequest_Request](o, grpcfastSpare_BatchUpdateBlobsRequest_Request)
-					x.Requests = append(x.Requests, e)
+					eL = grpcfastimpl.Spare[BatchUpdateBlobsRequest_Request](oWn, grpcfastSpare_BatchUpdateBlobsRequest_Request_build_bazel_remote_execution_v2_remote_execution)
+					x.Requests = append(x.Requests, eL)
 				}
-				if err := e.GrpcfastDecode(v, o); err != nil {
-					return err
+				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it.
-		n = protowire.ConsumeFieldValue(num, typ, b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		nN = protowire.ConsumeFieldValue(nUm, tYp, dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		b = b[n:]
-		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+		dAtA = dAtA[nN:]
+		x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)
 	}
 	return nil
 }
 
-// GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
-// repeated fields, its maps and its nested messages. It implements
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
 // grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
 // decoded into x.
-func (x *BatchUpdateBlobsRequest_Request) GrpcfastRecord(o *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessage(o, x.Digest)
-	grpcfastimpl.RecordSlice(o, x.Data)
+func (x *BatchUpdateBlobsRequest_Request) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+	grpcfastimpl.RecordMessage(oWn, x.Digest)
+	grpcfastimpl.RecordSlice(oWn, x.Data)
 }
 
 // GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that o records as x's: the arrays of its bytes fields without presence, its
+// that oWn records as x's: the arrays of its bytes fields without presence, its
 // repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that o records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that o does not record,
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
 // It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
 // elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that o records go to o's spares, where
+// nested messages and oneof wrappers that oWn records go to oWn's spares, where
 // GrpcfastDecode takes them from.
-func (x *BatchUpdateBlobsRequest_Request) GrpcfastReuse(o *grpcfastimpl.Owned) {
+func (x *BatchUpdateBlobsRequest_Request) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(o, grpcfastSpare_Digest, x.Digest)
-	f0 := grpcfastimpl.KeepBytes(o, x.Data)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Digest_build_bazel_remote_execution_v2_remote_execution, x.Digest)
+	f0 := grpcfastimpl.KeepBytes(oWn, x.Data)
 	*x = BatchUpdateBlobsRequest_Request{
 		Data: f0,
 	}
@@ -550,81 +550,81 @@ func (x *BatchUpdateBlobsRequest_Request) GrpcfastBytesField(num protowire.Numbe
 	return nil
 }
 
-// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to o. The
+// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to oWn. The
 // grpcfast codec calls it on input that it has checked as the standard codec
 // would. It implements grpcfastimpl.Decoder.
-func (x *BatchUpdateBlobsRequest_Request) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+func (x *BatchUpdateBlobsRequest_Request) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
+	for len(dAtA) > 0 {
+		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		field := b
-		b = b[n:]
-		switch num {
+		fIeld := dAtA
+		dAtA = dAtA[nN:]
+		switch nUm {
 		case 1: // digest
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
+				dAtA = dAtA[nN:]
 				if x.Digest == nil {
-					x.Digest = grpcfastimpl.Spare[Digest](o, grpcfastSpare_Digest)
+					x.Digest = grpcfastimpl.Spare[Digest](oWn, grpcfastSpare_Digest_build_bazel_remote_execution_v2_remote_execution)
 				}
-				if err := x.Digest.GrpcfastDecode(v, o); err != nil {
-					return err
+				if eRr := x.Digest.GrpcfastDecode(vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		case 2: // data
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				x.Data = grpcfastimpl.Bytes(o, x.Data, v)
+				dAtA = dAtA[nN:]
+				x.Data = grpcfastimpl.Bytes(oWn, x.Data, vAl)
 				continue
 			}
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it.
-		n = protowire.ConsumeFieldValue(num, typ, b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		nN = protowire.ConsumeFieldValue(nUm, tYp, dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		b = b[n:]
-		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+		dAtA = dAtA[nN:]
+		x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)
 	}
 	return nil
 }
 
-// GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
-// repeated fields, its maps and its nested messages. It implements
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
 // grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
 // decoded into x.
-func (x *BatchUpdateBlobsResponse) GrpcfastRecord(o *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessages(o, x.Responses)
+func (x *BatchUpdateBlobsResponse) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+	grpcfastimpl.RecordMessages(oWn, x.Responses)
 }
 
 // GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that o records as x's: the arrays of its bytes fields without presence, its
+// that oWn records as x's: the arrays of its bytes fields without presence, its
 // repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that o records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that o does not record,
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
 // It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
 // elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that o records go to o's spares, where
+// nested messages and oneof wrappers that oWn records go to oWn's spares, where
 // GrpcfastDecode takes them from.
-func (x *BatchUpdateBlobsResponse) GrpcfastReuse(o *grpcfastimpl.Owned) {
+func (x *BatchUpdateBlobsResponse) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessages(o, x.Responses)
+	f0 := grpcfastimpl.KeepMessages(oWn, x.Responses)
 	*x = BatchUpdateBlobsResponse{
 		Responses: f0,
 	}
@@ -637,81 +637,81 @@ func (x *BatchUpdateBlobsResponse) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to o. The
+// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to oWn. The
 // grpcfast codec calls it on input that it has checked as the standard codec
 // would. It implements grpcfastimpl.Decoder.
-func (x *BatchUpdateBlobsResponse) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+func (x *BatchUpdateBlobsResponse) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
+	for len(dAtA) > 0 {
+		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		field := b
-		b = b[n:]
-		switch num {
+		fIeld := dAtA
+		dAtA = dAtA[nN:]
+		switch nUm {
 		case 1: // responses
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
-				var e *BatchUpdateBlobsResponse_Response
-				if n := len(x.Responses); n < cap(x.Responses) {
-					x.Responses = x.Responses[:n+1]
-					if e = x.Responses[n]; e == nil {
-						e = grpcfastimpl.Spare[BatchUpdateBlobsResponse_Response](o, grpcfastSpare_BatchUpdateBlobsResponse_Response)
-						x.Responses[n] = e
+				dAtA = dAtA[nN:]
+				var eL *BatchUpdateBlobsResponse_Response
+				if nN := len(x.Responses); nN < cap(x.Responses) {
+					x.Responses = x.Responses[:nN+1]
+					if eL = x.Responses[nN]; eL == nil {
+						eL = grpcfastimpl.Spare[BatchUpdateBlobsResponse_Response](oWn, grpcfastSpare_BatchUpdateBlobsResponse_Response_build_bazel_remote_execution_v2_remote_execution)
+						x.Responses[nN] = eL
 					}
 				} else {
-					e = grpcfastimpl.Spare[BatchUpdateBlobsResponse_Response](o, grpcfastSpare_BatchUpdateBlobsResponse_Response)
-					x.Responses = append(x.Responses, e)
+					eL = grpcfastimpl.Spare[BatchUpdateBlobsResponse_Response](oWn, grpcfastSpare_BatchUpdateBlobsResponse_Response_build_bazel_remote_execution_v2_remote_execution)
+					x.Responses = append(x.Responses, eL)
 				}
-				if err := e.GrpcfastDecode(v, o); err != nil {
-					return err
+				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it.
-		n = protowire.ConsumeFieldValue(num, typ, b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		nN = protowire.ConsumeFieldValue(nUm, tYp, dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		b = b[n:]
-		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+		dAtA = dAtA[nN:]
+		x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)
 	}
 	return nil
 }
 
-// GrpcfastRecord adds to o the memory that x holds: the arrays of its bytes and
-// repeated fields, its maps and its nested messages. It implements
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
 // grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
 // decoded into x.
-func (x *BatchUpdateBlobsResponse_Response) GrpcfastRecord(o *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessage(o, x.Digest)
-	grpcfastimpl.RecordMessage(o, x.Status)
+func (x *BatchUpdateBlobsResponse_Response) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+	grpcfastimpl.RecordMessage(oWn, x.Digest)
+	grpcfastimpl.RecordMessage(oWn, x.Status)
 }
 
 // GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that o records as x's: the arrays of its bytes fields without presence, its
+// that oWn records as x's: the arrays of its bytes fields without presence, its
 // repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that o records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that o does not record,
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
 // put into x by someone else, is dropped as Reset drops it, never written into.
 // It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
 // elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that o records go to o's spares, where
+// nested messages and oneof wrappers that oWn records go to oWn's spares, where
 // GrpcfastDecode takes them from.
-func (x *BatchUpdateBlobsResponse_Response) GrpcfastReuse(o *grpcfastimpl.Owned) {
+func (x *BatchUpdateBlobsResponse_Response) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(o, grpcfastSpare_Digest, x.Digest)
-	grpcfastimpl.SpareMessage(o, grpcfastSpare_Status, x.Status)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Digest_build_bazel_remote_execution_v2_remote_execution, x.Digest)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Status_build_bazel_remote_execution_v2_remote_execution, x.Status)
 	*x = BatchUpdateBlobsResponse_Response{}
 }
 
@@ -722,59 +722,59 @@ func (x *BatchUpdateBlobsResponse_Response) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes b into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with o.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to o. The
+// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
+// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
+// kept and the nested messages and oneof wrappers it gave back to oWn. The
 // grpcfast codec calls it on input that it has checked as the standard codec
 // would. It implements grpcfastimpl.Decoder.
-func (x *BatchUpdateBlobsResponse_Response) GrpcfastDecode(b []byte, o *grpcfastimpl.Owned) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return protowire.ParseError(n)
+func (x *BatchUpdateBlobsResponse_Response) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
+	for len(dAtA) > 0 {
+		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		field := b
-		b = b[n:]
-		switch num {
+		fIeld := dAtA
+		dAtA = dAtA[nN:]
+		switch nUm {
 		case 1: // digest
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
+				dAtA = dAtA[nN:]
 				if x.Digest == nil {
-					x.Digest = grpcfastimpl.Spare[Digest](o, grpcfastSpare_Digest)
+					x.Digest = grpcfastimpl.Spare[Digest](oWn, grpcfastSpare_Digest_build_bazel_remote_execution_v2_remote_execution)
 				}
-				if err := x.Digest.GrpcfastDecode(v, o); err != nil {
-					return err
+				if eRr := x.Digest.GrpcfastDecode(vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		case 2: // status
-			if typ == protowire.BytesType {
-				v, n := protowire.ConsumeBytes(b)
-				if n < 0 {
-					return protowire.ParseError(n)
+			if tYp == protowire.BytesType {
+				vAl, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return protowire.ParseError(nN)
 				}
-				b = b[n:]
+				dAtA = dAtA[nN:]
 				if x.Status == nil {
-					x.Status = grpcfastimpl.Spare[status.Status](o, grpcfastSpare_Status)
+					x.Status = grpcfastimpl.Spare[status.Status](oWn, grpcfastSpare_Status_build_bazel_remote_execution_v2_remote_execution)
 				}
-				if err := grpcfastimpl.DecodeMessage(x.Status, v, o); err != nil {
-					return err
+				if eRr := grpcfastimpl.DecodeMessage(x.Status, vAl, oWn); eRr != nil {
+					return eRr
 				}
 				continue
 			}
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it.
-		n = protowire.ConsumeFieldValue(num, typ, b)
-		if n < 0 {
-			return protowire.ParseError(n)
+		nN = protowire.ConsumeFieldValue(nUm, tYp, dAtA)
+		if nN < 0 {
+			return protowire.ParseError(nN)
 		}
-		b = b[n:]
-		x.unknownFields = append(x.unknownFields, field[:len(field)-len(b)]...)
+		dAtA = dAtA[nN:]
+		x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)
 	}
 	return nil
 }
@@ -782,12 +782,12 @@ func (x *BatchUpdateBlobsResponse_Response) GrpcfastDecode(b []byte, o *grpcfast
 // The lists of spares (nested messages and oneof wrappers that a reset gave
 // back) that the generated decoders of this file take from, one per type.
 var (
-	grpcfastSpare_Digest                            = grpcfastimpl.NewSpareKind() // Digest
-	grpcfastSpare_ActionResult                      = grpcfastimpl.NewSpareKind() // ActionResult
-	grpcfastSpare_Status                            = grpcfastimpl.NewSpareKind() // status.Status
-	grpcfastSpare_Duration                          = grpcfastimpl.NewSpareKind() // durationpb.Duration
-	grpcfastSpare_BatchUpdateBlobsRequest_Request   = grpcfastimpl.NewSpareKind() // BatchUpdateBlobsRequest_Request
-	grpcfastSpare_BatchUpdateBlobsResponse_Response = grpcfastimpl.NewSpareKind() // BatchUpdateBlobsResponse_Response
+	grpcfastSpare_Digest_build_bazel_remote_execution_v2_remote_execution                            = grpcfastimpl.NewSpareKind() // Digest
+	grpcfastSpare_ActionResult_build_bazel_remote_execution_v2_remote_execution                      = grpcfastimpl.NewSpareKind() // ActionResult
+	grpcfastSpare_Status_build_bazel_remote_execution_v2_remote_execution                            = grpcfastimpl.NewSpareKind() // status.Status
+	grpcfastSpare_Duration_build_bazel_remote_execution_v2_remote_execution                          = grpcfastimpl.NewSpareKind() // durationpb.Duration
+	grpcfastSpare_BatchUpdateBlobsRequest_Request_build_bazel_remote_execution_v2_remote_execution   = grpcfastimpl.NewSpareKind() // BatchUpdateBlobsRequest_Request
+	grpcfastSpare_BatchUpdateBlobsResponse_Response_build_bazel_remote_execution_v2_remote_execution = grpcfastimpl.NewSpareKind() // BatchUpdateBlobsResponse_Response
 )
 
 // NewExecution_ExecuteResponseReceiver returns a Receiver that reads the
