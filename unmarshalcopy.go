@@ -39,7 +39,11 @@ func (c *Codec) decodeCopy(data mem.BufferSlice, u vtUnsafeUnmarshaler, info *vt
 		// UnmarshalVTUnsafe would, reusing the nested messages and oneof
 		// wrappers that the slot's last reset gave back.
 		o.SetDecoding(true)
-		return d.GrpcfastDecode(b, o)
+		err := d.GrpcfastDecode(b, o)
+		if err != nil {
+			o.Clear() // protobuf-go decides, and its decode is not the generated one
+		}
+		return err
 	}
 	return u.UnmarshalVTUnsafe(b)
 }

@@ -91,7 +91,11 @@ func allMessages(ms []*protogen.Message) []*protogen.Message {
 // checkNameClash fails when a field of m would be named like a method the
 // generator adds to m, which would not compile.
 func checkNameClash(m *protogen.Message) error {
-	for _, name := range []string{recordMethod, reuseMethod, unknownMethod, bytesFieldMethod, decodeMethod} {
+	names := []string{recordMethod, reuseMethod, unknownMethod, bytesFieldMethod}
+	if decodable(m) {
+		names = append(names, decodeMethod)
+	}
+	for _, name := range names {
 		for _, fd := range m.Fields {
 			if fd.GoName == name {
 				return fmt.Errorf("%s: field %s of message %s has the Go name %s, which %s needs for a method; rename the field",
