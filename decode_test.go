@@ -288,3 +288,45 @@ func fuzzBody(t *testing.T, b []byte, cut uint16) {
 		}
 	}
 }
+
+// TestCopyBytesCannotGrow: with the owned copy, no bytes field of the
+// request, whichever decoder decoded it (the generated one, or
+// vtprotobuf's UnmarshalVTUnsafe for a type without one, at the top or
+// under a message with one), can grow into the copy: an append to it
+// would change the strings that view what follows.
+func TestCopyBytesCannotGrow(t *testing.T) {
+	c := grpcfast.NewCodec()
+	rich := &kinds.Rich{
+		Data: []byte("abc"), Maybe: []byte("m"), Blobs: [][]byte{[]byte("b")},
+		Choice: &kinds.Rich_Raw{Raw: []byte("r")}, Name: "after", Words: []string{"after"},
+		Inner: &kinds.Inner{Payload: []byte("p"), Label: "after"},
+	}
+	check := func(what string, r *kinds.Rich) {
+		t.Helper()
+		for _, b := range [][]byte{r.Data, r.Maybe, r.Blobs[0], r.Choice.(*kinds.Rich_Raw).Raw, r.Inner.Payload} {
+			if cap(b) != len(b) {
+				t.Errorf("%s: a bytes field %q has capacity %d: an append writes into the copy", what, b, cap(b))
+			}
+			_ = append(b, "XXXXXXXXXXXXXXXXXXXX"...)
+		}
+		if r.Name != "after" || r.Words[0] != "after" || r.Inner.Label != "after" {
+			t.Errorf("%s: appending to bytes fields changed strings: %q %q %q", what, r.Name, r.Words[0], r.Inner.Label)
+		}
+	}
+	b := marshalOK(t, rich)
+	s := grpcfast.NewCopySlot[kinds.Rich]()
+	if _, err := s.Decode(c, sliceAt(b, 7)); err != nil {
+		t.Fatal(err)
+	}
+	check("a Rich (vtprotobuf's decoder)", s.Msg())
+
+	d := marshalOK(t, &kinds.Decodable{Rich: rich, Riches: []*kinds.Rich{rich}, Choice: &kinds.Decodable_Other{Other: rich}})
+	ds := grpcfast.NewCopySlot[kinds.Decodable]()
+	if generated, err := ds.Decode(c, sliceAt(d, 7)); err != nil || !generated {
+		t.Fatalf("generated %v, %v", generated, err)
+	}
+	m := ds.Msg()
+	check("a Rich under a Decodable", m.Rich)
+	check("a Rich in a repeated field of a Decodable", m.Riches[0])
+	check("a Rich in a oneof of a Decodable", m.Choice.(*kinds.Decodable_Other).Other)
+}

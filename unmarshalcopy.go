@@ -2,6 +2,7 @@ package grpcfast
 
 import (
 	"google.golang.org/grpc/mem"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/grpcfast/grpcfast/internal/own"
 )
@@ -29,7 +30,7 @@ func (c *Codec) decodeCopy(data mem.BufferSlice, u vtUnsafeUnmarshaler, info *vt
 	b := make([]byte, data.Len()) // the owned copy: never pooled, never reused
 	data.CopyTo(b)
 	if info.wire == nil {
-		return u.UnmarshalVTUnsafe(b)
+		return unsafeDecode(u, b)
 	}
 	if err := info.wire.validate(b, !c.noUTF8); err != nil {
 		return err
@@ -45,7 +46,20 @@ func (c *Codec) decodeCopy(data mem.BufferSlice, u vtUnsafeUnmarshaler, info *vt
 		}
 		return err
 	}
-	return u.UnmarshalVTUnsafe(b)
+	return unsafeDecode(u, b)
+}
+
+// unsafeDecode decodes b into u with UnmarshalVTUnsafe, and clips the
+// views it leaves in bytes fields (own.ClipViews): an append to one must not
+// write into the copy that the message's strings view.
+func unsafeDecode(u vtUnsafeUnmarshaler, b []byte) error {
+	if err := u.UnmarshalVTUnsafe(b); err != nil {
+		return err
+	}
+	if m, ok := u.(proto.Message); ok {
+		own.ClipViews(m)
+	}
+	return nil
 }
 
 // generatedDecoder is implemented by messages that protoc-gen-go-grpcfast

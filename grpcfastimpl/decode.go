@@ -133,7 +133,15 @@ func DecodeMessage[M any](m *M, b []byte, o *Owned) error {
 		return d.GrpcfastDecode(b, o)
 	case vtUnsafeDecoder:
 		if o.Views() {
-			return d.UnmarshalVTUnsafe(b)
+			if err := d.UnmarshalVTUnsafe(b); err != nil {
+				return err
+			}
+			// Its bytes fields view b up to its end: clipped, so that an
+			// append to one does not write into what the strings view.
+			if pm, ok := any(m).(proto.Message); ok {
+				own.ClipViews(pm)
+			}
+			return nil
 		}
 	}
 	if d, ok := any(m).(vtDecoder); ok {
