@@ -27,8 +27,13 @@ run() { # name, description, command...
 	local name=$1 what=$2
 	shift 2
 	if ! only "$name"; then
-		[[ -s $out/$name.txt ]] || { echo "BENCH_ONLY: no earlier results in $out/$name.txt" >&2; exit 1; }
-		echo "==> $what: the results of the last run ($out/$name.txt)" >&2
+		if [[ -s $out/$name.txt ]]; then
+			echo "==> $what: the results of the last run ($out/$name.txt)" >&2
+		else
+			# A fresh clone, or a run on another worktree: keep what
+			# BENCHMARKS.md shows for the step (section, below).
+			echo "==> $what: no results in $out/$name.txt; BENCHMARKS.md keeps its section for it" >&2
+		fi
 		return
 	fi
 	echo "==> $what" >&2
@@ -87,6 +92,15 @@ run peers "the peers: grpcfast, gRPC's standard path, drpc and connect-go, serve
 section() { # title, text, file, benchstat args...
 	local title=$1 text=$2 file=$3
 	shift 3
+	if [[ ! -s $out/$file.txt ]]; then
+		# Not run now, and no results of an earlier run (BENCH_ONLY): the
+		# section as BENCHMARKS.md has it.
+		local kept
+		kept=$(awk -v h="## $title" '$0 == h { p = 1; print; next } p && /^## / { exit } p { print }' BENCHMARKS.md)
+		[[ -n $kept ]] || { echo "BENCH_ONLY: no results in $out/$file.txt, and BENCHMARKS.md has no section \"$title\"" >&2; exit 1; }
+		printf '%s\n\n' "$kept"
+		return
+	fi
 	printf '## %s\n\n%s\n\n```\n' "$title" "$text"
 	benchstat "$@" "$out/$file.txt"
 	printf '```\n\n'
