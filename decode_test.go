@@ -301,10 +301,12 @@ func TestCopyBytesCannotGrow(t *testing.T) {
 		Choice: &kinds.Rich_Raw{Raw: []byte("r")}, Name: "after", Words: []string{"after"},
 		Inner: &kinds.Inner{Payload: []byte("p"), Label: "after"},
 	}
-	check := func(what string, r *kinds.Rich) {
+	check := func(what string, r *kinds.Rich, views bool) {
 		t.Helper()
 		for _, b := range [][]byte{r.Data, r.Maybe, r.Blobs[0], r.Choice.(*kinds.Rich_Raw).Raw, r.Inner.Payload} {
-			if cap(b) != len(b) {
+			// A view of the copy must end where its value does; a copy
+			// of its own (UnmarshalVT's) may have room to grow.
+			if views && cap(b) != len(b) {
 				t.Errorf("%s: a bytes field %q has capacity %d: an append writes into the copy", what, b, cap(b))
 			}
 			_ = append(b, "XXXXXXXXXXXXXXXXXXXX"...)
@@ -318,7 +320,31 @@ func TestCopyBytesCannotGrow(t *testing.T) {
 	if _, err := s.Decode(c, sliceAt(b, 7)); err != nil {
 		t.Fatal(err)
 	}
-	check("a Rich (vtprotobuf's decoder)", s.Msg())
+	check("a Rich (vtprotobuf's decoder)", s.Msg(), true)
+
+	// Empty bytes fields, which protobuf-go never sends but a peer may: a
+	// view of no bytes still has the capacity of the rest of the copy.
+	var e []byte
+	e = protowire.AppendBytes(protowire.AppendTag(e, 3, protowire.BytesType), nil)
+	e = protowire.AppendString(protowire.AppendTag(e, 2, protowire.BytesType), "after")
+	e = protowire.AppendBytes(protowire.AppendTag(e, 8, protowire.BytesType), []byte("\x12\x00\x0a\x05after"))
+	e = protowire.AppendBytes(protowire.AppendTag(e, 7, protowire.BytesType), nil)
+	e = protowire.AppendString(protowire.AppendTag(e, 6, protowire.BytesType), "after")
+	e = protowire.AppendBytes(protowire.AppendTag(e, 12, protowire.BytesType), nil)
+	e = protowire.AppendBytes(protowire.AppendTag(e, 14, protowire.BytesType), nil)
+	s.Reset()
+	if _, err := s.Decode(c, mem.BufferSlice{mem.SliceBuffer(e)}); err != nil {
+		t.Fatal(err)
+	}
+	r := s.Msg()
+	for _, b := range [][]byte{r.Data, r.Inner.Payload, r.Blobs[0], r.Choice.(*kinds.Rich_Raw).Raw, r.Maybe} {
+		if cap(b) != 0 {
+			t.Errorf("an empty bytes field has capacity %d: an append writes into the copy", cap(b))
+		}
+	}
+	if r.Maybe == nil {
+		t.Error("clipping dropped the presence of an empty optional bytes field")
+	}
 
 	d := marshalOK(t, &kinds.Decodable{Rich: rich, Riches: []*kinds.Rich{rich}, Choice: &kinds.Decodable_Other{Other: rich}})
 	ds := grpcfast.NewCopySlot[kinds.Decodable]()
@@ -326,7 +352,121 @@ func TestCopyBytesCannotGrow(t *testing.T) {
 		t.Fatalf("generated %v, %v", generated, err)
 	}
 	m := ds.Msg()
-	check("a Rich under a Decodable", m.Rich)
-	check("a Rich in a repeated field of a Decodable", m.Riches[0])
-	check("a Rich in a oneof of a Decodable", m.Choice.(*kinds.Decodable_Other).Other)
+	// Under a generated decoder, vtprotobuf's UnmarshalVT copies.
+	check("a Rich under a Decodable", m.Rich, false)
+	check("a Rich in a repeated field of a Decodable", m.Riches[0], false)
+	check("a Rich in a oneof of a Decodable", m.Choice.(*kinds.Decodable_Other).Other, false)
+}
+
+// TestCopyClipsOnce: a message that vtprotobuf decodes and that the input
+// repeats (its occurrences merge) is clipped once, not once per occurrence,
+// which made the decode's time grow with the square of the input.
+func TestCopyClipsOnce(t *testing.T) {
+	c := grpcfast.NewCodec()
+	const n = 2000
+	var rich, dec []byte
+	for range n {
+		rich = protowire.AppendBytes(protowire.AppendTag(rich, 7, protowire.BytesType), []byte("b")) // blobs
+		dec = protowire.AppendBytes(protowire.AppendTag(dec, 31, protowire.BytesType), []byte{0x3a, 0x01, 'b'})
+	}
+	for _, tc := range []struct {
+		name string
+		b    []byte
+		max  int64
+	}{
+		{"a Rich, decoded whole by vtprotobuf", rich, n + 1},   // its blobs, and data (empty)
+		{"a Rich merged 2000 times under a Decodable", dec, 0}, // UnmarshalVT: nothing to clip
+	} {
+		before := grpcfast.Clipped()
+		var err error
+		if tc.max == 0 {
+			s := grpcfast.NewCopySlot[kinds.Decodable]()
+			_, err = s.Decode(c, mem.BufferSlice{mem.SliceBuffer(tc.b)})
+			checkOracle(t, tc.b, s.Msg(), err)
+		} else {
+			s := grpcfast.NewCopySlot[kinds.Rich]()
+			_, err = s.Decode(c, mem.BufferSlice{mem.SliceBuffer(tc.b)})
+			checkOracle(t, tc.b, s.Msg(), err)
+		}
+		if got := grpcfast.Clipped() - before; got > tc.max {
+			t.Errorf("%s: %d bytes values clipped, want at most %d", tc.name, got, tc.max)
+		}
+	}
+}
+
+// TestGeneratedDecodeVaryingCounts: requests whose repeated fields
+// alternate in length allocate no more, once warm, than those of a
+// constant shape (the owned copy): the elements that a shorter request left
+// unused wait among the slot's spares for the next longer one.
+func TestGeneratedDecodeVaryingCounts(t *testing.T) {
+	skipIfRace(t)
+	if own.Quarantine {
+		t.Skip("quarantine builds never reuse")
+	}
+	c := grpcfast.NewCodec()
+	var in []mem.BufferSlice
+	for _, n := range []int{10, 3} {
+		m := &kinds.Decodable{Name: "n"}
+		for i := range n {
+			m.Children = append(m.Children, &kinds.Decodable{I32: int32(i), Ri32: []int32{1, 2}, Choice: &kinds.Decodable_Num{Num: 1}})
+		}
+		in = append(in, mem.BufferSlice{mem.SliceBuffer(marshalOK(t, m))})
+	}
+	s := grpcfast.NewCopySlot[kinds.Decodable]()
+	i := 0
+	got := testing.AllocsPerRun(100, func() {
+		data := in[i%len(in)]
+		i++
+		if generated, err := s.Decode(c, data); err != nil || !generated {
+			t.Fatalf("generated %v, %v", generated, err)
+		}
+		s.Reset()
+	})
+	if got > 1 {
+		t.Errorf("%v allocations per decode of requests of 10 and 3 children in turn, want 1 (the copy)", got)
+	}
+}
+
+// TestSlotBounded: what a slot keeps is bounded by its last messages, not
+// by every message it has decoded. Request j has j empty children and then
+// one with 200 children: a slot that kept every element it ever had, with
+// what each held, grew to 40,201 messages after 200 requests.
+func TestSlotBounded(t *testing.T) {
+	c := grpcfast.NewCodec()
+	s := grpcfast.NewCopySlot[kinds.Decodable]()
+	big := &kinds.Decodable{Children: make([]*kinds.Decodable, 200)}
+	for i := range big.Children {
+		big.Children[i] = &kinds.Decodable{}
+	}
+	for j := range 200 {
+		m := &kinds.Decodable{}
+		for range j {
+			m.Children = append(m.Children, &kinds.Decodable{})
+		}
+		m.Children = append(m.Children, big)
+		b := marshalOK(t, m)
+		if _, err := s.Decode(c, mem.BufferSlice{mem.SliceBuffer(b)}); err != nil {
+			t.Fatal(err)
+		}
+		s.Reset()
+	}
+	// Everything reachable from the slot's message, within its slices'
+	// capacity, after its reset.
+	var count func(m *kinds.Decodable) int
+	count = func(m *kinds.Decodable) int {
+		n := 1
+		for _, c := range m.Children[:cap(m.Children)] {
+			if c != nil {
+				n += count(c)
+			}
+		}
+		return n
+	}
+	// The last request: the message, its 200 children and the 200 of its
+	// last child, each array kept up to twice its last length and 16 more:
+	// 1 + (2×200+16) + 200×16 + 200, where keeping every element grew to
+	// 40,201 messages, and more with every request.
+	if n, max := count(s.Msg()), 1+2*200+16+200*16+200; n > max {
+		t.Errorf("the slot holds %d messages after 200 requests of at most 401, want at most %d", n, max)
+	}
 }

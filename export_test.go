@@ -89,3 +89,6 @@ func (s *CopySlot[M]) Reset() {
 	s.s.Prepare()
 	s.s.PrepareCopy()
 }
+
+// Clipped returns how many bytes values the owned copy has clipped.
+func Clipped() int64 { return own.Clipped.Load() }

@@ -121,29 +121,18 @@ func NewBytes(o *Owned, b []byte) []byte {
 }
 
 type vtDecoder interface{ UnmarshalVT([]byte) error }
-type vtUnsafeDecoder interface{ UnmarshalVTUnsafe([]byte) error }
 
 // DecodeMessage merges b into m, an empty message of a type whose decoder
 // the generated code does not know: its own generated decoder if it has
-// one, vtprotobuf's (the unsafe one if o.Views()) otherwise, protobuf-go's
-// last.
+// one, vtprotobuf's UnmarshalVT otherwise, protobuf-go's last.
 func DecodeMessage[M any](m *M, b []byte, o *Owned) error {
-	switch d := any(m).(type) {
-	case Decoder:
+	if d, ok := any(m).(Decoder); ok {
 		return d.GrpcfastDecode(b, o)
-	case vtUnsafeDecoder:
-		if o.Views() {
-			if err := d.UnmarshalVTUnsafe(b); err != nil {
-				return err
-			}
-			// Its bytes fields view b up to its end: clipped, so that an
-			// append to one does not write into what the strings view.
-			if pm, ok := any(m).(proto.Message); ok {
-				own.ClipViews(pm)
-			}
-			return nil
-		}
 	}
+	// Not UnmarshalVTUnsafe, even with o.Views(): its bytes fields would
+	// view b up to its end, and an append to one would write into what the
+	// request's strings view. Such subtrees (maps, optional fields) copy
+	// their strings and bytes instead.
 	if d, ok := any(m).(vtDecoder); ok {
 		return d.UnmarshalVT(b)
 	}

@@ -242,13 +242,42 @@ func resetAll(m any) bool {
 
 // KeepMessages reads the record of a repeated message field. If it records
 // s's array, it returns s emptied with its capacity, keeping (reset with
-// GrpcfastReuse, or as Reset does for types without it) the elements in
-// that capacity that it records when their type is pooled by vtprotobuf:
+// GrpcfastReuse, or as Reset does for types without it) the elements in that
+// capacity that it records, when their type is pooled by vtprotobuf:
 // vtprotobuf's decoder of a pooled message decodes into them (as does a
-// generated decoder, Decoder, after a decode of its own). Other
-// elements are cleared from the array. If it does not record s's array, it
-// returns nil.
+// generated decoder, Decoder, after a decode of its own). It keeps those up
+// to twice s's length and 16 more; further ones are reset the same way and
+// returned to vtprotobuf's pool. Other elements are cleared from the array.
+// If it does not record s's array, it returns nil.
 func KeepMessages[M any](o *Owned, s []*M) []*M {
+	return keepMessages(o, s, func(m *M) {
+		if p, ok := any(m).(vtPooled); ok && !own.Quarantine {
+			p.ReturnToVTPool()
+		}
+	})
+}
+
+// KeepMessagesSpare is KeepMessages for a repeated field of a message with a
+// generated decoder: after a decode by that decoder, the elements that the
+// array does not keep go to o's spares of kind k rather than to
+// vtprotobuf's pool, and the decoder takes them from there.
+func KeepMessagesSpare[M any](o *Owned, k SpareKind, s []*M) []*M {
+	if !o.Decoding() {
+		return KeepMessages(o, s)
+	}
+	return keepMessages(o, s, func(m *M) { o.PutSpare(k, unsafe.Pointer(m)) })
+}
+
+// keepMessages keeps the elements of s that the last decode used (those
+// within its length), and as many again and 16 more beyond it, reset with
+// GrpcfastReuse (or as Reset does for types without it): vtprotobuf's
+// pooled decoder, and the generated one, decode into them in place. Those
+// further beyond that o records are reset the same way and given to spare.
+// So an array keeps no more than twice what the last message used, and an
+// element that no message uses for two resets holds nothing beyond that
+// either: what a slot holds never grows beyond a few times its last
+// message, whatever the sequence of messages (TestSlotBounded).
+func keepMessages[M any](o *Owned, s []*M, spare func(*M)) []*M {
 	arrayOK := own.MatchSlice(o, s)
 	end := o.ReadGroup()
 	if !arrayOK {
@@ -260,28 +289,29 @@ func KeepMessages[M any](o *Owned, s []*M) []*M {
 	if _, isDecoder := any((*M)(nil)).(Decoder); isDecoder && o.Decoding() {
 		isPooled = true // the generated decoder decodes into them as vtprotobuf's pooled one does
 	}
+	limit := 2*len(s) + 16
 	full := s[:cap(s)]
 	for i, m := range full {
 		ok, next := o.MatchMessage(unsafe.Pointer(m))
-		// Only the elements that the last decode used are kept: one beyond
-		// the field's length still holds what an earlier message left in
-		// it, and keeping it would let a slot grow with every message
-		// rather than with the largest.
-		if ok && isPooled && i < len(s) {
-			// Kept as Reset leaves it, or as GrpcfastReuse does where the
-			// type records its memory.
+		full[i] = nil
+		if ok && isPooled {
+			// Reset as Reset leaves it, or as GrpcfastReuse does (reading
+			// the element's own entries, which follow) where the type
+			// records its memory; poisoned in checked builds either way.
 			if isOwner {
 				any(m).(Owner).GrpcfastReuse(o)
 			} else if !resetAll(m) {
 				ok = false
 			}
-			if ok && !own.Quarantine {
-				o.Seek(next)
-				continue
+			switch {
+			case !ok || own.Quarantine:
+			case i < limit:
+				full[i] = m
+			default:
+				spare(m)
 			}
 		}
 		o.Seek(next)
-		full[i] = nil
 	}
 	o.Seek(end)
 	if own.Quarantine {

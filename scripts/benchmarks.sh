@@ -89,6 +89,12 @@ run knobs "gRPC-Go's transport settings on bulk streams, interleaved rounds (scr
 run peers "the peers: grpcfast, gRPC's standard path, drpc and connect-go, server in-process and in its own process" \
 	env GOFLAGS= go -C peers test -run '^$' -bench '^BenchmarkPeers$' -benchmem -count "$count" -benchtime "$btime" .
 
+# kept_section HEADING prints the section of BENCHMARKS.md under HEADING (a
+# line of its own), up to the next heading of its level.
+kept_section() {
+	H=$1 awk '$0 == ENVIRON["H"] { p = 1; print; next } p && /^## / { exit } p { print }' BENCHMARKS.md
+}
+
 section() { # title, text, file, benchstat args...
 	local title=$1 text=$2 file=$3
 	shift 3
@@ -96,7 +102,7 @@ section() { # title, text, file, benchstat args...
 		# Not run now, and no results of an earlier run (BENCH_ONLY): the
 		# section as BENCHMARKS.md has it.
 		local kept
-		kept=$(awk -v h="## $title" '$0 == h { p = 1; print; next } p && /^## / { exit } p { print }' BENCHMARKS.md)
+		kept=$(kept_section "## $title")
 		[[ -n $kept ]] || { echo "BENCH_ONLY: no results in $out/$file.txt, and BENCHMARKS.md has no section \"$title\"" >&2; exit 1; }
 		printf '%s\n\n' "$kept"
 		return
@@ -106,6 +112,7 @@ section() { # title, text, file, benchstat args...
 	printf '```\n\n'
 }
 
+trap 'rm -f BENCHMARKS.md.tmp' EXIT # nothing half written is left when a step fails
 {
 	printf '# Benchmarks\n\n'
 	printf 'Written by `make benchmarks-md` (scripts/benchmarks.sh) from one run; do not edit by hand.\n'
@@ -179,15 +186,23 @@ in this process. B/s is the throughput (both directions), cpu-sec/MiB the CPU (u
 ends) per MiB moved. Compare B/s with RawTCP's in the 16 MiB streams table: that is the ceiling
 of a stream on this machine." \
 		concurrent -col /codec
-	printf '## What limits 64 streams at once\n\n'
-	printf 'The CPU profile of grpcfast at `-grpcfast.streams=64` (Put, then Get), by the functions that\n'
-	printf 'spend it (flat), from `go tool pprof -top`: on this machine both ends share the cores.\n\n'
-	for m in Put Get; do
-		printf '%s:\n\n```\n' "$m"
-		go tool pprof -top -nodecount 12 "$prof/ChunkService_${m}_codec=grpcfast.cpu.pprof" 2>/dev/null |
-			sed -n '/flat%/,$p' | sed -E 's/go\.shape\.[^]]*\]/…]/g'
-		printf '```\n\n'
-	done
+	if [[ -s $prof/ChunkService_Put_codec=grpcfast.cpu.pprof && -s $prof/ChunkService_Get_codec=grpcfast.cpu.pprof ]]; then
+		printf '## What limits 64 streams at once\n\n'
+		printf 'The CPU profile of grpcfast at `-grpcfast.streams=64` (Put, then Get), by the functions that\n'
+		printf 'spend it (flat), from `go tool pprof -top`: on this machine both ends share the cores.\n\n'
+		for m in Put Get; do
+			printf '%s:\n\n```\n' "$m"
+			go tool pprof -top -nodecount 12 "$prof/ChunkService_${m}_codec=grpcfast.cpu.pprof" 2>/dev/null |
+				sed -n '/flat%/,$p' | sed -E 's/go\.shape\.[^]]*\]/…]/g'
+			printf '```\n\n'
+		done
+	else
+		# No profiles of this run or an earlier one (BENCH_ONLY): as
+		# BENCHMARKS.md has it.
+		kept=$(kept_section '## What limits 64 streams at once')
+		[[ -n $kept ]] || { echo "BENCH_ONLY: no profiles in $prof, and BENCHMARKS.md has no section on them" >&2; exit 1; }
+		printf '%s\n\n' "$kept"
+	fi
 	section "Codec alone" \
 "\`go test -run '^\$' -bench '^BenchmarkCodec' -benchmem -count $count .\`: gRPC's standard codec
 (std), grpcfast, and vtprotobuf's own codec/grpc (vtgrpc, a V1 codec, wrapped as gRPC wraps V1

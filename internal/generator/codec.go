@@ -257,7 +257,11 @@ func genOwner(g *protogen.GeneratedFile, m *protogen.Message, sp *spares) {
 		case keepMap:
 			g.P(v, " := ", implPackage.Ident("KeepMap"), "(oWn, x.", fd.GoName, ")")
 		case keepMessages:
-			g.P(v, " := ", implPackage.Ident("KeepMessages"), "(oWn, x.", fd.GoName, ")")
+			if dec {
+				g.P(v, " := ", implPackage.Ident("KeepMessagesSpare"), "(oWn, ", sp.of(fd.Message.GoIdent), ", x.", fd.GoName, ")")
+			} else {
+				g.P(v, " := ", implPackage.Ident("KeepMessages"), "(oWn, x.", fd.GoName, ")")
+			}
 		case release:
 			if dec {
 				mf := messageField(g, fd)

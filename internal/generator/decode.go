@@ -2,7 +2,7 @@ package generator
 
 import (
 	"fmt"
-	"strings"
+	"hash/fnv"
 
 	"google.golang.org/protobuf/compiler/protogen"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -49,16 +49,13 @@ func newSpares(f *protogen.File) *spares {
 }
 
 // fileTag makes the spares' variable names of f unlike those of the other
-// files of its Go package, which declare their own: the proto file's path,
-// as an identifier.
+// files of its Go package, which declare their own: a hash of the proto
+// file's path, in hex, so that the name's end says where the type's name
+// ends.
 func fileTag(f *protogen.File) string {
-	p := strings.TrimSuffix(f.Desc.Path(), ".proto")
-	return strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
-			return r
-		}
-		return '_'
-	}, p)
+	h := fnv.New32a()
+	h.Write([]byte(f.Desc.Path()))
+	return fmt.Sprintf("%08x", h.Sum32())
 }
 
 // of returns the variable that holds the SpareKind of t, declaring it.

@@ -1,6 +1,9 @@
 package own
 
 import (
+	"sync"
+	"sync/atomic"
+
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
@@ -10,30 +13,52 @@ import (
 // them views of its input whose capacity runs to the input's end; with the
 // owned copy that input is the array that the request's strings view, and
 // an append to a bytes field would write into those strings. The generated
-// decoder makes such views clipped; this is for what vtprotobuf decoded.
+// decoder makes its views clipped; this is for a message that
+// UnmarshalVTUnsafe decoded whole, once, after the decode.
+//
+// It visits fields by their descriptors, not with Range, which skips a
+// proto3 bytes field that is empty: a peer may still send one, and its
+// view has the copy's capacity all the same. Message types from which no
+// bytes field can be reached are not walked.
 func ClipViews(m proto.Message) {
 	if m != nil {
-		clipMessage(m.ProtoReflect())
+		r := m.ProtoReflect()
+		if reachesBytes(r.Descriptor()) {
+			clipMessage(r)
+		}
 	}
 }
 
 func clipMessage(m protoreflect.Message) {
-	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+	fields := m.Descriptor().Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		if od := fd.ContainingOneof(); od != nil && !od.IsSynthetic() && m.WhichOneof(od) != fd {
+			continue
+		}
 		switch {
 		case fd.IsList():
-			l := v.List()
+			if (fd.Kind() != protoreflect.BytesKind && fd.Message() == nil) || !m.Has(fd) {
+				continue
+			}
+			if fd.Message() != nil && !reachesBytes(fd.Message()) {
+				continue
+			}
+			l := m.Get(fd).List()
 			for i := range l.Len() {
-				switch {
-				case fd.Kind() == protoreflect.BytesKind:
+				if fd.Kind() == protoreflect.BytesKind {
 					l.Set(i, clipValue(l.Get(i)))
-				case fd.Message() != nil:
+				} else {
 					clipMessage(l.Get(i).Message())
 				}
 			}
 		case fd.IsMap():
-			mp := v.Map()
-			switch vd := fd.MapValue(); {
-			case vd.Kind() == protoreflect.BytesKind:
+			vd := fd.MapValue()
+			if (vd.Kind() != protoreflect.BytesKind && (vd.Message() == nil || !reachesBytes(vd.Message()))) || !m.Has(fd) {
+				continue
+			}
+			mp := m.Get(fd).Map()
+			if vd.Kind() == protoreflect.BytesKind {
 				var keys []protoreflect.MapKey
 				mp.Range(func(k protoreflect.MapKey, _ protoreflect.Value) bool {
 					keys = append(keys, k)
@@ -42,25 +67,69 @@ func clipMessage(m protoreflect.Message) {
 				for _, k := range keys {
 					mp.Set(k, clipValue(mp.Get(k)))
 				}
-			case vd.Message() != nil:
-				mp.Range(func(_ protoreflect.MapKey, v protoreflect.Value) bool {
-					clipMessage(v.Message())
-					return true
-				})
+				continue
 			}
+			mp.Range(func(_ protoreflect.MapKey, v protoreflect.Value) bool {
+				clipMessage(v.Message())
+				return true
+			})
 		case fd.Kind() == protoreflect.BytesKind:
-			// A Value does not keep a slice's capacity (Bytes returns it
-			// clipped), so there is no telling whether the field needs it.
-			m.Set(fd, clipValue(v))
+			// Even when empty: a Value does not keep a slice's capacity
+			// (Bytes returns it clipped), so there is no telling whether
+			// the field needs it, and setting an empty proto3 bytes field
+			// leaves it unset, as it was.
+			if fd.HasPresence() && !m.Has(fd) {
+				continue
+			}
+			m.Set(fd, clipValue(m.Get(fd)))
 		case fd.Message() != nil:
-			clipMessage(v.Message())
+			if m.Has(fd) && reachesBytes(fd.Message()) {
+				clipMessage(m.Get(fd).Message())
+			}
 		}
-		return true
-	})
+	}
 }
+
+// Clipped counts the bytes values that ClipViews has set, for the tests
+// that check that each value of a request is clipped once, not once per
+// decode of a message that merges into it.
+var Clipped atomic.Int64
 
 // clipValue returns bytes value v with its capacity set to its length.
 func clipValue(v protoreflect.Value) protoreflect.Value {
+	Clipped.Add(1)
 	b := v.Bytes()
 	return protoreflect.ValueOfBytes(b[:len(b):len(b)])
+}
+
+// reaches caches reachesBytes: protoreflect.FullName → bool.
+var reaches sync.Map
+
+// reachesBytes reports whether a message of type md can hold a bytes
+// value, in a field of its own or of a message under it.
+func reachesBytes(md protoreflect.MessageDescriptor) bool {
+	if v, ok := reaches.Load(md.FullName()); ok {
+		return v.(bool)
+	}
+	r := findBytes(md, map[protoreflect.FullName]bool{})
+	reaches.Store(md.FullName(), r)
+	return r
+}
+
+func findBytes(md protoreflect.MessageDescriptor, seen map[protoreflect.FullName]bool) bool {
+	if seen[md.FullName()] {
+		return false
+	}
+	seen[md.FullName()] = true
+	fields := md.Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		if fd.IsMap() {
+			fd = fd.MapValue()
+		}
+		if fd.Kind() == protoreflect.BytesKind || fd.Message() != nil && findBytes(fd.Message(), seen) {
+			return true
+		}
+	}
+	return false
 }

@@ -159,6 +159,7 @@ type Owned struct {
 	decoding bool               // decoded by a generated decoder (SetDecoding)
 	views    bool               // ... into views of its input
 	spares   [][]unsafe.Pointer // by SpareKind (spares.go); kept by Clear
+	older    [][]unsafe.Pointer // the spares of the reset before (DropSpares)
 }
 
 type entry struct {

@@ -14,7 +14,7 @@ import (
 // slot's record (the Owned), one list per type, and the generated decoder
 // takes them from there instead of allocating. Only memory that the record
 // proves the decoder allocated is given back, and the lists hold no more
-// than the last decode used (DropSpares).
+// than the last two decodes used (DropSpares).
 
 // SpareKind names the list of spares of one Go type; generated code gets
 // one per type from NewSpareKind at init.
@@ -47,32 +47,39 @@ func (o *Owned) PutSpare(k SpareKind, p unsafe.Pointer) {
 		return
 	}
 	if int(k) >= len(o.spares) {
-		o.spares = append(o.spares, make([][]unsafe.Pointer, int(k)+1-len(o.spares))...)
+		n := int(k) + 1
+		o.spares = append(o.spares, make([][]unsafe.Pointer, n-len(o.spares))...)
+		o.older = append(o.older, make([][]unsafe.Pointer, n-len(o.older))...)
 	}
 	o.spares[k] = append(o.spares[k], p)
 }
 
-// TakeSpare returns a spare of kind k, or nil if there is none.
+// TakeSpare returns a spare of kind k, or nil if there is none: one that
+// the last reset gave back, or else one of the reset before.
 func (o *Owned) TakeSpare(k SpareKind) unsafe.Pointer {
 	if o == nil || int(k) >= len(o.spares) {
 		return nil
 	}
-	s := o.spares[k]
-	n := len(s) - 1
-	if n < 0 {
-		return nil
+	for _, l := range [2]*[]unsafe.Pointer{&o.spares[k], &o.older[k]} {
+		if n := len(*l) - 1; n >= 0 {
+			p := (*l)[n]
+			(*l)[n] = nil
+			*l = (*l)[:n]
+			return p
+		}
 	}
-	p := s[n]
-	s[n] = nil
-	o.spares[k] = s[:n]
-	return p
+	return nil
 }
 
-// DropSpares lets go of the spares that the last decode did not use: a
-// slot keeps no more than its last message needed, whatever decoded it.
+// DropSpares starts a new generation of spares, before a reset gives some
+// back: those that the last two decodes left unused are let go, those of
+// the last reset are kept for one more decode. A message whose repeated
+// fields alternate between long and short finds there what the long one
+// left, and a slot keeps no more than its last two messages needed,
+// whatever decoded them.
 func (o *Owned) DropSpares() {
 	for i := range o.spares {
-		clear(o.spares[i])
-		o.spares[i] = o.spares[i][:0]
+		clear(o.older[i])
+		o.older[i], o.spares[i] = o.spares[i], o.older[i][:0]
 	}
 }

@@ -133,9 +133,9 @@ func (x *Holder) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Value_hostile_hostile, x.Value)
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Struct_hostile_hostile, x.Fields)
-	f0 := grpcfastimpl.KeepMessages(oWn, x.Values)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Value_4ef568f0, x.Value)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Struct_4ef568f0, x.Fields)
+	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_Value_4ef568f0, x.Values)
 	*x = Holder{
 		Values: f0,
 	}
@@ -170,7 +170,7 @@ func (x *Holder) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				}
 				dAtA = dAtA[nN:]
 				if x.Value == nil {
-					x.Value = grpcfastimpl.Spare[structpb.Value](oWn, grpcfastSpare_Value_hostile_hostile)
+					x.Value = grpcfastimpl.Spare[structpb.Value](oWn, grpcfastSpare_Value_4ef568f0)
 				}
 				if eRr := grpcfastimpl.DecodeMessage(x.Value, vAl, oWn); eRr != nil {
 					return eRr
@@ -185,7 +185,7 @@ func (x *Holder) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				}
 				dAtA = dAtA[nN:]
 				if x.Fields == nil {
-					x.Fields = grpcfastimpl.Spare[structpb.Struct](oWn, grpcfastSpare_Struct_hostile_hostile)
+					x.Fields = grpcfastimpl.Spare[structpb.Struct](oWn, grpcfastSpare_Struct_4ef568f0)
 				}
 				if eRr := grpcfastimpl.DecodeMessage(x.Fields, vAl, oWn); eRr != nil {
 					return eRr
@@ -213,11 +213,11 @@ func (x *Holder) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				if nN := len(x.Values); nN < cap(x.Values) {
 					x.Values = x.Values[:nN+1]
 					if eL = x.Values[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[structpb.Value](oWn, grpcfastSpare_Value_hostile_hostile)
+						eL = grpcfastimpl.Spare[structpb.Value](oWn, grpcfastSpare_Value_4ef568f0)
 						x.Values[nN] = eL
 					}
 				} else {
-					eL = grpcfastimpl.Spare[structpb.Value](oWn, grpcfastSpare_Value_hostile_hostile)
+					eL = grpcfastimpl.Spare[structpb.Value](oWn, grpcfastSpare_Value_4ef568f0)
 					x.Values = append(x.Values, eL)
 				}
 				if eRr := grpcfastimpl.DecodeMessage(eL, vAl, oWn); eRr != nil {
@@ -241,8 +241,8 @@ func (x *Holder) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 // The lists of spares (nested messages and oneof wrappers that a reset gave
 // back) that the generated decoders of this file take from, one per type.
 var (
-	grpcfastSpare_Value_hostile_hostile  = grpcfastimpl.NewSpareKind() // structpb.Value
-	grpcfastSpare_Struct_hostile_hostile = grpcfastimpl.NewSpareKind() // structpb.Struct
+	grpcfastSpare_Value_4ef568f0  = grpcfastimpl.NewSpareKind() // structpb.Value
+	grpcfastSpare_Struct_4ef568f0 = grpcfastimpl.NewSpareKind() // structpb.Struct
 )
 
 // RegisterHostileServerPooled registers srv with s as RegisterHostileServer

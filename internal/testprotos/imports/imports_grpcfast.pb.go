@@ -62,7 +62,7 @@ func (x *Local) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Blob_imports_imports, x.Blob)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Blob_fd8225e0, x.Blob)
 	*x = Local{}
 }
 
@@ -95,7 +95,7 @@ func (x *Local) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				}
 				dAtA = dAtA[nN:]
 				if x.Blob == nil {
-					x.Blob = grpcfastimpl.Spare[common.Blob](oWn, grpcfastSpare_Blob_imports_imports)
+					x.Blob = grpcfastimpl.Spare[common.Blob](oWn, grpcfastSpare_Blob_fd8225e0)
 				}
 				if eRr := grpcfastimpl.DecodeMessage(x.Blob, vAl, oWn); eRr != nil {
 					return eRr
@@ -145,23 +145,23 @@ func (x *FromV) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_M_imports_imports, x.M)
-	f0 := grpcfastimpl.KeepMessages(oWn, x.Ms)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_M_fd8225e0, x.M)
+	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_M_fd8225e0, x.Ms)
 	f1 := grpcfastimpl.KeepScalars(oWn, x.Es)
 	wR0 := grpcfastimpl.MatchOneof(oWn, x.Choice)
 	var mOne *o.M
 	if cAse, oK := x.Choice.(*FromV_One); oK {
 		mOne = cAse.One
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_M_imports_imports, mOne)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_M_fd8225e0, mOne)
 	if wR0 {
 		switch wR := x.Choice.(type) {
 		case *FromV_One:
 			*wR = FromV_One{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_FromV_One_imports_imports, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_FromV_One_fd8225e0, wR)
 		case *FromV_Hue:
 			*wR = FromV_Hue{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_FromV_Hue_imports_imports, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_FromV_Hue_fd8225e0, wR)
 		}
 	}
 	*x = FromV{
@@ -199,7 +199,7 @@ func (x *FromV) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				}
 				dAtA = dAtA[nN:]
 				if x.M == nil {
-					x.M = grpcfastimpl.Spare[o.M](oWn, grpcfastSpare_M_imports_imports)
+					x.M = grpcfastimpl.Spare[o.M](oWn, grpcfastSpare_M_fd8225e0)
 				}
 				if eRr := grpcfastimpl.DecodeMessage(x.M, vAl, oWn); eRr != nil {
 					return eRr
@@ -217,11 +217,11 @@ func (x *FromV) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				if nN := len(x.Ms); nN < cap(x.Ms) {
 					x.Ms = x.Ms[:nN+1]
 					if eL = x.Ms[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[o.M](oWn, grpcfastSpare_M_imports_imports)
+						eL = grpcfastimpl.Spare[o.M](oWn, grpcfastSpare_M_fd8225e0)
 						x.Ms[nN] = eL
 					}
 				} else {
-					eL = grpcfastimpl.Spare[o.M](oWn, grpcfastSpare_M_imports_imports)
+					eL = grpcfastimpl.Spare[o.M](oWn, grpcfastSpare_M_fd8225e0)
 					x.Ms = append(x.Ms, eL)
 				}
 				if eRr := grpcfastimpl.DecodeMessage(eL, vAl, oWn); eRr != nil {
@@ -274,11 +274,11 @@ func (x *FromV) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				dAtA = dAtA[nN:]
 				wR, oK := x.Choice.(*FromV_One)
 				if !oK {
-					wR = grpcfastimpl.Spare[FromV_One](oWn, grpcfastSpare_FromV_One_imports_imports)
+					wR = grpcfastimpl.Spare[FromV_One](oWn, grpcfastSpare_FromV_One_fd8225e0)
 					x.Choice = wR
 				}
 				if wR.One == nil {
-					wR.One = grpcfastimpl.Spare[o.M](oWn, grpcfastSpare_M_imports_imports)
+					wR.One = grpcfastimpl.Spare[o.M](oWn, grpcfastSpare_M_fd8225e0)
 				}
 				if eRr := grpcfastimpl.DecodeMessage(wR.One, vAl, oWn); eRr != nil {
 					return eRr
@@ -294,7 +294,7 @@ func (x *FromV) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				dAtA = dAtA[nN:]
 				wR, oK := x.Choice.(*FromV_Hue)
 				if !oK {
-					wR = grpcfastimpl.Spare[FromV_Hue](oWn, grpcfastSpare_FromV_Hue_imports_imports)
+					wR = grpcfastimpl.Spare[FromV_Hue](oWn, grpcfastSpare_FromV_Hue_fd8225e0)
 					x.Choice = wR
 				}
 				wR.Hue = o.E(int32(vAl))
@@ -316,10 +316,10 @@ func (x *FromV) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 // The lists of spares (nested messages and oneof wrappers that a reset gave
 // back) that the generated decoders of this file take from, one per type.
 var (
-	grpcfastSpare_Blob_imports_imports      = grpcfastimpl.NewSpareKind() // common.Blob
-	grpcfastSpare_M_imports_imports         = grpcfastimpl.NewSpareKind() // o.M
-	grpcfastSpare_FromV_One_imports_imports = grpcfastimpl.NewSpareKind() // FromV_One
-	grpcfastSpare_FromV_Hue_imports_imports = grpcfastimpl.NewSpareKind() // FromV_Hue
+	grpcfastSpare_Blob_fd8225e0      = grpcfastimpl.NewSpareKind() // common.Blob
+	grpcfastSpare_M_fd8225e0         = grpcfastimpl.NewSpareKind() // o.M
+	grpcfastSpare_FromV_One_fd8225e0 = grpcfastimpl.NewSpareKind() // FromV_One
+	grpcfastSpare_FromV_Hue_fd8225e0 = grpcfastimpl.NewSpareKind() // FromV_Hue
 )
 
 // NewStore_SaveRequestReceiver returns a Receiver that reads the requests of a

@@ -330,9 +330,9 @@ func (x *Pooled) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	}
 	f0 := grpcfastimpl.KeepBytes(oWn, x.Data)
 	f1 := grpcfastimpl.KeepScalars(oWn, x.Numbers)
-	f2 := grpcfastimpl.KeepMessages(oWn, x.Inners)
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_PooledInner_kinds_kinds, x.One)
-	f3 := grpcfastimpl.KeepMessages(oWn, x.Items)
+	f2 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_Inner_272d07c8, x.Inners)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_PooledInner_272d07c8, x.One)
+	f3 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_PooledInner_272d07c8, x.Items)
 	*x = Pooled{
 		Data:    f0,
 		Numbers: f1,
@@ -421,11 +421,11 @@ func (x *Pooled) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				if nN := len(x.Inners); nN < cap(x.Inners) {
 					x.Inners = x.Inners[:nN+1]
 					if eL = x.Inners[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[Inner](oWn, grpcfastSpare_Inner_kinds_kinds)
+						eL = grpcfastimpl.Spare[Inner](oWn, grpcfastSpare_Inner_272d07c8)
 						x.Inners[nN] = eL
 					}
 				} else {
-					eL = grpcfastimpl.Spare[Inner](oWn, grpcfastSpare_Inner_kinds_kinds)
+					eL = grpcfastimpl.Spare[Inner](oWn, grpcfastSpare_Inner_272d07c8)
 					x.Inners = append(x.Inners, eL)
 				}
 				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
@@ -451,7 +451,7 @@ func (x *Pooled) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				}
 				dAtA = dAtA[nN:]
 				if x.One == nil {
-					x.One = grpcfastimpl.Spare[PooledInner](oWn, grpcfastSpare_PooledInner_kinds_kinds)
+					x.One = grpcfastimpl.Spare[PooledInner](oWn, grpcfastSpare_PooledInner_272d07c8)
 				}
 				if eRr := x.One.GrpcfastDecode(vAl, oWn); eRr != nil {
 					return eRr
@@ -469,11 +469,11 @@ func (x *Pooled) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				if nN := len(x.Items); nN < cap(x.Items) {
 					x.Items = x.Items[:nN+1]
 					if eL = x.Items[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[PooledInner](oWn, grpcfastSpare_PooledInner_kinds_kinds)
+						eL = grpcfastimpl.Spare[PooledInner](oWn, grpcfastSpare_PooledInner_272d07c8)
 						x.Items[nN] = eL
 					}
 				} else {
-					eL = grpcfastimpl.Spare[PooledInner](oWn, grpcfastSpare_PooledInner_kinds_kinds)
+					eL = grpcfastimpl.Spare[PooledInner](oWn, grpcfastSpare_PooledInner_272d07c8)
 					x.Items = append(x.Items, eL)
 				}
 				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
@@ -726,69 +726,69 @@ func (x *Decodable) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	f10 := grpcfastimpl.KeepScalars(oWn, x.Rsf64)
 	f11 := grpcfastimpl.KeepCleared(oWn, x.Words)
 	f12 := grpcfastimpl.KeepCleared(oWn, x.Blobs)
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Decodable_kinds_kinds, x.Child)
-	f13 := grpcfastimpl.KeepMessages(oWn, x.Children)
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Rich_kinds_kinds, x.Rich)
-	f14 := grpcfastimpl.KeepMessages(oWn, x.Riches)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Decodable_272d07c8, x.Child)
+	f13 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_Decodable_272d07c8, x.Children)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Rich_272d07c8, x.Rich)
+	f14 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_Rich_272d07c8, x.Riches)
 	wR0 := grpcfastimpl.MatchOneof(oWn, x.Choice)
 	var mNode *Decodable
 	if cAse, oK := x.Choice.(*Decodable_Node); oK {
 		mNode = cAse.Node
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Decodable_kinds_kinds, mNode)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Decodable_272d07c8, mNode)
 	var mOther *Rich
 	if cAse, oK := x.Choice.(*Decodable_Other); oK {
 		mOther = cAse.Other
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Rich_kinds_kinds, mOther)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Rich_272d07c8, mOther)
 	wR1 := grpcfastimpl.MatchOneof(oWn, x.Second)
 	var mInner *Inner
 	if cAse, oK := x.Second.(*Decodable_Inner); oK {
 		mInner = cAse.Inner
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Inner_kinds_kinds, mInner)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Inner_272d07c8, mInner)
 	if wR0 {
 		switch wR := x.Choice.(type) {
 		case *Decodable_Text:
 			*wR = Decodable_Text{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Text_kinds_kinds, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Text_272d07c8, wR)
 		case *Decodable_Raw:
 			*wR = Decodable_Raw{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Raw_kinds_kinds, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Raw_272d07c8, wR)
 		case *Decodable_Node:
 			*wR = Decodable_Node{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Node_kinds_kinds, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Node_272d07c8, wR)
 		case *Decodable_Num:
 			*wR = Decodable_Num{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Num_kinds_kinds, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Num_272d07c8, wR)
 		case *Decodable_Hue:
 			*wR = Decodable_Hue{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Hue_kinds_kinds, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Hue_272d07c8, wR)
 		case *Decodable_Real:
 			*wR = Decodable_Real{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Real_kinds_kinds, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Real_272d07c8, wR)
 		case *Decodable_Yes:
 			*wR = Decodable_Yes{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Yes_kinds_kinds, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Yes_272d07c8, wR)
 		case *Decodable_Other:
 			*wR = Decodable_Other{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Other_kinds_kinds, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Other_272d07c8, wR)
 		case *Decodable_Small:
 			*wR = Decodable_Small{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Small_kinds_kinds, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Small_272d07c8, wR)
 		case *Decodable_Big:
 			*wR = Decodable_Big{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Big_kinds_kinds, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Big_272d07c8, wR)
 		}
 	}
 	if wR1 {
 		switch wR := x.Second.(type) {
 		case *Decodable_Inner:
 			*wR = Decodable_Inner{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Inner_kinds_kinds, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Inner_272d07c8, wR)
 		case *Decodable_Label:
 			*wR = Decodable_Label{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Label_kinds_kinds, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Label_272d07c8, wR)
 		}
 	}
 	*x = Decodable{
@@ -1291,7 +1291,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				}
 				dAtA = dAtA[nN:]
 				if x.Child == nil {
-					x.Child = grpcfastimpl.Spare[Decodable](oWn, grpcfastSpare_Decodable_kinds_kinds)
+					x.Child = grpcfastimpl.Spare[Decodable](oWn, grpcfastSpare_Decodable_272d07c8)
 				}
 				if eRr := x.Child.GrpcfastDecode(vAl, oWn); eRr != nil {
 					return eRr
@@ -1309,11 +1309,11 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				if nN := len(x.Children); nN < cap(x.Children) {
 					x.Children = x.Children[:nN+1]
 					if eL = x.Children[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[Decodable](oWn, grpcfastSpare_Decodable_kinds_kinds)
+						eL = grpcfastimpl.Spare[Decodable](oWn, grpcfastSpare_Decodable_272d07c8)
 						x.Children[nN] = eL
 					}
 				} else {
-					eL = grpcfastimpl.Spare[Decodable](oWn, grpcfastSpare_Decodable_kinds_kinds)
+					eL = grpcfastimpl.Spare[Decodable](oWn, grpcfastSpare_Decodable_272d07c8)
 					x.Children = append(x.Children, eL)
 				}
 				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
@@ -1329,7 +1329,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				}
 				dAtA = dAtA[nN:]
 				if x.Rich == nil {
-					x.Rich = grpcfastimpl.Spare[Rich](oWn, grpcfastSpare_Rich_kinds_kinds)
+					x.Rich = grpcfastimpl.Spare[Rich](oWn, grpcfastSpare_Rich_272d07c8)
 				}
 				if eRr := grpcfastimpl.DecodeMessage(x.Rich, vAl, oWn); eRr != nil {
 					return eRr
@@ -1347,11 +1347,11 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				if nN := len(x.Riches); nN < cap(x.Riches) {
 					x.Riches = x.Riches[:nN+1]
 					if eL = x.Riches[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[Rich](oWn, grpcfastSpare_Rich_kinds_kinds)
+						eL = grpcfastimpl.Spare[Rich](oWn, grpcfastSpare_Rich_272d07c8)
 						x.Riches[nN] = eL
 					}
 				} else {
-					eL = grpcfastimpl.Spare[Rich](oWn, grpcfastSpare_Rich_kinds_kinds)
+					eL = grpcfastimpl.Spare[Rich](oWn, grpcfastSpare_Rich_272d07c8)
 					x.Riches = append(x.Riches, eL)
 				}
 				if eRr := grpcfastimpl.DecodeMessage(eL, vAl, oWn); eRr != nil {
@@ -1368,7 +1368,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				dAtA = dAtA[nN:]
 				wR, oK := x.Choice.(*Decodable_Text)
 				if !oK {
-					wR = grpcfastimpl.Spare[Decodable_Text](oWn, grpcfastSpare_Decodable_Text_kinds_kinds)
+					wR = grpcfastimpl.Spare[Decodable_Text](oWn, grpcfastSpare_Decodable_Text_272d07c8)
 					x.Choice = wR
 				}
 				wR.Text = grpcfastimpl.String(oWn, vAl)
@@ -1383,7 +1383,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				dAtA = dAtA[nN:]
 				wR, oK := x.Choice.(*Decodable_Raw)
 				if !oK {
-					wR = grpcfastimpl.Spare[Decodable_Raw](oWn, grpcfastSpare_Decodable_Raw_kinds_kinds)
+					wR = grpcfastimpl.Spare[Decodable_Raw](oWn, grpcfastSpare_Decodable_Raw_272d07c8)
 					x.Choice = wR
 				}
 				wR.Raw = grpcfastimpl.Bytes(oWn, wR.Raw, vAl)
@@ -1398,11 +1398,11 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				dAtA = dAtA[nN:]
 				wR, oK := x.Choice.(*Decodable_Node)
 				if !oK {
-					wR = grpcfastimpl.Spare[Decodable_Node](oWn, grpcfastSpare_Decodable_Node_kinds_kinds)
+					wR = grpcfastimpl.Spare[Decodable_Node](oWn, grpcfastSpare_Decodable_Node_272d07c8)
 					x.Choice = wR
 				}
 				if wR.Node == nil {
-					wR.Node = grpcfastimpl.Spare[Decodable](oWn, grpcfastSpare_Decodable_kinds_kinds)
+					wR.Node = grpcfastimpl.Spare[Decodable](oWn, grpcfastSpare_Decodable_272d07c8)
 				}
 				if eRr := wR.Node.GrpcfastDecode(vAl, oWn); eRr != nil {
 					return eRr
@@ -1418,7 +1418,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				dAtA = dAtA[nN:]
 				wR, oK := x.Choice.(*Decodable_Num)
 				if !oK {
-					wR = grpcfastimpl.Spare[Decodable_Num](oWn, grpcfastSpare_Decodable_Num_kinds_kinds)
+					wR = grpcfastimpl.Spare[Decodable_Num](oWn, grpcfastSpare_Decodable_Num_272d07c8)
 					x.Choice = wR
 				}
 				wR.Num = int64(vAl)
@@ -1433,7 +1433,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				dAtA = dAtA[nN:]
 				wR, oK := x.Choice.(*Decodable_Hue)
 				if !oK {
-					wR = grpcfastimpl.Spare[Decodable_Hue](oWn, grpcfastSpare_Decodable_Hue_kinds_kinds)
+					wR = grpcfastimpl.Spare[Decodable_Hue](oWn, grpcfastSpare_Decodable_Hue_272d07c8)
 					x.Choice = wR
 				}
 				wR.Hue = Color(int32(vAl))
@@ -1448,7 +1448,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				dAtA = dAtA[nN:]
 				wR, oK := x.Choice.(*Decodable_Real)
 				if !oK {
-					wR = grpcfastimpl.Spare[Decodable_Real](oWn, grpcfastSpare_Decodable_Real_kinds_kinds)
+					wR = grpcfastimpl.Spare[Decodable_Real](oWn, grpcfastSpare_Decodable_Real_272d07c8)
 					x.Choice = wR
 				}
 				wR.Real = math.Float64frombits(vAl)
@@ -1463,7 +1463,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				dAtA = dAtA[nN:]
 				wR, oK := x.Choice.(*Decodable_Yes)
 				if !oK {
-					wR = grpcfastimpl.Spare[Decodable_Yes](oWn, grpcfastSpare_Decodable_Yes_kinds_kinds)
+					wR = grpcfastimpl.Spare[Decodable_Yes](oWn, grpcfastSpare_Decodable_Yes_272d07c8)
 					x.Choice = wR
 				}
 				wR.Yes = protowire.DecodeBool(vAl)
@@ -1478,11 +1478,11 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				dAtA = dAtA[nN:]
 				wR, oK := x.Choice.(*Decodable_Other)
 				if !oK {
-					wR = grpcfastimpl.Spare[Decodable_Other](oWn, grpcfastSpare_Decodable_Other_kinds_kinds)
+					wR = grpcfastimpl.Spare[Decodable_Other](oWn, grpcfastSpare_Decodable_Other_272d07c8)
 					x.Choice = wR
 				}
 				if wR.Other == nil {
-					wR.Other = grpcfastimpl.Spare[Rich](oWn, grpcfastSpare_Rich_kinds_kinds)
+					wR.Other = grpcfastimpl.Spare[Rich](oWn, grpcfastSpare_Rich_272d07c8)
 				}
 				if eRr := grpcfastimpl.DecodeMessage(wR.Other, vAl, oWn); eRr != nil {
 					return eRr
@@ -1498,7 +1498,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				dAtA = dAtA[nN:]
 				wR, oK := x.Choice.(*Decodable_Small)
 				if !oK {
-					wR = grpcfastimpl.Spare[Decodable_Small](oWn, grpcfastSpare_Decodable_Small_kinds_kinds)
+					wR = grpcfastimpl.Spare[Decodable_Small](oWn, grpcfastSpare_Decodable_Small_272d07c8)
 					x.Choice = wR
 				}
 				wR.Small = int32(protowire.DecodeZigZag(vAl & math.MaxUint32))
@@ -1513,7 +1513,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				dAtA = dAtA[nN:]
 				wR, oK := x.Choice.(*Decodable_Big)
 				if !oK {
-					wR = grpcfastimpl.Spare[Decodable_Big](oWn, grpcfastSpare_Decodable_Big_kinds_kinds)
+					wR = grpcfastimpl.Spare[Decodable_Big](oWn, grpcfastSpare_Decodable_Big_272d07c8)
 					x.Choice = wR
 				}
 				wR.Big = vAl
@@ -1528,11 +1528,11 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				dAtA = dAtA[nN:]
 				wR, oK := x.Second.(*Decodable_Inner)
 				if !oK {
-					wR = grpcfastimpl.Spare[Decodable_Inner](oWn, grpcfastSpare_Decodable_Inner_kinds_kinds)
+					wR = grpcfastimpl.Spare[Decodable_Inner](oWn, grpcfastSpare_Decodable_Inner_272d07c8)
 					x.Second = wR
 				}
 				if wR.Inner == nil {
-					wR.Inner = grpcfastimpl.Spare[Inner](oWn, grpcfastSpare_Inner_kinds_kinds)
+					wR.Inner = grpcfastimpl.Spare[Inner](oWn, grpcfastSpare_Inner_272d07c8)
 				}
 				if eRr := wR.Inner.GrpcfastDecode(vAl, oWn); eRr != nil {
 					return eRr
@@ -1548,7 +1548,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				dAtA = dAtA[nN:]
 				wR, oK := x.Second.(*Decodable_Label)
 				if !oK {
-					wR = grpcfastimpl.Spare[Decodable_Label](oWn, grpcfastSpare_Decodable_Label_kinds_kinds)
+					wR = grpcfastimpl.Spare[Decodable_Label](oWn, grpcfastSpare_Decodable_Label_272d07c8)
 					x.Second = wR
 				}
 				wR.Label = grpcfastimpl.String(oWn, vAl)
@@ -1570,22 +1570,22 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 // The lists of spares (nested messages and oneof wrappers that a reset gave
 // back) that the generated decoders of this file take from, one per type.
 var (
-	grpcfastSpare_PooledInner_kinds_kinds     = grpcfastimpl.NewSpareKind() // PooledInner
-	grpcfastSpare_Inner_kinds_kinds           = grpcfastimpl.NewSpareKind() // Inner
-	grpcfastSpare_Decodable_kinds_kinds       = grpcfastimpl.NewSpareKind() // Decodable
-	grpcfastSpare_Rich_kinds_kinds            = grpcfastimpl.NewSpareKind() // Rich
-	grpcfastSpare_Decodable_Text_kinds_kinds  = grpcfastimpl.NewSpareKind() // Decodable_Text
-	grpcfastSpare_Decodable_Raw_kinds_kinds   = grpcfastimpl.NewSpareKind() // Decodable_Raw
-	grpcfastSpare_Decodable_Node_kinds_kinds  = grpcfastimpl.NewSpareKind() // Decodable_Node
-	grpcfastSpare_Decodable_Num_kinds_kinds   = grpcfastimpl.NewSpareKind() // Decodable_Num
-	grpcfastSpare_Decodable_Hue_kinds_kinds   = grpcfastimpl.NewSpareKind() // Decodable_Hue
-	grpcfastSpare_Decodable_Real_kinds_kinds  = grpcfastimpl.NewSpareKind() // Decodable_Real
-	grpcfastSpare_Decodable_Yes_kinds_kinds   = grpcfastimpl.NewSpareKind() // Decodable_Yes
-	grpcfastSpare_Decodable_Other_kinds_kinds = grpcfastimpl.NewSpareKind() // Decodable_Other
-	grpcfastSpare_Decodable_Small_kinds_kinds = grpcfastimpl.NewSpareKind() // Decodable_Small
-	grpcfastSpare_Decodable_Big_kinds_kinds   = grpcfastimpl.NewSpareKind() // Decodable_Big
-	grpcfastSpare_Decodable_Inner_kinds_kinds = grpcfastimpl.NewSpareKind() // Decodable_Inner
-	grpcfastSpare_Decodable_Label_kinds_kinds = grpcfastimpl.NewSpareKind() // Decodable_Label
+	grpcfastSpare_Inner_272d07c8           = grpcfastimpl.NewSpareKind() // Inner
+	grpcfastSpare_PooledInner_272d07c8     = grpcfastimpl.NewSpareKind() // PooledInner
+	grpcfastSpare_Decodable_272d07c8       = grpcfastimpl.NewSpareKind() // Decodable
+	grpcfastSpare_Rich_272d07c8            = grpcfastimpl.NewSpareKind() // Rich
+	grpcfastSpare_Decodable_Text_272d07c8  = grpcfastimpl.NewSpareKind() // Decodable_Text
+	grpcfastSpare_Decodable_Raw_272d07c8   = grpcfastimpl.NewSpareKind() // Decodable_Raw
+	grpcfastSpare_Decodable_Node_272d07c8  = grpcfastimpl.NewSpareKind() // Decodable_Node
+	grpcfastSpare_Decodable_Num_272d07c8   = grpcfastimpl.NewSpareKind() // Decodable_Num
+	grpcfastSpare_Decodable_Hue_272d07c8   = grpcfastimpl.NewSpareKind() // Decodable_Hue
+	grpcfastSpare_Decodable_Real_272d07c8  = grpcfastimpl.NewSpareKind() // Decodable_Real
+	grpcfastSpare_Decodable_Yes_272d07c8   = grpcfastimpl.NewSpareKind() // Decodable_Yes
+	grpcfastSpare_Decodable_Other_272d07c8 = grpcfastimpl.NewSpareKind() // Decodable_Other
+	grpcfastSpare_Decodable_Small_272d07c8 = grpcfastimpl.NewSpareKind() // Decodable_Small
+	grpcfastSpare_Decodable_Big_272d07c8   = grpcfastimpl.NewSpareKind() // Decodable_Big
+	grpcfastSpare_Decodable_Inner_272d07c8 = grpcfastimpl.NewSpareKind() // Decodable_Inner
+	grpcfastSpare_Decodable_Label_272d07c8 = grpcfastimpl.NewSpareKind() // Decodable_Label
 )
 
 // NewKinds_ClientStreamRequestReceiver returns a Receiver that reads the

@@ -59,8 +59,8 @@ func (x *AlphaNote) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Shared_multi_a, x.Shared)
-	f0 := grpcfastimpl.KeepMessages(oWn, x.More)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Shared_605fb50a, x.Shared)
+	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_Shared_605fb50a, x.More)
 	*x = AlphaNote{
 		More: f0,
 	}
@@ -95,7 +95,7 @@ func (x *AlphaNote) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				}
 				dAtA = dAtA[nN:]
 				if x.Shared == nil {
-					x.Shared = grpcfastimpl.Spare[Shared](oWn, grpcfastSpare_Shared_multi_a)
+					x.Shared = grpcfastimpl.Spare[Shared](oWn, grpcfastSpare_Shared_605fb50a)
 				}
 				if eRr := grpcfastimpl.DecodeMessage(x.Shared, vAl, oWn); eRr != nil {
 					return eRr
@@ -113,11 +113,11 @@ func (x *AlphaNote) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				if nN := len(x.More); nN < cap(x.More) {
 					x.More = x.More[:nN+1]
 					if eL = x.More[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[Shared](oWn, grpcfastSpare_Shared_multi_a)
+						eL = grpcfastimpl.Spare[Shared](oWn, grpcfastSpare_Shared_605fb50a)
 						x.More[nN] = eL
 					}
 				} else {
-					eL = grpcfastimpl.Spare[Shared](oWn, grpcfastSpare_Shared_multi_a)
+					eL = grpcfastimpl.Spare[Shared](oWn, grpcfastSpare_Shared_605fb50a)
 					x.More = append(x.More, eL)
 				}
 				if eRr := grpcfastimpl.DecodeMessage(eL, vAl, oWn); eRr != nil {
@@ -141,7 +141,7 @@ func (x *AlphaNote) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 // The lists of spares (nested messages and oneof wrappers that a reset gave
 // back) that the generated decoders of this file take from, one per type.
 var (
-	grpcfastSpare_Shared_multi_a = grpcfastimpl.NewSpareKind() // Shared
+	grpcfastSpare_Shared_605fb50a = grpcfastimpl.NewSpareKind() // Shared
 )
 
 // NewAlpha_WatchResponseReceiver returns a Receiver that reads the responses of

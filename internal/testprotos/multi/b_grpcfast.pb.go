@@ -219,8 +219,8 @@ func (x *BetaNote) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Shared_multi_b, x.Shared)
-	f0 := grpcfastimpl.KeepMessages(oWn, x.More)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Shared_aab155cf, x.Shared)
+	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_Shared_aab155cf, x.More)
 	*x = BetaNote{
 		More: f0,
 	}
@@ -255,7 +255,7 @@ func (x *BetaNote) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				}
 				dAtA = dAtA[nN:]
 				if x.Shared == nil {
-					x.Shared = grpcfastimpl.Spare[Shared](oWn, grpcfastSpare_Shared_multi_b)
+					x.Shared = grpcfastimpl.Spare[Shared](oWn, grpcfastSpare_Shared_aab155cf)
 				}
 				if eRr := x.Shared.GrpcfastDecode(vAl, oWn); eRr != nil {
 					return eRr
@@ -273,11 +273,11 @@ func (x *BetaNote) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				if nN := len(x.More); nN < cap(x.More) {
 					x.More = x.More[:nN+1]
 					if eL = x.More[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[Shared](oWn, grpcfastSpare_Shared_multi_b)
+						eL = grpcfastimpl.Spare[Shared](oWn, grpcfastSpare_Shared_aab155cf)
 						x.More[nN] = eL
 					}
 				} else {
-					eL = grpcfastimpl.Spare[Shared](oWn, grpcfastSpare_Shared_multi_b)
+					eL = grpcfastimpl.Spare[Shared](oWn, grpcfastSpare_Shared_aab155cf)
 					x.More = append(x.More, eL)
 				}
 				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
@@ -301,7 +301,7 @@ func (x *BetaNote) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 // The lists of spares (nested messages and oneof wrappers that a reset gave
 // back) that the generated decoders of this file take from, one per type.
 var (
-	grpcfastSpare_Shared_multi_b = grpcfastimpl.NewSpareKind() // Shared
+	grpcfastSpare_Shared_aab155cf = grpcfastimpl.NewSpareKind() // Shared
 )
 
 // NewBeta_UploadRequestReceiver returns a Receiver that reads the requests of a

@@ -73,7 +73,7 @@ func (x *ExportTraceServiceRequest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessages(oWn, x.ResourceSpans)
+	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_ResourceSpans_9d24ce68, x.ResourceSpans)
 	*x = ExportTraceServiceRequest{
 		ResourceSpans: f0,
 	}
@@ -111,11 +111,11 @@ func (x *ExportTraceServiceRequest) GrpcfastDecode(dAtA []byte, oWn *grpcfastimp
 				if nN := len(x.ResourceSpans); nN < cap(x.ResourceSpans) {
 					x.ResourceSpans = x.ResourceSpans[:nN+1]
 					if eL = x.ResourceSpans[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[ResourceSpans](oWn, grpcfastSpare_ResourceSpans_otlp_otlp)
+						eL = grpcfastimpl.Spare[ResourceSpans](oWn, grpcfastSpare_ResourceSpans_9d24ce68)
 						x.ResourceSpans[nN] = eL
 					}
 				} else {
-					eL = grpcfastimpl.Spare[ResourceSpans](oWn, grpcfastSpare_ResourceSpans_otlp_otlp)
+					eL = grpcfastimpl.Spare[ResourceSpans](oWn, grpcfastSpare_ResourceSpans_9d24ce68)
 					x.ResourceSpans = append(x.ResourceSpans, eL)
 				}
 				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
@@ -158,7 +158,7 @@ func (x *ExportTraceServiceResponse) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_ExportTracePartialSuccess_otlp_otlp, x.PartialSuccess)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_ExportTracePartialSuccess_9d24ce68, x.PartialSuccess)
 	*x = ExportTraceServiceResponse{}
 }
 
@@ -191,7 +191,7 @@ func (x *ExportTraceServiceResponse) GrpcfastDecode(dAtA []byte, oWn *grpcfastim
 				}
 				dAtA = dAtA[nN:]
 				if x.PartialSuccess == nil {
-					x.PartialSuccess = grpcfastimpl.Spare[ExportTracePartialSuccess](oWn, grpcfastSpare_ExportTracePartialSuccess_otlp_otlp)
+					x.PartialSuccess = grpcfastimpl.Spare[ExportTracePartialSuccess](oWn, grpcfastSpare_ExportTracePartialSuccess_9d24ce68)
 				}
 				if eRr := x.PartialSuccess.GrpcfastDecode(vAl, oWn); eRr != nil {
 					return eRr
@@ -281,8 +281,8 @@ func (x *ResourceSpans) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Resource_otlp_otlp, x.Resource)
-	f0 := grpcfastimpl.KeepMessages(oWn, x.ScopeSpans)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Resource_9d24ce68, x.Resource)
+	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_ScopeSpans_9d24ce68, x.ScopeSpans)
 	*x = ResourceSpans{
 		ScopeSpans: f0,
 	}
@@ -317,7 +317,7 @@ func (x *ResourceSpans) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) err
 				}
 				dAtA = dAtA[nN:]
 				if x.Resource == nil {
-					x.Resource = grpcfastimpl.Spare[Resource](oWn, grpcfastSpare_Resource_otlp_otlp)
+					x.Resource = grpcfastimpl.Spare[Resource](oWn, grpcfastSpare_Resource_9d24ce68)
 				}
 				if eRr := x.Resource.GrpcfastDecode(vAl, oWn); eRr != nil {
 					return eRr
@@ -335,11 +335,11 @@ func (x *ResourceSpans) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) err
 				if nN := len(x.ScopeSpans); nN < cap(x.ScopeSpans) {
 					x.ScopeSpans = x.ScopeSpans[:nN+1]
 					if eL = x.ScopeSpans[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[ScopeSpans](oWn, grpcfastSpare_ScopeSpans_otlp_otlp)
+						eL = grpcfastimpl.Spare[ScopeSpans](oWn, grpcfastSpare_ScopeSpans_9d24ce68)
 						x.ScopeSpans[nN] = eL
 					}
 				} else {
-					eL = grpcfastimpl.Spare[ScopeSpans](oWn, grpcfastSpare_ScopeSpans_otlp_otlp)
+					eL = grpcfastimpl.Spare[ScopeSpans](oWn, grpcfastSpare_ScopeSpans_9d24ce68)
 					x.ScopeSpans = append(x.ScopeSpans, eL)
 				}
 				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
@@ -393,8 +393,8 @@ func (x *ScopeSpans) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_InstrumentationScope_otlp_otlp, x.Scope)
-	f0 := grpcfastimpl.KeepMessages(oWn, x.Spans)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_InstrumentationScope_9d24ce68, x.Scope)
+	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_Span_9d24ce68, x.Spans)
 	*x = ScopeSpans{
 		Spans: f0,
 	}
@@ -429,7 +429,7 @@ func (x *ScopeSpans) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error 
 				}
 				dAtA = dAtA[nN:]
 				if x.Scope == nil {
-					x.Scope = grpcfastimpl.Spare[InstrumentationScope](oWn, grpcfastSpare_InstrumentationScope_otlp_otlp)
+					x.Scope = grpcfastimpl.Spare[InstrumentationScope](oWn, grpcfastSpare_InstrumentationScope_9d24ce68)
 				}
 				if eRr := x.Scope.GrpcfastDecode(vAl, oWn); eRr != nil {
 					return eRr
@@ -447,11 +447,11 @@ func (x *ScopeSpans) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error 
 				if nN := len(x.Spans); nN < cap(x.Spans) {
 					x.Spans = x.Spans[:nN+1]
 					if eL = x.Spans[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[Span](oWn, grpcfastSpare_Span_otlp_otlp)
+						eL = grpcfastimpl.Spare[Span](oWn, grpcfastSpare_Span_9d24ce68)
 						x.Spans[nN] = eL
 					}
 				} else {
-					eL = grpcfastimpl.Spare[Span](oWn, grpcfastSpare_Span_otlp_otlp)
+					eL = grpcfastimpl.Spare[Span](oWn, grpcfastSpare_Span_9d24ce68)
 					x.Spans = append(x.Spans, eL)
 				}
 				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
@@ -513,10 +513,10 @@ func (x *Span) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	f0 := grpcfastimpl.KeepBytes(oWn, x.TraceId)
 	f1 := grpcfastimpl.KeepBytes(oWn, x.SpanId)
 	f2 := grpcfastimpl.KeepBytes(oWn, x.ParentSpanId)
-	f3 := grpcfastimpl.KeepMessages(oWn, x.Attributes)
-	f4 := grpcfastimpl.KeepMessages(oWn, x.Events)
-	f5 := grpcfastimpl.KeepMessages(oWn, x.Links)
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Status_otlp_otlp, x.Status)
+	f3 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_KeyValue_9d24ce68, x.Attributes)
+	f4 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_Span_Event_9d24ce68, x.Events)
+	f5 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_Span_Link_9d24ce68, x.Links)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Status_9d24ce68, x.Status)
 	*x = Span{
 		TraceId:      f0,
 		SpanId:       f1,
@@ -665,11 +665,11 @@ func (x *Span) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				if nN := len(x.Attributes); nN < cap(x.Attributes) {
 					x.Attributes = x.Attributes[:nN+1]
 					if eL = x.Attributes[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_otlp_otlp)
+						eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_9d24ce68)
 						x.Attributes[nN] = eL
 					}
 				} else {
-					eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_otlp_otlp)
+					eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_9d24ce68)
 					x.Attributes = append(x.Attributes, eL)
 				}
 				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
@@ -698,11 +698,11 @@ func (x *Span) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				if nN := len(x.Events); nN < cap(x.Events) {
 					x.Events = x.Events[:nN+1]
 					if eL = x.Events[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[Span_Event](oWn, grpcfastSpare_Span_Event_otlp_otlp)
+						eL = grpcfastimpl.Spare[Span_Event](oWn, grpcfastSpare_Span_Event_9d24ce68)
 						x.Events[nN] = eL
 					}
 				} else {
-					eL = grpcfastimpl.Spare[Span_Event](oWn, grpcfastSpare_Span_Event_otlp_otlp)
+					eL = grpcfastimpl.Spare[Span_Event](oWn, grpcfastSpare_Span_Event_9d24ce68)
 					x.Events = append(x.Events, eL)
 				}
 				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
@@ -731,11 +731,11 @@ func (x *Span) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				if nN := len(x.Links); nN < cap(x.Links) {
 					x.Links = x.Links[:nN+1]
 					if eL = x.Links[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[Span_Link](oWn, grpcfastSpare_Span_Link_otlp_otlp)
+						eL = grpcfastimpl.Spare[Span_Link](oWn, grpcfastSpare_Span_Link_9d24ce68)
 						x.Links[nN] = eL
 					}
 				} else {
-					eL = grpcfastimpl.Spare[Span_Link](oWn, grpcfastSpare_Span_Link_otlp_otlp)
+					eL = grpcfastimpl.Spare[Span_Link](oWn, grpcfastSpare_Span_Link_9d24ce68)
 					x.Links = append(x.Links, eL)
 				}
 				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
@@ -761,7 +761,7 @@ func (x *Span) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				}
 				dAtA = dAtA[nN:]
 				if x.Status == nil {
-					x.Status = grpcfastimpl.Spare[Status](oWn, grpcfastSpare_Status_otlp_otlp)
+					x.Status = grpcfastimpl.Spare[Status](oWn, grpcfastSpare_Status_9d24ce68)
 				}
 				if eRr := x.Status.GrpcfastDecode(vAl, oWn); eRr != nil {
 					return eRr
@@ -803,7 +803,7 @@ func (x *Span_Event) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessages(oWn, x.Attributes)
+	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_KeyValue_9d24ce68, x.Attributes)
 	*x = Span_Event{
 		Attributes: f0,
 	}
@@ -861,11 +861,11 @@ func (x *Span_Event) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error 
 				if nN := len(x.Attributes); nN < cap(x.Attributes) {
 					x.Attributes = x.Attributes[:nN+1]
 					if eL = x.Attributes[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_otlp_otlp)
+						eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_9d24ce68)
 						x.Attributes[nN] = eL
 					}
 				} else {
-					eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_otlp_otlp)
+					eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_9d24ce68)
 					x.Attributes = append(x.Attributes, eL)
 				}
 				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
@@ -922,7 +922,7 @@ func (x *Span_Link) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	}
 	f0 := grpcfastimpl.KeepBytes(oWn, x.TraceId)
 	f1 := grpcfastimpl.KeepBytes(oWn, x.SpanId)
-	f2 := grpcfastimpl.KeepMessages(oWn, x.Attributes)
+	f2 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_KeyValue_9d24ce68, x.Attributes)
 	*x = Span_Link{
 		TraceId:    f0,
 		SpanId:     f1,
@@ -1006,11 +1006,11 @@ func (x *Span_Link) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				if nN := len(x.Attributes); nN < cap(x.Attributes) {
 					x.Attributes = x.Attributes[:nN+1]
 					if eL = x.Attributes[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_otlp_otlp)
+						eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_9d24ce68)
 						x.Attributes[nN] = eL
 					}
 				} else {
-					eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_otlp_otlp)
+					eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_9d24ce68)
 					x.Attributes = append(x.Attributes, eL)
 				}
 				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
@@ -1135,35 +1135,35 @@ func (x *AnyValue) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if cAse, oK := x.Value.(*AnyValue_ArrayValue); oK {
 		mArrayValue = cAse.ArrayValue
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_ArrayValue_otlp_otlp, mArrayValue)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_ArrayValue_9d24ce68, mArrayValue)
 	var mKvlistValue *KeyValueList
 	if cAse, oK := x.Value.(*AnyValue_KvlistValue); oK {
 		mKvlistValue = cAse.KvlistValue
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_KeyValueList_otlp_otlp, mKvlistValue)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_KeyValueList_9d24ce68, mKvlistValue)
 	if wR0 {
 		switch wR := x.Value.(type) {
 		case *AnyValue_StringValue:
 			*wR = AnyValue_StringValue{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_AnyValue_StringValue_otlp_otlp, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_AnyValue_StringValue_9d24ce68, wR)
 		case *AnyValue_BoolValue:
 			*wR = AnyValue_BoolValue{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_AnyValue_BoolValue_otlp_otlp, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_AnyValue_BoolValue_9d24ce68, wR)
 		case *AnyValue_IntValue:
 			*wR = AnyValue_IntValue{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_AnyValue_IntValue_otlp_otlp, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_AnyValue_IntValue_9d24ce68, wR)
 		case *AnyValue_DoubleValue:
 			*wR = AnyValue_DoubleValue{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_AnyValue_DoubleValue_otlp_otlp, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_AnyValue_DoubleValue_9d24ce68, wR)
 		case *AnyValue_ArrayValue:
 			*wR = AnyValue_ArrayValue{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_AnyValue_ArrayValue_otlp_otlp, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_AnyValue_ArrayValue_9d24ce68, wR)
 		case *AnyValue_KvlistValue:
 			*wR = AnyValue_KvlistValue{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_AnyValue_KvlistValue_otlp_otlp, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_AnyValue_KvlistValue_9d24ce68, wR)
 		case *AnyValue_BytesValue:
 			*wR = AnyValue_BytesValue{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_AnyValue_BytesValue_otlp_otlp, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_AnyValue_BytesValue_9d24ce68, wR)
 		}
 	}
 	*x = AnyValue{}
@@ -1199,7 +1199,7 @@ func (x *AnyValue) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				dAtA = dAtA[nN:]
 				wR, oK := x.Value.(*AnyValue_StringValue)
 				if !oK {
-					wR = grpcfastimpl.Spare[AnyValue_StringValue](oWn, grpcfastSpare_AnyValue_StringValue_otlp_otlp)
+					wR = grpcfastimpl.Spare[AnyValue_StringValue](oWn, grpcfastSpare_AnyValue_StringValue_9d24ce68)
 					x.Value = wR
 				}
 				wR.StringValue = grpcfastimpl.String(oWn, vAl)
@@ -1214,7 +1214,7 @@ func (x *AnyValue) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				dAtA = dAtA[nN:]
 				wR, oK := x.Value.(*AnyValue_BoolValue)
 				if !oK {
-					wR = grpcfastimpl.Spare[AnyValue_BoolValue](oWn, grpcfastSpare_AnyValue_BoolValue_otlp_otlp)
+					wR = grpcfastimpl.Spare[AnyValue_BoolValue](oWn, grpcfastSpare_AnyValue_BoolValue_9d24ce68)
 					x.Value = wR
 				}
 				wR.BoolValue = protowire.DecodeBool(vAl)
@@ -1229,7 +1229,7 @@ func (x *AnyValue) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				dAtA = dAtA[nN:]
 				wR, oK := x.Value.(*AnyValue_IntValue)
 				if !oK {
-					wR = grpcfastimpl.Spare[AnyValue_IntValue](oWn, grpcfastSpare_AnyValue_IntValue_otlp_otlp)
+					wR = grpcfastimpl.Spare[AnyValue_IntValue](oWn, grpcfastSpare_AnyValue_IntValue_9d24ce68)
 					x.Value = wR
 				}
 				wR.IntValue = int64(vAl)
@@ -1244,7 +1244,7 @@ func (x *AnyValue) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				dAtA = dAtA[nN:]
 				wR, oK := x.Value.(*AnyValue_DoubleValue)
 				if !oK {
-					wR = grpcfastimpl.Spare[AnyValue_DoubleValue](oWn, grpcfastSpare_AnyValue_DoubleValue_otlp_otlp)
+					wR = grpcfastimpl.Spare[AnyValue_DoubleValue](oWn, grpcfastSpare_AnyValue_DoubleValue_9d24ce68)
 					x.Value = wR
 				}
 				wR.DoubleValue = math.Float64frombits(vAl)
@@ -1259,11 +1259,11 @@ func (x *AnyValue) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				dAtA = dAtA[nN:]
 				wR, oK := x.Value.(*AnyValue_ArrayValue)
 				if !oK {
-					wR = grpcfastimpl.Spare[AnyValue_ArrayValue](oWn, grpcfastSpare_AnyValue_ArrayValue_otlp_otlp)
+					wR = grpcfastimpl.Spare[AnyValue_ArrayValue](oWn, grpcfastSpare_AnyValue_ArrayValue_9d24ce68)
 					x.Value = wR
 				}
 				if wR.ArrayValue == nil {
-					wR.ArrayValue = grpcfastimpl.Spare[ArrayValue](oWn, grpcfastSpare_ArrayValue_otlp_otlp)
+					wR.ArrayValue = grpcfastimpl.Spare[ArrayValue](oWn, grpcfastSpare_ArrayValue_9d24ce68)
 				}
 				if eRr := wR.ArrayValue.GrpcfastDecode(vAl, oWn); eRr != nil {
 					return eRr
@@ -1279,11 +1279,11 @@ func (x *AnyValue) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				dAtA = dAtA[nN:]
 				wR, oK := x.Value.(*AnyValue_KvlistValue)
 				if !oK {
-					wR = grpcfastimpl.Spare[AnyValue_KvlistValue](oWn, grpcfastSpare_AnyValue_KvlistValue_otlp_otlp)
+					wR = grpcfastimpl.Spare[AnyValue_KvlistValue](oWn, grpcfastSpare_AnyValue_KvlistValue_9d24ce68)
 					x.Value = wR
 				}
 				if wR.KvlistValue == nil {
-					wR.KvlistValue = grpcfastimpl.Spare[KeyValueList](oWn, grpcfastSpare_KeyValueList_otlp_otlp)
+					wR.KvlistValue = grpcfastimpl.Spare[KeyValueList](oWn, grpcfastSpare_KeyValueList_9d24ce68)
 				}
 				if eRr := wR.KvlistValue.GrpcfastDecode(vAl, oWn); eRr != nil {
 					return eRr
@@ -1299,7 +1299,7 @@ func (x *AnyValue) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				dAtA = dAtA[nN:]
 				wR, oK := x.Value.(*AnyValue_BytesValue)
 				if !oK {
-					wR = grpcfastimpl.Spare[AnyValue_BytesValue](oWn, grpcfastSpare_AnyValue_BytesValue_otlp_otlp)
+					wR = grpcfastimpl.Spare[AnyValue_BytesValue](oWn, grpcfastSpare_AnyValue_BytesValue_9d24ce68)
 					x.Value = wR
 				}
 				wR.BytesValue = grpcfastimpl.Bytes(oWn, wR.BytesValue, vAl)
@@ -1340,7 +1340,7 @@ func (x *ArrayValue) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessages(oWn, x.Values)
+	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_AnyValue_9d24ce68, x.Values)
 	*x = ArrayValue{
 		Values: f0,
 	}
@@ -1378,11 +1378,11 @@ func (x *ArrayValue) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error 
 				if nN := len(x.Values); nN < cap(x.Values) {
 					x.Values = x.Values[:nN+1]
 					if eL = x.Values[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[AnyValue](oWn, grpcfastSpare_AnyValue_otlp_otlp)
+						eL = grpcfastimpl.Spare[AnyValue](oWn, grpcfastSpare_AnyValue_9d24ce68)
 						x.Values[nN] = eL
 					}
 				} else {
-					eL = grpcfastimpl.Spare[AnyValue](oWn, grpcfastSpare_AnyValue_otlp_otlp)
+					eL = grpcfastimpl.Spare[AnyValue](oWn, grpcfastSpare_AnyValue_9d24ce68)
 					x.Values = append(x.Values, eL)
 				}
 				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
@@ -1425,7 +1425,7 @@ func (x *KeyValueList) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessages(oWn, x.Values)
+	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_KeyValue_9d24ce68, x.Values)
 	*x = KeyValueList{
 		Values: f0,
 	}
@@ -1463,11 +1463,11 @@ func (x *KeyValueList) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) erro
 				if nN := len(x.Values); nN < cap(x.Values) {
 					x.Values = x.Values[:nN+1]
 					if eL = x.Values[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_otlp_otlp)
+						eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_9d24ce68)
 						x.Values[nN] = eL
 					}
 				} else {
-					eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_otlp_otlp)
+					eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_9d24ce68)
 					x.Values = append(x.Values, eL)
 				}
 				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
@@ -1510,7 +1510,7 @@ func (x *KeyValue) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_AnyValue_otlp_otlp, x.Value)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_AnyValue_9d24ce68, x.Value)
 	*x = KeyValue{}
 }
 
@@ -1553,7 +1553,7 @@ func (x *KeyValue) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				}
 				dAtA = dAtA[nN:]
 				if x.Value == nil {
-					x.Value = grpcfastimpl.Spare[AnyValue](oWn, grpcfastSpare_AnyValue_otlp_otlp)
+					x.Value = grpcfastimpl.Spare[AnyValue](oWn, grpcfastSpare_AnyValue_9d24ce68)
 				}
 				if eRr := x.Value.GrpcfastDecode(vAl, oWn); eRr != nil {
 					return eRr
@@ -1595,7 +1595,7 @@ func (x *InstrumentationScope) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessages(oWn, x.Attributes)
+	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_KeyValue_9d24ce68, x.Attributes)
 	*x = InstrumentationScope{
 		Attributes: f0,
 	}
@@ -1653,11 +1653,11 @@ func (x *InstrumentationScope) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Own
 				if nN := len(x.Attributes); nN < cap(x.Attributes) {
 					x.Attributes = x.Attributes[:nN+1]
 					if eL = x.Attributes[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_otlp_otlp)
+						eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_9d24ce68)
 						x.Attributes[nN] = eL
 					}
 				} else {
-					eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_otlp_otlp)
+					eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_9d24ce68)
 					x.Attributes = append(x.Attributes, eL)
 				}
 				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
@@ -1710,7 +1710,7 @@ func (x *Resource) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessages(oWn, x.Attributes)
+	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_KeyValue_9d24ce68, x.Attributes)
 	*x = Resource{
 		Attributes: f0,
 	}
@@ -1748,11 +1748,11 @@ func (x *Resource) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				if nN := len(x.Attributes); nN < cap(x.Attributes) {
 					x.Attributes = x.Attributes[:nN+1]
 					if eL = x.Attributes[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_otlp_otlp)
+						eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_9d24ce68)
 						x.Attributes[nN] = eL
 					}
 				} else {
-					eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_otlp_otlp)
+					eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_9d24ce68)
 					x.Attributes = append(x.Attributes, eL)
 				}
 				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
@@ -1786,26 +1786,26 @@ func (x *Resource) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 // The lists of spares (nested messages and oneof wrappers that a reset gave
 // back) that the generated decoders of this file take from, one per type.
 var (
-	grpcfastSpare_ResourceSpans_otlp_otlp             = grpcfastimpl.NewSpareKind() // ResourceSpans
-	grpcfastSpare_ExportTracePartialSuccess_otlp_otlp = grpcfastimpl.NewSpareKind() // ExportTracePartialSuccess
-	grpcfastSpare_Resource_otlp_otlp                  = grpcfastimpl.NewSpareKind() // Resource
-	grpcfastSpare_ScopeSpans_otlp_otlp                = grpcfastimpl.NewSpareKind() // ScopeSpans
-	grpcfastSpare_InstrumentationScope_otlp_otlp      = grpcfastimpl.NewSpareKind() // InstrumentationScope
-	grpcfastSpare_Span_otlp_otlp                      = grpcfastimpl.NewSpareKind() // Span
-	grpcfastSpare_Status_otlp_otlp                    = grpcfastimpl.NewSpareKind() // Status
-	grpcfastSpare_KeyValue_otlp_otlp                  = grpcfastimpl.NewSpareKind() // KeyValue
-	grpcfastSpare_Span_Event_otlp_otlp                = grpcfastimpl.NewSpareKind() // Span_Event
-	grpcfastSpare_Span_Link_otlp_otlp                 = grpcfastimpl.NewSpareKind() // Span_Link
-	grpcfastSpare_ArrayValue_otlp_otlp                = grpcfastimpl.NewSpareKind() // ArrayValue
-	grpcfastSpare_KeyValueList_otlp_otlp              = grpcfastimpl.NewSpareKind() // KeyValueList
-	grpcfastSpare_AnyValue_StringValue_otlp_otlp      = grpcfastimpl.NewSpareKind() // AnyValue_StringValue
-	grpcfastSpare_AnyValue_BoolValue_otlp_otlp        = grpcfastimpl.NewSpareKind() // AnyValue_BoolValue
-	grpcfastSpare_AnyValue_IntValue_otlp_otlp         = grpcfastimpl.NewSpareKind() // AnyValue_IntValue
-	grpcfastSpare_AnyValue_DoubleValue_otlp_otlp      = grpcfastimpl.NewSpareKind() // AnyValue_DoubleValue
-	grpcfastSpare_AnyValue_ArrayValue_otlp_otlp       = grpcfastimpl.NewSpareKind() // AnyValue_ArrayValue
-	grpcfastSpare_AnyValue_KvlistValue_otlp_otlp      = grpcfastimpl.NewSpareKind() // AnyValue_KvlistValue
-	grpcfastSpare_AnyValue_BytesValue_otlp_otlp       = grpcfastimpl.NewSpareKind() // AnyValue_BytesValue
-	grpcfastSpare_AnyValue_otlp_otlp                  = grpcfastimpl.NewSpareKind() // AnyValue
+	grpcfastSpare_ResourceSpans_9d24ce68             = grpcfastimpl.NewSpareKind() // ResourceSpans
+	grpcfastSpare_ExportTracePartialSuccess_9d24ce68 = grpcfastimpl.NewSpareKind() // ExportTracePartialSuccess
+	grpcfastSpare_Resource_9d24ce68                  = grpcfastimpl.NewSpareKind() // Resource
+	grpcfastSpare_ScopeSpans_9d24ce68                = grpcfastimpl.NewSpareKind() // ScopeSpans
+	grpcfastSpare_InstrumentationScope_9d24ce68      = grpcfastimpl.NewSpareKind() // InstrumentationScope
+	grpcfastSpare_Span_9d24ce68                      = grpcfastimpl.NewSpareKind() // Span
+	grpcfastSpare_KeyValue_9d24ce68                  = grpcfastimpl.NewSpareKind() // KeyValue
+	grpcfastSpare_Span_Event_9d24ce68                = grpcfastimpl.NewSpareKind() // Span_Event
+	grpcfastSpare_Span_Link_9d24ce68                 = grpcfastimpl.NewSpareKind() // Span_Link
+	grpcfastSpare_Status_9d24ce68                    = grpcfastimpl.NewSpareKind() // Status
+	grpcfastSpare_ArrayValue_9d24ce68                = grpcfastimpl.NewSpareKind() // ArrayValue
+	grpcfastSpare_KeyValueList_9d24ce68              = grpcfastimpl.NewSpareKind() // KeyValueList
+	grpcfastSpare_AnyValue_StringValue_9d24ce68      = grpcfastimpl.NewSpareKind() // AnyValue_StringValue
+	grpcfastSpare_AnyValue_BoolValue_9d24ce68        = grpcfastimpl.NewSpareKind() // AnyValue_BoolValue
+	grpcfastSpare_AnyValue_IntValue_9d24ce68         = grpcfastimpl.NewSpareKind() // AnyValue_IntValue
+	grpcfastSpare_AnyValue_DoubleValue_9d24ce68      = grpcfastimpl.NewSpareKind() // AnyValue_DoubleValue
+	grpcfastSpare_AnyValue_ArrayValue_9d24ce68       = grpcfastimpl.NewSpareKind() // AnyValue_ArrayValue
+	grpcfastSpare_AnyValue_KvlistValue_9d24ce68      = grpcfastimpl.NewSpareKind() // AnyValue_KvlistValue
+	grpcfastSpare_AnyValue_BytesValue_9d24ce68       = grpcfastimpl.NewSpareKind() // AnyValue_BytesValue
+	grpcfastSpare_AnyValue_9d24ce68                  = grpcfastimpl.NewSpareKind() // AnyValue
 )
 
 // RegisterTraceServiceServerPooled registers srv with s as

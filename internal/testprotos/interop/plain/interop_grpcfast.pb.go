@@ -211,7 +211,7 @@ func (x *ResponseParameters) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_BoolValue_interop_plain_interop, x.Compressed)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_BoolValue_99462ffb, x.Compressed)
 	*x = ResponseParameters{}
 }
 
@@ -264,7 +264,7 @@ func (x *ResponseParameters) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned
 				}
 				dAtA = dAtA[nN:]
 				if x.Compressed == nil {
-					x.Compressed = grpcfastimpl.Spare[wrapperspb.BoolValue](oWn, grpcfastSpare_BoolValue_interop_plain_interop)
+					x.Compressed = grpcfastimpl.Spare[wrapperspb.BoolValue](oWn, grpcfastSpare_BoolValue_99462ffb)
 				}
 				if eRr := grpcfastimpl.DecodeMessage(x.Compressed, vAl, oWn); eRr != nil {
 					return eRr
@@ -308,9 +308,9 @@ func (x *StreamingOutputCallRequest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessages(oWn, x.ResponseParameters)
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Payload_interop_plain_interop, x.Payload)
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_EchoStatus_interop_plain_interop, x.ResponseStatus)
+	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_ResponseParameters_99462ffb, x.ResponseParameters)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Payload_99462ffb, x.Payload)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_EchoStatus_99462ffb, x.ResponseStatus)
 	*x = StreamingOutputCallRequest{
 		ResponseParameters: f0,
 	}
@@ -358,11 +358,11 @@ func (x *StreamingOutputCallRequest) GrpcfastDecode(dAtA []byte, oWn *grpcfastim
 				if nN := len(x.ResponseParameters); nN < cap(x.ResponseParameters) {
 					x.ResponseParameters = x.ResponseParameters[:nN+1]
 					if eL = x.ResponseParameters[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[ResponseParameters](oWn, grpcfastSpare_ResponseParameters_interop_plain_interop)
+						eL = grpcfastimpl.Spare[ResponseParameters](oWn, grpcfastSpare_ResponseParameters_99462ffb)
 						x.ResponseParameters[nN] = eL
 					}
 				} else {
-					eL = grpcfastimpl.Spare[ResponseParameters](oWn, grpcfastSpare_ResponseParameters_interop_plain_interop)
+					eL = grpcfastimpl.Spare[ResponseParameters](oWn, grpcfastSpare_ResponseParameters_99462ffb)
 					x.ResponseParameters = append(x.ResponseParameters, eL)
 				}
 				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
@@ -378,7 +378,7 @@ func (x *StreamingOutputCallRequest) GrpcfastDecode(dAtA []byte, oWn *grpcfastim
 				}
 				dAtA = dAtA[nN:]
 				if x.Payload == nil {
-					x.Payload = grpcfastimpl.Spare[Payload](oWn, grpcfastSpare_Payload_interop_plain_interop)
+					x.Payload = grpcfastimpl.Spare[Payload](oWn, grpcfastSpare_Payload_99462ffb)
 				}
 				if eRr := x.Payload.GrpcfastDecode(vAl, oWn); eRr != nil {
 					return eRr
@@ -393,7 +393,7 @@ func (x *StreamingOutputCallRequest) GrpcfastDecode(dAtA []byte, oWn *grpcfastim
 				}
 				dAtA = dAtA[nN:]
 				if x.ResponseStatus == nil {
-					x.ResponseStatus = grpcfastimpl.Spare[EchoStatus](oWn, grpcfastSpare_EchoStatus_interop_plain_interop)
+					x.ResponseStatus = grpcfastimpl.Spare[EchoStatus](oWn, grpcfastSpare_EchoStatus_99462ffb)
 				}
 				if eRr := x.ResponseStatus.GrpcfastDecode(vAl, oWn); eRr != nil {
 					return eRr
@@ -435,7 +435,7 @@ func (x *StreamingOutputCallResponse) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Payload_interop_plain_interop, x.Payload)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Payload_99462ffb, x.Payload)
 	*x = StreamingOutputCallResponse{}
 }
 
@@ -468,7 +468,7 @@ func (x *StreamingOutputCallResponse) GrpcfastDecode(dAtA []byte, oWn *grpcfasti
 				}
 				dAtA = dAtA[nN:]
 				if x.Payload == nil {
-					x.Payload = grpcfastimpl.Spare[Payload](oWn, grpcfastSpare_Payload_interop_plain_interop)
+					x.Payload = grpcfastimpl.Spare[Payload](oWn, grpcfastSpare_Payload_99462ffb)
 				}
 				if eRr := x.Payload.GrpcfastDecode(vAl, oWn); eRr != nil {
 					return eRr
@@ -511,8 +511,8 @@ func (x *StreamingInputCallRequest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Payload_interop_plain_interop, x.Payload)
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_BoolValue_interop_plain_interop, x.ExpectCompressed)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Payload_99462ffb, x.Payload)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_BoolValue_99462ffb, x.ExpectCompressed)
 	*x = StreamingInputCallRequest{}
 }
 
@@ -545,7 +545,7 @@ func (x *StreamingInputCallRequest) GrpcfastDecode(dAtA []byte, oWn *grpcfastimp
 				}
 				dAtA = dAtA[nN:]
 				if x.Payload == nil {
-					x.Payload = grpcfastimpl.Spare[Payload](oWn, grpcfastSpare_Payload_interop_plain_interop)
+					x.Payload = grpcfastimpl.Spare[Payload](oWn, grpcfastSpare_Payload_99462ffb)
 				}
 				if eRr := x.Payload.GrpcfastDecode(vAl, oWn); eRr != nil {
 					return eRr
@@ -560,7 +560,7 @@ func (x *StreamingInputCallRequest) GrpcfastDecode(dAtA []byte, oWn *grpcfastimp
 				}
 				dAtA = dAtA[nN:]
 				if x.ExpectCompressed == nil {
-					x.ExpectCompressed = grpcfastimpl.Spare[wrapperspb.BoolValue](oWn, grpcfastSpare_BoolValue_interop_plain_interop)
+					x.ExpectCompressed = grpcfastimpl.Spare[wrapperspb.BoolValue](oWn, grpcfastSpare_BoolValue_99462ffb)
 				}
 				if eRr := grpcfastimpl.DecodeMessage(x.ExpectCompressed, vAl, oWn); eRr != nil {
 					return eRr
@@ -620,10 +620,10 @@ func (x *StreamingInputCallResponse) GrpcfastDecode(dAtA []byte, oWn *grpcfastim
 // The lists of spares (nested messages and oneof wrappers that a reset gave
 // back) that the generated decoders of this file take from, one per type.
 var (
-	grpcfastSpare_BoolValue_interop_plain_interop          = grpcfastimpl.NewSpareKind() // wrapperspb.BoolValue
-	grpcfastSpare_Payload_interop_plain_interop            = grpcfastimpl.NewSpareKind() // Payload
-	grpcfastSpare_EchoStatus_interop_plain_interop         = grpcfastimpl.NewSpareKind() // EchoStatus
-	grpcfastSpare_ResponseParameters_interop_plain_interop = grpcfastimpl.NewSpareKind() // ResponseParameters
+	grpcfastSpare_BoolValue_99462ffb          = grpcfastimpl.NewSpareKind() // wrapperspb.BoolValue
+	grpcfastSpare_ResponseParameters_99462ffb = grpcfastimpl.NewSpareKind() // ResponseParameters
+	grpcfastSpare_Payload_99462ffb            = grpcfastimpl.NewSpareKind() // Payload
+	grpcfastSpare_EchoStatus_99462ffb         = grpcfastimpl.NewSpareKind() // EchoStatus
 )
 
 // NewTestService_StreamingOutputCallResponseReceiver returns a Receiver that

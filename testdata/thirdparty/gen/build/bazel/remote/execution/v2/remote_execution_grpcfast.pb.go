@@ -119,7 +119,7 @@ func (x *ExecuteRequest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Digest_build_bazel_remote_execution_v2_remote_execution, x.ActionDigest)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Digest_8a84bfef, x.ActionDigest)
 	*x = ExecuteRequest{}
 }
 
@@ -172,7 +172,7 @@ func (x *ExecuteRequest) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) er
 				}
 				dAtA = dAtA[nN:]
 				if x.ActionDigest == nil {
-					x.ActionDigest = grpcfastimpl.Spare[Digest](oWn, grpcfastSpare_Digest_build_bazel_remote_execution_v2_remote_execution)
+					x.ActionDigest = grpcfastimpl.Spare[Digest](oWn, grpcfastSpare_Digest_8a84bfef)
 				}
 				if eRr := x.ActionDigest.GrpcfastDecode(vAl, oWn); eRr != nil {
 					return eRr
@@ -215,8 +215,8 @@ func (x *ExecuteResponse) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_ActionResult_build_bazel_remote_execution_v2_remote_execution, x.Result)
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Status_build_bazel_remote_execution_v2_remote_execution, x.Status)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_ActionResult_8a84bfef, x.Result)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Status_8a84bfef, x.Status)
 	*x = ExecuteResponse{}
 }
 
@@ -249,7 +249,7 @@ func (x *ExecuteResponse) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) e
 				}
 				dAtA = dAtA[nN:]
 				if x.Result == nil {
-					x.Result = grpcfastimpl.Spare[ActionResult](oWn, grpcfastSpare_ActionResult_build_bazel_remote_execution_v2_remote_execution)
+					x.Result = grpcfastimpl.Spare[ActionResult](oWn, grpcfastSpare_ActionResult_8a84bfef)
 				}
 				if eRr := x.Result.GrpcfastDecode(vAl, oWn); eRr != nil {
 					return eRr
@@ -274,7 +274,7 @@ func (x *ExecuteResponse) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) e
 				}
 				dAtA = dAtA[nN:]
 				if x.Status == nil {
-					x.Status = grpcfastimpl.Spare[status.Status](oWn, grpcfastSpare_Status_build_bazel_remote_execution_v2_remote_execution)
+					x.Status = grpcfastimpl.Spare[status.Status](oWn, grpcfastSpare_Status_8a84bfef)
 				}
 				if eRr := grpcfastimpl.DecodeMessage(x.Status, vAl, oWn); eRr != nil {
 					return eRr
@@ -327,8 +327,8 @@ func (x *ActionResult) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Digest_build_bazel_remote_execution_v2_remote_execution, x.StdoutDigest)
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Duration_build_bazel_remote_execution_v2_remote_execution, x.WorkerDuration)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Digest_8a84bfef, x.StdoutDigest)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Duration_8a84bfef, x.WorkerDuration)
 	*x = ActionResult{}
 }
 
@@ -371,7 +371,7 @@ func (x *ActionResult) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) erro
 				}
 				dAtA = dAtA[nN:]
 				if x.StdoutDigest == nil {
-					x.StdoutDigest = grpcfastimpl.Spare[Digest](oWn, grpcfastSpare_Digest_build_bazel_remote_execution_v2_remote_execution)
+					x.StdoutDigest = grpcfastimpl.Spare[Digest](oWn, grpcfastSpare_Digest_8a84bfef)
 				}
 				if eRr := x.StdoutDigest.GrpcfastDecode(vAl, oWn); eRr != nil {
 					return eRr
@@ -386,7 +386,7 @@ func (x *ActionResult) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) erro
 				}
 				dAtA = dAtA[nN:]
 				if x.WorkerDuration == nil {
-					x.WorkerDuration = grpcfastimpl.Spare[durationpb.Duration](oWn, grpcfastSpare_Duration_build_bazel_remote_execution_v2_remote_execution)
+					x.WorkerDuration = grpcfastimpl.Spare[durationpb.Duration](oWn, grpcfastSpare_Duration_8a84bfef)
 				}
 				if eRr := grpcfastimpl.DecodeMessage(x.WorkerDuration, vAl, oWn); eRr != nil {
 					return eRr
@@ -428,7 +428,7 @@ func (x *BatchUpdateBlobsRequest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessages(oWn, x.Requests)
+	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_BatchUpdateBlobsRequest_Request_8a84bfef, x.Requests)
 	*x = BatchUpdateBlobsRequest{
 		Requests: f0,
 	}
@@ -476,11 +476,11 @@ func (x *BatchUpdateBlobsRequest) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.
 				if nN := len(x.Requests); nN < cap(x.Requests) {
 					x.Requests = x.Requests[:nN+1]
 					if eL = x.Requests[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[BatchUpdateBlobsRequest_Request](oWn, grpcfastSpare_BatchUpdateBlobsRequest_Request_build_bazel_remote_execution_v2_remote_execution)
+						eL = grpcfastimpl.Spare[BatchUpdateBlobsRequest_Request](oWn, grpcfastSpare_BatchUpdateBlobsRequest_Request_8a84bfef)
 						x.Requests[nN] = eL
 					}
 				} else {
-					eL = grpcfastimpl.Spare[BatchUpdateBlobsRequest_Request](oWn, grpcfastSpare_BatchUpdateBlobsRequest_Request_build_bazel_remote_execution_v2_remote_execution)
+					eL = grpcfastimpl.Spare[BatchUpdateBlobsRequest_Request](oWn, grpcfastSpare_BatchUpdateBlobsRequest_Request_8a84bfef)
 					x.Requests = append(x.Requests, eL)
 				}
 				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
@@ -524,7 +524,7 @@ func (x *BatchUpdateBlobsRequest_Request) GrpcfastReuse(oWn *grpcfastimpl.Owned)
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Digest_build_bazel_remote_execution_v2_remote_execution, x.Digest)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Digest_8a84bfef, x.Digest)
 	f0 := grpcfastimpl.KeepBytes(oWn, x.Data)
 	*x = BatchUpdateBlobsRequest_Request{
 		Data: f0,
@@ -572,7 +572,7 @@ func (x *BatchUpdateBlobsRequest_Request) GrpcfastDecode(dAtA []byte, oWn *grpcf
 				}
 				dAtA = dAtA[nN:]
 				if x.Digest == nil {
-					x.Digest = grpcfastimpl.Spare[Digest](oWn, grpcfastSpare_Digest_build_bazel_remote_execution_v2_remote_execution)
+					x.Digest = grpcfastimpl.Spare[Digest](oWn, grpcfastSpare_Digest_8a84bfef)
 				}
 				if eRr := x.Digest.GrpcfastDecode(vAl, oWn); eRr != nil {
 					return eRr
@@ -624,7 +624,7 @@ func (x *BatchUpdateBlobsResponse) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessages(oWn, x.Responses)
+	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_BatchUpdateBlobsResponse_Response_8a84bfef, x.Responses)
 	*x = BatchUpdateBlobsResponse{
 		Responses: f0,
 	}
@@ -662,11 +662,11 @@ func (x *BatchUpdateBlobsResponse) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl
 				if nN := len(x.Responses); nN < cap(x.Responses) {
 					x.Responses = x.Responses[:nN+1]
 					if eL = x.Responses[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[BatchUpdateBlobsResponse_Response](oWn, grpcfastSpare_BatchUpdateBlobsResponse_Response_build_bazel_remote_execution_v2_remote_execution)
+						eL = grpcfastimpl.Spare[BatchUpdateBlobsResponse_Response](oWn, grpcfastSpare_BatchUpdateBlobsResponse_Response_8a84bfef)
 						x.Responses[nN] = eL
 					}
 				} else {
-					eL = grpcfastimpl.Spare[BatchUpdateBlobsResponse_Response](oWn, grpcfastSpare_BatchUpdateBlobsResponse_Response_build_bazel_remote_execution_v2_remote_execution)
+					eL = grpcfastimpl.Spare[BatchUpdateBlobsResponse_Response](oWn, grpcfastSpare_BatchUpdateBlobsResponse_Response_8a84bfef)
 					x.Responses = append(x.Responses, eL)
 				}
 				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
@@ -710,8 +710,8 @@ func (x *BatchUpdateBlobsResponse_Response) GrpcfastReuse(oWn *grpcfastimpl.Owne
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Digest_build_bazel_remote_execution_v2_remote_execution, x.Digest)
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Status_build_bazel_remote_execution_v2_remote_execution, x.Status)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Digest_8a84bfef, x.Digest)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Status_8a84bfef, x.Status)
 	*x = BatchUpdateBlobsResponse_Response{}
 }
 
@@ -744,7 +744,7 @@ func (x *BatchUpdateBlobsResponse_Response) GrpcfastDecode(dAtA []byte, oWn *grp
 				}
 				dAtA = dAtA[nN:]
 				if x.Digest == nil {
-					x.Digest = grpcfastimpl.Spare[Digest](oWn, grpcfastSpare_Digest_build_bazel_remote_execution_v2_remote_execution)
+					x.Digest = grpcfastimpl.Spare[Digest](oWn, grpcfastSpare_Digest_8a84bfef)
 				}
 				if eRr := x.Digest.GrpcfastDecode(vAl, oWn); eRr != nil {
 					return eRr
@@ -759,7 +759,7 @@ func (x *BatchUpdateBlobsResponse_Response) GrpcfastDecode(dAtA []byte, oWn *grp
 				}
 				dAtA = dAtA[nN:]
 				if x.Status == nil {
-					x.Status = grpcfastimpl.Spare[status.Status](oWn, grpcfastSpare_Status_build_bazel_remote_execution_v2_remote_execution)
+					x.Status = grpcfastimpl.Spare[status.Status](oWn, grpcfastSpare_Status_8a84bfef)
 				}
 				if eRr := grpcfastimpl.DecodeMessage(x.Status, vAl, oWn); eRr != nil {
 					return eRr
@@ -782,12 +782,12 @@ func (x *BatchUpdateBlobsResponse_Response) GrpcfastDecode(dAtA []byte, oWn *grp
 // The lists of spares (nested messages and oneof wrappers that a reset gave
 // back) that the generated decoders of this file take from, one per type.
 var (
-	grpcfastSpare_Digest_build_bazel_remote_execution_v2_remote_execution                            = grpcfastimpl.NewSpareKind() // Digest
-	grpcfastSpare_ActionResult_build_bazel_remote_execution_v2_remote_execution                      = grpcfastimpl.NewSpareKind() // ActionResult
-	grpcfastSpare_Status_build_bazel_remote_execution_v2_remote_execution                            = grpcfastimpl.NewSpareKind() // status.Status
-	grpcfastSpare_Duration_build_bazel_remote_execution_v2_remote_execution                          = grpcfastimpl.NewSpareKind() // durationpb.Duration
-	grpcfastSpare_BatchUpdateBlobsRequest_Request_build_bazel_remote_execution_v2_remote_execution   = grpcfastimpl.NewSpareKind() // BatchUpdateBlobsRequest_Request
-	grpcfastSpare_BatchUpdateBlobsResponse_Response_build_bazel_remote_execution_v2_remote_execution = grpcfastimpl.NewSpareKind() // BatchUpdateBlobsResponse_Response
+	grpcfastSpare_Digest_8a84bfef                            = grpcfastimpl.NewSpareKind() // Digest
+	grpcfastSpare_ActionResult_8a84bfef                      = grpcfastimpl.NewSpareKind() // ActionResult
+	grpcfastSpare_Status_8a84bfef                            = grpcfastimpl.NewSpareKind() // status.Status
+	grpcfastSpare_Duration_8a84bfef                          = grpcfastimpl.NewSpareKind() // durationpb.Duration
+	grpcfastSpare_BatchUpdateBlobsRequest_Request_8a84bfef   = grpcfastimpl.NewSpareKind() // BatchUpdateBlobsRequest_Request
+	grpcfastSpare_BatchUpdateBlobsResponse_Response_8a84bfef = grpcfastimpl.NewSpareKind() // BatchUpdateBlobsResponse_Response
 )
 
 // NewExecution_ExecuteResponseReceiver returns a Receiver that reads the
