@@ -1,6 +1,7 @@
 package grpcfast_test
 
 import (
+	"bytes"
 	"math"
 	"strings"
 	"testing"
@@ -197,6 +198,12 @@ func TestGeneratedDecodeOwnership(t *testing.T) {
 	mine := &kinds.Decodable{Name: "mine"}
 	myWrapper := &kinds.Decodable_Text{Text: "my text"}
 	myInner := &kinds.Decodable_Inner{Inner: &kinds.Inner{Label: "my inner"}}
+	myData := []byte("my data, not the decoder's")
+	myInts := []int32{7, 7, 7, 7, 7, 7, 7, 7}
+	myWords := []string{"mine", "mine", "mine", "mine", "mine", "mine", "mine"}
+	m.Data = myData[:0] // with room to decode into
+	m.Ri32 = myInts[:1]
+	m.Words = myWords[:0]
 	m.Child = mine
 	m.Choice = myWrapper
 	m.Second = myInner
@@ -218,6 +225,19 @@ func TestGeneratedDecodeOwnership(t *testing.T) {
 	}
 	if mine.Name != "mine" || len(mine.Words) != 0 || myWrapper.Text != "my text" || myInner.Inner.Label != "my inner" {
 		t.Fatalf("the handler's messages were written into: %v, %v, %v", mine, myWrapper, myInner)
+	}
+	for _, v := range myInts {
+		if v != 7 {
+			t.Fatalf("the handler's repeated field was written into: %v", myInts)
+		}
+	}
+	for _, w := range myWords {
+		if w != "mine" {
+			t.Fatalf("the handler's repeated strings were written into: %q", myWords)
+		}
+	}
+	if string(myData) != "my data, not the decoder's" {
+		t.Fatalf("the handler's bytes were written into: %q", myData)
 	}
 }
 
@@ -468,5 +488,58 @@ func TestSlotBounded(t *testing.T) {
 	// 40,201 messages, and more with every request.
 	if n, max := count(s.Msg()), 1+2*200+16+200*16+200; n > max {
 		t.Errorf("the slot holds %d messages after 200 requests of at most 401, want at most %d", n, max)
+	}
+}
+
+// TestGeneratedDecodeHostile: hostile input after a valid field, split at
+// every byte (every 7919th for the deep one), decoded by the generated
+// decoder into a slot that a full message was decoded into before, and a
+// second time into what that left: exactly as protobuf-go decides, never a
+// panic. Decodable nests through child (field 29), past protobuf-go's limit
+// of 10,000.
+func TestGeneratedDecodeHostile(t *testing.T) {
+	name := protowire.AppendString(tag(15, protowire.BytesType), "before")
+	after := func(b ...[]byte) []byte {
+		out := append([]byte{}, name...)
+		for _, p := range b {
+			out = append(out, p...)
+		}
+		return out
+	}
+	cases := []struct {
+		name string
+		b    []byte
+		step int
+	}{
+		{"valid", after(protowire.AppendString(tag(27, protowire.BytesType), "w")), 1},
+		{"field 2^32+6", after(bigTag(pow2(32, 6), protowire.BytesType), []byte{1, 'x'}), 1},
+		{"field 2^29", after(bigTag(pow2(29, 0), protowire.VarintType), []byte{1}), 1},
+		{"varint too long", after(tag(2, protowire.VarintType), bytes.Repeat([]byte{0xff}, 11)), 1},
+		{"unclosed group", after(tag(40, protowire.StartGroupType)), 1},
+		{"string not UTF-8", after(protowire.AppendBytes(tag(33, protowire.BytesType), []byte{0xff})), 1},
+		{"nested 9,999", after(nested(repeatTags(9999, tag(29, protowire.BytesType)), nil)), 7919},
+		{"nested 10,001", after(nested(repeatTags(10001, tag(29, protowire.BytesType)), nil)), 7919},
+	}
+	c := grpcfast.NewCodec()
+	full := marshalOK(t, fullDecodable(4, 3, 1))
+	for _, tc := range cases {
+		for cut := 0; cut < len(tc.b); cut += tc.step {
+			s := grpcfast.NewCopySlot[kinds.Decodable]()
+			if generated, err := s.Decode(c, sliceAt(full, len(full)/2)); err != nil || !generated {
+				t.Fatalf("a full message: generated %v, %v", generated, err)
+			}
+			for round := range 2 {
+				s.Reset()
+				var cuts []int
+				if cut > 0 {
+					cuts = []int{cut}
+				}
+				_, err := s.Decode(c, sliceAt(tc.b, cuts...))
+				checkOracle(t, tc.b, s.Msg(), err)
+				if t.Failed() {
+					t.Fatalf("%s, split at %v, round %d", tc.name, cuts, round)
+				}
+			}
+		}
 	}
 }

@@ -39,7 +39,7 @@ func (c *Codec) decodeCopy(data mem.BufferSlice, u vtUnsafeUnmarshaler, info *vt
 		// The walk has checked b: the generated decoder decodes it as
 		// UnmarshalVTUnsafe would, reusing the nested messages and oneof
 		// wrappers that the slot's last reset gave back.
-		o.SetDecoding(true)
+		o.SetDecoding()
 		err := d.GrpcfastDecode(b, o)
 		if err != nil {
 			o.Clear() // protobuf-go decides, and its decode is not the generated one

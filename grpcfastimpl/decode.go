@@ -16,10 +16,10 @@ import (
 //
 // GrpcfastDecode merges b, which the codec has checked as the standard codec
 // would (wire types, lengths, UTF-8, nesting), into the message, which is
-// empty, as UnmarshalVT would; it decodes into the memory that the
-// message's GrpcfastReuse kept and takes the nested messages and oneof
-// wrappers that it gave back (spares) from o. With o.Views() the strings and
-// bytes fields are views of b, which the caller never reuses.
+// empty, as UnmarshalVTUnsafe would: its strings and bytes fields are views
+// of b, the owned copy, which the codec never reuses. It decodes into the
+// memory that the message's GrpcfastReuse kept, and takes the nested
+// messages and oneof wrappers that it gave back (spares) from o.
 type Decoder interface {
 	GrpcfastDecode(b []byte, o *Owned) error
 }
@@ -60,13 +60,8 @@ func SpareMessage[M any](o *Owned, k SpareKind, m *M) {
 		return
 	}
 	ok, end := o.MatchMessage(unsafe.Pointer(m))
-	if ok {
-		if r, isOwner := any(m).(Owner); isOwner {
-			r.GrpcfastReuse(o)
-			o.PutSpare(k, unsafe.Pointer(m))
-		} else if resetAll(m) {
-			o.PutSpare(k, unsafe.Pointer(m))
-		}
+	if ok && resetRecorded(o, m) {
+		o.PutSpare(k, unsafe.Pointer(m))
 	}
 	o.Seek(end)
 }
@@ -87,38 +82,19 @@ func dataOf(v any) unsafe.Pointer {
 	return (*[2]unsafe.Pointer)(unsafe.Pointer(&v))[1]
 }
 
-// String returns b as a string: a view of b if o.Views(), a copy otherwise.
-func String(o *Owned, b []byte) string {
+// String returns a view of b, part of the owned copy that the generated
+// decoder decodes, which the codec never reuses nor writes into.
+func String(b []byte) string {
 	if len(b) == 0 {
 		return ""
 	}
-	if o.Views() {
-		return unsafe.String(unsafe.SliceData(b), len(b))
-	}
-	return string(b)
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
-// Bytes returns b as the value of a bytes field that held old: a view of b
-// that cannot grow into what follows it if o.Views(), a copy into old's
-// array otherwise. It is never nil, as with UnmarshalVT.
-func Bytes(o *Owned, old, b []byte) []byte {
-	if o.Views() {
-		return b[:len(b):len(b)]
-	}
-	if old = append(old[:0], b...); old == nil {
-		old = []byte{}
-	}
-	return old
-}
-
-// NewBytes returns b as a new element of a repeated bytes field: a view of
-// b if o.Views(), a copy otherwise.
-func NewBytes(o *Owned, b []byte) []byte {
-	if o.Views() {
-		return b[:len(b):len(b)]
-	}
-	return append(make([]byte, 0, len(b)), b...)
-}
+// View returns b, part of the owned copy, as the value of a bytes field:
+// never nil (as with UnmarshalVT), and with no capacity beyond its length,
+// so that an append to it copies rather than writing into what follows.
+func View(b []byte) []byte { return b[:len(b):len(b)] }
 
 type vtDecoder interface{ UnmarshalVT([]byte) error }
 
@@ -129,10 +105,10 @@ func DecodeMessage[M any](m *M, b []byte, o *Owned) error {
 	if d, ok := any(m).(Decoder); ok {
 		return d.GrpcfastDecode(b, o)
 	}
-	// Not UnmarshalVTUnsafe, even with o.Views(): its bytes fields would
-	// view b up to its end, and an append to one would write into what the
-	// request's strings view. Such subtrees (maps, optional fields) copy
-	// their strings and bytes instead.
+	// Not UnmarshalVTUnsafe: its bytes fields would view b up to its end,
+	// and an append to one would write into what the request's strings
+	// view. Such subtrees (maps, optional fields) copy their strings and
+	// bytes instead.
 	if d, ok := any(m).(vtDecoder); ok {
 		return d.UnmarshalVT(b)
 	}

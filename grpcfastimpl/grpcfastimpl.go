@@ -211,33 +211,28 @@ func ReleaseMessage[M any](o *Owned, m *M) {
 	if !ok {
 		return
 	}
-	r, isOwner := any(m).(Owner)
-	p, isPooled := any(m).(vtPooled)
-	switch {
-	case isOwner && isPooled:
-		r.GrpcfastReuse(o)
-		if !own.Quarantine {
-			p.ReturnToVTPool()
-		}
-	case isPooled:
-		// A pooled type without a record of its own (only scalars and
-		// strings, or generated without grpcfast): reset as Reset does,
-		// which keeps nothing, it goes back to the pool as a bare struct.
-		if resetAll(m) && !own.Quarantine {
-			p.ReturnToVTPool()
-		}
+	// A pooled type without a record of its own (only scalars and strings,
+	// or generated without grpcfast) goes back to the pool as a bare struct.
+	if p, isPooled := any(m).(vtPooled); isPooled && resetRecorded(o, m) && !own.Quarantine {
+		p.ReturnToVTPool()
 	}
 	o.Seek(end)
 }
 
-// resetAll resets m as Reset does, dropping everything it holds, and
-// reports whether it could.
-func resetAll(m any) bool {
-	r, ok := m.(interface{ Reset() })
-	if ok {
+// resetRecorded resets m, which o records, before it is kept: with
+// GrpcfastReuse, which reads m's own entries (they follow m's), where the
+// type records its memory, as Reset does otherwise. It reports false if m
+// cannot be reset.
+func resetRecorded[M any](o *Owned, m *M) bool {
+	switch r := any(m).(type) {
+	case Owner:
+		r.GrpcfastReuse(o)
+	case interface{ Reset() }:
 		r.Reset()
+	default:
+		return false
 	}
-	return ok
+	return true
 }
 
 // KeepMessages reads the record of a repeated message field. If it records
@@ -284,7 +279,6 @@ func keepMessages[M any](o *Owned, s []*M, spare func(*M)) []*M {
 		o.Seek(end)
 		return nil
 	}
-	_, isOwner := any((*M)(nil)).(Owner)
 	_, isPooled := any((*M)(nil)).(vtPooled)
 	if _, isDecoder := any((*M)(nil)).(Decoder); isDecoder && o.Decoding() {
 		isPooled = true // the generated decoder decodes into them as vtprotobuf's pooled one does
@@ -294,17 +288,10 @@ func keepMessages[M any](o *Owned, s []*M, spare func(*M)) []*M {
 	for i, m := range full {
 		ok, next := o.MatchMessage(unsafe.Pointer(m))
 		full[i] = nil
-		if ok && isPooled {
-			// Reset as Reset leaves it, or as GrpcfastReuse does (reading
-			// the element's own entries, which follow) where the type
-			// records its memory; poisoned in checked builds either way.
-			if isOwner {
-				any(m).(Owner).GrpcfastReuse(o)
-			} else if !resetAll(m) {
-				ok = false
-			}
+		// Poisoned in checked builds by the reset, kept or not.
+		if ok && isPooled && resetRecorded(o, m) {
 			switch {
-			case !ok || own.Quarantine:
+			case own.Quarantine:
 			case i < limit:
 				full[i] = m
 			default:

@@ -84,11 +84,11 @@ func (x *Chunk) GrpcfastBytesField(num protowire.Number) *[]byte {
 	return nil
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *Chunk) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -105,7 +105,7 @@ func (x *Chunk) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 					return protowire.ParseError(nN)
 				}
 				dAtA = dAtA[nN:]
-				x.Data = grpcfastimpl.Bytes(oWn, x.Data, vAl)
+				x.Data = grpcfastimpl.View(vAl)
 				continue
 			}
 		}
@@ -121,11 +121,11 @@ func (x *Chunk) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	return nil
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *PutResponse) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -168,11 +168,11 @@ func (x *PutResponse) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error
 	return nil
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *GetRequest) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)

@@ -72,11 +72,11 @@ func (x *CreateUserRequest) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *CreateUserRequest) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -93,7 +93,7 @@ func (x *CreateUserRequest) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned)
 					return protowire.ParseError(nN)
 				}
 				dAtA = dAtA[nN:]
-				x.Name = grpcfastimpl.String(oWn, vAl)
+				x.Name = grpcfastimpl.String(vAl)
 				continue
 			}
 		case 2: // email
@@ -103,7 +103,7 @@ func (x *CreateUserRequest) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned)
 					return protowire.ParseError(nN)
 				}
 				dAtA = dAtA[nN:]
-				x.Email = grpcfastimpl.String(oWn, vAl)
+				x.Email = grpcfastimpl.String(vAl)
 				continue
 			}
 		case 3: // age
@@ -123,7 +123,7 @@ func (x *CreateUserRequest) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned)
 					return protowire.ParseError(nN)
 				}
 				dAtA = dAtA[nN:]
-				x.Tags = append(x.Tags, grpcfastimpl.String(oWn, vAl))
+				x.Tags = append(x.Tags, grpcfastimpl.String(vAl))
 				continue
 			}
 		}
@@ -139,11 +139,11 @@ func (x *CreateUserRequest) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned)
 	return nil
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *CreateUserResponse) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -160,7 +160,7 @@ func (x *CreateUserResponse) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned
 					return protowire.ParseError(nN)
 				}
 				dAtA = dAtA[nN:]
-				x.Id = grpcfastimpl.String(oWn, vAl)
+				x.Id = grpcfastimpl.String(vAl)
 				continue
 			}
 		}

@@ -148,21 +148,44 @@ func scalarOf(g *protogen.GeneratedFile, fd *protogen.Field) (wire, consume, con
 func genDecode(g *protogen.GeneratedFile, f *protogen.File, m *protogen.Message, sp *spares) {
 	pw := func(name string) string { return g.QualifiedGoIdent(protowirePackage.Ident(name)) }
 	impl := func(name string) string { return g.QualifiedGoIdent(implPackage.Ident(name)) }
-	bytesType := pw("BytesType")
-	parseErr := pw("ParseError")
 	check := func(n string) {
 		g.P("if ", n, " < 0 {")
-		g.P("return ", parseErr, "(", n, ")")
+		g.P("return ", pw("ParseError"), "(", n, ")")
 		g.P("}")
 	}
-	consumeBytes := func() {
-		g.P("vAl, nN := ", pw("ConsumeBytes"), "(dAtA)")
+	// on writes the case of a field value of wire type wire: consume reads
+	// it into vAl from dAtA, and body stores it.
+	on := func(wire, consume string, body func()) {
+		g.P("if tYp == ", wire, " {")
+		g.P("vAl, nN := ", consume, "(dAtA)")
 		check("nN")
 		g.P("dAtA = dAtA[nN:]")
+		body()
+		g.P("continue")
+		g.P("}")
 	}
-	// decodeInto writes the decode of v into message expression e of type
-	// mt.
-	decodeInto := func(e string, mt *protogen.Message) {
+	// value returns how a field's value is read, and, for a field that is
+	// not a message, the Go expression of the value read (vAl).
+	value := func(fd *protogen.Field) (wire, consume, expr string) {
+		switch fd.Desc.Kind() {
+		case protoreflect.MessageKind:
+			return pw("BytesType"), pw("ConsumeBytes"), ""
+		case protoreflect.StringKind:
+			return pw("BytesType"), pw("ConsumeBytes"), impl("String") + "(vAl)"
+		case protoreflect.BytesKind:
+			return pw("BytesType"), pw("ConsumeBytes"), impl("View") + "(vAl)"
+		}
+		wire, consume, conv := scalarOf(g, fd)
+		return wire, consume, fmt.Sprintf(conv, "vAl")
+	}
+	// decodeInto writes the decode of vAl into message expression e of
+	// type mt, which ensure first sets if it is nil.
+	decodeInto := func(e string, mt *protogen.Message, ensure bool) {
+		if ensure {
+			g.P("if ", e, " == nil {")
+			g.P(e, " = ", impl("Spare"), "[", mt.GoIdent, "](oWn, ", sp.of(mt.GoIdent), ")")
+			g.P("}")
+		}
 		if decodedHere(g, f, mt) {
 			g.P("if eRr := ", e, ".", decodeMethod, "(vAl, oWn); eRr != nil {")
 		} else {
@@ -171,14 +194,11 @@ func genDecode(g *protogen.GeneratedFile, f *protogen.File, m *protogen.Message,
 		g.P("return eRr")
 		g.P("}")
 	}
-	spare := func(t protogen.GoIdent) string {
-		return impl("Spare") + "[" + g.QualifiedGoIdent(t) + "](oWn, " + sp.of(t) + ")"
-	}
 
-	comment(g, decodeMethod+" decodes dAtA into x, which is empty, as UnmarshalVT would (UnmarshalVTUnsafe "+
-		"with oWn.Views()), reusing the memory that "+reuseMethod+" kept and the nested messages and "+
-		"oneof wrappers it gave back to oWn. The grpcfast codec calls it on input that it has checked "+
-		"as the standard codec would. It implements "+impl("Decoder")+".")
+	comment(g, decodeMethod+" decodes dAtA, the owned copy, into x, which is empty, as UnmarshalVTUnsafe "+
+		"would, reusing the memory that "+reuseMethod+" kept and the nested messages and oneof wrappers "+
+		"it gave back to oWn. The grpcfast codec calls it on input that it has checked as the standard "+
+		"codec would. It implements "+impl("Decoder")+".")
 	g.P("func (x *", m.GoIdent, ") ", decodeMethod, "(dAtA []byte, oWn *", implPackage.Ident("Owned"), ") error {")
 	g.P("for len(dAtA) > 0 {")
 	g.P("nUm, tYp, nN := ", pw("ConsumeTag"), "(dAtA)")
@@ -191,93 +211,42 @@ func genDecode(g *protogen.GeneratedFile, f *protogen.File, m *protogen.Message,
 	for _, fd := range m.Fields {
 		d := fd.Desc
 		g.P("case ", d.Number(), ": // ", d.Name())
-		oneof := realOneof(fd)
-		switch {
+		wire, consume, expr := value(fd)
+		isMessage := d.Kind() == protoreflect.MessageKind
+		switch oneof := realOneof(fd); {
 		case oneof != nil:
-			wrapper := func() {
+			on(wire, consume, func() {
 				g.P("wR, oK := x.", oneof.GoName, ".(*", fd.GoIdent, ")")
 				g.P("if !oK {")
-				g.P("wR = ", spare(fd.GoIdent))
+				g.P("wR = ", impl("Spare"), "[", fd.GoIdent, "](oWn, ", sp.of(fd.GoIdent), ")")
 				g.P("x.", oneof.GoName, " = wR")
 				g.P("}")
-			}
-			switch d.Kind() {
-			case protoreflect.MessageKind:
-				g.P("if tYp == ", bytesType, " {")
-				consumeBytes()
-				wrapper()
-				g.P("if wR.", fd.GoName, " == nil {")
-				g.P("wR.", fd.GoName, " = ", spare(fd.Message.GoIdent))
-				g.P("}")
-				decodeInto("wR."+fd.GoName, fd.Message)
-				g.P("continue")
-				g.P("}")
-			case protoreflect.StringKind:
-				g.P("if tYp == ", bytesType, " {")
-				consumeBytes()
-				wrapper()
-				g.P("wR.", fd.GoName, " = ", impl("String"), "(oWn, vAl)")
-				g.P("continue")
-				g.P("}")
-			case protoreflect.BytesKind:
-				g.P("if tYp == ", bytesType, " {")
-				consumeBytes()
-				wrapper()
-				g.P("wR.", fd.GoName, " = ", impl("Bytes"), "(oWn, wR.", fd.GoName, ", vAl)")
-				g.P("continue")
-				g.P("}")
-			default:
-				wire, consume, conv := scalarOf(g, fd)
-				g.P("if tYp == ", wire, " {")
-				g.P("vAl, nN := ", consume, "(dAtA)")
-				check("nN")
-				g.P("dAtA = dAtA[nN:]")
-				wrapper()
-				g.P("wR.", fd.GoName, " = ", fmt.Sprintf(conv, "vAl"))
-				g.P("continue")
-				g.P("}")
-			}
-		case d.IsList():
-			switch d.Kind() {
-			case protoreflect.MessageKind:
-				g.P("if tYp == ", bytesType, " {")
-				consumeBytes()
+				if isMessage {
+					decodeInto("wR."+fd.GoName, fd.Message, true)
+				} else {
+					g.P("wR.", fd.GoName, " = ", expr)
+				}
+			})
+		case d.IsList() && isMessage:
+			on(wire, consume, func() {
 				g.P("var eL *", fd.Message.GoIdent)
 				g.P("if nN := len(x.", fd.GoName, "); nN < cap(x.", fd.GoName, ") {")
 				g.P("x.", fd.GoName, " = x.", fd.GoName, "[:nN+1]")
-				g.P("if eL = x.", fd.GoName, "[nN]; eL == nil {")
-				g.P("eL = ", spare(fd.Message.GoIdent))
-				g.P("x.", fd.GoName, "[nN] = eL")
-				g.P("}")
+				g.P("eL = x.", fd.GoName, "[nN]")
 				g.P("} else {")
-				g.P("eL = ", spare(fd.Message.GoIdent))
-				g.P("x.", fd.GoName, " = append(x.", fd.GoName, ", eL)")
+				g.P("x.", fd.GoName, " = append(x.", fd.GoName, ", nil)")
 				g.P("}")
-				decodeInto("eL", fd.Message)
-				g.P("continue")
+				g.P("if eL == nil {")
+				g.P("eL = ", impl("Spare"), "[", fd.Message.GoIdent, "](oWn, ", sp.of(fd.Message.GoIdent), ")")
+				g.P("x.", fd.GoName, "[len(x.", fd.GoName, ")-1] = eL")
 				g.P("}")
-			case protoreflect.StringKind:
-				g.P("if tYp == ", bytesType, " {")
-				consumeBytes()
-				g.P("x.", fd.GoName, " = append(x.", fd.GoName, ", ", impl("String"), "(oWn, vAl))")
-				g.P("continue")
-				g.P("}")
-			case protoreflect.BytesKind:
-				g.P("if tYp == ", bytesType, " {")
-				consumeBytes()
-				g.P("x.", fd.GoName, " = append(x.", fd.GoName, ", ", impl("NewBytes"), "(oWn, vAl))")
-				g.P("continue")
-				g.P("}")
-			default:
-				wire, consume, conv := scalarOf(g, fd)
-				g.P("switch tYp {")
-				g.P("case ", wire, ":")
-				g.P("vAl, nN := ", consume, "(dAtA)")
-				check("nN")
-				g.P("dAtA = dAtA[nN:]")
-				g.P("x.", fd.GoName, " = append(x.", fd.GoName, ", ", fmt.Sprintf(conv, "vAl"), ")")
-				g.P("continue")
-				g.P("case ", bytesType, ": // packed")
+				decodeInto("eL", fd.Message, false)
+			})
+		case d.IsList():
+			on(wire, consume, func() { g.P("x.", fd.GoName, " = append(x.", fd.GoName, ", ", expr, ")") })
+			if d.Kind() != protoreflect.StringKind && d.Kind() != protoreflect.BytesKind {
+				// Packed: the same values, one after the other.
+				g.P("if tYp == ", pw("BytesType"), " {")
 				g.P("pAcked, nN := ", pw("ConsumeBytes"), "(dAtA)")
 				check("nN")
 				g.P("dAtA = dAtA[nN:]")
@@ -285,44 +254,15 @@ func genDecode(g *protogen.GeneratedFile, f *protogen.File, m *protogen.Message,
 				g.P("vAl, nN := ", consume, "(pAcked)")
 				check("nN")
 				g.P("pAcked = pAcked[nN:]")
-				g.P("x.", fd.GoName, " = append(x.", fd.GoName, ", ", fmt.Sprintf(conv, "vAl"), ")")
+				g.P("x.", fd.GoName, " = append(x.", fd.GoName, ", ", expr, ")")
 				g.P("}")
 				g.P("continue")
 				g.P("}")
 			}
+		case isMessage:
+			on(wire, consume, func() { decodeInto("x."+fd.GoName, fd.Message, true) })
 		default:
-			switch d.Kind() {
-			case protoreflect.MessageKind:
-				g.P("if tYp == ", bytesType, " {")
-				consumeBytes()
-				g.P("if x.", fd.GoName, " == nil {")
-				g.P("x.", fd.GoName, " = ", spare(fd.Message.GoIdent))
-				g.P("}")
-				decodeInto("x."+fd.GoName, fd.Message)
-				g.P("continue")
-				g.P("}")
-			case protoreflect.StringKind:
-				g.P("if tYp == ", bytesType, " {")
-				consumeBytes()
-				g.P("x.", fd.GoName, " = ", impl("String"), "(oWn, vAl)")
-				g.P("continue")
-				g.P("}")
-			case protoreflect.BytesKind:
-				g.P("if tYp == ", bytesType, " {")
-				consumeBytes()
-				g.P("x.", fd.GoName, " = ", impl("Bytes"), "(oWn, x.", fd.GoName, ", vAl)")
-				g.P("continue")
-				g.P("}")
-			default:
-				wire, consume, conv := scalarOf(g, fd)
-				g.P("if tYp == ", wire, " {")
-				g.P("vAl, nN := ", consume, "(dAtA)")
-				check("nN")
-				g.P("dAtA = dAtA[nN:]")
-				g.P("x.", fd.GoName, " = ", fmt.Sprintf(conv, "vAl"))
-				g.P("continue")
-				g.P("}")
-			}
+			on(wire, consume, func() { g.P("x.", fd.GoName, " = ", expr) })
 		}
 	}
 	if len(m.Fields) > 0 {

@@ -157,7 +157,6 @@ type Owned struct {
 	noBytes bool     // leave out the arrays of bytes fields (LeaveOutBytes)
 
 	decoding bool               // decoded by a generated decoder (SetDecoding)
-	views    bool               // ... into views of its input
 	spares   [][]unsafe.Pointer // by SpareKind (spares.go); kept by Clear
 	older    [][]unsafe.Pointer // the spares of the reset before (DropSpares)
 }
@@ -174,7 +173,6 @@ func (o *Owned) Clear() {
 	o.i = 0
 	o.noBytes = false
 	o.decoding = false
-	o.views = false
 }
 
 // Rewind makes the record readable from its start.

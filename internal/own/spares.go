@@ -30,15 +30,8 @@ func NewSpareKind() SpareKind { return SpareKind(kinds.Add(1) - 1) }
 func (o *Owned) Decoding() bool { return o != nil && o.decoding }
 
 // SetDecoding marks the record as that of a decode by a generated decoder,
-// into views of its input (one owned copy) if views, until Clear.
-func (o *Owned) SetDecoding(views bool) {
-	o.decoding = true
-	o.views = views
-}
-
-// Views reports whether the generated decoder decodes strings and bytes as
-// views of its input.
-func (o *Owned) Views() bool { return o != nil && o.views }
+// until Clear.
+func (o *Owned) SetDecoding() { o.decoding = true }
 
 // PutSpare gives p, which the record proved to be the decoder's and which
 // has been reset, to the list of kind k. Quarantine builds keep nothing.

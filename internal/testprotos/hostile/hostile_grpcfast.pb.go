@@ -148,11 +148,11 @@ func (x *Holder) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *Holder) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -199,7 +199,7 @@ func (x *Holder) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 					return protowire.ParseError(nN)
 				}
 				dAtA = dAtA[nN:]
-				x.Label = grpcfastimpl.String(oWn, vAl)
+				x.Label = grpcfastimpl.String(vAl)
 				continue
 			}
 		case 4: // values
@@ -212,13 +212,13 @@ func (x *Holder) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				var eL *structpb.Value
 				if nN := len(x.Values); nN < cap(x.Values) {
 					x.Values = x.Values[:nN+1]
-					if eL = x.Values[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[structpb.Value](oWn, grpcfastSpare_Value_4ef568f0)
-						x.Values[nN] = eL
-					}
+					eL = x.Values[nN]
 				} else {
+					x.Values = append(x.Values, nil)
+				}
+				if eL == nil {
 					eL = grpcfastimpl.Spare[structpb.Value](oWn, grpcfastSpare_Value_4ef568f0)
-					x.Values = append(x.Values, eL)
+					x.Values[len(x.Values)-1] = eL
 				}
 				if eRr := grpcfastimpl.DecodeMessage(eL, vAl, oWn); eRr != nil {
 					return eRr

@@ -73,11 +73,11 @@ func (x *Local) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *Local) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -177,11 +177,11 @@ func (x *FromV) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *FromV) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -216,13 +216,13 @@ func (x *FromV) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				var eL *o.M
 				if nN := len(x.Ms); nN < cap(x.Ms) {
 					x.Ms = x.Ms[:nN+1]
-					if eL = x.Ms[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[o.M](oWn, grpcfastSpare_M_fd8225e0)
-						x.Ms[nN] = eL
-					}
+					eL = x.Ms[nN]
 				} else {
+					x.Ms = append(x.Ms, nil)
+				}
+				if eL == nil {
 					eL = grpcfastimpl.Spare[o.M](oWn, grpcfastSpare_M_fd8225e0)
-					x.Ms = append(x.Ms, eL)
+					x.Ms[len(x.Ms)-1] = eL
 				}
 				if eRr := grpcfastimpl.DecodeMessage(eL, vAl, oWn); eRr != nil {
 					return eRr
@@ -240,8 +240,7 @@ func (x *FromV) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				continue
 			}
 		case 4: // es
-			switch tYp {
-			case protowire.VarintType:
+			if tYp == protowire.VarintType {
 				vAl, nN := protowire.ConsumeVarint(dAtA)
 				if nN < 0 {
 					return protowire.ParseError(nN)
@@ -249,7 +248,8 @@ func (x *FromV) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				dAtA = dAtA[nN:]
 				x.Es = append(x.Es, o.E(int32(vAl)))
 				continue
-			case protowire.BytesType: // packed
+			}
+			if tYp == protowire.BytesType {
 				pAcked, nN := protowire.ConsumeBytes(dAtA)
 				if nN < 0 {
 					return protowire.ParseError(nN)

@@ -172,11 +172,11 @@ func (x *Inner) GrpcfastBytesField(num protowire.Number) *[]byte {
 	return nil
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *Inner) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -193,7 +193,7 @@ func (x *Inner) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 					return protowire.ParseError(nN)
 				}
 				dAtA = dAtA[nN:]
-				x.Label = grpcfastimpl.String(oWn, vAl)
+				x.Label = grpcfastimpl.String(vAl)
 				continue
 			}
 		case 2: // payload
@@ -203,12 +203,11 @@ func (x *Inner) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 					return protowire.ParseError(nN)
 				}
 				dAtA = dAtA[nN:]
-				x.Payload = grpcfastimpl.Bytes(oWn, x.Payload, vAl)
+				x.Payload = grpcfastimpl.View(vAl)
 				continue
 			}
 		case 3: // values
-			switch tYp {
-			case protowire.VarintType:
+			if tYp == protowire.VarintType {
 				vAl, nN := protowire.ConsumeVarint(dAtA)
 				if nN < 0 {
 					return protowire.ParseError(nN)
@@ -216,7 +215,8 @@ func (x *Inner) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				dAtA = dAtA[nN:]
 				x.Values = append(x.Values, uint32(vAl))
 				continue
-			case protowire.BytesType: // packed
+			}
+			if tYp == protowire.BytesType {
 				pAcked, nN := protowire.ConsumeBytes(dAtA)
 				if nN < 0 {
 					return protowire.ParseError(nN)
@@ -245,11 +245,11 @@ func (x *Inner) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	return nil
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *Summary) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -360,11 +360,11 @@ func (x *Pooled) GrpcfastBytesField(num protowire.Number) *[]byte {
 	return nil
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *Pooled) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -381,12 +381,11 @@ func (x *Pooled) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 					return protowire.ParseError(nN)
 				}
 				dAtA = dAtA[nN:]
-				x.Data = grpcfastimpl.Bytes(oWn, x.Data, vAl)
+				x.Data = grpcfastimpl.View(vAl)
 				continue
 			}
 		case 2: // numbers
-			switch tYp {
-			case protowire.VarintType:
+			if tYp == protowire.VarintType {
 				vAl, nN := protowire.ConsumeVarint(dAtA)
 				if nN < 0 {
 					return protowire.ParseError(nN)
@@ -394,7 +393,8 @@ func (x *Pooled) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				dAtA = dAtA[nN:]
 				x.Numbers = append(x.Numbers, int64(vAl))
 				continue
-			case protowire.BytesType: // packed
+			}
+			if tYp == protowire.BytesType {
 				pAcked, nN := protowire.ConsumeBytes(dAtA)
 				if nN < 0 {
 					return protowire.ParseError(nN)
@@ -420,13 +420,13 @@ func (x *Pooled) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				var eL *Inner
 				if nN := len(x.Inners); nN < cap(x.Inners) {
 					x.Inners = x.Inners[:nN+1]
-					if eL = x.Inners[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[Inner](oWn, grpcfastSpare_Inner_272d07c8)
-						x.Inners[nN] = eL
-					}
+					eL = x.Inners[nN]
 				} else {
+					x.Inners = append(x.Inners, nil)
+				}
+				if eL == nil {
 					eL = grpcfastimpl.Spare[Inner](oWn, grpcfastSpare_Inner_272d07c8)
-					x.Inners = append(x.Inners, eL)
+					x.Inners[len(x.Inners)-1] = eL
 				}
 				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
 					return eRr
@@ -440,7 +440,7 @@ func (x *Pooled) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 					return protowire.ParseError(nN)
 				}
 				dAtA = dAtA[nN:]
-				x.Name = grpcfastimpl.String(oWn, vAl)
+				x.Name = grpcfastimpl.String(vAl)
 				continue
 			}
 		case 5: // one
@@ -468,13 +468,13 @@ func (x *Pooled) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				var eL *PooledInner
 				if nN := len(x.Items); nN < cap(x.Items) {
 					x.Items = x.Items[:nN+1]
-					if eL = x.Items[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[PooledInner](oWn, grpcfastSpare_PooledInner_272d07c8)
-						x.Items[nN] = eL
-					}
+					eL = x.Items[nN]
 				} else {
+					x.Items = append(x.Items, nil)
+				}
+				if eL == nil {
 					eL = grpcfastimpl.Spare[PooledInner](oWn, grpcfastSpare_PooledInner_272d07c8)
-					x.Items = append(x.Items, eL)
+					x.Items[len(x.Items)-1] = eL
 				}
 				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
 					return eRr
@@ -544,11 +544,11 @@ func (x *PooledInner) GrpcfastBytesField(num protowire.Number) *[]byte {
 	return nil
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *PooledInner) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -565,12 +565,11 @@ func (x *PooledInner) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error
 					return protowire.ParseError(nN)
 				}
 				dAtA = dAtA[nN:]
-				x.Payload = grpcfastimpl.Bytes(oWn, x.Payload, vAl)
+				x.Payload = grpcfastimpl.View(vAl)
 				continue
 			}
 		case 2: // values
-			switch tYp {
-			case protowire.VarintType:
+			if tYp == protowire.VarintType {
 				vAl, nN := protowire.ConsumeVarint(dAtA)
 				if nN < 0 {
 					return protowire.ParseError(nN)
@@ -578,7 +577,8 @@ func (x *PooledInner) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error
 				dAtA = dAtA[nN:]
 				x.Values = append(x.Values, int64(vAl))
 				continue
-			case protowire.BytesType: // packed
+			}
+			if tYp == protowire.BytesType {
 				pAcked, nN := protowire.ConsumeBytes(dAtA)
 				if nN < 0 {
 					return protowire.ParseError(nN)
@@ -829,11 +829,11 @@ func (x *Decodable) GrpcfastBytesField(num protowire.Number) *[]byte {
 	return nil
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -990,7 +990,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 					return protowire.ParseError(nN)
 				}
 				dAtA = dAtA[nN:]
-				x.Name = grpcfastimpl.String(oWn, vAl)
+				x.Name = grpcfastimpl.String(vAl)
 				continue
 			}
 		case 16: // data
@@ -1000,12 +1000,11 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 					return protowire.ParseError(nN)
 				}
 				dAtA = dAtA[nN:]
-				x.Data = grpcfastimpl.Bytes(oWn, x.Data, vAl)
+				x.Data = grpcfastimpl.View(vAl)
 				continue
 			}
 		case 17: // ri32
-			switch tYp {
-			case protowire.VarintType:
+			if tYp == protowire.VarintType {
 				vAl, nN := protowire.ConsumeVarint(dAtA)
 				if nN < 0 {
 					return protowire.ParseError(nN)
@@ -1013,7 +1012,8 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				dAtA = dAtA[nN:]
 				x.Ri32 = append(x.Ri32, int32(vAl))
 				continue
-			case protowire.BytesType: // packed
+			}
+			if tYp == protowire.BytesType {
 				pAcked, nN := protowire.ConsumeBytes(dAtA)
 				if nN < 0 {
 					return protowire.ParseError(nN)
@@ -1030,8 +1030,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				continue
 			}
 		case 18: // rs64
-			switch tYp {
-			case protowire.VarintType:
+			if tYp == protowire.VarintType {
 				vAl, nN := protowire.ConsumeVarint(dAtA)
 				if nN < 0 {
 					return protowire.ParseError(nN)
@@ -1039,7 +1038,8 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				dAtA = dAtA[nN:]
 				x.Rs64 = append(x.Rs64, protowire.DecodeZigZag(vAl))
 				continue
-			case protowire.BytesType: // packed
+			}
+			if tYp == protowire.BytesType {
 				pAcked, nN := protowire.ConsumeBytes(dAtA)
 				if nN < 0 {
 					return protowire.ParseError(nN)
@@ -1056,8 +1056,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				continue
 			}
 		case 19: // rf32
-			switch tYp {
-			case protowire.Fixed32Type:
+			if tYp == protowire.Fixed32Type {
 				vAl, nN := protowire.ConsumeFixed32(dAtA)
 				if nN < 0 {
 					return protowire.ParseError(nN)
@@ -1065,7 +1064,8 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				dAtA = dAtA[nN:]
 				x.Rf32 = append(x.Rf32, vAl)
 				continue
-			case protowire.BytesType: // packed
+			}
+			if tYp == protowire.BytesType {
 				pAcked, nN := protowire.ConsumeBytes(dAtA)
 				if nN < 0 {
 					return protowire.ParseError(nN)
@@ -1082,8 +1082,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				continue
 			}
 		case 20: // rdb
-			switch tYp {
-			case protowire.Fixed64Type:
+			if tYp == protowire.Fixed64Type {
 				vAl, nN := protowire.ConsumeFixed64(dAtA)
 				if nN < 0 {
 					return protowire.ParseError(nN)
@@ -1091,7 +1090,8 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				dAtA = dAtA[nN:]
 				x.Rdb = append(x.Rdb, math.Float64frombits(vAl))
 				continue
-			case protowire.BytesType: // packed
+			}
+			if tYp == protowire.BytesType {
 				pAcked, nN := protowire.ConsumeBytes(dAtA)
 				if nN < 0 {
 					return protowire.ParseError(nN)
@@ -1108,8 +1108,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				continue
 			}
 		case 21: // rflag
-			switch tYp {
-			case protowire.VarintType:
+			if tYp == protowire.VarintType {
 				vAl, nN := protowire.ConsumeVarint(dAtA)
 				if nN < 0 {
 					return protowire.ParseError(nN)
@@ -1117,7 +1116,8 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				dAtA = dAtA[nN:]
 				x.Rflag = append(x.Rflag, protowire.DecodeBool(vAl))
 				continue
-			case protowire.BytesType: // packed
+			}
+			if tYp == protowire.BytesType {
 				pAcked, nN := protowire.ConsumeBytes(dAtA)
 				if nN < 0 {
 					return protowire.ParseError(nN)
@@ -1134,8 +1134,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				continue
 			}
 		case 22: // rcolor
-			switch tYp {
-			case protowire.VarintType:
+			if tYp == protowire.VarintType {
 				vAl, nN := protowire.ConsumeVarint(dAtA)
 				if nN < 0 {
 					return protowire.ParseError(nN)
@@ -1143,7 +1142,8 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				dAtA = dAtA[nN:]
 				x.Rcolor = append(x.Rcolor, Color(int32(vAl)))
 				continue
-			case protowire.BytesType: // packed
+			}
+			if tYp == protowire.BytesType {
 				pAcked, nN := protowire.ConsumeBytes(dAtA)
 				if nN < 0 {
 					return protowire.ParseError(nN)
@@ -1160,8 +1160,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				continue
 			}
 		case 23: // rs32
-			switch tYp {
-			case protowire.VarintType:
+			if tYp == protowire.VarintType {
 				vAl, nN := protowire.ConsumeVarint(dAtA)
 				if nN < 0 {
 					return protowire.ParseError(nN)
@@ -1169,7 +1168,8 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				dAtA = dAtA[nN:]
 				x.Rs32 = append(x.Rs32, int32(protowire.DecodeZigZag(vAl&math.MaxUint32)))
 				continue
-			case protowire.BytesType: // packed
+			}
+			if tYp == protowire.BytesType {
 				pAcked, nN := protowire.ConsumeBytes(dAtA)
 				if nN < 0 {
 					return protowire.ParseError(nN)
@@ -1186,8 +1186,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				continue
 			}
 		case 24: // ru64
-			switch tYp {
-			case protowire.VarintType:
+			if tYp == protowire.VarintType {
 				vAl, nN := protowire.ConsumeVarint(dAtA)
 				if nN < 0 {
 					return protowire.ParseError(nN)
@@ -1195,7 +1194,8 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				dAtA = dAtA[nN:]
 				x.Ru64 = append(x.Ru64, vAl)
 				continue
-			case protowire.BytesType: // packed
+			}
+			if tYp == protowire.BytesType {
 				pAcked, nN := protowire.ConsumeBytes(dAtA)
 				if nN < 0 {
 					return protowire.ParseError(nN)
@@ -1212,8 +1212,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				continue
 			}
 		case 25: // rfl
-			switch tYp {
-			case protowire.Fixed32Type:
+			if tYp == protowire.Fixed32Type {
 				vAl, nN := protowire.ConsumeFixed32(dAtA)
 				if nN < 0 {
 					return protowire.ParseError(nN)
@@ -1221,7 +1220,8 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				dAtA = dAtA[nN:]
 				x.Rfl = append(x.Rfl, math.Float32frombits(vAl))
 				continue
-			case protowire.BytesType: // packed
+			}
+			if tYp == protowire.BytesType {
 				pAcked, nN := protowire.ConsumeBytes(dAtA)
 				if nN < 0 {
 					return protowire.ParseError(nN)
@@ -1238,8 +1238,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				continue
 			}
 		case 26: // rsf64
-			switch tYp {
-			case protowire.Fixed64Type:
+			if tYp == protowire.Fixed64Type {
 				vAl, nN := protowire.ConsumeFixed64(dAtA)
 				if nN < 0 {
 					return protowire.ParseError(nN)
@@ -1247,7 +1246,8 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				dAtA = dAtA[nN:]
 				x.Rsf64 = append(x.Rsf64, int64(vAl))
 				continue
-			case protowire.BytesType: // packed
+			}
+			if tYp == protowire.BytesType {
 				pAcked, nN := protowire.ConsumeBytes(dAtA)
 				if nN < 0 {
 					return protowire.ParseError(nN)
@@ -1270,7 +1270,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 					return protowire.ParseError(nN)
 				}
 				dAtA = dAtA[nN:]
-				x.Words = append(x.Words, grpcfastimpl.String(oWn, vAl))
+				x.Words = append(x.Words, grpcfastimpl.String(vAl))
 				continue
 			}
 		case 28: // blobs
@@ -1280,7 +1280,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 					return protowire.ParseError(nN)
 				}
 				dAtA = dAtA[nN:]
-				x.Blobs = append(x.Blobs, grpcfastimpl.NewBytes(oWn, vAl))
+				x.Blobs = append(x.Blobs, grpcfastimpl.View(vAl))
 				continue
 			}
 		case 29: // child
@@ -1308,13 +1308,13 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				var eL *Decodable
 				if nN := len(x.Children); nN < cap(x.Children) {
 					x.Children = x.Children[:nN+1]
-					if eL = x.Children[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[Decodable](oWn, grpcfastSpare_Decodable_272d07c8)
-						x.Children[nN] = eL
-					}
+					eL = x.Children[nN]
 				} else {
+					x.Children = append(x.Children, nil)
+				}
+				if eL == nil {
 					eL = grpcfastimpl.Spare[Decodable](oWn, grpcfastSpare_Decodable_272d07c8)
-					x.Children = append(x.Children, eL)
+					x.Children[len(x.Children)-1] = eL
 				}
 				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
 					return eRr
@@ -1346,13 +1346,13 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				var eL *Rich
 				if nN := len(x.Riches); nN < cap(x.Riches) {
 					x.Riches = x.Riches[:nN+1]
-					if eL = x.Riches[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[Rich](oWn, grpcfastSpare_Rich_272d07c8)
-						x.Riches[nN] = eL
-					}
+					eL = x.Riches[nN]
 				} else {
+					x.Riches = append(x.Riches, nil)
+				}
+				if eL == nil {
 					eL = grpcfastimpl.Spare[Rich](oWn, grpcfastSpare_Rich_272d07c8)
-					x.Riches = append(x.Riches, eL)
+					x.Riches[len(x.Riches)-1] = eL
 				}
 				if eRr := grpcfastimpl.DecodeMessage(eL, vAl, oWn); eRr != nil {
 					return eRr
@@ -1371,7 +1371,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 					wR = grpcfastimpl.Spare[Decodable_Text](oWn, grpcfastSpare_Decodable_Text_272d07c8)
 					x.Choice = wR
 				}
-				wR.Text = grpcfastimpl.String(oWn, vAl)
+				wR.Text = grpcfastimpl.String(vAl)
 				continue
 			}
 		case 34: // raw
@@ -1386,7 +1386,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 					wR = grpcfastimpl.Spare[Decodable_Raw](oWn, grpcfastSpare_Decodable_Raw_272d07c8)
 					x.Choice = wR
 				}
-				wR.Raw = grpcfastimpl.Bytes(oWn, wR.Raw, vAl)
+				wR.Raw = grpcfastimpl.View(vAl)
 				continue
 			}
 		case 35: // node
@@ -1551,7 +1551,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 					wR = grpcfastimpl.Spare[Decodable_Label](oWn, grpcfastSpare_Decodable_Label_272d07c8)
 					x.Second = wR
 				}
-				wR.Label = grpcfastimpl.String(oWn, vAl)
+				wR.Label = grpcfastimpl.String(vAl)
 				continue
 			}
 		}

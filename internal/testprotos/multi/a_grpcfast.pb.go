@@ -73,11 +73,11 @@ func (x *AlphaNote) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *AlphaNote) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -112,13 +112,13 @@ func (x *AlphaNote) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				var eL *Shared
 				if nN := len(x.More); nN < cap(x.More) {
 					x.More = x.More[:nN+1]
-					if eL = x.More[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[Shared](oWn, grpcfastSpare_Shared_605fb50a)
-						x.More[nN] = eL
-					}
+					eL = x.More[nN]
 				} else {
+					x.More = append(x.More, nil)
+				}
+				if eL == nil {
 					eL = grpcfastimpl.Spare[Shared](oWn, grpcfastSpare_Shared_605fb50a)
-					x.More = append(x.More, eL)
+					x.More[len(x.More)-1] = eL
 				}
 				if eRr := grpcfastimpl.DecodeMessage(eL, vAl, oWn); eRr != nil {
 					return eRr

@@ -85,11 +85,11 @@ func (x *PingRequest) GrpcfastBytesField(num protowire.Number) *[]byte {
 	return nil
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *PingRequest) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -106,7 +106,7 @@ func (x *PingRequest) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error
 					return protowire.ParseError(nN)
 				}
 				dAtA = dAtA[nN:]
-				x.Payload = grpcfastimpl.Bytes(oWn, x.Payload, vAl)
+				x.Payload = grpcfastimpl.View(vAl)
 				continue
 			}
 		}
@@ -122,11 +122,11 @@ func (x *PingRequest) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error
 	return nil
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *PingResponse) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -159,11 +159,11 @@ func (x *PingResponse) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) erro
 	return nil
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *Shared) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -180,7 +180,7 @@ func (x *Shared) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 					return protowire.ParseError(nN)
 				}
 				dAtA = dAtA[nN:]
-				x.S = grpcfastimpl.String(oWn, vAl)
+				x.S = grpcfastimpl.String(vAl)
 				continue
 			}
 		}
@@ -233,11 +233,11 @@ func (x *BetaNote) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *BetaNote) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -272,13 +272,13 @@ func (x *BetaNote) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				var eL *Shared
 				if nN := len(x.More); nN < cap(x.More) {
 					x.More = x.More[:nN+1]
-					if eL = x.More[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[Shared](oWn, grpcfastSpare_Shared_aab155cf)
-						x.More[nN] = eL
-					}
+					eL = x.More[nN]
 				} else {
+					x.More = append(x.More, nil)
+				}
+				if eL == nil {
 					eL = grpcfastimpl.Spare[Shared](oWn, grpcfastSpare_Shared_aab155cf)
-					x.More = append(x.More, eL)
+					x.More[len(x.More)-1] = eL
 				}
 				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
 					return eRr

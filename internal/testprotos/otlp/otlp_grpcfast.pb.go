@@ -86,11 +86,11 @@ func (x *ExportTraceServiceRequest) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *ExportTraceServiceRequest) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -110,13 +110,13 @@ func (x *ExportTraceServiceRequest) GrpcfastDecode(dAtA []byte, oWn *grpcfastimp
 				var eL *ResourceSpans
 				if nN := len(x.ResourceSpans); nN < cap(x.ResourceSpans) {
 					x.ResourceSpans = x.ResourceSpans[:nN+1]
-					if eL = x.ResourceSpans[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[ResourceSpans](oWn, grpcfastSpare_ResourceSpans_9d24ce68)
-						x.ResourceSpans[nN] = eL
-					}
+					eL = x.ResourceSpans[nN]
 				} else {
+					x.ResourceSpans = append(x.ResourceSpans, nil)
+				}
+				if eL == nil {
 					eL = grpcfastimpl.Spare[ResourceSpans](oWn, grpcfastSpare_ResourceSpans_9d24ce68)
-					x.ResourceSpans = append(x.ResourceSpans, eL)
+					x.ResourceSpans[len(x.ResourceSpans)-1] = eL
 				}
 				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
 					return eRr
@@ -169,11 +169,11 @@ func (x *ExportTraceServiceResponse) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *ExportTraceServiceResponse) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -211,11 +211,11 @@ func (x *ExportTraceServiceResponse) GrpcfastDecode(dAtA []byte, oWn *grpcfastim
 	return nil
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *ExportTracePartialSuccess) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -242,7 +242,7 @@ func (x *ExportTracePartialSuccess) GrpcfastDecode(dAtA []byte, oWn *grpcfastimp
 					return protowire.ParseError(nN)
 				}
 				dAtA = dAtA[nN:]
-				x.ErrorMessage = grpcfastimpl.String(oWn, vAl)
+				x.ErrorMessage = grpcfastimpl.String(vAl)
 				continue
 			}
 		}
@@ -295,11 +295,11 @@ func (x *ResourceSpans) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *ResourceSpans) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -334,13 +334,13 @@ func (x *ResourceSpans) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) err
 				var eL *ScopeSpans
 				if nN := len(x.ScopeSpans); nN < cap(x.ScopeSpans) {
 					x.ScopeSpans = x.ScopeSpans[:nN+1]
-					if eL = x.ScopeSpans[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[ScopeSpans](oWn, grpcfastSpare_ScopeSpans_9d24ce68)
-						x.ScopeSpans[nN] = eL
-					}
+					eL = x.ScopeSpans[nN]
 				} else {
+					x.ScopeSpans = append(x.ScopeSpans, nil)
+				}
+				if eL == nil {
 					eL = grpcfastimpl.Spare[ScopeSpans](oWn, grpcfastSpare_ScopeSpans_9d24ce68)
-					x.ScopeSpans = append(x.ScopeSpans, eL)
+					x.ScopeSpans[len(x.ScopeSpans)-1] = eL
 				}
 				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
 					return eRr
@@ -354,7 +354,7 @@ func (x *ResourceSpans) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) err
 					return protowire.ParseError(nN)
 				}
 				dAtA = dAtA[nN:]
-				x.SchemaUrl = grpcfastimpl.String(oWn, vAl)
+				x.SchemaUrl = grpcfastimpl.String(vAl)
 				continue
 			}
 		}
@@ -407,11 +407,11 @@ func (x *ScopeSpans) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *ScopeSpans) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -446,13 +446,13 @@ func (x *ScopeSpans) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error 
 				var eL *Span
 				if nN := len(x.Spans); nN < cap(x.Spans) {
 					x.Spans = x.Spans[:nN+1]
-					if eL = x.Spans[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[Span](oWn, grpcfastSpare_Span_9d24ce68)
-						x.Spans[nN] = eL
-					}
+					eL = x.Spans[nN]
 				} else {
+					x.Spans = append(x.Spans, nil)
+				}
+				if eL == nil {
 					eL = grpcfastimpl.Spare[Span](oWn, grpcfastSpare_Span_9d24ce68)
-					x.Spans = append(x.Spans, eL)
+					x.Spans[len(x.Spans)-1] = eL
 				}
 				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
 					return eRr
@@ -466,7 +466,7 @@ func (x *ScopeSpans) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error 
 					return protowire.ParseError(nN)
 				}
 				dAtA = dAtA[nN:]
-				x.SchemaUrl = grpcfastimpl.String(oWn, vAl)
+				x.SchemaUrl = grpcfastimpl.String(vAl)
 				continue
 			}
 		}
@@ -550,11 +550,11 @@ func (x *Span) GrpcfastBytesField(num protowire.Number) *[]byte {
 	return nil
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *Span) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -571,7 +571,7 @@ func (x *Span) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 					return protowire.ParseError(nN)
 				}
 				dAtA = dAtA[nN:]
-				x.TraceId = grpcfastimpl.Bytes(oWn, x.TraceId, vAl)
+				x.TraceId = grpcfastimpl.View(vAl)
 				continue
 			}
 		case 2: // span_id
@@ -581,7 +581,7 @@ func (x *Span) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 					return protowire.ParseError(nN)
 				}
 				dAtA = dAtA[nN:]
-				x.SpanId = grpcfastimpl.Bytes(oWn, x.SpanId, vAl)
+				x.SpanId = grpcfastimpl.View(vAl)
 				continue
 			}
 		case 3: // trace_state
@@ -591,7 +591,7 @@ func (x *Span) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 					return protowire.ParseError(nN)
 				}
 				dAtA = dAtA[nN:]
-				x.TraceState = grpcfastimpl.String(oWn, vAl)
+				x.TraceState = grpcfastimpl.String(vAl)
 				continue
 			}
 		case 4: // parent_span_id
@@ -601,7 +601,7 @@ func (x *Span) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 					return protowire.ParseError(nN)
 				}
 				dAtA = dAtA[nN:]
-				x.ParentSpanId = grpcfastimpl.Bytes(oWn, x.ParentSpanId, vAl)
+				x.ParentSpanId = grpcfastimpl.View(vAl)
 				continue
 			}
 		case 16: // flags
@@ -621,7 +621,7 @@ func (x *Span) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 					return protowire.ParseError(nN)
 				}
 				dAtA = dAtA[nN:]
-				x.Name = grpcfastimpl.String(oWn, vAl)
+				x.Name = grpcfastimpl.String(vAl)
 				continue
 			}
 		case 6: // kind
@@ -664,13 +664,13 @@ func (x *Span) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				var eL *KeyValue
 				if nN := len(x.Attributes); nN < cap(x.Attributes) {
 					x.Attributes = x.Attributes[:nN+1]
-					if eL = x.Attributes[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_9d24ce68)
-						x.Attributes[nN] = eL
-					}
+					eL = x.Attributes[nN]
 				} else {
+					x.Attributes = append(x.Attributes, nil)
+				}
+				if eL == nil {
 					eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_9d24ce68)
-					x.Attributes = append(x.Attributes, eL)
+					x.Attributes[len(x.Attributes)-1] = eL
 				}
 				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
 					return eRr
@@ -697,13 +697,13 @@ func (x *Span) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				var eL *Span_Event
 				if nN := len(x.Events); nN < cap(x.Events) {
 					x.Events = x.Events[:nN+1]
-					if eL = x.Events[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[Span_Event](oWn, grpcfastSpare_Span_Event_9d24ce68)
-						x.Events[nN] = eL
-					}
+					eL = x.Events[nN]
 				} else {
+					x.Events = append(x.Events, nil)
+				}
+				if eL == nil {
 					eL = grpcfastimpl.Spare[Span_Event](oWn, grpcfastSpare_Span_Event_9d24ce68)
-					x.Events = append(x.Events, eL)
+					x.Events[len(x.Events)-1] = eL
 				}
 				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
 					return eRr
@@ -730,13 +730,13 @@ func (x *Span) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				var eL *Span_Link
 				if nN := len(x.Links); nN < cap(x.Links) {
 					x.Links = x.Links[:nN+1]
-					if eL = x.Links[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[Span_Link](oWn, grpcfastSpare_Span_Link_9d24ce68)
-						x.Links[nN] = eL
-					}
+					eL = x.Links[nN]
 				} else {
+					x.Links = append(x.Links, nil)
+				}
+				if eL == nil {
 					eL = grpcfastimpl.Spare[Span_Link](oWn, grpcfastSpare_Span_Link_9d24ce68)
-					x.Links = append(x.Links, eL)
+					x.Links[len(x.Links)-1] = eL
 				}
 				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
 					return eRr
@@ -816,11 +816,11 @@ func (x *Span_Event) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *Span_Event) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -847,7 +847,7 @@ func (x *Span_Event) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error 
 					return protowire.ParseError(nN)
 				}
 				dAtA = dAtA[nN:]
-				x.Name = grpcfastimpl.String(oWn, vAl)
+				x.Name = grpcfastimpl.String(vAl)
 				continue
 			}
 		case 3: // attributes
@@ -860,13 +860,13 @@ func (x *Span_Event) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error 
 				var eL *KeyValue
 				if nN := len(x.Attributes); nN < cap(x.Attributes) {
 					x.Attributes = x.Attributes[:nN+1]
-					if eL = x.Attributes[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_9d24ce68)
-						x.Attributes[nN] = eL
-					}
+					eL = x.Attributes[nN]
 				} else {
+					x.Attributes = append(x.Attributes, nil)
+				}
+				if eL == nil {
 					eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_9d24ce68)
-					x.Attributes = append(x.Attributes, eL)
+					x.Attributes[len(x.Attributes)-1] = eL
 				}
 				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
 					return eRr
@@ -951,11 +951,11 @@ func (x *Span_Link) GrpcfastBytesField(num protowire.Number) *[]byte {
 	return nil
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *Span_Link) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -972,7 +972,7 @@ func (x *Span_Link) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 					return protowire.ParseError(nN)
 				}
 				dAtA = dAtA[nN:]
-				x.TraceId = grpcfastimpl.Bytes(oWn, x.TraceId, vAl)
+				x.TraceId = grpcfastimpl.View(vAl)
 				continue
 			}
 		case 2: // span_id
@@ -982,7 +982,7 @@ func (x *Span_Link) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 					return protowire.ParseError(nN)
 				}
 				dAtA = dAtA[nN:]
-				x.SpanId = grpcfastimpl.Bytes(oWn, x.SpanId, vAl)
+				x.SpanId = grpcfastimpl.View(vAl)
 				continue
 			}
 		case 3: // trace_state
@@ -992,7 +992,7 @@ func (x *Span_Link) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 					return protowire.ParseError(nN)
 				}
 				dAtA = dAtA[nN:]
-				x.TraceState = grpcfastimpl.String(oWn, vAl)
+				x.TraceState = grpcfastimpl.String(vAl)
 				continue
 			}
 		case 4: // attributes
@@ -1005,13 +1005,13 @@ func (x *Span_Link) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				var eL *KeyValue
 				if nN := len(x.Attributes); nN < cap(x.Attributes) {
 					x.Attributes = x.Attributes[:nN+1]
-					if eL = x.Attributes[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_9d24ce68)
-						x.Attributes[nN] = eL
-					}
+					eL = x.Attributes[nN]
 				} else {
+					x.Attributes = append(x.Attributes, nil)
+				}
+				if eL == nil {
 					eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_9d24ce68)
-					x.Attributes = append(x.Attributes, eL)
+					x.Attributes[len(x.Attributes)-1] = eL
 				}
 				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
 					return eRr
@@ -1051,11 +1051,11 @@ func (x *Span_Link) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	return nil
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *Status) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -1072,7 +1072,7 @@ func (x *Status) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 					return protowire.ParseError(nN)
 				}
 				dAtA = dAtA[nN:]
-				x.Message = grpcfastimpl.String(oWn, vAl)
+				x.Message = grpcfastimpl.String(vAl)
 				continue
 			}
 		case 3: // code
@@ -1176,11 +1176,11 @@ func (x *AnyValue) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *AnyValue) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -1202,7 +1202,7 @@ func (x *AnyValue) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 					wR = grpcfastimpl.Spare[AnyValue_StringValue](oWn, grpcfastSpare_AnyValue_StringValue_9d24ce68)
 					x.Value = wR
 				}
-				wR.StringValue = grpcfastimpl.String(oWn, vAl)
+				wR.StringValue = grpcfastimpl.String(vAl)
 				continue
 			}
 		case 2: // bool_value
@@ -1302,7 +1302,7 @@ func (x *AnyValue) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 					wR = grpcfastimpl.Spare[AnyValue_BytesValue](oWn, grpcfastSpare_AnyValue_BytesValue_9d24ce68)
 					x.Value = wR
 				}
-				wR.BytesValue = grpcfastimpl.Bytes(oWn, wR.BytesValue, vAl)
+				wR.BytesValue = grpcfastimpl.View(vAl)
 				continue
 			}
 		}
@@ -1353,11 +1353,11 @@ func (x *ArrayValue) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *ArrayValue) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -1377,13 +1377,13 @@ func (x *ArrayValue) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error 
 				var eL *AnyValue
 				if nN := len(x.Values); nN < cap(x.Values) {
 					x.Values = x.Values[:nN+1]
-					if eL = x.Values[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[AnyValue](oWn, grpcfastSpare_AnyValue_9d24ce68)
-						x.Values[nN] = eL
-					}
+					eL = x.Values[nN]
 				} else {
+					x.Values = append(x.Values, nil)
+				}
+				if eL == nil {
 					eL = grpcfastimpl.Spare[AnyValue](oWn, grpcfastSpare_AnyValue_9d24ce68)
-					x.Values = append(x.Values, eL)
+					x.Values[len(x.Values)-1] = eL
 				}
 				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
 					return eRr
@@ -1438,11 +1438,11 @@ func (x *KeyValueList) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *KeyValueList) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -1462,13 +1462,13 @@ func (x *KeyValueList) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) erro
 				var eL *KeyValue
 				if nN := len(x.Values); nN < cap(x.Values) {
 					x.Values = x.Values[:nN+1]
-					if eL = x.Values[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_9d24ce68)
-						x.Values[nN] = eL
-					}
+					eL = x.Values[nN]
 				} else {
+					x.Values = append(x.Values, nil)
+				}
+				if eL == nil {
 					eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_9d24ce68)
-					x.Values = append(x.Values, eL)
+					x.Values[len(x.Values)-1] = eL
 				}
 				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
 					return eRr
@@ -1521,11 +1521,11 @@ func (x *KeyValue) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *KeyValue) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -1542,7 +1542,7 @@ func (x *KeyValue) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 					return protowire.ParseError(nN)
 				}
 				dAtA = dAtA[nN:]
-				x.Key = grpcfastimpl.String(oWn, vAl)
+				x.Key = grpcfastimpl.String(vAl)
 				continue
 			}
 		case 2: // value
@@ -1608,11 +1608,11 @@ func (x *InstrumentationScope) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *InstrumentationScope) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -1629,7 +1629,7 @@ func (x *InstrumentationScope) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Own
 					return protowire.ParseError(nN)
 				}
 				dAtA = dAtA[nN:]
-				x.Name = grpcfastimpl.String(oWn, vAl)
+				x.Name = grpcfastimpl.String(vAl)
 				continue
 			}
 		case 2: // version
@@ -1639,7 +1639,7 @@ func (x *InstrumentationScope) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Own
 					return protowire.ParseError(nN)
 				}
 				dAtA = dAtA[nN:]
-				x.Version = grpcfastimpl.String(oWn, vAl)
+				x.Version = grpcfastimpl.String(vAl)
 				continue
 			}
 		case 3: // attributes
@@ -1652,13 +1652,13 @@ func (x *InstrumentationScope) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Own
 				var eL *KeyValue
 				if nN := len(x.Attributes); nN < cap(x.Attributes) {
 					x.Attributes = x.Attributes[:nN+1]
-					if eL = x.Attributes[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_9d24ce68)
-						x.Attributes[nN] = eL
-					}
+					eL = x.Attributes[nN]
 				} else {
+					x.Attributes = append(x.Attributes, nil)
+				}
+				if eL == nil {
 					eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_9d24ce68)
-					x.Attributes = append(x.Attributes, eL)
+					x.Attributes[len(x.Attributes)-1] = eL
 				}
 				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
 					return eRr
@@ -1723,11 +1723,11 @@ func (x *Resource) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *Resource) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -1747,13 +1747,13 @@ func (x *Resource) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 				var eL *KeyValue
 				if nN := len(x.Attributes); nN < cap(x.Attributes) {
 					x.Attributes = x.Attributes[:nN+1]
-					if eL = x.Attributes[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_9d24ce68)
-						x.Attributes[nN] = eL
-					}
+					eL = x.Attributes[nN]
 				} else {
+					x.Attributes = append(x.Attributes, nil)
+				}
+				if eL == nil {
 					eL = grpcfastimpl.Spare[KeyValue](oWn, grpcfastSpare_KeyValue_9d24ce68)
-					x.Attributes = append(x.Attributes, eL)
+					x.Attributes[len(x.Attributes)-1] = eL
 				}
 				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
 					return eRr

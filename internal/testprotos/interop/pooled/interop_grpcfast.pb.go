@@ -95,11 +95,11 @@ func (x *Payload) GrpcfastBytesField(num protowire.Number) *[]byte {
 	return nil
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *Payload) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -126,7 +126,7 @@ func (x *Payload) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 					return protowire.ParseError(nN)
 				}
 				dAtA = dAtA[nN:]
-				x.Body = grpcfastimpl.Bytes(oWn, x.Body, vAl)
+				x.Body = grpcfastimpl.View(vAl)
 				continue
 			}
 		}
@@ -142,11 +142,11 @@ func (x *Payload) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	return nil
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *EchoStatus) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -173,7 +173,7 @@ func (x *EchoStatus) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error 
 					return protowire.ParseError(nN)
 				}
 				dAtA = dAtA[nN:]
-				x.Message = grpcfastimpl.String(oWn, vAl)
+				x.Message = grpcfastimpl.String(vAl)
 				continue
 			}
 		}
@@ -222,11 +222,11 @@ func (x *ResponseParameters) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *ResponseParameters) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -323,11 +323,11 @@ func (x *StreamingOutputCallRequest) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *StreamingOutputCallRequest) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -357,13 +357,13 @@ func (x *StreamingOutputCallRequest) GrpcfastDecode(dAtA []byte, oWn *grpcfastim
 				var eL *ResponseParameters
 				if nN := len(x.ResponseParameters); nN < cap(x.ResponseParameters) {
 					x.ResponseParameters = x.ResponseParameters[:nN+1]
-					if eL = x.ResponseParameters[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[ResponseParameters](oWn, grpcfastSpare_ResponseParameters_8c87a3f6)
-						x.ResponseParameters[nN] = eL
-					}
+					eL = x.ResponseParameters[nN]
 				} else {
+					x.ResponseParameters = append(x.ResponseParameters, nil)
+				}
+				if eL == nil {
 					eL = grpcfastimpl.Spare[ResponseParameters](oWn, grpcfastSpare_ResponseParameters_8c87a3f6)
-					x.ResponseParameters = append(x.ResponseParameters, eL)
+					x.ResponseParameters[len(x.ResponseParameters)-1] = eL
 				}
 				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
 					return eRr
@@ -446,11 +446,11 @@ func (x *StreamingOutputCallResponse) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *StreamingOutputCallResponse) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -523,11 +523,11 @@ func (x *StreamingInputCallRequest) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *StreamingInputCallRequest) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -580,11 +580,11 @@ func (x *StreamingInputCallRequest) GrpcfastDecode(dAtA []byte, oWn *grpcfastimp
 	return nil
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *StreamingInputCallResponse) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)

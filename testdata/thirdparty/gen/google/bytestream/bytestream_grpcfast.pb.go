@@ -45,11 +45,11 @@ var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*QueryWriteStatusResponse)(nil)
 )
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *ReadRequest) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -66,7 +66,7 @@ func (x *ReadRequest) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error
 					return protowire.ParseError(nN)
 				}
 				dAtA = dAtA[nN:]
-				x.ResourceName = grpcfastimpl.String(oWn, vAl)
+				x.ResourceName = grpcfastimpl.String(vAl)
 				continue
 			}
 		case 2: // read_offset
@@ -149,11 +149,11 @@ func (x *ReadResponse) GrpcfastBytesField(num protowire.Number) *[]byte {
 	return nil
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *ReadResponse) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -170,7 +170,7 @@ func (x *ReadResponse) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) erro
 					return protowire.ParseError(nN)
 				}
 				dAtA = dAtA[nN:]
-				x.Data = grpcfastimpl.Bytes(oWn, x.Data, vAl)
+				x.Data = grpcfastimpl.View(vAl)
 				continue
 			}
 		}
@@ -233,11 +233,11 @@ func (x *WriteRequest) GrpcfastBytesField(num protowire.Number) *[]byte {
 	return nil
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *WriteRequest) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -254,7 +254,7 @@ func (x *WriteRequest) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) erro
 					return protowire.ParseError(nN)
 				}
 				dAtA = dAtA[nN:]
-				x.ResourceName = grpcfastimpl.String(oWn, vAl)
+				x.ResourceName = grpcfastimpl.String(vAl)
 				continue
 			}
 		case 2: // write_offset
@@ -284,7 +284,7 @@ func (x *WriteRequest) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) erro
 					return protowire.ParseError(nN)
 				}
 				dAtA = dAtA[nN:]
-				x.Data = grpcfastimpl.Bytes(oWn, x.Data, vAl)
+				x.Data = grpcfastimpl.View(vAl)
 				continue
 			}
 		}
@@ -300,11 +300,11 @@ func (x *WriteRequest) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) erro
 	return nil
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *WriteResponse) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -337,11 +337,11 @@ func (x *WriteResponse) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) err
 	return nil
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *QueryWriteStatusRequest) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -358,7 +358,7 @@ func (x *QueryWriteStatusRequest) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.
 					return protowire.ParseError(nN)
 				}
 				dAtA = dAtA[nN:]
-				x.ResourceName = grpcfastimpl.String(oWn, vAl)
+				x.ResourceName = grpcfastimpl.String(vAl)
 				continue
 			}
 		}
@@ -374,11 +374,11 @@ func (x *QueryWriteStatusRequest) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.
 	return nil
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *QueryWriteStatusResponse) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)

@@ -50,11 +50,11 @@ var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*BatchUpdateBlobsResponse_Response)(nil)
 )
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *Digest) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -71,7 +71,7 @@ func (x *Digest) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 					return protowire.ParseError(nN)
 				}
 				dAtA = dAtA[nN:]
-				x.Hash = grpcfastimpl.String(oWn, vAl)
+				x.Hash = grpcfastimpl.String(vAl)
 				continue
 			}
 		case 2: // size_bytes
@@ -130,11 +130,11 @@ func (x *ExecuteRequest) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *ExecuteRequest) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -151,7 +151,7 @@ func (x *ExecuteRequest) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) er
 					return protowire.ParseError(nN)
 				}
 				dAtA = dAtA[nN:]
-				x.InstanceName = grpcfastimpl.String(oWn, vAl)
+				x.InstanceName = grpcfastimpl.String(vAl)
 				continue
 			}
 		case 3: // skip_cache_lookup
@@ -227,11 +227,11 @@ func (x *ExecuteResponse) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *ExecuteResponse) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -288,7 +288,7 @@ func (x *ExecuteResponse) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) e
 					return protowire.ParseError(nN)
 				}
 				dAtA = dAtA[nN:]
-				x.Message = grpcfastimpl.String(oWn, vAl)
+				x.Message = grpcfastimpl.String(vAl)
 				continue
 			}
 		}
@@ -339,11 +339,11 @@ func (x *ActionResult) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *ActionResult) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -441,11 +441,11 @@ func (x *BatchUpdateBlobsRequest) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *BatchUpdateBlobsRequest) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -462,7 +462,7 @@ func (x *BatchUpdateBlobsRequest) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.
 					return protowire.ParseError(nN)
 				}
 				dAtA = dAtA[nN:]
-				x.InstanceName = grpcfastimpl.String(oWn, vAl)
+				x.InstanceName = grpcfastimpl.String(vAl)
 				continue
 			}
 		case 2: // requests
@@ -475,13 +475,13 @@ func (x *BatchUpdateBlobsRequest) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.
 				var eL *BatchUpdateBlobsRequest_Request
 				if nN := len(x.Requests); nN < cap(x.Requests) {
 					x.Requests = x.Requests[:nN+1]
-					if eL = x.Requests[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[BatchUpdateBlobsRequest_Request](oWn, grpcfastSpare_BatchUpdateBlobsRequest_Request_8a84bfef)
-						x.Requests[nN] = eL
-					}
+					eL = x.Requests[nN]
 				} else {
+					x.Requests = append(x.Requests, nil)
+				}
+				if eL == nil {
 					eL = grpcfastimpl.Spare[BatchUpdateBlobsRequest_Request](oWn, grpcfastSpare_BatchUpdateBlobsRequest_Request_8a84bfef)
-					x.Requests = append(x.Requests, eL)
+					x.Requests[len(x.Requests)-1] = eL
 				}
 				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
 					return eRr
@@ -550,11 +550,11 @@ func (x *BatchUpdateBlobsRequest_Request) GrpcfastBytesField(num protowire.Numbe
 	return nil
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *BatchUpdateBlobsRequest_Request) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -586,7 +586,7 @@ func (x *BatchUpdateBlobsRequest_Request) GrpcfastDecode(dAtA []byte, oWn *grpcf
 					return protowire.ParseError(nN)
 				}
 				dAtA = dAtA[nN:]
-				x.Data = grpcfastimpl.Bytes(oWn, x.Data, vAl)
+				x.Data = grpcfastimpl.View(vAl)
 				continue
 			}
 		}
@@ -637,11 +637,11 @@ func (x *BatchUpdateBlobsResponse) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *BatchUpdateBlobsResponse) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
@@ -661,13 +661,13 @@ func (x *BatchUpdateBlobsResponse) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl
 				var eL *BatchUpdateBlobsResponse_Response
 				if nN := len(x.Responses); nN < cap(x.Responses) {
 					x.Responses = x.Responses[:nN+1]
-					if eL = x.Responses[nN]; eL == nil {
-						eL = grpcfastimpl.Spare[BatchUpdateBlobsResponse_Response](oWn, grpcfastSpare_BatchUpdateBlobsResponse_Response_8a84bfef)
-						x.Responses[nN] = eL
-					}
+					eL = x.Responses[nN]
 				} else {
+					x.Responses = append(x.Responses, nil)
+				}
+				if eL == nil {
 					eL = grpcfastimpl.Spare[BatchUpdateBlobsResponse_Response](oWn, grpcfastSpare_BatchUpdateBlobsResponse_Response_8a84bfef)
-					x.Responses = append(x.Responses, eL)
+					x.Responses[len(x.Responses)-1] = eL
 				}
 				if eRr := eL.GrpcfastDecode(vAl, oWn); eRr != nil {
 					return eRr
@@ -722,11 +722,11 @@ func (x *BatchUpdateBlobsResponse_Response) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastDecode decodes dAtA into x, which is empty, as UnmarshalVT would
-// (UnmarshalVTUnsafe with oWn.Views()), reusing the memory that GrpcfastReuse
-// kept and the nested messages and oneof wrappers it gave back to oWn. The
-// grpcfast codec calls it on input that it has checked as the standard codec
-// would. It implements grpcfastimpl.Decoder.
+// GrpcfastDecode decodes dAtA, the owned copy, into x, which is empty, as
+// UnmarshalVTUnsafe would, reusing the memory that GrpcfastReuse kept and the
+// nested messages and oneof wrappers it gave back to oWn. The grpcfast codec
+// calls it on input that it has checked as the standard codec would. It
+// implements grpcfastimpl.Decoder.
 func (x *BatchUpdateBlobsResponse_Response) GrpcfastDecode(dAtA []byte, oWn *grpcfastimpl.Owned) error {
 	for len(dAtA) > 0 {
 		nUm, tYp, nN := protowire.ConsumeTag(dAtA)
