@@ -29,8 +29,13 @@ func ClipViews(m proto.Message) {
 	}
 }
 
-// clipMessage clips m's bytes values and returns how many it set.
+// clipMessage clips m's bytes values and returns how many it set. m may be
+// a nil message: vtprotobuf's decoder leaves the value of a map entry that
+// has none (a peer's "*\x00") nil.
 func clipMessage(m protoreflect.Message) (n int) {
+	if !m.IsValid() {
+		return 0
+	}
 	fields := m.Descriptor().Fields()
 	for i := range fields.Len() {
 		fd := fields.Get(i)
