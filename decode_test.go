@@ -165,9 +165,8 @@ func TestGeneratedDecode(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
-			wantGenerated := name != "unknown fields" // the wire types the walk sends to protobuf-go
-			if generated != wantGenerated {
-				t.Errorf("%s, round %d: decoded by the generated decoder: %v, want %v", name, round, generated, wantGenerated)
+			if !generated {
+				t.Errorf("%s, round %d: not decoded by the generated decoder", name, round)
 			}
 			s.Reset()
 		}

@@ -4,18 +4,74 @@ import (
 	"testing"
 
 	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/grpcfastimpl"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 )
 
-// countingRich is a Rich whose UnmarshalVT counts the bytes it is given.
+// countingRich is a Rich without its generated decoder (hideDecoder makes
+// the promoted GrpcfastDecode ambiguous), as a vtprotobuf type that the
+// plugin did not generate, whose UnmarshalVT counts the bytes it is given.
 type countingRich struct {
 	*kinds.Rich
+	hideDecoder
 	decoded *int
 }
+
+type hideDecoder struct{}
+
+func (hideDecoder) GrpcfastDecode() {}
 
 func (m countingRich) UnmarshalVT(b []byte) error {
 	*m.decoded += len(b)
 	return m.Rich.UnmarshalVT(b)
+}
+
+// generatedRich is a Rich whose generated decoder counts the bytes it is
+// given at the top level.
+type generatedRich struct {
+	*kinds.Rich
+	decoded *int
+}
+
+func (m generatedRich) GrpcfastDecode(b []byte, d *grpcfastimpl.Decoding, depth int) error {
+	*m.decoded += len(b)
+	return m.Rich.GrpcfastDecode(b, d, depth)
+}
+
+// TestGeneratedDecodedOnce: a message with a generated decoder is decoded by
+// it alone, once, in one pass, whole or in frames, whether it is valid or
+// not: no walk before it, no protobuf-go after a failure.
+func TestGeneratedDecodedOnce(t *testing.T) {
+	valid := []byte{}
+	for range 2000 {
+		valid = append(valid, 0x4a, 0x05, 0x0a, 0x03, 'a', 'b', 'c') // inners {label: "abc"}
+	}
+	cat := func(tail ...byte) []byte { return append(append([]byte{}, valid...), tail...) }
+	c := grpcfast.NewCodec()
+	for _, tc := range []struct {
+		name string
+		b    []byte
+		ok   bool
+	}{
+		{"valid", valid, true},
+		{"field number 2^32+2 at the end", cat(0x82, 0x80, 0x80, 0x80, 0x10, 0x01), false},
+		{"invalid UTF-8 at the end", cat(0x12, 0x01, 0xff), false},
+		{"truncated at the end", cat(0x4a, 0x05, 0x0a), false},
+		{"wrong wire type at the end", cat(0x10, 0x01), true},
+	} {
+		for _, cuts := range [][]int{nil, {100}, {3, 5000, 9000}} {
+			n := 0
+			m := generatedRich{&kinds.Rich{}, &n}
+			err := c.Unmarshal(sliceAt(tc.b, cuts...), m)
+			if (err == nil) != tc.ok {
+				t.Errorf("%s, cut at %v: %v, want accepted: %v", tc.name, cuts, err, tc.ok)
+			}
+			if n != len(tc.b) {
+				t.Errorf("%s, cut at %v: the generated decoder was given %d bytes of %d, want all once", tc.name, cuts, n, len(tc.b))
+			}
+			checkOracle(t, tc.b, m.Rich, err)
+		}
+	}
 }
 
 // TestDecodedAtMostOnce: UnmarshalVT decodes valid input once, in one
@@ -44,7 +100,7 @@ func TestDecodedAtMostOnce(t *testing.T) {
 	} {
 		for _, cuts := range [][]int{nil, {100}, {3, 5000, 9000}} {
 			n := 0
-			m := countingRich{&kinds.Rich{}, &n}
+			m := countingRich{Rich: &kinds.Rich{}, decoded: &n}
 			err := c.Unmarshal(sliceAt(tc.b, cuts...), m)
 			if (err == nil) != tc.ok {
 				t.Errorf("%s, cut at %v: %v, want accepted: %v", tc.name, cuts, err, tc.ok)

@@ -60,6 +60,11 @@ func FuzzUnmarshal(f *testing.F) {
 	for _, b := range malformed() {
 		f.Add(b, uint16(len(b)/2), uint16(1), uint8(0))
 	}
+	// Map entries that repeat, reorder or leave out their fields, closed
+	// enum values the enum does not name (proto2.Entries).
+	for _, b := range mapEntryInputs(f) {
+		f.Add(b, uint16(len(b)/2), uint16(0), uint8(0))
+	}
 	// An unknown group, valid and nested, which UnmarshalVT skips.
 	f.Add([]byte{0xa3, 0x06, 0x08, 0x01, 0xab, 0x06, 0xac, 0x06, 0xa4, 0x06, 0x08, 0x05}, uint16(3), uint16(7), uint8(0))
 
@@ -97,7 +102,7 @@ func FuzzUnmarshal(f *testing.F) {
 		checkOracle(t, b, pooled, c.Unmarshal(mem.BufferSlice{mem.SliceBuffer(b)}, pooled))
 		ext := &proto2.Extendable{}
 		checkOracle(t, b, ext, c.Unmarshal(sliceAt(b, len(b)/2), ext))
-		for _, m := range []proto.Message{&hostile.Node{}, &hostile.Holder{}, &hostile.Req{}} {
+		for _, m := range []proto.Message{&hostile.Node{}, &hostile.Holder{}, &hostile.Req{}, &proto2.Entries{}} {
 			checkOracle(t, b, m, c.Unmarshal(mem.BufferSlice{mem.SliceBuffer(b)}, m))
 			m = m.ProtoReflect().New().Interface()
 			checkOracle(t, b, m, c.Unmarshal(sliceAt(b, len(b)/3, len(b)*2/3), m))

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/grpcfast/grpcfast/internal/decode"
 	"github.com/grpcfast/grpcfast/internal/own"
 	"github.com/grpcfast/grpcfast/internal/reuse"
 )
@@ -71,16 +72,17 @@ func dataPointer(v any) unsafe.Pointer {
 // into one owned copy (t.copy, where the type has UnmarshalVTUnsafe and
 // UnmarshalVT would decode it).
 func (c *Codec) unmarshal(data mem.BufferSlice, v any, t target) (bool, error) {
+	if d, ok := v.(generatedDecoder); ok {
+		switch {
+		case t.copy:
+			return true, c.decodeCopy(data, d, v, t.owned, t.views)
+		case !t.prepared:
+			return false, c.decodeFresh(data, d, v)
+		}
+	}
 	if m, ok := v.(vtUnmarshaler); ok {
 		if info := vtInfoOf(v); info.vtDecodes && (t.prepared || resetForDecode(v)) {
-			var err error
-			if u, ok := v.(vtUnsafeUnmarshaler); ok && t.copy && info != opaqueInfo {
-				if err = c.decodeCopy(data, u, info, t.owned); err == nil {
-					return true, nil
-				}
-			} else {
-				err = c.unmarshalVT(data, m, v, info, t.views)
-			}
+			err := c.unmarshalVT(data, m, v, info, t.views)
 			if err != nil && info != opaqueInfo && !finalDecodeError(err) {
 				// UnmarshalVT rejects some input that protobuf-go, and so
 				// gRPC's codec, accepts: a known field with another wire
@@ -149,13 +151,21 @@ func (c *Codec) unmarshalProto(data mem.BufferSlice, v any) error {
 // vtDecoder decodes runs of whole top-level fields of a message with
 // UnmarshalVT, after checking that the strings in them that must be valid
 // UTF-8 are.
+//
+// A message with a generated decoder (gen) is decoded by it instead, in one
+// pass that checks as it goes: no walk.
 type vtDecoder struct {
 	m    vtUnmarshaler
 	wire *wirePlan // nil for types that cannot be inspected (opaqueInfo)
 	utf8 bool      // check UTF-8 (WithoutUTF8Validation not given)
+	gen  generatedDecoder
+	st   *decode.State
 }
 
 func (d vtDecoder) decode(b []byte) error {
+	if d.gen != nil {
+		return d.gen.GrpcfastDecode(b, d.st, decode.Limit)
+	}
 	if d.wire != nil {
 		if err := d.wire.validate(b, d.utf8); err != nil {
 			return err
@@ -166,6 +176,32 @@ func (d vtDecoder) decode(b []byte) error {
 
 func (c *Codec) unmarshalVT(data mem.BufferSlice, m vtUnmarshaler, v any, info *vtInfo, vw *reuse.Views) error {
 	d := vtDecoder{m: m, wire: info.wire, utf8: !c.noUTF8}
+	if gen, ok := v.(generatedDecoder); ok {
+		d.gen, d.wire = gen, nil
+		d.st = decode.Fresh
+		if c.noUTF8 {
+			d.st = decode.FreshNoUTF8
+		}
+		if vw != nil {
+			// The slot's next reset gives the nested messages and oneof
+			// wrappers of this decode back to it, for the next decode.
+			d.st = vw.State(c.noUTF8)
+			if o := vw.Owned(); o != nil {
+				o.SetDecoding()
+			}
+		}
+		if err := c.decodeRuns(data, d, v, info, vw); err != nil {
+			return err
+		}
+		return checkInitialized(v)
+	}
+	return c.decodeRuns(data, d, v, info, vw)
+}
+
+// decodeRuns decodes data into v with d, whole or in runs of whole
+// top-level fields.
+func (c *Codec) decodeRuns(data mem.BufferSlice, d vtDecoder, v any, info *vtInfo, vw *reuse.Views) error {
+	m := d.m
 	bf, _ := v.(bytesFielder)
 	if bf == nil || info.required {
 		// Views are of singular bytes fields, and a message with required

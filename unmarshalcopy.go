@@ -4,66 +4,82 @@ import (
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/grpcfast/grpcfast/internal/decode"
 	"github.com/grpcfast/grpcfast/internal/own"
+	"github.com/grpcfast/grpcfast/internal/reuse"
 )
-
-// vtUnsafeUnmarshaler is implemented by messages generated with
-// vtprotobuf's unmarshal_unsafe feature: strings and bytes decoded as views
-// of the input.
-type vtUnsafeUnmarshaler interface {
-	UnmarshalVTUnsafe(dAtA []byte) error
-}
-
-// decodeCopy decodes data into u, a message that a pooled handler prepared
-// for the owned copy (grpcfast.WithStringsInOneCopy): the whole message is
-// copied into one new array, which this codec never reuses, never pools and
-// never writes into again, and decoded with UnmarshalVTUnsafe, so that every
-// string and bytes field is a view of that array instead of an allocation of
-// its own. gRPC frees data when Unmarshal returns; the views point into the
-// copy, which lives as long as anything refers to it.
-//
-// The walk (with UTF-8) checks the copy first, as it checks a message in one
-// buffer; when it or UnmarshalVTUnsafe fails, unmarshal lets protobuf-go
-// decide, as for any message, and protobuf-go resets the message, dropping
-// the views.
-func (c *Codec) decodeCopy(data mem.BufferSlice, u vtUnsafeUnmarshaler, info *vtInfo, o *own.Owned) error {
-	b := make([]byte, data.Len()) // the owned copy: never pooled, never reused
-	data.CopyTo(b)
-	if info.wire == nil {
-		return unsafeDecode(u, b)
-	}
-	if err := info.wire.validate(b, !c.noUTF8); err != nil {
-		return err
-	}
-	if d, ok := u.(generatedDecoder); ok && o != nil {
-		// The walk has checked b: the generated decoder decodes it as
-		// UnmarshalVTUnsafe would, reusing the nested messages and oneof
-		// wrappers that the slot's last reset gave back.
-		o.SetDecoding()
-		err := d.GrpcfastDecode(b, o)
-		if err != nil {
-			o.Clear() // protobuf-go decides, and its decode is not the generated one
-		}
-		return err
-	}
-	return unsafeDecode(u, b)
-}
-
-// unsafeDecode decodes b into u with UnmarshalVTUnsafe, and clips the
-// views it leaves in bytes fields (own.ClipViews): an append to one must not
-// write into the copy that the message's strings view.
-func unsafeDecode(u vtUnsafeUnmarshaler, b []byte) error {
-	if err := u.UnmarshalVTUnsafe(b); err != nil {
-		return err
-	}
-	if m, ok := u.(proto.Message); ok {
-		own.ClipViews(m)
-	}
-	return nil
-}
 
 // generatedDecoder is implemented by messages that protoc-gen-go-grpcfast
 // generated a decoder for (grpcfastimpl.Decoder).
 type generatedDecoder interface {
-	GrpcfastDecode(b []byte, o *own.Owned) error
+	GrpcfastDecode(b []byte, d *decode.State, depth int) error
+}
+
+// decodeFresh decodes data into v, a message that no slot prepared, with
+// its generated decoder d, in one pass: v is reset first, strings and bytes
+// are copied, and what protobuf-go rejects is rejected while decoding.
+// A message in several buffers is gathered into a pooled scratch buffer
+// first, as gRPC's standard codec gathers it; nothing refers to it after.
+func (c *Codec) decodeFresh(data mem.BufferSlice, d generatedDecoder, v any) error {
+	resetForDecode(v)
+	st := decode.Fresh
+	if c.noUTF8 {
+		st = decode.FreshNoUTF8
+	}
+	var err error
+	switch n := data.Len(); {
+	case n == 0:
+	case len(data) == 1:
+		err = d.GrpcfastDecode(data[0].ReadOnlyData(), st, decode.Limit)
+	default:
+		p := c.pool.Get(n)
+		b := (*p)[:n]
+		data.CopyTo(b)
+		err = d.GrpcfastDecode(b, st, decode.Limit)
+		c.putBuf(p)
+	}
+	if err != nil {
+		return err
+	}
+	return checkInitialized(v)
+}
+
+// checkInitialized checks the required fields of v's whole tree, where its
+// type can hold any, as protobuf-go does once it has decoded a message.
+func checkInitialized(v any) error {
+	if !vtInfoOf(v).checkInit {
+		return nil
+	}
+	return proto.CheckInitialized(v.(proto.Message))
+}
+
+// decodeCopy decodes data into v, a message that a pooled handler prepared
+// for the owned copy (grpcfast.WithStringsInOneCopy), with its generated
+// decoder d: the whole message is copied into one new array, which this
+// codec never reuses, never pools and never writes into again, and every
+// string and bytes field is a view of it instead of an allocation of its
+// own. gRPC frees data when Unmarshal returns; the views point into the
+// copy, which lives as long as anything refers to it. The decoder takes
+// the nested messages and oneof wrappers that the slot's last reset gave
+// back to o.
+func (c *Codec) decodeCopy(data mem.BufferSlice, d generatedDecoder, v any, o *own.Owned, vw *reuse.Views) error {
+	b := make([]byte, data.Len()) // the owned copy: never pooled, never reused
+	data.CopyTo(b)
+	if o != nil {
+		o.SetDecoding()
+	}
+	var st *decode.State
+	if vw != nil {
+		st = vw.CopyState(c.noUTF8)
+	} else {
+		st = decode.NewViews(o, c.noUTF8)
+	}
+	err := d.GrpcfastDecode(b, st, decode.Limit)
+	if err == nil {
+		err = checkInitialized(v)
+	}
+	if err != nil && o != nil {
+		o.Clear() // the slot keeps nothing of a failed decode
+	}
+	return err
 }

@@ -2,13 +2,12 @@ package grpcfast
 
 import (
 	"errors"
+	"github.com/grpcfast/grpcfast/internal/decode"
 	"io"
 	"math"
 
 	"google.golang.org/protobuf/encoding/protowire"
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/types/known/structpb"
 )
 
 // vtprotobuf's UnmarshalVT trusts its input more than protobuf-go, and so
@@ -40,21 +39,9 @@ import (
 const maxMessageDepth = protowire.DefaultRecursionLimit - 1
 
 // mapEntryIsLevel reports whether the protobuf-go that this program links
-// counts a map entry toward RecursionLimit, as a nested message: v1.36.12
-// does (its consumeMap decrements the depth), v1.36.0 does not. The codec
-// rejects exactly what gRPC's standard codec rejects, so it asks: a Struct
-// holding, in its map, a Value holding a Struct is four levels deep (the
-// top-level message counts one) with map entries counted and three without,
-// so a RecursionLimit of 3 accepts it only without.
-var mapEntryIsLevel = func() bool {
-	b, err := proto.Marshal(&structpb.Struct{Fields: map[string]*structpb.Value{
-		"": structpb.NewStructValue(&structpb.Struct{}),
-	}})
-	if err != nil {
-		panic("grpcfast: probing protobuf-go's recursion limit: " + err.Error())
-	}
-	return proto.UnmarshalOptions{RecursionLimit: 3}.Unmarshal(b, new(structpb.Struct)) != nil
-}()
+// counts a map entry toward RecursionLimit, as a nested message
+// (decode.MapLevel).
+var mapEntryIsLevel = decode.MapLevel == 1
 
 // maxGroupDepth is how deep unknown groups may nest, counting the outermost
 // as 1: protobuf-go skips them with protowire.ConsumeFieldValue, which starts
@@ -106,8 +93,12 @@ var errNeedProto = errors.New("grpcfast: decoded by protobuf-go")
 // returns for the same input, so that decoding with protobuf-go again is
 // pointless.
 func finalDecodeError(err error) bool {
+	switch err {
+	case decode.ErrMalformed, decode.ErrTruncated, decode.ErrDepth:
+		return true
+	}
 	switch err.(type) {
-	case *malformedError, *invalidUTF8Error:
+	case *malformedError, *invalidUTF8Error, *decode.UTF8Error:
 		return true
 	}
 	return false

@@ -4,25 +4,67 @@ import (
 	"errors"
 	"unsafe"
 
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/grpcfast/grpcfast/internal/decode"
 	"github.com/grpcfast/grpcfast/internal/own"
 )
 
-// Decoder is implemented by generated messages that protoc-gen-go-grpcfast
-// wrote a decoder for: proto3 messages whose fields are numbers, enums,
-// strings, bytes, messages, repeated fields of these (packed or not) and
-// oneofs of these; not maps nor optional fields.
+// Decoder is implemented by every message that protoc-gen-go-grpcfast
+// writes a decoder for: all but map entries, messages of the opaque Go API
+// and messages with groups, extension ranges or weak fields, which
+// protobuf-go decodes.
 //
-// GrpcfastDecode merges b, which the codec has checked as the standard codec
-// would (wire types, lengths, UTF-8, nesting), into the message, which is
-// empty, as UnmarshalVTUnsafe would: its strings and bytes fields are views
-// of b, the owned copy, which the codec never reuses. It decodes into the
-// memory that the message's GrpcfastReuse kept, and takes the nested
-// messages and oneof wrappers that it gave back (spares) from o.
+// GrpcfastDecode merges b into the message in one pass, checking as it goes
+// what protobuf-go checks (tags, wire types, lengths, the UTF-8 of strings
+// that require it, nesting deeper than depth more levels), and fails where
+// protobuf-go fails; it does not check required fields, which the caller
+// checks once the whole message is decoded. Strings and bytes are copied,
+// or are views of b where d says so. It decodes into the memory that the
+// message's GrpcfastReuse kept and takes the nested messages and oneof
+// wrappers that it gave back from d's record.
 type Decoder interface {
-	GrpcfastDecode(b []byte, o *Owned) error
+	GrpcfastDecode(b []byte, d *Decoding, depth int) error
 }
+
+// Decoding is the state of one decode: strings and bytes copied or views,
+// the UTF-8 check on or off, the record of the slot decoded into.
+type Decoding = decode.State
+
+// ErrDepth is the error of generated decoders for messages nested deeper
+// than protobuf-go allows.
+var ErrDepth = decode.ErrDepth
+
+// ErrWire returns the error for n, a negative length from a read.
+func ErrWire(n int) error { return decode.Err(n) }
+
+// MapLevel is 1 if the linked protobuf-go counts a map entry as a level of
+// nesting, 0 otherwise.
+var MapLevel = decode.MapLevel
+
+// ReadTag reads a tag as protobuf-go does: negative length if malformed or
+// its field number is outside [1, 2^29-1].
+func ReadTag(b []byte) (uint64, int) { return decode.Tag(b) }
+
+// ReadVarint reads a varint as protowire.ConsumeVarint does.
+func ReadVarint(b []byte) (uint64, int) { return decode.Varint(b) }
+
+// ReadBytes reads a length-delimited value as protowire.ConsumeBytes does.
+func ReadBytes(b []byte) ([]byte, int) { return decode.Bytes(b) }
+
+// SkipField returns the length of the value of field tag at the start of
+// b, or a negative number if it is malformed.
+func SkipField(tag uint64, b []byte) int { return decode.Skip(tag, b) }
+
+// AppendUnknown appends to b the unknown field of tag tag and value v, as
+// protobuf-go keeps it: the tag in its shortest form.
+func AppendUnknown(b []byte, tag uint64, v []byte) []byte {
+	return append(protowire.AppendVarint(b, tag), v...)
+}
+
+// DecodeSint32 decodes a zigzag-encoded sint32 varint.
+func DecodeSint32(v uint64) int32 { return decode.Sint32(v) }
 
 // SpareKind names the list of spares of one Go type (a nested message
 // type, or a oneof wrapper type) in a record.
@@ -32,9 +74,9 @@ type SpareKind = own.SpareKind
 // once per type.
 func NewSpareKind() SpareKind { return own.NewSpareKind() }
 
-// Spare returns a spare *T of kind k from o, or a new one.
-func Spare[T any](o *Owned, k SpareKind) *T {
-	if p := o.TakeSpare(k); p != nil {
+// Spare returns a spare *T of kind k from d's record, or a new one.
+func Spare[T any](d *Decoding, k SpareKind) *T {
+	if p := d.Owned.TakeSpare(k); p != nil {
 		return (*T)(p)
 	}
 	return new(T)
@@ -82,38 +124,16 @@ func dataOf(v any) unsafe.Pointer {
 	return (*[2]unsafe.Pointer)(unsafe.Pointer(&v))[1]
 }
 
-// String returns a view of b, part of the owned copy that the generated
-// decoder decodes, which the codec never reuses nor writes into.
-func String(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	return unsafe.String(unsafe.SliceData(b), len(b))
-}
-
-// View returns b, part of the owned copy, as the value of a bytes field:
-// never nil (as with UnmarshalVT), and with no capacity beyond its length,
-// so that an append to it copies rather than writing into what follows.
-func View(b []byte) []byte { return b[:len(b):len(b)] }
-
-type vtDecoder interface{ UnmarshalVT([]byte) error }
-
-// DecodeMessage merges b into m, an empty message of a type whose decoder
-// the generated code does not know: its own generated decoder if it has
-// one, vtprotobuf's UnmarshalVT otherwise, protobuf-go's last.
-func DecodeMessage[M any](m *M, b []byte, o *Owned) error {
-	if d, ok := any(m).(Decoder); ok {
-		return d.GrpcfastDecode(b, o)
-	}
-	// Not UnmarshalVTUnsafe: its bytes fields would view b up to its end,
-	// and an append to one would write into what the request's strings
-	// view. Such subtrees (maps, optional fields) copy their strings and
-	// bytes instead.
-	if d, ok := any(m).(vtDecoder); ok {
-		return d.UnmarshalVT(b)
+// DecodeMessage merges b into m, a message of a type that has no generated
+// decoder in the generated file that calls it, with depth levels left below
+// m: its own generated decoder if it has one, protobuf-go's otherwise
+// (which copies strings and bytes, and checks as the standard codec does).
+func DecodeMessage[M any](m *M, b []byte, d *Decoding, depth int) error {
+	if dm, ok := any(m).(Decoder); ok {
+		return dm.GrpcfastDecode(b, d, depth)
 	}
 	if pm, ok := any(m).(proto.Message); ok {
-		return proto.UnmarshalOptions{Merge: true}.Unmarshal(b, pm)
+		return proto.UnmarshalOptions{Merge: true, AllowPartial: true, RecursionLimit: depth + 1}.Unmarshal(b, pm)
 	}
 	return errNotMessage
 }

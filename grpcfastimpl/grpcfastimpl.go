@@ -18,12 +18,12 @@ import (
 	"github.com/grpcfast/grpcfast/internal/own"
 )
 
-// SupportPackageIsVersion2 is referenced by generated code so that the build
+// SupportPackageIsVersion3 is referenced by generated code so that the build
 // fails when this package is older than the code generated for it, or newer
-// than it supports: version 2 replaced the GrpcfastReset method with
-// GrpcfastRecord and GrpcfastReuse (Owner). Regenerate with the matching
-// protoc-gen-go-grpcfast.
-const SupportPackageIsVersion2 = true
+// than it supports: version 3 gave GrpcfastDecode (Decoder) the state of the
+// decode and the depth left, and every message a decoder. Regenerate with
+// the matching protoc-gen-go-grpcfast.
+const SupportPackageIsVersion3 = true
 
 // RegisterDefault registers a grpcfast codec with the default options under
 // the name "proto", unless a *grpcfast.Codec is registered under that name

@@ -2,7 +2,10 @@ package generator
 
 import (
 	"fmt"
+	"google.golang.org/protobuf/encoding/protowire"
 	"hash/fnv"
+	"strconv"
+	"strings"
 
 	"google.golang.org/protobuf/compiler/protogen"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -14,21 +17,18 @@ const decodeMethod = "GrpcfastDecode"
 
 var mathPackage = protogen.GoImportPath("math")
 
-// decodable reports whether the generator writes a decoder for m: a proto3
-// message of the open Go API whose fields are numbers, enums, strings,
-// bytes, messages, repeated fields of these and oneofs of these. Maps and
-// optional fields are left to vtprotobuf's decoder, as are proto2 and
-// editions files, whose closed enums, groups, required fields and field
-// presence a decoder of these few shapes would get wrong.
+// decodable reports whether the generator writes a decoder for m: every
+// message of the open (or hybrid) Go API but map entries and messages with
+// groups, extension ranges or weak fields, which protobuf-go decodes (the
+// codec decides by type, docs/differences.md).
 func decodable(m *protogen.Message) bool {
 	d := m.Desc
-	if d.IsMapEntry() || m.APILevel == gofeaturespb.GoFeatures_API_OPAQUE ||
-		d.ParentFile().Syntax() != protoreflect.Proto3 || d.ExtensionRanges().Len() > 0 {
+	if d.IsMapEntry() || m.APILevel == gofeaturespb.GoFeatures_API_OPAQUE || d.ExtensionRanges().Len() > 0 {
 		return false
 	}
 	for _, fd := range m.Fields {
 		f := fd.Desc
-		if f.IsMap() || f.IsWeak() || f.Kind() == protoreflect.GroupKind || f.HasOptionalKeyword() {
+		if f.IsWeak() || f.Kind() == protoreflect.GroupKind {
 			return false
 		}
 	}
@@ -94,186 +94,359 @@ func decodedHere(g *protogen.GeneratedFile, f *protogen.File, m *protogen.Messag
 	return m.Desc.ParentFile() == f.Desc && decodable(m)
 }
 
-// scalar describes how a number, bool or enum field is read: its wire type,
-// the protowire function that consumes it, and the Go conversion of the
-// value that function returns.
-func scalarOf(g *protogen.GeneratedFile, fd *protogen.Field) (wire, consume, conv string) {
-	wv := g.QualifiedGoIdent(protowirePackage.Ident("VarintType"))
-	w32 := g.QualifiedGoIdent(protowirePackage.Ident("Fixed32Type"))
-	w64 := g.QualifiedGoIdent(protowirePackage.Ident("Fixed64Type"))
-	cv := g.QualifiedGoIdent(protowirePackage.Ident("ConsumeVarint"))
-	c32 := g.QualifiedGoIdent(protowirePackage.Ident("ConsumeFixed32"))
-	c64 := g.QualifiedGoIdent(protowirePackage.Ident("ConsumeFixed64"))
-	zz := g.QualifiedGoIdent(protowirePackage.Ident("DecodeZigZag"))
-	switch fd.Desc.Kind() {
-	case protoreflect.BoolKind:
-		return wv, cv, g.QualifiedGoIdent(protowirePackage.Ident("DecodeBool")) + "(%s)"
-	case protoreflect.EnumKind:
-		return wv, cv, g.QualifiedGoIdent(fd.Enum.GoIdent) + "(int32(%s))"
-	case protoreflect.Int32Kind:
-		return wv, cv, "int32(%s)"
-	case protoreflect.Int64Kind:
-		return wv, cv, "int64(%s)"
-	case protoreflect.Uint32Kind:
-		return wv, cv, "uint32(%s)"
-	case protoreflect.Uint64Kind:
-		return wv, cv, "%s"
-	case protoreflect.Sint32Kind:
-		return wv, cv, "int32(" + zz + "(%s & " + g.QualifiedGoIdent(mathPackage.Ident("MaxUint32")) + "))"
-	case protoreflect.Sint64Kind:
-		return wv, cv, zz + "(%s)"
-	case protoreflect.Fixed32Kind:
-		return w32, c32, "%s"
-	case protoreflect.Sfixed32Kind:
-		return w32, c32, "int32(%s)"
-	case protoreflect.FloatKind:
-		return w32, c32, g.QualifiedGoIdent(mathPackage.Ident("Float32frombits")) + "(%s)"
-	case protoreflect.Fixed64Kind:
-		return w64, c64, "%s"
-	case protoreflect.Sfixed64Kind:
-		return w64, c64, "int64(%s)"
-	case protoreflect.DoubleKind:
-		return w64, c64, g.QualifiedGoIdent(mathPackage.Ident("Float64frombits")) + "(%s)"
+// enforceUTF8 reports whether protobuf-go checks the UTF-8 of fd's values:
+// editions fields by their utf8_validation feature, proto3 string fields
+// always, proto2 never.
+func enforceUTF8(fd protoreflect.FieldDescriptor) bool {
+	if fd.Kind() != protoreflect.StringKind {
+		return false
 	}
-	panic("not a scalar: " + fd.Desc.Kind().String())
+	if fd.Syntax() == protoreflect.Editions {
+		if e, ok := fd.(interface{ EnforceUTF8() bool }); ok {
+			return e.EnforceUTF8()
+		}
+	}
+	return fd.Syntax() == protoreflect.Proto3
 }
 
-// genDecode writes m's GrpcfastDecode (grpcfastimpl.Decoder): the decode of a
-// message that the codec has checked (walk), as vtprotobuf's UnmarshalVT
-// would decode it, but into the memory that GrpcfastReuse kept and with the
-// nested messages and oneof wrappers it gave back. A known field that comes
-// with another wire type is kept among the unknown fields, as protobuf-go
-// keeps it; any malformed input is an error (never a panic), after which the
-// codec lets protobuf-go decide.
-func genDecode(g *protogen.GeneratedFile, f *protogen.File, m *protogen.Message, sp *spares) {
-	pw := func(name string) string { return g.QualifiedGoIdent(protowirePackage.Ident(name)) }
-	impl := func(name string) string { return g.QualifiedGoIdent(implPackage.Ident(name)) }
-	check := func(n string) {
-		g.P("if ", n, " < 0 {")
-		g.P("return ", pw("ParseError"), "(", n, ")")
-		g.P("}")
+// hasPointer reports whether protoc-gen-go makes fd a pointer to its value:
+// a singular number, bool, enum or string field with presence, outside a
+// oneof.
+func hasPointer(fd *protogen.Field) bool {
+	d := fd.Desc
+	if d.IsList() || d.IsMap() || realOneof(fd) != nil || !d.HasPresence() {
+		return false
 	}
-	// on writes the case of a field value of wire type wire: consume reads
-	// it into vAl from dAtA, and body stores it.
-	on := func(wire, consume string, body func()) {
-		g.P("if tYp == ", wire, " {")
-		g.P("vAl, nN := ", consume, "(dAtA)")
-		check("nN")
-		g.P("dAtA = dAtA[nN:]")
-		body()
-		g.P("continue")
-		g.P("}")
+	switch d.Kind() {
+	case protoreflect.MessageKind, protoreflect.GroupKind, protoreflect.BytesKind:
+		return false
 	}
-	// value returns how a field's value is read, and, for a field that is
-	// not a message, the Go expression of the value read (vAl).
-	value := func(fd *protogen.Field) (wire, consume, expr string) {
-		switch fd.Desc.Kind() {
-		case protoreflect.MessageKind:
-			return pw("BytesType"), pw("ConsumeBytes"), ""
-		case protoreflect.StringKind:
-			return pw("BytesType"), pw("ConsumeBytes"), impl("String") + "(vAl)"
-		case protoreflect.BytesKind:
-			return pw("BytesType"), pw("ConsumeBytes"), impl("View") + "(vAl)"
+	return true
+}
+
+// goType returns the Go type of a map key or value field.
+func goType(g *protogen.GeneratedFile, fd *protogen.Field) string {
+	switch fd.Desc.Kind() {
+	case protoreflect.BoolKind:
+		return "bool"
+	case protoreflect.EnumKind:
+		return g.QualifiedGoIdent(fd.Enum.GoIdent)
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
+		return "int32"
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
+		return "uint32"
+	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		return "int64"
+	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		return "uint64"
+	case protoreflect.FloatKind:
+		return "float32"
+	case protoreflect.DoubleKind:
+		return "float64"
+	case protoreflect.StringKind:
+		return "string"
+	case protoreflect.BytesKind:
+		return "[]byte"
+	case protoreflect.MessageKind:
+		return "*" + g.QualifiedGoIdent(fd.Message.GoIdent)
+	}
+	panic("no Go type for " + fd.Desc.Kind().String())
+}
+
+// wireOf returns the wire type of fd's values, unpacked.
+func wireOf(fd *protogen.Field) protowire.Type {
+	switch fd.Desc.Kind() {
+	case protoreflect.Fixed32Kind, protoreflect.Sfixed32Kind, protoreflect.FloatKind:
+		return protowire.Fixed32Type
+	case protoreflect.Fixed64Kind, protoreflect.Sfixed64Kind, protoreflect.DoubleKind:
+		return protowire.Fixed64Type
+	case protoreflect.StringKind, protoreflect.BytesKind, protoreflect.MessageKind:
+		return protowire.BytesType
+	}
+	return protowire.VarintType
+}
+
+// tagOf returns the tag of field number num with wire type w.
+func tagOf(num protoreflect.FieldNumber, w protowire.Type) uint64 {
+	return uint64(protowire.EncodeTag(num, w))
+}
+
+// decodeGen writes one generated decoder.
+type decodeGen struct {
+	g  *protogen.GeneratedFile
+	f  *protogen.File
+	sp *spares
+}
+
+func (d *decodeGen) pw(name string) string {
+	return d.g.QualifiedGoIdent(protowirePackage.Ident(name))
+}
+
+func (d *decodeGen) impl(name string) string {
+	return d.g.QualifiedGoIdent(implPackage.Ident(name))
+}
+
+// read writes the read of a value of fd's wire type from src into vAl,
+// advancing src past it.
+func (d *decodeGen) read(fd *protogen.Field, src string) {
+	var fn string
+	switch wireOf(fd) {
+	case protowire.Fixed32Type:
+		fn = d.pw("ConsumeFixed32")
+	case protowire.Fixed64Type:
+		fn = d.pw("ConsumeFixed64")
+	case protowire.BytesType:
+		fn = d.impl("ReadBytes")
+	default:
+		fn = d.impl("ReadVarint")
+	}
+	d.g.P("vAl, nN := ", fn, "(", src, ")")
+	d.failRead("nN")
+	d.g.P(src, " = ", src, "[nN:]")
+}
+
+// failRead writes the return of the error of a read that gave n.
+func (d *decodeGen) failRead(n string) {
+	d.g.P("if ", n, " < 0 {")
+	d.g.P("return ", d.impl("ErrWire"), "(", n, ")")
+	d.g.P("}")
+}
+
+func (d *decodeGen) fail(cond, err string) {
+	d.g.P("if ", cond, " {")
+	d.g.P("return ", d.impl(err))
+	d.g.P("}")
+}
+
+// utf8 writes the check of vAl, a value of string field fd, where
+// protobuf-go checks it.
+func (d *decodeGen) utf8(fd *protogen.Field) {
+	if enforceUTF8(fd.Desc) {
+		d.g.P("if eRr := dEc.CheckUTF8(vAl, ", strconv.Quote(string(fd.Desc.FullName())), "); eRr != nil {")
+		d.g.P("return eRr")
+		d.g.P("}")
+	}
+}
+
+// value returns the Go expression of vAl, a value of fd (not a message);
+// for a string, after the UTF-8 check it writes. Bytes are never nil
+// (protobuf-go's bytes with presence, repeated and map values).
+func (d *decodeGen) value(fd *protogen.Field) string {
+	g := d.g
+	switch fd.Desc.Kind() {
+	case protoreflect.StringKind:
+		d.utf8(fd)
+		return "dEc.String(vAl)"
+	case protoreflect.BytesKind:
+		return "dEc.BytesPresent(vAl)"
+	case protoreflect.BoolKind:
+		return d.pw("DecodeBool") + "(vAl)"
+	case protoreflect.EnumKind:
+		return g.QualifiedGoIdent(fd.Enum.GoIdent) + "(int32(vAl))"
+	case protoreflect.Int32Kind:
+		return "int32(vAl)"
+	case protoreflect.Int64Kind:
+		return "int64(vAl)"
+	case protoreflect.Uint32Kind:
+		return "uint32(vAl)"
+	case protoreflect.Uint64Kind, protoreflect.Fixed32Kind, protoreflect.Fixed64Kind:
+		return "vAl"
+	case protoreflect.Sint32Kind:
+		return d.impl("DecodeSint32") + "(vAl)"
+	case protoreflect.Sint64Kind:
+		return d.pw("DecodeZigZag") + "(vAl)"
+	case protoreflect.Sfixed32Kind:
+		return "int32(vAl)"
+	case protoreflect.Sfixed64Kind:
+		return "int64(vAl)"
+	case protoreflect.FloatKind:
+		return g.QualifiedGoIdent(mathPackage.Ident("Float32frombits")) + "(vAl)"
+	case protoreflect.DoubleKind:
+		return g.QualifiedGoIdent(mathPackage.Ident("Float64frombits")) + "(vAl)"
+	}
+	panic("not a value: " + fd.Desc.Kind().String())
+}
+
+// message writes the decode of vAl into message e of type mt, with depth
+// levels left below the current message (protobuf-go fails when a nested
+// message would have fewer than zero).
+func (d *decodeGen) message(e string, mt *protogen.Message, depth string) {
+	d.fail(depth+" < 1", "ErrDepth")
+	if decodedHere(d.g, d.f, mt) {
+		d.g.P("if eRr := ", e, ".", decodeMethod, "(vAl, dEc, ", depth, "-1); eRr != nil {")
+	} else {
+		d.g.P("if eRr := ", d.impl("DecodeMessage"), "(", e, ", vAl, dEc, ", depth, "-1); eRr != nil {")
+	}
+	d.g.P("return eRr")
+	d.g.P("}")
+}
+
+// spare writes e = a spare *T, or a new one.
+func (d *decodeGen) spare(e string, t protogen.GoIdent) {
+	d.g.P(e, " = ", d.impl("Spare"), "[", t, "](dEc, ", d.sp.of(t), ")")
+}
+
+// field writes the cases of fd.
+func (d *decodeGen) field(fd *protogen.Field) {
+	g := d.g
+	desc := fd.Desc
+	num := desc.Number()
+	w := wireOf(fd)
+	kind := desc.Kind()
+	isMsg := kind == protoreflect.MessageKind
+	g.P("case ", tagOf(num, w), ": // ", desc.Name())
+	if desc.IsMap() {
+		d.mapEntry(fd)
+		return
+	}
+	switch oneof := realOneof(fd); {
+	case oneof != nil:
+		d.read(fd, "dAtA")
+		g.P("wR, oK := x.", oneof.GoName, ".(*", fd.GoIdent, ")")
+		g.P("if !oK {")
+		d.spare("wR", fd.GoIdent)
+		g.P("x.", oneof.GoName, " = wR")
+		g.P("}")
+		if isMsg {
+			g.P("if wR.", fd.GoName, " == nil {")
+			d.spare("wR."+fd.GoName, fd.Message.GoIdent)
+			g.P("}")
+			d.message("wR."+fd.GoName, fd.Message, "dEpth")
+		} else {
+			g.P("wR.", fd.GoName, " = ", d.value(fd))
 		}
-		wire, consume, conv := scalarOf(g, fd)
-		return wire, consume, fmt.Sprintf(conv, "vAl")
-	}
-	// decodeInto writes the decode of vAl into message expression e of
-	// type mt, which ensure first sets if it is nil.
-	decodeInto := func(e string, mt *protogen.Message, ensure bool) {
-		if ensure {
-			g.P("if ", e, " == nil {")
-			g.P(e, " = ", impl("Spare"), "[", mt.GoIdent, "](oWn, ", sp.of(mt.GoIdent), ")")
+	case desc.IsList() && isMsg:
+		d.read(fd, "dAtA")
+		g.P("var eL *", fd.Message.GoIdent)
+		g.P("if nN := len(x.", fd.GoName, "); nN < cap(x.", fd.GoName, ") {")
+		g.P("x.", fd.GoName, " = x.", fd.GoName, "[:nN+1]")
+		g.P("eL = x.", fd.GoName, "[nN]")
+		g.P("} else {")
+		g.P("x.", fd.GoName, " = append(x.", fd.GoName, ", nil)")
+		g.P("}")
+		g.P("if eL == nil {")
+		d.spare("eL", fd.Message.GoIdent)
+		g.P("x.", fd.GoName, "[len(x.", fd.GoName, ")-1] = eL")
+		g.P("}")
+		d.message("eL", fd.Message, "dEpth")
+	case desc.IsList():
+		d.read(fd, "dAtA")
+		g.P("x.", fd.GoName, " = append(x.", fd.GoName, ", ", d.value(fd), ")")
+		if w != protowire.BytesType {
+			// Packed: the same values, one after the other.
+			g.P("continue")
+			g.P("case ", tagOf(num, protowire.BytesType), ": // ", desc.Name(), ", packed")
+			g.P("pAcked, nN := ", d.impl("ReadBytes"), "(dAtA)")
+			d.failRead("nN")
+			g.P("dAtA = dAtA[nN:]")
+			g.P("for len(pAcked) > 0 {")
+			d.read(fd, "pAcked")
+			g.P("x.", fd.GoName, " = append(x.", fd.GoName, ", ", d.value(fd), ")")
 			g.P("}")
 		}
-		if decodedHere(g, f, mt) {
-			g.P("if eRr := ", e, ".", decodeMethod, "(vAl, oWn); eRr != nil {")
-		} else {
-			g.P("if eRr := ", impl("DecodeMessage"), "(", e, ", vAl, oWn); eRr != nil {")
-		}
-		g.P("return eRr")
+	case isMsg:
+		d.read(fd, "dAtA")
+		g.P("if x.", fd.GoName, " == nil {")
+		d.spare("x."+fd.GoName, fd.Message.GoIdent)
+		g.P("}")
+		d.message("x."+fd.GoName, fd.Message, "dEpth")
+	case kind == protoreflect.BytesKind && !desc.HasPresence():
+		d.read(fd, "dAtA")
+		g.P("x.", fd.GoName, " = dEc.Bytes(x.", fd.GoName, ", vAl)")
+	case hasPointer(fd):
+		d.read(fd, "dAtA")
+		v := d.value(fd)
+		g.P("if x.", fd.GoName, " == nil {")
+		g.P("x.", fd.GoName, " = new(", goType(g, fd), ")")
+		g.P("}")
+		g.P("*x.", fd.GoName, " = ", v)
+	default:
+		d.read(fd, "dAtA")
+		g.P("x.", fd.GoName, " = ", d.value(fd))
+	}
+	g.P("continue")
+}
+
+// mapEntry writes the decode of an entry of map field fd, as protobuf-go's
+// consumeMap: a key or value that comes twice is the last one (a message
+// value merges), a missing one is the zero value (an empty message), a key
+// or value with another wire type, and any other field, is skipped.
+func (d *decodeGen) mapEntry(fd *protogen.Field) {
+	g := d.g
+	key, val := fd.Message.Fields[0], fd.Message.Fields[1]
+	g.P("eNtry, nN := ", d.impl("ReadBytes"), "(dAtA)")
+	d.failRead("nN")
+	g.P("dAtA = dAtA[nN:]")
+	// Where protobuf-go counts the entry as a level, it fails before it
+	// looks at the wire type (the other cases, below).
+	d.fail("dEpth < "+d.impl("MapLevel"), "ErrDepth")
+	g.P("var mK ", goType(g, key))
+	g.P("var mV ", goType(g, val))
+	g.P("for len(eNtry) > 0 {")
+	g.P("tAg, nN := ", d.impl("ReadTag"), "(eNtry)")
+	d.failRead("nN")
+	g.P("eNtry = eNtry[nN:]")
+	g.P("switch tAg {")
+	g.P("case ", tagOf(1, wireOf(key)), ":")
+	d.read(key, "eNtry")
+	g.P("mK = ", d.value(key))
+	g.P("continue")
+	g.P("case ", tagOf(2, wireOf(val)), ":")
+	d.read(val, "eNtry")
+	if val.Desc.Kind() == protoreflect.MessageKind {
+		g.P("if mV == nil {")
+		g.P("mV = new(", val.Message.GoIdent, ")")
+		g.P("}")
+		d.message("mV", val.Message, "dEpth-"+d.impl("MapLevel"))
+	} else {
+		g.P("mV = ", d.value(val))
+	}
+	g.P("continue")
+	g.P("}")
+	g.P("nN = ", d.impl("SkipField"), "(tAg, eNtry)")
+	d.failRead("nN")
+	g.P("eNtry = eNtry[nN:]")
+	g.P("}")
+	if val.Desc.Kind() == protoreflect.MessageKind {
+		g.P("if mV == nil {")
+		g.P("mV = new(", val.Message.GoIdent, ")")
 		g.P("}")
 	}
+	g.P("if x.", fd.GoName, " == nil {")
+	g.P("x.", fd.GoName, " = make(map[", goType(g, key), "]", goType(g, val), ")")
+	g.P("}")
+	g.P("x.", fd.GoName, "[mK] = mV")
+	g.P("continue")
+	var other []string
+	for _, t := range []protowire.Type{protowire.VarintType, protowire.Fixed64Type, protowire.StartGroupType, protowire.Fixed32Type} {
+		other = append(other, strconv.FormatUint(tagOf(fd.Desc.Number(), t), 10))
+	}
+	g.P("case ", strings.Join(other, ", "), ": // ", fd.Desc.Name(), ", another wire type: an unknown field")
+	d.fail("dEpth < "+d.impl("MapLevel"), "ErrDepth")
+}
 
-	comment(g, decodeMethod+" decodes dAtA, the owned copy, into x, which is empty, as UnmarshalVTUnsafe "+
-		"would, reusing the memory that "+reuseMethod+" kept and the nested messages and oneof wrappers "+
-		"it gave back to oWn. The grpcfast codec calls it on input that it has checked as the standard "+
-		"codec would. It implements "+impl("Decoder")+".")
-	g.P("func (x *", m.GoIdent, ") ", decodeMethod, "(dAtA []byte, oWn *", implPackage.Ident("Owned"), ") error {")
+// genDecode writes m's GrpcfastDecode (grpcfastimpl.Decoder).
+func genDecode(g *protogen.GeneratedFile, f *protogen.File, m *protogen.Message, sp *spares) {
+	d := &decodeGen{g: g, f: f, sp: sp}
+	comment(g, decodeMethod+" implements "+d.impl("Decoder")+".")
+	g.P("func (x *", m.GoIdent, ") ", decodeMethod, "(dAtA []byte, dEc *", implPackage.Ident("Decoding"), ", dEpth int) error {")
 	g.P("for len(dAtA) > 0 {")
-	g.P("nUm, tYp, nN := ", pw("ConsumeTag"), "(dAtA)")
-	check("nN")
-	g.P("fIeld := dAtA")
+	g.P("tAg, nN := ", d.impl("ReadTag"), "(dAtA)")
+	d.failRead("nN")
 	g.P("dAtA = dAtA[nN:]")
 	if len(m.Fields) > 0 {
-		g.P("switch nUm {")
-	}
-	for _, fd := range m.Fields {
-		d := fd.Desc
-		g.P("case ", d.Number(), ": // ", d.Name())
-		wire, consume, expr := value(fd)
-		isMessage := d.Kind() == protoreflect.MessageKind
-		switch oneof := realOneof(fd); {
-		case oneof != nil:
-			on(wire, consume, func() {
-				g.P("wR, oK := x.", oneof.GoName, ".(*", fd.GoIdent, ")")
-				g.P("if !oK {")
-				g.P("wR = ", impl("Spare"), "[", fd.GoIdent, "](oWn, ", sp.of(fd.GoIdent), ")")
-				g.P("x.", oneof.GoName, " = wR")
-				g.P("}")
-				if isMessage {
-					decodeInto("wR."+fd.GoName, fd.Message, true)
-				} else {
-					g.P("wR.", fd.GoName, " = ", expr)
-				}
-			})
-		case d.IsList() && isMessage:
-			on(wire, consume, func() {
-				g.P("var eL *", fd.Message.GoIdent)
-				g.P("if nN := len(x.", fd.GoName, "); nN < cap(x.", fd.GoName, ") {")
-				g.P("x.", fd.GoName, " = x.", fd.GoName, "[:nN+1]")
-				g.P("eL = x.", fd.GoName, "[nN]")
-				g.P("} else {")
-				g.P("x.", fd.GoName, " = append(x.", fd.GoName, ", nil)")
-				g.P("}")
-				g.P("if eL == nil {")
-				g.P("eL = ", impl("Spare"), "[", fd.Message.GoIdent, "](oWn, ", sp.of(fd.Message.GoIdent), ")")
-				g.P("x.", fd.GoName, "[len(x.", fd.GoName, ")-1] = eL")
-				g.P("}")
-				decodeInto("eL", fd.Message, false)
-			})
-		case d.IsList():
-			on(wire, consume, func() { g.P("x.", fd.GoName, " = append(x.", fd.GoName, ", ", expr, ")") })
-			if d.Kind() != protoreflect.StringKind && d.Kind() != protoreflect.BytesKind {
-				// Packed: the same values, one after the other.
-				g.P("if tYp == ", pw("BytesType"), " {")
-				g.P("pAcked, nN := ", pw("ConsumeBytes"), "(dAtA)")
-				check("nN")
-				g.P("dAtA = dAtA[nN:]")
-				g.P("for len(pAcked) > 0 {")
-				g.P("vAl, nN := ", consume, "(pAcked)")
-				check("nN")
-				g.P("pAcked = pAcked[nN:]")
-				g.P("x.", fd.GoName, " = append(x.", fd.GoName, ", ", expr, ")")
-				g.P("}")
-				g.P("continue")
-				g.P("}")
-			}
-		case isMessage:
-			on(wire, consume, func() { decodeInto("x."+fd.GoName, fd.Message, true) })
-		default:
-			on(wire, consume, func() { g.P("x.", fd.GoName, " = ", expr) })
+		g.P("switch tAg {")
+		for _, fd := range m.Fields {
+			d.field(fd)
 		}
-	}
-	if len(m.Fields) > 0 {
 		g.P("}")
 	}
 	g.P("// An unknown field, or a known one with another wire type: kept as")
-	g.P("// protobuf-go keeps it.")
-	g.P("nN = ", pw("ConsumeFieldValue"), "(nUm, tYp, dAtA)")
-	check("nN")
+	g.P("// protobuf-go keeps it, its tag in the shortest form.")
+	g.P("nN = ", d.impl("SkipField"), "(tAg, dAtA)")
+	d.failRead("nN")
+	g.P("x.unknownFields = ", d.impl("AppendUnknown"), "(x.unknownFields, tAg, dAtA[:nN])")
 	g.P("dAtA = dAtA[nN:]")
-	g.P("x.unknownFields = append(x.unknownFields, fIeld[:len(fIeld)-len(dAtA)]...)")
 	g.P("}")
 	g.P("return nil")
 	g.P("}")

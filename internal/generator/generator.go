@@ -21,7 +21,7 @@ const PluginName = "protoc-gen-go-grpcfast"
 
 // Version is the plugin version written into every generated header. It is
 // bumped on purpose, with the goldens regenerated, when the output changes.
-const Version = "v0.4.0"
+const Version = "v0.5.0"
 
 // Import paths used by generated code. Identifiers are always qualified
 // through these, never typed as a "pkg." prefix.

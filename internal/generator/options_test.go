@@ -90,20 +90,21 @@ message Bad { bytes data = 1; int32 grpcfast_reuse = 2; }
 		t.Errorf("error = %q\nwant    %q", resp.GetError(), want)
 	}
 
-	// GrpcfastDecode is a method only of messages that get a decoder: a map
-	// field leaves Other without one, and its grpcfast_decode field is fine.
-	src["clash.proto"] = `syntax = "proto3";
+	// GrpcfastDecode is a method only of messages that get a decoder: an
+	// extension range leaves Other without one (protobuf-go decodes it), and
+	// its grpcfast_decode field is fine.
+	src["clash.proto"] = `syntax = "proto2";
 package clash;
 option go_package = "example.com/clash";
-message Dec { string grpcfast_decode = 1; }
-message Other { map<string, int32> m = 1; string grpcfast_decode = 2; }
+message Dec { optional string grpcfast_decode = 1; }
+message Other { optional string grpcfast_decode = 2; extensions 100 to 200; }
 `
 	resp = run(t, compile(t, []string{"clash.proto"}, "", src))
 	want = "clash.proto: field grpcfast_decode of message clash.Dec has the Go name GrpcfastDecode, which protoc-gen-go-grpcfast needs for a method; rename the field"
 	if resp.GetError() != want {
 		t.Errorf("error = %q\nwant    %q", resp.GetError(), want)
 	}
-	src["clash.proto"] = strings.Replace(src["clash.proto"], "message Dec { string grpcfast_decode = 1; }", "", 1)
+	src["clash.proto"] = strings.Replace(src["clash.proto"], "message Dec { optional string grpcfast_decode = 1; }", "", 1)
 	if resp = run(t, compile(t, []string{"clash.proto"}, "", src)); resp.GetError() != "" {
 		t.Errorf("a message without a decoder, with a field grpcfast_decode: %s", resp.GetError())
 	}

@@ -1,6 +1,7 @@
 package reuse
 
 import (
+	"github.com/grpcfast/grpcfast/internal/decode"
 	"sync/atomic"
 	"unsafe"
 
@@ -25,6 +26,22 @@ type Views struct {
 	held  []held
 	owned *own.Owned // the slot's record, where a generated decoder finds its spares
 	copy  bool       // decode into one owned copy (PrepareCopy), not into views
+	state decode.State
+}
+
+// State returns the state of a generated decoder's decode into the slot's
+// message, with strings and bytes copied.
+func (h *Views) State(noUTF8 bool) *decode.State {
+	h.state = decode.SlotState(h.owned, noUTF8)
+	return &h.state
+}
+
+// CopyState returns the state of a generated decoder's decode into the
+// owned copy, for the slot: strings and bytes as views of the copy, the
+// slot's record for spares.
+func (h *Views) CopyState(noUTF8 bool) *decode.State {
+	h.state = decode.ViewsState(h.owned, noUTF8)
+	return &h.state
 }
 
 // Owned returns the record of the slot: a generated decoder takes the

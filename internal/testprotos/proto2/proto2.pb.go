@@ -21,6 +21,64 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// Level is a closed enum (proto2): protobuf-go keeps a value it does not
+// name in the field, as for an open enum.
+type Level int32
+
+const (
+	Level_LOW  Level = 0
+	Level_HIGH Level = 1
+)
+
+// Enum value maps for Level.
+var (
+	Level_name = map[int32]string{
+		0: "LOW",
+		1: "HIGH",
+	}
+	Level_value = map[string]int32{
+		"LOW":  0,
+		"HIGH": 1,
+	}
+)
+
+func (x Level) Enum() *Level {
+	p := new(Level)
+	*p = x
+	return p
+}
+
+func (x Level) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (Level) Descriptor() protoreflect.EnumDescriptor {
+	return file_proto2_proto2_proto_enumTypes[0].Descriptor()
+}
+
+func (Level) Type() protoreflect.EnumType {
+	return &file_proto2_proto2_proto_enumTypes[0]
+}
+
+func (x Level) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Do not use.
+func (x *Level) UnmarshalJSON(b []byte) error {
+	num, err := protoimpl.X.UnmarshalJSONEnum(x.Descriptor(), b)
+	if err != nil {
+		return err
+	}
+	*x = Level(num)
+	return nil
+}
+
+// Deprecated: Use Level.Descriptor instead.
+func (Level) EnumDescriptor() ([]byte, []int) {
+	return file_proto2_proto2_proto_rawDescGZIP(), []int{0}
+}
+
 type Item struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Data          []byte                 `protobuf:"bytes,1,opt,name=data" json:"data,omitempty"`
@@ -144,6 +202,176 @@ func (x *Extendable) GetData() []byte {
 	return nil
 }
 
+// Entries has a generated decoder: closed enums, maps of every value kind,
+// strings that are not checked for UTF-8 (proto2), presence and defaults,
+// and a required field.
+type Entries struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Level    *Level                 `protobuf:"varint,1,opt,name=level,enum=grpcfast.testdata.proto2.Level" json:"level,omitempty"`
+	Levels   []Level                `protobuf:"varint,2,rep,packed,name=levels,enum=grpcfast.testdata.proto2.Level" json:"levels,omitempty"`
+	Names    map[int32]string       `protobuf:"bytes,3,rep,name=names" json:"names,omitempty" protobuf_key:"varint,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Children map[string]*Entries    `protobuf:"bytes,4,rep,name=children" json:"children,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Note     *string                `protobuf:"bytes,5,opt,name=note,def=none" json:"note,omitempty"`
+	Id       *int64                 `protobuf:"varint,6,req,name=id" json:"id,omitempty"`
+	Next     *Entries               `protobuf:"bytes,7,opt,name=next" json:"next,omitempty"`
+	ByLevel  map[int32]Level        `protobuf:"bytes,8,rep,name=by_level,json=byLevel" json:"by_level,omitempty" protobuf_key:"varint,1,opt,name=key" protobuf_val:"varint,2,opt,name=value,enum=grpcfast.testdata.proto2.Level"`
+	Blobs    map[string][]byte      `protobuf:"bytes,9,rep,name=blobs" json:"blobs,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Tags     []string               `protobuf:"bytes,10,rep,name=tags" json:"tags,omitempty"`
+	// Types that are valid to be assigned to Choice:
+	//
+	//	*Entries_Text
+	//	*Entries_Sub
+	Choice        isEntries_Choice `protobuf_oneof:"choice"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+// Default values for Entries fields.
+const (
+	Default_Entries_Note = string("none")
+)
+
+func (x *Entries) Reset() {
+	*x = Entries{}
+	mi := &file_proto2_proto2_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Entries) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Entries) ProtoMessage() {}
+
+func (x *Entries) ProtoReflect() protoreflect.Message {
+	mi := &file_proto2_proto2_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Entries.ProtoReflect.Descriptor instead.
+func (*Entries) Descriptor() ([]byte, []int) {
+	return file_proto2_proto2_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *Entries) GetLevel() Level {
+	if x != nil && x.Level != nil {
+		return *x.Level
+	}
+	return Level_LOW
+}
+
+func (x *Entries) GetLevels() []Level {
+	if x != nil {
+		return x.Levels
+	}
+	return nil
+}
+
+func (x *Entries) GetNames() map[int32]string {
+	if x != nil {
+		return x.Names
+	}
+	return nil
+}
+
+func (x *Entries) GetChildren() map[string]*Entries {
+	if x != nil {
+		return x.Children
+	}
+	return nil
+}
+
+func (x *Entries) GetNote() string {
+	if x != nil && x.Note != nil {
+		return *x.Note
+	}
+	return Default_Entries_Note
+}
+
+func (x *Entries) GetId() int64 {
+	if x != nil && x.Id != nil {
+		return *x.Id
+	}
+	return 0
+}
+
+func (x *Entries) GetNext() *Entries {
+	if x != nil {
+		return x.Next
+	}
+	return nil
+}
+
+func (x *Entries) GetByLevel() map[int32]Level {
+	if x != nil {
+		return x.ByLevel
+	}
+	return nil
+}
+
+func (x *Entries) GetBlobs() map[string][]byte {
+	if x != nil {
+		return x.Blobs
+	}
+	return nil
+}
+
+func (x *Entries) GetTags() []string {
+	if x != nil {
+		return x.Tags
+	}
+	return nil
+}
+
+func (x *Entries) GetChoice() isEntries_Choice {
+	if x != nil {
+		return x.Choice
+	}
+	return nil
+}
+
+func (x *Entries) GetText() string {
+	if x != nil {
+		if x, ok := x.Choice.(*Entries_Text); ok {
+			return x.Text
+		}
+	}
+	return ""
+}
+
+func (x *Entries) GetSub() *Entries {
+	if x != nil {
+		if x, ok := x.Choice.(*Entries_Sub); ok {
+			return x.Sub
+		}
+	}
+	return nil
+}
+
+type isEntries_Choice interface {
+	isEntries_Choice()
+}
+
+type Entries_Text struct {
+	Text string `protobuf:"bytes,11,opt,name=text,oneof"`
+}
+
+type Entries_Sub struct {
+	Sub *Entries `protobuf:"bytes,12,opt,name=sub,oneof"`
+}
+
+func (*Entries_Text) isEntries_Choice() {}
+
+func (*Entries_Sub) isEntries_Choice() {}
+
 type Item_Extra struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Note          *string                `protobuf:"bytes,5,opt,name=note" json:"note,omitempty"`
@@ -153,7 +381,7 @@ type Item_Extra struct {
 
 func (x *Item_Extra) Reset() {
 	*x = Item_Extra{}
-	mi := &file_proto2_proto2_proto_msgTypes[2]
+	mi := &file_proto2_proto2_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -165,7 +393,7 @@ func (x *Item_Extra) String() string {
 func (*Item_Extra) ProtoMessage() {}
 
 func (x *Item_Extra) ProtoReflect() protoreflect.Message {
-	mi := &file_proto2_proto2_proto_msgTypes[2]
+	mi := &file_proto2_proto2_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -221,10 +449,43 @@ const file_proto2_proto2_proto_rawDesc = "" +
 	"\n" +
 	"Extendable\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x05R\x02id\x12\x12\n" +
-	"\x04data\x18\x02 \x01(\fR\x04data*\x05\bd\x10\xc8\x012\x9a\x01\n" +
+	"\x04data\x18\x02 \x01(\fR\x04data*\x05\bd\x10\xc8\x01\"\x9a\a\n" +
+	"\aEntries\x125\n" +
+	"\x05level\x18\x01 \x01(\x0e2\x1f.grpcfast.testdata.proto2.LevelR\x05level\x12;\n" +
+	"\x06levels\x18\x02 \x03(\x0e2\x1f.grpcfast.testdata.proto2.LevelB\x02\x10\x01R\x06levels\x12B\n" +
+	"\x05names\x18\x03 \x03(\v2,.grpcfast.testdata.proto2.Entries.NamesEntryR\x05names\x12K\n" +
+	"\bchildren\x18\x04 \x03(\v2/.grpcfast.testdata.proto2.Entries.ChildrenEntryR\bchildren\x12\x18\n" +
+	"\x04note\x18\x05 \x01(\t:\x04noneR\x04note\x12\x0e\n" +
+	"\x02id\x18\x06 \x02(\x03R\x02id\x125\n" +
+	"\x04next\x18\a \x01(\v2!.grpcfast.testdata.proto2.EntriesR\x04next\x12I\n" +
+	"\bby_level\x18\b \x03(\v2..grpcfast.testdata.proto2.Entries.ByLevelEntryR\abyLevel\x12B\n" +
+	"\x05blobs\x18\t \x03(\v2,.grpcfast.testdata.proto2.Entries.BlobsEntryR\x05blobs\x12\x12\n" +
+	"\x04tags\x18\n" +
+	" \x03(\tR\x04tags\x12\x14\n" +
+	"\x04text\x18\v \x01(\tH\x00R\x04text\x125\n" +
+	"\x03sub\x18\f \x01(\v2!.grpcfast.testdata.proto2.EntriesH\x00R\x03sub\x1a8\n" +
+	"\n" +
+	"NamesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\x05R\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a^\n" +
+	"\rChildrenEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x127\n" +
+	"\x05value\x18\x02 \x01(\v2!.grpcfast.testdata.proto2.EntriesR\x05value:\x028\x01\x1a[\n" +
+	"\fByLevelEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\x05R\x03key\x125\n" +
+	"\x05value\x18\x02 \x01(\x0e2\x1f.grpcfast.testdata.proto2.LevelR\x05value:\x028\x01\x1a8\n" +
+	"\n" +
+	"BlobsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\fR\x05value:\x028\x01B\b\n" +
+	"\x06choice*\x1a\n" +
+	"\x05Level\x12\a\n" +
+	"\x03LOW\x10\x00\x12\b\n" +
+	"\x04HIGH\x10\x012\xe7\x01\n" +
 	"\aLegacy2\x12E\n" +
 	"\x03Get\x12\x1e.grpcfast.testdata.proto2.Item\x1a\x1e.grpcfast.testdata.proto2.Item\x12H\n" +
-	"\x04Push\x12\x1e.grpcfast.testdata.proto2.Item\x1a\x1e.grpcfast.testdata.proto2.Item(\x01:8\n" +
+	"\x04Push\x12\x1e.grpcfast.testdata.proto2.Item\x1a\x1e.grpcfast.testdata.proto2.Item(\x01\x12K\n" +
+	"\x03Put\x12!.grpcfast.testdata.proto2.Entries\x1a!.grpcfast.testdata.proto2.Entries:8\n" +
 	"\x04note\x12$.grpcfast.testdata.proto2.Extendable\x18d \x01(\tR\x04noteB9Z7github.com/grpcfast/grpcfast/internal/testprotos/proto2"
 
 var (
@@ -239,24 +500,43 @@ func file_proto2_proto2_proto_rawDescGZIP() []byte {
 	return file_proto2_proto2_proto_rawDescData
 }
 
-var file_proto2_proto2_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_proto2_proto2_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_proto2_proto2_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_proto2_proto2_proto_goTypes = []any{
-	(*Item)(nil),       // 0: grpcfast.testdata.proto2.Item
-	(*Extendable)(nil), // 1: grpcfast.testdata.proto2.Extendable
-	(*Item_Extra)(nil), // 2: grpcfast.testdata.proto2.Item.Extra
+	(Level)(0),         // 0: grpcfast.testdata.proto2.Level
+	(*Item)(nil),       // 1: grpcfast.testdata.proto2.Item
+	(*Extendable)(nil), // 2: grpcfast.testdata.proto2.Extendable
+	(*Entries)(nil),    // 3: grpcfast.testdata.proto2.Entries
+	(*Item_Extra)(nil), // 4: grpcfast.testdata.proto2.Item.Extra
+	nil,                // 5: grpcfast.testdata.proto2.Entries.NamesEntry
+	nil,                // 6: grpcfast.testdata.proto2.Entries.ChildrenEntry
+	nil,                // 7: grpcfast.testdata.proto2.Entries.ByLevelEntry
+	nil,                // 8: grpcfast.testdata.proto2.Entries.BlobsEntry
 }
 var file_proto2_proto2_proto_depIdxs = []int32{
-	2, // 0: grpcfast.testdata.proto2.Item.extra:type_name -> grpcfast.testdata.proto2.Item.Extra
-	1, // 1: grpcfast.testdata.proto2.note:extendee -> grpcfast.testdata.proto2.Extendable
-	0, // 2: grpcfast.testdata.proto2.Legacy2.Get:input_type -> grpcfast.testdata.proto2.Item
-	0, // 3: grpcfast.testdata.proto2.Legacy2.Push:input_type -> grpcfast.testdata.proto2.Item
-	0, // 4: grpcfast.testdata.proto2.Legacy2.Get:output_type -> grpcfast.testdata.proto2.Item
-	0, // 5: grpcfast.testdata.proto2.Legacy2.Push:output_type -> grpcfast.testdata.proto2.Item
-	4, // [4:6] is the sub-list for method output_type
-	2, // [2:4] is the sub-list for method input_type
-	2, // [2:2] is the sub-list for extension type_name
-	1, // [1:2] is the sub-list for extension extendee
-	0, // [0:1] is the sub-list for field type_name
+	4,  // 0: grpcfast.testdata.proto2.Item.extra:type_name -> grpcfast.testdata.proto2.Item.Extra
+	0,  // 1: grpcfast.testdata.proto2.Entries.level:type_name -> grpcfast.testdata.proto2.Level
+	0,  // 2: grpcfast.testdata.proto2.Entries.levels:type_name -> grpcfast.testdata.proto2.Level
+	5,  // 3: grpcfast.testdata.proto2.Entries.names:type_name -> grpcfast.testdata.proto2.Entries.NamesEntry
+	6,  // 4: grpcfast.testdata.proto2.Entries.children:type_name -> grpcfast.testdata.proto2.Entries.ChildrenEntry
+	3,  // 5: grpcfast.testdata.proto2.Entries.next:type_name -> grpcfast.testdata.proto2.Entries
+	7,  // 6: grpcfast.testdata.proto2.Entries.by_level:type_name -> grpcfast.testdata.proto2.Entries.ByLevelEntry
+	8,  // 7: grpcfast.testdata.proto2.Entries.blobs:type_name -> grpcfast.testdata.proto2.Entries.BlobsEntry
+	3,  // 8: grpcfast.testdata.proto2.Entries.sub:type_name -> grpcfast.testdata.proto2.Entries
+	3,  // 9: grpcfast.testdata.proto2.Entries.ChildrenEntry.value:type_name -> grpcfast.testdata.proto2.Entries
+	0,  // 10: grpcfast.testdata.proto2.Entries.ByLevelEntry.value:type_name -> grpcfast.testdata.proto2.Level
+	2,  // 11: grpcfast.testdata.proto2.note:extendee -> grpcfast.testdata.proto2.Extendable
+	1,  // 12: grpcfast.testdata.proto2.Legacy2.Get:input_type -> grpcfast.testdata.proto2.Item
+	1,  // 13: grpcfast.testdata.proto2.Legacy2.Push:input_type -> grpcfast.testdata.proto2.Item
+	3,  // 14: grpcfast.testdata.proto2.Legacy2.Put:input_type -> grpcfast.testdata.proto2.Entries
+	1,  // 15: grpcfast.testdata.proto2.Legacy2.Get:output_type -> grpcfast.testdata.proto2.Item
+	1,  // 16: grpcfast.testdata.proto2.Legacy2.Push:output_type -> grpcfast.testdata.proto2.Item
+	3,  // 17: grpcfast.testdata.proto2.Legacy2.Put:output_type -> grpcfast.testdata.proto2.Entries
+	15, // [15:18] is the sub-list for method output_type
+	12, // [12:15] is the sub-list for method input_type
+	12, // [12:12] is the sub-list for extension type_name
+	11, // [11:12] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_proto2_proto2_proto_init() }
@@ -264,18 +544,23 @@ func file_proto2_proto2_proto_init() {
 	if File_proto2_proto2_proto != nil {
 		return
 	}
+	file_proto2_proto2_proto_msgTypes[2].OneofWrappers = []any{
+		(*Entries_Text)(nil),
+		(*Entries_Sub)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_proto2_proto2_proto_rawDesc), len(file_proto2_proto2_proto_rawDesc)),
-			NumEnums:      0,
-			NumMessages:   3,
+			NumEnums:      1,
+			NumMessages:   8,
 			NumExtensions: 1,
 			NumServices:   1,
 		},
 		GoTypes:           file_proto2_proto2_proto_goTypes,
 		DependencyIndexes: file_proto2_proto2_proto_depIdxs,
+		EnumInfos:         file_proto2_proto2_proto_enumTypes,
 		MessageInfos:      file_proto2_proto2_proto_msgTypes,
 		ExtensionInfos:    file_proto2_proto2_proto_extTypes,
 	}.Build()

@@ -21,6 +21,7 @@ const _ = grpc.SupportPackageIsVersion9
 const (
 	Legacy2_Get_FullMethodName  = "/grpcfast.testdata.proto2.Legacy2/Get"
 	Legacy2_Push_FullMethodName = "/grpcfast.testdata.proto2.Legacy2/Push"
+	Legacy2_Put_FullMethodName  = "/grpcfast.testdata.proto2.Legacy2/Put"
 )
 
 // Legacy2Client is the client API for Legacy2 service.
@@ -31,6 +32,7 @@ const (
 type Legacy2Client interface {
 	Get(ctx context.Context, in *Item, opts ...grpc.CallOption) (*Item, error)
 	Push(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[Item, Item], error)
+	Put(ctx context.Context, in *Entries, opts ...grpc.CallOption) (*Entries, error)
 }
 
 type legacy2Client struct {
@@ -64,6 +66,16 @@ func (c *legacy2Client) Push(ctx context.Context, opts ...grpc.CallOption) (grpc
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Legacy2_PushClient = grpc.ClientStreamingClient[Item, Item]
 
+func (c *legacy2Client) Put(ctx context.Context, in *Entries, opts ...grpc.CallOption) (*Entries, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Entries)
+	err := c.cc.Invoke(ctx, Legacy2_Put_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // Legacy2Server is the server API for Legacy2 service.
 // All implementations must embed UnimplementedLegacy2Server
 // for forward compatibility.
@@ -72,6 +84,7 @@ type Legacy2_PushClient = grpc.ClientStreamingClient[Item, Item]
 type Legacy2Server interface {
 	Get(context.Context, *Item) (*Item, error)
 	Push(grpc.ClientStreamingServer[Item, Item]) error
+	Put(context.Context, *Entries) (*Entries, error)
 	mustEmbedUnimplementedLegacy2Server()
 }
 
@@ -87,6 +100,9 @@ func (UnimplementedLegacy2Server) Get(context.Context, *Item) (*Item, error) {
 }
 func (UnimplementedLegacy2Server) Push(grpc.ClientStreamingServer[Item, Item]) error {
 	return status.Error(codes.Unimplemented, "method Push not implemented")
+}
+func (UnimplementedLegacy2Server) Put(context.Context, *Entries) (*Entries, error) {
+	return nil, status.Error(codes.Unimplemented, "method Put not implemented")
 }
 func (UnimplementedLegacy2Server) mustEmbedUnimplementedLegacy2Server() {}
 func (UnimplementedLegacy2Server) testEmbeddedByValue()                 {}
@@ -134,6 +150,24 @@ func _Legacy2_Push_Handler(srv interface{}, stream grpc.ServerStream) error {
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Legacy2_PushServer = grpc.ClientStreamingServer[Item, Item]
 
+func _Legacy2_Put_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(Entries)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(Legacy2Server).Put(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Legacy2_Put_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(Legacy2Server).Put(ctx, req.(*Entries))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Legacy2_ServiceDesc is the grpc.ServiceDesc for Legacy2 service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -144,6 +178,10 @@ var Legacy2_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Get",
 			Handler:    _Legacy2_Get_Handler,
+		},
+		{
+			MethodName: "Put",
+			Handler:    _Legacy2_Put_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

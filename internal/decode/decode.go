@@ -1,0 +1,204 @@
+// Package decode holds what generated decoders (GrpcfastDecode) share: the
+// state of one decode, the reading of tags, lengths and varints, the UTF-8
+// check, and the errors, all as protobuf-go reads and rejects them.
+package decode
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"unsafe"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/grpcfast/grpcfast/internal/own"
+)
+
+// Limit is the depth left to the top-level message of a decode: protobuf-go's
+// default RecursionLimit, which gRPC's standard codec uses, less the level
+// of the top-level message itself. A generated decoder fails when a nested
+// message would be decoded with less than zero left.
+const Limit = protowire.DefaultRecursionLimit - 1
+
+// MapLevel is 1 where the protobuf-go that this program links counts a map
+// entry toward RecursionLimit as a nested message (v1.36.12 does: its
+// consumeMap decrements the depth), 0 where it does not (v1.36.0). A Struct
+// holding, in its map, a Value holding a Struct is four levels deep with map
+// entries counted and three without: a RecursionLimit of 3 accepts it only
+// without.
+var MapLevel = func() int {
+	b, err := proto.Marshal(&structpb.Struct{Fields: map[string]*structpb.Value{
+		"": structpb.NewStructValue(&structpb.Struct{}),
+	}})
+	if err != nil {
+		panic("grpcfast: probing protobuf-go's recursion limit: " + err.Error())
+	}
+	if err := (proto.UnmarshalOptions{RecursionLimit: 3}).Unmarshal(b, new(structpb.Struct)); err != nil {
+		return 1
+	}
+	return 0
+}()
+
+var (
+	// ErrMalformed is the error for input that protobuf-go cannot parse:
+	// an overlong varint, a field number outside [1, 2^29-1], wire types 6
+	// and 7, an unexpected end group, an unknown group that does not close.
+	ErrMalformed = errors.New("grpcfast: cannot parse invalid wire-format data")
+	// ErrTruncated is the error for input that ends inside a field: it
+	// wraps io.ErrUnexpectedEOF, as vtprotobuf's errors for it do.
+	ErrTruncated = fmt.Errorf("grpcfast: cannot parse invalid wire-format data: %w", io.ErrUnexpectedEOF)
+	// ErrDepth is the error for messages nested deeper than protobuf-go's
+	// RecursionLimit.
+	ErrDepth = errors.New("grpcfast: exceeded maximum recursion depth")
+)
+
+// Err returns the error for n, a negative length from a read: protowire's
+// error codes, where -1 is input that ends too soon.
+func Err(n int) error {
+	if n == -1 {
+		return ErrTruncated
+	}
+	return ErrMalformed
+}
+
+// UTF8Error is the error for a string field that must hold valid UTF-8 and
+// does not.
+type UTF8Error struct{ Field string }
+
+func (e *UTF8Error) Error() string {
+	return "grpcfast: field " + e.Field + " contains invalid UTF-8"
+}
+
+// State is what one decode needs besides the bytes: how strings and bytes
+// are decoded, whether UTF-8 is checked, and the record of the slot that
+// the message is decoded into.
+type State struct {
+	// Owned is the record of the slot whose message is decoded, where the
+	// decoder finds the spares that its last reset gave back; nil for a
+	// message that no slot prepared.
+	Owned *own.Owned
+	// views makes strings and bytes fields views of the input, which the
+	// caller guarantees is never written into nor reused (the owned copy).
+	views bool
+	// noUTF8 turns off the UTF-8 check (grpcfast.WithoutUTF8Validation).
+	noUTF8 bool
+}
+
+// Shared states of decodes into a fresh message: they are never written.
+var (
+	Fresh       = &State{}
+	FreshNoUTF8 = &State{noUTF8: true}
+)
+
+// SlotState returns the state of a decode into the slot that o records,
+// with strings and bytes copied, for a slot to keep.
+func SlotState(o *own.Owned, noUTF8 bool) State {
+	return State{Owned: o, noUTF8: noUTF8}
+}
+
+// ViewsState returns the state of a decode into the slot that o records,
+// with strings and bytes as views of the input, for a slot to keep.
+func ViewsState(o *own.Owned, noUTF8 bool) State {
+	return State{Owned: o, views: true, noUTF8: noUTF8}
+}
+
+// NewViews returns the state of a decode into the slot that o records,
+// with strings and bytes as views of the input.
+func NewViews(o *own.Owned, noUTF8 bool) *State {
+	return &State{Owned: o, views: true, noUTF8: noUTF8}
+}
+
+// String returns b as a string: a copy, or a view of the input.
+func (s *State) String(b []byte) string {
+	if s.views && len(b) > 0 {
+		return unsafe.String(unsafe.SliceData(b), len(b))
+	}
+	return string(b)
+}
+
+// Bytes returns b as the value of a bytes field without presence: copied
+// into dst's array, or a view of the input with no capacity beyond it.
+func (s *State) Bytes(dst, b []byte) []byte {
+	if s.views {
+		return b[:len(b):len(b)]
+	}
+	return append(dst[:0], b...)
+}
+
+// BytesPresent returns b as the value of a bytes field whose presence is
+// tracked by nil, or of an element of a repeated bytes field: never nil.
+func (s *State) BytesPresent(b []byte) []byte {
+	if s.views {
+		return b[:len(b):len(b)]
+	}
+	if len(b) == 0 {
+		return []byte{}
+	}
+	return append([]byte(nil), b...)
+}
+
+// CheckUTF8 returns an error naming field if b is not valid UTF-8, unless
+// the check is off.
+func (s *State) CheckUTF8(b []byte, field string) error {
+	if s.noUTF8 || ValidUTF8(b) {
+		return nil
+	}
+	return &UTF8Error{Field: field}
+}
+
+// Tag reads the tag at the start of b as protobuf-go does: the tag and
+// its length, or a negative length for a malformed varint or a field
+// number outside [1, 2^29-1].
+func Tag(b []byte) (uint64, int) {
+	if b[0] < 0x80 {
+		if b[0] < 8 {
+			return 0, -2
+		}
+		return uint64(b[0]), 1
+	}
+	return tagSlow(b)
+}
+
+func tagSlow(b []byte) (uint64, int) {
+	v, n := protowire.ConsumeVarint(b)
+	switch {
+	case n < 0:
+		return 0, n
+	case v < 8 || v > math.MaxUint32:
+		return 0, -2
+	}
+	return v, n
+}
+
+// Varint reads a varint as protowire.ConsumeVarint does.
+func Varint(b []byte) (uint64, int) {
+	if len(b) > 0 && b[0] < 0x80 {
+		return uint64(b[0]), 1
+	}
+	return protowire.ConsumeVarint(b)
+}
+
+// Bytes reads a length-delimited value as protowire.ConsumeBytes does.
+func Bytes(b []byte) ([]byte, int) {
+	if len(b) > 0 && b[0] < 0x80 {
+		n := int(b[0]) + 1
+		if n > len(b) {
+			return nil, -1
+		}
+		return b[1:n], n
+	}
+	return protowire.ConsumeBytes(b)
+}
+
+// Skip returns the length of the value of an unknown field (or of a known
+// one with another wire type) of tag tag at the start of b, or -1, as
+// protobuf-go skips it.
+func Skip(tag uint64, b []byte) int {
+	return protowire.ConsumeFieldValue(protowire.Number(tag>>3), protowire.Type(tag&7), b)
+}
+
+// Sint32 decodes a zigzag-encoded sint32 as protobuf-go does.
+func Sint32(v uint64) int32 { return int32(protowire.DecodeZigZag(v & math.MaxUint32)) }
