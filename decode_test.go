@@ -377,42 +377,6 @@ func TestCopyBytesCannotGrow(t *testing.T) {
 	check("a Rich in a oneof of a Decodable", m.Choice.(*kinds.Decodable_Other).Other, false)
 }
 
-// TestCopyClipsOnce: a message that vtprotobuf decodes and that the input
-// repeats (its occurrences merge) is clipped once, not once per occurrence,
-// which made the decode's time grow with the square of the input.
-func TestCopyClipsOnce(t *testing.T) {
-	c := grpcfast.NewCodec()
-	const n = 2000
-	var rich, dec []byte
-	for range n {
-		rich = protowire.AppendBytes(protowire.AppendTag(rich, 7, protowire.BytesType), []byte("b")) // blobs
-		dec = protowire.AppendBytes(protowire.AppendTag(dec, 31, protowire.BytesType), []byte{0x3a, 0x01, 'b'})
-	}
-	for _, tc := range []struct {
-		name string
-		b    []byte
-		max  int64
-	}{
-		{"a Rich, decoded whole by vtprotobuf", rich, n + 1},   // its blobs, and data (empty)
-		{"a Rich merged 2000 times under a Decodable", dec, 0}, // UnmarshalVT: nothing to clip
-	} {
-		before := grpcfast.Clipped()
-		var err error
-		if tc.max == 0 {
-			s := grpcfast.NewCopySlot[kinds.Decodable]()
-			_, err = s.Decode(c, mem.BufferSlice{mem.SliceBuffer(tc.b)})
-			checkOracle(t, tc.b, s.Msg(), err)
-		} else {
-			s := grpcfast.NewCopySlot[kinds.Rich]()
-			_, err = s.Decode(c, mem.BufferSlice{mem.SliceBuffer(tc.b)})
-			checkOracle(t, tc.b, s.Msg(), err)
-		}
-		if got := grpcfast.Clipped() - before; got > tc.max {
-			t.Errorf("%s: %d bytes values clipped, want at most %d", tc.name, got, tc.max)
-		}
-	}
-}
-
 // TestGeneratedDecodeVaryingCounts: requests whose repeated fields
 // alternate in length allocate no more, once warm, than those of a
 // constant shape (the owned copy): the elements that a shorter request left

@@ -90,5 +90,3 @@ func (s *CopySlot[M]) Reset() {
 	s.s.PrepareCopy()
 }
 
-// Clipped returns how many bytes values the owned copy has clipped.
-func Clipped() int64 { return own.Clipped.Load() }

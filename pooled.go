@@ -13,12 +13,11 @@ type PooledOption func(*pooled.Config)
 // WithStringsInOneCopy makes pooled unary handlers decode each request into
 // one copy of its encoding that the codec makes for that request alone and
 // never reuses: the request's strings and bytes fields are views of that
-// copy instead of one allocation each. The decode is the generated
-// GrpcfastDecode of proto3 messages without maps or optional fields, which
-// also reuses the request's oneof wrappers and nested messages, and
-// vtprotobuf's UnmarshalVTUnsafe for other types. It applies to request
-// types generated with vtprotobuf's unmarshal_unsafe feature (others are
-// decoded as without the option), and only with the grpcfast codec.
+// copy instead of one allocation each. The decode is the request type's
+// generated decoder, which also reuses the request's oneof wrappers and
+// nested messages. It applies to every request type that has one (all but
+// types with groups or extension ranges, which are decoded as without the
+// option), and only with the grpcfast codec.
 //
 // The trade-off: a string or a bytes slice of the request keeps the whole
 // copy alive, as long as anything refers to it. Use it where requests are

@@ -84,8 +84,8 @@ func Unary[Req, Res any](name string) Method {
 		switch {
 		case !pooled.Poolable[Req]():
 			return "its request type has no grpcfast methods: not pooled"
-		case copy && !reuse.HasUnsafeDecode[Req]():
-			return "its request type has no UnmarshalVTUnsafe (vtprotobuf's unmarshal_unsafe feature)"
+		case copy && !reuse.HasGeneratedDecoder[Req]():
+			return "its request type has no generated decoder (groups or extension ranges)"
 		}
 		return ""
 	}

@@ -35,8 +35,8 @@ func PooledUnary[Req any](name string, call func(srv any, ctx context.Context, i
 		}
 		h := pooled.New(fullMethod, call, cfg)
 		if cfg.Copy && !h.Copies() {
-			logger.Warningf("%s: WithStringsInOneCopy has no effect: %T has no UnmarshalVTUnsafe method "+
-				"(protoc-gen-go-vtproto's unmarshal_unsafe feature); its requests are pooled without the copy",
+			logger.Warningf("%s: WithStringsInOneCopy has no effect: %T has no generated decoder "+
+				"(a type with groups or extension ranges); its requests are pooled without the copy",
 				fullMethod, (*Req)(nil))
 		}
 		return h.Handle, true

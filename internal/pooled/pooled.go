@@ -16,7 +16,7 @@ import (
 
 // Config is what grpcfast.PooledOption values set.
 type Config struct {
-	// Copy decodes requests whose type has UnmarshalVTUnsafe into one owned
+	// Copy decodes requests whose type has a generated decoder into one owned
 	// copy (grpcfast.WithStringsInOneCopy).
 	Copy bool
 }
@@ -27,7 +27,7 @@ type Handler[Req any] struct {
 	fullMethod string
 	call       func(srv any, ctx context.Context, in *Req) (any, error)
 	pool       *sync.Pool
-	copy       bool // Config.Copy, and Req has UnmarshalVTUnsafe
+	copy       bool // Config.Copy, and Req has a generated decoder
 }
 
 // Poolable reports whether requests of type Req can be pooled: their type
@@ -47,7 +47,7 @@ func New[Req any](fullMethod string, call func(srv any, ctx context.Context, in 
 		fullMethod: fullMethod,
 		call:       call,
 		pool:       reuse.Pool[Req](),
-		copy:       cfg.Copy && reuse.HasUnsafeDecode[Req](),
+		copy:       cfg.Copy && reuse.HasGeneratedDecoder[Req](),
 	}
 }
 
