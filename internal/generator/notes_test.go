@@ -32,8 +32,10 @@ func src(format, goPackage string) string { return strings.Replace(format, "%s",
 // registers already, generated into another Go package: exact texts for
 // googleapis' google/rpc/status.proto (which grpc-go links), a file with
 // services (google/bytestream/bytestream.proto), a well-known type and
-// OTLP's common.proto (with the run-time workaround); no
-// note when the file keeps its module's Go package or is only imported.
+// OTLP's common.proto (with the run-time workaround); files under google/
+// that no list names (Pub/Sub), generated into the user's Go package; a
+// vendored copy of well-known types generated at all; no note when the
+// file keeps its module's Go package, is only imported, or is one's own.
 func TestRegisteredNotes(t *testing.T) {
 	const statusNote = `protoc-gen-go-grpcfast: note: google/rpc/status.proto is generated into Go package example.com/gen/google/rpc/status, ` +
 		`but module google.golang.org/genproto/googleapis/rpc registers it already (package google.golang.org/genproto/googleapis/rpc/status), ` +
@@ -90,9 +92,16 @@ message Result { google.rpc.Status status = 1; bytes output = 2; }
 			"google/protobuf/empty.proto": src(emptyProto, "example.com/gen/emptypb"),
 		}, emptyNote},
 		{"OTLP's common.proto, which go.opentelemetry.io/proto/otlp registers", []string{"opentelemetry/proto/common/v1/common.proto"}, otlpFiles, otlpNote},
-		{"not a registered file", []string{"google/rpc/mine.proto"}, map[string]string{
-			"google/rpc/mine.proto": "syntax = \"proto3\";\npackage google.rpc;\noption go_package = \"example.com/gen/mine\";\nmessage Mine {}\n",
+		{"a file of one's own", []string{"acme/rpc/mine.proto"}, map[string]string{
+			"acme/rpc/mine.proto": "syntax = \"proto3\";\npackage acme.rpc;\noption go_package = \"example.com/gen/mine\";\nmessage Mine {}\n",
 		}, ""},
+		{"Pub/Sub into the user's package", []string{"google/pubsub/v1/pubsub.proto", "google/pubsub/v1/schema.proto"}, pubsubFiles("example.com/gen/google/pubsub/v1"), pubsubNote},
+		{"Pub/Sub imported, not generated", []string{"app.proto"}, appPubsub, ""},
+		{"Pub/Sub into Google's package", []string{"google/pubsub/v1/pubsub.proto", "google/pubsub/v1/schema.proto"}, pubsubFiles("cloud.google.com/go/pubsub/v2/apiv1/pubsubpb;pubsubpb"), ""},
+		{"well-known types vendored, generated into their own packages", []string{"google/protobuf/timestamp.proto", "google/protobuf/duration.proto"}, map[string]string{
+			"google/protobuf/timestamp.proto": "syntax = \"proto3\";\npackage google.protobuf;\noption go_package = \"google.golang.org/protobuf/types/known/timestamppb\";\nmessage Timestamp { int64 seconds = 1; int32 nanos = 2; }\n",
+			"google/protobuf/duration.proto":  "syntax = \"proto3\";\npackage google.protobuf;\noption go_package = \"google.golang.org/protobuf/types/known/durationpb\";\nmessage Duration { int64 seconds = 1; int32 nanos = 2; }\n",
+		}, wktNote},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var notes strings.Builder
@@ -107,6 +116,55 @@ message Result { google.rpc.Status status = 1; bytes output = 2; }
 		})
 	}
 }
+
+// Pub/Sub-shaped files (google/pubsub/v1), which no fixed list of the plugin
+// names: Google generates them into cloud.google.com/go/pubsub's package.
+func pubsubFiles(goPackage string) map[string]string {
+	return map[string]string{
+		"google/pubsub/v1/schema.proto": src(`syntax = "proto3";
+package google.pubsub.v1;
+option go_package = "%s";
+service SchemaService { rpc GetSchema(GetSchemaRequest) returns (Schema); }
+message Schema { string name = 1; string definition = 2; }
+message GetSchemaRequest { string name = 1; }
+`, goPackage),
+		"google/pubsub/v1/pubsub.proto": src(`syntax = "proto3";
+package google.pubsub.v1;
+option go_package = "%s";
+import "google/pubsub/v1/schema.proto";
+service Publisher { rpc Publish(PublishRequest) returns (PublishResponse); }
+message PubsubMessage { bytes data = 1; map<string, string> attributes = 2; string message_id = 3; }
+message PublishRequest { string topic = 1; repeated PubsubMessage messages = 2; Schema schema = 3; }
+message PublishResponse { repeated string message_ids = 1; }
+`, goPackage),
+	}
+}
+
+var appPubsub = func() map[string]string {
+	m := pubsubFiles("cloud.google.com/go/pubsub/v2/apiv1/pubsubpb;pubsubpb")
+	m["app.proto"] = `syntax = "proto3";
+package app;
+option go_package = "example.com/gen/app";
+import "google/pubsub/v1/pubsub.proto";
+service Relay { rpc Relay(google.pubsub.v1.PublishRequest) returns (google.pubsub.v1.PublishResponse); }
+`
+	return m
+}()
+
+const pubsubNote = `protoc-gen-go-grpcfast: note: google/pubsub/v1/pubsub.proto and google/pubsub/v1/schema.proto are generated into Go package example.com/gen/google/pubsub/v1, ` +
+	`but they are Google's: Google generates every file of googleapis into a Go package of its own (the file's go_package option in googleapis names it, ` +
+	`under google.golang.org/genproto/ or cloud.google.com/go/) and registers it there, and a program that links both (a Google client library links Google's) ` +
+	`panics at start: proto: file "google/pubsub/v1/pubsub.proto" is already registered. ` +
+	`Import Google's package instead: do not generate them (leave them out of the inputs, with buf exclude_paths) and keep their own go_package ` +
+	`(with buf managed mode, disable go_package_prefix for them), then run go mod tidy. ` +
+	`To serve or call their services with this plugin's receivers, keep generating them and make sure that no program links Google's package as well ` +
+	`(go list -deps ./... lists what a program links).` + "\n"
+
+const wktNote = `protoc-gen-go-grpcfast: note: google/protobuf/{duration,timestamp}.proto are well-known types: ` +
+	`module google.golang.org/protobuf generates and registers them (Go packages under google.golang.org/protobuf/types/), ` +
+	`and every import of them resolves there. This run writes a second copy into the output tree that nothing imports; ` +
+	`with paths=source_relative its Go packages share one directory, google/protobuf, and go build ./... and go vet ./... fail (found packages ...). ` +
+	`Do not generate them: leave google/protobuf out of the inputs (buf exclude_paths; with protoc, do not name those files).` + "\n"
 
 // TestPoolNotesOtherRuns checks that a pool note names only the types that
 // this run generates, and says why the reachable types of files it does not
