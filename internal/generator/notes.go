@@ -206,20 +206,31 @@ func writePoolNotes(w io.Writer, p *protogen.Plugin, cfg *Config) {
 			continue
 		}
 		var opts []string
+		var covers string
 		c := poolTree(p, []*protogen.Message{s.msg}, cfg, maxNoteTypes)
-		for _, m := range c.pool {
-			opts = append(opts, "pool="+poolName(m))
-		}
-		if len(opts) == 0 {
+		if len(c.pool) == 0 {
 			continue
 		}
-		if c.more {
-			opts = append(opts, "(and the message types reachable from those)")
+		if c.more || len(c.pool) > maxListed {
+			// Too many to list: the globs that cover the whole tree.
+			c = poolTree(p, []*protogen.Message{s.msg}, cfg, 0)
+			opts, covers = poolOptions(c.pool)
+			if len(c.others) > maxNoteTypes {
+				c.others = c.others[:maxNoteTypes]
+			}
+		} else {
+			for _, m := range c.pool {
+				opts = append(opts, "pool="+poolName(m))
+			}
+		}
+		methods := strings.Join(s.methods, ", ")
+		if len(s.methods) > maxListed {
+			methods = fmt.Sprintf("%d methods", len(s.methods))
 		}
 		fmt.Fprintf(w, "%s: note: %s, received by streams of %s, has nested messages or packed repeated fields, "+
-			"which vtprotobuf's decoder allocates anew for every message unless it pools them. Add %s to "+
+			"which vtprotobuf's decoder allocates anew for every message unless it pools them. Add %s%s to "+
 			"protoc-gen-go-vtproto's options, and the same to %s's to silence this note (or %s=false).%s\n",
-			PluginName, name, strings.Join(s.methods, ", "), strings.Join(opts, " "), PluginName, OptionPoolNotes, othersSentence(c.others))
+			PluginName, name, methods, strings.Join(opts, " "), covers, PluginName, OptionPoolNotes, othersSentence(c.others))
 	}
 }
 
@@ -281,28 +292,85 @@ func writePooledRequestNotes(w io.Writer, p *protogen.Plugin, cfg *Config) {
 			if len(t.pool) == 0 {
 				continue
 			}
-			var opts []string
-			for _, m := range t.pool {
-				opts = append(opts, "pool="+poolName(m))
-			}
-			slices.Sort(opts)
-			opts = slices.Compact(opts)
-			if len(opts) > maxRequestNoteTypes {
-				opts = append(opts[:maxRequestNoteTypes], fmt.Sprintf("(and %d more)", len(opts)-maxRequestNoteTypes))
-			}
+			opts, covers := poolOptions(t.pool)
 			slices.SortFunc(t.others, func(a, b *protogen.Message) int { return strings.Compare(poolName(a), poolName(b)) })
 			if len(t.others) > maxNoteTypes {
 				t.others = t.others[:maxNoteTypes]
 			}
-			fmt.Fprintf(w, "%s: note: %s (service %s, unary %s %s) pools requests, but %d message %s of their trees "+
-				"%s in no pool= option, so vtprotobuf's decoder allocates, on every request, each nested message of such a type "+
-				"and each repeated element of such a parent. Add %s to protoc-gen-go-vtproto's options, and the same to %s's "+
+			what := fmt.Sprintf("unary %s %s", plural(len(methods), "method", "methods"), strings.Join(methods, ", "))
+			if len(methods) > maxListed {
+				what = fmt.Sprintf("%d unary methods", len(methods))
+			}
+			types := fmt.Sprintf("%d message %s of their trees %s", len(t.pool), plural(len(t.pool), "type", "types"), plural(len(t.pool), "is", "are"))
+			if covers != "" {
+				n := len(packagesOf(t.pool))
+				types = fmt.Sprintf("%d message types of their trees, in %d Go %s, are", len(t.pool), n, plural(n, "package", "packages"))
+			}
+			fmt.Fprintf(w, "%s: note: %s (service %s, %s) pools requests, but %s "+
+				"in no pool= option, so vtprotobuf's decoder allocates, on every request, each nested message of such a type "+
+				"and each repeated element of such a parent. Add %s%s to protoc-gen-go-vtproto's options, and the same to %s's "+
 				"(as vtprotobuf spells them: <go import path>.<Go type name>, nested types with _; or %s=false to silence this note).%s\n",
-				PluginName, newServiceNames(s).registerPooled, s.Desc.FullName(), plural(len(methods), "method", "methods"),
-				strings.Join(methods, ", "), len(t.pool), plural(len(t.pool), "type", "types"), plural(len(t.pool), "is", "are"),
-				strings.Join(opts, " "), PluginName, OptionPoolNotes, othersSentence(t.others))
+				PluginName, newServiceNames(s).registerPooled, s.Desc.FullName(), what, types,
+				strings.Join(opts, " "), covers, PluginName, OptionPoolNotes, othersSentence(t.others))
 		}
 	}
+}
+
+// maxListed bounds the methods and pool= options a note lists one by one:
+// past it, a note counts the methods and names globs instead of types.
+const maxListed = 8
+
+// poolOptions returns the pool= options that cover types: each type, sorted,
+// up to maxListed of them; past that, globs as vtprotobuf's pool= takes them
+// (generator/pattern): <package>.* for one Go package, <path>/** for Go
+// packages under one path (with <path>.* too if path is one of them), or
+// else one <package>.* per package. covers says what a glob covers beyond
+// types; "" when the options name types.
+func poolOptions(types []*protogen.Message) (opts []string, covers string) {
+	for _, m := range types {
+		opts = append(opts, "pool="+poolName(m))
+	}
+	slices.Sort(opts)
+	opts = slices.Compact(opts)
+	if len(opts) <= maxListed {
+		return opts, ""
+	}
+	pkgs := packagesOf(types)
+	if len(pkgs) == 1 {
+		return []string{"pool=" + pkgs[0] + ".*"}, " (a glob: it covers those types and every other type of that package)"
+	}
+	prefix := strings.Split(pkgs[0], "/")
+	for _, p := range pkgs[1:] {
+		segs := strings.Split(p, "/")
+		n := 0
+		for n < len(prefix) && n < len(segs) && prefix[n] == segs[n] {
+			n++
+		}
+		prefix = prefix[:n]
+	}
+	if len(prefix) >= 2 {
+		path := strings.Join(prefix, "/")
+		opts = []string{"pool=" + path + "/**"}
+		if slices.Contains(pkgs, path) {
+			opts = append([]string{"pool=" + path + ".*"}, opts...)
+		}
+		return opts, " (a glob: it covers those types and every other type under that path)"
+	}
+	opts = opts[:0]
+	for _, p := range pkgs {
+		opts = append(opts, "pool="+p+".*")
+	}
+	return opts, " (globs: they cover those types and every other type of those packages)"
+}
+
+// packagesOf returns the Go import paths of types, sorted, each once.
+func packagesOf(types []*protogen.Message) []string {
+	var pkgs []string
+	for _, m := range types {
+		pkgs = append(pkgs, string(m.GoIdent.GoImportPath))
+	}
+	slices.Sort(pkgs)
+	return slices.Compact(pkgs)
 }
 
 // moduleOwned reports whether m is generated, in the Go package it is
@@ -312,9 +380,6 @@ func moduleOwned(m *protogen.Message) bool {
 	r, ok := registeredFiles[m.Desc.ParentFile().Path()]
 	return ok && string(m.GoIdent.GoImportPath) == r.goPackage
 }
-
-// maxRequestNoteTypes bounds the pool= options one request note names.
-const maxRequestNoteTypes = 32
 
 func plural(n int, one, more string) string {
 	if n == 1 {

@@ -1,6 +1,7 @@
 package generator_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -386,5 +387,90 @@ message Span { repeated common.KeyValue attributes = 1; }
 		if notes.String() != want {
 			t.Errorf("generating %v: notes\n%s\nwant\n%s", generate, notes.String(), want)
 		}
+	}
+}
+
+// manyTypes returns a service of methods unary methods whose requests reach
+// perPackage message types in each of the Go packages named, under
+// example.com/gen/big/.
+func manyTypes(methods int, packages []string, perPackage int) map[string]string {
+	files := map[string]string{}
+	var svc strings.Builder
+	svc.WriteString("syntax = \"proto3\";\npackage big.svc;\noption go_package = \"example.com/gen/big/svc\";\n")
+	for _, p := range packages {
+		fmt.Fprintf(&svc, "import \"big/%s/%s.proto\";\n", p, p)
+		var f strings.Builder
+		fmt.Fprintf(&f, "syntax = \"proto3\";\npackage big.%s;\noption go_package = \"example.com/gen/big/%s\";\n", p, p)
+		for i := range perPackage {
+			next := ""
+			if i+1 < perPackage {
+				next = fmt.Sprintf(" T%d next = 2;", i+1)
+			}
+			fmt.Fprintf(&f, "message T%d { string s = 1;%s }\n", i, next)
+		}
+		files["big/"+p+"/"+p+".proto"] = f.String()
+	}
+	svc.WriteString("service Big {\n")
+	for i := range methods {
+		fmt.Fprintf(&svc, "  rpc M%d(Req%d) returns (Req%d);\n", i, i, i)
+	}
+	svc.WriteString("}\n")
+	for i := range methods {
+		fmt.Fprintf(&svc, "message Req%d { Req%d self = 100;", i, i)
+		for j, p := range packages {
+			fmt.Fprintf(&svc, " big.%s.T0 f%d = %d;", p, j, j+1)
+		}
+		svc.WriteString(" }\n")
+	}
+	files["big/svc/svc.proto"] = svc.String()
+	return files
+}
+
+// TestPooledRequestNotesScale checks that a note about many methods and
+// types stays readable: past a handful of methods it counts them, past a
+// handful of types it names the glob that covers them (one per tree of Go
+// packages, or one per package), and that glob silences the note. Before,
+// a note listed every method and 32 types then "(and N more)" (WorkflowService
+// of Temporal's API: 130 methods and 234 types on one line).
+func TestPooledRequestNotesScale(t *testing.T) {
+	const head = `protoc-gen-go-grpcfast: note: RegisterBigServerPooled (service big.svc.Big, 12 unary methods) pools requests, but `
+	const tail = ` to protoc-gen-go-vtproto's options, and the same to protoc-gen-go-grpcfast's ` +
+		`(as vtprotobuf spells them: <go import path>.<Go type name>, nested types with _; or pool_notes=false to silence this note).` + "\n"
+	for _, tc := range []struct {
+		name     string
+		packages []string
+		want     string
+		glob     string
+	}{
+		{"three Go packages under one path", []string{"a", "b", "c"}, head +
+			`24 message types of their trees, in 4 Go packages, are in no pool= option, so vtprotobuf's decoder allocates, on every request, ` +
+			`each nested message of such a type and each repeated element of such a parent. ` +
+			`Add pool=example.com/gen/big/** (a glob: it covers those types and every other type under that path)` + tail,
+			"pool=example.com/gen/big/**"},
+		{"one Go package", nil, head +
+			`12 message types of their trees, in 1 Go package, are in no pool= option, so vtprotobuf's decoder allocates, on every request, ` +
+			`each nested message of such a type and each repeated element of such a parent. ` +
+			`Add pool=example.com/gen/big/svc.* (a glob: it covers those types and every other type of that package)` + tail,
+			"pool=example.com/gen/big/svc.*"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := manyTypes(12, tc.packages, 4)
+			var notes strings.Builder
+			resp := runNotes(t, compile(t, []string{"big/svc/svc.proto"}, "", files), &notes)
+			if resp.Error != nil {
+				t.Fatal(resp.GetError())
+			}
+			if notes.String() != tc.want {
+				t.Errorf("notes\n%s\nwant\n%s", notes.String(), tc.want)
+			}
+			notes.Reset()
+			resp = runNotes(t, compile(t, []string{"big/svc/svc.proto"}, tc.glob, files), &notes)
+			if resp.Error != nil {
+				t.Fatal(resp.GetError())
+			}
+			if notes.String() != "" {
+				t.Errorf("with %s: notes\n%s\nwant none", tc.glob, notes.String())
+			}
+		})
 	}
 }
