@@ -67,8 +67,11 @@
 //	                           and bidi methods, to about BYTES (default 0: one value
 //	                           per field). A unary or client-stream method's single
 //	                           response stays small. What grows (see Fill): the
-//	                           longest bytes field, else every repeated field by
-//	                           added elements, else one string
+//	                           longest bytes field outside the elements of
+//	                           repeated message fields (a payload), else every
+//	                           repeated field by added elements (a batch: the
+//	                           ids in its elements keep their length), else one
+//	                           string
 //	-grpcfast.reqsize=BYTES    the size of requests, instead of -grpcfast.size
 //	-grpcfast.respsize=BYTES   the size of every response, single ones too
 //	-grpcfast.grow=FIELDS      grow these fields first where a message holds them

@@ -67,9 +67,13 @@ const (
 // filled tree breadth-first in field order, through singular and repeated
 // message fields but not map values:
 //
-//  1. bytes: if m holds a singular bytes field, Fill lengthens the longest
-//     one at the shallowest level that has any (the first on ties), else
-//     the first element of a repeated bytes field, repeating its value.
+//  1. bytes: if m holds a singular bytes field outside the elements of
+//     repeated message fields (a payload: WriteRequest.data, Chunk.data),
+//     Fill lengthens the longest one at the shallowest level that has any
+//     (the first on ties), else the first element of such a repeated bytes
+//     field, repeating its value. A bytes field inside an element of a
+//     repeated message field is an id or a small value of a batch (an OTLP
+//     span's trace_id): it keeps its length, and the batch grows (2).
 //  2. Else repeated fields: Fill adds elements to every non-empty repeated
 //     field of the tree, one to each in turn (the deepest first), copies of
 //     its first element as filled (for varint integer kinds, their widest
@@ -429,6 +433,10 @@ type slot struct {
 	fd    protoreflect.FieldDescriptor
 	idx   int // -1 for a singular field
 	depth int
+	// inList: m is, or is inside, an element of a repeated message field,
+	// so a bytes value here is an id or a small value of a batch (a span's
+	// trace_id), not the payload.
+	inList bool
 }
 
 func (s slot) get() protoreflect.Value {
@@ -492,10 +500,11 @@ type tree struct {
 func walk(root protoreflect.Message) *tree {
 	t := &tree{}
 	type node struct {
-		m     protoreflect.Message
-		depth int
+		m      protoreflect.Message
+		depth  int
+		inList bool
 	}
-	queue := []node{{root, 0}}
+	queue := []node{{root, 0, false}}
 	for len(queue) > 0 {
 		n := queue[0]
 		queue = queue[1:]
@@ -509,23 +518,23 @@ func walk(root protoreflect.Message) *tree {
 				if list.Len() == 0 {
 					continue
 				}
-				t.lists = append(t.lists, slot{n.m, fd, -1, n.depth})
+				t.lists = append(t.lists, slot{n.m, fd, -1, n.depth, n.inList})
 				list = n.m.Mutable(fd).List()
 				for j := range list.Len() {
 					switch {
 					case isMessage(fd):
-						queue = append(queue, node{list.Get(j).Message(), n.depth + 1})
+						queue = append(queue, node{list.Get(j).Message(), n.depth + 1, true})
 					case fd.Kind() == protoreflect.StringKind || fd.Kind() == protoreflect.BytesKind:
-						t.elems = append(t.elems, slot{n.m, fd, j, n.depth})
+						t.elems = append(t.elems, slot{n.m, fd, j, n.depth, n.inList})
 					}
 				}
 			case !n.m.Has(fd):
 			case isMessage(fd):
-				queue = append(queue, node{n.m.Mutable(fd).Message(), n.depth + 1})
+				queue = append(queue, node{n.m.Mutable(fd).Message(), n.depth + 1, n.inList})
 			case fd.Kind() == protoreflect.StringKind || fd.Kind() == protoreflect.BytesKind:
-				t.strs = append(t.strs, slot{n.m, fd, -1, n.depth})
+				t.strs = append(t.strs, slot{n.m, fd, -1, n.depth, n.inList})
 			case widths(fd.Kind()) != nil:
-				t.ints = append(t.ints, slot{n.m, fd, -1, n.depth})
+				t.ints = append(t.ints, slot{n.m, fd, -1, n.depth, n.inList})
 			}
 		}
 	}
@@ -570,7 +579,9 @@ func growTo(root protoreflect.Message, size int, named []protoreflect.FullName) 
 			}
 		}
 	}
-	isBytes := func(s slot) bool { return s.fd.Kind() == protoreflect.BytesKind }
+	// A bytes value inside an element of a repeated message field is an id
+	// or a small value of a batch: the batch grows by elements instead.
+	isBytes := func(s slot) bool { return s.fd.Kind() == protoreflect.BytesKind && !s.inList }
 	isString := func(s slot) bool { return s.fd.Kind() == protoreflect.StringKind }
 	if primary, ok := pick(t, isBytes); ok {
 		growLength(msg, primary, t.others(primary), base, size)

@@ -13,6 +13,7 @@ import (
 	"github.com/grpcfast/grpcfast/grpcfastbench"
 	"github.com/grpcfast/grpcfast/internal/testprotos/editions"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
+	"github.com/grpcfast/grpcfast/internal/testprotos/otlp"
 	"github.com/grpcfast/grpcfast/internal/testprotos/proto2"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
@@ -948,5 +949,59 @@ func TestFillGrowing(t *testing.T) {
 	}
 	if n := len(field(m, "data").Bytes()); n < 900 {
 		t.Errorf("data is %d bytes, want Fill's growth", n)
+	}
+}
+
+// TestFillGrowsBatches checks that a bytes field inside the elements of a
+// repeated message field (an id: a span's 16-byte trace_id) does not take
+// the growth: an OTLP export filled to 64 KiB grows by spans, and its
+// longest bytes value stays at its base length. It put 65,318 of 65,536
+// bytes into one trace_id.
+func TestFillGrowsBatches(t *testing.T) {
+	const size = 64 << 10
+	base := new(otlp.ExportTraceServiceRequest)
+	mustFill(t, base, 0)
+	m := new(otlp.ExportTraceServiceRequest)
+	mustFill(t, m, size)
+	if got := proto.Size(m); got < size || got > size+4096 {
+		t.Errorf("size %d, want %d to %d", got, size, size+4096)
+	}
+	longestBytes := func(m proto.Message) int {
+		n := 0
+		var visit func(protoreflect.Message)
+		visit = func(m protoreflect.Message) {
+			m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+				switch {
+				case fd.IsMap():
+				case fd.IsList():
+					for i := range v.List().Len() {
+						if isMsg(fd) {
+							visit(v.List().Get(i).Message())
+						} else if fd.Kind() == protoreflect.BytesKind {
+							n = max(n, len(v.List().Get(i).Bytes()))
+						}
+					}
+				case isMsg(fd):
+					visit(v.Message())
+				case fd.Kind() == protoreflect.BytesKind:
+					n = max(n, len(v.Bytes()))
+				}
+				return true
+			})
+		}
+		visit(m.ProtoReflect())
+		return n
+	}
+	if got, want := longestBytes(m), longestBytes(base); got != want {
+		t.Errorf("longest bytes value %d bytes, want the base %d", got, want)
+	}
+	spans := 0
+	for _, rs := range m.GetResourceSpans() {
+		for _, ss := range rs.GetScopeSpans() {
+			spans += len(ss.GetSpans())
+		}
+	}
+	if spans <= 8 {
+		t.Errorf("%d spans, want the batch grown", spans)
 	}
 }

@@ -67,7 +67,7 @@ func init() { registerFlags(flag.CommandLine, &flags) }
 func registerFlags(fs *flag.FlagSet, c *config) {
 	fs.Var(intFlag{&c.size, 0}, FlagPrefix+"size",
 		"grow requests, and the responses of server-streaming and bidi methods, until they encode to about `bytes` "+
-			"(0: one value per field); bytes fields grow first, then repeated fields, then one string")
+			"(0: one value per field); a payload bytes field grows first (not one inside the elements of a repeated message field: an id), then repeated fields, then one string")
 	fs.Var(intFlag{&c.reqSize, 0}, FlagPrefix+"reqsize",
 		"grow requests to about `bytes`, instead of -"+FlagPrefix+"size")
 	fs.Var(intFlag{&c.respSize, 0}, FlagPrefix+"respsize",

@@ -93,17 +93,42 @@ func Run(b *testing.B, service string, methods ...Method) {
 	}
 	if _, done := announced.LoadOrStore(service, true); !done {
 		// Once per service and process, on lines that benchstat does not
-		// take for configuration lines (no "key:" first).
-		for i, m := range methods {
-			if replayed != nil {
-				fmt.Printf("replay %s/%s: %s\n", service, m.name, replayNote(replayed[i], cfg.replay))
-			}
-			for _, p := range paths {
-				if why, quiet := skip(p, i); why != "" && !quiet {
-					fmt.Printf("no codec=%s for %s/%s: %s\n", p.name, service, m.name, why)
+		// take for configuration lines (no "key:" first): where replayed
+		// messages came from, first; what is skipped, once per reason and
+		// only for what the -bench filter selects, after the results.
+		pattern, top := benchFilter(), b.Name()
+		selected := func(i, j int) bool {
+			for _, load := range loads(&cfg) {
+				names := []string{top, methods[i].name}
+				if load.name != "" {
+					names = append(names, strings.Split(load.name, "/")...)
+				}
+				if benchSelects(pattern, append(names, "codec="+paths[j].name)...) {
+					return true
 				}
 			}
+			return false
 		}
+		for i, m := range methods {
+			if replayed != nil && benchSelects(pattern, top, m.name) {
+				fmt.Printf("replay %s/%s: %s\n", service, m.name, replayNote(replayed[i], cfg.replay))
+			}
+		}
+		names := make([]string, len(methods))
+		for i, m := range methods {
+			names[i] = m.name
+		}
+		lines := skipLines(service, names, pathNames(paths), func(j, i int) string {
+			if why, quiet := skip(paths[j], i); !quiet {
+				return why
+			}
+			return ""
+		}, selected)
+		b.Cleanup(func() {
+			for _, line := range lines {
+				fmt.Println(line)
+			}
+		})
 	}
 	for i, m := range methods {
 		b.Run(m.name, func(b *testing.B) {

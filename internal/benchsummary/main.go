@@ -136,13 +136,17 @@ func field(row []string, i int) string {
 	return ""
 }
 
-// ratio formats r with two significant digits.
+// ratio formats r with two significant digits, or, for a significant
+// change that would then read 1x, as many more as tell it from 1 (up to 8).
 func ratio(c cell) string {
-	mark := " ~"
-	if c.significant {
-		mark = " *"
+	if !c.significant {
+		return strconv.FormatFloat(c.ratio, 'g', 2, 64) + "x ~"
 	}
-	return strconv.FormatFloat(c.ratio, 'g', 2, 64) + "x" + mark
+	s := strconv.FormatFloat(c.ratio, 'g', 2, 64)
+	for prec := 3; s == "1" && prec <= 8; prec++ {
+		s = strconv.FormatFloat(c.ratio, 'g', prec, 64)
+	}
+	return s + "x *"
 }
 
 // write prints the summary as a table.

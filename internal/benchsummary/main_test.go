@@ -53,3 +53,23 @@ func TestSummaryNoBase(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// TestRatioDigits: a significant change never prints as 1x; it gets the
+// digits that tell it from 1 (it printed "1x *" for 0.996).
+func TestRatioDigits(t *testing.T) {
+	for _, tc := range []struct {
+		c    cell
+		want string
+	}{
+		{cell{0.996, true}, "0.996x *"},
+		{cell{1.004, true}, "1.004x *"},
+		{cell{0.99996, true}, "0.99996x *"},
+		{cell{1.004, false}, "1x ~"},
+		{cell{0.5, true}, "0.5x *"},
+		{cell{0.123456, true}, "0.12x *"},
+	} {
+		if got := ratio(tc.c); got != tc.want {
+			t.Errorf("ratio(%v) = %q, want %q", tc.c, got, tc.want)
+		}
+	}
+}

@@ -13,44 +13,145 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
-// writeRegisteredNotes writes one note for every file to generate that a
-// well-known Go module generates and registers already (registeredFiles)
-// when this run generates it into another Go package: a program that links
-// both panics at start. The note names the file, the module and its Go
-// package, and what to do.
+// writeRegisteredNotes writes a note for every file to generate whose
+// generated Go code clashes with the copy that Google or a well-known module
+// registers already. Three shapes, each recognised from the request itself:
+//   - a file that registeredFiles names, generated into another Go package:
+//     the note names the module and its Go package;
+//   - any other file of Google's (under google/, in a google.* proto
+//     package: googleapis' Pub/Sub, Cloud APIs...), generated into a Go
+//     package outside Google's (google.golang.org/, cloud.google.com/go/):
+//     one note per Go package, since managed mode or M options have
+//     replaced the go_package that would name Google's;
+//   - well-known types (google/protobuf/) generated at all, even into their
+//     own Go packages, as when a tree vendors them: one note for all.
+//
+// A program that links both copies of a file panics at start.
 func writeRegisteredNotes(w io.Writer, p *protogen.Plugin) {
+	var google []protogen.GoImportPath
+	byPackage := map[protogen.GoImportPath][]*protogen.File{}
+	var wkts []*protogen.File
 	for _, f := range p.Files {
 		if !f.Generate {
 			continue
 		}
 		path := f.Desc.Path()
 		r, ok := registeredFiles[path]
-		if !ok || string(f.GoImportPath) == r.goPackage {
-			continue
+		switch {
+		case ok && string(f.GoImportPath) != r.goPackage:
+			writeRegisteredNote(w, f, r)
+		case strings.HasPrefix(path, "google/protobuf/"):
+			if ok || strings.HasPrefix(string(f.GoImportPath), "google.golang.org/protobuf/") {
+				wkts = append(wkts, f)
+			}
+		case !ok && googleFile(f) && !googleGoPackage(f.GoImportPath):
+			if byPackage[f.GoImportPath] == nil {
+				google = append(google, f.GoImportPath)
+			}
+			byPackage[f.GoImportPath] = append(byPackage[f.GoImportPath], f)
 		}
-		linked := "a program that links both"
-		if r.goPackage == grpcLinkedStatus {
-			linked = "grpc-go links that package, so every gRPC program that links this one"
-		}
-		var services string
-		if len(f.Services) > 0 && r.goPackage != grpcLinkedStatus {
-			services = fmt.Sprintf(" To serve or call its services with this plugin's receivers, keep generating it "+
-				"and make sure that no program links %s as well (go list -deps ./... | grep -x %s prints nothing).", r.goPackage, r.goPackage)
-		}
-		if r.module == otlpModule {
-			services += " If a program must link both (OpenTelemetry-Go's OTLP exporters link " + otlpModule + "), " +
-				"run it with GOLANG_PROTOBUF_REGISTRATION_CONFLICT=warn, or build it with " +
-				"-ldflags=-X=google.golang.org/protobuf/reflect/protoregistry.conflictPolicy=warn: it starts, and lookups by name " +
-				"(reflection, Any) find one copy only (docs/third-party.md of github.com/grpcfast/grpcfast)."
-		}
-		fmt.Fprintf(w, "%s: note: %s is generated into Go package %s, but module %s registers it already "+
-			"(package %s), and %s panics at start: proto: file %q is already registered. "+
-			"Import %s instead: do not generate %s (leave it out of the inputs, with buf exclude_paths) and "+
-			"keep its own go_package (with buf managed mode, disable go_package_prefix for it), "+
-			"then run go mod tidy.%s\n",
-			PluginName, path, string(f.GoImportPath), r.module, r.goPackage, linked, path,
-			r.goPackage, path, services)
 	}
+	for _, pkg := range google {
+		writeGoogleNote(w, pkg, byPackage[pkg])
+	}
+	if len(wkts) > 0 {
+		var names []string
+		for _, f := range wkts {
+			names = append(names, strings.TrimSuffix(strings.TrimPrefix(f.Desc.Path(), "google/protobuf/"), ".proto"))
+		}
+		slices.Sort(names)
+		files, are, them := "google/protobuf/"+names[0]+".proto", "is a well-known type", "it"
+		if len(names) > 1 {
+			files, are, them = "google/protobuf/{"+strings.Join(names, ",")+"}.proto", "are well-known types", "them"
+		}
+		fmt.Fprintf(w, "%s: note: %s %s: module google.golang.org/protobuf generates and registers %s (Go packages under "+
+			"google.golang.org/protobuf/types/), and every import of %s resolves there. This run writes a second copy into the output tree "+
+			"that nothing imports; with paths=source_relative its Go packages share one directory, google/protobuf, and go build ./... "+
+			"and go vet ./... fail (found packages ...). Do not generate %s: leave google/protobuf out of the inputs "+
+			"(buf exclude_paths; with protoc, do not name those files).\n",
+			PluginName, files, are, them, them, them)
+	}
+}
+
+// writeRegisteredNote writes the note for f, which registeredFiles names
+// (r), generated into another Go package than r's.
+func writeRegisteredNote(w io.Writer, f *protogen.File, r registeredFile) {
+	path := f.Desc.Path()
+	linked := "a program that links both"
+	if r.goPackage == grpcLinkedStatus {
+		linked = "grpc-go links that package, so every gRPC program that links this one"
+	}
+	var services string
+	if len(f.Services) > 0 && r.goPackage != grpcLinkedStatus {
+		services = fmt.Sprintf(" To serve or call its services with this plugin's receivers, keep generating it "+
+			"and make sure that no program links %s as well (go list -deps ./... | grep -x %s prints nothing).", r.goPackage, r.goPackage)
+	}
+	if r.module == otlpModule {
+		services += " If a program must link both (OpenTelemetry-Go's OTLP exporters link " + otlpModule + "), " +
+			"run it with GOLANG_PROTOBUF_REGISTRATION_CONFLICT=warn, or build it with " +
+			"-ldflags=-X=google.golang.org/protobuf/reflect/protoregistry.conflictPolicy=warn: it starts, and lookups by name " +
+			"(reflection, Any) find one copy only (docs/third-party.md of github.com/grpcfast/grpcfast)."
+	}
+	fmt.Fprintf(w, "%s: note: %s is generated into Go package %s, but module %s registers it already "+
+		"(package %s), and %s panics at start: proto: file %q is already registered. "+
+		"Import %s instead: do not generate %s (leave it out of the inputs, with buf exclude_paths) and "+
+		"keep its own go_package (with buf managed mode, disable go_package_prefix for it), "+
+		"then run go mod tidy.%s\n",
+		PluginName, path, string(f.GoImportPath), r.module, r.goPackage, linked, path,
+		r.goPackage, path, services)
+}
+
+// writeGoogleNote writes the note for files of Google's that no list names,
+// generated into Go package pkg, outside Google's own.
+func writeGoogleNote(w io.Writer, pkg protogen.GoImportPath, files []*protogen.File) {
+	var paths []string
+	services := false
+	for _, f := range files {
+		paths = append(paths, f.Desc.Path())
+		services = services || len(f.Services) > 0
+	}
+	slices.Sort(paths)
+	verb, they, them, their := "is", "it is", "it", "its"
+	if len(files) > 1 {
+		verb, they, them, their = "are", "they are", "them", "their"
+	}
+	var serve string
+	if services {
+		serve = fmt.Sprintf(" To serve or call %s services with this plugin's receivers, keep generating %s and make sure that "+
+			"no program links Google's package as well (go list -deps ./... lists what a program links).", their, them)
+	}
+	fmt.Fprintf(w, "%s: note: %s %s generated into Go package %s, but %s Google's: Google generates every file of googleapis "+
+		"into a Go package of its own (the file's go_package option in googleapis names it, under google.golang.org/genproto/ or cloud.google.com/go/) "+
+		"and registers it there, and a program that links both (a Google client library links Google's) panics at start: "+
+		"proto: file %q is already registered. Import Google's package instead: do not generate %s (leave %s out of the inputs, "+
+		"with buf exclude_paths) and keep %s own go_package (with buf managed mode, disable go_package_prefix for %s), then run go mod tidy.%s\n",
+		PluginName, andList(paths), verb, string(pkg), they, paths[0], them, them, their, them, serve)
+}
+
+// googleFile reports whether f is Google's: a file under google/ in a
+// google.* proto package, as every file of googleapis and protobuf's own.
+// Google publishes a Go package for each such file.
+func googleFile(f *protogen.File) bool {
+	return strings.HasPrefix(f.Desc.Path(), "google/") && strings.HasPrefix(string(f.Desc.Package()), "google.")
+}
+
+// googleGoPackage reports whether pkg is under a Go import path that Google
+// publishes generated code in.
+func googleGoPackage(pkg protogen.GoImportPath) bool {
+	for _, prefix := range []string{"google.golang.org/", "cloud.google.com/go/", "github.com/googleapis/"} {
+		if strings.HasPrefix(string(pkg), prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// andList joins items as "a", "a and b", "a, b and c".
+func andList(items []string) string {
+	if len(items) <= 1 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
 
 // grpcLinkedStatus is the Go package of google/rpc/status.proto that
@@ -105,20 +206,31 @@ func writePoolNotes(w io.Writer, p *protogen.Plugin, cfg *Config) {
 			continue
 		}
 		var opts []string
+		var covers string
 		c := poolTree(p, []*protogen.Message{s.msg}, cfg, maxNoteTypes)
-		for _, m := range c.pool {
-			opts = append(opts, "pool="+poolName(m))
-		}
-		if len(opts) == 0 {
+		if len(c.pool) == 0 {
 			continue
 		}
-		if c.more {
-			opts = append(opts, "(and the message types reachable from those)")
+		if c.more || len(c.pool) > maxListed {
+			// Too many to list: the globs that cover the whole tree.
+			c = poolTree(p, []*protogen.Message{s.msg}, cfg, 0)
+			opts, covers = poolOptions(c.pool)
+			if len(c.others) > maxNoteTypes {
+				c.others = c.others[:maxNoteTypes]
+			}
+		} else {
+			for _, m := range c.pool {
+				opts = append(opts, "pool="+poolName(m))
+			}
+		}
+		methods := strings.Join(s.methods, ", ")
+		if len(s.methods) > maxListed {
+			methods = fmt.Sprintf("%d methods", len(s.methods))
 		}
 		fmt.Fprintf(w, "%s: note: %s, received by streams of %s, has nested messages or packed repeated fields, "+
-			"which vtprotobuf's decoder allocates anew for every message unless it pools them. Add %s to "+
+			"which vtprotobuf's decoder allocates anew for every message unless it pools them. Add %s%s to "+
 			"protoc-gen-go-vtproto's options, and the same to %s's to silence this note (or %s=false).%s\n",
-			PluginName, name, strings.Join(s.methods, ", "), strings.Join(opts, " "), PluginName, OptionPoolNotes, othersSentence(c.others))
+			PluginName, name, methods, strings.Join(opts, " "), covers, PluginName, OptionPoolNotes, othersSentence(c.others))
 	}
 }
 
@@ -180,28 +292,85 @@ func writePooledRequestNotes(w io.Writer, p *protogen.Plugin, cfg *Config) {
 			if len(t.pool) == 0 {
 				continue
 			}
-			var opts []string
-			for _, m := range t.pool {
-				opts = append(opts, "pool="+poolName(m))
-			}
-			slices.Sort(opts)
-			opts = slices.Compact(opts)
-			if len(opts) > maxRequestNoteTypes {
-				opts = append(opts[:maxRequestNoteTypes], fmt.Sprintf("(and %d more)", len(opts)-maxRequestNoteTypes))
-			}
+			opts, covers := poolOptions(t.pool)
 			slices.SortFunc(t.others, func(a, b *protogen.Message) int { return strings.Compare(poolName(a), poolName(b)) })
 			if len(t.others) > maxNoteTypes {
 				t.others = t.others[:maxNoteTypes]
 			}
-			fmt.Fprintf(w, "%s: note: %s (service %s, unary %s %s) pools requests, but %d message %s of their trees "+
-				"%s in no pool= option, so vtprotobuf's decoder allocates, on every request, each nested message of such a type "+
-				"and each repeated element of such a parent. Add %s to protoc-gen-go-vtproto's options, and the same to %s's "+
+			what := fmt.Sprintf("unary %s %s", plural(len(methods), "method", "methods"), strings.Join(methods, ", "))
+			if len(methods) > maxListed {
+				what = fmt.Sprintf("%d unary methods", len(methods))
+			}
+			types := fmt.Sprintf("%d message %s of their trees %s", len(t.pool), plural(len(t.pool), "type", "types"), plural(len(t.pool), "is", "are"))
+			if covers != "" {
+				n := len(packagesOf(t.pool))
+				types = fmt.Sprintf("%d message types of their trees, in %d Go %s, are", len(t.pool), n, plural(n, "package", "packages"))
+			}
+			fmt.Fprintf(w, "%s: note: %s (service %s, %s) pools requests, but %s "+
+				"in no pool= option, so vtprotobuf's decoder allocates, on every request, each nested message of such a type "+
+				"and each repeated element of such a parent. Add %s%s to protoc-gen-go-vtproto's options, and the same to %s's "+
 				"(as vtprotobuf spells them: <go import path>.<Go type name>, nested types with _; or %s=false to silence this note).%s\n",
-				PluginName, newServiceNames(s).registerPooled, s.Desc.FullName(), plural(len(methods), "method", "methods"),
-				strings.Join(methods, ", "), len(t.pool), plural(len(t.pool), "type", "types"), plural(len(t.pool), "is", "are"),
-				strings.Join(opts, " "), PluginName, OptionPoolNotes, othersSentence(t.others))
+				PluginName, newServiceNames(s).registerPooled, s.Desc.FullName(), what, types,
+				strings.Join(opts, " "), covers, PluginName, OptionPoolNotes, othersSentence(t.others))
 		}
 	}
+}
+
+// maxListed bounds the methods and pool= options a note lists one by one:
+// past it, a note counts the methods and names globs instead of types.
+const maxListed = 8
+
+// poolOptions returns the pool= options that cover types: each type, sorted,
+// up to maxListed of them; past that, globs as vtprotobuf's pool= takes them
+// (generator/pattern): <package>.* for one Go package, <path>/** for Go
+// packages under one path (with <path>.* too if path is one of them), or
+// else one <package>.* per package. covers says what a glob covers beyond
+// types; "" when the options name types.
+func poolOptions(types []*protogen.Message) (opts []string, covers string) {
+	for _, m := range types {
+		opts = append(opts, "pool="+poolName(m))
+	}
+	slices.Sort(opts)
+	opts = slices.Compact(opts)
+	if len(opts) <= maxListed {
+		return opts, ""
+	}
+	pkgs := packagesOf(types)
+	if len(pkgs) == 1 {
+		return []string{"pool=" + pkgs[0] + ".*"}, " (a glob: it covers those types and every other type of that package)"
+	}
+	prefix := strings.Split(pkgs[0], "/")
+	for _, p := range pkgs[1:] {
+		segs := strings.Split(p, "/")
+		n := 0
+		for n < len(prefix) && n < len(segs) && prefix[n] == segs[n] {
+			n++
+		}
+		prefix = prefix[:n]
+	}
+	if len(prefix) >= 2 {
+		path := strings.Join(prefix, "/")
+		opts = []string{"pool=" + path + "/**"}
+		if slices.Contains(pkgs, path) {
+			opts = append([]string{"pool=" + path + ".*"}, opts...)
+		}
+		return opts, " (a glob: it covers those types and every other type under that path)"
+	}
+	opts = opts[:0]
+	for _, p := range pkgs {
+		opts = append(opts, "pool="+p+".*")
+	}
+	return opts, " (globs: they cover those types and every other type of those packages)"
+}
+
+// packagesOf returns the Go import paths of types, sorted, each once.
+func packagesOf(types []*protogen.Message) []string {
+	var pkgs []string
+	for _, m := range types {
+		pkgs = append(pkgs, string(m.GoIdent.GoImportPath))
+	}
+	slices.Sort(pkgs)
+	return slices.Compact(pkgs)
 }
 
 // moduleOwned reports whether m is generated, in the Go package it is
@@ -211,9 +380,6 @@ func moduleOwned(m *protogen.Message) bool {
 	r, ok := registeredFiles[m.Desc.ParentFile().Path()]
 	return ok && string(m.GoIdent.GoImportPath) == r.goPackage
 }
-
-// maxRequestNoteTypes bounds the pool= options one request note names.
-const maxRequestNoteTypes = 32
 
 func plural(n int, one, more string) string {
 	if n == 1 {

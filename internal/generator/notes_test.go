@@ -1,6 +1,7 @@
 package generator_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -32,8 +33,10 @@ func src(format, goPackage string) string { return strings.Replace(format, "%s",
 // registers already, generated into another Go package: exact texts for
 // googleapis' google/rpc/status.proto (which grpc-go links), a file with
 // services (google/bytestream/bytestream.proto), a well-known type and
-// OTLP's common.proto (with the run-time workaround); no
-// note when the file keeps its module's Go package or is only imported.
+// OTLP's common.proto (with the run-time workaround); files under google/
+// that no list names (Pub/Sub), generated into the user's Go package; a
+// vendored copy of well-known types generated at all; no note when the
+// file keeps its module's Go package, is only imported, or is one's own.
 func TestRegisteredNotes(t *testing.T) {
 	const statusNote = `protoc-gen-go-grpcfast: note: google/rpc/status.proto is generated into Go package example.com/gen/google/rpc/status, ` +
 		`but module google.golang.org/genproto/googleapis/rpc registers it already (package google.golang.org/genproto/googleapis/rpc/status), ` +
@@ -90,9 +93,16 @@ message Result { google.rpc.Status status = 1; bytes output = 2; }
 			"google/protobuf/empty.proto": src(emptyProto, "example.com/gen/emptypb"),
 		}, emptyNote},
 		{"OTLP's common.proto, which go.opentelemetry.io/proto/otlp registers", []string{"opentelemetry/proto/common/v1/common.proto"}, otlpFiles, otlpNote},
-		{"not a registered file", []string{"google/rpc/mine.proto"}, map[string]string{
-			"google/rpc/mine.proto": "syntax = \"proto3\";\npackage google.rpc;\noption go_package = \"example.com/gen/mine\";\nmessage Mine {}\n",
+		{"a file of one's own", []string{"acme/rpc/mine.proto"}, map[string]string{
+			"acme/rpc/mine.proto": "syntax = \"proto3\";\npackage acme.rpc;\noption go_package = \"example.com/gen/mine\";\nmessage Mine {}\n",
 		}, ""},
+		{"Pub/Sub into the user's package", []string{"google/pubsub/v1/pubsub.proto", "google/pubsub/v1/schema.proto"}, pubsubFiles("example.com/gen/google/pubsub/v1"), pubsubNote},
+		{"Pub/Sub imported, not generated", []string{"app.proto"}, appPubsub, ""},
+		{"Pub/Sub into Google's package", []string{"google/pubsub/v1/pubsub.proto", "google/pubsub/v1/schema.proto"}, pubsubFiles("cloud.google.com/go/pubsub/v2/apiv1/pubsubpb;pubsubpb"), ""},
+		{"well-known types vendored, generated into their own packages", []string{"google/protobuf/timestamp.proto", "google/protobuf/duration.proto"}, map[string]string{
+			"google/protobuf/timestamp.proto": "syntax = \"proto3\";\npackage google.protobuf;\noption go_package = \"google.golang.org/protobuf/types/known/timestamppb\";\nmessage Timestamp { int64 seconds = 1; int32 nanos = 2; }\n",
+			"google/protobuf/duration.proto":  "syntax = \"proto3\";\npackage google.protobuf;\noption go_package = \"google.golang.org/protobuf/types/known/durationpb\";\nmessage Duration { int64 seconds = 1; int32 nanos = 2; }\n",
+		}, wktNote},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var notes strings.Builder
@@ -107,6 +117,55 @@ message Result { google.rpc.Status status = 1; bytes output = 2; }
 		})
 	}
 }
+
+// Pub/Sub-shaped files (google/pubsub/v1), which no fixed list of the plugin
+// names: Google generates them into cloud.google.com/go/pubsub's package.
+func pubsubFiles(goPackage string) map[string]string {
+	return map[string]string{
+		"google/pubsub/v1/schema.proto": src(`syntax = "proto3";
+package google.pubsub.v1;
+option go_package = "%s";
+service SchemaService { rpc GetSchema(GetSchemaRequest) returns (Schema); }
+message Schema { string name = 1; string definition = 2; }
+message GetSchemaRequest { string name = 1; }
+`, goPackage),
+		"google/pubsub/v1/pubsub.proto": src(`syntax = "proto3";
+package google.pubsub.v1;
+option go_package = "%s";
+import "google/pubsub/v1/schema.proto";
+service Publisher { rpc Publish(PublishRequest) returns (PublishResponse); }
+message PubsubMessage { bytes data = 1; map<string, string> attributes = 2; string message_id = 3; }
+message PublishRequest { string topic = 1; repeated PubsubMessage messages = 2; Schema schema = 3; }
+message PublishResponse { repeated string message_ids = 1; }
+`, goPackage),
+	}
+}
+
+var appPubsub = func() map[string]string {
+	m := pubsubFiles("cloud.google.com/go/pubsub/v2/apiv1/pubsubpb;pubsubpb")
+	m["app.proto"] = `syntax = "proto3";
+package app;
+option go_package = "example.com/gen/app";
+import "google/pubsub/v1/pubsub.proto";
+service Relay { rpc Relay(google.pubsub.v1.PublishRequest) returns (google.pubsub.v1.PublishResponse); }
+`
+	return m
+}()
+
+const pubsubNote = `protoc-gen-go-grpcfast: note: google/pubsub/v1/pubsub.proto and google/pubsub/v1/schema.proto are generated into Go package example.com/gen/google/pubsub/v1, ` +
+	`but they are Google's: Google generates every file of googleapis into a Go package of its own (the file's go_package option in googleapis names it, ` +
+	`under google.golang.org/genproto/ or cloud.google.com/go/) and registers it there, and a program that links both (a Google client library links Google's) ` +
+	`panics at start: proto: file "google/pubsub/v1/pubsub.proto" is already registered. ` +
+	`Import Google's package instead: do not generate them (leave them out of the inputs, with buf exclude_paths) and keep their own go_package ` +
+	`(with buf managed mode, disable go_package_prefix for them), then run go mod tidy. ` +
+	`To serve or call their services with this plugin's receivers, keep generating them and make sure that no program links Google's package as well ` +
+	`(go list -deps ./... lists what a program links).` + "\n"
+
+const wktNote = `protoc-gen-go-grpcfast: note: google/protobuf/{duration,timestamp}.proto are well-known types: ` +
+	`module google.golang.org/protobuf generates and registers them (Go packages under google.golang.org/protobuf/types/), ` +
+	`and every import of them resolves there. This run writes a second copy into the output tree that nothing imports; ` +
+	`with paths=source_relative its Go packages share one directory, google/protobuf, and go build ./... and go vet ./... fail (found packages ...). ` +
+	`Do not generate them: leave google/protobuf out of the inputs (buf exclude_paths; with protoc, do not name those files).` + "\n"
 
 // TestPoolNotesOtherRuns checks that a pool note names only the types that
 // this run generates, and says why the reachable types of files it does not
@@ -328,5 +387,90 @@ message Span { repeated common.KeyValue attributes = 1; }
 		if notes.String() != want {
 			t.Errorf("generating %v: notes\n%s\nwant\n%s", generate, notes.String(), want)
 		}
+	}
+}
+
+// manyTypes returns a service of methods unary methods whose requests reach
+// perPackage message types in each of the Go packages named, under
+// example.com/gen/big/.
+func manyTypes(methods int, packages []string, perPackage int) map[string]string {
+	files := map[string]string{}
+	var svc strings.Builder
+	svc.WriteString("syntax = \"proto3\";\npackage big.svc;\noption go_package = \"example.com/gen/big/svc\";\n")
+	for _, p := range packages {
+		fmt.Fprintf(&svc, "import \"big/%s/%s.proto\";\n", p, p)
+		var f strings.Builder
+		fmt.Fprintf(&f, "syntax = \"proto3\";\npackage big.%s;\noption go_package = \"example.com/gen/big/%s\";\n", p, p)
+		for i := range perPackage {
+			next := ""
+			if i+1 < perPackage {
+				next = fmt.Sprintf(" T%d next = 2;", i+1)
+			}
+			fmt.Fprintf(&f, "message T%d { string s = 1;%s }\n", i, next)
+		}
+		files["big/"+p+"/"+p+".proto"] = f.String()
+	}
+	svc.WriteString("service Big {\n")
+	for i := range methods {
+		fmt.Fprintf(&svc, "  rpc M%d(Req%d) returns (Req%d);\n", i, i, i)
+	}
+	svc.WriteString("}\n")
+	for i := range methods {
+		fmt.Fprintf(&svc, "message Req%d { Req%d self = 100;", i, i)
+		for j, p := range packages {
+			fmt.Fprintf(&svc, " big.%s.T0 f%d = %d;", p, j, j+1)
+		}
+		svc.WriteString(" }\n")
+	}
+	files["big/svc/svc.proto"] = svc.String()
+	return files
+}
+
+// TestPooledRequestNotesScale checks that a note about many methods and
+// types stays readable: past a handful of methods it counts them, past a
+// handful of types it names the glob that covers them (one per tree of Go
+// packages, or one per package), and that glob silences the note. Before,
+// a note listed every method and 32 types then "(and N more)" (WorkflowService
+// of Temporal's API: 130 methods and 234 types on one line).
+func TestPooledRequestNotesScale(t *testing.T) {
+	const head = `protoc-gen-go-grpcfast: note: RegisterBigServerPooled (service big.svc.Big, 12 unary methods) pools requests, but `
+	const tail = ` to protoc-gen-go-vtproto's options, and the same to protoc-gen-go-grpcfast's ` +
+		`(as vtprotobuf spells them: <go import path>.<Go type name>, nested types with _; or pool_notes=false to silence this note).` + "\n"
+	for _, tc := range []struct {
+		name     string
+		packages []string
+		want     string
+		glob     string
+	}{
+		{"three Go packages under one path", []string{"a", "b", "c"}, head +
+			`24 message types of their trees, in 4 Go packages, are in no pool= option, so vtprotobuf's decoder allocates, on every request, ` +
+			`each nested message of such a type and each repeated element of such a parent. ` +
+			`Add pool=example.com/gen/big/** (a glob: it covers those types and every other type under that path)` + tail,
+			"pool=example.com/gen/big/**"},
+		{"one Go package", nil, head +
+			`12 message types of their trees, in 1 Go package, are in no pool= option, so vtprotobuf's decoder allocates, on every request, ` +
+			`each nested message of such a type and each repeated element of such a parent. ` +
+			`Add pool=example.com/gen/big/svc.* (a glob: it covers those types and every other type of that package)` + tail,
+			"pool=example.com/gen/big/svc.*"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := manyTypes(12, tc.packages, 4)
+			var notes strings.Builder
+			resp := runNotes(t, compile(t, []string{"big/svc/svc.proto"}, "", files), &notes)
+			if resp.Error != nil {
+				t.Fatal(resp.GetError())
+			}
+			if notes.String() != tc.want {
+				t.Errorf("notes\n%s\nwant\n%s", notes.String(), tc.want)
+			}
+			notes.Reset()
+			resp = runNotes(t, compile(t, []string{"big/svc/svc.proto"}, tc.glob, files), &notes)
+			if resp.Error != nil {
+				t.Fatal(resp.GetError())
+			}
+			if notes.String() != "" {
+				t.Errorf("with %s: notes\n%s\nwant none", tc.glob, notes.String())
+			}
+		})
 	}
 }

@@ -333,24 +333,33 @@ func TestPoolNotesInterop(t *testing.T) {
 	}
 }
 
-// TestPoolNotesCap checks that a note names at most 16 types: a chain of 20
-// nested types gets 16 pool= options and a word that more are reachable.
-func TestPoolNotesCap(t *testing.T) {
+// TestPoolNotesGlob checks that a stream's note past a handful of types
+// names the glob that covers them, not 16 types and "(and the message types
+// reachable from those)" as before: a chain of 21 nested types in one Go
+// package gets pool=example.com/c.*, which silences it.
+func TestPoolNotesGlob(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("syntax = \"proto3\";\npackage c;\noption go_package = \"example.com/c\";\nservice S { rpc Up(stream M0) returns (M0); }\n")
 	for i := range 20 {
 		fmt.Fprintf(&b, "message M%d { M%d next = 1; }\n", i, i+1)
 	}
 	b.WriteString("message M20 { bytes b = 1; }\n")
-	var notes strings.Builder
-	resp := runNotes(t, compile(t, []string{"c.proto"}, "", map[string]string{"c.proto": b.String()}), &notes)
-	if resp.Error != nil {
-		t.Fatal(resp.GetError())
-	}
-	if n := strings.Count(notes.String(), "pool=example.com/c.M"); n != 16 {
-		t.Errorf("the note names %d types, want 16:\n%s", n, notes.String())
-	}
-	if !strings.Contains(notes.String(), "pool=example.com/c.M15 (and the message types reachable from those)") {
-		t.Errorf("the note does not say that more types are reachable:\n%s", notes.String())
+	const want = `protoc-gen-go-grpcfast: note: c.M0, received by streams of S.Up, has nested messages or packed repeated fields, ` +
+		`which vtprotobuf's decoder allocates anew for every message unless it pools them. ` +
+		`Add pool=example.com/c.* (a glob: it covers those types and every other type of that package) to protoc-gen-go-vtproto's options, ` +
+		`and the same to protoc-gen-go-grpcfast's to silence this note (or pool_notes=false).` + "\n"
+	for _, param := range []string{"pooled_requests=false", "pooled_requests=false,pool=example.com/c.*"} {
+		var notes strings.Builder
+		resp := runNotes(t, compile(t, []string{"c.proto"}, param, map[string]string{"c.proto": b.String()}), &notes)
+		if resp.Error != nil {
+			t.Fatal(resp.GetError())
+		}
+		w := want
+		if strings.Contains(param, "pool=") {
+			w = ""
+		}
+		if notes.String() != w {
+			t.Errorf("%s: notes\n%s\nwant\n%s", param, notes.String(), w)
+		}
 	}
 }

@@ -12,7 +12,10 @@ package generator
 // protobuf-go panics
 // at start when one program links two Go packages that register the same
 // file, so generating one of these into another Go package gets a note
-// (writeRegisteredNotes).
+// naming the module and its package (writeRegisteredNotes). The list does
+// not bound the notes: any other file of Google's (under google/, in a
+// google.* package) generated outside Google's Go import paths gets one too,
+// and well-known types generated at all get one.
 var registeredFiles = map[string]registeredFile{
 	"google/api/annotations.proto":                                   {"google.golang.org/genproto/googleapis/api", "google.golang.org/genproto/googleapis/api/annotations"},
 	"google/api/auth.proto":                                          {"google.golang.org/genproto/googleapis/api", "google.golang.org/genproto/googleapis/api/serviceconfig"},

@@ -11,8 +11,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -146,4 +150,91 @@ func TestDocsShowThisTree(t *testing.T) {
 			t.Errorf("docs/third-party.md does not show %s as this tree has it; want a block\n%s", file, block)
 		}
 	}
+}
+
+// TestRecipeOnlyGoogleAPI runs buf generate with this tree's buf.yaml and
+// buf.gen.yaml (the page's) on a tree that imports only
+// google/api/annotations.proto, so that every file of the googleapis
+// directory is one not to generate: the recipe must still generate the
+// tree's own files, and none of googleapis'. With an input per directory,
+// buf stopped: "Failure: no .proto files were targeted". It needs buf and
+// the four plugins on PATH or in the repository's .bin (make tools build).
+func TestRecipeOnlyGoogleAPI(t *testing.T) {
+	bin, err := filepath.Abs("../../.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := bin + string(os.PathListSeparator) + os.Getenv("PATH")
+	var buf string
+	for _, tool := range []string{"buf", "protoc-gen-go", "protoc-gen-go-grpc", "protoc-gen-go-vtproto", "protoc-gen-go-grpcfast"} {
+		p, err := lookPath(tool, path)
+		if err != nil {
+			t.Skipf("%s is not on PATH nor in .bin (make tools build): %v", tool, err)
+		}
+		if tool == "buf" {
+			buf = p
+		}
+	}
+	dir := t.TempDir()
+	write := func(name string, data []byte) {
+		t.Helper()
+		name = filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"buf.yaml", "buf.gen.yaml", "third_party/googleapis/google/api/annotations.proto", "third_party/googleapis/google/api/http.proto"} {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(name, data)
+	}
+	write("proto/acme/v1/greeter.proto", []byte(`syntax = "proto3";
+package acme.v1;
+import "google/api/annotations.proto";
+service Greeter {
+  rpc Greet(GreetRequest) returns (GreetResponse) { option (google.api.http) = { post: "/v1/greet" body: "*" }; }
+}
+message GreetRequest { string name = 1; }
+message GreetResponse { string greeting = 1; }
+`))
+	cmd := exec.Command(buf, "generate")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PATH="+path)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("buf generate: %v\n%s", err, out)
+	}
+	var got []string
+	err = filepath.WalkDir(filepath.Join(dir, "gen"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(dir, p)
+			got = append(got, filepath.ToSlash(rel))
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"gen/acme/v1/greeter.pb.go", "gen/acme/v1/greeter_grpc.pb.go", "gen/acme/v1/greeter_grpcfast.pb.go",
+		"gen/acme/v1/greeter_grpcfast_bench_test.go", "gen/acme/v1/greeter_vtproto.pb.go",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("generated\n%q\nwant\n%q", got, want)
+	}
+}
+
+// lookPath finds file in the directories of path.
+func lookPath(file, path string) (string, error) {
+	for _, dir := range filepath.SplitList(path) {
+		p := filepath.Join(dir, file)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s not found", file)
 }
