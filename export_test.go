@@ -89,4 +89,3 @@ func (s *CopySlot[M]) Reset() {
 	s.s.Prepare()
 	s.s.PrepareCopy()
 }
-
