@@ -52,10 +52,12 @@ func genVTProtoCheck(g *protogen.GeneratedFile, f *protogen.File) {
 
 // genMessages writes, for every message declared in the file, the methods
 // the codec and the receivers use: the record and reuse of the memory a
-// decode allocated (grpcfastimpl.Owner) and an accessor for singular bytes
-// fields (grpcfastimpl.BytesFielder). A message gets a method only when it
-// has fields for it to act on; without Owner a receiver resets the message
-// with Reset, which does the same for such a message.
+// decode allocated (grpcfastimpl.Owner), an accessor for singular bytes
+// fields (grpcfastimpl.BytesFielder) and the decoder. A message with a
+// decoder is always an Owner, so that a pooled handler can pool its
+// requests; another gets Owner only when it has fields for it to act on
+// (without it a receiver resets the message with Reset, which does the same
+// for such a message).
 func genMessages(g *protogen.GeneratedFile, f *protogen.File) error {
 	kinds := newSpares(f)
 	for _, m := range allMessages(f.Messages) {
@@ -189,7 +191,7 @@ func genOwner(g *protogen.GeneratedFile, m *protogen.Message, sp *spares) {
 			fields = append(fields, fd)
 		}
 	}
-	if len(fields) == 0 {
+	if len(fields) == 0 && !dec {
 		return
 	}
 	owner := g.QualifiedGoIdent(implPackage.Ident("Owner"))

@@ -36,15 +36,13 @@ type Config struct {
 	// protoc-gen-go-vtproto generated its messages' methods (editions files
 	// excepted: vtprotobuf cannot generate for them).
 	VTProtoCheck bool
-	// PoolNotes makes the plugin write a note, to Notes, for every message
-	// type that streams receive and that vtprotobuf allocates parts of for
-	// every message unless it pools them.
+	// PoolNotes and Pool are the pool_notes= and pool= options, accepted
+	// (and pool='s globs checked) so that a buf.gen.yaml written for
+	// v0.4 still runs. They no longer change anything: the generated
+	// decoders reuse nested messages whatever vtprotobuf pools, so there
+	// is nothing left to note.
 	PoolNotes bool
-	// Pool holds the pool= options: message types as
-	// protoc-gen-go-vtproto's pool= names them (go import path, ".", Go
-	// type name), or globs of them, matched as protoc-gen-go-vtproto
-	// matches them (isPooled): types known to be pooled, which get no note.
-	Pool map[string]bool
+	Pool      map[string]bool
 	// PooledRequests makes the plugin write Register<Service>ServerPooled
 	// for every service with a unary method. It calls protoc-gen-go-grpc's
 	// Register<Service>Server and names its <Service>Server interface, so
@@ -68,11 +66,11 @@ func NewConfig(fs *flag.FlagSet) *Config {
 	fs.Var(boolOption{OptionVTProtoCheck, &c.VTProtoCheck}, OptionVTProtoCheck,
 		"fail the build when protoc-gen-go-vtproto's marshal, unmarshal and size methods are missing")
 	fs.Var(boolOption{OptionPoolNotes, &c.PoolNotes}, OptionPoolNotes,
-		"note streamed message types, and message types of pooled unary requests, that vtprotobuf's pool= option would stop allocating")
+		"no effect since v0.5.0 (generated decoders reuse nested messages whatever vtprotobuf pools); accepted for compatibility")
 	fs.Var(boolOption{OptionPooledRequests, &c.PooledRequests}, OptionPooledRequests,
 		"write Register<Service>ServerPooled for services with unary methods (needs protoc-gen-go-grpc's output in the same package)")
 	fs.Var(poolOption{c.Pool}, OptionPool,
-		"a message type protoc-gen-go-vtproto pools (as its pool= option: <go import path>.<Message>, or a glob of them); repeatable")
+		"no effect since v0.5.0; accepted for compatibility, as protoc-gen-go-vtproto's pool= (<go import path>.<Message>, or a glob of them); repeatable")
 	return c
 }
 

@@ -57,12 +57,6 @@ func Generate(p *protogen.Plugin, cfg *Config) error {
 	if cfg.Notes != nil {
 		writeRegisteredNotes(cfg.Notes, p)
 	}
-	if cfg.PoolNotes && cfg.Notes != nil {
-		writePoolNotes(cfg.Notes, p, cfg)
-		if cfg.PooledRequests {
-			writePooledRequestNotes(cfg.Notes, p, cfg)
-		}
-	}
 	return nil
 }
 

@@ -41,6 +41,37 @@ var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*QueryWriteStatusResponse)(nil)
 )
 
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
+// grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
+// decoded into x.
+func (x *ReadRequest) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+}
+
+// GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
+// that oWn records as x's: the arrays of its bytes fields without presence, its
+// repeated fields and its maps, and the elements of repeated message fields
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
+// put into x by someone else, is dropped as Reset drops it, never written into.
+// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
+// elements of repeated message fields are kept whatever their type, and the
+// nested messages and oneof wrappers that oWn records go to oWn's spares, where
+// GrpcfastDecode takes them from.
+func (x *ReadRequest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+	if x == nil {
+		return
+	}
+	*x = ReadRequest{}
+}
+
+// GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
+// grpcfast.Receiver and the grpcfast codec mark a message the receiver has
+// reset. It implements grpcfastimpl.Owner.
+func (x *ReadRequest) GrpcfastUnknownFields() *[]byte {
+	return &x.unknownFields
+}
+
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *ReadRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	for len(dAtA) > 0 {
@@ -271,6 +302,37 @@ func (x *WriteRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, d
 	return nil
 }
 
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
+// grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
+// decoded into x.
+func (x *WriteResponse) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+}
+
+// GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
+// that oWn records as x's: the arrays of its bytes fields without presence, its
+// repeated fields and its maps, and the elements of repeated message fields
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
+// put into x by someone else, is dropped as Reset drops it, never written into.
+// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
+// elements of repeated message fields are kept whatever their type, and the
+// nested messages and oneof wrappers that oWn records go to oWn's spares, where
+// GrpcfastDecode takes them from.
+func (x *WriteResponse) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+	if x == nil {
+		return
+	}
+	*x = WriteResponse{}
+}
+
+// GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
+// grpcfast.Receiver and the grpcfast codec mark a message the receiver has
+// reset. It implements grpcfastimpl.Owner.
+func (x *WriteResponse) GrpcfastUnknownFields() *[]byte {
+	return &x.unknownFields
+}
+
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *WriteResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	for len(dAtA) > 0 {
@@ -299,6 +361,37 @@ func (x *WriteResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, 
 		dAtA = dAtA[nN:]
 	}
 	return nil
+}
+
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
+// grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
+// decoded into x.
+func (x *QueryWriteStatusRequest) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+}
+
+// GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
+// that oWn records as x's: the arrays of its bytes fields without presence, its
+// repeated fields and its maps, and the elements of repeated message fields
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
+// put into x by someone else, is dropped as Reset drops it, never written into.
+// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
+// elements of repeated message fields are kept whatever their type, and the
+// nested messages and oneof wrappers that oWn records go to oWn's spares, where
+// GrpcfastDecode takes them from.
+func (x *QueryWriteStatusRequest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+	if x == nil {
+		return
+	}
+	*x = QueryWriteStatusRequest{}
+}
+
+// GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
+// grpcfast.Receiver and the grpcfast codec mark a message the receiver has
+// reset. It implements grpcfastimpl.Owner.
+func (x *QueryWriteStatusRequest) GrpcfastUnknownFields() *[]byte {
+	return &x.unknownFields
 }
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
@@ -332,6 +425,37 @@ func (x *QueryWriteStatusRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.
 		dAtA = dAtA[nN:]
 	}
 	return nil
+}
+
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
+// grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
+// decoded into x.
+func (x *QueryWriteStatusResponse) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+}
+
+// GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
+// that oWn records as x's: the arrays of its bytes fields without presence, its
+// repeated fields and its maps, and the elements of repeated message fields
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
+// put into x by someone else, is dropped as Reset drops it, never written into.
+// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
+// elements of repeated message fields are kept whatever their type, and the
+// nested messages and oneof wrappers that oWn records go to oWn's spares, where
+// GrpcfastDecode takes them from.
+func (x *QueryWriteStatusResponse) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+	if x == nil {
+		return
+	}
+	*x = QueryWriteStatusResponse{}
+}
+
+// GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
+// grpcfast.Receiver and the grpcfast codec mark a message the receiver has
+// reset. It implements grpcfastimpl.Owner.
+func (x *QueryWriteStatusResponse) GrpcfastUnknownFields() *[]byte {
+	return &x.unknownFields
 }
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.

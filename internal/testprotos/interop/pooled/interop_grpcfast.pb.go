@@ -133,6 +133,37 @@ func (x *Payload) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 	return nil
 }
 
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
+// grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
+// decoded into x.
+func (x *EchoStatus) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+}
+
+// GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
+// that oWn records as x's: the arrays of its bytes fields without presence, its
+// repeated fields and its maps, and the elements of repeated message fields
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
+// put into x by someone else, is dropped as Reset drops it, never written into.
+// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
+// elements of repeated message fields are kept whatever their type, and the
+// nested messages and oneof wrappers that oWn records go to oWn's spares, where
+// GrpcfastDecode takes them from.
+func (x *EchoStatus) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+	if x == nil {
+		return
+	}
+	*x = EchoStatus{}
+}
+
+// GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
+// grpcfast.Receiver and the grpcfast codec mark a message the receiver has
+// reset. It implements grpcfastimpl.Owner.
+func (x *EchoStatus) GrpcfastUnknownFields() *[]byte {
+	return &x.unknownFields
+}
+
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *EchoStatus) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	for len(dAtA) > 0 {
@@ -544,6 +575,37 @@ func (x *StreamingInputCallRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimp
 		dAtA = dAtA[nN:]
 	}
 	return nil
+}
+
+// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
+// and repeated fields, its maps and its nested messages. It implements
+// grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
+// decoded into x.
+func (x *StreamingInputCallResponse) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+}
+
+// GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
+// that oWn records as x's: the arrays of its bytes fields without presence, its
+// repeated fields and its maps, and the elements of repeated message fields
+// whose type is pooled by vtprotobuf; message fields that oWn records and whose
+// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
+// put into x by someone else, is dropped as Reset drops it, never written into.
+// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
+// elements of repeated message fields are kept whatever their type, and the
+// nested messages and oneof wrappers that oWn records go to oWn's spares, where
+// GrpcfastDecode takes them from.
+func (x *StreamingInputCallResponse) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+	if x == nil {
+		return
+	}
+	*x = StreamingInputCallResponse{}
+}
+
+// GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
+// grpcfast.Receiver and the grpcfast codec mark a message the receiver has
+// reset. It implements grpcfastimpl.Owner.
+func (x *StreamingInputCallResponse) GrpcfastUnknownFields() *[]byte {
+	return &x.unknownFields
 }
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
