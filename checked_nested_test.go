@@ -1,0 +1,250 @@
+package grpcfast_test
+
+import (
+	"context"
+	"io"
+	"testing"
+
+	"google.golang.org/grpc"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
+	"github.com/grpcfast/grpcfast/internal/testprotos/otlp"
+)
+
+// nestedRich is a request with a part of every kind that a careless handler
+// might return in its reply or keep: a nested message, repeated message
+// elements, a oneof's message member, and a nested message's bytes and
+// numbers. kinds.Rich and kinds.Inner are in no vtprotobuf pool= option.
+func nestedRich(i int) *kinds.Rich {
+	inner := func(j int) *kinds.Inner {
+		return &kinds.Inner{Label: "l", Payload: pattern(64 + j + i), Values: []uint32{uint32(i), uint32(j), 7}}
+	}
+	return &kinds.Rich{Id: int64(i), Inner: inner(1), Inners: []*kinds.Inner{inner(2), inner(3)},
+		Choice: &kinds.Rich_Nested{Nested: inner(4)}}
+}
+
+// TestCheckedPooledReplySharesNested: in checked builds, a pooled handler
+// whose reply shares a nested part of its request sends that part changed
+// (poisoned, or reset to empty), whatever vtprotobuf pools, in both pooled
+// modes: the user's tests catch the misuse. Bytes that are views of the
+// owned copy are never reused, and so arrive intact there.
+func TestCheckedPooledReplySharesNested(t *testing.T) {
+	if !grpcfast.Checked {
+		t.Skip("poison needs a checked build (-race or -tags grpcfast_checked)")
+	}
+	for _, mode := range pooledModes {
+		copied := mode.opts != nil
+		for _, tc := range []struct {
+			name  string
+			reply func(in *kinds.Rich) *kinds.Rich
+			part  func(m *kinds.Rich) proto.Message
+			safe  bool // shared memory that is never reused
+		}{
+			{"nested message", func(in *kinds.Rich) *kinds.Rich { return &kinds.Rich{Inner: in.Inner} },
+				func(m *kinds.Rich) proto.Message { return m.GetInner() }, false},
+			{"repeated element", func(in *kinds.Rich) *kinds.Rich { return &kinds.Rich{Inners: in.Inners[1:]} },
+				func(m *kinds.Rich) proto.Message { return m.GetInners()[0] }, false},
+			{"oneof member", func(in *kinds.Rich) *kinds.Rich { return &kinds.Rich{Choice: in.Choice} },
+				func(m *kinds.Rich) proto.Message { return m.GetNested() }, false},
+			{"nested numbers", func(in *kinds.Rich) *kinds.Rich {
+				return &kinds.Rich{Inner: &kinds.Inner{Values: in.Inner.Values}}
+			}, func(m *kinds.Rich) proto.Message { return &kinds.Inner{Values: m.GetInner().GetValues()} }, false},
+			{"nested bytes", func(in *kinds.Rich) *kinds.Rich {
+				return &kinds.Rich{Inner: &kinds.Inner{Payload: in.Inner.Payload}}
+			}, func(m *kinds.Rich) proto.Message { return &kinds.Inner{Payload: m.GetInner().GetPayload()} }, copied},
+		} {
+			t.Run(mode.name+"/"+tc.name, func(t *testing.T) {
+				conn := startPooled(t, pooledUnary{fn: func(_ context.Context, in *kinds.Rich) (*kinds.Rich, error) {
+					return tc.reply(in), nil // wrong: shares the request's memory
+				}}, mode.opts)
+				client := kinds.NewKindsClient(conn)
+				caught := 0
+				for i := range 20 {
+					sent := nestedRich(i)
+					got, err := client.Unary(context.Background(), sent)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !proto.Equal(tc.part(got), tc.part(sent)) {
+						caught++
+					}
+				}
+				switch {
+				case tc.safe && caught > 0:
+					t.Errorf("%d of 20 replies changed, sharing memory that is never reused", caught)
+				case !tc.safe && caught != 20:
+					t.Errorf("%d of 20 replies changed; want every one: the misuse passes the user's tests", caught)
+				}
+			})
+		}
+	}
+}
+
+// otlpKeeper is a TraceService whose Export keeps parts of its request past
+// the call, without KeepRequest: wrong.
+type otlpKeeper struct {
+	otlp.UnimplementedTraceServiceServer
+	kept chan []proto.Message
+}
+
+func (s otlpKeeper) Export(_ context.Context, in *otlp.ExportTraceServiceRequest) (*otlp.ExportTraceServiceResponse, error) {
+	rs := in.ResourceSpans[0]
+	span := rs.ScopeSpans[0].Spans[0]
+	s.kept <- []proto.Message{rs.Resource, span, span.Attributes[0].Value}
+	return &otlp.ExportTraceServiceResponse{}, nil
+}
+
+// TestCheckedPooledKeptNested: in checked builds, the parts of an OTLP
+// request (every type pooled by vtprotobuf) that a pooled handler keeps past
+// its call are changed by the time the reply is sent, in both pooled modes.
+func TestCheckedPooledKeptNested(t *testing.T) {
+	if !grpcfast.Checked {
+		t.Skip("poison needs a checked build (-race or -tags grpcfast_checked)")
+	}
+	for _, mode := range pooledModes {
+		t.Run(mode.name, func(t *testing.T) {
+			srv := otlpKeeper{kept: make(chan []proto.Message, 1)}
+			done := outPayloads{done: make(chan struct{}, 1)}
+			_, conn := serveAndDial(t, func(s *grpc.Server) { otlp.RegisterTraceServiceServerPooled(s, srv, mode.opts...) },
+				[]grpc.ServerOption{grpc.StatsHandler(done)}, nil)
+			client := otlp.NewTraceServiceClient(conn)
+			for i := range 10 {
+				req := otlp.VaryingExport(i%3, i)
+				rs := req.ResourceSpans[0]
+				rs.Resource = &otlp.Resource{DroppedAttributesCount: uint32(i + 1), Attributes: []*otlp.KeyValue{
+					{Key: "host", Value: &otlp.AnyValue{Value: &otlp.AnyValue_IntValue{IntValue: int64(i)}}}}}
+				span := rs.ScopeSpans[0].Spans[0]
+				want := []proto.Message{rs.Resource, span, span.Attributes[0].Value}
+				if _, err := client.Export(context.Background(), req); err != nil {
+					t.Fatal(err)
+				}
+				kept := <-srv.kept
+				<-done.done // the request went back before its reply was encoded
+				for j, k := range kept {
+					if proto.Equal(k, want[j]) {
+						t.Fatalf("call %d: kept part %d (%T) unchanged after the call; want it reset or poisoned", i, j, k)
+					}
+				}
+			}
+		})
+	}
+}
+
+// bidiKeeper is a Kinds server whose Bidi and PooledBidi keep the nested
+// parts of one message past the next Recv: wrong without Take.
+type bidiKeeper struct {
+	kinds.UnimplementedKindsServer
+	changed chan bool
+}
+
+func (s bidiKeeper) Bidi(stream grpc.BidiStreamingServer[kinds.Rich, kinds.Rich]) error {
+	r := kinds.NewKinds_BidiRequestReceiver(stream)
+	defer r.Release()
+	m, err := r.Recv()
+	if err != nil {
+		return err
+	}
+	parts := []proto.Message{m.Inner, m.Inners[0], m.GetNested()}
+	var want []proto.Message
+	for _, p := range parts {
+		want = append(want, proto.Clone(p))
+	}
+	if _, err := r.Recv(); err != nil {
+		return err
+	}
+	changed := true
+	for i := range parts {
+		changed = changed && !proto.Equal(parts[i], want[i])
+	}
+	s.changed <- changed
+	for {
+		if _, err := r.Recv(); err == io.EOF {
+			return nil
+		} else if err != nil {
+			return err
+		}
+	}
+}
+
+func (s bidiKeeper) PooledBidi(stream grpc.BidiStreamingServer[kinds.Pooled, kinds.Pooled]) error {
+	r := kinds.NewKinds_PooledBidiRequestReceiver(stream)
+	defer r.Release()
+	m, err := r.Recv()
+	if err != nil {
+		return err
+	}
+	parts := []proto.Message{m.One, m.Items[0], m.Inners[0]}
+	var want []proto.Message
+	for _, p := range parts {
+		want = append(want, proto.Clone(p))
+	}
+	if _, err := r.Recv(); err != nil {
+		return err
+	}
+	changed := true
+	for i := range parts {
+		changed = changed && !proto.Equal(parts[i], want[i])
+	}
+	s.changed <- changed
+	for {
+		if _, err := r.Recv(); err == io.EOF {
+			return nil
+		} else if err != nil {
+			return err
+		}
+	}
+}
+
+// TestCheckedReceiverKeptNested: in checked builds, nested messages,
+// repeated elements and oneof members of a received message that a handler
+// keeps past the next Recv are changed, for a type in no pool= option
+// (Rich) and for pooled ones (Pooled).
+func TestCheckedReceiverKeptNested(t *testing.T) {
+	if !grpcfast.Checked {
+		t.Skip("poison needs a checked build (-race or -tags grpcfast_checked)")
+	}
+	srv := bidiKeeper{changed: make(chan bool, 1)}
+	_, conn := serveAndDial(t, func(s *grpc.Server) { kinds.RegisterKindsServer(s, srv) }, nil, nil)
+	client := kinds.NewKindsClient(conn)
+	t.Run("Rich", func(t *testing.T) {
+		stream, err := client.Bidi(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 3 {
+			if err := stream.Send(nestedRich(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !<-srv.changed {
+			t.Error("kept parts of a Rich unchanged after the next Recv")
+		}
+		stream.CloseSend()
+		if _, err := stream.Recv(); err != io.EOF {
+			t.Fatal(err)
+		}
+	})
+	t.Run("Pooled", func(t *testing.T) {
+		stream, err := client.PooledBidi(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 3 {
+			m := &kinds.Pooled{Name: "p", One: &kinds.PooledInner{Payload: pattern(10 + i), Values: []int64{int64(i)}},
+				Items:  []*kinds.PooledInner{{Payload: pattern(20 + i), Values: []int64{1, 2}}},
+				Inners: []*kinds.Inner{{Label: "x", Payload: pattern(30 + i), Values: []uint32{3}}}}
+			if err := stream.Send(m); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !<-srv.changed {
+			t.Error("kept parts of a Pooled unchanged after the next Recv")
+		}
+		stream.CloseSend()
+		if _, err := stream.Recv(); err != io.EOF {
+			t.Fatal(err)
+		}
+	})
+}
