@@ -13,8 +13,10 @@ import (
 
 	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/internal/own"
+	"github.com/grpcfast/grpcfast/internal/testprotos/hostile"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 	"github.com/grpcfast/grpcfast/internal/testprotos/otlp"
+	"github.com/grpcfast/grpcfast/internal/testprotos/proto2"
 )
 
 // fullDecodable returns a Decodable with every field set, n elements in
@@ -278,6 +280,11 @@ func FuzzGeneratedDecode(f *testing.F) {
 		f.Add(b, uint16(1))
 	}
 	f.Add(marshalOK(f, &otlp.AnyValue{Value: &otlp.AnyValue_StringValue{StringValue: "s"}}), uint16(2))
+	// Maps, optional fields and proto2 (Rich, proto2.Entries).
+	f.Add(marshalOK(f, fullRich(30)), uint16(9))
+	for _, b := range mapEntryInputs(f) {
+		f.Add(b, uint16(len(b)/2))
+	}
 	f.Fuzz(fuzzBody)
 }
 
@@ -305,14 +312,28 @@ func fuzzBody(t *testing.T, b []byte, cut uint16) {
 			checkOracle(t, b, o.Msg(), err)
 			o.Reset()
 		}
+		// Maps, optional fields, proto2 and required fields, into reused
+		// slots and into new messages.
+		r := grpcfast.NewCopySlot[kinds.Rich]()
+		e := grpcfast.NewCopySlot[proto2.Entries]()
+		for range 2 {
+			_, err := r.Decode(c, sliceAt(b, int(cut)%(len(b)+1)))
+			checkOracle(t, b, r.Msg(), err)
+			r.Reset()
+			_, err = e.Decode(c, mem.BufferSlice{mem.SliceBuffer(b)})
+			checkOracle(t, b, e.Msg(), err)
+			e.Reset()
+		}
+		for _, m := range []proto.Message{&kinds.Rich{}, &proto2.Entries{}, &hostile.Node{}} {
+			checkOracle(t, b, m, c.Unmarshal(sliceAt(b, int(cut)%(len(b)+1)), m))
+		}
 	}
 }
 
 // TestCopyBytesCannotGrow: with the owned copy, no bytes field of the
-// request, whichever decoder decoded it (the generated one, or
-// vtprotobuf's UnmarshalVTUnsafe for a type without one, at the top or
-// under a message with one), can grow into the copy: an append to it
-// would change the strings that view what follows.
+// request, at the top or nested, singular, repeated, optional or in a
+// oneof, can grow into the copy: an append to it would change the strings
+// that view what follows.
 func TestCopyBytesCannotGrow(t *testing.T) {
 	c := grpcfast.NewCodec()
 	rich := &kinds.Rich{
@@ -339,7 +360,7 @@ func TestCopyBytesCannotGrow(t *testing.T) {
 	if _, err := s.Decode(c, sliceAt(b, 7)); err != nil {
 		t.Fatal(err)
 	}
-	check("a Rich (vtprotobuf's decoder)", s.Msg(), true)
+	check("a Rich", s.Msg(), true)
 
 	// Empty bytes fields, which protobuf-go never sends but a peer may: a
 	// view of no bytes still has the capacity of the rest of the copy.
