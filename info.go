@@ -29,10 +29,6 @@ type vtInfo struct {
 	// editions LEGACY_REQUIRED): UnmarshalVT checks them at the end of each
 	// call, so such a message cannot be decoded in pieces.
 	required bool
-	// checkInit is true for types that can hold required fields, in
-	// themselves or in a message type reachable through their fields: a
-	// generated decoder leaves their check to the end of the decode.
-	checkInit bool
 	// utf8 is the plan for checking the strings that must be valid UTF-8,
 	// nil if the type cannot hold any.
 	utf8 *utf8Plan
@@ -98,10 +94,9 @@ func newVTInfo(md protoreflect.MessageDescriptor) *vtInfo {
 		vtMarshals: !ext,
 		vtDecodes: !ext && !hasGroups(md, map[protoreflect.FullName]bool{}) &&
 			!poolKeepsPresence(md, pooledType),
-		required:  md.RequiredNumbers().Len() > 0,
-		checkInit: hasRequired(md, map[protoreflect.FullName]bool{}),
-		utf8:      newUTF8Plan(md),
-		wire:      newWirePlan(md),
+		required: md.RequiredNumbers().Len() > 0,
+		utf8:     newUTF8Plan(md),
+		wire:     newWirePlan(md),
 	}
 }
 
@@ -217,25 +212,6 @@ func hasExtensionRanges(md protoreflect.MessageDescriptor, seen map[protoreflect
 	fields := md.Fields()
 	for i := range fields.Len() {
 		if sub := fields.Get(i).Message(); sub != nil && hasExtensionRanges(sub, seen) {
-			return true
-		}
-	}
-	return false
-}
-
-// hasRequired reports whether md or a message type reachable through its
-// fields has required fields.
-func hasRequired(md protoreflect.MessageDescriptor, seen map[protoreflect.FullName]bool) bool {
-	if seen[md.FullName()] {
-		return false
-	}
-	seen[md.FullName()] = true
-	if md.RequiredNumbers().Len() > 0 {
-		return true
-	}
-	fields := md.Fields()
-	for i := range fields.Len() {
-		if sub := fields.Get(i).Message(); sub != nil && hasRequired(sub, seen) {
 			return true
 		}
 	}

@@ -76,9 +76,12 @@ func (c *Codec) unmarshal(data mem.BufferSlice, v any, t target) (bool, error) {
 		switch {
 		case t.copy:
 			return true, c.decodeCopy(data, d, v, t.owned, t.views)
+		case !t.prepared && len(data) == 1:
+			return false, c.decodeFresh(data[0].ReadOnlyData(), d, v)
 		case !t.prepared:
-			return false, c.decodeFresh(data, d, v)
+			resetForDecode(v)
 		}
+		return false, c.decodeGenerated(data, d, v, t.views)
 	}
 	if m, ok := v.(vtUnmarshaler); ok {
 		if info := vtInfoOf(v); info.vtDecodes && (t.prepared || resetForDecode(v)) {
@@ -175,33 +178,37 @@ func (d vtDecoder) decode(b []byte) error {
 }
 
 func (c *Codec) unmarshalVT(data mem.BufferSlice, m vtUnmarshaler, v any, info *vtInfo, vw *reuse.Views) error {
-	d := vtDecoder{m: m, wire: info.wire, utf8: !c.noUTF8}
-	if gen, ok := v.(generatedDecoder); ok {
-		d.gen, d.wire = gen, nil
-		d.st = decode.Fresh
-		if c.noUTF8 {
-			d.st = decode.FreshNoUTF8
-		}
-		if vw != nil {
-			// The slot's next reset gives the nested messages and oneof
-			// wrappers of this decode back to it, for the next decode.
-			d.st = vw.State(c.noUTF8)
-			if o := vw.Owned(); o != nil {
-				o.SetDecoding()
-			}
-		}
-		if err := c.decodeRuns(data, d, v, info, vw); err != nil {
-			return err
-		}
-		return checkInitialized(v)
+	return c.decodeRuns(data, vtDecoder{m: m, wire: info.wire, utf8: !c.noUTF8}, v, info, vw)
+}
+
+// decodeGenerated decodes data into v, reset or prepared by a slot (vw), with
+// its generated decoder gen: whole, or in runs of whole top-level fields of
+// the transport buffers it arrived in, a large bytes field that straddles
+// two buffers copied straight into the field or, in a slot, left a view of
+// the buffer (pieces.go). Required fields are checked at the end.
+func (c *Codec) decodeGenerated(data mem.BufferSlice, gen generatedDecoder, v any, vw *reuse.Views) error {
+	m, _ := v.(vtUnmarshaler)
+	d := vtDecoder{m: m, gen: gen, st: decode.Fresh}
+	if c.noUTF8 {
+		d.st = decode.FreshNoUTF8
 	}
-	return c.decodeRuns(data, d, v, info, vw)
+	if vw != nil {
+		// The slot's next reset gives the nested messages and oneof
+		// wrappers of this decode back to it, for the next decode.
+		d.st = vw.State(c.noUTF8)
+		if o := vw.Owned(); o != nil {
+			o.SetDecoding()
+		}
+	}
+	if err := c.decodeRuns(data, d, v, vtInfoOf(v), vw); err != nil {
+		return err
+	}
+	return checkInitialized(v)
 }
 
 // decodeRuns decodes data into v with d, whole or in runs of whole
 // top-level fields.
 func (c *Codec) decodeRuns(data mem.BufferSlice, d vtDecoder, v any, info *vtInfo, vw *reuse.Views) error {
-	m := d.m
 	bf, _ := v.(bytesFielder)
 	if bf == nil || info.required {
 		// Views are of singular bytes fields, and a message with required
@@ -212,7 +219,7 @@ func (c *Codec) decodeRuns(data mem.BufferSlice, d vtDecoder, v any, info *vtInf
 	case 0:
 		// The empty message. UnmarshalVT still checks required fields
 		// (proto2 required), as proto.Unmarshal does.
-		return m.UnmarshalVT(nil)
+		return d.decode(nil)
 	case 1:
 		return c.decodeWhole(data[0], d, bf, vw)
 	}
@@ -226,7 +233,7 @@ func (c *Codec) decodeRuns(data mem.BufferSlice, d vtDecoder, v any, info *vtInf
 	}
 	switch nonEmpty {
 	case 0:
-		return m.UnmarshalVT(nil)
+		return d.decode(nil)
 	case 1:
 		return c.decodeWhole(data[last], d, bf, vw)
 	}
@@ -251,8 +258,10 @@ func (c *Codec) decodeRuns(data mem.BufferSlice, d vtDecoder, v any, info *vtInf
 		// What the walk accepts, UnmarshalVT decodes in runs as it decodes
 		// the whole (wire.go), so an error here is the error of a decode in
 		// one buffer, and protobuf-go decides next (Unmarshal), without a
-		// third decode.
-		wholeRetries.Add(1)
+		// third decode. A generated decoder's error is final.
+		if d.gen == nil {
+			wholeRetries.Add(1)
+		}
 		return err
 	}
 	return nil

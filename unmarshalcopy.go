@@ -15,30 +15,17 @@ type generatedDecoder interface {
 	GrpcfastDecode(b []byte, d *decode.State, depth int) error
 }
 
-// decodeFresh decodes data into v, a message that no slot prepared, with
-// its generated decoder d, in one pass: v is reset first, strings and bytes
-// are copied, and what protobuf-go rejects is rejected while decoding.
-// A message in several buffers is gathered into a pooled scratch buffer
-// first, as gRPC's standard codec gathers it; nothing refers to it after.
-func (c *Codec) decodeFresh(data mem.BufferSlice, d generatedDecoder, v any) error {
+// decodeFresh decodes b, a message in one buffer, into v, a message that no
+// slot prepared, with its generated decoder d, in one pass: v is reset
+// first, strings and bytes are copied, and what protobuf-go rejects is
+// rejected while decoding.
+func (c *Codec) decodeFresh(b []byte, d generatedDecoder, v any) error {
 	resetForDecode(v)
 	st := decode.Fresh
 	if c.noUTF8 {
 		st = decode.FreshNoUTF8
 	}
-	var err error
-	switch n := data.Len(); {
-	case n == 0:
-	case len(data) == 1:
-		err = d.GrpcfastDecode(data[0].ReadOnlyData(), st, decode.Limit)
-	default:
-		p := c.pool.Get(n)
-		b := (*p)[:n]
-		data.CopyTo(b)
-		err = d.GrpcfastDecode(b, st, decode.Limit)
-		c.putBuf(p)
-	}
-	if err != nil {
+	if err := d.GrpcfastDecode(b, st, decode.Limit); err != nil {
 		return err
 	}
 	return checkInitialized(v)
@@ -47,11 +34,15 @@ func (c *Codec) decodeFresh(data mem.BufferSlice, d generatedDecoder, v any) err
 // checkInitialized checks the required fields of v's whole tree, where its
 // type can hold any, as protobuf-go does once it has decoded a message.
 func checkInitialized(v any) error {
-	if !vtInfoOf(v).checkInit {
+	if _, ok := v.(requiredHolder); !ok {
 		return nil
 	}
 	return proto.CheckInitialized(v.(proto.Message))
 }
+
+// requiredHolder is implemented by generated messages whose type can hold
+// required fields (grpcfastimpl.RequiredHolder).
+type requiredHolder interface{ GrpcfastRequired() }
 
 // decodeCopy decodes data into v, a message that a pooled handler prepared
 // for the owned copy (grpcfast.WithStringsInOneCopy), with its generated

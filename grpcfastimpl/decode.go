@@ -28,6 +28,14 @@ type Decoder interface {
 	GrpcfastDecode(b []byte, d *Decoding, depth int) error
 }
 
+// RequiredHolder is implemented by the generated messages with a decoder
+// whose type can hold required fields, in itself or in a message type
+// reachable through its fields: the codec checks them (as
+// proto.CheckInitialized does) once a decode ends.
+type RequiredHolder interface {
+	GrpcfastRequired()
+}
+
 // Decoding is the state of one decode: strings and bytes copied or views,
 // the UTF-8 check on or off, the record of the slot decoded into.
 type Decoding = decode.State

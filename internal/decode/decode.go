@@ -146,18 +146,19 @@ func (s *State) CheckUTF8(b []byte, field string) error {
 	if s.noUTF8 || ValidUTF8(b) {
 		return nil
 	}
-	return &UTF8Error{Field: field}
+	return utf8Error(field)
 }
 
-// Tag reads the tag at the start of b as protobuf-go does: the tag and
-// its length, or a negative length for a malformed varint or a field
-// number outside [1, 2^29-1].
+func utf8Error(field string) error { return &UTF8Error{Field: field} }
+
+// Tag reads the tag at the start of b, which is not empty, as protobuf-go
+// does: the tag and its length, or a negative length for a malformed
+// varint or a field number outside [1, 2^29-1]. Tag, Varint and Bytes are
+// small enough to be inlined into generated decoders; what their fast path
+// (one byte) leaves goes to a call.
 func Tag(b []byte) (uint64, int) {
-	if b[0] < 0x80 {
-		if b[0] < 8 {
-			return 0, -2
-		}
-		return uint64(b[0]), 1
+	if c := b[0]; c < 0x80 && c >= 8 {
+		return uint64(c), 1
 	}
 	return tagSlow(b)
 }
@@ -178,20 +179,21 @@ func Varint(b []byte) (uint64, int) {
 	if len(b) > 0 && b[0] < 0x80 {
 		return uint64(b[0]), 1
 	}
-	return protowire.ConsumeVarint(b)
+	return varintSlow(b)
 }
+
+func varintSlow(b []byte) (uint64, int) { return protowire.ConsumeVarint(b) }
 
 // Bytes reads a length-delimited value as protowire.ConsumeBytes does.
 func Bytes(b []byte) ([]byte, int) {
-	if len(b) > 0 && b[0] < 0x80 {
+	if len(b) > 1 && b[0] < 0x80 && int(b[0]) < len(b) {
 		n := int(b[0]) + 1
-		if n > len(b) {
-			return nil, -1
-		}
 		return b[1:n], n
 	}
-	return protowire.ConsumeBytes(b)
+	return bytesSlow(b)
 }
+
+func bytesSlow(b []byte) ([]byte, int) { return protowire.ConsumeBytes(b) }
 
 // Skip returns the length of the value of an unknown field (or of a known
 // one with another wire type) of tag tag at the start of b, or -1, as

@@ -75,6 +75,13 @@ func genMessages(g *protogen.GeneratedFile, f *protogen.File) error {
 		genBytesField(g, m)
 		if sp != nil {
 			genDecode(g, f, m, sp)
+			if holdsRequired(m.Desc, map[protoreflect.FullName]bool{}) {
+				comment(g, requiredMethod+" marks a type whose messages can hold required fields, "+
+					"which the grpcfast codec checks once a decode by "+decodeMethod+" ends. It implements "+
+					g.QualifiedGoIdent(implPackage.Ident("RequiredHolder"))+".")
+				g.P("func (x *", m.GoIdent, ") ", requiredMethod, "() {}")
+				g.P()
+			}
 		}
 	}
 	kinds.gen(g)
@@ -96,6 +103,9 @@ func checkNameClash(m *protogen.Message) error {
 	names := []string{recordMethod, reuseMethod, unknownMethod, bytesFieldMethod}
 	if decodable(m) {
 		names = append(names, decodeMethod)
+		if holdsRequired(m.Desc, map[protoreflect.FullName]bool{}) {
+			names = append(names, requiredMethod)
+		}
 	}
 	for _, name := range names {
 		for _, fd := range m.Fields {

@@ -187,22 +187,54 @@ func (d *decodeGen) impl(name string) string {
 }
 
 // read writes the read of a value of fd's wire type from src into vAl,
-// advancing src past it.
+// advancing src past it. A varint or a length of one byte, most of them, is
+// read inline; the rest by a call.
 func (d *decodeGen) read(fd *protogen.Field, src string) {
-	var fn string
+	g := d.g
 	switch wireOf(fd) {
 	case protowire.Fixed32Type:
-		fn = d.pw("ConsumeFixed32")
+		g.P("vAl, nN := ", d.pw("ConsumeFixed32"), "(", src, ")")
 	case protowire.Fixed64Type:
-		fn = d.pw("ConsumeFixed64")
+		g.P("vAl, nN := ", d.pw("ConsumeFixed64"), "(", src, ")")
 	case protowire.BytesType:
-		fn = d.impl("ReadBytes")
+		g.P("var vAl []byte")
+		g.P("if len(", src, ") > 1 && ", src, "[0] < 0x80 && int(", src, "[0]) < len(", src, ") {")
+		g.P("vAl = ", src, "[1 : 1+int(", src, "[0])]")
+		g.P(src, " = ", src, "[1+int(", src, "[0]):]")
+		g.P("} else {")
+		g.P("v, nN := ", d.impl("ReadBytes"), "(", src, ")")
+		d.failRead("nN")
+		g.P("vAl, ", src, " = v, ", src, "[nN:]")
+		g.P("}")
+		return
 	default:
-		fn = d.impl("ReadVarint")
+		g.P("var vAl uint64")
+		g.P("if len(", src, ") > 0 && ", src, "[0] < 0x80 {")
+		g.P("vAl, ", src, " = uint64(", src, "[0]), ", src, "[1:]")
+		g.P("} else {")
+		g.P("v, nN := ", d.impl("ReadVarint"), "(", src, ")")
+		d.failRead("nN")
+		g.P("vAl, ", src, " = v, ", src, "[nN:]")
+		g.P("}")
+		return
 	}
-	d.g.P("vAl, nN := ", fn, "(", src, ")")
 	d.failRead("nN")
-	d.g.P(src, " = ", src, "[nN:]")
+	g.P(src, " = ", src, "[nN:]")
+}
+
+// tag writes the read of the tag at the start of src, which is not empty,
+// into tAg, advancing src past it: a tag of one byte with a valid field
+// number inline, the rest by a call.
+func (d *decodeGen) tag(src string) {
+	g := d.g
+	g.P("tAg := uint64(", src, "[0])")
+	g.P("if tAg-8 < 0x78 { // one byte, field number at least 1")
+	g.P(src, " = ", src, "[1:]")
+	g.P("} else {")
+	g.P("t, nN := ", d.impl("ReadTag"), "(", src, ")")
+	d.failRead("nN")
+	g.P("tAg, ", src, " = t, ", src, "[nN:]")
+	g.P("}")
 }
 
 // failRead writes the return of the error of a read that gave n.
@@ -374,18 +406,15 @@ func (d *decodeGen) field(fd *protogen.Field) {
 func (d *decodeGen) mapEntry(fd *protogen.Field) {
 	g := d.g
 	key, val := fd.Message.Fields[0], fd.Message.Fields[1]
-	g.P("eNtry, nN := ", d.impl("ReadBytes"), "(dAtA)")
-	d.failRead("nN")
-	g.P("dAtA = dAtA[nN:]")
+	d.read(fd, "dAtA")
+	g.P("eNtry := vAl")
 	// Where protobuf-go counts the entry as a level, it fails before it
 	// looks at the wire type (the other cases, below).
 	d.fail("dEpth < "+d.impl("MapLevel"), "ErrDepth")
 	g.P("var mK ", goType(g, key))
 	g.P("var mV ", goType(g, val))
 	g.P("for len(eNtry) > 0 {")
-	g.P("tAg, nN := ", d.impl("ReadTag"), "(eNtry)")
-	d.failRead("nN")
-	g.P("eNtry = eNtry[nN:]")
+	d.tag("eNtry")
 	g.P("switch tAg {")
 	g.P("case ", tagOf(1, wireOf(key)), ":")
 	d.read(key, "eNtry")
@@ -403,7 +432,7 @@ func (d *decodeGen) mapEntry(fd *protogen.Field) {
 	}
 	g.P("continue")
 	g.P("}")
-	g.P("nN = ", d.impl("SkipField"), "(tAg, eNtry)")
+	g.P("nN := ", d.impl("SkipField"), "(tAg, eNtry)")
 	d.failRead("nN")
 	g.P("eNtry = eNtry[nN:]")
 	g.P("}")
@@ -431,9 +460,7 @@ func genDecode(g *protogen.GeneratedFile, f *protogen.File, m *protogen.Message,
 	comment(g, decodeMethod+" implements "+d.impl("Decoder")+".")
 	g.P("func (x *", m.GoIdent, ") ", decodeMethod, "(dAtA []byte, dEc *", implPackage.Ident("Decoding"), ", dEpth int) error {")
 	g.P("for len(dAtA) > 0 {")
-	g.P("tAg, nN := ", d.impl("ReadTag"), "(dAtA)")
-	d.failRead("nN")
-	g.P("dAtA = dAtA[nN:]")
+	d.tag("dAtA")
 	if len(m.Fields) > 0 {
 		g.P("switch tAg {")
 		for _, fd := range m.Fields {
@@ -443,7 +470,7 @@ func genDecode(g *protogen.GeneratedFile, f *protogen.File, m *protogen.Message,
 	}
 	g.P("// An unknown field, or a known one with another wire type: kept as")
 	g.P("// protobuf-go keeps it, its tag in the shortest form.")
-	g.P("nN = ", d.impl("SkipField"), "(tAg, dAtA)")
+	g.P("nN := ", d.impl("SkipField"), "(tAg, dAtA)")
 	d.failRead("nN")
 	g.P("x.unknownFields = ", d.impl("AppendUnknown"), "(x.unknownFields, tAg, dAtA[:nN])")
 	g.P("dAtA = dAtA[nN:]")
@@ -462,4 +489,23 @@ func oneofsOf(m *protogen.Message) []*protogen.Oneof {
 		}
 	}
 	return out
+}
+
+// holdsRequired reports whether md or a message type reachable through its
+// fields, in any Go package, has required fields.
+func holdsRequired(md protoreflect.MessageDescriptor, seen map[protoreflect.FullName]bool) bool {
+	if seen[md.FullName()] {
+		return false
+	}
+	seen[md.FullName()] = true
+	if md.RequiredNumbers().Len() > 0 {
+		return true
+	}
+	fields := md.Fields()
+	for i := range fields.Len() {
+		if sub := fields.Get(i).Message(); sub != nil && holdsRequired(sub, seen) {
+			return true
+		}
+	}
+	return false
 }

@@ -9,6 +9,7 @@ const (
 	reuseMethod      = "GrpcfastReuse"
 	unknownMethod    = "GrpcfastUnknownFields"
 	bytesFieldMethod = "GrpcfastBytesField"
+	requiredMethod   = "GrpcfastRequired"
 )
 
 // serviceNames holds every name generated for one service.

@@ -71,29 +71,45 @@ func (x *Req) GrpcfastUnknownFields() *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Req) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	for len(dAtA) > 0 {
-		tAg, nN := grpcfastimpl.ReadTag(dAtA)
-		if nN < 0 {
-			return grpcfastimpl.ErrWire(nN)
-		}
-		dAtA = dAtA[nN:]
-		switch tAg {
-		case 8: // id
-			vAl, nN := grpcfastimpl.ReadVarint(dAtA)
+		tAg := uint64(dAtA[0])
+		if tAg-8 < 0x78 { // one byte, field number at least 1
+			dAtA = dAtA[1:]
+		} else {
+			t, nN := grpcfastimpl.ReadTag(dAtA)
 			if nN < 0 {
 				return grpcfastimpl.ErrWire(nN)
 			}
-			dAtA = dAtA[nN:]
+			tAg, dAtA = t, dAtA[nN:]
+		}
+		switch tAg {
+		case 8: // id
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
+			}
 			if x.Id == nil {
 				x.Id = new(int32)
 			}
 			*x.Id = int32(vAl)
 			continue
 		case 18: // child
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			if x.Child == nil {
 				x.Child = grpcfastimpl.Spare[Req](dEc, grpcfastSpare_Req_be4f6cbf)
 			}
@@ -105,11 +121,17 @@ func (x *Req) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int)
 			}
 			continue
 		case 26: // items
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			var eL *Req
 			if nN := len(x.Items); nN < cap(x.Items) {
 				x.Items = x.Items[:nN+1]
@@ -129,48 +151,77 @@ func (x *Req) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int)
 			}
 			continue
 		case 34: // name
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			if x.Name == nil {
 				x.Name = new(string)
 			}
 			*x.Name = dEc.String(vAl)
 			continue
 		case 42: // by_id
-			eNtry, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
+			eNtry := vAl
 			if dEpth < grpcfastimpl.MapLevel {
 				return grpcfastimpl.ErrDepth
 			}
 			var mK int32
 			var mV *Req
 			for len(eNtry) > 0 {
-				tAg, nN := grpcfastimpl.ReadTag(eNtry)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				eNtry = eNtry[nN:]
-				switch tAg {
-				case 8:
-					vAl, nN := grpcfastimpl.ReadVarint(eNtry)
+				tAg := uint64(eNtry[0])
+				if tAg-8 < 0x78 { // one byte, field number at least 1
+					eNtry = eNtry[1:]
+				} else {
+					t, nN := grpcfastimpl.ReadTag(eNtry)
 					if nN < 0 {
 						return grpcfastimpl.ErrWire(nN)
 					}
-					eNtry = eNtry[nN:]
+					tAg, eNtry = t, eNtry[nN:]
+				}
+				switch tAg {
+				case 8:
+					var vAl uint64
+					if len(eNtry) > 0 && eNtry[0] < 0x80 {
+						vAl, eNtry = uint64(eNtry[0]), eNtry[1:]
+					} else {
+						v, nN := grpcfastimpl.ReadVarint(eNtry)
+						if nN < 0 {
+							return grpcfastimpl.ErrWire(nN)
+						}
+						vAl, eNtry = v, eNtry[nN:]
+					}
 					mK = int32(vAl)
 					continue
 				case 18:
-					vAl, nN := grpcfastimpl.ReadBytes(eNtry)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
+					var vAl []byte
+					if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
+						vAl = eNtry[1 : 1+int(eNtry[0])]
+						eNtry = eNtry[1+int(eNtry[0]):]
+					} else {
+						v, nN := grpcfastimpl.ReadBytes(eNtry)
+						if nN < 0 {
+							return grpcfastimpl.ErrWire(nN)
+						}
+						vAl, eNtry = v, eNtry[nN:]
 					}
-					eNtry = eNtry[nN:]
 					if mV == nil {
 						mV = new(Req)
 					}
@@ -182,7 +233,7 @@ func (x *Req) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int)
 					}
 					continue
 				}
-				nN = grpcfastimpl.SkipField(tAg, eNtry)
+				nN := grpcfastimpl.SkipField(tAg, eNtry)
 				if nN < 0 {
 					return grpcfastimpl.ErrWire(nN)
 				}
@@ -203,7 +254,7 @@ func (x *Req) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int)
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
-		nN = grpcfastimpl.SkipField(tAg, dAtA)
+		nN := grpcfastimpl.SkipField(tAg, dAtA)
 		if nN < 0 {
 			return grpcfastimpl.ErrWire(nN)
 		}
@@ -212,6 +263,11 @@ func (x *Req) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int)
 	}
 	return nil
 }
+
+// GrpcfastRequired marks a type whose messages can hold required fields, which
+// the grpcfast codec checks once a decode by GrpcfastDecode ends. It implements
+// grpcfastimpl.RequiredHolder.
+func (x *Req) GrpcfastRequired() {}
 
 // GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
 // and repeated fields, its maps and its nested messages. It implements
@@ -249,18 +305,29 @@ func (x *Wide) GrpcfastUnknownFields() *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Wide) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	for len(dAtA) > 0 {
-		tAg, nN := grpcfastimpl.ReadTag(dAtA)
-		if nN < 0 {
-			return grpcfastimpl.ErrWire(nN)
-		}
-		dAtA = dAtA[nN:]
-		switch tAg {
-		case 10: // next
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
+		tAg := uint64(dAtA[0])
+		if tAg-8 < 0x78 { // one byte, field number at least 1
+			dAtA = dAtA[1:]
+		} else {
+			t, nN := grpcfastimpl.ReadTag(dAtA)
 			if nN < 0 {
 				return grpcfastimpl.ErrWire(nN)
 			}
-			dAtA = dAtA[nN:]
+			tAg, dAtA = t, dAtA[nN:]
+		}
+		switch tAg {
+		case 10: // next
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
+			}
 			if x.Next == nil {
 				x.Next = grpcfastimpl.Spare[Wide](dEc, grpcfastSpare_Wide_be4f6cbf)
 			}
@@ -272,22 +339,32 @@ func (x *Wide) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			continue
 		case 160: // far
-			vAl, nN := grpcfastimpl.ReadVarint(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			if x.Far == nil {
 				x.Far = new(int32)
 			}
 			*x.Far = int32(vAl)
 			continue
 		case 24: // near
-			vAl, nN := grpcfastimpl.ReadVarint(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			if x.Near == nil {
 				x.Near = new(int32)
 			}
@@ -296,7 +373,7 @@ func (x *Wide) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
-		nN = grpcfastimpl.SkipField(tAg, dAtA)
+		nN := grpcfastimpl.SkipField(tAg, dAtA)
 		if nN < 0 {
 			return grpcfastimpl.ErrWire(nN)
 		}
@@ -305,6 +382,11 @@ func (x *Wide) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 	}
 	return nil
 }
+
+// GrpcfastRequired marks a type whose messages can hold required fields, which
+// the grpcfast codec checks once a decode by GrpcfastDecode ends. It implements
+// grpcfastimpl.RequiredHolder.
+func (x *Wide) GrpcfastRequired() {}
 
 // The lists of spares (nested messages and oneof wrappers that a reset gave
 // back) that the generated decoders of this file take from, one per type.

@@ -143,53 +143,85 @@ func (x *Rich) GrpcfastBytesField(num protowire.Number) *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	for len(dAtA) > 0 {
-		tAg, nN := grpcfastimpl.ReadTag(dAtA)
-		if nN < 0 {
-			return grpcfastimpl.ErrWire(nN)
-		}
-		dAtA = dAtA[nN:]
-		switch tAg {
-		case 8: // id
-			vAl, nN := grpcfastimpl.ReadVarint(dAtA)
+		tAg := uint64(dAtA[0])
+		if tAg-8 < 0x78 { // one byte, field number at least 1
+			dAtA = dAtA[1:]
+		} else {
+			t, nN := grpcfastimpl.ReadTag(dAtA)
 			if nN < 0 {
 				return grpcfastimpl.ErrWire(nN)
 			}
-			dAtA = dAtA[nN:]
+			tAg, dAtA = t, dAtA[nN:]
+		}
+		switch tAg {
+		case 8: // id
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
+			}
 			x.Id = int64(vAl)
 			continue
 		case 18: // name
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.kinds.Rich.name"); eRr != nil {
 				return eRr
 			}
 			x.Name = dEc.String(vAl)
 			continue
 		case 26: // data
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			x.Data = dEc.Bytes(x.Data, vAl)
 			continue
 		case 32: // color
-			vAl, nN := grpcfastimpl.ReadVarint(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			x.Color = Color(int32(vAl))
 			continue
 		case 40: // numbers
-			vAl, nN := grpcfastimpl.ReadVarint(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			x.Numbers = append(x.Numbers, int64(vAl))
 			continue
 		case 42: // numbers, packed
@@ -199,39 +231,62 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			dAtA = dAtA[nN:]
 			for len(pAcked) > 0 {
-				vAl, nN := grpcfastimpl.ReadVarint(pAcked)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+				var vAl uint64
+				if len(pAcked) > 0 && pAcked[0] < 0x80 {
+					vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
+				} else {
+					v, nN := grpcfastimpl.ReadVarint(pAcked)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, pAcked = v, pAcked[nN:]
 				}
-				pAcked = pAcked[nN:]
 				x.Numbers = append(x.Numbers, int64(vAl))
 			}
 			continue
 		case 50: // words
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.kinds.Rich.words"); eRr != nil {
 				return eRr
 			}
 			x.Words = append(x.Words, dEc.String(vAl))
 			continue
 		case 58: // blobs
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			x.Blobs = append(x.Blobs, dEc.BytesPresent(vAl))
 			continue
 		case 66: // inner
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			if x.Inner == nil {
 				x.Inner = grpcfastimpl.Spare[Inner](dEc, grpcfastSpare_Inner_272d07c8)
 			}
@@ -243,11 +298,17 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			continue
 		case 74: // inners
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			var eL *Inner
 			if nN := len(x.Inners); nN < cap(x.Inners) {
 				x.Inners = x.Inners[:nN+1]
@@ -267,44 +328,67 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			continue
 		case 82: // counts
-			eNtry, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
+			eNtry := vAl
 			if dEpth < grpcfastimpl.MapLevel {
 				return grpcfastimpl.ErrDepth
 			}
 			var mK string
 			var mV int64
 			for len(eNtry) > 0 {
-				tAg, nN := grpcfastimpl.ReadTag(eNtry)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				eNtry = eNtry[nN:]
-				switch tAg {
-				case 10:
-					vAl, nN := grpcfastimpl.ReadBytes(eNtry)
+				tAg := uint64(eNtry[0])
+				if tAg-8 < 0x78 { // one byte, field number at least 1
+					eNtry = eNtry[1:]
+				} else {
+					t, nN := grpcfastimpl.ReadTag(eNtry)
 					if nN < 0 {
 						return grpcfastimpl.ErrWire(nN)
 					}
-					eNtry = eNtry[nN:]
+					tAg, eNtry = t, eNtry[nN:]
+				}
+				switch tAg {
+				case 10:
+					var vAl []byte
+					if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
+						vAl = eNtry[1 : 1+int(eNtry[0])]
+						eNtry = eNtry[1+int(eNtry[0]):]
+					} else {
+						v, nN := grpcfastimpl.ReadBytes(eNtry)
+						if nN < 0 {
+							return grpcfastimpl.ErrWire(nN)
+						}
+						vAl, eNtry = v, eNtry[nN:]
+					}
 					if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.kinds.Rich.CountsEntry.key"); eRr != nil {
 						return eRr
 					}
 					mK = dEc.String(vAl)
 					continue
 				case 16:
-					vAl, nN := grpcfastimpl.ReadVarint(eNtry)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
+					var vAl uint64
+					if len(eNtry) > 0 && eNtry[0] < 0x80 {
+						vAl, eNtry = uint64(eNtry[0]), eNtry[1:]
+					} else {
+						v, nN := grpcfastimpl.ReadVarint(eNtry)
+						if nN < 0 {
+							return grpcfastimpl.ErrWire(nN)
+						}
+						vAl, eNtry = v, eNtry[nN:]
 					}
-					eNtry = eNtry[nN:]
 					mV = int64(vAl)
 					continue
 				}
-				nN = grpcfastimpl.SkipField(tAg, eNtry)
+				nN := grpcfastimpl.SkipField(tAg, eNtry)
 				if nN < 0 {
 					return grpcfastimpl.ErrWire(nN)
 				}
@@ -320,11 +404,17 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				return grpcfastimpl.ErrDepth
 			}
 		case 90: // text
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			wR, oK := x.Choice.(*Rich_Text)
 			if !oK {
 				wR = grpcfastimpl.Spare[Rich_Text](dEc, grpcfastSpare_Rich_Text_272d07c8)
@@ -336,11 +426,17 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			wR.Text = dEc.String(vAl)
 			continue
 		case 98: // raw
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			wR, oK := x.Choice.(*Rich_Raw)
 			if !oK {
 				wR = grpcfastimpl.Spare[Rich_Raw](dEc, grpcfastSpare_Rich_Raw_272d07c8)
@@ -349,11 +445,17 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			wR.Raw = dEc.BytesPresent(vAl)
 			continue
 		case 106: // nested
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			wR, oK := x.Choice.(*Rich_Nested)
 			if !oK {
 				wR = grpcfastimpl.Spare[Rich_Nested](dEc, grpcfastSpare_Rich_Nested_272d07c8)
@@ -370,19 +472,30 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			continue
 		case 114: // maybe
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			x.Maybe = dEc.BytesPresent(vAl)
 			continue
 		case 120: // level
-			vAl, nN := grpcfastimpl.ReadVarint(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			if x.Level == nil {
 				x.Level = new(int32)
 			}
@@ -413,19 +526,29 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			x.Sf64 = int64(vAl)
 			continue
 		case 152: // flag
-			vAl, nN := grpcfastimpl.ReadVarint(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			x.Flag = protowire.DecodeBool(vAl)
 			continue
 		case 160: // colors
-			vAl, nN := grpcfastimpl.ReadVarint(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			x.Colors = append(x.Colors, Color(int32(vAl)))
 			continue
 		case 162: // colors, packed
@@ -435,18 +558,23 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			dAtA = dAtA[nN:]
 			for len(pAcked) > 0 {
-				vAl, nN := grpcfastimpl.ReadVarint(pAcked)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+				var vAl uint64
+				if len(pAcked) > 0 && pAcked[0] < 0x80 {
+					vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
+				} else {
+					v, nN := grpcfastimpl.ReadVarint(pAcked)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, pAcked = v, pAcked[nN:]
 				}
-				pAcked = pAcked[nN:]
 				x.Colors = append(x.Colors, Color(int32(vAl)))
 			}
 			continue
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
-		nN = grpcfastimpl.SkipField(tAg, dAtA)
+		nN := grpcfastimpl.SkipField(tAg, dAtA)
 		if nN < 0 {
 			return grpcfastimpl.ErrWire(nN)
 		}
@@ -509,37 +637,59 @@ func (x *Inner) GrpcfastBytesField(num protowire.Number) *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Inner) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	for len(dAtA) > 0 {
-		tAg, nN := grpcfastimpl.ReadTag(dAtA)
-		if nN < 0 {
-			return grpcfastimpl.ErrWire(nN)
-		}
-		dAtA = dAtA[nN:]
-		switch tAg {
-		case 10: // label
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
+		tAg := uint64(dAtA[0])
+		if tAg-8 < 0x78 { // one byte, field number at least 1
+			dAtA = dAtA[1:]
+		} else {
+			t, nN := grpcfastimpl.ReadTag(dAtA)
 			if nN < 0 {
 				return grpcfastimpl.ErrWire(nN)
 			}
-			dAtA = dAtA[nN:]
+			tAg, dAtA = t, dAtA[nN:]
+		}
+		switch tAg {
+		case 10: // label
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
+			}
 			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.kinds.Inner.label"); eRr != nil {
 				return eRr
 			}
 			x.Label = dEc.String(vAl)
 			continue
 		case 18: // payload
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			x.Payload = dEc.Bytes(x.Payload, vAl)
 			continue
 		case 24: // values
-			vAl, nN := grpcfastimpl.ReadVarint(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			x.Values = append(x.Values, uint32(vAl))
 			continue
 		case 26: // values, packed
@@ -549,18 +699,23 @@ func (x *Inner) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 			}
 			dAtA = dAtA[nN:]
 			for len(pAcked) > 0 {
-				vAl, nN := grpcfastimpl.ReadVarint(pAcked)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+				var vAl uint64
+				if len(pAcked) > 0 && pAcked[0] < 0x80 {
+					vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
+				} else {
+					v, nN := grpcfastimpl.ReadVarint(pAcked)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, pAcked = v, pAcked[nN:]
 				}
-				pAcked = pAcked[nN:]
 				x.Values = append(x.Values, uint32(vAl))
 			}
 			continue
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
-		nN = grpcfastimpl.SkipField(tAg, dAtA)
+		nN := grpcfastimpl.SkipField(tAg, dAtA)
 		if nN < 0 {
 			return grpcfastimpl.ErrWire(nN)
 		}
@@ -604,40 +759,60 @@ func (x *Summary) GrpcfastUnknownFields() *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Summary) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	for len(dAtA) > 0 {
-		tAg, nN := grpcfastimpl.ReadTag(dAtA)
-		if nN < 0 {
-			return grpcfastimpl.ErrWire(nN)
-		}
-		dAtA = dAtA[nN:]
-		switch tAg {
-		case 8: // count
-			vAl, nN := grpcfastimpl.ReadVarint(dAtA)
+		tAg := uint64(dAtA[0])
+		if tAg-8 < 0x78 { // one byte, field number at least 1
+			dAtA = dAtA[1:]
+		} else {
+			t, nN := grpcfastimpl.ReadTag(dAtA)
 			if nN < 0 {
 				return grpcfastimpl.ErrWire(nN)
 			}
-			dAtA = dAtA[nN:]
+			tAg, dAtA = t, dAtA[nN:]
+		}
+		switch tAg {
+		case 8: // count
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
+			}
 			x.Count = int64(vAl)
 			continue
 		case 16: // bytes
-			vAl, nN := grpcfastimpl.ReadVarint(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			x.Bytes = int64(vAl)
 			continue
 		case 24: // crc32c
-			vAl, nN := grpcfastimpl.ReadVarint(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			x.Crc32C = uint32(vAl)
 			continue
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
-		nN = grpcfastimpl.SkipField(tAg, dAtA)
+		nN := grpcfastimpl.SkipField(tAg, dAtA)
 		if nN < 0 {
 			return grpcfastimpl.ErrWire(nN)
 		}
@@ -708,26 +883,42 @@ func (x *Pooled) GrpcfastBytesField(num protowire.Number) *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Pooled) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	for len(dAtA) > 0 {
-		tAg, nN := grpcfastimpl.ReadTag(dAtA)
-		if nN < 0 {
-			return grpcfastimpl.ErrWire(nN)
-		}
-		dAtA = dAtA[nN:]
-		switch tAg {
-		case 10: // data
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
+		tAg := uint64(dAtA[0])
+		if tAg-8 < 0x78 { // one byte, field number at least 1
+			dAtA = dAtA[1:]
+		} else {
+			t, nN := grpcfastimpl.ReadTag(dAtA)
 			if nN < 0 {
 				return grpcfastimpl.ErrWire(nN)
 			}
-			dAtA = dAtA[nN:]
+			tAg, dAtA = t, dAtA[nN:]
+		}
+		switch tAg {
+		case 10: // data
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
+			}
 			x.Data = dEc.Bytes(x.Data, vAl)
 			continue
 		case 16: // numbers
-			vAl, nN := grpcfastimpl.ReadVarint(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			x.Numbers = append(x.Numbers, int64(vAl))
 			continue
 		case 18: // numbers, packed
@@ -737,20 +928,31 @@ func (x *Pooled) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 			}
 			dAtA = dAtA[nN:]
 			for len(pAcked) > 0 {
-				vAl, nN := grpcfastimpl.ReadVarint(pAcked)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+				var vAl uint64
+				if len(pAcked) > 0 && pAcked[0] < 0x80 {
+					vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
+				} else {
+					v, nN := grpcfastimpl.ReadVarint(pAcked)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, pAcked = v, pAcked[nN:]
 				}
-				pAcked = pAcked[nN:]
 				x.Numbers = append(x.Numbers, int64(vAl))
 			}
 			continue
 		case 26: // inners
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			var eL *Inner
 			if nN := len(x.Inners); nN < cap(x.Inners) {
 				x.Inners = x.Inners[:nN+1]
@@ -770,22 +972,34 @@ func (x *Pooled) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 			}
 			continue
 		case 34: // name
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.kinds.Pooled.name"); eRr != nil {
 				return eRr
 			}
 			x.Name = dEc.String(vAl)
 			continue
 		case 42: // one
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			if x.One == nil {
 				x.One = grpcfastimpl.Spare[PooledInner](dEc, grpcfastSpare_PooledInner_272d07c8)
 			}
@@ -797,11 +1011,17 @@ func (x *Pooled) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 			}
 			continue
 		case 50: // items
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			var eL *PooledInner
 			if nN := len(x.Items); nN < cap(x.Items) {
 				x.Items = x.Items[:nN+1]
@@ -823,7 +1043,7 @@ func (x *Pooled) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
-		nN = grpcfastimpl.SkipField(tAg, dAtA)
+		nN := grpcfastimpl.SkipField(tAg, dAtA)
 		if nN < 0 {
 			return grpcfastimpl.ErrWire(nN)
 		}
@@ -886,26 +1106,42 @@ func (x *PooledInner) GrpcfastBytesField(num protowire.Number) *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *PooledInner) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	for len(dAtA) > 0 {
-		tAg, nN := grpcfastimpl.ReadTag(dAtA)
-		if nN < 0 {
-			return grpcfastimpl.ErrWire(nN)
-		}
-		dAtA = dAtA[nN:]
-		switch tAg {
-		case 10: // payload
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
+		tAg := uint64(dAtA[0])
+		if tAg-8 < 0x78 { // one byte, field number at least 1
+			dAtA = dAtA[1:]
+		} else {
+			t, nN := grpcfastimpl.ReadTag(dAtA)
 			if nN < 0 {
 				return grpcfastimpl.ErrWire(nN)
 			}
-			dAtA = dAtA[nN:]
+			tAg, dAtA = t, dAtA[nN:]
+		}
+		switch tAg {
+		case 10: // payload
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
+			}
 			x.Payload = dEc.Bytes(x.Payload, vAl)
 			continue
 		case 16: // values
-			vAl, nN := grpcfastimpl.ReadVarint(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			x.Values = append(x.Values, int64(vAl))
 			continue
 		case 18: // values, packed
@@ -915,18 +1151,23 @@ func (x *PooledInner) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dE
 			}
 			dAtA = dAtA[nN:]
 			for len(pAcked) > 0 {
-				vAl, nN := grpcfastimpl.ReadVarint(pAcked)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+				var vAl uint64
+				if len(pAcked) > 0 && pAcked[0] < 0x80 {
+					vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
+				} else {
+					v, nN := grpcfastimpl.ReadVarint(pAcked)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, pAcked = v, pAcked[nN:]
 				}
-				pAcked = pAcked[nN:]
 				x.Values = append(x.Values, int64(vAl))
 			}
 			continue
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
-		nN = grpcfastimpl.SkipField(tAg, dAtA)
+		nN := grpcfastimpl.SkipField(tAg, dAtA)
 		if nN < 0 {
 			return grpcfastimpl.ErrWire(nN)
 		}
@@ -993,34 +1234,57 @@ func (x *PooledMaybe) GrpcfastBytesField(num protowire.Number) *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *PooledMaybe) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	for len(dAtA) > 0 {
-		tAg, nN := grpcfastimpl.ReadTag(dAtA)
-		if nN < 0 {
-			return grpcfastimpl.ErrWire(nN)
-		}
-		dAtA = dAtA[nN:]
-		switch tAg {
-		case 10: // maybe
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
+		tAg := uint64(dAtA[0])
+		if tAg-8 < 0x78 { // one byte, field number at least 1
+			dAtA = dAtA[1:]
+		} else {
+			t, nN := grpcfastimpl.ReadTag(dAtA)
 			if nN < 0 {
 				return grpcfastimpl.ErrWire(nN)
 			}
-			dAtA = dAtA[nN:]
+			tAg, dAtA = t, dAtA[nN:]
+		}
+		switch tAg {
+		case 10: // maybe
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
+			}
 			x.Maybe = dEc.BytesPresent(vAl)
 			continue
 		case 18: // data
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			x.Data = dEc.Bytes(x.Data, vAl)
 			continue
 		case 26: // one
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			if x.One == nil {
 				x.One = grpcfastimpl.Spare[PooledMaybe](dEc, grpcfastSpare_PooledMaybe_272d07c8)
 			}
@@ -1032,11 +1296,17 @@ func (x *PooledMaybe) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dE
 			}
 			continue
 		case 34: // items
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			var eL *PooledMaybe
 			if nN := len(x.Items); nN < cap(x.Items) {
 				x.Items = x.Items[:nN+1]
@@ -1058,7 +1328,7 @@ func (x *PooledMaybe) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dE
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
-		nN = grpcfastimpl.SkipField(tAg, dAtA)
+		nN := grpcfastimpl.SkipField(tAg, dAtA)
 		if nN < 0 {
 			return grpcfastimpl.ErrWire(nN)
 		}
@@ -1242,74 +1512,119 @@ func (x *Decodable) GrpcfastBytesField(num protowire.Number) *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	for len(dAtA) > 0 {
-		tAg, nN := grpcfastimpl.ReadTag(dAtA)
-		if nN < 0 {
-			return grpcfastimpl.ErrWire(nN)
-		}
-		dAtA = dAtA[nN:]
-		switch tAg {
-		case 8: // i32
-			vAl, nN := grpcfastimpl.ReadVarint(dAtA)
+		tAg := uint64(dAtA[0])
+		if tAg-8 < 0x78 { // one byte, field number at least 1
+			dAtA = dAtA[1:]
+		} else {
+			t, nN := grpcfastimpl.ReadTag(dAtA)
 			if nN < 0 {
 				return grpcfastimpl.ErrWire(nN)
 			}
-			dAtA = dAtA[nN:]
+			tAg, dAtA = t, dAtA[nN:]
+		}
+		switch tAg {
+		case 8: // i32
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
+			}
 			x.I32 = int32(vAl)
 			continue
 		case 16: // i64
-			vAl, nN := grpcfastimpl.ReadVarint(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			x.I64 = int64(vAl)
 			continue
 		case 24: // u32
-			vAl, nN := grpcfastimpl.ReadVarint(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			x.U32 = uint32(vAl)
 			continue
 		case 32: // u64
-			vAl, nN := grpcfastimpl.ReadVarint(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			x.U64 = vAl
 			continue
 		case 40: // s32
-			vAl, nN := grpcfastimpl.ReadVarint(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			x.S32 = grpcfastimpl.DecodeSint32(vAl)
 			continue
 		case 48: // s64
-			vAl, nN := grpcfastimpl.ReadVarint(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			x.S64 = protowire.DecodeZigZag(vAl)
 			continue
 		case 56: // flag
-			vAl, nN := grpcfastimpl.ReadVarint(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			x.Flag = protowire.DecodeBool(vAl)
 			continue
 		case 64: // color
-			vAl, nN := grpcfastimpl.ReadVarint(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			x.Color = Color(int32(vAl))
 			continue
 		case 77: // f32
@@ -1361,30 +1676,47 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			x.Db = math.Float64frombits(vAl)
 			continue
 		case 122: // name
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.kinds.Decodable.name"); eRr != nil {
 				return eRr
 			}
 			x.Name = dEc.String(vAl)
 			continue
 		case 130: // data
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			x.Data = dEc.Bytes(x.Data, vAl)
 			continue
 		case 136: // ri32
-			vAl, nN := grpcfastimpl.ReadVarint(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			x.Ri32 = append(x.Ri32, int32(vAl))
 			continue
 		case 138: // ri32, packed
@@ -1394,20 +1726,30 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			}
 			dAtA = dAtA[nN:]
 			for len(pAcked) > 0 {
-				vAl, nN := grpcfastimpl.ReadVarint(pAcked)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+				var vAl uint64
+				if len(pAcked) > 0 && pAcked[0] < 0x80 {
+					vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
+				} else {
+					v, nN := grpcfastimpl.ReadVarint(pAcked)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, pAcked = v, pAcked[nN:]
 				}
-				pAcked = pAcked[nN:]
 				x.Ri32 = append(x.Ri32, int32(vAl))
 			}
 			continue
 		case 144: // rs64
-			vAl, nN := grpcfastimpl.ReadVarint(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			x.Rs64 = append(x.Rs64, protowire.DecodeZigZag(vAl))
 			continue
 		case 146: // rs64, packed
@@ -1417,11 +1759,16 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			}
 			dAtA = dAtA[nN:]
 			for len(pAcked) > 0 {
-				vAl, nN := grpcfastimpl.ReadVarint(pAcked)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+				var vAl uint64
+				if len(pAcked) > 0 && pAcked[0] < 0x80 {
+					vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
+				} else {
+					v, nN := grpcfastimpl.ReadVarint(pAcked)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, pAcked = v, pAcked[nN:]
 				}
-				pAcked = pAcked[nN:]
 				x.Rs64 = append(x.Rs64, protowire.DecodeZigZag(vAl))
 			}
 			continue
@@ -1472,11 +1819,16 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			}
 			continue
 		case 168: // rflag
-			vAl, nN := grpcfastimpl.ReadVarint(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			x.Rflag = append(x.Rflag, protowire.DecodeBool(vAl))
 			continue
 		case 170: // rflag, packed
@@ -1486,20 +1838,30 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			}
 			dAtA = dAtA[nN:]
 			for len(pAcked) > 0 {
-				vAl, nN := grpcfastimpl.ReadVarint(pAcked)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+				var vAl uint64
+				if len(pAcked) > 0 && pAcked[0] < 0x80 {
+					vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
+				} else {
+					v, nN := grpcfastimpl.ReadVarint(pAcked)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, pAcked = v, pAcked[nN:]
 				}
-				pAcked = pAcked[nN:]
 				x.Rflag = append(x.Rflag, protowire.DecodeBool(vAl))
 			}
 			continue
 		case 176: // rcolor
-			vAl, nN := grpcfastimpl.ReadVarint(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			x.Rcolor = append(x.Rcolor, Color(int32(vAl)))
 			continue
 		case 178: // rcolor, packed
@@ -1509,20 +1871,30 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			}
 			dAtA = dAtA[nN:]
 			for len(pAcked) > 0 {
-				vAl, nN := grpcfastimpl.ReadVarint(pAcked)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+				var vAl uint64
+				if len(pAcked) > 0 && pAcked[0] < 0x80 {
+					vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
+				} else {
+					v, nN := grpcfastimpl.ReadVarint(pAcked)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, pAcked = v, pAcked[nN:]
 				}
-				pAcked = pAcked[nN:]
 				x.Rcolor = append(x.Rcolor, Color(int32(vAl)))
 			}
 			continue
 		case 184: // rs32
-			vAl, nN := grpcfastimpl.ReadVarint(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			x.Rs32 = append(x.Rs32, grpcfastimpl.DecodeSint32(vAl))
 			continue
 		case 186: // rs32, packed
@@ -1532,20 +1904,30 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			}
 			dAtA = dAtA[nN:]
 			for len(pAcked) > 0 {
-				vAl, nN := grpcfastimpl.ReadVarint(pAcked)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+				var vAl uint64
+				if len(pAcked) > 0 && pAcked[0] < 0x80 {
+					vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
+				} else {
+					v, nN := grpcfastimpl.ReadVarint(pAcked)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, pAcked = v, pAcked[nN:]
 				}
-				pAcked = pAcked[nN:]
 				x.Rs32 = append(x.Rs32, grpcfastimpl.DecodeSint32(vAl))
 			}
 			continue
 		case 192: // ru64
-			vAl, nN := grpcfastimpl.ReadVarint(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			x.Ru64 = append(x.Ru64, vAl)
 			continue
 		case 194: // ru64, packed
@@ -1555,11 +1937,16 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			}
 			dAtA = dAtA[nN:]
 			for len(pAcked) > 0 {
-				vAl, nN := grpcfastimpl.ReadVarint(pAcked)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+				var vAl uint64
+				if len(pAcked) > 0 && pAcked[0] < 0x80 {
+					vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
+				} else {
+					v, nN := grpcfastimpl.ReadVarint(pAcked)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, pAcked = v, pAcked[nN:]
 				}
-				pAcked = pAcked[nN:]
 				x.Ru64 = append(x.Ru64, vAl)
 			}
 			continue
@@ -1610,30 +1997,48 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			}
 			continue
 		case 218: // words
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.kinds.Decodable.words"); eRr != nil {
 				return eRr
 			}
 			x.Words = append(x.Words, dEc.String(vAl))
 			continue
 		case 226: // blobs
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			x.Blobs = append(x.Blobs, dEc.BytesPresent(vAl))
 			continue
 		case 234: // child
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			if x.Child == nil {
 				x.Child = grpcfastimpl.Spare[Decodable](dEc, grpcfastSpare_Decodable_272d07c8)
 			}
@@ -1645,11 +2050,17 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			}
 			continue
 		case 242: // children
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			var eL *Decodable
 			if nN := len(x.Children); nN < cap(x.Children) {
 				x.Children = x.Children[:nN+1]
@@ -1669,11 +2080,17 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			}
 			continue
 		case 250: // rich
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			if x.Rich == nil {
 				x.Rich = grpcfastimpl.Spare[Rich](dEc, grpcfastSpare_Rich_272d07c8)
 			}
@@ -1685,11 +2102,17 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			}
 			continue
 		case 258: // riches
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			var eL *Rich
 			if nN := len(x.Riches); nN < cap(x.Riches) {
 				x.Riches = x.Riches[:nN+1]
@@ -1709,11 +2132,17 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			}
 			continue
 		case 266: // text
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			wR, oK := x.Choice.(*Decodable_Text)
 			if !oK {
 				wR = grpcfastimpl.Spare[Decodable_Text](dEc, grpcfastSpare_Decodable_Text_272d07c8)
@@ -1725,11 +2154,17 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			wR.Text = dEc.String(vAl)
 			continue
 		case 274: // raw
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			wR, oK := x.Choice.(*Decodable_Raw)
 			if !oK {
 				wR = grpcfastimpl.Spare[Decodable_Raw](dEc, grpcfastSpare_Decodable_Raw_272d07c8)
@@ -1738,11 +2173,17 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			wR.Raw = dEc.BytesPresent(vAl)
 			continue
 		case 282: // node
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			wR, oK := x.Choice.(*Decodable_Node)
 			if !oK {
 				wR = grpcfastimpl.Spare[Decodable_Node](dEc, grpcfastSpare_Decodable_Node_272d07c8)
@@ -1759,11 +2200,16 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			}
 			continue
 		case 288: // num
-			vAl, nN := grpcfastimpl.ReadVarint(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			wR, oK := x.Choice.(*Decodable_Num)
 			if !oK {
 				wR = grpcfastimpl.Spare[Decodable_Num](dEc, grpcfastSpare_Decodable_Num_272d07c8)
@@ -1772,11 +2218,16 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			wR.Num = int64(vAl)
 			continue
 		case 296: // hue
-			vAl, nN := grpcfastimpl.ReadVarint(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			wR, oK := x.Choice.(*Decodable_Hue)
 			if !oK {
 				wR = grpcfastimpl.Spare[Decodable_Hue](dEc, grpcfastSpare_Decodable_Hue_272d07c8)
@@ -1798,11 +2249,16 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			wR.Real = math.Float64frombits(vAl)
 			continue
 		case 312: // yes
-			vAl, nN := grpcfastimpl.ReadVarint(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			wR, oK := x.Choice.(*Decodable_Yes)
 			if !oK {
 				wR = grpcfastimpl.Spare[Decodable_Yes](dEc, grpcfastSpare_Decodable_Yes_272d07c8)
@@ -1811,11 +2267,17 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			wR.Yes = protowire.DecodeBool(vAl)
 			continue
 		case 322: // other
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			wR, oK := x.Choice.(*Decodable_Other)
 			if !oK {
 				wR = grpcfastimpl.Spare[Decodable_Other](dEc, grpcfastSpare_Decodable_Other_272d07c8)
@@ -1832,11 +2294,16 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			}
 			continue
 		case 328: // small
-			vAl, nN := grpcfastimpl.ReadVarint(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			wR, oK := x.Choice.(*Decodable_Small)
 			if !oK {
 				wR = grpcfastimpl.Spare[Decodable_Small](dEc, grpcfastSpare_Decodable_Small_272d07c8)
@@ -1858,11 +2325,17 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			wR.Big = vAl
 			continue
 		case 346: // inner
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			wR, oK := x.Second.(*Decodable_Inner)
 			if !oK {
 				wR = grpcfastimpl.Spare[Decodable_Inner](dEc, grpcfastSpare_Decodable_Inner_272d07c8)
@@ -1879,11 +2352,17 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			}
 			continue
 		case 354: // label
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			wR, oK := x.Second.(*Decodable_Label)
 			if !oK {
 				wR = grpcfastimpl.Spare[Decodable_Label](dEc, grpcfastSpare_Decodable_Label_272d07c8)
@@ -1897,7 +2376,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
-		nN = grpcfastimpl.SkipField(tAg, dAtA)
+		nN := grpcfastimpl.SkipField(tAg, dAtA)
 		if nN < 0 {
 			return grpcfastimpl.ErrWire(nN)
 		}

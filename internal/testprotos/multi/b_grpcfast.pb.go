@@ -88,24 +88,35 @@ func (x *PingRequest) GrpcfastBytesField(num protowire.Number) *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *PingRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	for len(dAtA) > 0 {
-		tAg, nN := grpcfastimpl.ReadTag(dAtA)
-		if nN < 0 {
-			return grpcfastimpl.ErrWire(nN)
-		}
-		dAtA = dAtA[nN:]
-		switch tAg {
-		case 10: // payload
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
+		tAg := uint64(dAtA[0])
+		if tAg-8 < 0x78 { // one byte, field number at least 1
+			dAtA = dAtA[1:]
+		} else {
+			t, nN := grpcfastimpl.ReadTag(dAtA)
 			if nN < 0 {
 				return grpcfastimpl.ErrWire(nN)
 			}
-			dAtA = dAtA[nN:]
+			tAg, dAtA = t, dAtA[nN:]
+		}
+		switch tAg {
+		case 10: // payload
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
+			}
 			x.Payload = dEc.Bytes(x.Payload, vAl)
 			continue
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
-		nN = grpcfastimpl.SkipField(tAg, dAtA)
+		nN := grpcfastimpl.SkipField(tAg, dAtA)
 		if nN < 0 {
 			return grpcfastimpl.ErrWire(nN)
 		}
@@ -149,24 +160,34 @@ func (x *PingResponse) GrpcfastUnknownFields() *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *PingResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	for len(dAtA) > 0 {
-		tAg, nN := grpcfastimpl.ReadTag(dAtA)
-		if nN < 0 {
-			return grpcfastimpl.ErrWire(nN)
-		}
-		dAtA = dAtA[nN:]
-		switch tAg {
-		case 8: // seq
-			vAl, nN := grpcfastimpl.ReadVarint(dAtA)
+		tAg := uint64(dAtA[0])
+		if tAg-8 < 0x78 { // one byte, field number at least 1
+			dAtA = dAtA[1:]
+		} else {
+			t, nN := grpcfastimpl.ReadTag(dAtA)
 			if nN < 0 {
 				return grpcfastimpl.ErrWire(nN)
 			}
-			dAtA = dAtA[nN:]
+			tAg, dAtA = t, dAtA[nN:]
+		}
+		switch tAg {
+		case 8: // seq
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
+			}
 			x.Seq = int64(vAl)
 			continue
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
-		nN = grpcfastimpl.SkipField(tAg, dAtA)
+		nN := grpcfastimpl.SkipField(tAg, dAtA)
 		if nN < 0 {
 			return grpcfastimpl.ErrWire(nN)
 		}
@@ -210,18 +231,29 @@ func (x *Shared) GrpcfastUnknownFields() *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Shared) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	for len(dAtA) > 0 {
-		tAg, nN := grpcfastimpl.ReadTag(dAtA)
-		if nN < 0 {
-			return grpcfastimpl.ErrWire(nN)
-		}
-		dAtA = dAtA[nN:]
-		switch tAg {
-		case 10: // s
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
+		tAg := uint64(dAtA[0])
+		if tAg-8 < 0x78 { // one byte, field number at least 1
+			dAtA = dAtA[1:]
+		} else {
+			t, nN := grpcfastimpl.ReadTag(dAtA)
 			if nN < 0 {
 				return grpcfastimpl.ErrWire(nN)
 			}
-			dAtA = dAtA[nN:]
+			tAg, dAtA = t, dAtA[nN:]
+		}
+		switch tAg {
+		case 10: // s
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
+			}
 			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.multi.Shared.s"); eRr != nil {
 				return eRr
 			}
@@ -230,7 +262,7 @@ func (x *Shared) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
-		nN = grpcfastimpl.SkipField(tAg, dAtA)
+		nN := grpcfastimpl.SkipField(tAg, dAtA)
 		if nN < 0 {
 			return grpcfastimpl.ErrWire(nN)
 		}
@@ -280,18 +312,29 @@ func (x *BetaNote) GrpcfastUnknownFields() *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *BetaNote) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	for len(dAtA) > 0 {
-		tAg, nN := grpcfastimpl.ReadTag(dAtA)
-		if nN < 0 {
-			return grpcfastimpl.ErrWire(nN)
-		}
-		dAtA = dAtA[nN:]
-		switch tAg {
-		case 10: // shared
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
+		tAg := uint64(dAtA[0])
+		if tAg-8 < 0x78 { // one byte, field number at least 1
+			dAtA = dAtA[1:]
+		} else {
+			t, nN := grpcfastimpl.ReadTag(dAtA)
 			if nN < 0 {
 				return grpcfastimpl.ErrWire(nN)
 			}
-			dAtA = dAtA[nN:]
+			tAg, dAtA = t, dAtA[nN:]
+		}
+		switch tAg {
+		case 10: // shared
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
+			}
 			if x.Shared == nil {
 				x.Shared = grpcfastimpl.Spare[Shared](dEc, grpcfastSpare_Shared_aab155cf)
 			}
@@ -303,11 +346,17 @@ func (x *BetaNote) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 			}
 			continue
 		case 18: // more
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			var eL *Shared
 			if nN := len(x.More); nN < cap(x.More) {
 				x.More = x.More[:nN+1]
@@ -329,7 +378,7 @@ func (x *BetaNote) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
-		nN = grpcfastimpl.SkipField(tAg, dAtA)
+		nN := grpcfastimpl.SkipField(tAg, dAtA)
 		if nN < 0 {
 			return grpcfastimpl.ErrWire(nN)
 		}

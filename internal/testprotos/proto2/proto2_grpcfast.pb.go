@@ -119,18 +119,29 @@ func (x *Item_Extra) GrpcfastUnknownFields() *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Item_Extra) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	for len(dAtA) > 0 {
-		tAg, nN := grpcfastimpl.ReadTag(dAtA)
-		if nN < 0 {
-			return grpcfastimpl.ErrWire(nN)
-		}
-		dAtA = dAtA[nN:]
-		switch tAg {
-		case 42: // note
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
+		tAg := uint64(dAtA[0])
+		if tAg-8 < 0x78 { // one byte, field number at least 1
+			dAtA = dAtA[1:]
+		} else {
+			t, nN := grpcfastimpl.ReadTag(dAtA)
 			if nN < 0 {
 				return grpcfastimpl.ErrWire(nN)
 			}
-			dAtA = dAtA[nN:]
+			tAg, dAtA = t, dAtA[nN:]
+		}
+		switch tAg {
+		case 42: // note
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
+			}
 			if x.Note == nil {
 				x.Note = new(string)
 			}
@@ -139,7 +150,7 @@ func (x *Item_Extra) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
-		nN = grpcfastimpl.SkipField(tAg, dAtA)
+		nN := grpcfastimpl.SkipField(tAg, dAtA)
 		if nN < 0 {
 			return grpcfastimpl.ErrWire(nN)
 		}
@@ -238,29 +249,44 @@ func (x *Entries) GrpcfastUnknownFields() *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	for len(dAtA) > 0 {
-		tAg, nN := grpcfastimpl.ReadTag(dAtA)
-		if nN < 0 {
-			return grpcfastimpl.ErrWire(nN)
-		}
-		dAtA = dAtA[nN:]
-		switch tAg {
-		case 8: // level
-			vAl, nN := grpcfastimpl.ReadVarint(dAtA)
+		tAg := uint64(dAtA[0])
+		if tAg-8 < 0x78 { // one byte, field number at least 1
+			dAtA = dAtA[1:]
+		} else {
+			t, nN := grpcfastimpl.ReadTag(dAtA)
 			if nN < 0 {
 				return grpcfastimpl.ErrWire(nN)
 			}
-			dAtA = dAtA[nN:]
+			tAg, dAtA = t, dAtA[nN:]
+		}
+		switch tAg {
+		case 8: // level
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
+			}
 			if x.Level == nil {
 				x.Level = new(Level)
 			}
 			*x.Level = Level(int32(vAl))
 			continue
 		case 16: // levels
-			vAl, nN := grpcfastimpl.ReadVarint(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			x.Levels = append(x.Levels, Level(int32(vAl)))
 			continue
 		case 18: // levels, packed
@@ -270,50 +296,78 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 			}
 			dAtA = dAtA[nN:]
 			for len(pAcked) > 0 {
-				vAl, nN := grpcfastimpl.ReadVarint(pAcked)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+				var vAl uint64
+				if len(pAcked) > 0 && pAcked[0] < 0x80 {
+					vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
+				} else {
+					v, nN := grpcfastimpl.ReadVarint(pAcked)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, pAcked = v, pAcked[nN:]
 				}
-				pAcked = pAcked[nN:]
 				x.Levels = append(x.Levels, Level(int32(vAl)))
 			}
 			continue
 		case 26: // names
-			eNtry, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
+			eNtry := vAl
 			if dEpth < grpcfastimpl.MapLevel {
 				return grpcfastimpl.ErrDepth
 			}
 			var mK int32
 			var mV string
 			for len(eNtry) > 0 {
-				tAg, nN := grpcfastimpl.ReadTag(eNtry)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				eNtry = eNtry[nN:]
-				switch tAg {
-				case 8:
-					vAl, nN := grpcfastimpl.ReadVarint(eNtry)
+				tAg := uint64(eNtry[0])
+				if tAg-8 < 0x78 { // one byte, field number at least 1
+					eNtry = eNtry[1:]
+				} else {
+					t, nN := grpcfastimpl.ReadTag(eNtry)
 					if nN < 0 {
 						return grpcfastimpl.ErrWire(nN)
 					}
-					eNtry = eNtry[nN:]
+					tAg, eNtry = t, eNtry[nN:]
+				}
+				switch tAg {
+				case 8:
+					var vAl uint64
+					if len(eNtry) > 0 && eNtry[0] < 0x80 {
+						vAl, eNtry = uint64(eNtry[0]), eNtry[1:]
+					} else {
+						v, nN := grpcfastimpl.ReadVarint(eNtry)
+						if nN < 0 {
+							return grpcfastimpl.ErrWire(nN)
+						}
+						vAl, eNtry = v, eNtry[nN:]
+					}
 					mK = int32(vAl)
 					continue
 				case 18:
-					vAl, nN := grpcfastimpl.ReadBytes(eNtry)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
+					var vAl []byte
+					if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
+						vAl = eNtry[1 : 1+int(eNtry[0])]
+						eNtry = eNtry[1+int(eNtry[0]):]
+					} else {
+						v, nN := grpcfastimpl.ReadBytes(eNtry)
+						if nN < 0 {
+							return grpcfastimpl.ErrWire(nN)
+						}
+						vAl, eNtry = v, eNtry[nN:]
 					}
-					eNtry = eNtry[nN:]
 					mV = dEc.String(vAl)
 					continue
 				}
-				nN = grpcfastimpl.SkipField(tAg, eNtry)
+				nN := grpcfastimpl.SkipField(tAg, eNtry)
 				if nN < 0 {
 					return grpcfastimpl.ErrWire(nN)
 				}
@@ -329,37 +383,61 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 				return grpcfastimpl.ErrDepth
 			}
 		case 34: // children
-			eNtry, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
+			eNtry := vAl
 			if dEpth < grpcfastimpl.MapLevel {
 				return grpcfastimpl.ErrDepth
 			}
 			var mK string
 			var mV *Entries
 			for len(eNtry) > 0 {
-				tAg, nN := grpcfastimpl.ReadTag(eNtry)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				eNtry = eNtry[nN:]
-				switch tAg {
-				case 10:
-					vAl, nN := grpcfastimpl.ReadBytes(eNtry)
+				tAg := uint64(eNtry[0])
+				if tAg-8 < 0x78 { // one byte, field number at least 1
+					eNtry = eNtry[1:]
+				} else {
+					t, nN := grpcfastimpl.ReadTag(eNtry)
 					if nN < 0 {
 						return grpcfastimpl.ErrWire(nN)
 					}
-					eNtry = eNtry[nN:]
+					tAg, eNtry = t, eNtry[nN:]
+				}
+				switch tAg {
+				case 10:
+					var vAl []byte
+					if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
+						vAl = eNtry[1 : 1+int(eNtry[0])]
+						eNtry = eNtry[1+int(eNtry[0]):]
+					} else {
+						v, nN := grpcfastimpl.ReadBytes(eNtry)
+						if nN < 0 {
+							return grpcfastimpl.ErrWire(nN)
+						}
+						vAl, eNtry = v, eNtry[nN:]
+					}
 					mK = dEc.String(vAl)
 					continue
 				case 18:
-					vAl, nN := grpcfastimpl.ReadBytes(eNtry)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
+					var vAl []byte
+					if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
+						vAl = eNtry[1 : 1+int(eNtry[0])]
+						eNtry = eNtry[1+int(eNtry[0]):]
+					} else {
+						v, nN := grpcfastimpl.ReadBytes(eNtry)
+						if nN < 0 {
+							return grpcfastimpl.ErrWire(nN)
+						}
+						vAl, eNtry = v, eNtry[nN:]
 					}
-					eNtry = eNtry[nN:]
 					if mV == nil {
 						mV = new(Entries)
 					}
@@ -371,7 +449,7 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 					}
 					continue
 				}
-				nN = grpcfastimpl.SkipField(tAg, eNtry)
+				nN := grpcfastimpl.SkipField(tAg, eNtry)
 				if nN < 0 {
 					return grpcfastimpl.ErrWire(nN)
 				}
@@ -390,33 +468,50 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 				return grpcfastimpl.ErrDepth
 			}
 		case 42: // note
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			if x.Note == nil {
 				x.Note = new(string)
 			}
 			*x.Note = dEc.String(vAl)
 			continue
 		case 48: // id
-			vAl, nN := grpcfastimpl.ReadVarint(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			if x.Id == nil {
 				x.Id = new(int64)
 			}
 			*x.Id = int64(vAl)
 			continue
 		case 58: // next
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			if x.Next == nil {
 				x.Next = grpcfastimpl.Spare[Entries](dEc, grpcfastSpare_Entries_2eb07586)
 			}
@@ -428,41 +523,63 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 			}
 			continue
 		case 66: // by_level
-			eNtry, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
+			eNtry := vAl
 			if dEpth < grpcfastimpl.MapLevel {
 				return grpcfastimpl.ErrDepth
 			}
 			var mK int32
 			var mV Level
 			for len(eNtry) > 0 {
-				tAg, nN := grpcfastimpl.ReadTag(eNtry)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				eNtry = eNtry[nN:]
-				switch tAg {
-				case 8:
-					vAl, nN := grpcfastimpl.ReadVarint(eNtry)
+				tAg := uint64(eNtry[0])
+				if tAg-8 < 0x78 { // one byte, field number at least 1
+					eNtry = eNtry[1:]
+				} else {
+					t, nN := grpcfastimpl.ReadTag(eNtry)
 					if nN < 0 {
 						return grpcfastimpl.ErrWire(nN)
 					}
-					eNtry = eNtry[nN:]
+					tAg, eNtry = t, eNtry[nN:]
+				}
+				switch tAg {
+				case 8:
+					var vAl uint64
+					if len(eNtry) > 0 && eNtry[0] < 0x80 {
+						vAl, eNtry = uint64(eNtry[0]), eNtry[1:]
+					} else {
+						v, nN := grpcfastimpl.ReadVarint(eNtry)
+						if nN < 0 {
+							return grpcfastimpl.ErrWire(nN)
+						}
+						vAl, eNtry = v, eNtry[nN:]
+					}
 					mK = int32(vAl)
 					continue
 				case 16:
-					vAl, nN := grpcfastimpl.ReadVarint(eNtry)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
+					var vAl uint64
+					if len(eNtry) > 0 && eNtry[0] < 0x80 {
+						vAl, eNtry = uint64(eNtry[0]), eNtry[1:]
+					} else {
+						v, nN := grpcfastimpl.ReadVarint(eNtry)
+						if nN < 0 {
+							return grpcfastimpl.ErrWire(nN)
+						}
+						vAl, eNtry = v, eNtry[nN:]
 					}
-					eNtry = eNtry[nN:]
 					mV = Level(int32(vAl))
 					continue
 				}
-				nN = grpcfastimpl.SkipField(tAg, eNtry)
+				nN := grpcfastimpl.SkipField(tAg, eNtry)
 				if nN < 0 {
 					return grpcfastimpl.ErrWire(nN)
 				}
@@ -478,41 +595,65 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 				return grpcfastimpl.ErrDepth
 			}
 		case 74: // blobs
-			eNtry, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
+			eNtry := vAl
 			if dEpth < grpcfastimpl.MapLevel {
 				return grpcfastimpl.ErrDepth
 			}
 			var mK string
 			var mV []byte
 			for len(eNtry) > 0 {
-				tAg, nN := grpcfastimpl.ReadTag(eNtry)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				eNtry = eNtry[nN:]
-				switch tAg {
-				case 10:
-					vAl, nN := grpcfastimpl.ReadBytes(eNtry)
+				tAg := uint64(eNtry[0])
+				if tAg-8 < 0x78 { // one byte, field number at least 1
+					eNtry = eNtry[1:]
+				} else {
+					t, nN := grpcfastimpl.ReadTag(eNtry)
 					if nN < 0 {
 						return grpcfastimpl.ErrWire(nN)
 					}
-					eNtry = eNtry[nN:]
+					tAg, eNtry = t, eNtry[nN:]
+				}
+				switch tAg {
+				case 10:
+					var vAl []byte
+					if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
+						vAl = eNtry[1 : 1+int(eNtry[0])]
+						eNtry = eNtry[1+int(eNtry[0]):]
+					} else {
+						v, nN := grpcfastimpl.ReadBytes(eNtry)
+						if nN < 0 {
+							return grpcfastimpl.ErrWire(nN)
+						}
+						vAl, eNtry = v, eNtry[nN:]
+					}
 					mK = dEc.String(vAl)
 					continue
 				case 18:
-					vAl, nN := grpcfastimpl.ReadBytes(eNtry)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
+					var vAl []byte
+					if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
+						vAl = eNtry[1 : 1+int(eNtry[0])]
+						eNtry = eNtry[1+int(eNtry[0]):]
+					} else {
+						v, nN := grpcfastimpl.ReadBytes(eNtry)
+						if nN < 0 {
+							return grpcfastimpl.ErrWire(nN)
+						}
+						vAl, eNtry = v, eNtry[nN:]
 					}
-					eNtry = eNtry[nN:]
 					mV = dEc.BytesPresent(vAl)
 					continue
 				}
-				nN = grpcfastimpl.SkipField(tAg, eNtry)
+				nN := grpcfastimpl.SkipField(tAg, eNtry)
 				if nN < 0 {
 					return grpcfastimpl.ErrWire(nN)
 				}
@@ -528,19 +669,31 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 				return grpcfastimpl.ErrDepth
 			}
 		case 82: // tags
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			x.Tags = append(x.Tags, dEc.String(vAl))
 			continue
 		case 90: // text
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			wR, oK := x.Choice.(*Entries_Text)
 			if !oK {
 				wR = grpcfastimpl.Spare[Entries_Text](dEc, grpcfastSpare_Entries_Text_2eb07586)
@@ -549,11 +702,17 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 			wR.Text = dEc.String(vAl)
 			continue
 		case 98: // sub
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			wR, oK := x.Choice.(*Entries_Sub)
 			if !oK {
 				wR = grpcfastimpl.Spare[Entries_Sub](dEc, grpcfastSpare_Entries_Sub_2eb07586)
@@ -572,7 +731,7 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
-		nN = grpcfastimpl.SkipField(tAg, dAtA)
+		nN := grpcfastimpl.SkipField(tAg, dAtA)
 		if nN < 0 {
 			return grpcfastimpl.ErrWire(nN)
 		}
@@ -581,6 +740,11 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 	}
 	return nil
 }
+
+// GrpcfastRequired marks a type whose messages can hold required fields, which
+// the grpcfast codec checks once a decode by GrpcfastDecode ends. It implements
+// grpcfastimpl.RequiredHolder.
+func (x *Entries) GrpcfastRequired() {}
 
 // The lists of spares (nested messages and oneof wrappers that a reset gave
 // back) that the generated decoders of this file take from, one per type.

@@ -144,29 +144,46 @@ func (x *Tree) GrpcfastBytesField(num protowire.Number) *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	for len(dAtA) > 0 {
-		tAg, nN := grpcfastimpl.ReadTag(dAtA)
-		if nN < 0 {
-			return grpcfastimpl.ErrWire(nN)
-		}
-		dAtA = dAtA[nN:]
-		switch tAg {
-		case 10: // name
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
+		tAg := uint64(dAtA[0])
+		if tAg-8 < 0x78 { // one byte, field number at least 1
+			dAtA = dAtA[1:]
+		} else {
+			t, nN := grpcfastimpl.ReadTag(dAtA)
 			if nN < 0 {
 				return grpcfastimpl.ErrWire(nN)
 			}
-			dAtA = dAtA[nN:]
+			tAg, dAtA = t, dAtA[nN:]
+		}
+		switch tAg {
+		case 10: // name
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
+			}
 			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.shapes.Tree.name"); eRr != nil {
 				return eRr
 			}
 			x.Name = dEc.String(vAl)
 			continue
 		case 18: // children
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			var eL *Tree
 			if nN := len(x.Children); nN < cap(x.Children) {
 				x.Children = x.Children[:nN+1]
@@ -186,11 +203,17 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			continue
 		case 26: // parent
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			if x.Parent == nil {
 				x.Parent = grpcfastimpl.Spare[Tree](dEc, grpcfastSpare_Tree_b1128aca)
 			}
@@ -202,40 +225,64 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			continue
 		case 34: // named
-			eNtry, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
+			eNtry := vAl
 			if dEpth < grpcfastimpl.MapLevel {
 				return grpcfastimpl.ErrDepth
 			}
 			var mK string
 			var mV *Tree
 			for len(eNtry) > 0 {
-				tAg, nN := grpcfastimpl.ReadTag(eNtry)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				eNtry = eNtry[nN:]
-				switch tAg {
-				case 10:
-					vAl, nN := grpcfastimpl.ReadBytes(eNtry)
+				tAg := uint64(eNtry[0])
+				if tAg-8 < 0x78 { // one byte, field number at least 1
+					eNtry = eNtry[1:]
+				} else {
+					t, nN := grpcfastimpl.ReadTag(eNtry)
 					if nN < 0 {
 						return grpcfastimpl.ErrWire(nN)
 					}
-					eNtry = eNtry[nN:]
+					tAg, eNtry = t, eNtry[nN:]
+				}
+				switch tAg {
+				case 10:
+					var vAl []byte
+					if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
+						vAl = eNtry[1 : 1+int(eNtry[0])]
+						eNtry = eNtry[1+int(eNtry[0]):]
+					} else {
+						v, nN := grpcfastimpl.ReadBytes(eNtry)
+						if nN < 0 {
+							return grpcfastimpl.ErrWire(nN)
+						}
+						vAl, eNtry = v, eNtry[nN:]
+					}
 					if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.shapes.Tree.NamedEntry.key"); eRr != nil {
 						return eRr
 					}
 					mK = dEc.String(vAl)
 					continue
 				case 18:
-					vAl, nN := grpcfastimpl.ReadBytes(eNtry)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
+					var vAl []byte
+					if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
+						vAl = eNtry[1 : 1+int(eNtry[0])]
+						eNtry = eNtry[1+int(eNtry[0]):]
+					} else {
+						v, nN := grpcfastimpl.ReadBytes(eNtry)
+						if nN < 0 {
+							return grpcfastimpl.ErrWire(nN)
+						}
+						vAl, eNtry = v, eNtry[nN:]
 					}
-					eNtry = eNtry[nN:]
 					if mV == nil {
 						mV = new(Tree)
 					}
@@ -247,7 +294,7 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 					}
 					continue
 				}
-				nN = grpcfastimpl.SkipField(tAg, eNtry)
+				nN := grpcfastimpl.SkipField(tAg, eNtry)
 				if nN < 0 {
 					return grpcfastimpl.ErrWire(nN)
 				}
@@ -266,11 +313,17 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				return grpcfastimpl.ErrDepth
 			}
 		case 42: // leaf
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			if x.Leaf == nil {
 				x.Leaf = grpcfastimpl.Spare[Leaf](dEc, grpcfastSpare_Leaf_b1128aca)
 			}
@@ -282,11 +335,17 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			continue
 		case 50: // one
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			wR, oK := x.Pick.(*Tree_One)
 			if !oK {
 				wR = grpcfastimpl.Spare[Tree_One](dEc, grpcfastSpare_Tree_One_b1128aca)
@@ -303,11 +362,17 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			continue
 		case 58: // label
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			wR, oK := x.Pick.(*Tree_Label)
 			if !oK {
 				wR = grpcfastimpl.Spare[Tree_Label](dEc, grpcfastSpare_Tree_Label_b1128aca)
@@ -319,11 +384,17 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			wR.Label = dEc.String(vAl)
 			continue
 		case 66: // subtree
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			wR, oK := x.Pick.(*Tree_Subtree)
 			if !oK {
 				wR = grpcfastimpl.Spare[Tree_Subtree](dEc, grpcfastSpare_Tree_Subtree_b1128aca)
@@ -340,19 +411,30 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			continue
 		case 74: // maybe
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			x.Maybe = dEc.BytesPresent(vAl)
 			continue
 		case 80: // flags
-			vAl, nN := grpcfastimpl.ReadVarint(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			x.Flags = append(x.Flags, protowire.DecodeBool(vAl))
 			continue
 		case 82: // flags, packed
@@ -362,11 +444,16 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			dAtA = dAtA[nN:]
 			for len(pAcked) > 0 {
-				vAl, nN := grpcfastimpl.ReadVarint(pAcked)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+				var vAl uint64
+				if len(pAcked) > 0 && pAcked[0] < 0x80 {
+					vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
+				} else {
+					v, nN := grpcfastimpl.ReadVarint(pAcked)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, pAcked = v, pAcked[nN:]
 				}
-				pAcked = pAcked[nN:]
 				x.Flags = append(x.Flags, protowire.DecodeBool(vAl))
 			}
 			continue
@@ -417,19 +504,31 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			continue
 		case 106: // blobs
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			x.Blobs = append(x.Blobs, dEc.BytesPresent(vAl))
 			continue
 		case 114: // leaves
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
 			}
-			dAtA = dAtA[nN:]
 			var eL *Leaf
 			if nN := len(x.Leaves); nN < cap(x.Leaves) {
 				x.Leaves = x.Leaves[:nN+1]
@@ -451,7 +550,7 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
-		nN = grpcfastimpl.SkipField(tAg, dAtA)
+		nN := grpcfastimpl.SkipField(tAg, dAtA)
 		if nN < 0 {
 			return grpcfastimpl.ErrWire(nN)
 		}
@@ -511,24 +610,35 @@ func (x *Leaf) GrpcfastBytesField(num protowire.Number) *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Leaf) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	for len(dAtA) > 0 {
-		tAg, nN := grpcfastimpl.ReadTag(dAtA)
-		if nN < 0 {
-			return grpcfastimpl.ErrWire(nN)
-		}
-		dAtA = dAtA[nN:]
-		switch tAg {
-		case 10: // data
-			vAl, nN := grpcfastimpl.ReadBytes(dAtA)
+		tAg := uint64(dAtA[0])
+		if tAg-8 < 0x78 { // one byte, field number at least 1
+			dAtA = dAtA[1:]
+		} else {
+			t, nN := grpcfastimpl.ReadTag(dAtA)
 			if nN < 0 {
 				return grpcfastimpl.ErrWire(nN)
 			}
-			dAtA = dAtA[nN:]
+			tAg, dAtA = t, dAtA[nN:]
+		}
+		switch tAg {
+		case 10: // data
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl = dAtA[1 : 1+int(dAtA[0])]
+				dAtA = dAtA[1+int(dAtA[0]):]
+			} else {
+				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = v, dAtA[nN:]
+			}
 			x.Data = dEc.Bytes(x.Data, vAl)
 			continue
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
-		nN = grpcfastimpl.SkipField(tAg, dAtA)
+		nN := grpcfastimpl.SkipField(tAg, dAtA)
 		if nN < 0 {
 			return grpcfastimpl.ErrWire(nN)
 		}
