@@ -132,11 +132,11 @@ test-compat: ## Run the runtime's and the example's tests with -race on the olde
 .PHONY: bench
 bench: generate newest-mod ## Run the example's generated benchmarks (gRPC's standard path, vtprotobuf's codec and grpcfast; server in-process and in its own process) and end with one screen: grpcfast against each.
 	@mkdir -p $(BENCH_OUT)
-	@echo "==> the example's generated benchmarks, server in this process, then in its own process ($(BENCH_COUNT) x $(BENCH_TIME) per sub-benchmark; $(BENCH_ARGS))"
+	@echo "==> the example's generated benchmarks, server in this process, then in its own process ($(BENCH_COUNT) interleaved rounds of $(BENCH_TIME) per sub-benchmark; $(BENCH_ARGS))"
 	@echo "    raw results: $(BENCH_OUT)/example.txt and $(BENCH_OUT)/example-process.txt"
-	@GOFLAGS=-modfile=$(COMPAT_MOD) go test -run '^$$' -bench Grpcfast -benchmem -count $(BENCH_COUNT) -benchtime $(BENCH_TIME) ./example/examplepb -args $(BENCH_ARGS) \
+	@GOFLAGS=-modfile=$(COMPAT_MOD) ./scripts/gobench.sh $(BENCH_COUNT) ./example/examplepb -test.bench Grpcfast -test.benchmem -test.benchtime $(BENCH_TIME) $(BENCH_ARGS) \
 		> $(BENCH_OUT)/example.txt || { tail -30 $(BENCH_OUT)/example.txt; exit 1; }
-	@GOFLAGS=-modfile=$(COMPAT_MOD) go test -run '^$$' -bench Grpcfast -benchmem -count $(BENCH_COUNT) -benchtime $(BENCH_TIME) ./example/examplepb -args $(BENCH_ARGS) -grpcfast.server=process \
+	@GOFLAGS=-modfile=$(COMPAT_MOD) ./scripts/gobench.sh $(BENCH_COUNT) ./example/examplepb -test.bench Grpcfast -test.benchmem -test.benchtime $(BENCH_TIME) $(BENCH_ARGS) -grpcfast.server=process \
 		> $(BENCH_OUT)/example-process.txt || { tail -30 $(BENCH_OUT)/example-process.txt; exit 1; }
 	@benchstat -col /codec $(BENCH_OUT)/example.txt > $(BENCH_OUT)/example-benchstat.txt 2>&1
 	@benchstat -col /codec $(BENCH_OUT)/example-process.txt > $(BENCH_OUT)/example-process-benchstat.txt 2>&1

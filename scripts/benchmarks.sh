@@ -41,43 +41,42 @@ run() { # name, description, command...
 }
 
 run gen "generated benchmarks of the example, server in-process" \
-	go test -run '^$' -bench Grpcfast -benchmem -count "$count" -benchtime "$btime" ./example/examplepb -args $args
+	./scripts/gobench.sh "$count" ./example/examplepb -test.bench Grpcfast -test.benchmem -test.benchtime "$btime" $args
 run gen-process "generated benchmarks of the example, server in its own process" \
-	go test -run '^$' -bench Grpcfast -benchmem -count "$count" -benchtime "$btime" ./example/examplepb -args $args -grpcfast.server=process
+	./scripts/gobench.sh "$count" ./example/examplepb -test.bench Grpcfast -test.benchmem -test.benchtime "$btime" $args -grpcfast.server=process
 run bytestream "ByteStream-shaped: Write and Read of 256 chunks of 16 KiB, server in its own process" \
-	go test -run '^$' -bench 'Grpcfast_ByteStream/(Write|Read)$' -benchmem -count "$count" -benchtime "$btime" ./internal/testprotos/bytestream \
-	-args -grpcfast.size=16384 -grpcfast.msgs=256 -grpcfast.server=process
+	./scripts/gobench.sh "$count" ./internal/testprotos/bytestream -test.bench 'Grpcfast_ByteStream/(Write|Read)$' -test.benchmem -test.benchtime "$btime" \
+	 -grpcfast.size=16384 -grpcfast.msgs=256 -grpcfast.server=process
 otlp_grow=grpcfast.testdata.otlp.ScopeSpans.spans
 run otlp-filled "OTLP-shaped: Export of about 64 KiB of filled spans, server in its own process" \
-	go test -run '^$' -bench 'Grpcfast_TraceService' -benchmem -count "$count" -benchtime "$btime" ./internal/testprotos/otlp \
-	-args -grpcfast.size=65536 -grpcfast.grow=$otlp_grow -grpcfast.server=process
+	./scripts/gobench.sh "$count" ./internal/testprotos/otlp -test.bench 'Grpcfast_TraceService' -test.benchmem -test.benchtime "$btime" \
+	 -grpcfast.size=65536 -grpcfast.grow=$otlp_grow -grpcfast.server=process
 corpus=$PWD/internal/testprotos/otlp/testdata/corpus # absolute: go test runs in the package's directory
 run otlp-replay "OTLP-shaped: Export replaying 4 recorded exports of 100 spans, server in its own process" \
-	go test -run '^$' -bench 'Grpcfast_TraceService' -benchmem -count "$count" -benchtime "$btime" ./internal/testprotos/otlp \
-	-args -grpcfast.replay="$corpus" -grpcfast.server=process
+	./scripts/gobench.sh "$count" ./internal/testprotos/otlp -test.bench 'Grpcfast_TraceService' -test.benchmem -test.benchtime "$btime" \
+	 -grpcfast.replay="$corpus" -grpcfast.server=process
 short="-grpcfast.size=16384 -grpcfast.msgs=4 -grpcfast.server=process"
 run short "1000 short streams (4 messages of 16 KiB), server in its own process" \
-	go test -run '^$' -bench 'Grpcfast_ChunkService/(Put|Get)' -benchmem -count "$count" -benchtime 1000x ./example/examplepb -args $short
+	./scripts/gobench.sh "$count" ./example/examplepb -test.bench 'Grpcfast_ChunkService/(Put|Get)' -test.benchmem -test.benchtime 1000x $short
 run short-floor "the same with 16-byte messages: what gRPC-Go allocates per stream" \
-	go test -run '^$' -bench 'Grpcfast_ChunkService/(Put|Get)' -benchmem -count "$count" -benchtime 1000x ./example/examplepb \
-	-args ${short/16384/16}
+	./scripts/gobench.sh "$count" ./example/examplepb -test.bench 'Grpcfast_ChunkService/(Put|Get)' -test.benchmem -test.benchtime 1000x \
+	 ${short/16384/16}
 run receiver "short streams through the codec and a receiver alone: stream Recv, receiver, receiver with Release" \
-	go test -run '^$' -bench '^BenchmarkShortStream$' -benchmem -count "$count" -benchtime 2000x .
+	./scripts/gobench.sh "$count" . -test.bench '^BenchmarkShortStream$' -test.benchmem -test.benchtime 2000x
 load="-grpcfast.streams=1,8,64 -grpcfast.conns=1,4"
 run concurrent "1, 8 and 64 streams at once, on one and four connections, server in-process" \
-	go test -run '^$' -bench 'Grpcfast_(ChunkService|UserService)/(Put|Get|CreateUser)$' -benchmem -count "$count" -benchtime "$btime" \
-	./example/examplepb -args $args $load
+	./scripts/gobench.sh "$count" ./example/examplepb -test.bench 'Grpcfast_(ChunkService|UserService)/(Put|Get|CreateUser)$' -test.benchmem -test.benchtime "$btime" $args $load
 prof=$PWD/$out/profile # absolute: go test runs in the package's directory
 only concurrent-profile && rm -rf "$prof"
 run concurrent-profile "64 streams at once with grpcfast, profiled" \
 	go test -run '^$' -bench 'Grpcfast_ChunkService/(Put|Get)/codec=grpcfast' -count 1 -benchtime 2s \
 	./example/examplepb -args $args -grpcfast.streams=64 -grpcfast.profile="$prof"
 run codec "codec benchmarks, without the transport" \
-	go test -run '^$' -bench '^BenchmarkCodec' -benchmem -count "$count" .
+	./scripts/gobench.sh "$count" . -test.bench '^BenchmarkCodec' -test.benchmem
 run hostile "the worst malformed 4 MiB inputs: grpcfast against gRPC's standard codec" \
-	go test -run '^$' -bench '^BenchmarkHostile$' -benchmem -count "$count" -benchtime 5x .
+	./scripts/gobench.sh "$count" . -test.bench '^BenchmarkHostile$' -test.benchmem -test.benchtime 5x
 run transport "hand-written 16 MiB streams, transport floor and raw TCP" \
-	go test -run '^$' -bench . -benchmem -count "$count" ./example/
+	./scripts/gobench.sh "$count" ./example/ -test.bench . -test.benchmem
 run threshold "the pooling threshold: plain allocation against pooled buffers" \
 	go test -run '^$' -bench '^BenchmarkThreshold$' -benchmem -count 3 -benchtime 0.2s .
 if only interop; then
@@ -87,7 +86,7 @@ fi
 run knobs "gRPC-Go's transport settings on bulk streams, interleaved rounds (scripts/knobs.sh)" \
 	env BENCH_COUNT="$count" BENCH_TIME="$btime" ./scripts/knobs.sh
 run peers "the peers: grpcfast, gRPC's standard path, drpc and connect-go, server in-process and in its own process" \
-	env GOFLAGS= go -C peers test -run '^$' -bench '^BenchmarkPeers$' -benchmem -count "$count" -benchtime "$btime" .
+	env GOFLAGS= bash -c 'cd peers && ../scripts/gobench.sh "$0" . -test.bench "^BenchmarkPeers\$" -test.benchmem -test.benchtime "$1"' "$count" "$btime"
 
 # kept_section HEADING prints the section of BENCHMARKS.md under HEADING (a
 # line of its own), up to the next heading of its level.
@@ -125,10 +124,10 @@ trap 'rm -f BENCHMARKS.md.tmp' EXIT # nothing half written is left when a step f
 		"$(go list -m -f '{{.Path}} {{.Version}}' github.com/planetscale/vtprotobuf)"
 	printf -- '- peers: %s, %s\n' "$(GOFLAGS= go -C peers list -m -f '{{.Path}} {{.Version}}' storj.io/drpc)" \
 		"$(GOFLAGS= go -C peers list -m -f '{{.Path}} {{.Version}}' connectrpc.com/connect)"
-	printf -- '- %s samples per sub-benchmark\n\n' "$count"
+	printf -- '- %s samples per sub-benchmark, from as many interleaved rounds (scripts/gobench.sh)\n\n' "$count"
 
 	section "The example's generated benchmarks, server in-process" \
-"\`go test -run '^\$' -bench Grpcfast -benchmem -count $count -benchtime $btime ./example/examplepb -args $args\`,
+"\`scripts/gobench.sh $count ./example/examplepb -test.bench Grpcfast -test.benchmem -test.benchtime $btime $args\`,
 then \`benchstat -col /codec\`. codec=proto is gRPC's standard codec with the stream's own
 Recv, codec=vtproto vtprotobuf's own codec/grpc with the stream's own Recv (as vtprotobuf's
 users run it), codec=grpcfast the grpcfast codec with the generated receivers; each forces its
@@ -140,14 +139,14 @@ was sent). Client and server share the process, so every figure counts both." \
 client's; srv-cpu-sec/op, srv-B/op and srv-allocs/op the server's." \
 		gen-process -col /codec
 	section "ByteStream-shaped: Write and Read" \
-"\`go test -run '^\$' -bench 'Grpcfast_ByteStream/(Write|Read)\$' -benchmem -count $count -benchtime $btime ./internal/testprotos/bytestream -args -grpcfast.size=16384 -grpcfast.msgs=256 -grpcfast.server=process\`:
+"\`scripts/gobench.sh $count ./internal/testprotos/bytestream -test.bench 'Grpcfast_ByteStream/(Write|Read)\$' -test.benchmem -test.benchtime $btime -grpcfast.size=16384 -grpcfast.msgs=256 -grpcfast.server=process\`:
 a service in the shape of Bazel's remote-cache ByteStream. What grows is each chunk's \`data\`
 (bytes fields first), to 16 KiB, not its \`resource_name\`; Write's single response
 (\`committed_size\`) stays small. Write: the server receives 256 chunks (srv-* figures);
 Read: the client does." \
 		bytestream -col /codec
 	section "OTLP-shaped: Export, filled" \
-"\`go test -run '^\$' -bench Grpcfast_TraceService -benchmem -count $count -benchtime $btime ./internal/testprotos/otlp -args -grpcfast.size=65536 -grpcfast.grow=$otlp_grow -grpcfast.server=process\`:
+"\`scripts/gobench.sh $count ./internal/testprotos/otlp -test.bench Grpcfast_TraceService -test.benchmem -test.benchtime $btime -grpcfast.size=65536 -grpcfast.grow=$otlp_grow -grpcfast.server=process\`:
 a service with OpenTelemetry's trace-export messages. By default the first span's \`trace_id\`
 (the shallowest bytes field) would grow; \`-grpcfast.grow\` names the field that grows in real
 exports, the spans, so the request is about 64 KiB of spans. The response (an acknowledgement)
@@ -161,7 +160,7 @@ empty acknowledgement. The corpus is in grpcfastrecord's format (written by
 internal/testprotos/otlp's TestCorpus)." \
 		otlp-replay -col /codec
 	section "Short streams" \
-"\`go test -run '^\$' -bench 'Grpcfast_ChunkService/(Put|Get)' -benchmem -count $count -benchtime 1000x ./example/examplepb -args $short\`:
+"\`scripts/gobench.sh $count ./example/examplepb -test.bench 'Grpcfast_ChunkService/(Put|Get)' -test.benchmem -test.benchtime 1000x $short\`:
 1000 streams of four 16 KiB messages. Put's server receives with a generated receiver, Get's
 client does; when a stream ends, the generated benchmarks release its receiver
 (\`Receiver.Release\`), which gives its messages (and their 16 KiB of bytes) to the next
@@ -173,14 +172,14 @@ allocates per Get stream; the payload is 65,536 bytes either way." \
 grpcfast's bytes per 16 KiB stream above, less these, is what its messages cost." \
 		short-floor -col /codec
 	section "Short streams: what Release saves" \
-"\`go test -run '^\$' -bench '^BenchmarkShortStream\$' -benchmem -count $count -benchtime 2000x .\` (\`make bench-receiver\`):
+"\`scripts/gobench.sh $count . -test.bench '^BenchmarkShortStream\$' -test.benchmem -test.benchtime 2000x\` (\`make bench-receiver\`):
 streams of 1, 4 and 64 chunks of 16 KiB through the grpcfast codec without the transport,
 received three ways: the stream's own Recv (recv), a Receiver left to the garbage collector at
 the end of the stream (receiver, the default), and a Receiver released at the end of the
 stream (release). B/op and allocs/op are per stream." \
 		receiver -col /how
 	section "Concurrent streams" \
-"\`go test -run '^\$' -bench 'Grpcfast_(ChunkService|UserService)/(Put|Get|CreateUser)\$' -benchmem -count $count -benchtime $btime ./example/examplepb -args $args $load\`:
+"\`scripts/gobench.sh $count ./example/examplepb -test.bench 'Grpcfast_(ChunkService|UserService)/(Put|Get|CreateUser)\$' -test.benchmem -test.benchtime $btime $args $load\`:
 1, 8 and 64 calls in flight at once on one connection and spread over four; client and server
 in this process. B/s is the throughput (both directions), cpu-sec/MiB the CPU (user+system, both
 ends) per MiB moved. Compare B/s with RawTCP's in the 16 MiB streams table: that is the ceiling
@@ -204,20 +203,20 @@ of a stream on this machine." \
 		printf '%s\n\n' "$kept"
 	fi
 	section "Codec alone" \
-"\`go test -run '^\$' -bench '^BenchmarkCodec' -benchmem -count $count .\`: gRPC's standard codec
+"\`scripts/gobench.sh $count . -test.bench '^BenchmarkCodec' -test.benchmem\`: gRPC's standard codec
 (std), grpcfast, and vtprotobuf's own codec/grpc (vtgrpc, a V1 codec, wrapped as gRPC wraps V1
 codecs). small is a CreateUser-like message, chunk16k a 16384-byte bytes field, 1mib 1 MiB;
 unmarshal decodes into a reused message from one buffer, two, or 16 KiB frames." \
 		codec -col /codec
 	section "Hostile input" \
-"\`go test -run '^\$' -bench '^BenchmarkHostile\$' -benchmem -count $count -benchtime 5x .\` (\`make bench-hostile\`):
+"\`scripts/gobench.sh $count . -test.bench '^BenchmarkHostile\$' -test.benchmem -test.benchtime 5x\` (\`make bench-hostile\`):
 the worst malformed (and one valid) 4 MiB inputs that docs/differences.md lists, in one buffer and
 in 16 KiB frames, decoded by gRPC's standard codec (std) and by grpcfast, whose walk rejects
 what protobuf-go rejects before vtprotobuf decodes anything. Goal: at most 1.5x the standard
 codec's time." \
 		hostile -col /codec
 	section "16 MiB streams, the transport floor and raw TCP" \
-"\`go test -run '^\$' -bench . -benchmem -count $count ./example/\`: hand-written 16 MiB streams of
+"\`scripts/gobench.sh $count ./example/ -test.bench . -test.benchmem\`: hand-written 16 MiB streams of
 16 KiB chunks (std: standard codec and Recv; grpcfast), on gRPC's default transport and a
 bulk one (128 KiB write and 64 KiB read buffers). BenchmarkTransfer's floor path is gRPC-Go with
 a codec that does no work: what its transport costs by itself. RawTCP copies the same bytes
@@ -254,7 +253,7 @@ combined is writebuf, readbuf, window and connwindow together. cpu-sec/op is the
 srv-cpu-sec/op the server's; a call moves 4 MiB." \
 		knobs -col grpcfast-transport -filter '.unit:(cpu-ns/op OR srv-cpu-ns/op)'
 	section "Against drpc and connect-go" \
-"\`go -C peers test -run '^\$' -bench '^BenchmarkPeers\$' -benchmem -count $count -benchtime $btime .\`
+"\`cd peers && ../scripts/gobench.sh $count . -test.bench '^BenchmarkPeers\$' -test.benchmem -test.benchtime $btime\`
 (\`make bench-peers\`), then \`benchstat -col /peer\`: every column against grpcfast's, the first. Put and
 Get move 4 MiB in 16 KiB chunks per op, Unary is one small CreateUser. grpcfast: gRPC-Go, grpcfast's
 codec and the generated receivers; grpc-std: gRPC-Go, its standard codec and the streams' Recv;
