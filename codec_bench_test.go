@@ -60,6 +60,15 @@ func smallMessage() *kinds.Rich {
 	}
 }
 
+// stringsMessage returns a message of about n bytes of short strings.
+func stringsMessage(n int) *kinds.Rich {
+	m := &kinds.Rich{Name: "Ada Lovelace"}
+	for i := 0; i < n/10; i++ {
+		m.Words = append(m.Words, fmt.Sprintf("tag-%04d", i))
+	}
+	return m
+}
+
 // frames cuts an encoded message as gRPC's transport hands it over: HTTP/2
 // DATA frames of 16 KiB, the first shortened by the 5-byte message header.
 func frames(b []byte) mem.BufferSlice {
@@ -89,6 +98,9 @@ func BenchmarkCodec(b *testing.B) {
 	whole := func(b []byte) mem.BufferSlice { return sliceAt(b) }
 	inputs := []input{
 		{"small", smallMessage(), map[string]func([]byte) mem.BufferSlice{"1": whole}},
+		// 16 KiB of short strings, as a CreateUser of tags or a batch of
+		// names: the decode is mostly string allocations and UTF-8 checks.
+		{"strings16k", stringsMessage(16384), map[string]func([]byte) mem.BufferSlice{"1": whole}},
 		{"chunk16k", &kinds.Rich{Data: pattern(16384)}, map[string]func([]byte) mem.BufferSlice{
 			"1": whole,
 			// 16 KiB and the 4-byte tail.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/internal/testprotos/hostile"
+	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 	"github.com/grpcfast/grpcfast/internal/testprotos/proto2"
 )
 
@@ -142,4 +143,56 @@ func TestRequiredChecked(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestUTF8AfterASCII: a generated decoder that has found the rest of its
+// input 7-bit checks no string in it again; any byte of 0x80 or more in
+// that rest, in a later string or a nested message's, means it checks each
+// string as before. Invalid UTF-8 after valid ASCII strings, at the top or
+// nested, is rejected and valid UTF-8 accepted, whole and split.
+func TestUTF8AfterASCII(t *testing.T) {
+	c := grpcfast.NewCodec()
+	words := func(last string) []string {
+		w := make([]string, 50)
+		for i := range w {
+			w[i] = "word"
+		}
+		return append(w, last)
+	}
+	for _, tc := range []struct {
+		name string
+		m    *kinds.Rich
+	}{
+		{"invalid last word", &kinds.Rich{Name: "ascii", Words: words("\xff")}},
+		{"valid last word", &kinds.Rich{Name: "ascii", Words: words("é")}},
+		{"invalid nested label", &kinds.Rich{Name: "ascii", Inner: &kinds.Inner{Label: "x\xffy"}}},
+		{"invalid oneof text", &kinds.Rich{Name: "ascii", Words: words("w"), Choice: &kinds.Rich_Text{Text: "\xc3"}}},
+		{"invalid map key", &kinds.Rich{Name: "ascii", Counts: map[string]int64{"\xfe": 1}}},
+		{"all ASCII", &kinds.Rich{Name: "ascii", Words: words("w"), Inner: &kinds.Inner{Label: "l"}}},
+	} {
+		b, err := proto.MarshalOptions{}.Marshal(tc.m)
+		if err != nil {
+			// protobuf-go refuses to encode invalid UTF-8: encode the
+			// valid message and replace the marker bytes.
+			b = marshalInvalid(t, tc.m)
+		}
+		for cut := 0; cut <= len(b); cut += 7 {
+			got := &kinds.Rich{}
+			checkOracle(t, b, got, c.Unmarshal(sliceAt(b, cut), got))
+		}
+		s := grpcfast.NewCopySlot[kinds.Rich]()
+		_, err = s.Decode(c, sliceAt(b))
+		checkOracle(t, b, s.Msg(), err)
+	}
+}
+
+// marshalInvalid encodes m, whose strings may hold invalid UTF-8, with
+// vtprotobuf's encoder, which does not check.
+func marshalInvalid(t *testing.T, m *kinds.Rich) []byte {
+	t.Helper()
+	b, err := m.MarshalVT()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

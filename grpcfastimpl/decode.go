@@ -61,6 +61,10 @@ func ReadVarint(b []byte) (uint64, int) { return decode.Varint(b) }
 // ReadBytes reads a length-delimited value as protowire.ConsumeBytes does.
 func ReadBytes(b []byte) ([]byte, int) { return decode.Bytes(b) }
 
+// IsASCII reports whether every byte of b is below 0x80: then no string
+// in b can hold invalid UTF-8.
+func IsASCII(b []byte) bool { return decode.IsASCII(b) }
+
 // SkipField returns the length of the value of field tag at the start of
 // b, or a negative number if it is malformed.
 func SkipField(tag uint64, b []byte) int { return decode.Skip(tag, b) }

@@ -73,6 +73,7 @@ func (x *CreateUserRequest) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *CreateUserRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	sWept := false // the input was checked for 7-bit once (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 { // one byte, field number at least 1
@@ -86,6 +87,7 @@ func (x *CreateUserRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decodi
 		}
 		switch tAg {
 		case 10: // name
+			fIeld := dAtA
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
 				vAl = dAtA[1 : 1+int(dAtA[0])]
@@ -96,6 +98,12 @@ func (x *CreateUserRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decodi
 					return grpcfastimpl.ErrWire(nN)
 				}
 				vAl, dAtA = v, dAtA[nN:]
+			}
+			if !sWept {
+				sWept = true
+				if grpcfastimpl.IsASCII(fIeld) {
+					dEc = dEc.ASCII()
+				}
 			}
 			if eRr := dEc.CheckUTF8(vAl, "grpcfast.example.v1.CreateUserRequest.name"); eRr != nil {
 				return eRr
@@ -103,6 +111,7 @@ func (x *CreateUserRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decodi
 			x.Name = dEc.String(vAl)
 			continue
 		case 18: // email
+			fIeld := dAtA
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
 				vAl = dAtA[1 : 1+int(dAtA[0])]
@@ -113,6 +122,12 @@ func (x *CreateUserRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decodi
 					return grpcfastimpl.ErrWire(nN)
 				}
 				vAl, dAtA = v, dAtA[nN:]
+			}
+			if !sWept {
+				sWept = true
+				if grpcfastimpl.IsASCII(fIeld) {
+					dEc = dEc.ASCII()
+				}
 			}
 			if eRr := dEc.CheckUTF8(vAl, "grpcfast.example.v1.CreateUserRequest.email"); eRr != nil {
 				return eRr
@@ -133,6 +148,7 @@ func (x *CreateUserRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decodi
 			x.Age = int32(vAl)
 			continue
 		case 34: // tags
+			fIeld := dAtA
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
 				vAl = dAtA[1 : 1+int(dAtA[0])]
@@ -143,6 +159,12 @@ func (x *CreateUserRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decodi
 					return grpcfastimpl.ErrWire(nN)
 				}
 				vAl, dAtA = v, dAtA[nN:]
+			}
+			if !sWept {
+				sWept = true
+				if grpcfastimpl.IsASCII(fIeld) {
+					dEc = dEc.ASCII()
+				}
 			}
 			if eRr := dEc.CheckUTF8(vAl, "grpcfast.example.v1.CreateUserRequest.tags"); eRr != nil {
 				return eRr
@@ -195,6 +217,7 @@ func (x *CreateUserResponse) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *CreateUserResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	sWept := false // the input was checked for 7-bit once (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 { // one byte, field number at least 1
@@ -208,6 +231,7 @@ func (x *CreateUserResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decod
 		}
 		switch tAg {
 		case 10: // id
+			fIeld := dAtA
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
 				vAl = dAtA[1 : 1+int(dAtA[0])]
@@ -218,6 +242,12 @@ func (x *CreateUserResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decod
 					return grpcfastimpl.ErrWire(nN)
 				}
 				vAl, dAtA = v, dAtA[nN:]
+			}
+			if !sWept {
+				sWept = true
+				if grpcfastimpl.IsASCII(fIeld) {
+					dEc = dEc.ASCII()
+				}
 			}
 			if eRr := dEc.CheckUTF8(vAl, "grpcfast.example.v1.CreateUserResponse.id"); eRr != nil {
 				return eRr

@@ -4,6 +4,7 @@
 package decode
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -74,7 +75,9 @@ func (e *UTF8Error) Error() string {
 
 // State is what one decode needs besides the bytes: how strings and bytes
 // are decoded, whether UTF-8 is checked, and the record of the slot that
-// the message is decoded into.
+// the message is decoded into. A state is read, never written, while it
+// decodes; its twin (ASCII) is the same state without the UTF-8 check, for
+// the rest of an input known to be 7-bit.
 type State struct {
 	// Owned is the record of the slot whose message is decoded, where the
 	// decoder finds the spares that its last reset gave back; nil for a
@@ -83,8 +86,23 @@ type State struct {
 	// views makes strings and bytes fields views of the input, which the
 	// caller guarantees is never written into nor reused (the owned copy).
 	views bool
-	// noUTF8 turns off the UTF-8 check (grpcfast.WithoutUTF8Validation).
+	// noUTF8 turns off the UTF-8 check (grpcfast.WithoutUTF8Validation,
+	// or an input known to be 7-bit).
 	noUTF8 bool
+	ascii  *State // this state without the UTF-8 check
+}
+
+// States is a state and its twin without the UTF-8 check, for a slot to
+// keep (Init).
+type States struct{ state, ascii State }
+
+// Init sets s up for a decode into the slot that o records, with strings
+// and bytes as views of the input or copied, and returns the state.
+func (s *States) Init(o *own.Owned, views, noUTF8 bool) *State {
+	s.state = State{Owned: o, views: views, noUTF8: noUTF8, ascii: &s.ascii}
+	s.ascii = State{Owned: o, views: views, noUTF8: true}
+	s.ascii.ascii = &s.ascii
+	return &s.state
 }
 
 // Shared states of decodes into a fresh message: they are never written.
@@ -93,22 +111,37 @@ var (
 	FreshNoUTF8 = &State{noUTF8: true}
 )
 
-// SlotState returns the state of a decode into the slot that o records,
-// with strings and bytes copied, for a slot to keep.
-func SlotState(o *own.Owned, noUTF8 bool) State {
-	return State{Owned: o, noUTF8: noUTF8}
-}
-
-// ViewsState returns the state of a decode into the slot that o records,
-// with strings and bytes as views of the input, for a slot to keep.
-func ViewsState(o *own.Owned, noUTF8 bool) State {
-	return State{Owned: o, views: true, noUTF8: noUTF8}
+func init() {
+	Fresh.ascii = FreshNoUTF8
+	FreshNoUTF8.ascii = FreshNoUTF8
 }
 
 // NewViews returns the state of a decode into the slot that o records,
 // with strings and bytes as views of the input.
 func NewViews(o *own.Owned, noUTF8 bool) *State {
-	return &State{Owned: o, views: true, noUTF8: noUTF8}
+	return new(States).Init(o, true, noUTF8)
+}
+
+// ASCII returns s without the UTF-8 check: a generated decoder decodes the
+// rest of its input with it once it has found that input 7-bit (IsASCII),
+// so that no string in it, nested ones included, is checked again.
+func (s *State) ASCII() *State { return s.ascii }
+
+// IsASCII reports whether every byte of b is below 0x80, 8 at a time.
+func IsASCII(b []byte) bool {
+	const hi = 0x8080808080808080
+	for len(b) >= 8 {
+		if binary.LittleEndian.Uint64(b)&hi != 0 {
+			return false
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // String returns b as a string: a copy, or a view of the input.

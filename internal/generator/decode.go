@@ -176,6 +176,18 @@ type decodeGen struct {
 	g  *protogen.GeneratedFile
 	f  *protogen.File
 	sp *spares
+	// sweep: the message has string fields outside maps whose UTF-8 is
+	// checked; the decoder keeps fIeld (the input from the value on) and
+	// sWept for them (utf8).
+	sweep bool
+	// inMap: the field being written is a map entry's key or value.
+	inMap bool
+}
+
+// sweeps reports whether fd is a string field outside a map whose UTF-8
+// protobuf-go checks.
+func sweeps(fd *protogen.Field) bool {
+	return !fd.Desc.IsMap() && enforceUTF8(fd.Desc)
 }
 
 func (d *decodeGen) pw(name string) string {
@@ -251,13 +263,26 @@ func (d *decodeGen) fail(cond, err string) {
 }
 
 // utf8 writes the check of vAl, a value of string field fd, where
-// protobuf-go checks it.
+// protobuf-go checks it. Outside maps, the first such value of a decode
+// checks first whether the rest of the input (fIeld) is 7-bit, once: if it
+// is, the decode goes on with the state's twin that checks nothing, for
+// this message and those nested in it, and no string is scanned twice.
 func (d *decodeGen) utf8(fd *protogen.Field) {
-	if enforceUTF8(fd.Desc) {
-		d.g.P("if eRr := dEc.CheckUTF8(vAl, ", strconv.Quote(string(fd.Desc.FullName())), "); eRr != nil {")
-		d.g.P("return eRr")
-		d.g.P("}")
+	if !enforceUTF8(fd.Desc) {
+		return
 	}
+	g := d.g
+	if !d.inMap {
+		g.P("if !sWept {")
+		g.P("sWept = true")
+		g.P("if ", d.impl("IsASCII"), "(fIeld) {")
+		g.P("dEc = dEc.ASCII()")
+		g.P("}")
+		g.P("}")
+	}
+	g.P("if eRr := dEc.CheckUTF8(vAl, ", strconv.Quote(string(fd.Desc.FullName())), "); eRr != nil {")
+	g.P("return eRr")
+	g.P("}")
 }
 
 // value returns the Go expression of vAl, a value of fd (not a message);
@@ -328,8 +353,13 @@ func (d *decodeGen) field(fd *protogen.Field) {
 	isMsg := kind == protoreflect.MessageKind
 	g.P("case ", tagOf(num, w), ": // ", desc.Name())
 	if desc.IsMap() {
+		d.inMap = true
 		d.mapEntry(fd)
+		d.inMap = false
 		return
+	}
+	if sweeps(fd) {
+		g.P("fIeld := dAtA")
 	}
 	switch oneof := realOneof(fd); {
 	case oneof != nil:
@@ -459,6 +489,12 @@ func genDecode(g *protogen.GeneratedFile, f *protogen.File, m *protogen.Message,
 	d := &decodeGen{g: g, f: f, sp: sp}
 	comment(g, decodeMethod+" implements "+d.impl("Decoder")+".")
 	g.P("func (x *", m.GoIdent, ") ", decodeMethod, "(dAtA []byte, dEc *", implPackage.Ident("Decoding"), ", dEpth int) error {")
+	for _, fd := range m.Fields {
+		d.sweep = d.sweep || sweeps(fd)
+	}
+	if d.sweep {
+		g.P("sWept := false // the input was checked for 7-bit once (utf8)")
+	}
 	g.P("for len(dAtA) > 0 {")
 	d.tag("dAtA")
 	if len(m.Fields) > 0 {

@@ -22,26 +22,24 @@ import (
 // mark only if it lies exactly where a slot puts it, before the message, and
 // names the message as its own (TakeViews); anything else is not a mark.
 type Views struct {
-	msg   unsafe.Pointer // the slot's message; nil if views are off for the slot
-	held  []held
-	owned *own.Owned // the slot's record, where a generated decoder finds its spares
-	copy  bool       // decode into one owned copy (PrepareCopy), not into views
-	state decode.State
+	msg    unsafe.Pointer // the slot's message; nil if views are off for the slot
+	held   []held
+	owned  *own.Owned // the slot's record, where a generated decoder finds its spares
+	copy   bool       // decode into one owned copy (PrepareCopy), not into views
+	states decode.States
 }
 
 // State returns the state of a generated decoder's decode into the slot's
 // message, with strings and bytes copied.
 func (h *Views) State(noUTF8 bool) *decode.State {
-	h.state = decode.SlotState(h.owned, noUTF8)
-	return &h.state
+	return h.states.Init(h.owned, false, noUTF8)
 }
 
 // CopyState returns the state of a generated decoder's decode into the
 // owned copy, for the slot: strings and bytes as views of the copy, the
 // slot's record for spares.
 func (h *Views) CopyState(noUTF8 bool) *decode.State {
-	h.state = decode.ViewsState(h.owned, noUTF8)
-	return &h.state
+	return h.states.Init(h.owned, true, noUTF8)
 }
 
 // Owned returns the record of the slot: a generated decoder takes the

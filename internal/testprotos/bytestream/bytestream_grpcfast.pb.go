@@ -74,6 +74,7 @@ func (x *ReadRequest) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *ReadRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	sWept := false // the input was checked for 7-bit once (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 { // one byte, field number at least 1
@@ -87,6 +88,7 @@ func (x *ReadRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dE
 		}
 		switch tAg {
 		case 10: // resource_name
+			fIeld := dAtA
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
 				vAl = dAtA[1 : 1+int(dAtA[0])]
@@ -97,6 +99,12 @@ func (x *ReadRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dE
 					return grpcfastimpl.ErrWire(nN)
 				}
 				vAl, dAtA = v, dAtA[nN:]
+			}
+			if !sWept {
+				sWept = true
+				if grpcfastimpl.IsASCII(fIeld) {
+					dEc = dEc.ASCII()
+				}
 			}
 			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.bytestream.ReadRequest.resource_name"); eRr != nil {
 				return eRr
@@ -279,6 +287,7 @@ func (x *WriteRequest) GrpcfastBytesField(num protowire.Number) *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *WriteRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	sWept := false // the input was checked for 7-bit once (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 { // one byte, field number at least 1
@@ -292,6 +301,7 @@ func (x *WriteRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, d
 		}
 		switch tAg {
 		case 10: // resource_name
+			fIeld := dAtA
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
 				vAl = dAtA[1 : 1+int(dAtA[0])]
@@ -302,6 +312,12 @@ func (x *WriteRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, d
 					return grpcfastimpl.ErrWire(nN)
 				}
 				vAl, dAtA = v, dAtA[nN:]
+			}
+			if !sWept {
+				sWept = true
+				if grpcfastimpl.IsASCII(fIeld) {
+					dEc = dEc.ASCII()
+				}
 			}
 			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.bytestream.WriteRequest.resource_name"); eRr != nil {
 				return eRr
@@ -465,6 +481,7 @@ func (x *QueryWriteStatusRequest) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *QueryWriteStatusRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	sWept := false // the input was checked for 7-bit once (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 { // one byte, field number at least 1
@@ -478,6 +495,7 @@ func (x *QueryWriteStatusRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.
 		}
 		switch tAg {
 		case 10: // resource_name
+			fIeld := dAtA
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
 				vAl = dAtA[1 : 1+int(dAtA[0])]
@@ -488,6 +506,12 @@ func (x *QueryWriteStatusRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.
 					return grpcfastimpl.ErrWire(nN)
 				}
 				vAl, dAtA = v, dAtA[nN:]
+			}
+			if !sWept {
+				sWept = true
+				if grpcfastimpl.IsASCII(fIeld) {
+					dEc = dEc.ASCII()
+				}
 			}
 			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.bytestream.QueryWriteStatusRequest.resource_name"); eRr != nil {
 				return eRr

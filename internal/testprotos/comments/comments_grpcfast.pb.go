@@ -67,6 +67,7 @@ func (x *Event) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Event) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	sWept := false // the input was checked for 7-bit once (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 { // one byte, field number at least 1
@@ -80,6 +81,7 @@ func (x *Event) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 		}
 		switch tAg {
 		case 10: // text
+			fIeld := dAtA
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
 				vAl = dAtA[1 : 1+int(dAtA[0])]
@@ -90,6 +92,12 @@ func (x *Event) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 					return grpcfastimpl.ErrWire(nN)
 				}
 				vAl, dAtA = v, dAtA[nN:]
+			}
+			if !sWept {
+				sWept = true
+				if grpcfastimpl.IsASCII(fIeld) {
+					dEc = dEc.ASCII()
+				}
 			}
 			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.comments.Event.text"); eRr != nil {
 				return eRr

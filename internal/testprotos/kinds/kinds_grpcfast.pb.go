@@ -142,6 +142,7 @@ func (x *Rich) GrpcfastBytesField(num protowire.Number) *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	sWept := false // the input was checked for 7-bit once (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 { // one byte, field number at least 1
@@ -168,6 +169,7 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			x.Id = int64(vAl)
 			continue
 		case 18: // name
+			fIeld := dAtA
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
 				vAl = dAtA[1 : 1+int(dAtA[0])]
@@ -178,6 +180,12 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 					return grpcfastimpl.ErrWire(nN)
 				}
 				vAl, dAtA = v, dAtA[nN:]
+			}
+			if !sWept {
+				sWept = true
+				if grpcfastimpl.IsASCII(fIeld) {
+					dEc = dEc.ASCII()
+				}
 			}
 			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.kinds.Rich.name"); eRr != nil {
 				return eRr
@@ -245,6 +253,7 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			continue
 		case 50: // words
+			fIeld := dAtA
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
 				vAl = dAtA[1 : 1+int(dAtA[0])]
@@ -255,6 +264,12 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 					return grpcfastimpl.ErrWire(nN)
 				}
 				vAl, dAtA = v, dAtA[nN:]
+			}
+			if !sWept {
+				sWept = true
+				if grpcfastimpl.IsASCII(fIeld) {
+					dEc = dEc.ASCII()
+				}
 			}
 			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.kinds.Rich.words"); eRr != nil {
 				return eRr
@@ -404,6 +419,7 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				return grpcfastimpl.ErrDepth
 			}
 		case 90: // text
+			fIeld := dAtA
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
 				vAl = dAtA[1 : 1+int(dAtA[0])]
@@ -419,6 +435,12 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			if !oK {
 				wR = grpcfastimpl.Spare[Rich_Text](dEc, grpcfastSpare_Rich_Text_272d07c8)
 				x.Choice = wR
+			}
+			if !sWept {
+				sWept = true
+				if grpcfastimpl.IsASCII(fIeld) {
+					dEc = dEc.ASCII()
+				}
 			}
 			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.kinds.Rich.text"); eRr != nil {
 				return eRr
@@ -636,6 +658,7 @@ func (x *Inner) GrpcfastBytesField(num protowire.Number) *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Inner) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	sWept := false // the input was checked for 7-bit once (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 { // one byte, field number at least 1
@@ -649,6 +672,7 @@ func (x *Inner) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 		}
 		switch tAg {
 		case 10: // label
+			fIeld := dAtA
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
 				vAl = dAtA[1 : 1+int(dAtA[0])]
@@ -659,6 +683,12 @@ func (x *Inner) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 					return grpcfastimpl.ErrWire(nN)
 				}
 				vAl, dAtA = v, dAtA[nN:]
+			}
+			if !sWept {
+				sWept = true
+				if grpcfastimpl.IsASCII(fIeld) {
+					dEc = dEc.ASCII()
+				}
 			}
 			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.kinds.Inner.label"); eRr != nil {
 				return eRr
@@ -882,6 +912,7 @@ func (x *Pooled) GrpcfastBytesField(num protowire.Number) *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Pooled) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	sWept := false // the input was checked for 7-bit once (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 { // one byte, field number at least 1
@@ -972,6 +1003,7 @@ func (x *Pooled) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 			}
 			continue
 		case 34: // name
+			fIeld := dAtA
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
 				vAl = dAtA[1 : 1+int(dAtA[0])]
@@ -982,6 +1014,12 @@ func (x *Pooled) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 					return grpcfastimpl.ErrWire(nN)
 				}
 				vAl, dAtA = v, dAtA[nN:]
+			}
+			if !sWept {
+				sWept = true
+				if grpcfastimpl.IsASCII(fIeld) {
+					dEc = dEc.ASCII()
+				}
 			}
 			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.kinds.Pooled.name"); eRr != nil {
 				return eRr
@@ -1511,6 +1549,7 @@ func (x *Decodable) GrpcfastBytesField(num protowire.Number) *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	sWept := false // the input was checked for 7-bit once (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 { // one byte, field number at least 1
@@ -1676,6 +1715,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			x.Db = math.Float64frombits(vAl)
 			continue
 		case 122: // name
+			fIeld := dAtA
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
 				vAl = dAtA[1 : 1+int(dAtA[0])]
@@ -1686,6 +1726,12 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 					return grpcfastimpl.ErrWire(nN)
 				}
 				vAl, dAtA = v, dAtA[nN:]
+			}
+			if !sWept {
+				sWept = true
+				if grpcfastimpl.IsASCII(fIeld) {
+					dEc = dEc.ASCII()
+				}
 			}
 			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.kinds.Decodable.name"); eRr != nil {
 				return eRr
@@ -1997,6 +2043,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			}
 			continue
 		case 218: // words
+			fIeld := dAtA
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
 				vAl = dAtA[1 : 1+int(dAtA[0])]
@@ -2007,6 +2054,12 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 					return grpcfastimpl.ErrWire(nN)
 				}
 				vAl, dAtA = v, dAtA[nN:]
+			}
+			if !sWept {
+				sWept = true
+				if grpcfastimpl.IsASCII(fIeld) {
+					dEc = dEc.ASCII()
+				}
 			}
 			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.kinds.Decodable.words"); eRr != nil {
 				return eRr
@@ -2132,6 +2185,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			}
 			continue
 		case 266: // text
+			fIeld := dAtA
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
 				vAl = dAtA[1 : 1+int(dAtA[0])]
@@ -2147,6 +2201,12 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			if !oK {
 				wR = grpcfastimpl.Spare[Decodable_Text](dEc, grpcfastSpare_Decodable_Text_272d07c8)
 				x.Choice = wR
+			}
+			if !sWept {
+				sWept = true
+				if grpcfastimpl.IsASCII(fIeld) {
+					dEc = dEc.ASCII()
+				}
 			}
 			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.kinds.Decodable.text"); eRr != nil {
 				return eRr
@@ -2352,6 +2412,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			}
 			continue
 		case 354: // label
+			fIeld := dAtA
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
 				vAl = dAtA[1 : 1+int(dAtA[0])]
@@ -2367,6 +2428,12 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			if !oK {
 				wR = grpcfastimpl.Spare[Decodable_Label](dEc, grpcfastSpare_Decodable_Label_272d07c8)
 				x.Second = wR
+			}
+			if !sWept {
+				sWept = true
+				if grpcfastimpl.IsASCII(fIeld) {
+					dEc = dEc.ASCII()
+				}
 			}
 			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.kinds.Decodable.label"); eRr != nil {
 				return eRr

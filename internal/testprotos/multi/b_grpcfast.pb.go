@@ -230,6 +230,7 @@ func (x *Shared) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Shared) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	sWept := false // the input was checked for 7-bit once (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 { // one byte, field number at least 1
@@ -243,6 +244,7 @@ func (x *Shared) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 		}
 		switch tAg {
 		case 10: // s
+			fIeld := dAtA
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
 				vAl = dAtA[1 : 1+int(dAtA[0])]
@@ -253,6 +255,12 @@ func (x *Shared) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 					return grpcfastimpl.ErrWire(nN)
 				}
 				vAl, dAtA = v, dAtA[nN:]
+			}
+			if !sWept {
+				sWept = true
+				if grpcfastimpl.IsASCII(fIeld) {
+					dEc = dEc.ASCII()
+				}
 			}
 			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.multi.Shared.s"); eRr != nil {
 				return eRr

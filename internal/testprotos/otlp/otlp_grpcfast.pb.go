@@ -258,6 +258,7 @@ func (x *ExportTracePartialSuccess) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *ExportTracePartialSuccess) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	sWept := false // the input was checked for 7-bit once (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 { // one byte, field number at least 1
@@ -284,6 +285,7 @@ func (x *ExportTracePartialSuccess) GrpcfastDecode(dAtA []byte, dEc *grpcfastimp
 			x.RejectedSpans = int64(vAl)
 			continue
 		case 18: // error_message
+			fIeld := dAtA
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
 				vAl = dAtA[1 : 1+int(dAtA[0])]
@@ -294,6 +296,12 @@ func (x *ExportTracePartialSuccess) GrpcfastDecode(dAtA []byte, dEc *grpcfastimp
 					return grpcfastimpl.ErrWire(nN)
 				}
 				vAl, dAtA = v, dAtA[nN:]
+			}
+			if !sWept {
+				sWept = true
+				if grpcfastimpl.IsASCII(fIeld) {
+					dEc = dEc.ASCII()
+				}
 			}
 			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.otlp.ExportTracePartialSuccess.error_message"); eRr != nil {
 				return eRr
@@ -352,6 +360,7 @@ func (x *ResourceSpans) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *ResourceSpans) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	sWept := false // the input was checked for 7-bit once (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 { // one byte, field number at least 1
@@ -417,6 +426,7 @@ func (x *ResourceSpans) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, 
 			}
 			continue
 		case 26: // schema_url
+			fIeld := dAtA
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
 				vAl = dAtA[1 : 1+int(dAtA[0])]
@@ -427,6 +437,12 @@ func (x *ResourceSpans) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, 
 					return grpcfastimpl.ErrWire(nN)
 				}
 				vAl, dAtA = v, dAtA[nN:]
+			}
+			if !sWept {
+				sWept = true
+				if grpcfastimpl.IsASCII(fIeld) {
+					dEc = dEc.ASCII()
+				}
 			}
 			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.otlp.ResourceSpans.schema_url"); eRr != nil {
 				return eRr
@@ -485,6 +501,7 @@ func (x *ScopeSpans) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *ScopeSpans) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	sWept := false // the input was checked for 7-bit once (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 { // one byte, field number at least 1
@@ -550,6 +567,7 @@ func (x *ScopeSpans) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 			}
 			continue
 		case 26: // schema_url
+			fIeld := dAtA
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
 				vAl = dAtA[1 : 1+int(dAtA[0])]
@@ -560,6 +578,12 @@ func (x *ScopeSpans) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 					return grpcfastimpl.ErrWire(nN)
 				}
 				vAl, dAtA = v, dAtA[nN:]
+			}
+			if !sWept {
+				sWept = true
+				if grpcfastimpl.IsASCII(fIeld) {
+					dEc = dEc.ASCII()
+				}
 			}
 			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.otlp.ScopeSpans.schema_url"); eRr != nil {
 				return eRr
@@ -649,6 +673,7 @@ func (x *Span) GrpcfastBytesField(num protowire.Number) *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Span) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	sWept := false // the input was checked for 7-bit once (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 { // one byte, field number at least 1
@@ -690,6 +715,7 @@ func (x *Span) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			x.SpanId = dEc.Bytes(x.SpanId, vAl)
 			continue
 		case 26: // trace_state
+			fIeld := dAtA
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
 				vAl = dAtA[1 : 1+int(dAtA[0])]
@@ -700,6 +726,12 @@ func (x *Span) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 					return grpcfastimpl.ErrWire(nN)
 				}
 				vAl, dAtA = v, dAtA[nN:]
+			}
+			if !sWept {
+				sWept = true
+				if grpcfastimpl.IsASCII(fIeld) {
+					dEc = dEc.ASCII()
+				}
 			}
 			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.otlp.Span.trace_state"); eRr != nil {
 				return eRr
@@ -729,6 +761,7 @@ func (x *Span) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			x.Flags = vAl
 			continue
 		case 42: // name
+			fIeld := dAtA
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
 				vAl = dAtA[1 : 1+int(dAtA[0])]
@@ -739,6 +772,12 @@ func (x *Span) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 					return grpcfastimpl.ErrWire(nN)
 				}
 				vAl, dAtA = v, dAtA[nN:]
+			}
+			if !sWept {
+				sWept = true
+				if grpcfastimpl.IsASCII(fIeld) {
+					dEc = dEc.ASCII()
+				}
 			}
 			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.otlp.Span.name"); eRr != nil {
 				return eRr
@@ -975,6 +1014,7 @@ func (x *Span_Event) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Span_Event) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	sWept := false // the input was checked for 7-bit once (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 { // one byte, field number at least 1
@@ -996,6 +1036,7 @@ func (x *Span_Event) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 			x.TimeUnixNano = vAl
 			continue
 		case 18: // name
+			fIeld := dAtA
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
 				vAl = dAtA[1 : 1+int(dAtA[0])]
@@ -1006,6 +1047,12 @@ func (x *Span_Event) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 					return grpcfastimpl.ErrWire(nN)
 				}
 				vAl, dAtA = v, dAtA[nN:]
+			}
+			if !sWept {
+				sWept = true
+				if grpcfastimpl.IsASCII(fIeld) {
+					dEc = dEc.ASCII()
+				}
 			}
 			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.otlp.Span.Event.name"); eRr != nil {
 				return eRr
@@ -1125,6 +1172,7 @@ func (x *Span_Link) GrpcfastBytesField(num protowire.Number) *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Span_Link) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	sWept := false // the input was checked for 7-bit once (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 { // one byte, field number at least 1
@@ -1166,6 +1214,7 @@ func (x *Span_Link) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			x.SpanId = dEc.Bytes(x.SpanId, vAl)
 			continue
 		case 26: // trace_state
+			fIeld := dAtA
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
 				vAl = dAtA[1 : 1+int(dAtA[0])]
@@ -1176,6 +1225,12 @@ func (x *Span_Link) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 					return grpcfastimpl.ErrWire(nN)
 				}
 				vAl, dAtA = v, dAtA[nN:]
+			}
+			if !sWept {
+				sWept = true
+				if grpcfastimpl.IsASCII(fIeld) {
+					dEc = dEc.ASCII()
+				}
 			}
 			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.otlp.Span.Link.trace_state"); eRr != nil {
 				return eRr
@@ -1279,6 +1334,7 @@ func (x *Status) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Status) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	sWept := false // the input was checked for 7-bit once (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 { // one byte, field number at least 1
@@ -1292,6 +1348,7 @@ func (x *Status) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 		}
 		switch tAg {
 		case 18: // message
+			fIeld := dAtA
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
 				vAl = dAtA[1 : 1+int(dAtA[0])]
@@ -1302,6 +1359,12 @@ func (x *Status) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 					return grpcfastimpl.ErrWire(nN)
 				}
 				vAl, dAtA = v, dAtA[nN:]
+			}
+			if !sWept {
+				sWept = true
+				if grpcfastimpl.IsASCII(fIeld) {
+					dEc = dEc.ASCII()
+				}
 			}
 			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.otlp.Status.message"); eRr != nil {
 				return eRr
@@ -1414,6 +1477,7 @@ func (x *AnyValue) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *AnyValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	sWept := false // the input was checked for 7-bit once (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 { // one byte, field number at least 1
@@ -1427,6 +1491,7 @@ func (x *AnyValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 		}
 		switch tAg {
 		case 10: // string_value
+			fIeld := dAtA
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
 				vAl = dAtA[1 : 1+int(dAtA[0])]
@@ -1442,6 +1507,12 @@ func (x *AnyValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 			if !oK {
 				wR = grpcfastimpl.Spare[AnyValue_StringValue](dEc, grpcfastSpare_AnyValue_StringValue_9d24ce68)
 				x.Value = wR
+			}
+			if !sWept {
+				sWept = true
+				if grpcfastimpl.IsASCII(fIeld) {
+					dEc = dEc.ASCII()
+				}
 			}
 			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.otlp.AnyValue.string_value"); eRr != nil {
 				return eRr
@@ -1802,6 +1873,7 @@ func (x *KeyValue) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *KeyValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	sWept := false // the input was checked for 7-bit once (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 { // one byte, field number at least 1
@@ -1815,6 +1887,7 @@ func (x *KeyValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 		}
 		switch tAg {
 		case 10: // key
+			fIeld := dAtA
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
 				vAl = dAtA[1 : 1+int(dAtA[0])]
@@ -1825,6 +1898,12 @@ func (x *KeyValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 					return grpcfastimpl.ErrWire(nN)
 				}
 				vAl, dAtA = v, dAtA[nN:]
+			}
+			if !sWept {
+				sWept = true
+				if grpcfastimpl.IsASCII(fIeld) {
+					dEc = dEc.ASCII()
+				}
 			}
 			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.otlp.KeyValue.key"); eRr != nil {
 				return eRr
@@ -1903,6 +1982,7 @@ func (x *InstrumentationScope) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *InstrumentationScope) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	sWept := false // the input was checked for 7-bit once (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 { // one byte, field number at least 1
@@ -1916,6 +1996,7 @@ func (x *InstrumentationScope) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Dec
 		}
 		switch tAg {
 		case 10: // name
+			fIeld := dAtA
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
 				vAl = dAtA[1 : 1+int(dAtA[0])]
@@ -1926,6 +2007,12 @@ func (x *InstrumentationScope) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Dec
 					return grpcfastimpl.ErrWire(nN)
 				}
 				vAl, dAtA = v, dAtA[nN:]
+			}
+			if !sWept {
+				sWept = true
+				if grpcfastimpl.IsASCII(fIeld) {
+					dEc = dEc.ASCII()
+				}
 			}
 			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.otlp.InstrumentationScope.name"); eRr != nil {
 				return eRr
@@ -1933,6 +2020,7 @@ func (x *InstrumentationScope) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Dec
 			x.Name = dEc.String(vAl)
 			continue
 		case 18: // version
+			fIeld := dAtA
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
 				vAl = dAtA[1 : 1+int(dAtA[0])]
@@ -1943,6 +2031,12 @@ func (x *InstrumentationScope) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Dec
 					return grpcfastimpl.ErrWire(nN)
 				}
 				vAl, dAtA = v, dAtA[nN:]
+			}
+			if !sWept {
+				sWept = true
+				if grpcfastimpl.IsASCII(fIeld) {
+					dEc = dEc.ASCII()
+				}
 			}
 			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.otlp.InstrumentationScope.version"); eRr != nil {
 				return eRr

@@ -143,6 +143,7 @@ func (x *Tree) GrpcfastBytesField(num protowire.Number) *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	sWept := false // the input was checked for 7-bit once (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 { // one byte, field number at least 1
@@ -156,6 +157,7 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 		}
 		switch tAg {
 		case 10: // name
+			fIeld := dAtA
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
 				vAl = dAtA[1 : 1+int(dAtA[0])]
@@ -166,6 +168,12 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 					return grpcfastimpl.ErrWire(nN)
 				}
 				vAl, dAtA = v, dAtA[nN:]
+			}
+			if !sWept {
+				sWept = true
+				if grpcfastimpl.IsASCII(fIeld) {
+					dEc = dEc.ASCII()
+				}
 			}
 			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.shapes.Tree.name"); eRr != nil {
 				return eRr
@@ -362,6 +370,7 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			continue
 		case 58: // label
+			fIeld := dAtA
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
 				vAl = dAtA[1 : 1+int(dAtA[0])]
@@ -377,6 +386,12 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			if !oK {
 				wR = grpcfastimpl.Spare[Tree_Label](dEc, grpcfastSpare_Tree_Label_b1128aca)
 				x.Pick = wR
+			}
+			if !sWept {
+				sWept = true
+				if grpcfastimpl.IsASCII(fIeld) {
+					dEc = dEc.ASCII()
+				}
 			}
 			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.shapes.Tree.label"); eRr != nil {
 				return eRr

@@ -182,6 +182,7 @@ func (x *EchoStatus) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *EchoStatus) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	sWept := false // the input was checked for 7-bit once (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 { // one byte, field number at least 1
@@ -208,6 +209,7 @@ func (x *EchoStatus) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 			x.Code = int32(vAl)
 			continue
 		case 18: // message
+			fIeld := dAtA
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
 				vAl = dAtA[1 : 1+int(dAtA[0])]
@@ -218,6 +220,12 @@ func (x *EchoStatus) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 					return grpcfastimpl.ErrWire(nN)
 				}
 				vAl, dAtA = v, dAtA[nN:]
+			}
+			if !sWept {
+				sWept = true
+				if grpcfastimpl.IsASCII(fIeld) {
+					dEc = dEc.ASCII()
+				}
 			}
 			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.interop.pooled.EchoStatus.message"); eRr != nil {
 				return eRr

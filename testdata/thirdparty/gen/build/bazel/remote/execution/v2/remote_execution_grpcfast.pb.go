@@ -83,6 +83,7 @@ func (x *Digest) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Digest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	sWept := false // the input was checked for 7-bit once (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 { // one byte, field number at least 1
@@ -96,6 +97,7 @@ func (x *Digest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 		}
 		switch tAg {
 		case 10: // hash
+			fIeld := dAtA
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
 				vAl = dAtA[1 : 1+int(dAtA[0])]
@@ -106,6 +108,12 @@ func (x *Digest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 					return grpcfastimpl.ErrWire(nN)
 				}
 				vAl, dAtA = v, dAtA[nN:]
+			}
+			if !sWept {
+				sWept = true
+				if grpcfastimpl.IsASCII(fIeld) {
+					dEc = dEc.ASCII()
+				}
 			}
 			if eRr := dEc.CheckUTF8(vAl, "build.bazel.remote.execution.v2.Digest.hash"); eRr != nil {
 				return eRr
@@ -173,6 +181,7 @@ func (x *ExecuteRequest) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *ExecuteRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	sWept := false // the input was checked for 7-bit once (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 { // one byte, field number at least 1
@@ -186,6 +195,7 @@ func (x *ExecuteRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding,
 		}
 		switch tAg {
 		case 10: // instance_name
+			fIeld := dAtA
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
 				vAl = dAtA[1 : 1+int(dAtA[0])]
@@ -196,6 +206,12 @@ func (x *ExecuteRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding,
 					return grpcfastimpl.ErrWire(nN)
 				}
 				vAl, dAtA = v, dAtA[nN:]
+			}
+			if !sWept {
+				sWept = true
+				if grpcfastimpl.IsASCII(fIeld) {
+					dEc = dEc.ASCII()
+				}
 			}
 			if eRr := dEc.CheckUTF8(vAl, "build.bazel.remote.execution.v2.ExecuteRequest.instance_name"); eRr != nil {
 				return eRr
@@ -287,6 +303,7 @@ func (x *ExecuteResponse) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *ExecuteResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	sWept := false // the input was checked for 7-bit once (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 { // one byte, field number at least 1
@@ -357,6 +374,7 @@ func (x *ExecuteResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding
 			}
 			continue
 		case 42: // message
+			fIeld := dAtA
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
 				vAl = dAtA[1 : 1+int(dAtA[0])]
@@ -367,6 +385,12 @@ func (x *ExecuteResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding
 					return grpcfastimpl.ErrWire(nN)
 				}
 				vAl, dAtA = v, dAtA[nN:]
+			}
+			if !sWept {
+				sWept = true
+				if grpcfastimpl.IsASCII(fIeld) {
+					dEc = dEc.ASCII()
+				}
 			}
 			if eRr := dEc.CheckUTF8(vAl, "build.bazel.remote.execution.v2.ExecuteResponse.message"); eRr != nil {
 				return eRr
@@ -542,6 +566,7 @@ func (x *BatchUpdateBlobsRequest) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *BatchUpdateBlobsRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	sWept := false // the input was checked for 7-bit once (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 { // one byte, field number at least 1
@@ -555,6 +580,7 @@ func (x *BatchUpdateBlobsRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.
 		}
 		switch tAg {
 		case 10: // instance_name
+			fIeld := dAtA
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
 				vAl = dAtA[1 : 1+int(dAtA[0])]
@@ -565,6 +591,12 @@ func (x *BatchUpdateBlobsRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.
 					return grpcfastimpl.ErrWire(nN)
 				}
 				vAl, dAtA = v, dAtA[nN:]
+			}
+			if !sWept {
+				sWept = true
+				if grpcfastimpl.IsASCII(fIeld) {
+					dEc = dEc.ASCII()
+				}
 			}
 			if eRr := dEc.CheckUTF8(vAl, "build.bazel.remote.execution.v2.BatchUpdateBlobsRequest.instance_name"); eRr != nil {
 				return eRr
