@@ -27,11 +27,12 @@ const defaultPoolingThreshold = 64
 //
 // Messages generated with vtprotobuf are encoded with their SizeVT and
 // MarshalToSizedBufferVT methods into buffers from a pool that does not clear
-// memory, and decoded with UnmarshalVT after a reset that keeps the capacity
-// of their bytes, repeated and map fields. A message that arrives in several
-// transport buffers is decoded piece by piece without first being gathered
-// into one copy; a large bytes field that straddles two buffers is copied
-// straight into the message.
+// memory. Messages that protoc-gen-go-grpcfast generated a decoder for are
+// decoded by it, in one pass that checks what protobuf-go checks; other
+// vtprotobuf messages with UnmarshalVT after a walk that checks the same. A
+// message that arrives in several transport buffers is decoded piece by
+// piece without first being gathered into one copy; a large bytes field
+// that straddles two buffers is copied straight into the message.
 //
 // Other messages (well-known types, health checks, reflection, files that
 // vtprotobuf cannot generate for) are encoded and decoded exactly as gRPC's
@@ -39,10 +40,9 @@ const defaultPoolingThreshold = 64
 //
 // The codec sends, accepts and rejects what gRPC's standard codec does where
 // vtprotobuf's methods alone would not: it checks required fields and (unless
-// WithoutUTF8Validation) the UTF-8 of strings that require it, lets
-// protobuf-go decide when UnmarshalVT rejects a message, and uses protobuf-go
-// for the types vtprotobuf encodes or decodes wrongly (extension ranges,
-// groups). docs/differences.md ("Differences from gRPC's standard codec")
+// WithoutUTF8Validation) the UTF-8 of strings that require it, and uses
+// protobuf-go for the types vtprotobuf encodes or decodes wrongly (extension
+// ranges, groups). docs/differences.md ("Differences from gRPC's standard codec")
 // lists what remains.
 //
 // A Codec is safe for concurrent use. The zero value is not usable; make one

@@ -53,9 +53,9 @@ type Stream[M any] interface {
 // caller put into the message is dropped at the next Recv, as Reset drops
 // it, never written into. Messages that another codec decoded (gRPC's
 // standard codec, or vtprotobuf's codec registered in main) are right, and
-// their memory is not reused. Nested messages of types pooled by vtprotobuf
-// (its pool= option) are returned to vtprotobuf's pool when the Receiver
-// reuses their parent, as vtprotobuf's own decoder does.
+// their memory is not reused. The generated decoder decodes the next
+// message into the nested messages, repeated elements and oneof wrappers
+// of the last one, whatever vtprotobuf pools.
 //
 // In checked builds (the grpcfast_checked build tag, and every build with
 // the race detector) memory that a Receiver takes back is overwritten with

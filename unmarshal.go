@@ -69,8 +69,7 @@ func dataPointer(v any) unsafe.Pointer {
 }
 
 // unmarshal decodes data into v as t says, and reports whether it decoded
-// into one owned copy (t.copy, where the type has a generated decoder and
-// UnmarshalVT would decode it).
+// into one owned copy (t.copy, where the type has a generated decoder).
 func (c *Codec) unmarshal(data mem.BufferSlice, v any, t target) (bool, error) {
 	if d, ok := v.(generatedDecoder); ok {
 		switch {

@@ -47,9 +47,10 @@ var defaultCodec = grpcfast.NewCodec()
 // read it back.
 type Owned = own.Owned
 
-// Owner is implemented by every generated message that has bytes,
-// repeated, map or message fields: what a grpcfast.Receiver needs to reuse
-// only the memory that a grpcfast codec's decode allocated in the message.
+// Owner is implemented by every generated message that has a decoder
+// (Decoder), and by others that have bytes, repeated, map or message
+// fields: what a grpcfast.Receiver needs to reuse only the memory that a
+// grpcfast codec's decode allocated in the message.
 //
 // GrpcfastRecord adds to o the memory that the message holds: the arrays of
 // its bytes and repeated fields, its maps, and its nested messages with
@@ -58,16 +59,17 @@ type Owned = own.Owned
 // by that decode or kept by that reset.
 //
 // GrpcfastReuse resets the message as Reset does, but keeps, for the next
-// decode, the memory of its bytes fields without presence, its repeated
-// fields and its maps, and resets and keeps the elements of repeated
-// message fields whose type is pooled by vtprotobuf; only where o, read
-// from its start, records that exact memory. A slice, map or message that
-// someone else put into the message since the record was made is dropped
-// as Reset drops it: nothing is written into it. Singular message fields
-// that o records are reset the same way and returned to vtprotobuf's pool
-// where their type is pooled; other message fields are dropped. In checked
-// builds (grpcfast_checked tag or -race) the memory kept is overwritten with
-// a poison pattern first.
+// decode, the memory that o, read from its start, records as the
+// message's: the arrays of its bytes fields without presence, its repeated
+// fields and its maps, emptied. After a decode by a generated decoder
+// (Owned.Decoding), the elements of repeated message fields are kept in
+// place, reset, and its singular nested messages and oneof wrappers, reset,
+// go to o's spares, where the next decode takes them from; after any other
+// decode, only those of types pooled by vtprotobuf are kept or returned to
+// its pool. A slice, map or message that someone else put into the message
+// since the record was made is dropped as Reset drops it: nothing is
+// written into it. In checked builds (grpcfast_checked tag or -race) the
+// memory kept is overwritten with a poison pattern first.
 //
 // GrpcfastUnknownFields returns a pointer to the message's unknown fields,
 // where a receiver and the codec leave marks (grpcfast.Receiver).

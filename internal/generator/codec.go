@@ -76,9 +76,7 @@ func genMessages(g *protogen.GeneratedFile, f *protogen.File) error {
 		if sp != nil {
 			genDecode(g, f, m, sp)
 			if holdsRequired(m.Desc, map[protoreflect.FullName]bool{}) {
-				comment(g, requiredMethod+" marks a type whose messages can hold required fields, "+
-					"which the grpcfast codec checks once a decode by "+decodeMethod+" ends. It implements "+
-					g.QualifiedGoIdent(implPackage.Ident("RequiredHolder"))+".")
+				comment(g, requiredMethod+" implements "+g.QualifiedGoIdent(implPackage.Ident("RequiredHolder"))+".")
 				g.P("func (x *", m.GoIdent, ") ", requiredMethod, "() {}")
 				g.P()
 			}
@@ -215,9 +213,7 @@ func genOwner(g *protogen.GeneratedFile, m *protogen.Message, sp *spares) {
 		return o, ok
 	}
 
-	comment(g, recordMethod+" adds to oWn the memory that x holds: the arrays of its bytes and "+
-		"repeated fields, its maps and its nested messages. It implements "+owner+
-		"; a grpcfast.Receiver calls it after the grpcfast codec decoded into x.")
+	comment(g, recordMethod+" implements "+owner+".")
 	g.P("func (x *", m.GoIdent, ") ", recordMethod, "(oWn *", owned, ") {")
 	for _, fd := range fields {
 		if o, ok := oneofStart(fd); ok {
@@ -237,18 +233,7 @@ func genOwner(g *protogen.GeneratedFile, m *protogen.Message, sp *spares) {
 	g.P("}")
 	g.P()
 
-	doc := reuseMethod + " resets x like Reset, but keeps for the next decode the memory " +
-		"that oWn records as x's: the arrays of its bytes fields without presence, its repeated " +
-		"fields and its maps, and the elements of repeated message fields whose type is pooled " +
-		"by vtprotobuf; message fields that oWn records and whose type is pooled go back to " +
-		"vtprotobuf's pool. Memory that oWn does not record, put into x by someone else, is " +
-		"dropped as Reset drops it, never written into. It implements " + owner + "."
-	if dec {
-		doc += " After a decode by " + decodeMethod + ", the elements of repeated message fields " +
-			"are kept whatever their type, and the nested messages and oneof wrappers that oWn " +
-			"records go to oWn's spares, where " + decodeMethod + " takes them from."
-	}
-	comment(g, doc)
+	comment(g, reuseMethod+" implements "+owner+".")
 	g.P("func (x *", m.GoIdent, ") ", reuseMethod, "(oWn *", owned, ") {")
 	g.P("if x == nil {")
 	g.P("return")
@@ -312,9 +297,7 @@ func genOwner(g *protogen.GeneratedFile, m *protogen.Message, sp *spares) {
 	g.P("}")
 	g.P()
 
-	comment(g, unknownMethod+" returns a pointer to x's unknown fields, where a "+
-		"grpcfast.Receiver and the grpcfast codec mark a message the receiver has reset. It "+
-		"implements "+owner+".")
+	comment(g, unknownMethod+" implements "+owner+".")
 	g.P("func (x *", m.GoIdent, ") ", unknownMethod, "() *[]byte {")
 	g.P("return &x.unknownFields")
 	g.P("}")
@@ -348,10 +331,7 @@ func genBytesField(g *protogen.GeneratedFile, m *protogen.Message) {
 	if len(fields) == 0 {
 		return
 	}
-	comment(g, bytesFieldMethod+" returns a pointer to x's singular bytes field numbered "+
-		"num, or nil if x has none. It implements "+g.QualifiedGoIdent(implPackage.Ident("BytesFielder"))+
-		": the grpcfast codec decodes a bytes field that arrived split across "+
-		"transport buffers straight into it.")
+	comment(g, bytesFieldMethod+" implements "+g.QualifiedGoIdent(implPackage.Ident("BytesFielder"))+".")
 	g.P("func (x *", m.GoIdent, ") ", bytesFieldMethod, "(num ", protowirePackage.Ident("Number"), ") *[]byte {")
 	g.P("switch num {")
 	for _, fd := range fields {

@@ -7,8 +7,9 @@
 // with pooled unary requests, benchmarks.go the benchmark
 // file, names.go every generated name, kind.go the method kinds,
 // comments.go the wrapping of generated comments, notes.go the notes printed
-// at generation time (pool= options to add; files that Google or a well-known
-// Go module registers already, registered.go listing the common ones).
+// at generation time (files that Google or a well-known Go module registers
+// already, registered.go listing the common ones), decode.go the generated
+// decoders.
 package generator
 
 import (

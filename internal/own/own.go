@@ -49,8 +49,8 @@ func PoisonScalars[T any](s []T) {
 // the arrays they point to.
 //
 // With PreparedCopy the codec copies the whole encoded message into one new
-// array that is never reused and decodes it with UnmarshalVTUnsafe, so that
-// the message's strings and bytes are views of that array; the record of
+// array that is never reused and decodes it with the generated decoder, so
+// that the message's strings and bytes are views of that array; the record of
 // the message's memory then leaves out what points into it (LeaveOutBytes).
 //
 // Each mark points at an array of its own: a slice of zero capacity keeps

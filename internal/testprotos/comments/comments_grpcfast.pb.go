@@ -34,23 +34,11 @@ var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Event)(nil)
 )
 
-// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
-// and repeated fields, its maps and its nested messages. It implements
-// grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
-// decoded into x.
+// GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *Event) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
 }
 
-// GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that oWn records as x's: the arrays of its bytes fields without presence, its
-// repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that oWn records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
-// put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
-// elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that oWn records go to oWn's spares, where
-// GrpcfastDecode takes them from.
+// GrpcfastReuse implements grpcfastimpl.Owner.
 func (x *Event) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
@@ -58,9 +46,7 @@ func (x *Event) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	*x = Event{}
 }
 
-// GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
-// grpcfast.Receiver and the grpcfast codec mark a message the receiver has
-// reset. It implements grpcfastimpl.Owner.
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *Event) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }

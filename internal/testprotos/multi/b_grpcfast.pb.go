@@ -38,24 +38,12 @@ var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*BetaNote)(nil)
 )
 
-// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
-// and repeated fields, its maps and its nested messages. It implements
-// grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
-// decoded into x.
+// GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *PingRequest) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
 	grpcfastimpl.RecordSlice(oWn, x.Payload)
 }
 
-// GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that oWn records as x's: the arrays of its bytes fields without presence, its
-// repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that oWn records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
-// put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
-// elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that oWn records go to oWn's spares, where
-// GrpcfastDecode takes them from.
+// GrpcfastReuse implements grpcfastimpl.Owner.
 func (x *PingRequest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
@@ -66,17 +54,12 @@ func (x *PingRequest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	}
 }
 
-// GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
-// grpcfast.Receiver and the grpcfast codec mark a message the receiver has
-// reset. It implements grpcfastimpl.Owner.
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *PingRequest) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastBytesField returns a pointer to x's singular bytes field numbered
-// num, or nil if x has none. It implements grpcfastimpl.BytesFielder: the
-// grpcfast codec decodes a bytes field that arrived split across transport
-// buffers straight into it.
+// GrpcfastBytesField implements grpcfastimpl.BytesFielder.
 func (x *PingRequest) GrpcfastBytesField(num protowire.Number) *[]byte {
 	switch num {
 	case 1:
@@ -126,23 +109,11 @@ func (x *PingRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dE
 	return nil
 }
 
-// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
-// and repeated fields, its maps and its nested messages. It implements
-// grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
-// decoded into x.
+// GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *PingResponse) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
 }
 
-// GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that oWn records as x's: the arrays of its bytes fields without presence, its
-// repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that oWn records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
-// put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
-// elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that oWn records go to oWn's spares, where
-// GrpcfastDecode takes them from.
+// GrpcfastReuse implements grpcfastimpl.Owner.
 func (x *PingResponse) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
@@ -150,9 +121,7 @@ func (x *PingResponse) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	*x = PingResponse{}
 }
 
-// GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
-// grpcfast.Receiver and the grpcfast codec mark a message the receiver has
-// reset. It implements grpcfastimpl.Owner.
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *PingResponse) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
@@ -197,23 +166,11 @@ func (x *PingResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, d
 	return nil
 }
 
-// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
-// and repeated fields, its maps and its nested messages. It implements
-// grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
-// decoded into x.
+// GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *Shared) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
 }
 
-// GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that oWn records as x's: the arrays of its bytes fields without presence, its
-// repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that oWn records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
-// put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
-// elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that oWn records go to oWn's spares, where
-// GrpcfastDecode takes them from.
+// GrpcfastReuse implements grpcfastimpl.Owner.
 func (x *Shared) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
@@ -221,9 +178,7 @@ func (x *Shared) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	*x = Shared{}
 }
 
-// GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
-// grpcfast.Receiver and the grpcfast codec mark a message the receiver has
-// reset. It implements grpcfastimpl.Owner.
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *Shared) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
@@ -280,25 +235,13 @@ func (x *Shared) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 	return nil
 }
 
-// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
-// and repeated fields, its maps and its nested messages. It implements
-// grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
-// decoded into x.
+// GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *BetaNote) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
 	grpcfastimpl.RecordMessage(oWn, x.Shared)
 	grpcfastimpl.RecordMessages(oWn, x.More)
 }
 
-// GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that oWn records as x's: the arrays of its bytes fields without presence, its
-// repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that oWn records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
-// put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
-// elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that oWn records go to oWn's spares, where
-// GrpcfastDecode takes them from.
+// GrpcfastReuse implements grpcfastimpl.Owner.
 func (x *BetaNote) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
@@ -310,9 +253,7 @@ func (x *BetaNote) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	}
 }
 
-// GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
-// grpcfast.Receiver and the grpcfast codec mark a message the receiver has
-// reset. It implements grpcfastimpl.Owner.
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *BetaNote) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }

@@ -51,24 +51,12 @@ var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Resource)(nil)
 )
 
-// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
-// and repeated fields, its maps and its nested messages. It implements
-// grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
-// decoded into x.
+// GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *ExportTraceServiceRequest) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
 	grpcfastimpl.RecordMessages(oWn, x.ResourceSpans)
 }
 
-// GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that oWn records as x's: the arrays of its bytes fields without presence, its
-// repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that oWn records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
-// put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
-// elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that oWn records go to oWn's spares, where
-// GrpcfastDecode takes them from.
+// GrpcfastReuse implements grpcfastimpl.Owner.
 func (x *ExportTraceServiceRequest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
@@ -79,9 +67,7 @@ func (x *ExportTraceServiceRequest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	}
 }
 
-// GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
-// grpcfast.Receiver and the grpcfast codec mark a message the receiver has
-// reset. It implements grpcfastimpl.Owner.
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *ExportTraceServiceRequest) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
@@ -143,24 +129,12 @@ func (x *ExportTraceServiceRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimp
 	return nil
 }
 
-// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
-// and repeated fields, its maps and its nested messages. It implements
-// grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
-// decoded into x.
+// GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *ExportTraceServiceResponse) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
 	grpcfastimpl.RecordMessage(oWn, x.PartialSuccess)
 }
 
-// GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that oWn records as x's: the arrays of its bytes fields without presence, its
-// repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that oWn records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
-// put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
-// elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that oWn records go to oWn's spares, where
-// GrpcfastDecode takes them from.
+// GrpcfastReuse implements grpcfastimpl.Owner.
 func (x *ExportTraceServiceResponse) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
@@ -169,9 +143,7 @@ func (x *ExportTraceServiceResponse) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	*x = ExportTraceServiceResponse{}
 }
 
-// GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
-// grpcfast.Receiver and the grpcfast codec mark a message the receiver has
-// reset. It implements grpcfastimpl.Owner.
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *ExportTraceServiceResponse) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
@@ -225,23 +197,11 @@ func (x *ExportTraceServiceResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastim
 	return nil
 }
 
-// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
-// and repeated fields, its maps and its nested messages. It implements
-// grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
-// decoded into x.
+// GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *ExportTracePartialSuccess) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
 }
 
-// GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that oWn records as x's: the arrays of its bytes fields without presence, its
-// repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that oWn records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
-// put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
-// elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that oWn records go to oWn's spares, where
-// GrpcfastDecode takes them from.
+// GrpcfastReuse implements grpcfastimpl.Owner.
 func (x *ExportTracePartialSuccess) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
@@ -249,9 +209,7 @@ func (x *ExportTracePartialSuccess) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	*x = ExportTracePartialSuccess{}
 }
 
-// GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
-// grpcfast.Receiver and the grpcfast codec mark a message the receiver has
-// reset. It implements grpcfastimpl.Owner.
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *ExportTracePartialSuccess) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
@@ -321,25 +279,13 @@ func (x *ExportTracePartialSuccess) GrpcfastDecode(dAtA []byte, dEc *grpcfastimp
 	return nil
 }
 
-// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
-// and repeated fields, its maps and its nested messages. It implements
-// grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
-// decoded into x.
+// GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *ResourceSpans) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
 	grpcfastimpl.RecordMessage(oWn, x.Resource)
 	grpcfastimpl.RecordMessages(oWn, x.ScopeSpans)
 }
 
-// GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that oWn records as x's: the arrays of its bytes fields without presence, its
-// repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that oWn records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
-// put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
-// elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that oWn records go to oWn's spares, where
-// GrpcfastDecode takes them from.
+// GrpcfastReuse implements grpcfastimpl.Owner.
 func (x *ResourceSpans) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
@@ -351,9 +297,7 @@ func (x *ResourceSpans) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	}
 }
 
-// GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
-// grpcfast.Receiver and the grpcfast codec mark a message the receiver has
-// reset. It implements grpcfastimpl.Owner.
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *ResourceSpans) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
@@ -462,25 +406,13 @@ func (x *ResourceSpans) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, 
 	return nil
 }
 
-// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
-// and repeated fields, its maps and its nested messages. It implements
-// grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
-// decoded into x.
+// GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *ScopeSpans) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
 	grpcfastimpl.RecordMessage(oWn, x.Scope)
 	grpcfastimpl.RecordMessages(oWn, x.Spans)
 }
 
-// GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that oWn records as x's: the arrays of its bytes fields without presence, its
-// repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that oWn records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
-// put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
-// elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that oWn records go to oWn's spares, where
-// GrpcfastDecode takes them from.
+// GrpcfastReuse implements grpcfastimpl.Owner.
 func (x *ScopeSpans) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
@@ -492,9 +424,7 @@ func (x *ScopeSpans) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	}
 }
 
-// GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
-// grpcfast.Receiver and the grpcfast codec mark a message the receiver has
-// reset. It implements grpcfastimpl.Owner.
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *ScopeSpans) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
@@ -603,10 +533,7 @@ func (x *ScopeSpans) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 	return nil
 }
 
-// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
-// and repeated fields, its maps and its nested messages. It implements
-// grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
-// decoded into x.
+// GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *Span) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
 	grpcfastimpl.RecordSlice(oWn, x.TraceId)
 	grpcfastimpl.RecordSlice(oWn, x.SpanId)
@@ -617,16 +544,7 @@ func (x *Span) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
 	grpcfastimpl.RecordMessage(oWn, x.Status)
 }
 
-// GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that oWn records as x's: the arrays of its bytes fields without presence, its
-// repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that oWn records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
-// put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
-// elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that oWn records go to oWn's spares, where
-// GrpcfastDecode takes them from.
+// GrpcfastReuse implements grpcfastimpl.Owner.
 func (x *Span) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
@@ -648,17 +566,12 @@ func (x *Span) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	}
 }
 
-// GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
-// grpcfast.Receiver and the grpcfast codec mark a message the receiver has
-// reset. It implements grpcfastimpl.Owner.
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *Span) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastBytesField returns a pointer to x's singular bytes field numbered
-// num, or nil if x has none. It implements grpcfastimpl.BytesFielder: the
-// grpcfast codec decodes a bytes field that arrived split across transport
-// buffers straight into it.
+// GrpcfastBytesField implements grpcfastimpl.BytesFielder.
 func (x *Span) GrpcfastBytesField(num protowire.Number) *[]byte {
 	switch num {
 	case 1:
@@ -977,24 +890,12 @@ func (x *Span) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 	return nil
 }
 
-// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
-// and repeated fields, its maps and its nested messages. It implements
-// grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
-// decoded into x.
+// GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *Span_Event) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
 	grpcfastimpl.RecordMessages(oWn, x.Attributes)
 }
 
-// GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that oWn records as x's: the arrays of its bytes fields without presence, its
-// repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that oWn records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
-// put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
-// elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that oWn records go to oWn's spares, where
-// GrpcfastDecode takes them from.
+// GrpcfastReuse implements grpcfastimpl.Owner.
 func (x *Span_Event) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
@@ -1005,9 +906,7 @@ func (x *Span_Event) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	}
 }
 
-// GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
-// grpcfast.Receiver and the grpcfast codec mark a message the receiver has
-// reset. It implements grpcfastimpl.Owner.
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *Span_Event) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
@@ -1115,26 +1014,14 @@ func (x *Span_Event) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 	return nil
 }
 
-// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
-// and repeated fields, its maps and its nested messages. It implements
-// grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
-// decoded into x.
+// GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *Span_Link) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
 	grpcfastimpl.RecordSlice(oWn, x.TraceId)
 	grpcfastimpl.RecordSlice(oWn, x.SpanId)
 	grpcfastimpl.RecordMessages(oWn, x.Attributes)
 }
 
-// GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that oWn records as x's: the arrays of its bytes fields without presence, its
-// repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that oWn records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
-// put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
-// elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that oWn records go to oWn's spares, where
-// GrpcfastDecode takes them from.
+// GrpcfastReuse implements grpcfastimpl.Owner.
 func (x *Span_Link) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
@@ -1149,17 +1036,12 @@ func (x *Span_Link) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	}
 }
 
-// GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
-// grpcfast.Receiver and the grpcfast codec mark a message the receiver has
-// reset. It implements grpcfastimpl.Owner.
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *Span_Link) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastBytesField returns a pointer to x's singular bytes field numbered
-// num, or nil if x has none. It implements grpcfastimpl.BytesFielder: the
-// grpcfast codec decodes a bytes field that arrived split across transport
-// buffers straight into it.
+// GrpcfastBytesField implements grpcfastimpl.BytesFielder.
 func (x *Span_Link) GrpcfastBytesField(num protowire.Number) *[]byte {
 	switch num {
 	case 1:
@@ -1301,23 +1183,11 @@ func (x *Span_Link) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 	return nil
 }
 
-// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
-// and repeated fields, its maps and its nested messages. It implements
-// grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
-// decoded into x.
+// GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *Status) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
 }
 
-// GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that oWn records as x's: the arrays of its bytes fields without presence, its
-// repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that oWn records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
-// put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
-// elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that oWn records go to oWn's spares, where
-// GrpcfastDecode takes them from.
+// GrpcfastReuse implements grpcfastimpl.Owner.
 func (x *Status) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
@@ -1325,9 +1195,7 @@ func (x *Status) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	*x = Status{}
 }
 
-// GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
-// grpcfast.Receiver and the grpcfast codec mark a message the receiver has
-// reset. It implements grpcfastimpl.Owner.
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *Status) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
@@ -1397,10 +1265,7 @@ func (x *Status) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 	return nil
 }
 
-// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
-// and repeated fields, its maps and its nested messages. It implements
-// grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
-// decoded into x.
+// GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *AnyValue) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
 	grpcfastimpl.RecordOneof(oWn, x.Value)
 	var mArrayValue *ArrayValue
@@ -1415,16 +1280,7 @@ func (x *AnyValue) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
 	grpcfastimpl.RecordMessage(oWn, mKvlistValue)
 }
 
-// GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that oWn records as x's: the arrays of its bytes fields without presence, its
-// repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that oWn records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
-// put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
-// elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that oWn records go to oWn's spares, where
-// GrpcfastDecode takes them from.
+// GrpcfastReuse implements grpcfastimpl.Owner.
 func (x *AnyValue) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
@@ -1468,9 +1324,7 @@ func (x *AnyValue) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	*x = AnyValue{}
 }
 
-// GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
-// grpcfast.Receiver and the grpcfast codec mark a message the receiver has
-// reset. It implements grpcfastimpl.Owner.
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *AnyValue) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
@@ -1654,24 +1508,12 @@ func (x *AnyValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 	return nil
 }
 
-// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
-// and repeated fields, its maps and its nested messages. It implements
-// grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
-// decoded into x.
+// GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *ArrayValue) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
 	grpcfastimpl.RecordMessages(oWn, x.Values)
 }
 
-// GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that oWn records as x's: the arrays of its bytes fields without presence, its
-// repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that oWn records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
-// put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
-// elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that oWn records go to oWn's spares, where
-// GrpcfastDecode takes them from.
+// GrpcfastReuse implements grpcfastimpl.Owner.
 func (x *ArrayValue) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
@@ -1682,9 +1524,7 @@ func (x *ArrayValue) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	}
 }
 
-// GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
-// grpcfast.Receiver and the grpcfast codec mark a message the receiver has
-// reset. It implements grpcfastimpl.Owner.
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *ArrayValue) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
@@ -1746,24 +1586,12 @@ func (x *ArrayValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 	return nil
 }
 
-// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
-// and repeated fields, its maps and its nested messages. It implements
-// grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
-// decoded into x.
+// GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *KeyValueList) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
 	grpcfastimpl.RecordMessages(oWn, x.Values)
 }
 
-// GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that oWn records as x's: the arrays of its bytes fields without presence, its
-// repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that oWn records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
-// put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
-// elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that oWn records go to oWn's spares, where
-// GrpcfastDecode takes them from.
+// GrpcfastReuse implements grpcfastimpl.Owner.
 func (x *KeyValueList) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
@@ -1774,9 +1602,7 @@ func (x *KeyValueList) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	}
 }
 
-// GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
-// grpcfast.Receiver and the grpcfast codec mark a message the receiver has
-// reset. It implements grpcfastimpl.Owner.
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *KeyValueList) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
@@ -1838,24 +1664,12 @@ func (x *KeyValueList) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, d
 	return nil
 }
 
-// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
-// and repeated fields, its maps and its nested messages. It implements
-// grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
-// decoded into x.
+// GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *KeyValue) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
 	grpcfastimpl.RecordMessage(oWn, x.Value)
 }
 
-// GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that oWn records as x's: the arrays of its bytes fields without presence, its
-// repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that oWn records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
-// put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
-// elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that oWn records go to oWn's spares, where
-// GrpcfastDecode takes them from.
+// GrpcfastReuse implements grpcfastimpl.Owner.
 func (x *KeyValue) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
@@ -1864,9 +1678,7 @@ func (x *KeyValue) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	*x = KeyValue{}
 }
 
-// GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
-// grpcfast.Receiver and the grpcfast codec mark a message the receiver has
-// reset. It implements grpcfastimpl.Owner.
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *KeyValue) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
@@ -1945,24 +1757,12 @@ func (x *KeyValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 	return nil
 }
 
-// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
-// and repeated fields, its maps and its nested messages. It implements
-// grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
-// decoded into x.
+// GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *InstrumentationScope) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
 	grpcfastimpl.RecordMessages(oWn, x.Attributes)
 }
 
-// GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that oWn records as x's: the arrays of its bytes fields without presence, its
-// repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that oWn records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
-// put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
-// elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that oWn records go to oWn's spares, where
-// GrpcfastDecode takes them from.
+// GrpcfastReuse implements grpcfastimpl.Owner.
 func (x *InstrumentationScope) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
@@ -1973,9 +1773,7 @@ func (x *InstrumentationScope) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	}
 }
 
-// GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
-// grpcfast.Receiver and the grpcfast codec mark a message the receiver has
-// reset. It implements grpcfastimpl.Owner.
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *InstrumentationScope) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
@@ -2099,24 +1897,12 @@ func (x *InstrumentationScope) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Dec
 	return nil
 }
 
-// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
-// and repeated fields, its maps and its nested messages. It implements
-// grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
-// decoded into x.
+// GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *Resource) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
 	grpcfastimpl.RecordMessages(oWn, x.Attributes)
 }
 
-// GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that oWn records as x's: the arrays of its bytes fields without presence, its
-// repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that oWn records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
-// put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
-// elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that oWn records go to oWn's spares, where
-// GrpcfastDecode takes them from.
+// GrpcfastReuse implements grpcfastimpl.Owner.
 func (x *Resource) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
@@ -2127,9 +1913,7 @@ func (x *Resource) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	}
 }
 
-// GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
-// grpcfast.Receiver and the grpcfast codec mark a message the receiver has
-// reset. It implements grpcfastimpl.Owner.
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *Resource) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }

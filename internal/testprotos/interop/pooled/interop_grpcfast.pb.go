@@ -48,24 +48,12 @@ var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*StreamingInputCallResponse)(nil)
 )
 
-// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
-// and repeated fields, its maps and its nested messages. It implements
-// grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
-// decoded into x.
+// GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *Payload) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
 	grpcfastimpl.RecordSlice(oWn, x.Body)
 }
 
-// GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that oWn records as x's: the arrays of its bytes fields without presence, its
-// repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that oWn records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
-// put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
-// elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that oWn records go to oWn's spares, where
-// GrpcfastDecode takes them from.
+// GrpcfastReuse implements grpcfastimpl.Owner.
 func (x *Payload) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
@@ -76,17 +64,12 @@ func (x *Payload) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	}
 }
 
-// GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
-// grpcfast.Receiver and the grpcfast codec mark a message the receiver has
-// reset. It implements grpcfastimpl.Owner.
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *Payload) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastBytesField returns a pointer to x's singular bytes field numbered
-// num, or nil if x has none. It implements grpcfastimpl.BytesFielder: the
-// grpcfast codec decodes a bytes field that arrived split across transport
-// buffers straight into it.
+// GrpcfastBytesField implements grpcfastimpl.BytesFielder.
 func (x *Payload) GrpcfastBytesField(num protowire.Number) *[]byte {
 	switch num {
 	case 2:
@@ -149,23 +132,11 @@ func (x *Payload) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 	return nil
 }
 
-// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
-// and repeated fields, its maps and its nested messages. It implements
-// grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
-// decoded into x.
+// GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *EchoStatus) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
 }
 
-// GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that oWn records as x's: the arrays of its bytes fields without presence, its
-// repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that oWn records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
-// put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
-// elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that oWn records go to oWn's spares, where
-// GrpcfastDecode takes them from.
+// GrpcfastReuse implements grpcfastimpl.Owner.
 func (x *EchoStatus) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
@@ -173,9 +144,7 @@ func (x *EchoStatus) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	*x = EchoStatus{}
 }
 
-// GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
-// grpcfast.Receiver and the grpcfast codec mark a message the receiver has
-// reset. It implements grpcfastimpl.Owner.
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *EchoStatus) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
@@ -245,24 +214,12 @@ func (x *EchoStatus) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 	return nil
 }
 
-// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
-// and repeated fields, its maps and its nested messages. It implements
-// grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
-// decoded into x.
+// GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *ResponseParameters) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
 	grpcfastimpl.RecordMessage(oWn, x.Compressed)
 }
 
-// GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that oWn records as x's: the arrays of its bytes fields without presence, its
-// repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that oWn records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
-// put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
-// elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that oWn records go to oWn's spares, where
-// GrpcfastDecode takes them from.
+// GrpcfastReuse implements grpcfastimpl.Owner.
 func (x *ResponseParameters) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
@@ -271,9 +228,7 @@ func (x *ResponseParameters) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	*x = ResponseParameters{}
 }
 
-// GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
-// grpcfast.Receiver and the grpcfast codec mark a message the receiver has
-// reset. It implements grpcfastimpl.Owner.
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *ResponseParameters) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
@@ -353,26 +308,14 @@ func (x *ResponseParameters) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decod
 	return nil
 }
 
-// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
-// and repeated fields, its maps and its nested messages. It implements
-// grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
-// decoded into x.
+// GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *StreamingOutputCallRequest) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
 	grpcfastimpl.RecordMessages(oWn, x.ResponseParameters)
 	grpcfastimpl.RecordMessage(oWn, x.Payload)
 	grpcfastimpl.RecordMessage(oWn, x.ResponseStatus)
 }
 
-// GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that oWn records as x's: the arrays of its bytes fields without presence, its
-// repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that oWn records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
-// put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
-// elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that oWn records go to oWn's spares, where
-// GrpcfastDecode takes them from.
+// GrpcfastReuse implements grpcfastimpl.Owner.
 func (x *StreamingOutputCallRequest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
@@ -385,9 +328,7 @@ func (x *StreamingOutputCallRequest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	}
 }
 
-// GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
-// grpcfast.Receiver and the grpcfast codec mark a message the receiver has
-// reset. It implements grpcfastimpl.Owner.
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *StreamingOutputCallRequest) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
@@ -506,24 +447,12 @@ func (x *StreamingOutputCallRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastim
 	return nil
 }
 
-// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
-// and repeated fields, its maps and its nested messages. It implements
-// grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
-// decoded into x.
+// GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *StreamingOutputCallResponse) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
 	grpcfastimpl.RecordMessage(oWn, x.Payload)
 }
 
-// GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that oWn records as x's: the arrays of its bytes fields without presence, its
-// repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that oWn records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
-// put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
-// elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that oWn records go to oWn's spares, where
-// GrpcfastDecode takes them from.
+// GrpcfastReuse implements grpcfastimpl.Owner.
 func (x *StreamingOutputCallResponse) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
@@ -532,9 +461,7 @@ func (x *StreamingOutputCallResponse) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	*x = StreamingOutputCallResponse{}
 }
 
-// GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
-// grpcfast.Receiver and the grpcfast codec mark a message the receiver has
-// reset. It implements grpcfastimpl.Owner.
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *StreamingOutputCallResponse) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
@@ -588,25 +515,13 @@ func (x *StreamingOutputCallResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfasti
 	return nil
 }
 
-// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
-// and repeated fields, its maps and its nested messages. It implements
-// grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
-// decoded into x.
+// GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *StreamingInputCallRequest) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
 	grpcfastimpl.RecordMessage(oWn, x.Payload)
 	grpcfastimpl.RecordMessage(oWn, x.ExpectCompressed)
 }
 
-// GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that oWn records as x's: the arrays of its bytes fields without presence, its
-// repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that oWn records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
-// put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
-// elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that oWn records go to oWn's spares, where
-// GrpcfastDecode takes them from.
+// GrpcfastReuse implements grpcfastimpl.Owner.
 func (x *StreamingInputCallRequest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
@@ -616,9 +531,7 @@ func (x *StreamingInputCallRequest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	*x = StreamingInputCallRequest{}
 }
 
-// GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
-// grpcfast.Receiver and the grpcfast codec mark a message the receiver has
-// reset. It implements grpcfastimpl.Owner.
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *StreamingInputCallRequest) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
@@ -694,23 +607,11 @@ func (x *StreamingInputCallRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimp
 	return nil
 }
 
-// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
-// and repeated fields, its maps and its nested messages. It implements
-// grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
-// decoded into x.
+// GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *StreamingInputCallResponse) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
 }
 
-// GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that oWn records as x's: the arrays of its bytes fields without presence, its
-// repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that oWn records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
-// put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
-// elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that oWn records go to oWn's spares, where
-// GrpcfastDecode takes them from.
+// GrpcfastReuse implements grpcfastimpl.Owner.
 func (x *StreamingInputCallResponse) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
@@ -718,9 +619,7 @@ func (x *StreamingInputCallResponse) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	*x = StreamingInputCallResponse{}
 }
 
-// GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
-// grpcfast.Receiver and the grpcfast codec mark a message the receiver has
-// reset. It implements grpcfastimpl.Owner.
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *StreamingInputCallResponse) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }

@@ -50,23 +50,11 @@ var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*BatchUpdateBlobsResponse_Response)(nil)
 )
 
-// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
-// and repeated fields, its maps and its nested messages. It implements
-// grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
-// decoded into x.
+// GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *Digest) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
 }
 
-// GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that oWn records as x's: the arrays of its bytes fields without presence, its
-// repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that oWn records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
-// put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
-// elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that oWn records go to oWn's spares, where
-// GrpcfastDecode takes them from.
+// GrpcfastReuse implements grpcfastimpl.Owner.
 func (x *Digest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
@@ -74,9 +62,7 @@ func (x *Digest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	*x = Digest{}
 }
 
-// GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
-// grpcfast.Receiver and the grpcfast codec mark a message the receiver has
-// reset. It implements grpcfastimpl.Owner.
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *Digest) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
@@ -146,24 +132,12 @@ func (x *Digest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 	return nil
 }
 
-// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
-// and repeated fields, its maps and its nested messages. It implements
-// grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
-// decoded into x.
+// GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *ExecuteRequest) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
 	grpcfastimpl.RecordMessage(oWn, x.ActionDigest)
 }
 
-// GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that oWn records as x's: the arrays of its bytes fields without presence, its
-// repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that oWn records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
-// put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
-// elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that oWn records go to oWn's spares, where
-// GrpcfastDecode takes them from.
+// GrpcfastReuse implements grpcfastimpl.Owner.
 func (x *ExecuteRequest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
@@ -172,9 +146,7 @@ func (x *ExecuteRequest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	*x = ExecuteRequest{}
 }
 
-// GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
-// grpcfast.Receiver and the grpcfast codec mark a message the receiver has
-// reset. It implements grpcfastimpl.Owner.
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *ExecuteRequest) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
@@ -266,25 +238,13 @@ func (x *ExecuteRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding,
 	return nil
 }
 
-// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
-// and repeated fields, its maps and its nested messages. It implements
-// grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
-// decoded into x.
+// GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *ExecuteResponse) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
 	grpcfastimpl.RecordMessage(oWn, x.Result)
 	grpcfastimpl.RecordMessage(oWn, x.Status)
 }
 
-// GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that oWn records as x's: the arrays of its bytes fields without presence, its
-// repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that oWn records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
-// put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
-// elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that oWn records go to oWn's spares, where
-// GrpcfastDecode takes them from.
+// GrpcfastReuse implements grpcfastimpl.Owner.
 func (x *ExecuteResponse) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
@@ -294,9 +254,7 @@ func (x *ExecuteResponse) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	*x = ExecuteResponse{}
 }
 
-// GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
-// grpcfast.Receiver and the grpcfast codec mark a message the receiver has
-// reset. It implements grpcfastimpl.Owner.
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *ExecuteResponse) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
@@ -410,25 +368,13 @@ func (x *ExecuteResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding
 	return nil
 }
 
-// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
-// and repeated fields, its maps and its nested messages. It implements
-// grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
-// decoded into x.
+// GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *ActionResult) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
 	grpcfastimpl.RecordMessage(oWn, x.StdoutDigest)
 	grpcfastimpl.RecordMessage(oWn, x.WorkerDuration)
 }
 
-// GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that oWn records as x's: the arrays of its bytes fields without presence, its
-// repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that oWn records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
-// put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
-// elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that oWn records go to oWn's spares, where
-// GrpcfastDecode takes them from.
+// GrpcfastReuse implements grpcfastimpl.Owner.
 func (x *ActionResult) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
@@ -438,9 +384,7 @@ func (x *ActionResult) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	*x = ActionResult{}
 }
 
-// GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
-// grpcfast.Receiver and the grpcfast codec mark a message the receiver has
-// reset. It implements grpcfastimpl.Owner.
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *ActionResult) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
@@ -529,24 +473,12 @@ func (x *ActionResult) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, d
 	return nil
 }
 
-// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
-// and repeated fields, its maps and its nested messages. It implements
-// grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
-// decoded into x.
+// GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *BatchUpdateBlobsRequest) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
 	grpcfastimpl.RecordMessages(oWn, x.Requests)
 }
 
-// GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that oWn records as x's: the arrays of its bytes fields without presence, its
-// repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that oWn records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
-// put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
-// elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that oWn records go to oWn's spares, where
-// GrpcfastDecode takes them from.
+// GrpcfastReuse implements grpcfastimpl.Owner.
 func (x *BatchUpdateBlobsRequest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
@@ -557,9 +489,7 @@ func (x *BatchUpdateBlobsRequest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	}
 }
 
-// GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
-// grpcfast.Receiver and the grpcfast codec mark a message the receiver has
-// reset. It implements grpcfastimpl.Owner.
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *BatchUpdateBlobsRequest) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
@@ -646,25 +576,13 @@ func (x *BatchUpdateBlobsRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.
 	return nil
 }
 
-// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
-// and repeated fields, its maps and its nested messages. It implements
-// grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
-// decoded into x.
+// GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *BatchUpdateBlobsRequest_Request) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
 	grpcfastimpl.RecordMessage(oWn, x.Digest)
 	grpcfastimpl.RecordSlice(oWn, x.Data)
 }
 
-// GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that oWn records as x's: the arrays of its bytes fields without presence, its
-// repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that oWn records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
-// put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
-// elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that oWn records go to oWn's spares, where
-// GrpcfastDecode takes them from.
+// GrpcfastReuse implements grpcfastimpl.Owner.
 func (x *BatchUpdateBlobsRequest_Request) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
@@ -676,17 +594,12 @@ func (x *BatchUpdateBlobsRequest_Request) GrpcfastReuse(oWn *grpcfastimpl.Owned)
 	}
 }
 
-// GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
-// grpcfast.Receiver and the grpcfast codec mark a message the receiver has
-// reset. It implements grpcfastimpl.Owner.
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *BatchUpdateBlobsRequest_Request) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
 
-// GrpcfastBytesField returns a pointer to x's singular bytes field numbered
-// num, or nil if x has none. It implements grpcfastimpl.BytesFielder: the
-// grpcfast codec decodes a bytes field that arrived split across transport
-// buffers straight into it.
+// GrpcfastBytesField implements grpcfastimpl.BytesFielder.
 func (x *BatchUpdateBlobsRequest_Request) GrpcfastBytesField(num protowire.Number) *[]byte {
 	switch num {
 	case 2:
@@ -758,24 +671,12 @@ func (x *BatchUpdateBlobsRequest_Request) GrpcfastDecode(dAtA []byte, dEc *grpcf
 	return nil
 }
 
-// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
-// and repeated fields, its maps and its nested messages. It implements
-// grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
-// decoded into x.
+// GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *BatchUpdateBlobsResponse) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
 	grpcfastimpl.RecordMessages(oWn, x.Responses)
 }
 
-// GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that oWn records as x's: the arrays of its bytes fields without presence, its
-// repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that oWn records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
-// put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
-// elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that oWn records go to oWn's spares, where
-// GrpcfastDecode takes them from.
+// GrpcfastReuse implements grpcfastimpl.Owner.
 func (x *BatchUpdateBlobsResponse) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
@@ -786,9 +687,7 @@ func (x *BatchUpdateBlobsResponse) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	}
 }
 
-// GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
-// grpcfast.Receiver and the grpcfast codec mark a message the receiver has
-// reset. It implements grpcfastimpl.Owner.
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *BatchUpdateBlobsResponse) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
@@ -850,25 +749,13 @@ func (x *BatchUpdateBlobsResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl
 	return nil
 }
 
-// GrpcfastRecord adds to oWn the memory that x holds: the arrays of its bytes
-// and repeated fields, its maps and its nested messages. It implements
-// grpcfastimpl.Owner; a grpcfast.Receiver calls it after the grpcfast codec
-// decoded into x.
+// GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *BatchUpdateBlobsResponse_Response) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
 	grpcfastimpl.RecordMessage(oWn, x.Digest)
 	grpcfastimpl.RecordMessage(oWn, x.Status)
 }
 
-// GrpcfastReuse resets x like Reset, but keeps for the next decode the memory
-// that oWn records as x's: the arrays of its bytes fields without presence, its
-// repeated fields and its maps, and the elements of repeated message fields
-// whose type is pooled by vtprotobuf; message fields that oWn records and whose
-// type is pooled go back to vtprotobuf's pool. Memory that oWn does not record,
-// put into x by someone else, is dropped as Reset drops it, never written into.
-// It implements grpcfastimpl.Owner. After a decode by GrpcfastDecode, the
-// elements of repeated message fields are kept whatever their type, and the
-// nested messages and oneof wrappers that oWn records go to oWn's spares, where
-// GrpcfastDecode takes them from.
+// GrpcfastReuse implements grpcfastimpl.Owner.
 func (x *BatchUpdateBlobsResponse_Response) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
@@ -878,9 +765,7 @@ func (x *BatchUpdateBlobsResponse_Response) GrpcfastReuse(oWn *grpcfastimpl.Owne
 	*x = BatchUpdateBlobsResponse_Response{}
 }
 
-// GrpcfastUnknownFields returns a pointer to x's unknown fields, where a
-// grpcfast.Receiver and the grpcfast codec mark a message the receiver has
-// reset. It implements grpcfastimpl.Owner.
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *BatchUpdateBlobsResponse_Response) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
 }
