@@ -196,3 +196,48 @@ func marshalInvalid(t *testing.T, m *kinds.Rich) []byte {
 	}
 	return b
 }
+
+// vtOnlyEntries is a proto2.Entries without its generated decoder, as a
+// vtprotobuf type that the plugin did not generate: the codec decodes it
+// with the walk and vtprotobuf's UnmarshalVT.
+type vtOnlyEntries struct {
+	*proto2.Entries
+	hideDecoder
+}
+
+// TestMapEntriesVTOnly: map entries of a vtprotobuf type that the plugin did
+// not generate decode as protobuf-go decodes them too, whole and split: the
+// walk sends an entry that vtprotobuf's decoder reads differently (a key or
+// value twice, a missing message value) to protobuf-go. vtprotobuf alone
+// gave {key: 3} for a key of 1 then 2.
+func TestMapEntriesVTOnly(t *testing.T) {
+	c := grpcfast.NewCodec()
+	for name, b := range mapEntryInputs(t) {
+		want := &proto2.Entries{}
+		if err := proto.Unmarshal(b, want); err != nil {
+			t.Fatalf("%s: protobuf-go: %v", name, err)
+		}
+		for _, cut := range []int{0, len(b) / 2, len(b) - 1} {
+			got := vtOnlyEntries{Entries: &proto2.Entries{}}
+			if err := c.Unmarshal(sliceAt(b, cut), got); err != nil {
+				t.Fatalf("%s, split at %d: %v", name, cut, err)
+			}
+			if !proto.Equal(got.Entries, want) {
+				t.Fatalf("%s, split at %d: decoded\n%v\nprotobuf-go:\n%v", name, cut, got.Entries, want)
+			}
+		}
+	}
+	b, _ := hex.DecodeString("2a030a0161") // by_name {"a": (no value)}
+	m := vtOnlyNode{Node: &hostile.Node{}}
+	if err := c.Unmarshal(sliceAt(b), m); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := m.ByName["a"]; !ok || v == nil {
+		t.Fatalf("by_name[a] = %v (present %v), want an empty message", v, ok)
+	}
+}
+
+type vtOnlyNode struct {
+	*hostile.Node
+	hideDecoder
+}

@@ -152,7 +152,22 @@ type wirePlan struct {
 	// manyRequired: more than 64 required fields, beyond the mask; every
 	// message of the type goes to protobuf-go.
 	manyRequired bool
+	// entry: a map entry's plan. vtprotobuf's decoder ORs a key that comes
+	// twice in one entry, replaces a message value that comes twice
+	// instead of merging it, and leaves a missing message value nil, where
+	// protobuf-go takes the last key, merges, and makes an empty message:
+	// the walk sends such an entry to protobuf-go (errNeedProto). Every
+	// field of an entry takes the general path, which counts them in
+	// entryKey and entryValue.
+	entry, entryMessage bool
 }
+
+// Bits of a map entry's seen mask (wirePlan.entry): its key and its value.
+// A map entry has at most one required bit (its value's), the lowest.
+const (
+	entryKey   = 1 << 62
+	entryValue = 1 << 63
+)
 
 // unknownOps is what the walk does with an unknown field, by wire type.
 var unknownOps = [8]wireOp{wVarint, wFixed64, wBytes, wGroup, wReject, wFixed32, wReject, wReject}
@@ -244,9 +259,11 @@ func newWirePlan(md protoreflect.MessageDescriptor) *wirePlan {
 				p.sparse[num] = &f
 			}
 		}
+		p.entry = md.IsMapEntry()
+		p.entryMessage = p.entry && md.Fields().ByNumber(2).Message() != nil
 		for tag := range uint64(len(p.ops)) {
 			op := wSlow
-			if tag>>3 != 0 {
+			if tag>>3 != 0 && !p.entry {
 				if f := p.field(tag >> 3); f != nil {
 					op = f.ops[tag&7]
 				} else if op = unknownOps[tag&7]; op == wGroup || op == wReject {
@@ -339,6 +356,16 @@ func (p *wirePlan) validate(b []byte, checkUTF8 bool) error {
 		do:
 			if f != nil {
 				seen |= f.reqBit
+				if plan.entry {
+					bit := uint64(entryKey)
+					if f.fd.Number() == 2 {
+						bit = entryValue
+					}
+					if seen&bit != 0 {
+						needProto = true // a key or value twice in one entry
+					}
+					seen |= bit
+				}
 			}
 			i += hdr
 			switch op {
@@ -418,7 +445,7 @@ func (p *wirePlan) validate(b []byte, checkUTF8 bool) error {
 			}
 			i = next
 		}
-		if seen&plan.required != plan.required || plan.manyRequired {
+		if seen&plan.required != plan.required || plan.manyRequired || plan.entryMessage && seen&entryValue == 0 {
 			needProto = true
 		}
 		if len(stack) == 0 {
