@@ -199,11 +199,32 @@ func (c *Codec) decodeGenerated(data mem.BufferSlice, gen generatedDecoder, v an
 			o.SetDecoding()
 		}
 	}
+	if _, ok := v.(bytesFielder); !ok && len(data) > 1 {
+		// No bytes field to copy straight from the buffers, nor to view:
+		// one copy of a message of a few frames costs less than finding
+		// the runs of its top-level fields (a message of many short
+		// strings has thousands).
+		if n := data.Len(); n <= maxGather {
+			p := c.pool.Get(n)
+			b := (*p)[:n]
+			data.CopyTo(b)
+			err := gen.GrpcfastDecode(b, d.st, decode.Limit)
+			c.putBuf(p) // strings and bytes are copies: nothing refers to b
+			if err != nil {
+				return err
+			}
+			return checkInitialized(v)
+		}
+	}
 	if err := c.decodeRuns(data, d, v, vtInfoOf(v), vw); err != nil {
 		return err
 	}
 	return checkInitialized(v)
 }
+
+// maxGather is the largest message without bytes fields that a generated
+// decoder decodes from one scratch copy rather than in runs.
+const maxGather = 64 << 10
 
 // decodeRuns decodes data into v with d, whole or in runs of whole
 // top-level fields.
