@@ -60,13 +60,25 @@ func DecodedCopy(m owner) bool {
 }
 
 // CopySlot is a message slot prepared as a pooled handler with
-// WithStringsInOneCopy prepares it: a type with a generated decoder is
-// decoded by it, with the spares of the slot's last reset.
-type CopySlot[M any] struct{ s *reuse.Slot[M] }
+// WithStringsInOneCopy prepares it (or, made by NewPlainSlot, without it):
+// a type with a generated decoder is decoded by it, with the spares of the
+// slot's last reset.
+type CopySlot[M any] struct {
+	s     *reuse.Slot[M]
+	plain bool
+}
 
 // NewCopySlot returns a new, prepared CopySlot.
 func NewCopySlot[M any]() *CopySlot[M] {
-	s := &CopySlot[M]{reuse.New[M]()}
+	s := &CopySlot[M]{s: reuse.New[M]()}
+	s.Reset()
+	return s
+}
+
+// NewPlainSlot returns a new slot prepared as a pooled handler without the
+// owned copy, or a receiver, prepares it.
+func NewPlainSlot[M any]() *CopySlot[M] {
+	s := &CopySlot[M]{s: reuse.New[M](), plain: true}
 	s.Reset()
 	return s
 }
@@ -87,5 +99,7 @@ func (s *CopySlot[M]) Decode(c *Codec, data mem.BufferSlice) (generated bool, er
 // when its call ends.
 func (s *CopySlot[M]) Reset() {
 	s.s.Prepare()
-	s.s.PrepareCopy()
+	if !s.plain {
+		s.s.PrepareCopy()
+	}
 }

@@ -55,10 +55,11 @@ func mapEntryInputs(t testing.TB) map[string][]byte {
 // TestMapEntries: map entries and closed enums decode as protobuf-go
 // decodes them, through the codec into a new message (whole and split at
 // every byte), into a receiver's reused message, and into a pooled
-// handler's owned copy.
+// handler's message, with and without the owned copy.
 func TestMapEntries(t *testing.T) {
 	c := grpcfast.NewCodec()
 	s := grpcfast.NewCopySlot[proto2.Entries]()
+	p := grpcfast.NewPlainSlot[proto2.Entries]()
 	for name, b := range mapEntryInputs(t) {
 		want := &proto2.Entries{}
 		if err := proto.Unmarshal(b, want); err != nil {
@@ -74,14 +75,19 @@ func TestMapEntries(t *testing.T) {
 			}
 		}
 		for round := range 2 {
-			generated, err := s.Decode(c, sliceAt(b, len(b)/2))
-			if err != nil || !generated {
-				t.Fatalf("%s: owned copy, round %d: %v, generated %v", name, round, err, generated)
+			for _, slot := range []struct {
+				name string
+				s    *grpcfast.CopySlot[proto2.Entries]
+			}{{"owned copy", s}, {"pooled, without the copy", p}} {
+				generated, err := slot.s.Decode(c, sliceAt(b, len(b)/2))
+				if err != nil || !generated {
+					t.Fatalf("%s: %s, round %d: %v, generated %v", name, slot.name, round, err, generated)
+				}
+				if !proto.Equal(slot.s.Msg(), want) {
+					t.Fatalf("%s: %s, round %d: decoded\n%v\nprotobuf-go:\n%v", name, slot.name, round, slot.s.Msg(), want)
+				}
+				slot.s.Reset()
 			}
-			if !proto.Equal(s.Msg(), want) {
-				t.Fatalf("%s: owned copy, round %d: decoded\n%v\nprotobuf-go:\n%v", name, round, s.Msg(), want)
-			}
-			s.Reset()
 		}
 		first, err := proto.Marshal(&proto2.Entries{Id: proto.Int64(9), Names: map[int32]string{1: "x", 7: "y"},
 			Children: map[string]*proto2.Entries{"a": {Id: proto.Int64(1), Note: proto.String("n")}}})
