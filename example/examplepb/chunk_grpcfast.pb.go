@@ -249,9 +249,9 @@ func (x *GetRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 }
 
 // NewChunkService_PutRequestReceiver returns a Receiver that reads the requests
-// of a ChunkService.Put stream (client-streaming, server side) into one reused
-// *Chunk instead of allocating one per message: replace stream.Recv() with
-// r.Recv(), or range over r.All().
+// of a ChunkService.Put stream (client-streaming, server side) into reused
+// *Chunk (two, in turn) instead of allocating one per message: replace
+// stream.Recv() with r.Recv(), or range over r.All().
 //
 // The message is valid only until the next Recv, and so are pointers into it
 // (its nested messages may be reused too). Keep one with r.Take(), or copy it
@@ -265,7 +265,7 @@ func NewChunkService_PutRequestReceiver(stream grpc.ClientStreamingServer[Chunk,
 
 // NewChunkService_GetResponseReceiver returns a Receiver that reads the
 // responses of a ChunkService.Get stream (server-streaming, client side) into
-// one reused *Chunk instead of allocating one per message: replace
+// reused *Chunk (two, in turn) instead of allocating one per message: replace
 // stream.Recv() with r.Recv(), or range over r.All().
 //
 // The message is valid only until the next Recv, and so are pointers into it
@@ -279,9 +279,9 @@ func NewChunkService_GetResponseReceiver(stream grpc.ServerStreamingClient[Chunk
 }
 
 // NewEchoService_EchoRequestReceiver returns a Receiver that reads the requests
-// of a EchoService.Echo stream (bidirectional-streaming, server side) into one
-// reused *Chunk instead of allocating one per message: replace stream.Recv()
-// with r.Recv(), or range over r.All().
+// of a EchoService.Echo stream (bidirectional-streaming, server side) into
+// reused *Chunk (two, in turn) instead of allocating one per message: replace
+// stream.Recv() with r.Recv(), or range over r.All().
 //
 // The message is valid only until the next Recv, and so are pointers into it
 // (its nested messages may be reused too). Keep one with r.Take(), or copy it
@@ -295,8 +295,8 @@ func NewEchoService_EchoRequestReceiver(stream grpc.BidiStreamingServer[Chunk, C
 
 // NewEchoService_EchoResponseReceiver returns a Receiver that reads the
 // responses of a EchoService.Echo stream (bidirectional-streaming, client side)
-// into one reused *Chunk instead of allocating one per message: replace
-// stream.Recv() with r.Recv(), or range over r.All().
+// into reused *Chunk (two, in turn) instead of allocating one per message:
+// replace stream.Recv() with r.Recv(), or range over r.All().
 //
 // The message is valid only until the next Recv, and so are pointers into it
 // (its nested messages may be reused too). Keep one with r.Take(), or copy it

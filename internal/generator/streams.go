@@ -39,8 +39,8 @@ func genReceiver(g *protogen.GeneratedFile, s serviceNames, n methodNames, name,
 	m := n.method
 	full := s.service.GoName + "." + m.GoName
 	comment(g, name+" returns a Receiver that reads the "+what+" of a "+full+" stream ("+
-		n.kind.String()+", "+side+" side) into one reused *"+g.QualifiedGoIdent(msg.GoIdent)+
-		" instead of allocating one per message: replace stream.Recv() with r.Recv(), or "+
+		n.kind.String()+", "+side+" side) into reused *"+g.QualifiedGoIdent(msg.GoIdent)+
+		" (two, in turn) instead of allocating one per message: replace stream.Recv() with r.Recv(), or "+
 		"range over r.All().")
 	g.P("//")
 	comment(g, "The message is valid only until the next Recv, and so are pointers into it "+

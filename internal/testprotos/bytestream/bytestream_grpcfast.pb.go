@@ -527,8 +527,8 @@ func (x *QueryWriteStatusResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl
 
 // NewByteStream_ReadResponseReceiver returns a Receiver that reads the
 // responses of a ByteStream.Read stream (server-streaming, client side) into
-// one reused *ReadResponse instead of allocating one per message: replace
-// stream.Recv() with r.Recv(), or range over r.All().
+// reused *ReadResponse (two, in turn) instead of allocating one per message:
+// replace stream.Recv() with r.Recv(), or range over r.All().
 //
 // The message is valid only until the next Recv, and so are pointers into it
 // (its nested messages may be reused too). Keep one with r.Take(), or copy it
@@ -541,9 +541,9 @@ func NewByteStream_ReadResponseReceiver(stream grpc.ServerStreamingClient[ReadRe
 }
 
 // NewByteStream_WriteRequestReceiver returns a Receiver that reads the requests
-// of a ByteStream.Write stream (client-streaming, server side) into one reused
-// *WriteRequest instead of allocating one per message: replace stream.Recv()
-// with r.Recv(), or range over r.All().
+// of a ByteStream.Write stream (client-streaming, server side) into reused
+// *WriteRequest (two, in turn) instead of allocating one per message: replace
+// stream.Recv() with r.Recv(), or range over r.All().
 //
 // The message is valid only until the next Recv, and so are pointers into it
 // (its nested messages may be reused too). Keep one with r.Take(), or copy it

@@ -104,9 +104,9 @@ func (x *Event) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 }
 
 // NewLegacy_FeedResponseReceiver returns a Receiver that reads the responses of
-// a Legacy.Feed stream (server-streaming, client side) into one reused *Event
-// instead of allocating one per message: replace stream.Recv() with r.Recv(),
-// or range over r.All().
+// a Legacy.Feed stream (server-streaming, client side) into reused *Event (two,
+// in turn) instead of allocating one per message: replace stream.Recv() with
+// r.Recv(), or range over r.All().
 //
 // The message is valid only until the next Recv, and so are pointers into it
 // (its nested messages may be reused too). Keep one with r.Take(), or copy it
@@ -122,9 +122,9 @@ func NewLegacy_FeedResponseReceiver(stream grpc.ServerStreamingClient[Event]) *g
 }
 
 // NewLegacy_SubscribeRequestReceiver returns a Receiver that reads the requests
-// of a Legacy.Subscribe stream (bidirectional-streaming, server side) into one
-// reused *Event instead of allocating one per message: replace stream.Recv()
-// with r.Recv(), or range over r.All().
+// of a Legacy.Subscribe stream (bidirectional-streaming, server side) into
+// reused *Event (two, in turn) instead of allocating one per message: replace
+// stream.Recv() with r.Recv(), or range over r.All().
 //
 // The message is valid only until the next Recv, and so are pointers into it
 // (its nested messages may be reused too). Keep one with r.Take(), or copy it
@@ -140,8 +140,8 @@ func NewLegacy_SubscribeRequestReceiver(stream grpc.BidiStreamingServer[Event, E
 
 // NewLegacy_SubscribeResponseReceiver returns a Receiver that reads the
 // responses of a Legacy.Subscribe stream (bidirectional-streaming, client side)
-// into one reused *Event instead of allocating one per message: replace
-// stream.Recv() with r.Recv(), or range over r.All().
+// into reused *Event (two, in turn) instead of allocating one per message:
+// replace stream.Recv() with r.Recv(), or range over r.All().
 //
 // The message is valid only until the next Recv, and so are pointers into it
 // (its nested messages may be reused too). Keep one with r.Take(), or copy it
@@ -156,9 +156,9 @@ func NewLegacy_SubscribeResponseReceiver(stream grpc.BidiStreamingClient[Event, 
 }
 
 // NewLegacy_ReportRequestReceiver returns a Receiver that reads the requests of
-// a Legacy.Report stream (client-streaming, server side) into one reused *Event
-// instead of allocating one per message: replace stream.Recv() with r.Recv(),
-// or range over r.All().
+// a Legacy.Report stream (client-streaming, server side) into reused *Event
+// (two, in turn) instead of allocating one per message: replace stream.Recv()
+// with r.Recv(), or range over r.All().
 //
 // The message is valid only until the next Recv, and so are pointers into it
 // (its nested messages may be reused too). Keep one with r.Take(), or copy it

@@ -136,9 +136,9 @@ func (x *Note) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 }
 
 // NewNotes_TailResponseReceiver returns a Receiver that reads the responses of
-// a Notes.Tail stream (server-streaming, client side) into one reused *Note
-// instead of allocating one per message: replace stream.Recv() with r.Recv(),
-// or range over r.All().
+// a Notes.Tail stream (server-streaming, client side) into reused *Note (two,
+// in turn) instead of allocating one per message: replace stream.Recv() with
+// r.Recv(), or range over r.All().
 //
 // The message is valid only until the next Recv, and so are pointers into it
 // (its nested messages may be reused too). Keep one with r.Take(), or copy it
@@ -148,9 +148,9 @@ func NewNotes_TailResponseReceiver(stream grpc.ServerStreamingClient[Note]) *grp
 }
 
 // NewNotes_SyncRequestReceiver returns a Receiver that reads the requests of a
-// Notes.Sync stream (bidirectional-streaming, server side) into one reused
-// *Note instead of allocating one per message: replace stream.Recv() with
-// r.Recv(), or range over r.All().
+// Notes.Sync stream (bidirectional-streaming, server side) into reused *Note
+// (two, in turn) instead of allocating one per message: replace stream.Recv()
+// with r.Recv(), or range over r.All().
 //
 // The message is valid only until the next Recv, and so are pointers into it
 // (its nested messages may be reused too). Keep one with r.Take(), or copy it
@@ -160,9 +160,9 @@ func NewNotes_SyncRequestReceiver(stream grpc.BidiStreamingServer[Note, Note]) *
 }
 
 // NewNotes_SyncResponseReceiver returns a Receiver that reads the responses of
-// a Notes.Sync stream (bidirectional-streaming, client side) into one reused
-// *Note instead of allocating one per message: replace stream.Recv() with
-// r.Recv(), or range over r.All().
+// a Notes.Sync stream (bidirectional-streaming, client side) into reused *Note
+// (two, in turn) instead of allocating one per message: replace stream.Recv()
+// with r.Recv(), or range over r.All().
 //
 // The message is valid only until the next Recv, and so are pointers into it
 // (its nested messages may be reused too). Keep one with r.Take(), or copy it

@@ -335,8 +335,8 @@ var (
 )
 
 // NewStore_SaveRequestReceiver returns a Receiver that reads the requests of a
-// Store.Save stream (client-streaming, server side) into one reused
-// *common.Blob instead of allocating one per message: replace stream.Recv()
+// Store.Save stream (client-streaming, server side) into reused *common.Blob
+// (two, in turn) instead of allocating one per message: replace stream.Recv()
 // with r.Recv(), or range over r.All().
 //
 // The message is valid only until the next Recv, and so are pointers into it
@@ -347,8 +347,8 @@ func NewStore_SaveRequestReceiver(stream grpc.ClientStreamingServer[common.Blob,
 }
 
 // NewStore_LoadResponseReceiver returns a Receiver that reads the responses of
-// a Store.Load stream (server-streaming, client side) into one reused
-// *common.Blob instead of allocating one per message: replace stream.Recv()
+// a Store.Load stream (server-streaming, client side) into reused *common.Blob
+// (two, in turn) instead of allocating one per message: replace stream.Recv()
 // with r.Recv(), or range over r.All().
 //
 // The message is valid only until the next Recv, and so are pointers into it
@@ -359,9 +359,9 @@ func NewStore_LoadResponseReceiver(stream grpc.ServerStreamingClient[common.Blob
 }
 
 // NewStore_SwapRequestReceiver returns a Receiver that reads the requests of a
-// Store.Swap stream (bidirectional-streaming, server side) into one reused
-// *common.Blob instead of allocating one per message: replace stream.Recv()
-// with r.Recv(), or range over r.All().
+// Store.Swap stream (bidirectional-streaming, server side) into reused
+// *common.Blob (two, in turn) instead of allocating one per message: replace
+// stream.Recv() with r.Recv(), or range over r.All().
 //
 // The message is valid only until the next Recv, and so are pointers into it
 // (its nested messages may be reused too). Keep one with r.Take(), or copy it
@@ -371,9 +371,9 @@ func NewStore_SwapRequestReceiver(stream grpc.BidiStreamingServer[common.Blob, L
 }
 
 // NewStore_SwapResponseReceiver returns a Receiver that reads the responses of
-// a Store.Swap stream (bidirectional-streaming, client side) into one reused
-// *Local instead of allocating one per message: replace stream.Recv() with
-// r.Recv(), or range over r.All().
+// a Store.Swap stream (bidirectional-streaming, client side) into reused *Local
+// (two, in turn) instead of allocating one per message: replace stream.Recv()
+// with r.Recv(), or range over r.All().
 //
 // The message is valid only until the next Recv, and so are pointers into it
 // (its nested messages may be reused too). Keep one with r.Take(), or copy it

@@ -2364,8 +2364,8 @@ var (
 
 // NewKinds_ClientStreamRequestReceiver returns a Receiver that reads the
 // requests of a Kinds.ClientStream stream (client-streaming, server side) into
-// one reused *Rich instead of allocating one per message: replace stream.Recv()
-// with r.Recv(), or range over r.All().
+// reused *Rich (two, in turn) instead of allocating one per message: replace
+// stream.Recv() with r.Recv(), or range over r.All().
 //
 // The message is valid only until the next Recv, and so are pointers into it
 // (its nested messages may be reused too). Keep one with r.Take(), or copy it
@@ -2379,8 +2379,8 @@ func NewKinds_ClientStreamRequestReceiver(stream grpc.ClientStreamingServer[Rich
 
 // NewKinds_ServerStreamResponseReceiver returns a Receiver that reads the
 // responses of a Kinds.ServerStream stream (server-streaming, client side) into
-// one reused *Rich instead of allocating one per message: replace stream.Recv()
-// with r.Recv(), or range over r.All().
+// reused *Rich (two, in turn) instead of allocating one per message: replace
+// stream.Recv() with r.Recv(), or range over r.All().
 //
 // The message is valid only until the next Recv, and so are pointers into it
 // (its nested messages may be reused too). Keep one with r.Take(), or copy it
@@ -2393,9 +2393,9 @@ func NewKinds_ServerStreamResponseReceiver(stream grpc.ServerStreamingClient[Ric
 }
 
 // NewKinds_BidiRequestReceiver returns a Receiver that reads the requests of a
-// Kinds.Bidi stream (bidirectional-streaming, server side) into one reused
-// *Rich instead of allocating one per message: replace stream.Recv() with
-// r.Recv(), or range over r.All().
+// Kinds.Bidi stream (bidirectional-streaming, server side) into reused *Rich
+// (two, in turn) instead of allocating one per message: replace stream.Recv()
+// with r.Recv(), or range over r.All().
 //
 // The message is valid only until the next Recv, and so are pointers into it
 // (its nested messages may be reused too). Keep one with r.Take(), or copy it
@@ -2408,9 +2408,9 @@ func NewKinds_BidiRequestReceiver(stream grpc.BidiStreamingServer[Rich, Rich]) *
 }
 
 // NewKinds_BidiResponseReceiver returns a Receiver that reads the responses of
-// a Kinds.Bidi stream (bidirectional-streaming, client side) into one reused
-// *Rich instead of allocating one per message: replace stream.Recv() with
-// r.Recv(), or range over r.All().
+// a Kinds.Bidi stream (bidirectional-streaming, client side) into reused *Rich
+// (two, in turn) instead of allocating one per message: replace stream.Recv()
+// with r.Recv(), or range over r.All().
 //
 // The message is valid only until the next Recv, and so are pointers into it
 // (its nested messages may be reused too). Keep one with r.Take(), or copy it
@@ -2423,9 +2423,9 @@ func NewKinds_BidiResponseReceiver(stream grpc.BidiStreamingClient[Rich, Rich]) 
 }
 
 // NewKinds_PooledBidiRequestReceiver returns a Receiver that reads the requests
-// of a Kinds.PooledBidi stream (bidirectional-streaming, server side) into one
-// reused *Pooled instead of allocating one per message: replace stream.Recv()
-// with r.Recv(), or range over r.All().
+// of a Kinds.PooledBidi stream (bidirectional-streaming, server side) into
+// reused *Pooled (two, in turn) instead of allocating one per message: replace
+// stream.Recv() with r.Recv(), or range over r.All().
 //
 // The message is valid only until the next Recv, and so are pointers into it
 // (its nested messages may be reused too). Keep one with r.Take(), or copy it
@@ -2439,8 +2439,8 @@ func NewKinds_PooledBidiRequestReceiver(stream grpc.BidiStreamingServer[Pooled, 
 
 // NewKinds_PooledBidiResponseReceiver returns a Receiver that reads the
 // responses of a Kinds.PooledBidi stream (bidirectional-streaming, client side)
-// into one reused *Pooled instead of allocating one per message: replace
-// stream.Recv() with r.Recv(), or range over r.All().
+// into reused *Pooled (two, in turn) instead of allocating one per message:
+// replace stream.Recv() with r.Recv(), or range over r.All().
 //
 // The message is valid only until the next Recv, and so are pointers into it
 // (its nested messages may be reused too). Keep one with r.Take(), or copy it

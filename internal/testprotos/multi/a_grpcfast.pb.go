@@ -144,9 +144,9 @@ var (
 )
 
 // NewAlpha_WatchResponseReceiver returns a Receiver that reads the responses of
-// a Alpha.Watch stream (server-streaming, client side) into one reused
-// *PingResponse instead of allocating one per message: replace stream.Recv()
-// with r.Recv(), or range over r.All().
+// a Alpha.Watch stream (server-streaming, client side) into reused
+// *PingResponse (two, in turn) instead of allocating one per message: replace
+// stream.Recv() with r.Recv(), or range over r.All().
 //
 // The message is valid only until the next Recv, and so are pointers into it
 // (its nested messages may be reused too). Keep one with r.Take(), or copy it

@@ -344,8 +344,8 @@ var (
 )
 
 // NewBeta_UploadRequestReceiver returns a Receiver that reads the requests of a
-// Beta.Upload stream (client-streaming, server side) into one reused
-// *PingRequest instead of allocating one per message: replace stream.Recv()
+// Beta.Upload stream (client-streaming, server side) into reused *PingRequest
+// (two, in turn) instead of allocating one per message: replace stream.Recv()
 // with r.Recv(), or range over r.All().
 //
 // The message is valid only until the next Recv, and so are pointers into it

@@ -708,9 +708,9 @@ var (
 )
 
 // NewLegacy2_PushRequestReceiver returns a Receiver that reads the requests of
-// a Legacy2.Push stream (client-streaming, server side) into one reused *Item
-// instead of allocating one per message: replace stream.Recv() with r.Recv(),
-// or range over r.All().
+// a Legacy2.Push stream (client-streaming, server side) into reused *Item (two,
+// in turn) instead of allocating one per message: replace stream.Recv() with
+// r.Recv(), or range over r.All().
 //
 // The message is valid only until the next Recv, and so are pointers into it
 // (its nested messages may be reused too). Keep one with r.Take(), or copy it

@@ -640,9 +640,9 @@ var (
 )
 
 // NewFoo_BarBazRequestReceiver returns a Receiver that reads the requests of a
-// Foo.BarBaz stream (client-streaming, server side) into one reused *Tree
-// instead of allocating one per message: replace stream.Recv() with r.Recv(),
-// or range over r.All().
+// Foo.BarBaz stream (client-streaming, server side) into reused *Tree (two, in
+// turn) instead of allocating one per message: replace stream.Recv() with
+// r.Recv(), or range over r.All().
 //
 // The message is valid only until the next Recv, and so are pointers into it
 // (its nested messages may be reused too). Keep one with r.Take(), or copy it
@@ -652,9 +652,9 @@ func NewFoo_BarBazRequestReceiver(stream grpc.ClientStreamingServer[Tree, Tree])
 }
 
 // NewFooBar_BazRequestReceiver returns a Receiver that reads the requests of a
-// FooBar.Baz stream (bidirectional-streaming, server side) into one reused
-// *Tree instead of allocating one per message: replace stream.Recv() with
-// r.Recv(), or range over r.All().
+// FooBar.Baz stream (bidirectional-streaming, server side) into reused *Tree
+// (two, in turn) instead of allocating one per message: replace stream.Recv()
+// with r.Recv(), or range over r.All().
 //
 // The message is valid only until the next Recv, and so are pointers into it
 // (its nested messages may be reused too). Keep one with r.Take(), or copy it
@@ -664,9 +664,9 @@ func NewFooBar_BazRequestReceiver(stream grpc.BidiStreamingServer[Tree, Tree]) *
 }
 
 // NewFooBar_BazResponseReceiver returns a Receiver that reads the responses of
-// a FooBar.Baz stream (bidirectional-streaming, client side) into one reused
-// *Tree instead of allocating one per message: replace stream.Recv() with
-// r.Recv(), or range over r.All().
+// a FooBar.Baz stream (bidirectional-streaming, client side) into reused *Tree
+// (two, in turn) instead of allocating one per message: replace stream.Recv()
+// with r.Recv(), or range over r.All().
 //
 // The message is valid only until the next Recv, and so are pointers into it
 // (its nested messages may be reused too). Keep one with r.Take(), or copy it

@@ -675,9 +675,9 @@ var (
 
 // NewTestService_StreamingOutputCallResponseReceiver returns a Receiver that
 // reads the responses of a TestService.StreamingOutputCall stream
-// (server-streaming, client side) into one reused *StreamingOutputCallResponse
-// instead of allocating one per message: replace stream.Recv() with r.Recv(),
-// or range over r.All().
+// (server-streaming, client side) into reused *StreamingOutputCallResponse
+// (two, in turn) instead of allocating one per message: replace stream.Recv()
+// with r.Recv(), or range over r.All().
 //
 // The message is valid only until the next Recv, and so are pointers into it
 // (its nested messages may be reused too). Keep one with r.Take(), or copy it
@@ -691,9 +691,9 @@ func NewTestService_StreamingOutputCallResponseReceiver(stream grpc.ServerStream
 
 // NewTestService_StreamingInputCallRequestReceiver returns a Receiver that
 // reads the requests of a TestService.StreamingInputCall stream
-// (client-streaming, server side) into one reused *StreamingInputCallRequest
-// instead of allocating one per message: replace stream.Recv() with r.Recv(),
-// or range over r.All().
+// (client-streaming, server side) into reused *StreamingInputCallRequest (two,
+// in turn) instead of allocating one per message: replace stream.Recv() with
+// r.Recv(), or range over r.All().
 //
 // The message is valid only until the next Recv, and so are pointers into it
 // (its nested messages may be reused too). Keep one with r.Take(), or copy it
@@ -707,8 +707,8 @@ func NewTestService_StreamingInputCallRequestReceiver(stream grpc.ClientStreamin
 
 // NewTestService_FullDuplexCallRequestReceiver returns a Receiver that reads
 // the requests of a TestService.FullDuplexCall stream (bidirectional-streaming,
-// server side) into one reused *StreamingOutputCallRequest instead of
-// allocating one per message: replace stream.Recv() with r.Recv(), or range
+// server side) into reused *StreamingOutputCallRequest (two, in turn) instead
+// of allocating one per message: replace stream.Recv() with r.Recv(), or range
 // over r.All().
 //
 // The message is valid only until the next Recv, and so are pointers into it
@@ -723,9 +723,9 @@ func NewTestService_FullDuplexCallRequestReceiver(stream grpc.BidiStreamingServe
 
 // NewTestService_FullDuplexCallResponseReceiver returns a Receiver that reads
 // the responses of a TestService.FullDuplexCall stream
-// (bidirectional-streaming, client side) into one reused
-// *StreamingOutputCallResponse instead of allocating one per message: replace
-// stream.Recv() with r.Recv(), or range over r.All().
+// (bidirectional-streaming, client side) into reused
+// *StreamingOutputCallResponse (two, in turn) instead of allocating one per
+// message: replace stream.Recv() with r.Recv(), or range over r.All().
 //
 // The message is valid only until the next Recv, and so are pointers into it
 // (its nested messages may be reused too). Keep one with r.Take(), or copy it

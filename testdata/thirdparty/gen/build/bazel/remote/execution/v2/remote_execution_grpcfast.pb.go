@@ -854,8 +854,8 @@ var (
 
 // NewExecution_ExecuteResponseReceiver returns a Receiver that reads the
 // responses of a Execution.Execute stream (server-streaming, client side) into
-// one reused *longrunningpb.Operation instead of allocating one per message:
-// replace stream.Recv() with r.Recv(), or range over r.All().
+// reused *longrunningpb.Operation (two, in turn) instead of allocating one per
+// message: replace stream.Recv() with r.Recv(), or range over r.All().
 //
 // The message is valid only until the next Recv, and so are pointers into it
 // (its nested messages may be reused too). Keep one with r.Take(), or copy it
