@@ -106,6 +106,11 @@ section() { # title, text, file, benchstat args...
 		printf '%s\n\n' "$kept"
 		return
 	fi
+	# The rounds that the results hold: a step kept from an earlier run
+	# (BENCH_ONLY) may have had another BENCH_COUNT.
+	local rounds
+	rounds=$(grep -c '^goos:' "$out/$file.txt" || true)
+	[[ $rounds -gt 0 ]] && text=${text/gobench.sh $count /gobench.sh $rounds }
 	printf '## %s\n\n%s\n\n```\n' "$title" "$text"
 	benchstat "$@" "$out/$file.txt"
 	printf '```\n\n'
@@ -124,7 +129,7 @@ trap 'rm -f BENCHMARKS.md.tmp' EXIT # nothing half written is left when a step f
 		"$(go list -m -f '{{.Path}} {{.Version}}' github.com/planetscale/vtprotobuf)"
 	printf -- '- peers: %s, %s\n' "$(GOFLAGS= go -C peers list -m -f '{{.Path}} {{.Version}}' storj.io/drpc)" \
 		"$(GOFLAGS= go -C peers list -m -f '{{.Path}} {{.Version}}' connectrpc.com/connect)"
-	printf -- '- %s samples per sub-benchmark, from as many interleaved rounds (scripts/gobench.sh)\n\n' "$count"
+	printf -- '- one sample per sub-benchmark from each interleaved round (scripts/gobench.sh): the number after gobench.sh in each command\n\n' 
 
 	section "The example's generated benchmarks, server in-process" \
 "\`scripts/gobench.sh $count ./example/examplepb -test.bench Grpcfast -test.benchmem -test.benchtime $btime $args\`,
