@@ -140,42 +140,27 @@ type bidiKeeper struct {
 }
 
 func (s bidiKeeper) Bidi(stream grpc.BidiStreamingServer[kinds.Rich, kinds.Rich]) error {
-	r := kinds.NewKinds_BidiRequestReceiver(stream)
-	defer r.Release()
-	m, err := r.Recv()
-	if err != nil {
-		return err
-	}
-	parts := []proto.Message{m.Inner, m.Inners[0], m.GetNested()}
-	var want []proto.Message
-	for _, p := range parts {
-		want = append(want, proto.Clone(p))
-	}
-	if _, err := r.Recv(); err != nil {
-		return err
-	}
-	changed := true
-	for i := range parts {
-		changed = changed && !proto.Equal(parts[i], want[i])
-	}
-	s.changed <- changed
-	for {
-		if _, err := r.Recv(); err == io.EOF {
-			return nil
-		} else if err != nil {
-			return err
-		}
-	}
+	return keepPastRecv(s.changed, kinds.NewKinds_BidiRequestReceiver(stream), func(m *kinds.Rich) []proto.Message {
+		return []proto.Message{m.Inner, m.Inners[0], m.GetNested()}
+	})
 }
 
 func (s bidiKeeper) PooledBidi(stream grpc.BidiStreamingServer[kinds.Pooled, kinds.Pooled]) error {
-	r := kinds.NewKinds_PooledBidiRequestReceiver(stream)
+	return keepPastRecv(s.changed, kinds.NewKinds_PooledBidiRequestReceiver(stream), func(m *kinds.Pooled) []proto.Message {
+		return []proto.Message{m.One, m.Items[0], m.Inners[0]}
+	})
+}
+
+// keepPastRecv keeps the parts of the first message that r receives past
+// the next Recv (wrong), sends to changed whether every part changed, and
+// reads the rest of the stream.
+func keepPastRecv[M any](changed chan<- bool, r *grpcfast.Receiver[M], partsOf func(*M) []proto.Message) error {
 	defer r.Release()
 	m, err := r.Recv()
 	if err != nil {
 		return err
 	}
-	parts := []proto.Message{m.One, m.Items[0], m.Inners[0]}
+	parts := partsOf(m)
 	var want []proto.Message
 	for _, p := range parts {
 		want = append(want, proto.Clone(p))
@@ -183,11 +168,11 @@ func (s bidiKeeper) PooledBidi(stream grpc.BidiStreamingServer[kinds.Pooled, kin
 	if _, err := r.Recv(); err != nil {
 		return err
 	}
-	changed := true
+	all := true
 	for i := range parts {
-		changed = changed && !proto.Equal(parts[i], want[i])
+		all = all && !proto.Equal(parts[i], want[i])
 	}
-	s.changed <- changed
+	changed <- all
 	for {
 		if _, err := r.Recv(); err == io.EOF {
 			return nil

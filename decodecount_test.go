@@ -38,27 +38,36 @@ func (m generatedRich) GrpcfastDecode(b []byte, d *grpcfastimpl.Decoding, depth 
 	return m.Rich.GrpcfastDecode(b, d, depth)
 }
 
-// TestGeneratedDecodedOnce: a message with a generated decoder is decoded by
-// it alone, once, in one pass, whole or in frames, whether it is valid or
-// not: no walk before it, no protobuf-go after a failure.
-func TestGeneratedDecodedOnce(t *testing.T) {
+// decodeOnceInput is a message of 2000 fields, valid or with something at
+// its end that is rejected or that UnmarshalVT would reject.
+type decodeOnceInput struct {
+	name  string
+	b     []byte
+	ok    bool
+	maxVT int
+}
+
+func decodeOnceInputs() []decodeOnceInput {
 	valid := []byte{}
 	for range 2000 {
 		valid = append(valid, 0x4a, 0x05, 0x0a, 0x03, 'a', 'b', 'c') // inners {label: "abc"}
 	}
 	cat := func(tail ...byte) []byte { return append(append([]byte{}, valid...), tail...) }
+	return []decodeOnceInput{
+		{name: "valid", b: valid, ok: true},
+		{name: "field number 2^32+2 at the end", b: cat(0x82, 0x80, 0x80, 0x80, 0x10, 0x01)},
+		{name: "invalid UTF-8 at the end", b: cat(0x12, 0x01, 0xff)},
+		{name: "truncated at the end", b: cat(0x4a, 0x05, 0x0a)},
+		{name: "wrong wire type at the end", b: cat(0x10, 0x01), ok: true},
+	}
+}
+
+// TestGeneratedDecodedOnce: a message with a generated decoder is decoded by
+// it alone, once, in one pass, whole or in frames, whether it is valid or
+// not: no walk before it, no protobuf-go after a failure.
+func TestGeneratedDecodedOnce(t *testing.T) {
 	c := grpcfast.NewCodec()
-	for _, tc := range []struct {
-		name string
-		b    []byte
-		ok   bool
-	}{
-		{"valid", valid, true},
-		{"field number 2^32+2 at the end", cat(0x82, 0x80, 0x80, 0x80, 0x10, 0x01), false},
-		{"invalid UTF-8 at the end", cat(0x12, 0x01, 0xff), false},
-		{"truncated at the end", cat(0x4a, 0x05, 0x0a), false},
-		{"wrong wire type at the end", cat(0x10, 0x01), true},
-	} {
+	for _, tc := range decodeOnceInputs() {
 		for _, cuts := range [][]int{nil, {100}, {3, 5000, 9000}} {
 			n := 0
 			m := generatedRich{&kinds.Rich{}, &n}
@@ -80,24 +89,12 @@ func TestGeneratedDecodedOnce(t *testing.T) {
 // instead (a known field with another wire type). Before the walk, such
 // input in frames was decoded in pieces, again whole, then by protobuf-go.
 func TestDecodedAtMostOnce(t *testing.T) {
-	valid := []byte{}
-	for range 2000 {
-		valid = append(valid, 0x4a, 0x05, 0x0a, 0x03, 'a', 'b', 'c') // inners {label: "abc"}
-	}
-	cat := func(tail ...byte) []byte { return append(append([]byte{}, valid...), tail...) }
 	c := grpcfast.NewCodec()
-	for _, tc := range []struct {
-		name  string
-		b     []byte
-		ok    bool
-		maxVT int // bytes UnmarshalVT may decode
-	}{
-		{"valid", valid, true, len(valid)},
-		{"field number 2^32+2 at the end", cat(0x82, 0x80, 0x80, 0x80, 0x10, 0x01), false, 0},
-		{"invalid UTF-8 at the end", cat(0x12, 0x01, 0xff), false, 0},
-		{"truncated at the end", cat(0x4a, 0x05, 0x0a), false, 0},
-		{"wrong wire type at the end", cat(0x10, 0x01), true, 0},
-	} {
+	for _, tc := range decodeOnceInputs() {
+		tc.maxVT = 0 // bytes UnmarshalVT may decode
+		if tc.name == "valid" {
+			tc.maxVT = len(tc.b)
+		}
 		for _, cuts := range [][]int{nil, {100}, {3, 5000, 9000}} {
 			n := 0
 			m := countingRich{Rich: &kinds.Rich{}, decoded: &n}

@@ -3,6 +3,7 @@ package grpcfast
 import (
 	"fmt"
 	"github.com/grpcfast/grpcfast/internal/decode"
+	"github.com/grpcfast/grpcfast/internal/fieldrule"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -68,21 +69,7 @@ func (p *utf8Plan) field(tag uint64) *utf8Field {
 	return p.sparse[protowire.Number(num)]
 }
 
-// enforceUTF8 reports whether protobuf-go validates the UTF-8 of fd's
-// values, as its internal strs.EnforceUTF8 does (without the legacy build
-// flag): editions fields by their utf8_validation feature, proto3 string
-// fields always, proto2 never.
-func enforceUTF8(fd protoreflect.FieldDescriptor) bool {
-	if fd.Kind() != protoreflect.StringKind {
-		return false
-	}
-	if fd.Syntax() == protoreflect.Editions {
-		if e, ok := fd.(interface{ EnforceUTF8() bool }); ok {
-			return e.EnforceUTF8()
-		}
-	}
-	return fd.Syntax() == protoreflect.Proto3
-}
+func enforceUTF8(fd protoreflect.FieldDescriptor) bool { return fieldrule.EnforceUTF8(fd) }
 
 // newUTF8Plan returns the plan of md, or nil if no message of its type can
 // hold a string that must be valid UTF-8 (in itself or in any message type

@@ -2,6 +2,7 @@ package generator
 
 import (
 	"fmt"
+	"github.com/grpcfast/grpcfast/internal/fieldrule"
 	"google.golang.org/protobuf/encoding/protowire"
 	"hash/fnv"
 	"strconv"
@@ -94,20 +95,7 @@ func decodedHere(g *protogen.GeneratedFile, f *protogen.File, m *protogen.Messag
 	return m.Desc.ParentFile() == f.Desc && decodable(m)
 }
 
-// enforceUTF8 reports whether protobuf-go checks the UTF-8 of fd's values:
-// editions fields by their utf8_validation feature, proto3 string fields
-// always, proto2 never.
-func enforceUTF8(fd protoreflect.FieldDescriptor) bool {
-	if fd.Kind() != protoreflect.StringKind {
-		return false
-	}
-	if fd.Syntax() == protoreflect.Editions {
-		if e, ok := fd.(interface{ EnforceUTF8() bool }); ok {
-			return e.EnforceUTF8()
-		}
-	}
-	return fd.Syntax() == protoreflect.Proto3
-}
+func enforceUTF8(fd protoreflect.FieldDescriptor) bool { return fieldrule.EnforceUTF8(fd) }
 
 // hasPointer reports whether protoc-gen-go makes fd a pointer to its value:
 // a singular number, bool, enum or string field with presence, outside a
