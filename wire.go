@@ -93,12 +93,8 @@ var errNeedProto = errors.New("grpcfast: decoded by protobuf-go")
 // returns for the same input, so that decoding with protobuf-go again is
 // pointless.
 func finalDecodeError(err error) bool {
-	switch err {
-	case decode.ErrMalformed, decode.ErrTruncated, decode.ErrDepth:
-		return true
-	}
 	switch err.(type) {
-	case *malformedError, *invalidUTF8Error, *decode.UTF8Error:
+	case *malformedError, *invalidUTF8Error:
 		return true
 	}
 	return false
