@@ -186,11 +186,7 @@ func (c *Codec) unmarshalVT(data mem.BufferSlice, m vtUnmarshaler, v any, info *
 // two buffers copied straight into the field or, in a slot, left a view of
 // the buffer (pieces.go). Required fields are checked at the end.
 func (c *Codec) decodeGenerated(data mem.BufferSlice, gen generatedDecoder, v any, vw *reuse.Views) error {
-	m, _ := v.(vtUnmarshaler)
-	d := vtDecoder{m: m, gen: gen, st: decode.Fresh}
-	if c.noUTF8 {
-		d.st = decode.FreshNoUTF8
-	}
+	d := vtDecoder{gen: gen, st: c.freshState()}
 	if vw != nil {
 		// The slot's next reset gives the nested messages and oneof
 		// wrappers of this decode back to it, for the next decode.
@@ -208,12 +204,9 @@ func (c *Codec) decodeGenerated(data mem.BufferSlice, gen generatedDecoder, v an
 			p := c.pool.Get(n)
 			b := (*p)[:n]
 			data.CopyTo(b)
-			err := gen.GrpcfastDecode(b, d.st, decode.Limit)
+			err := decodeAll(b, gen, d.st, v)
 			c.putBuf(p) // strings and bytes are copies: nothing refers to b
-			if err != nil {
-				return err
-			}
-			return checkInitialized(v)
+			return err
 		}
 	}
 	if err := c.decodeRuns(data, d, v, vtInfoOf(v), vw); err != nil {

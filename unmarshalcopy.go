@@ -11,9 +11,7 @@ import (
 
 // generatedDecoder is implemented by messages that protoc-gen-go-grpcfast
 // generated a decoder for (grpcfastimpl.Decoder).
-type generatedDecoder interface {
-	GrpcfastDecode(b []byte, d *decode.State, depth int) error
-}
+type generatedDecoder = decode.Decoder
 
 // decodeFresh decodes b, a message in one buffer, into v, a message that no
 // slot prepared, with its generated decoder d, in one pass: v is reset
@@ -21,10 +19,21 @@ type generatedDecoder interface {
 // rejected while decoding.
 func (c *Codec) decodeFresh(b []byte, d generatedDecoder, v any) error {
 	resetForDecode(v)
-	st := decode.Fresh
+	return decodeAll(b, d, c.freshState(), v)
+}
+
+// freshState is the state of a decode into a message that no slot
+// prepared.
+func (c *Codec) freshState() *decode.State {
 	if c.noUTF8 {
-		st = decode.FreshNoUTF8
+		return decode.FreshNoUTF8
 	}
+	return decode.Fresh
+}
+
+// decodeAll decodes b, a whole message, into v with its generated decoder
+// d, and checks its required fields.
+func decodeAll(b []byte, d generatedDecoder, st *decode.State, v any) error {
 	if err := d.GrpcfastDecode(b, st, decode.Limit); err != nil {
 		return err
 	}
@@ -34,15 +43,11 @@ func (c *Codec) decodeFresh(b []byte, d generatedDecoder, v any) error {
 // checkInitialized checks the required fields of v's whole tree, where its
 // type can hold any, as protobuf-go does once it has decoded a message.
 func checkInitialized(v any) error {
-	if _, ok := v.(requiredHolder); !ok {
+	if _, ok := v.(decode.RequiredHolder); !ok {
 		return nil
 	}
 	return proto.CheckInitialized(v.(proto.Message))
 }
-
-// requiredHolder is implemented by generated messages whose type can hold
-// required fields (grpcfastimpl.RequiredHolder).
-type requiredHolder interface{ GrpcfastRequired() }
 
 // decodeCopy decodes data into v, a message that a pooled handler prepared
 // for the owned copy (grpcfast.WithStringsInOneCopy), with its generated
@@ -65,10 +70,7 @@ func (c *Codec) decodeCopy(data mem.BufferSlice, d generatedDecoder, v any, o *o
 	} else {
 		st = decode.NewViews(o, c.noUTF8)
 	}
-	err := d.GrpcfastDecode(b, st, decode.Limit)
-	if err == nil {
-		err = checkInitialized(v)
-	}
+	err := decodeAll(b, d, st, v)
 	if err != nil && o != nil {
 		o.Clear() // the slot keeps nothing of a failed decode
 	}

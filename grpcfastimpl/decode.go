@@ -24,17 +24,13 @@ import (
 // or are views of b where d says so. It decodes into the memory that the
 // message's GrpcfastReuse kept and takes the nested messages and oneof
 // wrappers that it gave back from d's record.
-type Decoder interface {
-	GrpcfastDecode(b []byte, d *Decoding, depth int) error
-}
+type Decoder = decode.Decoder
 
 // RequiredHolder is implemented by the generated messages with a decoder
 // whose type can hold required fields, in itself or in a message type
 // reachable through its fields: the codec checks them (as
 // proto.CheckInitialized does) once a decode ends.
-type RequiredHolder interface {
-	GrpcfastRequired()
-}
+type RequiredHolder = decode.RequiredHolder
 
 // Decoding is the state of one decode: strings and bytes copied or views,
 // the UTF-8 check on or off, the record of the slot decoded into.
@@ -54,12 +50,6 @@ var MapLevel = decode.MapLevel
 // ReadTag reads a tag as protobuf-go does: negative length if malformed or
 // its field number is outside [1, 2^29-1].
 func ReadTag(b []byte) (uint64, int) { return decode.Tag(b) }
-
-// ReadVarint reads a varint as protowire.ConsumeVarint does.
-func ReadVarint(b []byte) (uint64, int) { return decode.Varint(b) }
-
-// ReadBytes reads a length-delimited value as protowire.ConsumeBytes does.
-func ReadBytes(b []byte) ([]byte, int) { return decode.Bytes(b) }
 
 // IsASCII reports whether every byte of b is below 0x80: then no string
 // in b can hold invalid UTF-8.

@@ -71,27 +71,26 @@ func (x *Chunk) GrpcfastBytesField(num protowire.Number) *[]byte {
 func (x *Chunk) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
-		if tAg-8 < 0x78 { // one byte, field number at least 1
+		if tAg-8 < 0x78 {
 			dAtA = dAtA[1:]
 		} else {
-			t, nN := grpcfastimpl.ReadTag(dAtA)
+			rEad, nN := grpcfastimpl.ReadTag(dAtA)
 			if nN < 0 {
 				return grpcfastimpl.ErrWire(nN)
 			}
-			tAg, dAtA = t, dAtA[nN:]
+			tAg, dAtA = rEad, dAtA[nN:]
 		}
 		switch tAg {
 		case 10: // data
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl = dAtA[1 : 1+int(dAtA[0])]
-				dAtA = dAtA[1+int(dAtA[0]):]
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
 			} else {
-				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				rEad, nN := protowire.ConsumeBytes(dAtA)
 				if nN < 0 {
 					return grpcfastimpl.ErrWire(nN)
 				}
-				vAl, dAtA = v, dAtA[nN:]
+				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			x.Data = dEc.Bytes(x.Data, vAl)
 			continue
@@ -129,14 +128,14 @@ func (x *PutResponse) GrpcfastUnknownFields() *[]byte {
 func (x *PutResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
-		if tAg-8 < 0x78 { // one byte, field number at least 1
+		if tAg-8 < 0x78 {
 			dAtA = dAtA[1:]
 		} else {
-			t, nN := grpcfastimpl.ReadTag(dAtA)
+			rEad, nN := grpcfastimpl.ReadTag(dAtA)
 			if nN < 0 {
 				return grpcfastimpl.ErrWire(nN)
 			}
-			tAg, dAtA = t, dAtA[nN:]
+			tAg, dAtA = rEad, dAtA[nN:]
 		}
 		switch tAg {
 		case 8: // size
@@ -144,11 +143,11 @@ func (x *PutResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dE
 			if len(dAtA) > 0 && dAtA[0] < 0x80 {
 				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
 			} else {
-				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				rEad, nN := protowire.ConsumeVarint(dAtA)
 				if nN < 0 {
 					return grpcfastimpl.ErrWire(nN)
 				}
-				vAl, dAtA = v, dAtA[nN:]
+				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			x.Size = int64(vAl)
 			continue
@@ -157,11 +156,11 @@ func (x *PutResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dE
 			if len(dAtA) > 0 && dAtA[0] < 0x80 {
 				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
 			} else {
-				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				rEad, nN := protowire.ConsumeVarint(dAtA)
 				if nN < 0 {
 					return grpcfastimpl.ErrWire(nN)
 				}
-				vAl, dAtA = v, dAtA[nN:]
+				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			x.Crc32C = uint32(vAl)
 			continue
@@ -199,14 +198,14 @@ func (x *GetRequest) GrpcfastUnknownFields() *[]byte {
 func (x *GetRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
-		if tAg-8 < 0x78 { // one byte, field number at least 1
+		if tAg-8 < 0x78 {
 			dAtA = dAtA[1:]
 		} else {
-			t, nN := grpcfastimpl.ReadTag(dAtA)
+			rEad, nN := grpcfastimpl.ReadTag(dAtA)
 			if nN < 0 {
 				return grpcfastimpl.ErrWire(nN)
 			}
-			tAg, dAtA = t, dAtA[nN:]
+			tAg, dAtA = rEad, dAtA[nN:]
 		}
 		switch tAg {
 		case 8: // size
@@ -214,11 +213,11 @@ func (x *GetRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 			if len(dAtA) > 0 && dAtA[0] < 0x80 {
 				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
 			} else {
-				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				rEad, nN := protowire.ConsumeVarint(dAtA)
 				if nN < 0 {
 					return grpcfastimpl.ErrWire(nN)
 				}
-				vAl, dAtA = v, dAtA[nN:]
+				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			x.Size = int64(vAl)
 			continue
@@ -227,11 +226,11 @@ func (x *GetRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 			if len(dAtA) > 0 && dAtA[0] < 0x80 {
 				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
 			} else {
-				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				rEad, nN := protowire.ConsumeVarint(dAtA)
 				if nN < 0 {
 					return grpcfastimpl.ErrWire(nN)
 				}
-				vAl, dAtA = v, dAtA[nN:]
+				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			x.ChunkSize = int32(vAl)
 			continue

@@ -65,6 +65,18 @@ func Err(n int) error {
 	return ErrMalformed
 }
 
+// Decoder is implemented by the messages that protoc-gen-go-grpcfast wrote a
+// decoder for (grpcfastimpl.Decoder has its contract).
+type Decoder interface {
+	GrpcfastDecode(b []byte, d *State, depth int) error
+}
+
+// RequiredHolder is implemented by generated messages with a decoder whose
+// type can hold required fields (grpcfastimpl.RequiredHolder).
+type RequiredHolder interface {
+	GrpcfastRequired()
+}
+
 // UTF8Error is the error for a string field that must hold valid UTF-8 and
 // does not.
 type UTF8Error struct{ Field string }
@@ -184,19 +196,11 @@ func (s *State) CheckUTF8(b []byte, field string) error {
 
 func utf8Error(field string) error { return &UTF8Error{Field: field} }
 
-// Tag reads the tag at the start of b, which is not empty, as protobuf-go
-// does: the tag and its length, or a negative length for a malformed
-// varint or a field number outside [1, 2^29-1]. Tag, Varint and Bytes are
-// small enough to be inlined into generated decoders; what their fast path
-// (one byte) leaves goes to a call.
+// Tag reads the tag at the start of b as protobuf-go does: the tag and its
+// length, or a negative length for a malformed varint or a field number
+// outside [1, 2^29-1]. Generated decoders read a tag of one byte inline and
+// call it for the rest.
 func Tag(b []byte) (uint64, int) {
-	if c := b[0]; c < 0x80 && c >= 8 {
-		return uint64(c), 1
-	}
-	return tagSlow(b)
-}
-
-func tagSlow(b []byte) (uint64, int) {
 	v, n := protowire.ConsumeVarint(b)
 	switch {
 	case n < 0:
@@ -206,27 +210,6 @@ func tagSlow(b []byte) (uint64, int) {
 	}
 	return v, n
 }
-
-// Varint reads a varint as protowire.ConsumeVarint does.
-func Varint(b []byte) (uint64, int) {
-	if len(b) > 0 && b[0] < 0x80 {
-		return uint64(b[0]), 1
-	}
-	return varintSlow(b)
-}
-
-func varintSlow(b []byte) (uint64, int) { return protowire.ConsumeVarint(b) }
-
-// Bytes reads a length-delimited value as protowire.ConsumeBytes does.
-func Bytes(b []byte) ([]byte, int) {
-	if len(b) > 1 && b[0] < 0x80 && int(b[0]) < len(b) {
-		n := int(b[0]) + 1
-		return b[1:n], n
-	}
-	return bytesSlow(b)
-}
-
-func bytesSlow(b []byte) ([]byte, int) { return protowire.ConsumeBytes(b) }
 
 // Skip returns the length of the value of an unknown field (or of a known
 // one with another wire type) of tag tag at the start of b, or -1, as

@@ -197,25 +197,12 @@ func (d *decodeGen) read(fd *protogen.Field, src string) {
 	case protowire.Fixed64Type:
 		g.P("vAl, nN := ", d.pw("ConsumeFixed64"), "(", src, ")")
 	case protowire.BytesType:
-		g.P("var vAl []byte")
-		g.P("if len(", src, ") > 1 && ", src, "[0] < 0x80 && int(", src, "[0]) < len(", src, ") {")
-		g.P("vAl = ", src, "[1 : 1+int(", src, "[0])]")
-		g.P(src, " = ", src, "[1+int(", src, "[0]):]")
-		g.P("} else {")
-		g.P("v, nN := ", d.impl("ReadBytes"), "(", src, ")")
-		d.failRead("nN")
-		g.P("vAl, ", src, " = v, ", src, "[nN:]")
-		g.P("}")
+		d.inline("vAl", "[]byte", "len("+src+") > 1 && "+src+"[0] < 0x80 && int("+src+"[0]) < len("+src+")",
+			"vAl, "+src+" = "+src+"[1 : 1+int("+src+"[0])], "+src+"[1+int("+src+"[0]):]", d.pw("ConsumeBytes"), src)
 		return
 	default:
-		g.P("var vAl uint64")
-		g.P("if len(", src, ") > 0 && ", src, "[0] < 0x80 {")
-		g.P("vAl, ", src, " = uint64(", src, "[0]), ", src, "[1:]")
-		g.P("} else {")
-		g.P("v, nN := ", d.impl("ReadVarint"), "(", src, ")")
-		d.failRead("nN")
-		g.P("vAl, ", src, " = v, ", src, "[nN:]")
-		g.P("}")
+		d.inline("vAl", "uint64", "len("+src+") > 0 && "+src+"[0] < 0x80",
+			"vAl, "+src+" = uint64("+src+"[0]), "+src+"[1:]", d.pw("ConsumeVarint"), src)
 		return
 	}
 	d.failRead("nN")
@@ -226,14 +213,25 @@ func (d *decodeGen) read(fd *protogen.Field, src string) {
 // into tAg, advancing src past it: a tag of one byte with a valid field
 // number inline, the rest by a call.
 func (d *decodeGen) tag(src string) {
+	d.g.P("tAg := uint64(", src, "[0])")
+	d.inline("tAg", "", "tAg-8 < 0x78", src+" = "+src+"[1:]", d.impl("ReadTag"), src)
+}
+
+// inline writes the read of a value from src into v (declared with type
+// typ unless typ is ""): the statement fast where cond holds, for the common
+// value of one byte; otherwise call(src), which returns the value and its
+// length, or a negative length.
+func (d *decodeGen) inline(v, typ, cond, fast, call, src string) {
 	g := d.g
-	g.P("tAg := uint64(", src, "[0])")
-	g.P("if tAg-8 < 0x78 { // one byte, field number at least 1")
-	g.P(src, " = ", src, "[1:]")
+	if typ != "" {
+		g.P("var ", v, " ", typ)
+	}
+	g.P("if ", cond, " {")
+	g.P(fast)
 	g.P("} else {")
-	g.P("t, nN := ", d.impl("ReadTag"), "(", src, ")")
+	g.P("rEad, nN := ", call, "(", src, ")")
 	d.failRead("nN")
-	g.P("tAg, ", src, " = t, ", src, "[nN:]")
+	g.P(v, ", ", src, " = rEad, ", src, "[nN:]")
 	g.P("}")
 }
 
@@ -386,7 +384,7 @@ func (d *decodeGen) field(fd *protogen.Field) {
 			// Packed: the same values, one after the other.
 			g.P("continue")
 			g.P("case ", tagOf(num, protowire.BytesType), ": // ", desc.Name(), ", packed")
-			g.P("pAcked, nN := ", d.impl("ReadBytes"), "(dAtA)")
+			g.P("pAcked, nN := ", d.pw("ConsumeBytes"), "(dAtA)")
 			d.failRead("nN")
 			g.P("dAtA = dAtA[nN:]")
 			g.P("for len(pAcked) > 0 {")

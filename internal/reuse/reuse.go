@@ -168,9 +168,7 @@ func (s *Slot[M]) PrepareCopy() bool {
 // HasGeneratedDecoder reports whether protoc-gen-go-grpcfast wrote *M a
 // decoder (GrpcfastDecode), which the owned copy decodes with.
 func HasGeneratedDecoder[M any]() bool {
-	_, ok := any((*M)(nil)).(interface {
-		GrpcfastDecode([]byte, *decode.State, int) error
-	})
+	_, ok := any((*M)(nil)).(decode.Decoder)
 	return ok
 }
 

@@ -1,12 +1,12 @@
 package reuse
 
 import (
-	"github.com/grpcfast/grpcfast/internal/decode"
 	"sync/atomic"
 	"unsafe"
 
 	"google.golang.org/grpc/mem"
 
+	"github.com/grpcfast/grpcfast/internal/decode"
 	"github.com/grpcfast/grpcfast/internal/own"
 )
 

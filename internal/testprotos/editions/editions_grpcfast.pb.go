@@ -58,28 +58,27 @@ func (x *Note) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 	sWept := false // the input was checked for 7-bit once (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
-		if tAg-8 < 0x78 { // one byte, field number at least 1
+		if tAg-8 < 0x78 {
 			dAtA = dAtA[1:]
 		} else {
-			t, nN := grpcfastimpl.ReadTag(dAtA)
+			rEad, nN := grpcfastimpl.ReadTag(dAtA)
 			if nN < 0 {
 				return grpcfastimpl.ErrWire(nN)
 			}
-			tAg, dAtA = t, dAtA[nN:]
+			tAg, dAtA = rEad, dAtA[nN:]
 		}
 		switch tAg {
 		case 10: // text
 			fIeld := dAtA
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl = dAtA[1 : 1+int(dAtA[0])]
-				dAtA = dAtA[1+int(dAtA[0]):]
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
 			} else {
-				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				rEad, nN := protowire.ConsumeBytes(dAtA)
 				if nN < 0 {
 					return grpcfastimpl.ErrWire(nN)
 				}
-				vAl, dAtA = v, dAtA[nN:]
+				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if !sWept {
 				sWept = true
@@ -98,14 +97,13 @@ func (x *Note) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 		case 18: // body
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl = dAtA[1 : 1+int(dAtA[0])]
-				dAtA = dAtA[1+int(dAtA[0]):]
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
 			} else {
-				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				rEad, nN := protowire.ConsumeBytes(dAtA)
 				if nN < 0 {
 					return grpcfastimpl.ErrWire(nN)
 				}
-				vAl, dAtA = v, dAtA[nN:]
+				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			x.Body = dEc.BytesPresent(vAl)
 			continue
@@ -114,11 +112,11 @@ func (x *Note) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			if len(dAtA) > 0 && dAtA[0] < 0x80 {
 				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
 			} else {
-				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				rEad, nN := protowire.ConsumeVarint(dAtA)
 				if nN < 0 {
 					return grpcfastimpl.ErrWire(nN)
 				}
-				vAl, dAtA = v, dAtA[nN:]
+				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			x.Rank = int32(vAl)
 			continue

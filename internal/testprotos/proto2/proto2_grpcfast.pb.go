@@ -92,27 +92,26 @@ func (x *Item_Extra) GrpcfastUnknownFields() *[]byte {
 func (x *Item_Extra) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
-		if tAg-8 < 0x78 { // one byte, field number at least 1
+		if tAg-8 < 0x78 {
 			dAtA = dAtA[1:]
 		} else {
-			t, nN := grpcfastimpl.ReadTag(dAtA)
+			rEad, nN := grpcfastimpl.ReadTag(dAtA)
 			if nN < 0 {
 				return grpcfastimpl.ErrWire(nN)
 			}
-			tAg, dAtA = t, dAtA[nN:]
+			tAg, dAtA = rEad, dAtA[nN:]
 		}
 		switch tAg {
 		case 42: // note
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl = dAtA[1 : 1+int(dAtA[0])]
-				dAtA = dAtA[1+int(dAtA[0]):]
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
 			} else {
-				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				rEad, nN := protowire.ConsumeBytes(dAtA)
 				if nN < 0 {
 					return grpcfastimpl.ErrWire(nN)
 				}
-				vAl, dAtA = v, dAtA[nN:]
+				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Note == nil {
 				x.Note = new(string)
@@ -205,14 +204,14 @@ func (x *Entries) GrpcfastUnknownFields() *[]byte {
 func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
-		if tAg-8 < 0x78 { // one byte, field number at least 1
+		if tAg-8 < 0x78 {
 			dAtA = dAtA[1:]
 		} else {
-			t, nN := grpcfastimpl.ReadTag(dAtA)
+			rEad, nN := grpcfastimpl.ReadTag(dAtA)
 			if nN < 0 {
 				return grpcfastimpl.ErrWire(nN)
 			}
-			tAg, dAtA = t, dAtA[nN:]
+			tAg, dAtA = rEad, dAtA[nN:]
 		}
 		switch tAg {
 		case 8: // level
@@ -220,11 +219,11 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 			if len(dAtA) > 0 && dAtA[0] < 0x80 {
 				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
 			} else {
-				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				rEad, nN := protowire.ConsumeVarint(dAtA)
 				if nN < 0 {
 					return grpcfastimpl.ErrWire(nN)
 				}
-				vAl, dAtA = v, dAtA[nN:]
+				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Level == nil {
 				x.Level = new(Level)
@@ -236,16 +235,16 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 			if len(dAtA) > 0 && dAtA[0] < 0x80 {
 				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
 			} else {
-				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				rEad, nN := protowire.ConsumeVarint(dAtA)
 				if nN < 0 {
 					return grpcfastimpl.ErrWire(nN)
 				}
-				vAl, dAtA = v, dAtA[nN:]
+				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			x.Levels = append(x.Levels, Level(int32(vAl)))
 			continue
 		case 18: // levels, packed
-			pAcked, nN := grpcfastimpl.ReadBytes(dAtA)
+			pAcked, nN := protowire.ConsumeBytes(dAtA)
 			if nN < 0 {
 				return grpcfastimpl.ErrWire(nN)
 			}
@@ -255,11 +254,11 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 				if len(pAcked) > 0 && pAcked[0] < 0x80 {
 					vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
 				} else {
-					v, nN := grpcfastimpl.ReadVarint(pAcked)
+					rEad, nN := protowire.ConsumeVarint(pAcked)
 					if nN < 0 {
 						return grpcfastimpl.ErrWire(nN)
 					}
-					vAl, pAcked = v, pAcked[nN:]
+					vAl, pAcked = rEad, pAcked[nN:]
 				}
 				x.Levels = append(x.Levels, Level(int32(vAl)))
 			}
@@ -267,14 +266,13 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 		case 26: // names
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl = dAtA[1 : 1+int(dAtA[0])]
-				dAtA = dAtA[1+int(dAtA[0]):]
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
 			} else {
-				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				rEad, nN := protowire.ConsumeBytes(dAtA)
 				if nN < 0 {
 					return grpcfastimpl.ErrWire(nN)
 				}
-				vAl, dAtA = v, dAtA[nN:]
+				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			eNtry := vAl
 			if dEpth < grpcfastimpl.MapLevel {
@@ -284,14 +282,14 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 			var mV string
 			for len(eNtry) > 0 {
 				tAg := uint64(eNtry[0])
-				if tAg-8 < 0x78 { // one byte, field number at least 1
+				if tAg-8 < 0x78 {
 					eNtry = eNtry[1:]
 				} else {
-					t, nN := grpcfastimpl.ReadTag(eNtry)
+					rEad, nN := grpcfastimpl.ReadTag(eNtry)
 					if nN < 0 {
 						return grpcfastimpl.ErrWire(nN)
 					}
-					tAg, eNtry = t, eNtry[nN:]
+					tAg, eNtry = rEad, eNtry[nN:]
 				}
 				switch tAg {
 				case 8:
@@ -299,25 +297,24 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 					if len(eNtry) > 0 && eNtry[0] < 0x80 {
 						vAl, eNtry = uint64(eNtry[0]), eNtry[1:]
 					} else {
-						v, nN := grpcfastimpl.ReadVarint(eNtry)
+						rEad, nN := protowire.ConsumeVarint(eNtry)
 						if nN < 0 {
 							return grpcfastimpl.ErrWire(nN)
 						}
-						vAl, eNtry = v, eNtry[nN:]
+						vAl, eNtry = rEad, eNtry[nN:]
 					}
 					mK = int32(vAl)
 					continue
 				case 18:
 					var vAl []byte
 					if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
-						vAl = eNtry[1 : 1+int(eNtry[0])]
-						eNtry = eNtry[1+int(eNtry[0]):]
+						vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
 					} else {
-						v, nN := grpcfastimpl.ReadBytes(eNtry)
+						rEad, nN := protowire.ConsumeBytes(eNtry)
 						if nN < 0 {
 							return grpcfastimpl.ErrWire(nN)
 						}
-						vAl, eNtry = v, eNtry[nN:]
+						vAl, eNtry = rEad, eNtry[nN:]
 					}
 					mV = dEc.String(vAl)
 					continue
@@ -340,14 +337,13 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 		case 34: // children
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl = dAtA[1 : 1+int(dAtA[0])]
-				dAtA = dAtA[1+int(dAtA[0]):]
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
 			} else {
-				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				rEad, nN := protowire.ConsumeBytes(dAtA)
 				if nN < 0 {
 					return grpcfastimpl.ErrWire(nN)
 				}
-				vAl, dAtA = v, dAtA[nN:]
+				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			eNtry := vAl
 			if dEpth < grpcfastimpl.MapLevel {
@@ -357,41 +353,39 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 			var mV *Entries
 			for len(eNtry) > 0 {
 				tAg := uint64(eNtry[0])
-				if tAg-8 < 0x78 { // one byte, field number at least 1
+				if tAg-8 < 0x78 {
 					eNtry = eNtry[1:]
 				} else {
-					t, nN := grpcfastimpl.ReadTag(eNtry)
+					rEad, nN := grpcfastimpl.ReadTag(eNtry)
 					if nN < 0 {
 						return grpcfastimpl.ErrWire(nN)
 					}
-					tAg, eNtry = t, eNtry[nN:]
+					tAg, eNtry = rEad, eNtry[nN:]
 				}
 				switch tAg {
 				case 10:
 					var vAl []byte
 					if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
-						vAl = eNtry[1 : 1+int(eNtry[0])]
-						eNtry = eNtry[1+int(eNtry[0]):]
+						vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
 					} else {
-						v, nN := grpcfastimpl.ReadBytes(eNtry)
+						rEad, nN := protowire.ConsumeBytes(eNtry)
 						if nN < 0 {
 							return grpcfastimpl.ErrWire(nN)
 						}
-						vAl, eNtry = v, eNtry[nN:]
+						vAl, eNtry = rEad, eNtry[nN:]
 					}
 					mK = dEc.String(vAl)
 					continue
 				case 18:
 					var vAl []byte
 					if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
-						vAl = eNtry[1 : 1+int(eNtry[0])]
-						eNtry = eNtry[1+int(eNtry[0]):]
+						vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
 					} else {
-						v, nN := grpcfastimpl.ReadBytes(eNtry)
+						rEad, nN := protowire.ConsumeBytes(eNtry)
 						if nN < 0 {
 							return grpcfastimpl.ErrWire(nN)
 						}
-						vAl, eNtry = v, eNtry[nN:]
+						vAl, eNtry = rEad, eNtry[nN:]
 					}
 					if mV == nil {
 						mV = new(Entries)
@@ -425,14 +419,13 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 		case 42: // note
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl = dAtA[1 : 1+int(dAtA[0])]
-				dAtA = dAtA[1+int(dAtA[0]):]
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
 			} else {
-				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				rEad, nN := protowire.ConsumeBytes(dAtA)
 				if nN < 0 {
 					return grpcfastimpl.ErrWire(nN)
 				}
-				vAl, dAtA = v, dAtA[nN:]
+				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Note == nil {
 				x.Note = new(string)
@@ -444,11 +437,11 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 			if len(dAtA) > 0 && dAtA[0] < 0x80 {
 				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
 			} else {
-				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				rEad, nN := protowire.ConsumeVarint(dAtA)
 				if nN < 0 {
 					return grpcfastimpl.ErrWire(nN)
 				}
-				vAl, dAtA = v, dAtA[nN:]
+				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Id == nil {
 				x.Id = new(int64)
@@ -458,14 +451,13 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 		case 58: // next
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl = dAtA[1 : 1+int(dAtA[0])]
-				dAtA = dAtA[1+int(dAtA[0]):]
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
 			} else {
-				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				rEad, nN := protowire.ConsumeBytes(dAtA)
 				if nN < 0 {
 					return grpcfastimpl.ErrWire(nN)
 				}
-				vAl, dAtA = v, dAtA[nN:]
+				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Next == nil {
 				x.Next = grpcfastimpl.Spare[Entries](dEc, grpcfastSpare_Entries_2eb07586)
@@ -480,14 +472,13 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 		case 66: // by_level
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl = dAtA[1 : 1+int(dAtA[0])]
-				dAtA = dAtA[1+int(dAtA[0]):]
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
 			} else {
-				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				rEad, nN := protowire.ConsumeBytes(dAtA)
 				if nN < 0 {
 					return grpcfastimpl.ErrWire(nN)
 				}
-				vAl, dAtA = v, dAtA[nN:]
+				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			eNtry := vAl
 			if dEpth < grpcfastimpl.MapLevel {
@@ -497,14 +488,14 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 			var mV Level
 			for len(eNtry) > 0 {
 				tAg := uint64(eNtry[0])
-				if tAg-8 < 0x78 { // one byte, field number at least 1
+				if tAg-8 < 0x78 {
 					eNtry = eNtry[1:]
 				} else {
-					t, nN := grpcfastimpl.ReadTag(eNtry)
+					rEad, nN := grpcfastimpl.ReadTag(eNtry)
 					if nN < 0 {
 						return grpcfastimpl.ErrWire(nN)
 					}
-					tAg, eNtry = t, eNtry[nN:]
+					tAg, eNtry = rEad, eNtry[nN:]
 				}
 				switch tAg {
 				case 8:
@@ -512,11 +503,11 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 					if len(eNtry) > 0 && eNtry[0] < 0x80 {
 						vAl, eNtry = uint64(eNtry[0]), eNtry[1:]
 					} else {
-						v, nN := grpcfastimpl.ReadVarint(eNtry)
+						rEad, nN := protowire.ConsumeVarint(eNtry)
 						if nN < 0 {
 							return grpcfastimpl.ErrWire(nN)
 						}
-						vAl, eNtry = v, eNtry[nN:]
+						vAl, eNtry = rEad, eNtry[nN:]
 					}
 					mK = int32(vAl)
 					continue
@@ -525,11 +516,11 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 					if len(eNtry) > 0 && eNtry[0] < 0x80 {
 						vAl, eNtry = uint64(eNtry[0]), eNtry[1:]
 					} else {
-						v, nN := grpcfastimpl.ReadVarint(eNtry)
+						rEad, nN := protowire.ConsumeVarint(eNtry)
 						if nN < 0 {
 							return grpcfastimpl.ErrWire(nN)
 						}
-						vAl, eNtry = v, eNtry[nN:]
+						vAl, eNtry = rEad, eNtry[nN:]
 					}
 					mV = Level(int32(vAl))
 					continue
@@ -552,14 +543,13 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 		case 74: // blobs
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl = dAtA[1 : 1+int(dAtA[0])]
-				dAtA = dAtA[1+int(dAtA[0]):]
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
 			} else {
-				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				rEad, nN := protowire.ConsumeBytes(dAtA)
 				if nN < 0 {
 					return grpcfastimpl.ErrWire(nN)
 				}
-				vAl, dAtA = v, dAtA[nN:]
+				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			eNtry := vAl
 			if dEpth < grpcfastimpl.MapLevel {
@@ -569,41 +559,39 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 			var mV []byte
 			for len(eNtry) > 0 {
 				tAg := uint64(eNtry[0])
-				if tAg-8 < 0x78 { // one byte, field number at least 1
+				if tAg-8 < 0x78 {
 					eNtry = eNtry[1:]
 				} else {
-					t, nN := grpcfastimpl.ReadTag(eNtry)
+					rEad, nN := grpcfastimpl.ReadTag(eNtry)
 					if nN < 0 {
 						return grpcfastimpl.ErrWire(nN)
 					}
-					tAg, eNtry = t, eNtry[nN:]
+					tAg, eNtry = rEad, eNtry[nN:]
 				}
 				switch tAg {
 				case 10:
 					var vAl []byte
 					if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
-						vAl = eNtry[1 : 1+int(eNtry[0])]
-						eNtry = eNtry[1+int(eNtry[0]):]
+						vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
 					} else {
-						v, nN := grpcfastimpl.ReadBytes(eNtry)
+						rEad, nN := protowire.ConsumeBytes(eNtry)
 						if nN < 0 {
 							return grpcfastimpl.ErrWire(nN)
 						}
-						vAl, eNtry = v, eNtry[nN:]
+						vAl, eNtry = rEad, eNtry[nN:]
 					}
 					mK = dEc.String(vAl)
 					continue
 				case 18:
 					var vAl []byte
 					if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
-						vAl = eNtry[1 : 1+int(eNtry[0])]
-						eNtry = eNtry[1+int(eNtry[0]):]
+						vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
 					} else {
-						v, nN := grpcfastimpl.ReadBytes(eNtry)
+						rEad, nN := protowire.ConsumeBytes(eNtry)
 						if nN < 0 {
 							return grpcfastimpl.ErrWire(nN)
 						}
-						vAl, eNtry = v, eNtry[nN:]
+						vAl, eNtry = rEad, eNtry[nN:]
 					}
 					mV = dEc.BytesPresent(vAl)
 					continue
@@ -626,28 +614,26 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 		case 82: // tags
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl = dAtA[1 : 1+int(dAtA[0])]
-				dAtA = dAtA[1+int(dAtA[0]):]
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
 			} else {
-				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				rEad, nN := protowire.ConsumeBytes(dAtA)
 				if nN < 0 {
 					return grpcfastimpl.ErrWire(nN)
 				}
-				vAl, dAtA = v, dAtA[nN:]
+				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			x.Tags = append(x.Tags, dEc.String(vAl))
 			continue
 		case 90: // text
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl = dAtA[1 : 1+int(dAtA[0])]
-				dAtA = dAtA[1+int(dAtA[0]):]
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
 			} else {
-				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				rEad, nN := protowire.ConsumeBytes(dAtA)
 				if nN < 0 {
 					return grpcfastimpl.ErrWire(nN)
 				}
-				vAl, dAtA = v, dAtA[nN:]
+				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			wR, oK := x.Choice.(*Entries_Text)
 			if !oK {
@@ -659,14 +645,13 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 		case 98: // sub
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl = dAtA[1 : 1+int(dAtA[0])]
-				dAtA = dAtA[1+int(dAtA[0]):]
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
 			} else {
-				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				rEad, nN := protowire.ConsumeBytes(dAtA)
 				if nN < 0 {
 					return grpcfastimpl.ErrWire(nN)
 				}
-				vAl, dAtA = v, dAtA[nN:]
+				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			wR, oK := x.Choice.(*Entries_Sub)
 			if !oK {

@@ -13,6 +13,7 @@ import (
 	grpcfast "github.com/grpcfast/grpcfast"
 	grpcfastimpl "github.com/grpcfast/grpcfast/grpcfastimpl"
 	encoding "google.golang.org/grpc/encoding"
+	protowire "google.golang.org/protobuf/encoding/protowire"
 )
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
@@ -52,28 +53,27 @@ func (x *M) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) e
 	sWept := false // the input was checked for 7-bit once (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
-		if tAg-8 < 0x78 { // one byte, field number at least 1
+		if tAg-8 < 0x78 {
 			dAtA = dAtA[1:]
 		} else {
-			t, nN := grpcfastimpl.ReadTag(dAtA)
+			rEad, nN := grpcfastimpl.ReadTag(dAtA)
 			if nN < 0 {
 				return grpcfastimpl.ErrWire(nN)
 			}
-			tAg, dAtA = t, dAtA[nN:]
+			tAg, dAtA = rEad, dAtA[nN:]
 		}
 		switch tAg {
 		case 10: // s
 			fIeld := dAtA
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl = dAtA[1 : 1+int(dAtA[0])]
-				dAtA = dAtA[1+int(dAtA[0]):]
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
 			} else {
-				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				rEad, nN := protowire.ConsumeBytes(dAtA)
 				if nN < 0 {
 					return grpcfastimpl.ErrWire(nN)
 				}
-				vAl, dAtA = v, dAtA[nN:]
+				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if !sWept {
 				sWept = true

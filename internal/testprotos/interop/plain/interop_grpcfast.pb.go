@@ -82,14 +82,14 @@ func (x *Payload) GrpcfastBytesField(num protowire.Number) *[]byte {
 func (x *Payload) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
-		if tAg-8 < 0x78 { // one byte, field number at least 1
+		if tAg-8 < 0x78 {
 			dAtA = dAtA[1:]
 		} else {
-			t, nN := grpcfastimpl.ReadTag(dAtA)
+			rEad, nN := grpcfastimpl.ReadTag(dAtA)
 			if nN < 0 {
 				return grpcfastimpl.ErrWire(nN)
 			}
-			tAg, dAtA = t, dAtA[nN:]
+			tAg, dAtA = rEad, dAtA[nN:]
 		}
 		switch tAg {
 		case 8: // type
@@ -97,25 +97,24 @@ func (x *Payload) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 			if len(dAtA) > 0 && dAtA[0] < 0x80 {
 				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
 			} else {
-				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				rEad, nN := protowire.ConsumeVarint(dAtA)
 				if nN < 0 {
 					return grpcfastimpl.ErrWire(nN)
 				}
-				vAl, dAtA = v, dAtA[nN:]
+				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			x.Type = PayloadType(int32(vAl))
 			continue
 		case 18: // body
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl = dAtA[1 : 1+int(dAtA[0])]
-				dAtA = dAtA[1+int(dAtA[0]):]
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
 			} else {
-				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				rEad, nN := protowire.ConsumeBytes(dAtA)
 				if nN < 0 {
 					return grpcfastimpl.ErrWire(nN)
 				}
-				vAl, dAtA = v, dAtA[nN:]
+				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			x.Body = dEc.Bytes(x.Body, vAl)
 			continue
@@ -154,14 +153,14 @@ func (x *EchoStatus) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 	sWept := false // the input was checked for 7-bit once (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
-		if tAg-8 < 0x78 { // one byte, field number at least 1
+		if tAg-8 < 0x78 {
 			dAtA = dAtA[1:]
 		} else {
-			t, nN := grpcfastimpl.ReadTag(dAtA)
+			rEad, nN := grpcfastimpl.ReadTag(dAtA)
 			if nN < 0 {
 				return grpcfastimpl.ErrWire(nN)
 			}
-			tAg, dAtA = t, dAtA[nN:]
+			tAg, dAtA = rEad, dAtA[nN:]
 		}
 		switch tAg {
 		case 8: // code
@@ -169,11 +168,11 @@ func (x *EchoStatus) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 			if len(dAtA) > 0 && dAtA[0] < 0x80 {
 				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
 			} else {
-				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				rEad, nN := protowire.ConsumeVarint(dAtA)
 				if nN < 0 {
 					return grpcfastimpl.ErrWire(nN)
 				}
-				vAl, dAtA = v, dAtA[nN:]
+				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			x.Code = int32(vAl)
 			continue
@@ -181,14 +180,13 @@ func (x *EchoStatus) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 			fIeld := dAtA
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl = dAtA[1 : 1+int(dAtA[0])]
-				dAtA = dAtA[1+int(dAtA[0]):]
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
 			} else {
-				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				rEad, nN := protowire.ConsumeBytes(dAtA)
 				if nN < 0 {
 					return grpcfastimpl.ErrWire(nN)
 				}
-				vAl, dAtA = v, dAtA[nN:]
+				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if !sWept {
 				sWept = true
@@ -237,14 +235,14 @@ func (x *ResponseParameters) GrpcfastUnknownFields() *[]byte {
 func (x *ResponseParameters) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
-		if tAg-8 < 0x78 { // one byte, field number at least 1
+		if tAg-8 < 0x78 {
 			dAtA = dAtA[1:]
 		} else {
-			t, nN := grpcfastimpl.ReadTag(dAtA)
+			rEad, nN := grpcfastimpl.ReadTag(dAtA)
 			if nN < 0 {
 				return grpcfastimpl.ErrWire(nN)
 			}
-			tAg, dAtA = t, dAtA[nN:]
+			tAg, dAtA = rEad, dAtA[nN:]
 		}
 		switch tAg {
 		case 8: // size
@@ -252,11 +250,11 @@ func (x *ResponseParameters) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decod
 			if len(dAtA) > 0 && dAtA[0] < 0x80 {
 				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
 			} else {
-				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				rEad, nN := protowire.ConsumeVarint(dAtA)
 				if nN < 0 {
 					return grpcfastimpl.ErrWire(nN)
 				}
-				vAl, dAtA = v, dAtA[nN:]
+				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			x.Size = int32(vAl)
 			continue
@@ -265,25 +263,24 @@ func (x *ResponseParameters) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decod
 			if len(dAtA) > 0 && dAtA[0] < 0x80 {
 				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
 			} else {
-				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				rEad, nN := protowire.ConsumeVarint(dAtA)
 				if nN < 0 {
 					return grpcfastimpl.ErrWire(nN)
 				}
-				vAl, dAtA = v, dAtA[nN:]
+				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			x.IntervalUs = int32(vAl)
 			continue
 		case 26: // compressed
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl = dAtA[1 : 1+int(dAtA[0])]
-				dAtA = dAtA[1+int(dAtA[0]):]
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
 			} else {
-				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				rEad, nN := protowire.ConsumeBytes(dAtA)
 				if nN < 0 {
 					return grpcfastimpl.ErrWire(nN)
 				}
-				vAl, dAtA = v, dAtA[nN:]
+				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Compressed == nil {
 				x.Compressed = grpcfastimpl.Spare[wrapperspb.BoolValue](dEc, grpcfastSpare_BoolValue_99462ffb)
@@ -337,14 +334,14 @@ func (x *StreamingOutputCallRequest) GrpcfastUnknownFields() *[]byte {
 func (x *StreamingOutputCallRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
-		if tAg-8 < 0x78 { // one byte, field number at least 1
+		if tAg-8 < 0x78 {
 			dAtA = dAtA[1:]
 		} else {
-			t, nN := grpcfastimpl.ReadTag(dAtA)
+			rEad, nN := grpcfastimpl.ReadTag(dAtA)
 			if nN < 0 {
 				return grpcfastimpl.ErrWire(nN)
 			}
-			tAg, dAtA = t, dAtA[nN:]
+			tAg, dAtA = rEad, dAtA[nN:]
 		}
 		switch tAg {
 		case 8: // response_type
@@ -352,25 +349,24 @@ func (x *StreamingOutputCallRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastim
 			if len(dAtA) > 0 && dAtA[0] < 0x80 {
 				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
 			} else {
-				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				rEad, nN := protowire.ConsumeVarint(dAtA)
 				if nN < 0 {
 					return grpcfastimpl.ErrWire(nN)
 				}
-				vAl, dAtA = v, dAtA[nN:]
+				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			x.ResponseType = PayloadType(int32(vAl))
 			continue
 		case 18: // response_parameters
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl = dAtA[1 : 1+int(dAtA[0])]
-				dAtA = dAtA[1+int(dAtA[0]):]
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
 			} else {
-				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				rEad, nN := protowire.ConsumeBytes(dAtA)
 				if nN < 0 {
 					return grpcfastimpl.ErrWire(nN)
 				}
-				vAl, dAtA = v, dAtA[nN:]
+				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			var eL *ResponseParameters
 			if nN := len(x.ResponseParameters); nN < cap(x.ResponseParameters) {
@@ -393,14 +389,13 @@ func (x *StreamingOutputCallRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastim
 		case 26: // payload
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl = dAtA[1 : 1+int(dAtA[0])]
-				dAtA = dAtA[1+int(dAtA[0]):]
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
 			} else {
-				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				rEad, nN := protowire.ConsumeBytes(dAtA)
 				if nN < 0 {
 					return grpcfastimpl.ErrWire(nN)
 				}
-				vAl, dAtA = v, dAtA[nN:]
+				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Payload == nil {
 				x.Payload = grpcfastimpl.Spare[Payload](dEc, grpcfastSpare_Payload_99462ffb)
@@ -415,14 +410,13 @@ func (x *StreamingOutputCallRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastim
 		case 58: // response_status
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl = dAtA[1 : 1+int(dAtA[0])]
-				dAtA = dAtA[1+int(dAtA[0]):]
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
 			} else {
-				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				rEad, nN := protowire.ConsumeBytes(dAtA)
 				if nN < 0 {
 					return grpcfastimpl.ErrWire(nN)
 				}
-				vAl, dAtA = v, dAtA[nN:]
+				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.ResponseStatus == nil {
 				x.ResponseStatus = grpcfastimpl.Spare[EchoStatus](dEc, grpcfastSpare_EchoStatus_99462ffb)
@@ -470,27 +464,26 @@ func (x *StreamingOutputCallResponse) GrpcfastUnknownFields() *[]byte {
 func (x *StreamingOutputCallResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
-		if tAg-8 < 0x78 { // one byte, field number at least 1
+		if tAg-8 < 0x78 {
 			dAtA = dAtA[1:]
 		} else {
-			t, nN := grpcfastimpl.ReadTag(dAtA)
+			rEad, nN := grpcfastimpl.ReadTag(dAtA)
 			if nN < 0 {
 				return grpcfastimpl.ErrWire(nN)
 			}
-			tAg, dAtA = t, dAtA[nN:]
+			tAg, dAtA = rEad, dAtA[nN:]
 		}
 		switch tAg {
 		case 10: // payload
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl = dAtA[1 : 1+int(dAtA[0])]
-				dAtA = dAtA[1+int(dAtA[0]):]
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
 			} else {
-				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				rEad, nN := protowire.ConsumeBytes(dAtA)
 				if nN < 0 {
 					return grpcfastimpl.ErrWire(nN)
 				}
-				vAl, dAtA = v, dAtA[nN:]
+				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Payload == nil {
 				x.Payload = grpcfastimpl.Spare[Payload](dEc, grpcfastSpare_Payload_99462ffb)
@@ -540,27 +533,26 @@ func (x *StreamingInputCallRequest) GrpcfastUnknownFields() *[]byte {
 func (x *StreamingInputCallRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
-		if tAg-8 < 0x78 { // one byte, field number at least 1
+		if tAg-8 < 0x78 {
 			dAtA = dAtA[1:]
 		} else {
-			t, nN := grpcfastimpl.ReadTag(dAtA)
+			rEad, nN := grpcfastimpl.ReadTag(dAtA)
 			if nN < 0 {
 				return grpcfastimpl.ErrWire(nN)
 			}
-			tAg, dAtA = t, dAtA[nN:]
+			tAg, dAtA = rEad, dAtA[nN:]
 		}
 		switch tAg {
 		case 10: // payload
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl = dAtA[1 : 1+int(dAtA[0])]
-				dAtA = dAtA[1+int(dAtA[0]):]
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
 			} else {
-				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				rEad, nN := protowire.ConsumeBytes(dAtA)
 				if nN < 0 {
 					return grpcfastimpl.ErrWire(nN)
 				}
-				vAl, dAtA = v, dAtA[nN:]
+				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Payload == nil {
 				x.Payload = grpcfastimpl.Spare[Payload](dEc, grpcfastSpare_Payload_99462ffb)
@@ -575,14 +567,13 @@ func (x *StreamingInputCallRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimp
 		case 18: // expect_compressed
 			var vAl []byte
 			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl = dAtA[1 : 1+int(dAtA[0])]
-				dAtA = dAtA[1+int(dAtA[0]):]
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
 			} else {
-				v, nN := grpcfastimpl.ReadBytes(dAtA)
+				rEad, nN := protowire.ConsumeBytes(dAtA)
 				if nN < 0 {
 					return grpcfastimpl.ErrWire(nN)
 				}
-				vAl, dAtA = v, dAtA[nN:]
+				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.ExpectCompressed == nil {
 				x.ExpectCompressed = grpcfastimpl.Spare[wrapperspb.BoolValue](dEc, grpcfastSpare_BoolValue_99462ffb)
@@ -628,14 +619,14 @@ func (x *StreamingInputCallResponse) GrpcfastUnknownFields() *[]byte {
 func (x *StreamingInputCallResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
-		if tAg-8 < 0x78 { // one byte, field number at least 1
+		if tAg-8 < 0x78 {
 			dAtA = dAtA[1:]
 		} else {
-			t, nN := grpcfastimpl.ReadTag(dAtA)
+			rEad, nN := grpcfastimpl.ReadTag(dAtA)
 			if nN < 0 {
 				return grpcfastimpl.ErrWire(nN)
 			}
-			tAg, dAtA = t, dAtA[nN:]
+			tAg, dAtA = rEad, dAtA[nN:]
 		}
 		switch tAg {
 		case 8: // aggregated_payload_size
@@ -643,11 +634,11 @@ func (x *StreamingInputCallResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastim
 			if len(dAtA) > 0 && dAtA[0] < 0x80 {
 				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
 			} else {
-				v, nN := grpcfastimpl.ReadVarint(dAtA)
+				rEad, nN := protowire.ConsumeVarint(dAtA)
 				if nN < 0 {
 					return grpcfastimpl.ErrWire(nN)
 				}
-				vAl, dAtA = v, dAtA[nN:]
+				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			x.AggregatedPayloadSize = int32(vAl)
 			continue
