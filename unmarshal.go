@@ -212,7 +212,7 @@ func (c *Codec) decodeGenerated(data mem.BufferSlice, gen generatedDecoder, v an
 	if err := c.decodeRuns(data, d, v, vtInfoOf(v), vw); err != nil {
 		return err
 	}
-	return checkInitialized(v)
+	return checkInitialized(v, nil, data)
 }
 
 // maxGather is the largest message without bytes fields that a generated

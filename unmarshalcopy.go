@@ -37,16 +37,32 @@ func decodeAll(b []byte, d generatedDecoder, st *decode.State, v any) error {
 	if err := d.GrpcfastDecode(b, st, decode.Limit); err != nil {
 		return err
 	}
-	return checkInitialized(v)
+	return checkInitialized(v, b, nil)
 }
 
 // checkInitialized checks the required fields of v's whole tree, where its
-// type can hold any, as protobuf-go does once it has decoded a message.
-func checkInitialized(v any) error {
+// type can hold any, as protobuf-go does once it has decoded a message from
+// b, or from data where b is nil.
+//
+// Where one is missing, the linked protobuf-go decides from the input: its
+// Unmarshal checks the whole tree only when its decode saw a required field
+// missing on the way, and that decode does not look into the message of a
+// oneof's field other than the oneof's first (protobuf-go v1.36), so it
+// accepts some messages that proto.CheckInitialized rejects. gRPC's codec
+// accepts them, and so does this one. This costs a second decode of input
+// that lacks a required field only.
+func checkInitialized(v any, b []byte, data mem.BufferSlice) error {
 	if _, ok := v.(decode.RequiredHolder); !ok {
 		return nil
 	}
-	return proto.CheckInitialized(v.(proto.Message))
+	m := v.(proto.Message)
+	if proto.CheckInitialized(m) == nil {
+		return nil
+	}
+	if b == nil {
+		b = data.Materialize()
+	}
+	return proto.Unmarshal(b, m.ProtoReflect().New().Interface())
 }
 
 // decodeCopy decodes data into v, a message that a pooled handler prepared
