@@ -94,7 +94,7 @@ test: lint checkgenerate ## Run every test: lint, generation check, unit, golden
 	@$(MAKE) newest-mod
 	GOFLAGS=-modfile=$(COMPAT_MOD) go test -race -count=1 $(COMPAT_PKGS)
 	@echo "==> ownership and misuse tests in a grpcfast_checked build (memory taken back is poisoned and never reused)"
-	go test -tags grpcfast_checked -count=1 -run 'Checked|LastMessage|MergingCodec|CallerMemory|HandlerMemory|TestReceiver|TestPooled|TestCopy|TestGeneratedDecode' .
+	go test -tags grpcfast_checked -count=1 -run 'Checked|LastMessage|MergingCodec|CallerMemory|HandlerMemory|TestReceiver|TestPooled|TestCopy|TestGeneratedDecode|TestResponses|TestReusingClient' .
 	@echo "==> every benchmark once, generated ones included (their figures mean nothing at one iteration)"
 	go test -run '^$$' -bench . -benchtime 1x ./...
 	@echo "==> the peers module (drpc, connect-go): its tests with the race detector, then every peers benchmark once"

@@ -66,10 +66,7 @@ type Stream[M any] interface {
 // is not usable: make one with NewReceiver or a generated New...Receiver.
 type Receiver[M any] struct {
 	stream Stream[M]
-	cur    *reuse.Slot[M] // holds the message the last successful Recv returned
-	next   *reuse.Slot[M] // holds a message ready to be decoded into
-	spares *sync.Pool     // slots that Release gave back, of type *reuse.Slot[M]
-	valid  bool           // cur holds the message the last Recv returned
+	slots  slotPair[M]
 }
 
 // NewReceiver returns a Receiver that reads stream's messages into reused
@@ -77,31 +74,15 @@ type Receiver[M any] struct {
 // for a stream of *examplepb.Chunk). Generated New..._...Receiver functions
 // call it; call it directly for streams of types generated elsewhere.
 func NewReceiver[M any](stream Stream[M]) *Receiver[M] {
-	return &Receiver[M]{stream: stream, spares: reuse.Pool[M]()}
+	return &Receiver[M]{stream: stream}
 }
 
 // Recv receives the next message and returns it, or nil and the stream's
 // error: io.EOF when the peer has finished sending, as with the stream's own
 // Recv. The message is valid until the next successful Recv, or Release.
 func (r *Receiver[M]) Recv() (*M, error) {
-	s := r.next
-	r.next = nil
-	if s == nil {
-		s = reuse.Get[M](r.spares)
-	}
-	err := r.stream.RecvMsg(s.Msg)
-	if !s.Settle(err) {
-		// The previous message, if any, stays the caller's.
-		r.next = s
-		r.valid = false
-		return nil, err
-	}
-	if old := r.cur; old != nil {
-		old.Prepare()
-		r.next = old
-	}
-	r.cur, r.valid = s, true
-	return s.Msg, nil
+	s := r.slots.get()
+	return r.slots.settle(s, r.stream.RecvMsg(s.Msg))
 }
 
 // All returns an iterator over the stream's messages. It ends without an
@@ -139,15 +120,7 @@ func (r *Receiver[M]) All() iter.Seq2[*M, error] {
 // last Recv failed or none was made. Take is cheaper than a copy when a
 // message must outlive the next Recv; taking every message gives up the
 // reuse, and costs what the stream's own Recv costs.
-func (r *Receiver[M]) Take() *M {
-	if !r.valid {
-		return nil
-	}
-	m := r.cur.Msg
-	r.cur.Detach()
-	r.cur, r.valid = nil, false
-	return m
-}
+func (r *Receiver[M]) Take() *M { return r.slots.take() }
 
 // Release gives the Receiver's messages, and the memory they keep, to the
 // next Receiver of the same message type, on whatever stream and goroutine
@@ -161,11 +134,69 @@ func (r *Receiver[M]) Take() *M {
 // vtprotobuf's ReturnToVTPool, it is an explicit hand-over: call it, for
 // instance with defer right after making the Receiver, only where nothing
 // keeps the last message.
-func (r *Receiver[M]) Release() {
-	for _, s := range [2]*reuse.Slot[M]{r.cur, r.next} {
+func (r *Receiver[M]) Release() { r.slots.release() }
+
+// slotPair is the two messages that a Receiver or a Responses alternates
+// between: the one it last returned, which stays the caller's until the
+// next successful receive, and the one it decodes into next.
+type slotPair[M any] struct {
+	cur    *reuse.Slot[M] // holds the message the last successful receive returned
+	next   *reuse.Slot[M] // holds a message ready to be decoded into
+	spares *sync.Pool     // slots that release gives back, of type *reuse.Slot[M]
+	valid  bool           // cur holds the message the last receive returned
+}
+
+// get returns the prepared slot to decode the next message into.
+func (p *slotPair[M]) get() *reuse.Slot[M] {
+	s := p.next
+	p.next = nil
+	if s == nil {
+		if p.spares == nil {
+			p.spares = reuse.Pool[M]()
+		}
+		s = reuse.Get[M](p.spares)
+	}
+	return s
+}
+
+// settle records the outcome err of a receive into s, which get returned,
+// and returns s's message, or nil and err. On success the message returned
+// before is taken back (prepared, poisoned in checked builds) to be decoded
+// into next; on error it stays as it was, and the caller's.
+func (p *slotPair[M]) settle(s *reuse.Slot[M], err error) (*M, error) {
+	if !s.Settle(err) {
+		p.next = s
+		p.valid = false
+		return nil, err
+	}
+	if old := p.cur; old != nil {
+		old.Prepare()
+		p.next = old
+	}
+	p.cur, p.valid = s, true
+	return s.Msg, nil
+}
+
+// take hands the message last returned over for good (Receiver.Take).
+func (p *slotPair[M]) take() *M {
+	if !p.valid {
+		return nil
+	}
+	m := p.cur.Msg
+	p.cur.Detach()
+	p.cur, p.valid = nil, false
+	return m
+}
+
+// release gives both slots to the next user of the type (Receiver.Release).
+func (p *slotPair[M]) release() {
+	for _, s := range [2]*reuse.Slot[M]{p.cur, p.next} {
 		if s != nil {
-			reuse.Put(r.spares, s)
+			if p.spares == nil {
+				p.spares = reuse.Pool[M]()
+			}
+			reuse.Put(p.spares, s)
 		}
 	}
-	r.cur, r.next, r.valid = nil, nil, false
+	p.cur, p.next, p.valid = nil, nil, false
 }

@@ -25,9 +25,11 @@ const (
 	PathProto    = "proto"
 	PathVtproto  = "vtproto"
 	PathGrpcfast = "grpcfast"
-	// The grpcfast path with the unary methods' requests pooled
-	// (Register<Service>ServerPooled), and with the owned copy too
-	// (grpcfast.WithStringsInOneCopy): unary methods only.
+	// The grpcfast path with the unary methods' requests pooled on the
+	// server (Register<Service>ServerPooled) and their responses reused on
+	// the client (New<Service>ReusingClient), and the same with the owned
+	// copy on both sides (grpcfast.WithStringsInOneCopy): unary methods
+	// only.
 	PathPooled     = "grpcfast-pooled"
 	PathPooledCopy = "grpcfast-pooled-copy"
 )
@@ -41,8 +43,8 @@ type path struct {
 	codecV1   encoding.Codec
 	receivers bool // receive with the generated receivers, else with the stream's Recv
 	vtproto   bool // needs the vtprotobuf methods on every message
-	pooled    bool // unary requests pooled, as Register<Service>ServerPooled serves them
-	copy      bool // and decoded into one owned copy (WithStringsInOneCopy)
+	pooled    bool // unary requests pooled, as Register<Service>ServerPooled serves them, responses reused
+	copy      bool // both decoded into one owned copy (WithStringsInOneCopy)
 	callOpts  []grpc.CallOption
 	serverOpt grpc.ServerOption
 }
@@ -65,8 +67,9 @@ var (
 //   - codec=grpcfast: grpcfast's codec, and the generated receivers;
 //   - codec=grpcfast-pooled and codec=grpcfast-pooled-copy: the same, with
 //     the unary methods' requests pooled as Register<Service>ServerPooled
-//     does, without and with grpcfast.WithStringsInOneCopy. Only unary
-//     methods run on them.
+//     does and their responses reused as New<Service>ReusingClient does,
+//     without and with grpcfast.WithStringsInOneCopy on both sides. Only
+//     unary methods run on them.
 func newPaths() []*path {
 	ps := []*path{
 		{name: PathProto, codec: stdcodec.Codec()},

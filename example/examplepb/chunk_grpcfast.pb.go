@@ -277,6 +277,56 @@ func NewChunkService_GetResponseReceiver(stream grpc.ServerStreamingClient[Chunk
 	return grpcfast.NewReceiver[Chunk](stream)
 }
 
+// ChunkServiceReusingClient receives the responses of ChunkService's methods
+// that have one (Put) into messages that it reuses, one pair per method, where
+// ChunkServiceClient allocates a new response for every call
+// (grpcfast.Responses). A response is valid only until the next successful call
+// of the same method through the client, or Release; keep one with the method's
+// Take, or copy it (proto.Clone). A failed call leaves the last response as it
+// was.
+//
+// A ChunkServiceReusingClient is for one goroutine at a time: give each
+// goroutine its own. Rules: docs/receivers.md of github.com/grpcfast/grpcfast.
+type ChunkServiceReusingClient struct {
+	cc           grpc.ClientConnInterface
+	putResponses *grpcfast.Responses[PutResponse]
+}
+
+// NewChunkServiceReusingClient returns a ChunkServiceReusingClient that calls
+// cc. Options: grpcfast.WithStringsInOneCopy decodes strings and bytes as views
+// of one copy of each response (docs/pooled.md).
+func NewChunkServiceReusingClient(cc grpc.ClientConnInterface, opts ...grpcfast.PooledOption) *ChunkServiceReusingClient {
+	return &ChunkServiceReusingClient{
+		cc:           cc,
+		putResponses: grpcfast.NewResponses[PutResponse](opts...),
+	}
+}
+
+// CloseAndRecvPut closes the sending side of stream, a ChunkService.Put call,
+// and receives its response into a message that c reuses, as
+// stream.CloseAndRecv() does into a new one: valid until the next successful
+// CloseAndRecvPut through c.
+//
+// ChunkService.Put:
+// Put uploads a blob as a stream of chunks.
+func (c *ChunkServiceReusingClient) CloseAndRecvPut(stream grpc.ClientStreamingClient[Chunk, PutResponse]) (*PutResponse, error) {
+	return c.putResponses.CloseAndRecv(stream)
+}
+
+// TakePut returns the response of the last ChunkService.Put call through c and
+// lets go of it: it is the caller's for good. It returns nil if that call
+// failed or none was made.
+func (c *ChunkServiceReusingClient) TakePut() *PutResponse {
+	return c.putResponses.Take()
+}
+
+// Release gives the client's responses, and the memory they keep, to the next
+// user of their types; the responses of its last calls must not be used after
+// it. The client may be used again.
+func (c *ChunkServiceReusingClient) Release() {
+	c.putResponses.Release()
+}
+
 // NewEchoService_EchoRequestReceiver returns a Receiver that reads the requests
 // of a EchoService.Echo stream (bidirectional-streaming, server side) into
 // reused *Chunk (two, in turn) instead of allocating one per message: replace

@@ -236,6 +236,55 @@ func (x *CreateUserResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decod
 	return nil
 }
 
+// UserServiceReusingClient receives the responses of UserService's methods that
+// have one (CreateUser) into messages that it reuses, one pair per method,
+// where UserServiceClient allocates a new response for every call
+// (grpcfast.Responses). A response is valid only until the next successful call
+// of the same method through the client, or Release; keep one with the method's
+// Take, or copy it (proto.Clone). A failed call leaves the last response as it
+// was.
+//
+// A UserServiceReusingClient is for one goroutine at a time: give each
+// goroutine its own. Rules: docs/receivers.md of github.com/grpcfast/grpcfast.
+type UserServiceReusingClient struct {
+	cc                  grpc.ClientConnInterface
+	createUserResponses *grpcfast.Responses[CreateUserResponse]
+}
+
+// NewUserServiceReusingClient returns a UserServiceReusingClient that calls cc.
+// Options: grpcfast.WithStringsInOneCopy decodes strings and bytes as views of
+// one copy of each response (docs/pooled.md).
+func NewUserServiceReusingClient(cc grpc.ClientConnInterface, opts ...grpcfast.PooledOption) *UserServiceReusingClient {
+	return &UserServiceReusingClient{
+		cc:                  cc,
+		createUserResponses: grpcfast.NewResponses[CreateUserResponse](opts...),
+	}
+}
+
+// CreateUser calls UserService.CreateUser as UserServiceClient's CreateUser
+// does, and returns the response in a message that c reuses: valid until the
+// next successful CreateUser through c.
+//
+// UserService.CreateUser:
+// CreateUser registers a user and returns its id.
+func (c *UserServiceReusingClient) CreateUser(ctx context.Context, in *CreateUserRequest, opts ...grpc.CallOption) (*CreateUserResponse, error) {
+	return c.createUserResponses.Invoke(ctx, c.cc, "/grpcfast.example.v1.UserService/CreateUser", in, opts...)
+}
+
+// TakeCreateUser returns the response of the last UserService.CreateUser call
+// through c and lets go of it: it is the caller's for good. It returns nil if
+// that call failed or none was made.
+func (c *UserServiceReusingClient) TakeCreateUser() *CreateUserResponse {
+	return c.createUserResponses.Take()
+}
+
+// Release gives the client's responses, and the memory they keep, to the next
+// user of their types; the responses of its last calls must not be used after
+// it. The client may be used again.
+func (c *UserServiceReusingClient) Release() {
+	c.createUserResponses.Release()
+}
+
 // RegisterUserServiceServerPooled registers srv with s as
 // RegisterUserServiceServer does, but the unary method CreateUser decodes each
 // request into a message taken from a pool, and gives it back when the method

@@ -26,7 +26,7 @@ func genBenchmarks(p *protogen.Plugin, f *protogen.File) {
 			paths = "on gRPC's standard codec and the stream's own Recv (codec=proto), on vtprotobuf's " +
 				"codec/grpc and the stream's own Recv (codec=vtproto), on grpcfast's codec and " +
 				"generated receivers (codec=grpcfast) and, for unary methods, on grpcfast's codec with " +
-				"pooled requests, without and with the strings in one copy " +
+				"pooled requests and reused responses, without and with the strings in one copy " +
 				"(codec=grpcfast-pooled, codec=grpcfast-pooled-copy)"
 		}
 		comment(g, n.benchmark+" benchmarks every method of "+full+" against a stub server, "+

@@ -3,7 +3,7 @@
 //
 // One file per concern: header.go writes the file header and the build
 // guards, codec.go the codec registration and the per-message methods the
-// codec uses, streams.go the receive helpers, pooled.go the registrations
+// codec uses, streams.go the receive helpers, clients.go the reusing clients, pooled.go the registrations
 // with pooled unary requests, benchmarks.go the benchmark
 // file, names.go every generated name, kind.go the method kinds,
 // comments.go the wrapping of generated comments, notes.go the notes printed
@@ -78,6 +78,7 @@ func generateFile(p *protogen.Plugin, f *protogen.File, cfg *Config) error {
 	for _, s := range f.Services {
 		n := newServiceNames(s)
 		genStreamHelpers(g, n)
+		genReusingClient(g, n)
 		if cfg.PooledRequests {
 			genPooledRegistration(g, n)
 		}

@@ -552,6 +552,79 @@ func NewByteStream_WriteRequestReceiver(stream grpc.ClientStreamingServer[WriteR
 	return grpcfast.NewReceiver[WriteRequest](stream)
 }
 
+// ByteStreamReusingClient receives the responses of ByteStream's methods that
+// have one (Write, QueryWriteStatus) into messages that it reuses, one pair per
+// method, where ByteStreamClient allocates a new response for every call
+// (grpcfast.Responses). A response is valid only until the next successful call
+// of the same method through the client, or Release; keep one with the method's
+// Take, or copy it (proto.Clone). A failed call leaves the last response as it
+// was.
+//
+// A ByteStreamReusingClient is for one goroutine at a time: give each goroutine
+// its own. Rules: docs/receivers.md of github.com/grpcfast/grpcfast.
+type ByteStreamReusingClient struct {
+	cc                        grpc.ClientConnInterface
+	writeResponses            *grpcfast.Responses[WriteResponse]
+	queryWriteStatusResponses *grpcfast.Responses[QueryWriteStatusResponse]
+}
+
+// NewByteStreamReusingClient returns a ByteStreamReusingClient that calls cc.
+// Options: grpcfast.WithStringsInOneCopy decodes strings and bytes as views of
+// one copy of each response (docs/pooled.md).
+func NewByteStreamReusingClient(cc grpc.ClientConnInterface, opts ...grpcfast.PooledOption) *ByteStreamReusingClient {
+	return &ByteStreamReusingClient{
+		cc:                        cc,
+		writeResponses:            grpcfast.NewResponses[WriteResponse](opts...),
+		queryWriteStatusResponses: grpcfast.NewResponses[QueryWriteStatusResponse](opts...),
+	}
+}
+
+// CloseAndRecvWrite closes the sending side of stream, a ByteStream.Write call,
+// and receives its response into a message that c reuses, as
+// stream.CloseAndRecv() does into a new one: valid until the next successful
+// CloseAndRecvWrite through c.
+//
+// ByteStream.Write:
+// Write stores the bytes of a resource sent in chunks. Each chunk's
+// write_offset is the number of bytes written before it; the last chunk
+// sets finish_write. The response says how many bytes were committed.
+func (c *ByteStreamReusingClient) CloseAndRecvWrite(stream grpc.ClientStreamingClient[WriteRequest, WriteResponse]) (*WriteResponse, error) {
+	return c.writeResponses.CloseAndRecv(stream)
+}
+
+// TakeWrite returns the response of the last ByteStream.Write call through c
+// and lets go of it: it is the caller's for good. It returns nil if that call
+// failed or none was made.
+func (c *ByteStreamReusingClient) TakeWrite() *WriteResponse {
+	return c.writeResponses.Take()
+}
+
+// QueryWriteStatus calls ByteStream.QueryWriteStatus as ByteStreamClient's
+// QueryWriteStatus does, and returns the response in a message that c reuses:
+// valid until the next successful QueryWriteStatus through c.
+//
+// ByteStream.QueryWriteStatus:
+// QueryWriteStatus tells how much of a resource has been committed, so
+// that an interrupted write can resume.
+func (c *ByteStreamReusingClient) QueryWriteStatus(ctx context.Context, in *QueryWriteStatusRequest, opts ...grpc.CallOption) (*QueryWriteStatusResponse, error) {
+	return c.queryWriteStatusResponses.Invoke(ctx, c.cc, "/grpcfast.testdata.bytestream.ByteStream/QueryWriteStatus", in, opts...)
+}
+
+// TakeQueryWriteStatus returns the response of the last
+// ByteStream.QueryWriteStatus call through c and lets go of it: it is the
+// caller's for good. It returns nil if that call failed or none was made.
+func (c *ByteStreamReusingClient) TakeQueryWriteStatus() *QueryWriteStatusResponse {
+	return c.queryWriteStatusResponses.Take()
+}
+
+// Release gives the client's responses, and the memory they keep, to the next
+// user of their types; the responses of its last calls must not be used after
+// it. The client may be used again.
+func (c *ByteStreamReusingClient) Release() {
+	c.writeResponses.Release()
+	c.queryWriteStatusResponses.Release()
+}
+
 // RegisterByteStreamServerPooled registers srv with s as
 // RegisterByteStreamServer does, but the unary method QueryWriteStatus decodes
 // each request into a message taken from a pool, and gives it back when the

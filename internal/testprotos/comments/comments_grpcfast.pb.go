@@ -171,3 +171,58 @@ func NewLegacy_SubscribeResponseReceiver(stream grpc.BidiStreamingClient[Event, 
 func NewLegacy_ReportRequestReceiver(stream grpc.ClientStreamingServer[Event, Event]) *grpcfast.Receiver[Event] {
 	return grpcfast.NewReceiver[Event](stream)
 }
+
+// LegacyReusingClient receives the responses of Legacy's methods that have one
+// (Report) into messages that it reuses, one pair per method, where
+// LegacyClient allocates a new response for every call (grpcfast.Responses). A
+// response is valid only until the next successful call of the same method
+// through the client, or Release; keep one with the method's Take, or copy it
+// (proto.Clone). A failed call leaves the last response as it was.
+//
+// A LegacyReusingClient is for one goroutine at a time: give each goroutine its
+// own. Rules: docs/receivers.md of github.com/grpcfast/grpcfast.
+//
+// Deprecated: Do not use.
+type LegacyReusingClient struct {
+	cc              grpc.ClientConnInterface
+	reportResponses *grpcfast.Responses[Event]
+}
+
+// NewLegacyReusingClient returns a LegacyReusingClient that calls cc. Options:
+// grpcfast.WithStringsInOneCopy decodes strings and bytes as views of one copy
+// of each response (docs/pooled.md).
+//
+// Deprecated: Do not use.
+func NewLegacyReusingClient(cc grpc.ClientConnInterface, opts ...grpcfast.PooledOption) *LegacyReusingClient {
+	return &LegacyReusingClient{
+		cc:              cc,
+		reportResponses: grpcfast.NewResponses[Event](opts...),
+	}
+}
+
+// CloseAndRecvReport closes the sending side of stream, a Legacy.Report call,
+// and receives its response into a message that c reuses, as
+// stream.CloseAndRecv() does into a new one: valid until the next successful
+// CloseAndRecvReport through c.
+//
+// Legacy.Report:
+// Report sends events and gets a count.
+//
+// Deprecated: Do not use.
+func (c *LegacyReusingClient) CloseAndRecvReport(stream grpc.ClientStreamingClient[Event, Event]) (*Event, error) {
+	return c.reportResponses.CloseAndRecv(stream)
+}
+
+// TakeReport returns the response of the last Legacy.Report call through c and
+// lets go of it: it is the caller's for good. It returns nil if that call
+// failed or none was made.
+func (c *LegacyReusingClient) TakeReport() *Event {
+	return c.reportResponses.Take()
+}
+
+// Release gives the client's responses, and the memory they keep, to the next
+// user of their types; the responses of its last calls must not be used after
+// it. The client may be used again.
+func (c *LegacyReusingClient) Release() {
+	c.reportResponses.Release()
+}

@@ -169,6 +169,50 @@ func NewNotes_SyncResponseReceiver(stream grpc.BidiStreamingClient[Note, Note]) 
 	return grpcfast.NewReceiver[Note](stream)
 }
 
+// NotesReusingClient receives the responses of Notes's methods that have one
+// (Add) into messages that it reuses, one pair per method, where NotesClient
+// allocates a new response for every call (grpcfast.Responses). A response is
+// valid only until the next successful call of the same method through the
+// client, or Release; keep one with the method's Take, or copy it
+// (proto.Clone). A failed call leaves the last response as it was.
+//
+// A NotesReusingClient is for one goroutine at a time: give each goroutine its
+// own. Rules: docs/receivers.md of github.com/grpcfast/grpcfast.
+type NotesReusingClient struct {
+	cc           grpc.ClientConnInterface
+	addResponses *grpcfast.Responses[Note]
+}
+
+// NewNotesReusingClient returns a NotesReusingClient that calls cc. Options:
+// grpcfast.WithStringsInOneCopy decodes strings and bytes as views of one copy
+// of each response (docs/pooled.md).
+func NewNotesReusingClient(cc grpc.ClientConnInterface, opts ...grpcfast.PooledOption) *NotesReusingClient {
+	return &NotesReusingClient{
+		cc:           cc,
+		addResponses: grpcfast.NewResponses[Note](opts...),
+	}
+}
+
+// Add calls Notes.Add as NotesClient's Add does, and returns the response in a
+// message that c reuses: valid until the next successful Add through c.
+func (c *NotesReusingClient) Add(ctx context.Context, in *Note, opts ...grpc.CallOption) (*Note, error) {
+	return c.addResponses.Invoke(ctx, c.cc, "/grpcfast.testdata.editions.Notes/Add", in, opts...)
+}
+
+// TakeAdd returns the response of the last Notes.Add call through c and lets go
+// of it: it is the caller's for good. It returns nil if that call failed or
+// none was made.
+func (c *NotesReusingClient) TakeAdd() *Note {
+	return c.addResponses.Take()
+}
+
+// Release gives the client's responses, and the memory they keep, to the next
+// user of their types; the responses of its last calls must not be used after
+// it. The client may be used again.
+func (c *NotesReusingClient) Release() {
+	c.addResponses.Release()
+}
+
 // RegisterNotesServerPooled registers srv with s as RegisterNotesServer does,
 // but the unary method Add decodes each request into a message taken from a
 // pool, and gives it back when the method and the interceptors have returned:

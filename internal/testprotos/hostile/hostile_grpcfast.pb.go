@@ -623,6 +623,69 @@ var (
 	grpcfastSpare_Struct_4ef568f0     = grpcfastimpl.NewSpareKind() // structpb.Struct
 )
 
+// HostileReusingClient receives the responses of Hostile's methods that have
+// one (Echo, EchoHolder) into messages that it reuses, one pair per method,
+// where HostileClient allocates a new response for every call
+// (grpcfast.Responses). A response is valid only until the next successful call
+// of the same method through the client, or Release; keep one with the method's
+// Take, or copy it (proto.Clone). A failed call leaves the last response as it
+// was.
+//
+// A HostileReusingClient is for one goroutine at a time: give each goroutine
+// its own. Rules: docs/receivers.md of github.com/grpcfast/grpcfast.
+type HostileReusingClient struct {
+	cc                  grpc.ClientConnInterface
+	echoResponses       *grpcfast.Responses[Node]
+	echoHolderResponses *grpcfast.Responses[Holder]
+}
+
+// NewHostileReusingClient returns a HostileReusingClient that calls cc.
+// Options: grpcfast.WithStringsInOneCopy decodes strings and bytes as views of
+// one copy of each response (docs/pooled.md).
+func NewHostileReusingClient(cc grpc.ClientConnInterface, opts ...grpcfast.PooledOption) *HostileReusingClient {
+	return &HostileReusingClient{
+		cc:                  cc,
+		echoResponses:       grpcfast.NewResponses[Node](opts...),
+		echoHolderResponses: grpcfast.NewResponses[Holder](opts...),
+	}
+}
+
+// Echo calls Hostile.Echo as HostileClient's Echo does, and returns the
+// response in a message that c reuses: valid until the next successful Echo
+// through c.
+func (c *HostileReusingClient) Echo(ctx context.Context, in *Node, opts ...grpc.CallOption) (*Node, error) {
+	return c.echoResponses.Invoke(ctx, c.cc, "/grpcfast.testdata.hostile.Hostile/Echo", in, opts...)
+}
+
+// TakeEcho returns the response of the last Hostile.Echo call through c and
+// lets go of it: it is the caller's for good. It returns nil if that call
+// failed or none was made.
+func (c *HostileReusingClient) TakeEcho() *Node {
+	return c.echoResponses.Take()
+}
+
+// EchoHolder calls Hostile.EchoHolder as HostileClient's EchoHolder does, and
+// returns the response in a message that c reuses: valid until the next
+// successful EchoHolder through c.
+func (c *HostileReusingClient) EchoHolder(ctx context.Context, in *Holder, opts ...grpc.CallOption) (*Holder, error) {
+	return c.echoHolderResponses.Invoke(ctx, c.cc, "/grpcfast.testdata.hostile.Hostile/EchoHolder", in, opts...)
+}
+
+// TakeEchoHolder returns the response of the last Hostile.EchoHolder call
+// through c and lets go of it: it is the caller's for good. It returns nil if
+// that call failed or none was made.
+func (c *HostileReusingClient) TakeEchoHolder() *Holder {
+	return c.echoHolderResponses.Take()
+}
+
+// Release gives the client's responses, and the memory they keep, to the next
+// user of their types; the responses of its last calls must not be used after
+// it. The client may be used again.
+func (c *HostileReusingClient) Release() {
+	c.echoResponses.Release()
+	c.echoHolderResponses.Release()
+}
+
 // RegisterHostileServerPooled registers srv with s as RegisterHostileServer
 // does, but the unary methods (Echo, EchoHolder) decode each request into a
 // message taken from a pool, and give it back when the method and the

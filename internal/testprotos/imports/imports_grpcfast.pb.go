@@ -379,6 +379,68 @@ func NewStore_SwapResponseReceiver(stream grpc.BidiStreamingClient[common.Blob, 
 	return grpcfast.NewReceiver[Local](stream)
 }
 
+// StoreReusingClient receives the responses of Store's methods that have one
+// (Clear, Save) into messages that it reuses, one pair per method, where
+// StoreClient allocates a new response for every call (grpcfast.Responses). A
+// response is valid only until the next successful call of the same method
+// through the client, or Release; keep one with the method's Take, or copy it
+// (proto.Clone). A failed call leaves the last response as it was.
+//
+// A StoreReusingClient is for one goroutine at a time: give each goroutine its
+// own. Rules: docs/receivers.md of github.com/grpcfast/grpcfast.
+type StoreReusingClient struct {
+	cc             grpc.ClientConnInterface
+	clearResponses *grpcfast.Responses[emptypb.Empty]
+	saveResponses  *grpcfast.Responses[emptypb.Empty]
+}
+
+// NewStoreReusingClient returns a StoreReusingClient that calls cc. Options:
+// grpcfast.WithStringsInOneCopy decodes strings and bytes as views of one copy
+// of each response (docs/pooled.md).
+func NewStoreReusingClient(cc grpc.ClientConnInterface, opts ...grpcfast.PooledOption) *StoreReusingClient {
+	return &StoreReusingClient{
+		cc:             cc,
+		clearResponses: grpcfast.NewResponses[emptypb.Empty](opts...),
+		saveResponses:  grpcfast.NewResponses[emptypb.Empty](opts...),
+	}
+}
+
+// Clear calls Store.Clear as StoreClient's Clear does, and returns the response
+// in a message that c reuses: valid until the next successful Clear through c.
+func (c *StoreReusingClient) Clear(ctx context.Context, in *emptypb.Empty, opts ...grpc.CallOption) (*emptypb.Empty, error) {
+	return c.clearResponses.Invoke(ctx, c.cc, "/grpcfast.testdata.imports.Store/Clear", in, opts...)
+}
+
+// TakeClear returns the response of the last Store.Clear call through c and
+// lets go of it: it is the caller's for good. It returns nil if that call
+// failed or none was made.
+func (c *StoreReusingClient) TakeClear() *emptypb.Empty {
+	return c.clearResponses.Take()
+}
+
+// CloseAndRecvSave closes the sending side of stream, a Store.Save call, and
+// receives its response into a message that c reuses, as stream.CloseAndRecv()
+// does into a new one: valid until the next successful CloseAndRecvSave through
+// c.
+func (c *StoreReusingClient) CloseAndRecvSave(stream grpc.ClientStreamingClient[common.Blob, emptypb.Empty]) (*emptypb.Empty, error) {
+	return c.saveResponses.CloseAndRecv(stream)
+}
+
+// TakeSave returns the response of the last Store.Save call through c and lets
+// go of it: it is the caller's for good. It returns nil if that call failed or
+// none was made.
+func (c *StoreReusingClient) TakeSave() *emptypb.Empty {
+	return c.saveResponses.Take()
+}
+
+// Release gives the client's responses, and the memory they keep, to the next
+// user of their types; the responses of its last calls must not be used after
+// it. The client may be used again.
+func (c *StoreReusingClient) Release() {
+	c.clearResponses.Release()
+	c.saveResponses.Release()
+}
+
 // RegisterStoreServerPooled registers srv with s as RegisterStoreServer does,
 // but the unary method Clear decodes each request into a message taken from a
 // pool, and gives it back when the method and the interceptors have returned:

@@ -2414,6 +2414,75 @@ func NewKinds_PooledBidiResponseReceiver(stream grpc.BidiStreamingClient[Pooled,
 	return grpcfast.NewReceiver[Pooled](stream)
 }
 
+// KindsReusingClient receives the responses of Kinds's methods that have one
+// (Unary, ClientStream) into messages that it reuses, one pair per method,
+// where KindsClient allocates a new response for every call
+// (grpcfast.Responses). A response is valid only until the next successful call
+// of the same method through the client, or Release; keep one with the method's
+// Take, or copy it (proto.Clone). A failed call leaves the last response as it
+// was.
+//
+// A KindsReusingClient is for one goroutine at a time: give each goroutine its
+// own. Rules: docs/receivers.md of github.com/grpcfast/grpcfast.
+type KindsReusingClient struct {
+	cc                    grpc.ClientConnInterface
+	unaryResponses        *grpcfast.Responses[Rich]
+	clientStreamResponses *grpcfast.Responses[Summary]
+}
+
+// NewKindsReusingClient returns a KindsReusingClient that calls cc. Options:
+// grpcfast.WithStringsInOneCopy decodes strings and bytes as views of one copy
+// of each response (docs/pooled.md).
+func NewKindsReusingClient(cc grpc.ClientConnInterface, opts ...grpcfast.PooledOption) *KindsReusingClient {
+	return &KindsReusingClient{
+		cc:                    cc,
+		unaryResponses:        grpcfast.NewResponses[Rich](opts...),
+		clientStreamResponses: grpcfast.NewResponses[Summary](opts...),
+	}
+}
+
+// Unary calls Kinds.Unary as KindsClient's Unary does, and returns the response
+// in a message that c reuses: valid until the next successful Unary through c.
+//
+// Kinds.Unary:
+// Unary is a plain request and response.
+func (c *KindsReusingClient) Unary(ctx context.Context, in *Rich, opts ...grpc.CallOption) (*Rich, error) {
+	return c.unaryResponses.Invoke(ctx, c.cc, "/grpcfast.testdata.kinds.Kinds/Unary", in, opts...)
+}
+
+// TakeUnary returns the response of the last Kinds.Unary call through c and
+// lets go of it: it is the caller's for good. It returns nil if that call
+// failed or none was made.
+func (c *KindsReusingClient) TakeUnary() *Rich {
+	return c.unaryResponses.Take()
+}
+
+// CloseAndRecvClientStream closes the sending side of stream, a
+// Kinds.ClientStream call, and receives its response into a message that c
+// reuses, as stream.CloseAndRecv() does into a new one: valid until the next
+// successful CloseAndRecvClientStream through c.
+//
+// Kinds.ClientStream:
+// ClientStream receives many messages and answers once.
+func (c *KindsReusingClient) CloseAndRecvClientStream(stream grpc.ClientStreamingClient[Rich, Summary]) (*Summary, error) {
+	return c.clientStreamResponses.CloseAndRecv(stream)
+}
+
+// TakeClientStream returns the response of the last Kinds.ClientStream call
+// through c and lets go of it: it is the caller's for good. It returns nil if
+// that call failed or none was made.
+func (c *KindsReusingClient) TakeClientStream() *Summary {
+	return c.clientStreamResponses.Take()
+}
+
+// Release gives the client's responses, and the memory they keep, to the next
+// user of their types; the responses of its last calls must not be used after
+// it. The client may be used again.
+func (c *KindsReusingClient) Release() {
+	c.unaryResponses.Release()
+	c.clientStreamResponses.Release()
+}
+
 // RegisterKindsServerPooled registers srv with s as RegisterKindsServer does,
 // but the unary method Unary decodes each request into a message taken from a
 // pool, and gives it back when the method and the interceptors have returned:

@@ -154,6 +154,50 @@ func NewAlpha_WatchResponseReceiver(stream grpc.ServerStreamingClient[PingRespon
 	return grpcfast.NewReceiver[PingResponse](stream)
 }
 
+// AlphaReusingClient receives the responses of Alpha's methods that have one
+// (Ping) into messages that it reuses, one pair per method, where AlphaClient
+// allocates a new response for every call (grpcfast.Responses). A response is
+// valid only until the next successful call of the same method through the
+// client, or Release; keep one with the method's Take, or copy it
+// (proto.Clone). A failed call leaves the last response as it was.
+//
+// A AlphaReusingClient is for one goroutine at a time: give each goroutine its
+// own. Rules: docs/receivers.md of github.com/grpcfast/grpcfast.
+type AlphaReusingClient struct {
+	cc            grpc.ClientConnInterface
+	pingResponses *grpcfast.Responses[PingResponse]
+}
+
+// NewAlphaReusingClient returns a AlphaReusingClient that calls cc. Options:
+// grpcfast.WithStringsInOneCopy decodes strings and bytes as views of one copy
+// of each response (docs/pooled.md).
+func NewAlphaReusingClient(cc grpc.ClientConnInterface, opts ...grpcfast.PooledOption) *AlphaReusingClient {
+	return &AlphaReusingClient{
+		cc:            cc,
+		pingResponses: grpcfast.NewResponses[PingResponse](opts...),
+	}
+}
+
+// Ping calls Alpha.Ping as AlphaClient's Ping does, and returns the response in
+// a message that c reuses: valid until the next successful Ping through c.
+func (c *AlphaReusingClient) Ping(ctx context.Context, in *PingRequest, opts ...grpc.CallOption) (*PingResponse, error) {
+	return c.pingResponses.Invoke(ctx, c.cc, "/grpcfast.testdata.multi.Alpha/Ping", in, opts...)
+}
+
+// TakePing returns the response of the last Alpha.Ping call through c and lets
+// go of it: it is the caller's for good. It returns nil if that call failed or
+// none was made.
+func (c *AlphaReusingClient) TakePing() *PingResponse {
+	return c.pingResponses.Take()
+}
+
+// Release gives the client's responses, and the memory they keep, to the next
+// user of their types; the responses of its last calls must not be used after
+// it. The client may be used again.
+func (c *AlphaReusingClient) Release() {
+	c.pingResponses.Release()
+}
+
 // RegisterAlphaServerPooled registers srv with s as RegisterAlphaServer does,
 // but the unary method Ping decodes each request into a message taken from a
 // pool, and gives it back when the method and the interceptors have returned:

@@ -350,3 +350,49 @@ var (
 func NewBeta_UploadRequestReceiver(stream grpc.ClientStreamingServer[PingRequest, PingResponse]) *grpcfast.Receiver[PingRequest] {
 	return grpcfast.NewReceiver[PingRequest](stream)
 }
+
+// BetaReusingClient receives the responses of Beta's methods that have one
+// (Upload) into messages that it reuses, one pair per method, where BetaClient
+// allocates a new response for every call (grpcfast.Responses). A response is
+// valid only until the next successful call of the same method through the
+// client, or Release; keep one with the method's Take, or copy it
+// (proto.Clone). A failed call leaves the last response as it was.
+//
+// A BetaReusingClient is for one goroutine at a time: give each goroutine its
+// own. Rules: docs/receivers.md of github.com/grpcfast/grpcfast.
+type BetaReusingClient struct {
+	cc              grpc.ClientConnInterface
+	uploadResponses *grpcfast.Responses[PingResponse]
+}
+
+// NewBetaReusingClient returns a BetaReusingClient that calls cc. Options:
+// grpcfast.WithStringsInOneCopy decodes strings and bytes as views of one copy
+// of each response (docs/pooled.md).
+func NewBetaReusingClient(cc grpc.ClientConnInterface, opts ...grpcfast.PooledOption) *BetaReusingClient {
+	return &BetaReusingClient{
+		cc:              cc,
+		uploadResponses: grpcfast.NewResponses[PingResponse](opts...),
+	}
+}
+
+// CloseAndRecvUpload closes the sending side of stream, a Beta.Upload call, and
+// receives its response into a message that c reuses, as stream.CloseAndRecv()
+// does into a new one: valid until the next successful CloseAndRecvUpload
+// through c.
+func (c *BetaReusingClient) CloseAndRecvUpload(stream grpc.ClientStreamingClient[PingRequest, PingResponse]) (*PingResponse, error) {
+	return c.uploadResponses.CloseAndRecv(stream)
+}
+
+// TakeUpload returns the response of the last Beta.Upload call through c and
+// lets go of it: it is the caller's for good. It returns nil if that call
+// failed or none was made.
+func (c *BetaReusingClient) TakeUpload() *PingResponse {
+	return c.uploadResponses.Take()
+}
+
+// Release gives the client's responses, and the memory they keep, to the next
+// user of their types; the responses of its last calls must not be used after
+// it. The client may be used again.
+func (c *BetaReusingClient) Release() {
+	c.uploadResponses.Release()
+}

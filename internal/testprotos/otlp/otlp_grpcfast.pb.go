@@ -1976,6 +1976,55 @@ var (
 	grpcfastSpare_AnyValue_9d24ce68                  = grpcfastimpl.NewSpareKind() // AnyValue
 )
 
+// TraceServiceReusingClient receives the responses of TraceService's methods
+// that have one (Export) into messages that it reuses, one pair per method,
+// where TraceServiceClient allocates a new response for every call
+// (grpcfast.Responses). A response is valid only until the next successful call
+// of the same method through the client, or Release; keep one with the method's
+// Take, or copy it (proto.Clone). A failed call leaves the last response as it
+// was.
+//
+// A TraceServiceReusingClient is for one goroutine at a time: give each
+// goroutine its own. Rules: docs/receivers.md of github.com/grpcfast/grpcfast.
+type TraceServiceReusingClient struct {
+	cc              grpc.ClientConnInterface
+	exportResponses *grpcfast.Responses[ExportTraceServiceResponse]
+}
+
+// NewTraceServiceReusingClient returns a TraceServiceReusingClient that calls
+// cc. Options: grpcfast.WithStringsInOneCopy decodes strings and bytes as views
+// of one copy of each response (docs/pooled.md).
+func NewTraceServiceReusingClient(cc grpc.ClientConnInterface, opts ...grpcfast.PooledOption) *TraceServiceReusingClient {
+	return &TraceServiceReusingClient{
+		cc:              cc,
+		exportResponses: grpcfast.NewResponses[ExportTraceServiceResponse](opts...),
+	}
+}
+
+// Export calls TraceService.Export as TraceServiceClient's Export does, and
+// returns the response in a message that c reuses: valid until the next
+// successful Export through c.
+//
+// TraceService.Export:
+// Export sends a batch of spans.
+func (c *TraceServiceReusingClient) Export(ctx context.Context, in *ExportTraceServiceRequest, opts ...grpc.CallOption) (*ExportTraceServiceResponse, error) {
+	return c.exportResponses.Invoke(ctx, c.cc, "/grpcfast.testdata.otlp.TraceService/Export", in, opts...)
+}
+
+// TakeExport returns the response of the last TraceService.Export call through
+// c and lets go of it: it is the caller's for good. It returns nil if that call
+// failed or none was made.
+func (c *TraceServiceReusingClient) TakeExport() *ExportTraceServiceResponse {
+	return c.exportResponses.Take()
+}
+
+// Release gives the client's responses, and the memory they keep, to the next
+// user of their types; the responses of its last calls must not be used after
+// it. The client may be used again.
+func (c *TraceServiceReusingClient) Release() {
+	c.exportResponses.Release()
+}
+
 // RegisterTraceServiceServerPooled registers srv with s as
 // RegisterTraceServiceServer does, but the unary method Export decodes each
 // request into a message taken from a pool, and gives it back when the method

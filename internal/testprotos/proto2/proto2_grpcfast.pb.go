@@ -704,6 +704,84 @@ func NewLegacy2_PushRequestReceiver(stream grpc.ClientStreamingServer[Item, Item
 	return grpcfast.NewReceiver[Item](stream)
 }
 
+// Legacy2ReusingClient receives the responses of Legacy2's methods that have
+// one (Get, Push, Put) into messages that it reuses, one pair per method, where
+// Legacy2Client allocates a new response for every call (grpcfast.Responses). A
+// response is valid only until the next successful call of the same method
+// through the client, or Release; keep one with the method's Take, or copy it
+// (proto.Clone). A failed call leaves the last response as it was.
+//
+// A Legacy2ReusingClient is for one goroutine at a time: give each goroutine
+// its own. Rules: docs/receivers.md of github.com/grpcfast/grpcfast.
+type Legacy2ReusingClient struct {
+	cc            grpc.ClientConnInterface
+	getResponses  *grpcfast.Responses[Item]
+	pushResponses *grpcfast.Responses[Item]
+	putResponses  *grpcfast.Responses[Entries]
+}
+
+// NewLegacy2ReusingClient returns a Legacy2ReusingClient that calls cc.
+// Options: grpcfast.WithStringsInOneCopy decodes strings and bytes as views of
+// one copy of each response (docs/pooled.md).
+func NewLegacy2ReusingClient(cc grpc.ClientConnInterface, opts ...grpcfast.PooledOption) *Legacy2ReusingClient {
+	return &Legacy2ReusingClient{
+		cc:            cc,
+		getResponses:  grpcfast.NewResponses[Item](opts...),
+		pushResponses: grpcfast.NewResponses[Item](opts...),
+		putResponses:  grpcfast.NewResponses[Entries](opts...),
+	}
+}
+
+// Get calls Legacy2.Get as Legacy2Client's Get does, and returns the response
+// in a message that c reuses: valid until the next successful Get through c.
+func (c *Legacy2ReusingClient) Get(ctx context.Context, in *Item, opts ...grpc.CallOption) (*Item, error) {
+	return c.getResponses.Invoke(ctx, c.cc, "/grpcfast.testdata.proto2.Legacy2/Get", in, opts...)
+}
+
+// TakeGet returns the response of the last Legacy2.Get call through c and lets
+// go of it: it is the caller's for good. It returns nil if that call failed or
+// none was made.
+func (c *Legacy2ReusingClient) TakeGet() *Item {
+	return c.getResponses.Take()
+}
+
+// CloseAndRecvPush closes the sending side of stream, a Legacy2.Push call, and
+// receives its response into a message that c reuses, as stream.CloseAndRecv()
+// does into a new one: valid until the next successful CloseAndRecvPush through
+// c.
+func (c *Legacy2ReusingClient) CloseAndRecvPush(stream grpc.ClientStreamingClient[Item, Item]) (*Item, error) {
+	return c.pushResponses.CloseAndRecv(stream)
+}
+
+// TakePush returns the response of the last Legacy2.Push call through c and
+// lets go of it: it is the caller's for good. It returns nil if that call
+// failed or none was made.
+func (c *Legacy2ReusingClient) TakePush() *Item {
+	return c.pushResponses.Take()
+}
+
+// Put calls Legacy2.Put as Legacy2Client's Put does, and returns the response
+// in a message that c reuses: valid until the next successful Put through c.
+func (c *Legacy2ReusingClient) Put(ctx context.Context, in *Entries, opts ...grpc.CallOption) (*Entries, error) {
+	return c.putResponses.Invoke(ctx, c.cc, "/grpcfast.testdata.proto2.Legacy2/Put", in, opts...)
+}
+
+// TakePut returns the response of the last Legacy2.Put call through c and lets
+// go of it: it is the caller's for good. It returns nil if that call failed or
+// none was made.
+func (c *Legacy2ReusingClient) TakePut() *Entries {
+	return c.putResponses.Take()
+}
+
+// Release gives the client's responses, and the memory they keep, to the next
+// user of their types; the responses of its last calls must not be used after
+// it. The client may be used again.
+func (c *Legacy2ReusingClient) Release() {
+	c.getResponses.Release()
+	c.pushResponses.Release()
+	c.putResponses.Release()
+}
+
 // RegisterLegacy2ServerPooled registers srv with s as RegisterLegacy2Server
 // does, but the unary methods (Get, Put) decode each request into a message
 // taken from a pool, and give it back when the method and the interceptors have

@@ -637,6 +637,52 @@ func NewFoo_BarBazRequestReceiver(stream grpc.ClientStreamingServer[Tree, Tree])
 	return grpcfast.NewReceiver[Tree](stream)
 }
 
+// FooReusingClient receives the responses of Foo's methods that have one
+// (BarBaz) into messages that it reuses, one pair per method, where FooClient
+// allocates a new response for every call (grpcfast.Responses). A response is
+// valid only until the next successful call of the same method through the
+// client, or Release; keep one with the method's Take, or copy it
+// (proto.Clone). A failed call leaves the last response as it was.
+//
+// A FooReusingClient is for one goroutine at a time: give each goroutine its
+// own. Rules: docs/receivers.md of github.com/grpcfast/grpcfast.
+type FooReusingClient struct {
+	cc              grpc.ClientConnInterface
+	barBazResponses *grpcfast.Responses[Tree]
+}
+
+// NewFooReusingClient returns a FooReusingClient that calls cc. Options:
+// grpcfast.WithStringsInOneCopy decodes strings and bytes as views of one copy
+// of each response (docs/pooled.md).
+func NewFooReusingClient(cc grpc.ClientConnInterface, opts ...grpcfast.PooledOption) *FooReusingClient {
+	return &FooReusingClient{
+		cc:              cc,
+		barBazResponses: grpcfast.NewResponses[Tree](opts...),
+	}
+}
+
+// CloseAndRecvBarBaz closes the sending side of stream, a Foo.BarBaz call, and
+// receives its response into a message that c reuses, as stream.CloseAndRecv()
+// does into a new one: valid until the next successful CloseAndRecvBarBaz
+// through c.
+func (c *FooReusingClient) CloseAndRecvBarBaz(stream grpc.ClientStreamingClient[Tree, Tree]) (*Tree, error) {
+	return c.barBazResponses.CloseAndRecv(stream)
+}
+
+// TakeBarBaz returns the response of the last Foo.BarBaz call through c and
+// lets go of it: it is the caller's for good. It returns nil if that call
+// failed or none was made.
+func (c *FooReusingClient) TakeBarBaz() *Tree {
+	return c.barBazResponses.Take()
+}
+
+// Release gives the client's responses, and the memory they keep, to the next
+// user of their types; the responses of its last calls must not be used after
+// it. The client may be used again.
+func (c *FooReusingClient) Release() {
+	c.barBazResponses.Release()
+}
+
 // NewFooBar_BazRequestReceiver returns a Receiver that reads the requests of a
 // FooBar.Baz stream (bidirectional-streaming, server side) into reused *Tree
 // (two, in turn) instead of allocating one per message: replace stream.Recv()

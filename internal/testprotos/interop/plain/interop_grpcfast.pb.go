@@ -727,3 +727,53 @@ func NewTestService_FullDuplexCallRequestReceiver(stream grpc.BidiStreamingServe
 func NewTestService_FullDuplexCallResponseReceiver(stream grpc.BidiStreamingClient[StreamingOutputCallRequest, StreamingOutputCallResponse]) *grpcfast.Receiver[StreamingOutputCallResponse] {
 	return grpcfast.NewReceiver[StreamingOutputCallResponse](stream)
 }
+
+// TestServiceReusingClient receives the responses of TestService's methods that
+// have one (StreamingInputCall) into messages that it reuses, one pair per
+// method, where TestServiceClient allocates a new response for every call
+// (grpcfast.Responses). A response is valid only until the next successful call
+// of the same method through the client, or Release; keep one with the method's
+// Take, or copy it (proto.Clone). A failed call leaves the last response as it
+// was.
+//
+// A TestServiceReusingClient is for one goroutine at a time: give each
+// goroutine its own. Rules: docs/receivers.md of github.com/grpcfast/grpcfast.
+type TestServiceReusingClient struct {
+	cc                          grpc.ClientConnInterface
+	streamingInputCallResponses *grpcfast.Responses[StreamingInputCallResponse]
+}
+
+// NewTestServiceReusingClient returns a TestServiceReusingClient that calls cc.
+// Options: grpcfast.WithStringsInOneCopy decodes strings and bytes as views of
+// one copy of each response (docs/pooled.md).
+func NewTestServiceReusingClient(cc grpc.ClientConnInterface, opts ...grpcfast.PooledOption) *TestServiceReusingClient {
+	return &TestServiceReusingClient{
+		cc:                          cc,
+		streamingInputCallResponses: grpcfast.NewResponses[StreamingInputCallResponse](opts...),
+	}
+}
+
+// CloseAndRecvStreamingInputCall closes the sending side of stream, a
+// TestService.StreamingInputCall call, and receives its response into a message
+// that c reuses, as stream.CloseAndRecv() does into a new one: valid until the
+// next successful CloseAndRecvStreamingInputCall through c.
+//
+// TestService.StreamingInputCall:
+// StreamingInputCall reads a stream of payloads and answers with their total size.
+func (c *TestServiceReusingClient) CloseAndRecvStreamingInputCall(stream grpc.ClientStreamingClient[StreamingInputCallRequest, StreamingInputCallResponse]) (*StreamingInputCallResponse, error) {
+	return c.streamingInputCallResponses.CloseAndRecv(stream)
+}
+
+// TakeStreamingInputCall returns the response of the last
+// TestService.StreamingInputCall call through c and lets go of it: it is the
+// caller's for good. It returns nil if that call failed or none was made.
+func (c *TestServiceReusingClient) TakeStreamingInputCall() *StreamingInputCallResponse {
+	return c.streamingInputCallResponses.Take()
+}
+
+// Release gives the client's responses, and the memory they keep, to the next
+// user of their types; the responses of its last calls must not be used after
+// it. The client may be used again.
+func (c *TestServiceReusingClient) Release() {
+	c.streamingInputCallResponses.Release()
+}

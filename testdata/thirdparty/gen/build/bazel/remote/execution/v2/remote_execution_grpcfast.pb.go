@@ -852,6 +852,60 @@ func NewExecution_ExecuteResponseReceiver(stream grpc.ServerStreamingClient[long
 	return grpcfast.NewReceiver[longrunningpb.Operation](stream)
 }
 
+// ContentAddressableStorageReusingClient receives the responses of
+// ContentAddressableStorage's methods that have one (BatchUpdateBlobs) into
+// messages that it reuses, one pair per method, where
+// ContentAddressableStorageClient allocates a new response for every call
+// (grpcfast.Responses). A response is valid only until the next successful call
+// of the same method through the client, or Release; keep one with the method's
+// Take, or copy it (proto.Clone). A failed call leaves the last response as it
+// was.
+//
+// A ContentAddressableStorageReusingClient is for one goroutine at a time: give
+// each goroutine its own. Rules: docs/receivers.md of
+// github.com/grpcfast/grpcfast.
+type ContentAddressableStorageReusingClient struct {
+	cc                        grpc.ClientConnInterface
+	batchUpdateBlobsResponses *grpcfast.Responses[BatchUpdateBlobsResponse]
+}
+
+// NewContentAddressableStorageReusingClient returns a
+// ContentAddressableStorageReusingClient that calls cc. Options:
+// grpcfast.WithStringsInOneCopy decodes strings and bytes as views of one copy
+// of each response (docs/pooled.md).
+func NewContentAddressableStorageReusingClient(cc grpc.ClientConnInterface, opts ...grpcfast.PooledOption) *ContentAddressableStorageReusingClient {
+	return &ContentAddressableStorageReusingClient{
+		cc:                        cc,
+		batchUpdateBlobsResponses: grpcfast.NewResponses[BatchUpdateBlobsResponse](opts...),
+	}
+}
+
+// BatchUpdateBlobs calls ContentAddressableStorage.BatchUpdateBlobs as
+// ContentAddressableStorageClient's BatchUpdateBlobs does, and returns the
+// response in a message that c reuses: valid until the next successful
+// BatchUpdateBlobs through c.
+//
+// ContentAddressableStorage.BatchUpdateBlobs:
+// BatchUpdateBlobs uploads several small blobs at once.
+func (c *ContentAddressableStorageReusingClient) BatchUpdateBlobs(ctx context.Context, in *BatchUpdateBlobsRequest, opts ...grpc.CallOption) (*BatchUpdateBlobsResponse, error) {
+	return c.batchUpdateBlobsResponses.Invoke(ctx, c.cc, "/build.bazel.remote.execution.v2.ContentAddressableStorage/BatchUpdateBlobs", in, opts...)
+}
+
+// TakeBatchUpdateBlobs returns the response of the last
+// ContentAddressableStorage.BatchUpdateBlobs call through c and lets go of it:
+// it is the caller's for good. It returns nil if that call failed or none was
+// made.
+func (c *ContentAddressableStorageReusingClient) TakeBatchUpdateBlobs() *BatchUpdateBlobsResponse {
+	return c.batchUpdateBlobsResponses.Take()
+}
+
+// Release gives the client's responses, and the memory they keep, to the next
+// user of their types; the responses of its last calls must not be used after
+// it. The client may be used again.
+func (c *ContentAddressableStorageReusingClient) Release() {
+	c.batchUpdateBlobsResponses.Release()
+}
+
 // RegisterContentAddressableStorageServerPooled registers srv with s as
 // RegisterContentAddressableStorageServer does, but the unary method
 // BatchUpdateBlobs decodes each request into a message taken from a pool, and
