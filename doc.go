@@ -23,9 +23,20 @@
 //		use(chunk.Data) // valid until the next message arrives
 //	}
 //
+// For a client that calls unary methods in a loop, a generated reusing
+// client receives each method's responses into messages it reuses
+// (Responses):
+//
+//	c := examplepb.NewUserServiceReusingClient(conn) // one per goroutine
+//	defer c.Release()
+//	resp, err := c.CreateUser(ctx, req) // valid until the next CreateUser through c
+//
+// On the server, a generated Register<Service>ServerPooled decodes unary
+// requests into pooled messages (KeepRequest, WithStringsInOneCopy).
+//
 // Build tests with -race or -tags grpcfast_checked to poison memory that the
-// codec and the receivers take back (Checked), so that a message kept past
-// its lifetime fails the tests.
+// codec, the receivers and the reusing clients take back (Checked), so that
+// a message kept past its lifetime fails the tests.
 //
 // Code that only generated code calls lives in package grpcfastimpl.
 package grpcfast

@@ -7,12 +7,13 @@ import (
 )
 
 // PooledOption configures the unary handlers that a generated
-// Register<Service>ServerPooled function registers.
+// Register<Service>ServerPooled function registers, and the responses of a
+// generated New<Service>ReusingClient (NewResponses).
 type PooledOption func(*pooled.Config)
 
-// WithStringsInOneCopy makes pooled unary handlers decode each request into
-// one copy of its encoding that the codec makes for that request alone and
-// never reuses: the request's strings and bytes fields are views of that
+// WithStringsInOneCopy makes pooled unary handlers decode each request (and
+// reusing clients each response) into one copy of its encoding that the
+// codec makes for that message alone and never reuses: the request's strings and bytes fields are views of that
 // copy instead of one allocation each. The decode is the request type's
 // generated decoder, which also reuses the request's oneof wrappers and
 // nested messages. It applies to every request type that has one (all but

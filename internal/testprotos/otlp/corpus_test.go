@@ -129,19 +129,30 @@ func delimited(t *testing.T, msgs ...proto.Message) []byte {
 
 // TestCorpus checks that the corpus in testdata is what export makes
 // (-update rewrites it), and that it reads back as the exports: 4 of 100
-// spans each, answered with an empty acknowledgement.
+// spans each, answered with an empty acknowledgement; and the queries of
+// TraceQueryService, answered with the same spans, a page per response.
 func TestCorpus(t *testing.T) {
 	var reqs []proto.Message
 	for i := range corpusRequests {
 		reqs = append(reqs, export(i))
 	}
-	dir := filepath.Join(corpusDir, "grpcfast.testdata.otlp.TraceService", "Export")
-	files := map[string][]byte{
-		grpcfastrecord.RequestsFile:  delimited(t, reqs...),
-		grpcfastrecord.ResponsesFile: delimited(t, &ExportTraceServiceResponse{}),
+	// GetTraces answers with the same spans, a page per response.
+	pages := make([]proto.Message, len(reqs))
+	for i, r := range reqs {
+		pages[i] = &TracesData{ResourceSpans: r.(*ExportTraceServiceRequest).ResourceSpans}
 	}
-	for name, want := range files {
-		path := filepath.Join(dir, name)
+	export := filepath.Join(corpusDir, "grpcfast.testdata.otlp.TraceService", "Export")
+	query := filepath.Join(corpusDir, "grpcfast.testdata.otlp.TraceQueryService", "GetTraces")
+	files := map[string][]byte{
+		filepath.Join(export, grpcfastrecord.RequestsFile):  delimited(t, reqs...),
+		filepath.Join(export, grpcfastrecord.ResponsesFile): delimited(t, &ExportTraceServiceResponse{}),
+		filepath.Join(query, grpcfastrecord.RequestsFile): delimited(t, &GetTracesRequest{
+			ServiceName: "checkout", StartTimeUnixNano: 1_763_900_000_000_000_000, EndTimeUnixNano: 1_763_900_004_000_000_000, Limit: corpusSpans,
+		}),
+		filepath.Join(query, grpcfastrecord.ResponsesFile): delimited(t, pages...),
+	}
+	for path, want := range files {
+		dir := filepath.Dir(path)
 		if *update {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				t.Fatal(err)
@@ -166,6 +177,14 @@ func TestCorpus(t *testing.T) {
 	}
 	if len(got) != corpusRequests {
 		t.Fatalf("%d requests, want %d", len(got), corpusRequests)
+	}
+	res, err := grpcfastrecord.Read(corpusDir, "grpcfast.testdata.otlp.TraceQueryService", "GetTraces", false,
+		func() proto.Message { return new(TracesData) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != corpusRequests || !proto.Equal(res[1], pages[1]) {
+		t.Errorf("GetTraces: %d pages, the second equal to export(1)'s spans: %v", len(res), len(res) > 1 && proto.Equal(res[1], pages[1]))
 	}
 	for i, m := range got {
 		if !proto.Equal(m, reqs[i]) {

@@ -76,7 +76,7 @@ func (x Span_SpanKind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Span_SpanKind.Descriptor instead.
 func (Span_SpanKind) EnumDescriptor() ([]byte, []int) {
-	return file_otlp_otlp_proto_rawDescGZIP(), []int{5, 0}
+	return file_otlp_otlp_proto_rawDescGZIP(), []int{7, 0}
 }
 
 type Status_StatusCode int32
@@ -125,7 +125,120 @@ func (x Status_StatusCode) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Status_StatusCode.Descriptor instead.
 func (Status_StatusCode) EnumDescriptor() ([]byte, []int) {
-	return file_otlp_otlp_proto_rawDescGZIP(), []int{6, 0}
+	return file_otlp_otlp_proto_rawDescGZIP(), []int{8, 0}
+}
+
+type GetTracesRequest struct {
+	state             protoimpl.MessageState `protogen:"open.v1"`
+	ServiceName       string                 `protobuf:"bytes,1,opt,name=service_name,json=serviceName,proto3" json:"service_name,omitempty"`
+	StartTimeUnixNano uint64                 `protobuf:"varint,2,opt,name=start_time_unix_nano,json=startTimeUnixNano,proto3" json:"start_time_unix_nano,omitempty"`
+	EndTimeUnixNano   uint64                 `protobuf:"varint,3,opt,name=end_time_unix_nano,json=endTimeUnixNano,proto3" json:"end_time_unix_nano,omitempty"`
+	Limit             uint32                 `protobuf:"varint,4,opt,name=limit,proto3" json:"limit,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *GetTracesRequest) Reset() {
+	*x = GetTracesRequest{}
+	mi := &file_otlp_otlp_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetTracesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetTracesRequest) ProtoMessage() {}
+
+func (x *GetTracesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_otlp_otlp_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetTracesRequest.ProtoReflect.Descriptor instead.
+func (*GetTracesRequest) Descriptor() ([]byte, []int) {
+	return file_otlp_otlp_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *GetTracesRequest) GetServiceName() string {
+	if x != nil {
+		return x.ServiceName
+	}
+	return ""
+}
+
+func (x *GetTracesRequest) GetStartTimeUnixNano() uint64 {
+	if x != nil {
+		return x.StartTimeUnixNano
+	}
+	return 0
+}
+
+func (x *GetTracesRequest) GetEndTimeUnixNano() uint64 {
+	if x != nil {
+		return x.EndTimeUnixNano
+	}
+	return 0
+}
+
+func (x *GetTracesRequest) GetLimit() uint32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+// TracesData is OTLP's, which holds what an export request holds.
+type TracesData struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ResourceSpans []*ResourceSpans       `protobuf:"bytes,1,rep,name=resource_spans,json=resourceSpans,proto3" json:"resource_spans,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TracesData) Reset() {
+	*x = TracesData{}
+	mi := &file_otlp_otlp_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TracesData) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TracesData) ProtoMessage() {}
+
+func (x *TracesData) ProtoReflect() protoreflect.Message {
+	mi := &file_otlp_otlp_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TracesData.ProtoReflect.Descriptor instead.
+func (*TracesData) Descriptor() ([]byte, []int) {
+	return file_otlp_otlp_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *TracesData) GetResourceSpans() []*ResourceSpans {
+	if x != nil {
+		return x.ResourceSpans
+	}
+	return nil
 }
 
 type ExportTraceServiceRequest struct {
@@ -137,7 +250,7 @@ type ExportTraceServiceRequest struct {
 
 func (x *ExportTraceServiceRequest) Reset() {
 	*x = ExportTraceServiceRequest{}
-	mi := &file_otlp_otlp_proto_msgTypes[0]
+	mi := &file_otlp_otlp_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -149,7 +262,7 @@ func (x *ExportTraceServiceRequest) String() string {
 func (*ExportTraceServiceRequest) ProtoMessage() {}
 
 func (x *ExportTraceServiceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_otlp_otlp_proto_msgTypes[0]
+	mi := &file_otlp_otlp_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -162,7 +275,7 @@ func (x *ExportTraceServiceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportTraceServiceRequest.ProtoReflect.Descriptor instead.
 func (*ExportTraceServiceRequest) Descriptor() ([]byte, []int) {
-	return file_otlp_otlp_proto_rawDescGZIP(), []int{0}
+	return file_otlp_otlp_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *ExportTraceServiceRequest) GetResourceSpans() []*ResourceSpans {
@@ -182,7 +295,7 @@ type ExportTraceServiceResponse struct {
 
 func (x *ExportTraceServiceResponse) Reset() {
 	*x = ExportTraceServiceResponse{}
-	mi := &file_otlp_otlp_proto_msgTypes[1]
+	mi := &file_otlp_otlp_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -194,7 +307,7 @@ func (x *ExportTraceServiceResponse) String() string {
 func (*ExportTraceServiceResponse) ProtoMessage() {}
 
 func (x *ExportTraceServiceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_otlp_otlp_proto_msgTypes[1]
+	mi := &file_otlp_otlp_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -207,7 +320,7 @@ func (x *ExportTraceServiceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportTraceServiceResponse.ProtoReflect.Descriptor instead.
 func (*ExportTraceServiceResponse) Descriptor() ([]byte, []int) {
-	return file_otlp_otlp_proto_rawDescGZIP(), []int{1}
+	return file_otlp_otlp_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ExportTraceServiceResponse) GetPartialSuccess() *ExportTracePartialSuccess {
@@ -227,7 +340,7 @@ type ExportTracePartialSuccess struct {
 
 func (x *ExportTracePartialSuccess) Reset() {
 	*x = ExportTracePartialSuccess{}
-	mi := &file_otlp_otlp_proto_msgTypes[2]
+	mi := &file_otlp_otlp_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -239,7 +352,7 @@ func (x *ExportTracePartialSuccess) String() string {
 func (*ExportTracePartialSuccess) ProtoMessage() {}
 
 func (x *ExportTracePartialSuccess) ProtoReflect() protoreflect.Message {
-	mi := &file_otlp_otlp_proto_msgTypes[2]
+	mi := &file_otlp_otlp_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -252,7 +365,7 @@ func (x *ExportTracePartialSuccess) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExportTracePartialSuccess.ProtoReflect.Descriptor instead.
 func (*ExportTracePartialSuccess) Descriptor() ([]byte, []int) {
-	return file_otlp_otlp_proto_rawDescGZIP(), []int{2}
+	return file_otlp_otlp_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ExportTracePartialSuccess) GetRejectedSpans() int64 {
@@ -280,7 +393,7 @@ type ResourceSpans struct {
 
 func (x *ResourceSpans) Reset() {
 	*x = ResourceSpans{}
-	mi := &file_otlp_otlp_proto_msgTypes[3]
+	mi := &file_otlp_otlp_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -292,7 +405,7 @@ func (x *ResourceSpans) String() string {
 func (*ResourceSpans) ProtoMessage() {}
 
 func (x *ResourceSpans) ProtoReflect() protoreflect.Message {
-	mi := &file_otlp_otlp_proto_msgTypes[3]
+	mi := &file_otlp_otlp_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -305,7 +418,7 @@ func (x *ResourceSpans) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceSpans.ProtoReflect.Descriptor instead.
 func (*ResourceSpans) Descriptor() ([]byte, []int) {
-	return file_otlp_otlp_proto_rawDescGZIP(), []int{3}
+	return file_otlp_otlp_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ResourceSpans) GetResource() *Resource {
@@ -340,7 +453,7 @@ type ScopeSpans struct {
 
 func (x *ScopeSpans) Reset() {
 	*x = ScopeSpans{}
-	mi := &file_otlp_otlp_proto_msgTypes[4]
+	mi := &file_otlp_otlp_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -352,7 +465,7 @@ func (x *ScopeSpans) String() string {
 func (*ScopeSpans) ProtoMessage() {}
 
 func (x *ScopeSpans) ProtoReflect() protoreflect.Message {
-	mi := &file_otlp_otlp_proto_msgTypes[4]
+	mi := &file_otlp_otlp_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -365,7 +478,7 @@ func (x *ScopeSpans) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScopeSpans.ProtoReflect.Descriptor instead.
 func (*ScopeSpans) Descriptor() ([]byte, []int) {
-	return file_otlp_otlp_proto_rawDescGZIP(), []int{4}
+	return file_otlp_otlp_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ScopeSpans) GetScope() *InstrumentationScope {
@@ -413,7 +526,7 @@ type Span struct {
 
 func (x *Span) Reset() {
 	*x = Span{}
-	mi := &file_otlp_otlp_proto_msgTypes[5]
+	mi := &file_otlp_otlp_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -425,7 +538,7 @@ func (x *Span) String() string {
 func (*Span) ProtoMessage() {}
 
 func (x *Span) ProtoReflect() protoreflect.Message {
-	mi := &file_otlp_otlp_proto_msgTypes[5]
+	mi := &file_otlp_otlp_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -438,7 +551,7 @@ func (x *Span) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Span.ProtoReflect.Descriptor instead.
 func (*Span) Descriptor() ([]byte, []int) {
-	return file_otlp_otlp_proto_rawDescGZIP(), []int{5}
+	return file_otlp_otlp_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Span) GetTraceId() []byte {
@@ -563,7 +676,7 @@ type Status struct {
 
 func (x *Status) Reset() {
 	*x = Status{}
-	mi := &file_otlp_otlp_proto_msgTypes[6]
+	mi := &file_otlp_otlp_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -575,7 +688,7 @@ func (x *Status) String() string {
 func (*Status) ProtoMessage() {}
 
 func (x *Status) ProtoReflect() protoreflect.Message {
-	mi := &file_otlp_otlp_proto_msgTypes[6]
+	mi := &file_otlp_otlp_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -588,7 +701,7 @@ func (x *Status) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Status.ProtoReflect.Descriptor instead.
 func (*Status) Descriptor() ([]byte, []int) {
-	return file_otlp_otlp_proto_rawDescGZIP(), []int{6}
+	return file_otlp_otlp_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Status) GetMessage() string {
@@ -623,7 +736,7 @@ type AnyValue struct {
 
 func (x *AnyValue) Reset() {
 	*x = AnyValue{}
-	mi := &file_otlp_otlp_proto_msgTypes[7]
+	mi := &file_otlp_otlp_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -635,7 +748,7 @@ func (x *AnyValue) String() string {
 func (*AnyValue) ProtoMessage() {}
 
 func (x *AnyValue) ProtoReflect() protoreflect.Message {
-	mi := &file_otlp_otlp_proto_msgTypes[7]
+	mi := &file_otlp_otlp_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -648,7 +761,7 @@ func (x *AnyValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnyValue.ProtoReflect.Descriptor instead.
 func (*AnyValue) Descriptor() ([]byte, []int) {
-	return file_otlp_otlp_proto_rawDescGZIP(), []int{7}
+	return file_otlp_otlp_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *AnyValue) GetValue() isAnyValue_Value {
@@ -776,7 +889,7 @@ type ArrayValue struct {
 
 func (x *ArrayValue) Reset() {
 	*x = ArrayValue{}
-	mi := &file_otlp_otlp_proto_msgTypes[8]
+	mi := &file_otlp_otlp_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -788,7 +901,7 @@ func (x *ArrayValue) String() string {
 func (*ArrayValue) ProtoMessage() {}
 
 func (x *ArrayValue) ProtoReflect() protoreflect.Message {
-	mi := &file_otlp_otlp_proto_msgTypes[8]
+	mi := &file_otlp_otlp_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -801,7 +914,7 @@ func (x *ArrayValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ArrayValue.ProtoReflect.Descriptor instead.
 func (*ArrayValue) Descriptor() ([]byte, []int) {
-	return file_otlp_otlp_proto_rawDescGZIP(), []int{8}
+	return file_otlp_otlp_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ArrayValue) GetValues() []*AnyValue {
@@ -820,7 +933,7 @@ type KeyValueList struct {
 
 func (x *KeyValueList) Reset() {
 	*x = KeyValueList{}
-	mi := &file_otlp_otlp_proto_msgTypes[9]
+	mi := &file_otlp_otlp_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -832,7 +945,7 @@ func (x *KeyValueList) String() string {
 func (*KeyValueList) ProtoMessage() {}
 
 func (x *KeyValueList) ProtoReflect() protoreflect.Message {
-	mi := &file_otlp_otlp_proto_msgTypes[9]
+	mi := &file_otlp_otlp_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -845,7 +958,7 @@ func (x *KeyValueList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeyValueList.ProtoReflect.Descriptor instead.
 func (*KeyValueList) Descriptor() ([]byte, []int) {
-	return file_otlp_otlp_proto_rawDescGZIP(), []int{9}
+	return file_otlp_otlp_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *KeyValueList) GetValues() []*KeyValue {
@@ -865,7 +978,7 @@ type KeyValue struct {
 
 func (x *KeyValue) Reset() {
 	*x = KeyValue{}
-	mi := &file_otlp_otlp_proto_msgTypes[10]
+	mi := &file_otlp_otlp_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -877,7 +990,7 @@ func (x *KeyValue) String() string {
 func (*KeyValue) ProtoMessage() {}
 
 func (x *KeyValue) ProtoReflect() protoreflect.Message {
-	mi := &file_otlp_otlp_proto_msgTypes[10]
+	mi := &file_otlp_otlp_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -890,7 +1003,7 @@ func (x *KeyValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeyValue.ProtoReflect.Descriptor instead.
 func (*KeyValue) Descriptor() ([]byte, []int) {
-	return file_otlp_otlp_proto_rawDescGZIP(), []int{10}
+	return file_otlp_otlp_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *KeyValue) GetKey() string {
@@ -919,7 +1032,7 @@ type InstrumentationScope struct {
 
 func (x *InstrumentationScope) Reset() {
 	*x = InstrumentationScope{}
-	mi := &file_otlp_otlp_proto_msgTypes[11]
+	mi := &file_otlp_otlp_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -931,7 +1044,7 @@ func (x *InstrumentationScope) String() string {
 func (*InstrumentationScope) ProtoMessage() {}
 
 func (x *InstrumentationScope) ProtoReflect() protoreflect.Message {
-	mi := &file_otlp_otlp_proto_msgTypes[11]
+	mi := &file_otlp_otlp_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -944,7 +1057,7 @@ func (x *InstrumentationScope) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InstrumentationScope.ProtoReflect.Descriptor instead.
 func (*InstrumentationScope) Descriptor() ([]byte, []int) {
-	return file_otlp_otlp_proto_rawDescGZIP(), []int{11}
+	return file_otlp_otlp_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *InstrumentationScope) GetName() string {
@@ -985,7 +1098,7 @@ type Resource struct {
 
 func (x *Resource) Reset() {
 	*x = Resource{}
-	mi := &file_otlp_otlp_proto_msgTypes[12]
+	mi := &file_otlp_otlp_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -997,7 +1110,7 @@ func (x *Resource) String() string {
 func (*Resource) ProtoMessage() {}
 
 func (x *Resource) ProtoReflect() protoreflect.Message {
-	mi := &file_otlp_otlp_proto_msgTypes[12]
+	mi := &file_otlp_otlp_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1010,7 +1123,7 @@ func (x *Resource) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Resource.ProtoReflect.Descriptor instead.
 func (*Resource) Descriptor() ([]byte, []int) {
-	return file_otlp_otlp_proto_rawDescGZIP(), []int{12}
+	return file_otlp_otlp_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Resource) GetAttributes() []*KeyValue {
@@ -1039,7 +1152,7 @@ type Span_Event struct {
 
 func (x *Span_Event) Reset() {
 	*x = Span_Event{}
-	mi := &file_otlp_otlp_proto_msgTypes[13]
+	mi := &file_otlp_otlp_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1051,7 +1164,7 @@ func (x *Span_Event) String() string {
 func (*Span_Event) ProtoMessage() {}
 
 func (x *Span_Event) ProtoReflect() protoreflect.Message {
-	mi := &file_otlp_otlp_proto_msgTypes[13]
+	mi := &file_otlp_otlp_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1064,7 +1177,7 @@ func (x *Span_Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Span_Event.ProtoReflect.Descriptor instead.
 func (*Span_Event) Descriptor() ([]byte, []int) {
-	return file_otlp_otlp_proto_rawDescGZIP(), []int{5, 0}
+	return file_otlp_otlp_proto_rawDescGZIP(), []int{7, 0}
 }
 
 func (x *Span_Event) GetTimeUnixNano() uint64 {
@@ -1109,7 +1222,7 @@ type Span_Link struct {
 
 func (x *Span_Link) Reset() {
 	*x = Span_Link{}
-	mi := &file_otlp_otlp_proto_msgTypes[14]
+	mi := &file_otlp_otlp_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1121,7 +1234,7 @@ func (x *Span_Link) String() string {
 func (*Span_Link) ProtoMessage() {}
 
 func (x *Span_Link) ProtoReflect() protoreflect.Message {
-	mi := &file_otlp_otlp_proto_msgTypes[14]
+	mi := &file_otlp_otlp_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1134,7 +1247,7 @@ func (x *Span_Link) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Span_Link.ProtoReflect.Descriptor instead.
 func (*Span_Link) Descriptor() ([]byte, []int) {
-	return file_otlp_otlp_proto_rawDescGZIP(), []int{5, 1}
+	return file_otlp_otlp_proto_rawDescGZIP(), []int{7, 1}
 }
 
 func (x *Span_Link) GetTraceId() []byte {
@@ -1183,7 +1296,15 @@ var File_otlp_otlp_proto protoreflect.FileDescriptor
 
 const file_otlp_otlp_proto_rawDesc = "" +
 	"\n" +
-	"\x0fotlp/otlp.proto\x12\x16grpcfast.testdata.otlp\"i\n" +
+	"\x0fotlp/otlp.proto\x12\x16grpcfast.testdata.otlp\"\xa9\x01\n" +
+	"\x10GetTracesRequest\x12!\n" +
+	"\fservice_name\x18\x01 \x01(\tR\vserviceName\x12/\n" +
+	"\x14start_time_unix_nano\x18\x02 \x01(\x04R\x11startTimeUnixNano\x12+\n" +
+	"\x12end_time_unix_nano\x18\x03 \x01(\x04R\x0fendTimeUnixNano\x12\x14\n" +
+	"\x05limit\x18\x04 \x01(\rR\x05limit\"Z\n" +
+	"\n" +
+	"TracesData\x12L\n" +
+	"\x0eresource_spans\x18\x01 \x03(\v2%.grpcfast.testdata.otlp.ResourceSpansR\rresourceSpans\"i\n" +
 	"\x19ExportTraceServiceRequest\x12L\n" +
 	"\x0eresource_spans\x18\x01 \x03(\v2%.grpcfast.testdata.otlp.ResourceSpansR\rresourceSpans\"x\n" +
 	"\x1aExportTraceServiceResponse\x12Z\n" +
@@ -1290,7 +1411,9 @@ const file_otlp_otlp_proto_rawDesc = "" +
 	"attributes\x128\n" +
 	"\x18dropped_attributes_count\x18\x02 \x01(\rR\x16droppedAttributesCount2\x81\x01\n" +
 	"\fTraceService\x12q\n" +
-	"\x06Export\x121.grpcfast.testdata.otlp.ExportTraceServiceRequest\x1a2.grpcfast.testdata.otlp.ExportTraceServiceResponse\"\x00B7Z5github.com/grpcfast/grpcfast/internal/testprotos/otlpb\x06proto3"
+	"\x06Export\x121.grpcfast.testdata.otlp.ExportTraceServiceRequest\x1a2.grpcfast.testdata.otlp.ExportTraceServiceResponse\"\x002p\n" +
+	"\x11TraceQueryService\x12[\n" +
+	"\tGetTraces\x12(.grpcfast.testdata.otlp.GetTracesRequest\x1a\".grpcfast.testdata.otlp.TracesData\"\x00B7Z5github.com/grpcfast/grpcfast/internal/testprotos/otlpb\x06proto3"
 
 var (
 	file_otlp_otlp_proto_rawDescOnce sync.Once
@@ -1305,55 +1428,60 @@ func file_otlp_otlp_proto_rawDescGZIP() []byte {
 }
 
 var file_otlp_otlp_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_otlp_otlp_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_otlp_otlp_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
 var file_otlp_otlp_proto_goTypes = []any{
 	(Span_SpanKind)(0),                 // 0: grpcfast.testdata.otlp.Span.SpanKind
 	(Status_StatusCode)(0),             // 1: grpcfast.testdata.otlp.Status.StatusCode
-	(*ExportTraceServiceRequest)(nil),  // 2: grpcfast.testdata.otlp.ExportTraceServiceRequest
-	(*ExportTraceServiceResponse)(nil), // 3: grpcfast.testdata.otlp.ExportTraceServiceResponse
-	(*ExportTracePartialSuccess)(nil),  // 4: grpcfast.testdata.otlp.ExportTracePartialSuccess
-	(*ResourceSpans)(nil),              // 5: grpcfast.testdata.otlp.ResourceSpans
-	(*ScopeSpans)(nil),                 // 6: grpcfast.testdata.otlp.ScopeSpans
-	(*Span)(nil),                       // 7: grpcfast.testdata.otlp.Span
-	(*Status)(nil),                     // 8: grpcfast.testdata.otlp.Status
-	(*AnyValue)(nil),                   // 9: grpcfast.testdata.otlp.AnyValue
-	(*ArrayValue)(nil),                 // 10: grpcfast.testdata.otlp.ArrayValue
-	(*KeyValueList)(nil),               // 11: grpcfast.testdata.otlp.KeyValueList
-	(*KeyValue)(nil),                   // 12: grpcfast.testdata.otlp.KeyValue
-	(*InstrumentationScope)(nil),       // 13: grpcfast.testdata.otlp.InstrumentationScope
-	(*Resource)(nil),                   // 14: grpcfast.testdata.otlp.Resource
-	(*Span_Event)(nil),                 // 15: grpcfast.testdata.otlp.Span.Event
-	(*Span_Link)(nil),                  // 16: grpcfast.testdata.otlp.Span.Link
+	(*GetTracesRequest)(nil),           // 2: grpcfast.testdata.otlp.GetTracesRequest
+	(*TracesData)(nil),                 // 3: grpcfast.testdata.otlp.TracesData
+	(*ExportTraceServiceRequest)(nil),  // 4: grpcfast.testdata.otlp.ExportTraceServiceRequest
+	(*ExportTraceServiceResponse)(nil), // 5: grpcfast.testdata.otlp.ExportTraceServiceResponse
+	(*ExportTracePartialSuccess)(nil),  // 6: grpcfast.testdata.otlp.ExportTracePartialSuccess
+	(*ResourceSpans)(nil),              // 7: grpcfast.testdata.otlp.ResourceSpans
+	(*ScopeSpans)(nil),                 // 8: grpcfast.testdata.otlp.ScopeSpans
+	(*Span)(nil),                       // 9: grpcfast.testdata.otlp.Span
+	(*Status)(nil),                     // 10: grpcfast.testdata.otlp.Status
+	(*AnyValue)(nil),                   // 11: grpcfast.testdata.otlp.AnyValue
+	(*ArrayValue)(nil),                 // 12: grpcfast.testdata.otlp.ArrayValue
+	(*KeyValueList)(nil),               // 13: grpcfast.testdata.otlp.KeyValueList
+	(*KeyValue)(nil),                   // 14: grpcfast.testdata.otlp.KeyValue
+	(*InstrumentationScope)(nil),       // 15: grpcfast.testdata.otlp.InstrumentationScope
+	(*Resource)(nil),                   // 16: grpcfast.testdata.otlp.Resource
+	(*Span_Event)(nil),                 // 17: grpcfast.testdata.otlp.Span.Event
+	(*Span_Link)(nil),                  // 18: grpcfast.testdata.otlp.Span.Link
 }
 var file_otlp_otlp_proto_depIdxs = []int32{
-	5,  // 0: grpcfast.testdata.otlp.ExportTraceServiceRequest.resource_spans:type_name -> grpcfast.testdata.otlp.ResourceSpans
-	4,  // 1: grpcfast.testdata.otlp.ExportTraceServiceResponse.partial_success:type_name -> grpcfast.testdata.otlp.ExportTracePartialSuccess
-	14, // 2: grpcfast.testdata.otlp.ResourceSpans.resource:type_name -> grpcfast.testdata.otlp.Resource
-	6,  // 3: grpcfast.testdata.otlp.ResourceSpans.scope_spans:type_name -> grpcfast.testdata.otlp.ScopeSpans
-	13, // 4: grpcfast.testdata.otlp.ScopeSpans.scope:type_name -> grpcfast.testdata.otlp.InstrumentationScope
-	7,  // 5: grpcfast.testdata.otlp.ScopeSpans.spans:type_name -> grpcfast.testdata.otlp.Span
-	0,  // 6: grpcfast.testdata.otlp.Span.kind:type_name -> grpcfast.testdata.otlp.Span.SpanKind
-	12, // 7: grpcfast.testdata.otlp.Span.attributes:type_name -> grpcfast.testdata.otlp.KeyValue
-	15, // 8: grpcfast.testdata.otlp.Span.events:type_name -> grpcfast.testdata.otlp.Span.Event
-	16, // 9: grpcfast.testdata.otlp.Span.links:type_name -> grpcfast.testdata.otlp.Span.Link
-	8,  // 10: grpcfast.testdata.otlp.Span.status:type_name -> grpcfast.testdata.otlp.Status
-	1,  // 11: grpcfast.testdata.otlp.Status.code:type_name -> grpcfast.testdata.otlp.Status.StatusCode
-	10, // 12: grpcfast.testdata.otlp.AnyValue.array_value:type_name -> grpcfast.testdata.otlp.ArrayValue
-	11, // 13: grpcfast.testdata.otlp.AnyValue.kvlist_value:type_name -> grpcfast.testdata.otlp.KeyValueList
-	9,  // 14: grpcfast.testdata.otlp.ArrayValue.values:type_name -> grpcfast.testdata.otlp.AnyValue
-	12, // 15: grpcfast.testdata.otlp.KeyValueList.values:type_name -> grpcfast.testdata.otlp.KeyValue
-	9,  // 16: grpcfast.testdata.otlp.KeyValue.value:type_name -> grpcfast.testdata.otlp.AnyValue
-	12, // 17: grpcfast.testdata.otlp.InstrumentationScope.attributes:type_name -> grpcfast.testdata.otlp.KeyValue
-	12, // 18: grpcfast.testdata.otlp.Resource.attributes:type_name -> grpcfast.testdata.otlp.KeyValue
-	12, // 19: grpcfast.testdata.otlp.Span.Event.attributes:type_name -> grpcfast.testdata.otlp.KeyValue
-	12, // 20: grpcfast.testdata.otlp.Span.Link.attributes:type_name -> grpcfast.testdata.otlp.KeyValue
-	2,  // 21: grpcfast.testdata.otlp.TraceService.Export:input_type -> grpcfast.testdata.otlp.ExportTraceServiceRequest
-	3,  // 22: grpcfast.testdata.otlp.TraceService.Export:output_type -> grpcfast.testdata.otlp.ExportTraceServiceResponse
-	22, // [22:23] is the sub-list for method output_type
-	21, // [21:22] is the sub-list for method input_type
-	21, // [21:21] is the sub-list for extension type_name
-	21, // [21:21] is the sub-list for extension extendee
-	0,  // [0:21] is the sub-list for field type_name
+	7,  // 0: grpcfast.testdata.otlp.TracesData.resource_spans:type_name -> grpcfast.testdata.otlp.ResourceSpans
+	7,  // 1: grpcfast.testdata.otlp.ExportTraceServiceRequest.resource_spans:type_name -> grpcfast.testdata.otlp.ResourceSpans
+	6,  // 2: grpcfast.testdata.otlp.ExportTraceServiceResponse.partial_success:type_name -> grpcfast.testdata.otlp.ExportTracePartialSuccess
+	16, // 3: grpcfast.testdata.otlp.ResourceSpans.resource:type_name -> grpcfast.testdata.otlp.Resource
+	8,  // 4: grpcfast.testdata.otlp.ResourceSpans.scope_spans:type_name -> grpcfast.testdata.otlp.ScopeSpans
+	15, // 5: grpcfast.testdata.otlp.ScopeSpans.scope:type_name -> grpcfast.testdata.otlp.InstrumentationScope
+	9,  // 6: grpcfast.testdata.otlp.ScopeSpans.spans:type_name -> grpcfast.testdata.otlp.Span
+	0,  // 7: grpcfast.testdata.otlp.Span.kind:type_name -> grpcfast.testdata.otlp.Span.SpanKind
+	14, // 8: grpcfast.testdata.otlp.Span.attributes:type_name -> grpcfast.testdata.otlp.KeyValue
+	17, // 9: grpcfast.testdata.otlp.Span.events:type_name -> grpcfast.testdata.otlp.Span.Event
+	18, // 10: grpcfast.testdata.otlp.Span.links:type_name -> grpcfast.testdata.otlp.Span.Link
+	10, // 11: grpcfast.testdata.otlp.Span.status:type_name -> grpcfast.testdata.otlp.Status
+	1,  // 12: grpcfast.testdata.otlp.Status.code:type_name -> grpcfast.testdata.otlp.Status.StatusCode
+	12, // 13: grpcfast.testdata.otlp.AnyValue.array_value:type_name -> grpcfast.testdata.otlp.ArrayValue
+	13, // 14: grpcfast.testdata.otlp.AnyValue.kvlist_value:type_name -> grpcfast.testdata.otlp.KeyValueList
+	11, // 15: grpcfast.testdata.otlp.ArrayValue.values:type_name -> grpcfast.testdata.otlp.AnyValue
+	14, // 16: grpcfast.testdata.otlp.KeyValueList.values:type_name -> grpcfast.testdata.otlp.KeyValue
+	11, // 17: grpcfast.testdata.otlp.KeyValue.value:type_name -> grpcfast.testdata.otlp.AnyValue
+	14, // 18: grpcfast.testdata.otlp.InstrumentationScope.attributes:type_name -> grpcfast.testdata.otlp.KeyValue
+	14, // 19: grpcfast.testdata.otlp.Resource.attributes:type_name -> grpcfast.testdata.otlp.KeyValue
+	14, // 20: grpcfast.testdata.otlp.Span.Event.attributes:type_name -> grpcfast.testdata.otlp.KeyValue
+	14, // 21: grpcfast.testdata.otlp.Span.Link.attributes:type_name -> grpcfast.testdata.otlp.KeyValue
+	4,  // 22: grpcfast.testdata.otlp.TraceService.Export:input_type -> grpcfast.testdata.otlp.ExportTraceServiceRequest
+	2,  // 23: grpcfast.testdata.otlp.TraceQueryService.GetTraces:input_type -> grpcfast.testdata.otlp.GetTracesRequest
+	5,  // 24: grpcfast.testdata.otlp.TraceService.Export:output_type -> grpcfast.testdata.otlp.ExportTraceServiceResponse
+	3,  // 25: grpcfast.testdata.otlp.TraceQueryService.GetTraces:output_type -> grpcfast.testdata.otlp.TracesData
+	24, // [24:26] is the sub-list for method output_type
+	22, // [22:24] is the sub-list for method input_type
+	22, // [22:22] is the sub-list for extension type_name
+	22, // [22:22] is the sub-list for extension extendee
+	0,  // [0:22] is the sub-list for field type_name
 }
 
 func init() { file_otlp_otlp_proto_init() }
@@ -1361,7 +1489,7 @@ func file_otlp_otlp_proto_init() {
 	if File_otlp_otlp_proto != nil {
 		return
 	}
-	file_otlp_otlp_proto_msgTypes[7].OneofWrappers = []any{
+	file_otlp_otlp_proto_msgTypes[9].OneofWrappers = []any{
 		(*AnyValue_StringValue)(nil),
 		(*AnyValue_BoolValue)(nil),
 		(*AnyValue_IntValue)(nil),
@@ -1376,9 +1504,9 @@ func file_otlp_otlp_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_otlp_otlp_proto_rawDesc), len(file_otlp_otlp_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   15,
+			NumMessages:   17,
 			NumExtensions: 0,
-			NumServices:   1,
+			NumServices:   2,
 		},
 		GoTypes:           file_otlp_otlp_proto_goTypes,
 		DependencyIndexes: file_otlp_otlp_proto_depIdxs,

@@ -135,3 +135,113 @@ var TraceService_ServiceDesc = grpc.ServiceDesc{
 	Streams:  []grpc.StreamDesc{},
 	Metadata: "otlp/otlp.proto",
 }
+
+const (
+	TraceQueryService_GetTraces_FullMethodName = "/grpcfast.testdata.otlp.TraceQueryService/GetTraces"
+)
+
+// TraceQueryServiceClient is the client API for TraceQueryService service.
+//
+// For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
+//
+// TraceQueryService answers trace queries in OTLP, as the query APIs of
+// tracing backends do: unary responses of many small nested messages and
+// strings.
+type TraceQueryServiceClient interface {
+	GetTraces(ctx context.Context, in *GetTracesRequest, opts ...grpc.CallOption) (*TracesData, error)
+}
+
+type traceQueryServiceClient struct {
+	cc grpc.ClientConnInterface
+}
+
+func NewTraceQueryServiceClient(cc grpc.ClientConnInterface) TraceQueryServiceClient {
+	return &traceQueryServiceClient{cc}
+}
+
+func (c *traceQueryServiceClient) GetTraces(ctx context.Context, in *GetTracesRequest, opts ...grpc.CallOption) (*TracesData, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(TracesData)
+	err := c.cc.Invoke(ctx, TraceQueryService_GetTraces_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// TraceQueryServiceServer is the server API for TraceQueryService service.
+// All implementations must embed UnimplementedTraceQueryServiceServer
+// for forward compatibility.
+//
+// TraceQueryService answers trace queries in OTLP, as the query APIs of
+// tracing backends do: unary responses of many small nested messages and
+// strings.
+type TraceQueryServiceServer interface {
+	GetTraces(context.Context, *GetTracesRequest) (*TracesData, error)
+	mustEmbedUnimplementedTraceQueryServiceServer()
+}
+
+// UnimplementedTraceQueryServiceServer must be embedded to have
+// forward compatible implementations.
+//
+// NOTE: this should be embedded by value instead of pointer to avoid a nil
+// pointer dereference when methods are called.
+type UnimplementedTraceQueryServiceServer struct{}
+
+func (UnimplementedTraceQueryServiceServer) GetTraces(context.Context, *GetTracesRequest) (*TracesData, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetTraces not implemented")
+}
+func (UnimplementedTraceQueryServiceServer) mustEmbedUnimplementedTraceQueryServiceServer() {}
+func (UnimplementedTraceQueryServiceServer) testEmbeddedByValue()                           {}
+
+// UnsafeTraceQueryServiceServer may be embedded to opt out of forward compatibility for this service.
+// Use of this interface is not recommended, as added methods to TraceQueryServiceServer will
+// result in compilation errors.
+type UnsafeTraceQueryServiceServer interface {
+	mustEmbedUnimplementedTraceQueryServiceServer()
+}
+
+func RegisterTraceQueryServiceServer(s grpc.ServiceRegistrar, srv TraceQueryServiceServer) {
+	// If the following call panics, it indicates UnimplementedTraceQueryServiceServer was
+	// embedded by pointer and is nil.  This will cause panics if an
+	// unimplemented method is ever invoked, so we test this at initialization
+	// time to prevent it from happening at runtime later due to I/O.
+	if t, ok := srv.(interface{ testEmbeddedByValue() }); ok {
+		t.testEmbeddedByValue()
+	}
+	s.RegisterService(&TraceQueryService_ServiceDesc, srv)
+}
+
+func _TraceQueryService_GetTraces_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetTracesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TraceQueryServiceServer).GetTraces(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TraceQueryService_GetTraces_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TraceQueryServiceServer).GetTraces(ctx, req.(*GetTracesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+// TraceQueryService_ServiceDesc is the grpc.ServiceDesc for TraceQueryService service.
+// It's only intended for direct use with grpc.RegisterService,
+// and not to be introspected or modified (even as a copy)
+var TraceQueryService_ServiceDesc = grpc.ServiceDesc{
+	ServiceName: "grpcfast.testdata.otlp.TraceQueryService",
+	HandlerType: (*TraceQueryServiceServer)(nil),
+	Methods: []grpc.MethodDesc{
+		{
+			MethodName: "GetTraces",
+			Handler:    _TraceQueryService_GetTraces_Handler,
+		},
+	},
+	Streams:  []grpc.StreamDesc{},
+	Metadata: "otlp/otlp.proto",
+}

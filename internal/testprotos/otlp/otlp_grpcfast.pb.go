@@ -34,6 +34,8 @@ func init() {
 // protoc-gen-go-vtproto on this file with features=marshal+unmarshal+size (or
 // more), or turn this check off with vtproto_check=false.
 var (
+	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*GetTracesRequest)(nil)
+	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*TracesData)(nil)
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*ExportTraceServiceRequest)(nil)
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*ExportTraceServiceResponse)(nil)
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*ExportTracePartialSuccess)(nil)
@@ -50,6 +52,190 @@ var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*InstrumentationScope)(nil)
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Resource)(nil)
 )
+
+// GrpcfastRecord implements grpcfastimpl.Owner.
+func (x *GetTracesRequest) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+}
+
+// GrpcfastReuse implements grpcfastimpl.Owner.
+func (x *GetTracesRequest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+	if x == nil {
+		return
+	}
+	*x = GetTracesRequest{}
+}
+
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
+func (x *GetTracesRequest) GrpcfastUnknownFields() *[]byte {
+	return &x.unknownFields
+}
+
+// GrpcfastDecode implements grpcfastimpl.Decoder.
+func (x *GetTracesRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	sWept := false // the input was checked for 7-bit once (utf8)
+	for len(dAtA) > 0 {
+		tAg := uint64(dAtA[0])
+		if tAg-8 < 0x78 {
+			dAtA = dAtA[1:]
+		} else {
+			rEad, nN := grpcfastimpl.ReadTag(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			tAg, dAtA = rEad, dAtA[nN:]
+		}
+		switch tAg {
+		case 10: // service_name
+			fIeld := dAtA
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+			} else {
+				rEad, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			if !sWept {
+				sWept = true
+				if grpcfastimpl.IsASCII(fIeld) {
+					dEc = dEc.ASCII()
+				}
+			}
+			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.otlp.GetTracesRequest.service_name"); eRr != nil {
+				return eRr
+			}
+			x.ServiceName = dEc.String(vAl)
+			continue
+		case 16: // start_time_unix_nano
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				rEad, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			x.StartTimeUnixNano = vAl
+			continue
+		case 24: // end_time_unix_nano
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				rEad, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			x.EndTimeUnixNano = vAl
+			continue
+		case 32: // limit
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				rEad, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			x.Limit = uint32(vAl)
+			continue
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it, its tag in the shortest form.
+		nN := grpcfastimpl.SkipField(tAg, dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
+		dAtA = dAtA[nN:]
+	}
+	return nil
+}
+
+// GrpcfastRecord implements grpcfastimpl.Owner.
+func (x *TracesData) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+	grpcfastimpl.RecordMessages(oWn, x.ResourceSpans)
+}
+
+// GrpcfastReuse implements grpcfastimpl.Owner.
+func (x *TracesData) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+	if x == nil {
+		return
+	}
+	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_ResourceSpans_9d24ce68, x.ResourceSpans)
+	*x = TracesData{
+		ResourceSpans: f0,
+	}
+}
+
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
+func (x *TracesData) GrpcfastUnknownFields() *[]byte {
+	return &x.unknownFields
+}
+
+// GrpcfastDecode implements grpcfastimpl.Decoder.
+func (x *TracesData) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	for len(dAtA) > 0 {
+		tAg := uint64(dAtA[0])
+		if tAg-8 < 0x78 {
+			dAtA = dAtA[1:]
+		} else {
+			rEad, nN := grpcfastimpl.ReadTag(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			tAg, dAtA = rEad, dAtA[nN:]
+		}
+		switch tAg {
+		case 10: // resource_spans
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+			} else {
+				rEad, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			var eL *ResourceSpans
+			if nN := len(x.ResourceSpans); nN < cap(x.ResourceSpans) {
+				x.ResourceSpans = x.ResourceSpans[:nN+1]
+				eL = x.ResourceSpans[nN]
+			} else {
+				x.ResourceSpans = append(x.ResourceSpans, nil)
+			}
+			if eL == nil {
+				eL = grpcfastimpl.Spare[ResourceSpans](dEc, grpcfastSpare_ResourceSpans_9d24ce68)
+				x.ResourceSpans[len(x.ResourceSpans)-1] = eL
+			}
+			if dEpth < 1 {
+				return grpcfastimpl.ErrDepth
+			}
+			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+			continue
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it, its tag in the shortest form.
+		nN := grpcfastimpl.SkipField(tAg, dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
+		dAtA = dAtA[nN:]
+	}
+	return nil
+}
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *ExportTraceServiceRequest) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
@@ -2041,6 +2227,72 @@ func RegisterTraceServiceServerPooled(s grpc.ServiceRegistrar, srv TraceServiceS
 	RegisterTraceServiceServer(grpcfastimpl.PooledRegistrar(s, opts,
 		grpcfastimpl.PooledUnary("Export", func(impl any, ctx context.Context, in *ExportTraceServiceRequest) (any, error) {
 			return impl.(TraceServiceServer).Export(ctx, in)
+		}),
+	), srv)
+}
+
+// TraceQueryServiceReusingClient receives the responses of TraceQueryService's
+// methods that have one (GetTraces) into messages that it reuses, one pair per
+// method, where TraceQueryServiceClient allocates a new response for every call
+// (grpcfast.Responses). A response is valid only until the next successful call
+// of the same method through the client, or Release; keep one with the method's
+// Take, or copy it (proto.Clone). A failed call leaves the last response as it
+// was.
+//
+// A TraceQueryServiceReusingClient is for one goroutine at a time: give each
+// goroutine its own. Rules: docs/receivers.md of github.com/grpcfast/grpcfast.
+type TraceQueryServiceReusingClient struct {
+	cc                 grpc.ClientConnInterface
+	getTracesResponses *grpcfast.Responses[TracesData]
+}
+
+// NewTraceQueryServiceReusingClient returns a TraceQueryServiceReusingClient
+// that calls cc. Options: grpcfast.WithStringsInOneCopy decodes strings and
+// bytes as views of one copy of each response (docs/pooled.md).
+func NewTraceQueryServiceReusingClient(cc grpc.ClientConnInterface, opts ...grpcfast.PooledOption) *TraceQueryServiceReusingClient {
+	return &TraceQueryServiceReusingClient{
+		cc:                 cc,
+		getTracesResponses: grpcfast.NewResponses[TracesData](opts...),
+	}
+}
+
+// GetTraces calls TraceQueryService.GetTraces as TraceQueryServiceClient's
+// GetTraces does, and returns the response in a message that c reuses: valid
+// until the next successful GetTraces through c.
+func (c *TraceQueryServiceReusingClient) GetTraces(ctx context.Context, in *GetTracesRequest, opts ...grpc.CallOption) (*TracesData, error) {
+	return c.getTracesResponses.Invoke(ctx, c.cc, "/grpcfast.testdata.otlp.TraceQueryService/GetTraces", in, opts...)
+}
+
+// TakeGetTraces returns the response of the last TraceQueryService.GetTraces
+// call through c and lets go of it: it is the caller's for good. It returns nil
+// if that call failed or none was made.
+func (c *TraceQueryServiceReusingClient) TakeGetTraces() *TracesData {
+	return c.getTracesResponses.Take()
+}
+
+// Release gives the client's responses, and the memory they keep, to the next
+// user of their types; the responses of its last calls must not be used after
+// it. The client may be used again.
+func (c *TraceQueryServiceReusingClient) Release() {
+	c.getTracesResponses.Release()
+}
+
+// RegisterTraceQueryServiceServerPooled registers srv with s as
+// RegisterTraceQueryServiceServer does, but the unary method GetTraces decodes
+// each request into a message taken from a pool, and gives it back when the
+// method and the interceptors have returned: the request is valid only until
+// then. To keep it, call grpcfast.KeepRequest(ctx) before returning, or copy it
+// (proto.Clone). A reply must not share memory (bytes, slices, nested messages)
+// with the request: gRPC encodes it after the method returns. Streams are
+// served as RegisterTraceQueryServiceServer serves them.
+//
+// Options: grpcfast.WithStringsInOneCopy decodes strings and bytes as views of
+// one copy of each request. Rules and trade-offs: docs/pooled.md of
+// github.com/grpcfast/grpcfast.
+func RegisterTraceQueryServiceServerPooled(s grpc.ServiceRegistrar, srv TraceQueryServiceServer, opts ...grpcfast.PooledOption) {
+	RegisterTraceQueryServiceServer(grpcfastimpl.PooledRegistrar(s, opts,
+		grpcfastimpl.PooledUnary("GetTraces", func(impl any, ctx context.Context, in *GetTracesRequest) (any, error) {
+			return impl.(TraceQueryServiceServer).GetTraces(ctx, in)
 		}),
 	), srv)
 }

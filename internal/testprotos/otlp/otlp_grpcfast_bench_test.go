@@ -31,3 +31,24 @@ func BenchmarkGrpcfast_TraceService(b *testing.B) {
 		grpcfastbench.Unary[ExportTraceServiceRequest, ExportTraceServiceResponse]("Export"),
 	)
 }
+
+// BenchmarkGrpcfast_TraceQueryService benchmarks every method of
+// grpcfast.testdata.otlp.TraceQueryService against a stub server, on gRPC's
+// standard codec and the stream's own Recv (codec=proto), on vtprotobuf's
+// codec/grpc and the stream's own Recv (codec=vtproto), on grpcfast's codec and
+// generated receivers (codec=grpcfast) and, for unary methods, on grpcfast's
+// codec with pooled requests and reused responses, without and with the strings
+// in one copy (codec=grpcfast-pooled, codec=grpcfast-pooled-copy), side by
+// side, each checked at its first call:
+//
+//	go test -run '^$' -bench BenchmarkGrpcfast_TraceQueryService -benchmem -count 6 . | tee bench.txt
+//	benchstat -col /codec bench.txt
+//
+// The -grpcfast.* flags (message sizes and the fields that grow, recorded
+// messages to replay, messages per stream, concurrent streams, transport,
+// server process, profiles) are described in grpcfastbench.Run.
+func BenchmarkGrpcfast_TraceQueryService(b *testing.B) {
+	grpcfastbench.Run(b, "grpcfast.testdata.otlp.TraceQueryService",
+		grpcfastbench.Unary[GetTracesRequest, TracesData]("GetTraces"),
+	)
+}
