@@ -80,7 +80,7 @@ func writeRegisteredNote(w io.Writer, f *protogen.File, r registeredFile) {
 	var services string
 	if len(f.Services) > 0 && r.goPackage != grpcLinkedStatus {
 		services = fmt.Sprintf(" To serve or call its services with this plugin's receivers, keep generating it "+
-			"and make sure that no program links %s as well (go list -deps ./... | grep -x %s prints nothing).", r.goPackage, r.goPackage)
+			"and make sure that no program links %s as well (go list -deps -test ./... | grep -x %s prints nothing).", r.goPackage, r.goPackage)
 	}
 	if r.module == otlpModule {
 		services += " If a program must link both (OpenTelemetry-Go's OTLP exporters link " + otlpModule + "), " +
@@ -114,7 +114,7 @@ func writeGoogleNote(w io.Writer, pkg protogen.GoImportPath, files []*protogen.F
 	var serve string
 	if services {
 		serve = fmt.Sprintf(" To serve or call %s services with this plugin's receivers, keep generating %s and make sure that "+
-			"no program links Google's package as well (go list -deps ./... lists what a program links).", their, them)
+			"no program links Google's package as well (go list -deps -test ./... lists what a program links).", their, them)
 	}
 	fmt.Fprintf(w, "%s: note: %s %s generated into Go package %s, but %s Google's: Google generates every file of googleapis "+
 		"into a Go package of its own (the file's go_package option in googleapis names it, under google.golang.org/genproto/ or cloud.google.com/go/) "+

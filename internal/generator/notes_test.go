@@ -49,7 +49,7 @@ func TestRegisteredNotes(t *testing.T) {
 		`Import google.golang.org/genproto/googleapis/bytestream instead: do not generate google/bytestream/bytestream.proto (leave it out of the inputs, with buf exclude_paths) ` +
 		`and keep its own go_package (with buf managed mode, disable go_package_prefix for it), then run go mod tidy. ` +
 		`To serve or call its services with this plugin's receivers, keep generating it and make sure that no program links google.golang.org/genproto/googleapis/bytestream as well ` +
-		`(go list -deps ./... | grep -x google.golang.org/genproto/googleapis/bytestream prints nothing).` + "\n"
+		`(go list -deps -test ./... | grep -x google.golang.org/genproto/googleapis/bytestream prints nothing).` + "\n"
 	const emptyNote = `protoc-gen-go-grpcfast: note: google/protobuf/empty.proto is generated into Go package example.com/gen/emptypb, ` +
 		`but module google.golang.org/protobuf registers it already (package google.golang.org/protobuf/types/known/emptypb), ` +
 		`and a program that links both panics at start: proto: file "google/protobuf/empty.proto" is already registered. ` +
@@ -159,7 +159,7 @@ const pubsubNote = `protoc-gen-go-grpcfast: note: google/pubsub/v1/pubsub.proto 
 	`Import Google's package instead: do not generate them (leave them out of the inputs, with buf exclude_paths) and keep their own go_package ` +
 	`(with buf managed mode, disable go_package_prefix for them), then run go mod tidy. ` +
 	`To serve or call their services with this plugin's receivers, keep generating them and make sure that no program links Google's package as well ` +
-	`(go list -deps ./... lists what a program links).` + "\n"
+	`(go list -deps -test ./... lists what a program links).` + "\n"
 
 const wktNote = `protoc-gen-go-grpcfast: note: google/protobuf/{duration,timestamp}.proto are well-known types: ` +
 	`module google.golang.org/protobuf generates and registers them (Go packages under google.golang.org/protobuf/types/), ` +
