@@ -151,12 +151,18 @@ func (p *slotPair[M]) get() *reuse.Slot[M] {
 	s := p.next
 	p.next = nil
 	if s == nil {
-		if p.spares == nil {
-			p.spares = reuse.Pool[M]()
-		}
-		s = reuse.Get[M](p.spares)
+		s = reuse.Get[M](p.pool())
 	}
 	return s
+}
+
+// pool returns the pool of spare slots of M, found on first use so that
+// the zero slotPair works.
+func (p *slotPair[M]) pool() *sync.Pool {
+	if p.spares == nil {
+		p.spares = reuse.Pool[M]()
+	}
+	return p.spares
 }
 
 // settle records the outcome err of a receive into s, which get returned,
@@ -192,10 +198,7 @@ func (p *slotPair[M]) take() *M {
 func (p *slotPair[M]) release() {
 	for _, s := range [2]*reuse.Slot[M]{p.cur, p.next} {
 		if s != nil {
-			if p.spares == nil {
-				p.spares = reuse.Pool[M]()
-			}
-			reuse.Put(p.spares, s)
+			reuse.Put(p.pool(), s)
 		}
 	}
 	p.cur, p.next, p.valid = nil, nil, false

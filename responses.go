@@ -13,8 +13,8 @@ import (
 // Responses decodes the responses of one unary or client-streaming method,
 // call after call, into messages that it reuses, where protoc-gen-go-grpc's
 // client allocates a new response for every call. With the grpcfast codec
-// the reused messages also keep the memory of their strings' bytes fields,
-// repeated fields, maps and nested messages, so that a client calling one
+// the reused messages also keep the memory of their bytes fields, repeated
+// fields, maps and nested messages, so that a client calling one
 // method in a loop allocates nothing in steady state to receive its
 // responses. Generated <Service>ReusingClient types hold one per method;
 // make one with NewResponses for a method of a package generated elsewhere.
@@ -51,13 +51,7 @@ type Responses[M any] struct {
 // requests (docs/pooled.md): where M has a generated decoder and the
 // response is decoded by the grpcfast codec.
 func NewResponses[M any](opts ...PooledOption) *Responses[M] {
-	var cfg pooled.Config
-	for _, o := range opts {
-		if o != nil {
-			o(&cfg)
-		}
-	}
-	return &Responses[M]{copy: cfg.Copy && reuse.HasGeneratedDecoder[M]()}
+	return &Responses[M]{copy: pooled.ConfigOf(opts).Copy && reuse.HasGeneratedDecoder[M]()}
 }
 
 // Invoke calls the unary method (its full name, "/package.Service/Method")
@@ -80,6 +74,7 @@ func (r *Responses[M]) CloseAndRecv(stream grpc.ClientStream) (*M, error) {
 	r.enter()
 	defer r.busy.Store(false)
 	if err := stream.CloseSend(); err != nil {
+		r.slots.valid = false // a failed call: Take returns nil, as after any other
 		return nil, err
 	}
 	s := r.get()

@@ -476,3 +476,43 @@ func TestReusingClientOverGRPC(t *testing.T) {
 		t.Errorf("the interceptor saw %d calls of Unary, want %d (%d failing)", got, want, failures.Load())
 	}
 }
+
+// closingStream is the part of a client-streaming call that CloseAndRecv
+// uses: CloseSend fails with closeErr, else RecvMsg decodes reply.
+type closingStream struct {
+	grpc.ClientStream
+	codec    encoding.CodecV2
+	reply    mem.BufferSlice
+	closeErr error
+}
+
+func (s *closingStream) CloseSend() error    { return s.closeErr }
+func (s *closingStream) RecvMsg(m any) error { return s.codec.Unmarshal(s.reply, m) }
+
+// TestResponsesCloseAndRecv: CloseAndRecv receives a client stream's
+// response into a reused message; when closing the stream fails, the call
+// fails: it returns nil, the last response stays as it was, and Take
+// returns nil, as after any failed call.
+func TestResponsesCloseAndRecv(t *testing.T) {
+	sent := &kinds.Summary{Count: 42}
+	b, err := proto.Marshal(sent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &closingStream{codec: grpcfast.NewCodec(), reply: sliceAt(b)}
+	r := grpcfast.NewResponses[kinds.Summary]()
+	m, err := r.CloseAndRecv(st)
+	if err != nil || !proto.Equal(m, sent) {
+		t.Fatalf("CloseAndRecv: %v, %v", m, err)
+	}
+	st.closeErr = io.ErrClosedPipe
+	if got, err := r.CloseAndRecv(st); got != nil || err != io.ErrClosedPipe {
+		t.Fatalf("CloseAndRecv with a failing CloseSend: %v, %v", got, err)
+	}
+	if !proto.Equal(m, sent) {
+		t.Error("a failed call changed the last response")
+	}
+	if r.Take() != nil {
+		t.Error("Take after a failed call returned a response")
+	}
+}

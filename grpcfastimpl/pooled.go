@@ -53,13 +53,7 @@ func PooledUnary[Req any](name string, call func(srv any, ctx context.Context, i
 // (well-known types such as google.protobuf.Empty, packages generated
 // without it) keep protoc-gen-go-grpc's handler: a new message per call.
 func PooledRegistrar(s grpc.ServiceRegistrar, opts []grpcfast.PooledOption, methods ...PooledMethod) grpc.ServiceRegistrar {
-	var cfg pooled.Config
-	for _, o := range opts {
-		if o != nil {
-			o(&cfg)
-		}
-	}
-	return pooledRegistrar{s, cfg, methods}
+	return pooledRegistrar{s, pooled.ConfigOf(opts), methods}
 }
 
 type pooledRegistrar struct {

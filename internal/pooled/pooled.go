@@ -21,6 +21,18 @@ type Config struct {
 	Copy bool
 }
 
+// ConfigOf returns the Config that opts (grpcfast.PooledOption values) set;
+// nil options are skipped.
+func ConfigOf[O ~func(*Config)](opts []O) Config {
+	var cfg Config
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	return cfg
+}
+
 // Handler serves one unary method with pooled requests. Make it with New;
 // it is safe for concurrent use.
 type Handler[Req any] struct {
