@@ -8,7 +8,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/grpcfast/grpcfast"
-	"github.com/grpcfast/grpcfast/grpcfastimpl"
 	"github.com/grpcfast/grpcfast/internal/testprotos/hostile"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 )
@@ -35,19 +34,21 @@ func TestCopyParity(t *testing.T) {
 	inputs["10,001 levels"] = nested(repeatTags(10001, tag(1, 2)), nil)
 	inputs["wire type mismatch"] = []byte{0x10, 0x01}
 	for name, b := range inputs {
-		for _, newMsg := range []func() proto.Message{
-			func() proto.Message { return &kinds.Rich{} },
-			func() proto.Message { return &kinds.Pooled{} },
-			func() proto.Message { return &hostile.Node{} },
+		for _, tc := range []struct {
+			newMsg   func() proto.Message
+			copyInto func(*grpcfast.Codec, mem.BufferSlice) (proto.Message, error)
+		}{
+			{func() proto.Message { return &kinds.Rich{} }, copyInto[kinds.Rich]()},
+			{func() proto.Message { return &kinds.Pooled{} }, copyInto[kinds.Pooled]()},
+			{func() proto.Message { return &hostile.Node{} }, copyInto[hostile.Node]()},
 		} {
 			for _, cuts := range [][]int{nil, {len(b) / 2}, {1, len(b) / 3, len(b) - 1}} {
 				if len(cuts) > 0 && len(b) < 3*len(cuts) {
 					continue
 				}
-				plain, viewed := newMsg(), newMsg()
+				plain := tc.newMsg()
 				errPlain := c.Unmarshal(sliceAt(b, cuts...), plain)
-				grpcfast.MarkCopy(viewed.(grpcfastimpl.Owner))
-				errViewed := c.Unmarshal(sliceAt(b, cuts...), viewed)
+				viewed, errViewed := tc.copyInto(c, sliceAt(b, cuts...))
 				if (errPlain == nil) != (errViewed == nil) || (errPlain != nil && errPlain.Error() != errViewed.Error()) {
 					t.Errorf("%s into %T, cut at %v: without the copy: %v; with: %v", name, plain, cuts, errPlain, errViewed)
 					continue
@@ -69,12 +70,11 @@ func TestCopyViews(t *testing.T) {
 	want := &kinds.Rich{Name: "a name", Data: pattern(100), Words: []string{"one", "two"}}
 	b, _ := proto.Marshal(want)
 	in := append([]byte(nil), b...)
-	m := &kinds.Rich{}
-	grpcfast.MarkCopy(m)
-	if err := c.Unmarshal(mem.BufferSlice{mem.SliceBuffer(in)}, m); err != nil {
+	m, copied, err := grpcfast.UnmarshalCopy[kinds.Rich](c, mem.BufferSlice{mem.SliceBuffer(in)})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if !grpcfast.DecodedCopy(m) {
+	if !copied {
 		t.Fatal("not decoded into an owned copy")
 	}
 	if !proto.Equal(m, want) {

@@ -10,7 +10,6 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/grpcfast/grpcfast"
-	"github.com/grpcfast/grpcfast/grpcfastimpl"
 	"github.com/grpcfast/grpcfast/internal/testprotos/hostile"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 	"github.com/grpcfast/grpcfast/internal/testprotos/proto2"
@@ -102,20 +101,20 @@ func FuzzUnmarshal(f *testing.F) {
 		checkOracle(t, b, pooled, c.Unmarshal(mem.BufferSlice{mem.SliceBuffer(b)}, pooled))
 		ext := &proto2.Extendable{}
 		checkOracle(t, b, ext, c.Unmarshal(sliceAt(b, len(b)/2), ext))
-		for _, m := range []proto.Message{&hostile.Node{}, &hostile.Holder{}, &hostile.Req{}, &proto2.Entries{}} {
+		copies := []func(*grpcfast.Codec, mem.BufferSlice) (proto.Message, error){
+			copyInto[hostile.Node](), copyInto[hostile.Holder](), copyInto[hostile.Req](), copyInto[proto2.Entries](),
+		}
+		for i, m := range []proto.Message{&hostile.Node{}, &hostile.Holder{}, &hostile.Req{}, &proto2.Entries{}} {
 			checkOracle(t, b, m, c.Unmarshal(mem.BufferSlice{mem.SliceBuffer(b)}, m))
 			m = m.ProtoReflect().New().Interface()
 			checkOracle(t, b, m, c.Unmarshal(sliceAt(b, len(b)/3, len(b)*2/3), m))
 			// The owned copy of pooled handlers (WithStringsInOneCopy).
-			m = m.ProtoReflect().New().Interface()
-			grpcfast.MarkCopy(m.(grpcfastimpl.Owner))
-			checkOracle(t, b, m, c.Unmarshal(sliceAt(b, len(b)/2), m))
+			m, err := copies[i](c, sliceAt(b, len(b)/2))
+			checkOracle(t, b, m, err)
 		}
 		// The owned copy accepts, rejects and decodes exactly as the codec
 		// does without it, with the same error.
-		viewed := &kinds.Rich{}
-		grpcfast.MarkCopy(viewed)
-		errViewed := c.Unmarshal(sliceAt(b, len(b)/3), viewed)
+		viewed, _, errViewed := grpcfast.UnmarshalCopy[kinds.Rich](c, sliceAt(b, len(b)/3))
 		checkOracle(t, b, viewed, errViewed)
 		if (errViewed == nil) != (errWhole == nil) || (errWhole != nil && errViewed.Error() != errWhole.Error()) {
 			t.Fatalf("whole: %v; into one owned copy: %v", errWhole, errViewed)

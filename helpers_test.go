@@ -8,7 +8,9 @@ import (
 
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
 
+	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 )
 
@@ -170,6 +172,18 @@ func fullRich(data int) *kinds.Rich {
 }
 
 // sliceAt returns b as a BufferSlice of SliceBuffers cut at the given offsets.
+// copyInto returns a function that decodes into a new *M with the owned
+// copy of pooled handlers (grpcfast.UnmarshalCopy), for lists of types.
+func copyInto[M any, P interface {
+	*M
+	proto.Message
+}]() func(*grpcfast.Codec, mem.BufferSlice) (proto.Message, error) {
+	return func(c *grpcfast.Codec, data mem.BufferSlice) (proto.Message, error) {
+		m, _, err := grpcfast.UnmarshalCopy[M](c, data)
+		return P(m), err
+	}
+}
+
 func sliceAt(b []byte, cuts ...int) mem.BufferSlice {
 	var out mem.BufferSlice
 	prev := 0

@@ -29,23 +29,14 @@ type vtUnmarshaler interface {
 // decode of the codec allocated, is decoded into without a reset.
 func (c *Codec) Unmarshal(data mem.BufferSlice, v any) error {
 	var uf *[]byte
-	var t target
+	var vw *reuse.Views
 	if o, ok := v.(owner); ok {
-		p := o.GrpcfastUnknownFields()
-		if t.prepared, t.copy = own.TakePrepared(p); !t.prepared {
-			if t.views = reuse.TakeViews(dataPointer(v), p); t.views != nil {
-				t.prepared = true
-				t.copy = t.views.Copy()
-				t.owned = t.views.Owned()
-			}
-		}
-		if t.prepared {
-			uf = p
-		}
+		uf = o.GrpcfastUnknownFields()
+		vw = reuse.TakeViews(dataPointer(v), uf)
 	}
-	copied, err := c.unmarshal(data, v, t)
+	copied, err := c.unmarshal(data, v, vw)
 	switch {
-	case err != nil || uf == nil:
+	case err != nil || vw == nil:
 	case copied:
 		own.SetDecodedCopy(uf)
 	default:
@@ -54,37 +45,30 @@ func (c *Codec) Unmarshal(data mem.BufferSlice, v any) error {
 	return err
 }
 
-// target says how Unmarshal decodes into a message that a slot (a
-// receiver's, or a pooled handler's) has prepared.
-type target struct {
-	prepared bool         // reset and marked by a slot: decode without another reset
-	views    *reuse.Views // the slot's views of transport buffers (pieces.go)
-	copy     bool         // decode into one owned copy (unmarshalcopy.go)
-	owned    *own.Owned   // the slot's record: spares for a generated decoder
-}
-
 // dataPointer returns the pointer that v holds.
 func dataPointer(v any) unsafe.Pointer {
 	return (*[2]unsafe.Pointer)(unsafe.Pointer(&v))[1]
 }
 
-// unmarshal decodes data into v as t says, and reports whether it decoded
-// into one owned copy (t.copy, where the type has a generated decoder).
-func (c *Codec) unmarshal(data mem.BufferSlice, v any, t target) (bool, error) {
+// unmarshal decodes data into v, prepared by the slot whose Views are vw
+// (nil: a message that no slot prepared, which is reset first), and reports
+// whether it decoded into one owned copy (vw.Copy(), where the type has a
+// generated decoder).
+func (c *Codec) unmarshal(data mem.BufferSlice, v any, vw *reuse.Views) (bool, error) {
 	if d, ok := v.(generatedDecoder); ok {
 		switch {
-		case t.copy:
-			return true, c.decodeCopy(data, d, v, t.owned, t.views)
-		case !t.prepared && len(data) == 1:
+		case vw != nil && vw.Copy():
+			return true, c.decodeCopy(data, d, v, vw)
+		case vw == nil && len(data) == 1:
 			return false, c.decodeFresh(data[0].ReadOnlyData(), d, v)
-		case !t.prepared:
+		case vw == nil:
 			resetForDecode(v)
 		}
-		return false, c.decodeGenerated(data, d, v, t.views)
+		return false, c.decodeGenerated(data, d, v, vw)
 	}
 	if m, ok := v.(vtUnmarshaler); ok {
-		if info := vtInfoOf(v); info.vtDecodes && (t.prepared || resetForDecode(v)) {
-			err := c.unmarshalVT(data, m, v, info, t.views)
+		if info := vtInfoOf(v); info.vtDecodes && (vw != nil || resetForDecode(v)) {
+			err := c.unmarshalVT(data, m, v, info, vw)
 			if err != nil && info != opaqueInfo && !finalDecodeError(err) {
 				// UnmarshalVT rejects some input that protobuf-go, and so
 				// gRPC's codec, accepts: a known field with another wire

@@ -5,7 +5,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/grpcfast/grpcfast/internal/decode"
-	"github.com/grpcfast/grpcfast/internal/own"
 	"github.com/grpcfast/grpcfast/internal/reuse"
 )
 
@@ -65,29 +64,22 @@ func checkInitialized(v any, b []byte, data mem.BufferSlice) error {
 	return proto.Unmarshal(b, m.ProtoReflect().New().Interface())
 }
 
-// decodeCopy decodes data into v, a message that a pooled handler prepared
-// for the owned copy (grpcfast.WithStringsInOneCopy), with its generated
+// decodeCopy decodes data into v, a message that a slot (vw) prepared for
+// the owned copy (grpcfast.WithStringsInOneCopy), with its generated
 // decoder d: the whole message is copied into one new array, which this
 // codec never reuses, never pools and never writes into again, and every
 // string and bytes field is a view of it instead of an allocation of its
 // own. gRPC frees data when Unmarshal returns; the views point into the
 // copy, which lives as long as anything refers to it. The decoder takes
 // the nested messages and oneof wrappers that the slot's last reset gave
-// back to o.
-func (c *Codec) decodeCopy(data mem.BufferSlice, d generatedDecoder, v any, o *own.Owned, vw *reuse.Views) error {
+// back to its record.
+func (c *Codec) decodeCopy(data mem.BufferSlice, d generatedDecoder, v any, vw *reuse.Views) error {
 	b := make([]byte, data.Len()) // the owned copy: never pooled, never reused
 	data.CopyTo(b)
-	if o != nil {
-		o.SetDecoding()
-	}
-	var st *decode.State
-	if vw != nil {
-		st = vw.CopyState(c.noUTF8)
-	} else {
-		st = decode.NewViews(o, c.noUTF8)
-	}
-	err := decodeAll(b, d, st, v)
-	if err != nil && o != nil {
+	o := vw.Owned()
+	o.SetDecoding()
+	err := decodeAll(b, d, vw.CopyState(c.noUTF8), v)
+	if err != nil {
 		o.Clear() // the slot keeps nothing of a failed decode
 	}
 	return err

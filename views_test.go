@@ -331,10 +331,8 @@ func TestViewsHostile(t *testing.T) {
 			check("through a Receiver", cuts, got, err)
 			r.Release()
 
-			m := new(hostile.Node)
-			grpcfast.MarkCopy(m)
 			data := pooledAt(mem.DefaultBufferPool(), tc.b, cuts...)
-			err = c.Unmarshal(data, m)
+			m, _, err := grpcfast.UnmarshalCopy[hostile.Node](c, data)
 			data.Free()
 			check("into the owned copy", cuts, m, err)
 		}

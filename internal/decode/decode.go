@@ -128,12 +128,6 @@ func init() {
 	FreshNoUTF8.ascii = FreshNoUTF8
 }
 
-// NewViews returns the state of a decode into the slot that o records,
-// with strings and bytes as views of the input.
-func NewViews(o *own.Owned, noUTF8 bool) *State {
-	return new(States).Init(o, true, noUTF8)
-}
-
 // ASCII returns s without the UTF-8 check: a generated decoder decodes the
 // rest of its input with it once it has found that input 7-bit (IsASCII),
 // so that no string in it, nested ones included, is checked again.

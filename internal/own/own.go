@@ -37,28 +37,24 @@ func PoisonScalars[T any](s []T) {
 	PoisonBytes(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(zero))))
 }
 
-// Marks. A receiver or a pooled handler marks a message that it has reset
-// itself, keeping only memory that a grpcfast codec's decode allocated, by
-// setting its unknown fields to Prepared (or PreparedCopy, for a decode into
-// one owned copy, below); the codec then decodes into it without a reset
-// that would drop that memory, and replaces the mark with Decoded (or
-// DecodedCopy) after a successful decode, so that the slot knows which codec
-// decoded, and how. All are empty slices with no capacity, so the message
-// reads as having no unknown fields, and appending to them (vtprotobuf's
-// decoder appends unknown fields) allocates: nothing is ever written into
-// the arrays they point to.
+// Marks. A slot (reuse.Slot) marks a message that it has prepared with a
+// mark of its own that points at its Views (reuse.Views); the codec then
+// decodes into it without a reset that would drop the memory the slot kept,
+// and replaces the slot's mark with Decoded (or DecodedCopy, for a decode
+// into one owned copy) after a successful decode, so that the slot knows
+// which codec decoded, and how. All marks are empty slices with no
+// capacity, so the message reads as having no unknown fields, and appending
+// to them (vtprotobuf's decoder appends unknown fields) allocates: nothing
+// is ever written into the arrays they point to.
 //
-// With PreparedCopy the codec copies the whole encoded message into one new
-// array that is never reused and decodes it with the generated decoder, so
-// that the message's strings and bytes are views of that array; the record of
-// the message's memory then leaves out what points into it (LeaveOutBytes).
+// With DecodedCopy the strings and bytes of the message are views of one
+// array that is never reused; the record of the message's memory then
+// leaves out what points into it (LeaveOutBytes).
 //
 // Each mark points at an array of its own: a slice of zero capacity keeps
 // the address of the array it was cut from, not of the index it was cut at.
 const (
-	prepared = iota
-	decoded
-	preparedCopy
+	decoded = iota
 	decodedCopy
 	numMarks
 )
@@ -82,45 +78,14 @@ func markOf(b []byte) int {
 	return -1
 }
 
-func set(uf *[]byte, i int) { *uf = marks[i][:0:0] }
-
 // setDecoded marks a prepared message that a grpcfast codec decoded into. A
 // message that got unknown fields from the decode keeps them and is not
 // marked: its slot then treats it as decoded by another codec and keeps
 // none of its memory.
 func setDecoded(uf *[]byte, i int) {
 	if len(*uf) == 0 {
-		set(uf, i)
+		*uf = marks[i][:0:0]
 	}
-}
-
-// SetPrepared marks the unknown fields *uf of a message that a slot has
-// prepared for a decode.
-func SetPrepared(uf *[]byte) { set(uf, prepared) }
-
-// SetPreparedCopy marks the unknown fields *uf of a prepared message for a
-// decode into one owned copy.
-func SetPreparedCopy(uf *[]byte) { set(uf, preparedCopy) }
-
-// IsPrepared reports whether *uf carries the Prepared or the PreparedCopy
-// mark: no codec has decoded into the message since it was prepared.
-func IsPrepared(uf *[]byte) bool {
-	i := markOf(*uf)
-	return i == prepared || i == preparedCopy
-}
-
-// TakePrepared reports whether *uf carries the Prepared or the
-// PreparedCopy mark (ok), and which (copy), and removes it.
-func TakePrepared(uf *[]byte) (ok, copy bool) {
-	switch markOf(*uf) {
-	case prepared:
-		*uf = nil
-		return true, false
-	case preparedCopy:
-		*uf = nil
-		return true, true
-	}
-	return false, false
 }
 
 // SetDecoded marks a prepared message that a grpcfast codec decoded into.

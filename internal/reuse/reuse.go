@@ -60,7 +60,14 @@ func New[M any]() *Slot[M] {
 	s := new(Slot[M])
 	s.Msg = &s.m
 	s.ow, _ = any(s.Msg).(Owner)
-	if s.ow != nil && unsafe.Offsetof(s.m) == viewsOffset {
+	if s.ow != nil && unsafe.Offsetof(s.m) != viewsOffset {
+		// The codec would not find the Views before the message, nor so
+		// know it prepared (never for a generated message, which has the
+		// alignment of a pointer): a plain message, reset before every
+		// decode.
+		s.ow = nil
+	}
+	if s.ow != nil {
 		s.views.msg = unsafe.Pointer(s.Msg)
 		s.views.owned = &s.owned
 	}
@@ -86,11 +93,7 @@ func (s *Slot[M]) Prepare() {
 	s.views.copy = false
 	s.state = clean
 	if s.ow != nil {
-		if s.views.msg != nil {
-			*s.ow.GrpcfastUnknownFields() = s.views.mark()
-		} else {
-			own.SetPrepared(s.ow.GrpcfastUnknownFields())
-		}
+		*s.ow.GrpcfastUnknownFields() = s.views.mark()
 	}
 }
 
@@ -142,12 +145,11 @@ func (s *Slot[M]) Settle(err error) bool {
 // untouched reports whether the message still carries the mark that
 // Prepare left: no codec has decoded into it since.
 func (s *Slot[M]) untouched() bool {
-	uf := s.ow.GrpcfastUnknownFields()
-	return own.IsPrepared(uf) || s.views.msg != nil && s.views.isMark(*uf)
+	return s.views.isMark(*s.ow.GrpcfastUnknownFields())
 }
 
 // PrepareCopy marks the prepared slot s for a decode into one owned copy
-// (own.SetPreparedCopy): the grpcfast codec then decodes the message with
+// (Views.Copy): the grpcfast codec then decodes the message with
 // its generated decoder, its strings and bytes viewing one array that is
 // never reused. It reports false, and leaves s as it was, if M has no
 // generated decoder or no record of its memory.
@@ -155,13 +157,9 @@ func (s *Slot[M]) PrepareCopy() bool {
 	if s.ow == nil || !HasGeneratedDecoder[M]() {
 		return false
 	}
-	if s.views.msg != nil {
-		// The codec finds the slot's record, and the spares in it for a
-		// generated decoder, from the mark that Prepare left.
-		s.views.copy = true
-	} else {
-		own.SetPreparedCopy(s.ow.GrpcfastUnknownFields())
-	}
+	// The codec finds the slot's record, and the spares in it for a
+	// generated decoder, from the mark that Prepare left.
+	s.views.copy = true
 	return true
 }
 
