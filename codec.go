@@ -16,10 +16,10 @@ const Name = "proto"
 // defaultPoolingThreshold is the pooling threshold of a codec made without
 // WithPoolingThreshold: a message of at most this many bytes is marshalled
 // into a newly allocated slice, a larger one into a buffer from the pool.
-// A pooled buffer costs about 70 ns whatever its size, an allocated one grows
-// with its size and with the garbage collector's work; with a large heap
-// they break even at about 64 bytes. BenchmarkThreshold measures it, and
-// BENCHMARKS.md has the table it was chosen from.
+// A pooled buffer costs the same whatever its size, an allocated one grows
+// with its size and with the garbage collector's work; BenchmarkThreshold
+// measures where they break even, and BENCHMARKS.md has the table the
+// threshold was chosen from.
 const defaultPoolingThreshold = 64
 
 // Codec is a gRPC encoding.CodecV2 for protobuf messages, registered under

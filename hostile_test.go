@@ -619,10 +619,12 @@ func TestHostileServer(t *testing.T) {
 	}
 }
 
-// TestFormerlyLenientInput: vtprotobuf accepts some malformed input that
-// protobuf-go rejects (it used to be a documented difference); the walk in
-// wire.go rejects it before UnmarshalVT sees it.
-func TestFormerlyLenientInput(t *testing.T) {
+// TestRejectsWhatVTProtobufAccepts: malformed input that vtprotobuf's
+// UnmarshalVT accepts and protobuf-go rejects (surplus varint bits, a packed
+// fixed32 field of 5 bytes, unknown groups that end wrong or not at all,
+// field number 0) is rejected, whole and split, by the generated decoder
+// and by the walk before UnmarshalVT.
+func TestRejectsWhatVTProtobufAccepts(t *testing.T) {
 	varint := []byte{0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f}
 	packed := []byte{
 		0x0d, 1, 0, 0, 0, // required_field (fixed32)
