@@ -2,15 +2,16 @@ package generator
 
 import (
 	"fmt"
-	"github.com/grpcfast/grpcfast/internal/fieldrule"
-	"google.golang.org/protobuf/encoding/protowire"
-	"hash/fnv"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"google.golang.org/protobuf/compiler/protogen"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/gofeaturespb"
+
+	"github.com/grpcfast/grpcfast/internal/fieldrule"
 )
 
 // decodeMethod is the generated decoder (grpcfastimpl.Decoder).
@@ -50,13 +51,16 @@ func newSpares(f *protogen.File) *spares {
 }
 
 // fileTag makes the spares' variable names of f unlike those of the other
-// files of its Go package, which declare their own: a hash of the proto
-// file's path, in hex, so that the name's end says where the type's name
-// ends.
+// files of its Go package, which declare their own: the proto file's path
+// without ".proto", every character but letters and digits written "_"
+// (google/bytestream/bytestream.proto: google_bytestream_bytestream).
 func fileTag(f *protogen.File) string {
-	h := fnv.New32a()
-	h.Write([]byte(f.Desc.Path()))
-	return fmt.Sprintf("%08x", h.Sum32())
+	return strings.Map(func(r rune) rune {
+		if r < 0x80 && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			return r
+		}
+		return '_'
+	}, strings.TrimSuffix(f.Desc.Path(), ".proto"))
 }
 
 // of returns the variable that holds the SpareKind of t, declaring it.
@@ -64,9 +68,10 @@ func (s *spares) of(t protogen.GoIdent) string {
 	if n, ok := s.names[t]; ok {
 		return n
 	}
-	n := "grpcfastSpare_" + t.GoName + "_" + s.file
+	// Two types of one name from two Go packages get a number.
+	n := "grpcfastSpare_" + s.file + "_" + t.GoName
 	for i := 2; s.used[n]; i++ {
-		n = fmt.Sprintf("grpcfastSpare%d_%s_%s", i, t.GoName, s.file)
+		n = fmt.Sprintf("grpcfastSpare_%s_%s%d", s.file, t.GoName, i)
 	}
 	s.used[n] = true
 	s.names[t] = n

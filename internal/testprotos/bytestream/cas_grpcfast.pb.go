@@ -132,7 +132,7 @@ func (x *BatchReadBlobsRequest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_Digest_6a38a429, x.Digests)
+	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_bytestream_cas_Digest, x.Digests)
 	f1 := grpcfastimpl.KeepScalars(oWn, x.AcceptableCompressors)
 	*x = BatchReadBlobsRequest{
 		Digests:               f0,
@@ -202,7 +202,7 @@ func (x *BatchReadBlobsRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.De
 				x.Digests = append(x.Digests, nil)
 			}
 			if eL == nil {
-				eL = grpcfastimpl.Spare[Digest](dEc, grpcfastSpare_Digest_6a38a429)
+				eL = grpcfastimpl.Spare[Digest](dEc, grpcfastSpare_bytestream_cas_Digest)
 				x.Digests[len(x.Digests)-1] = eL
 			}
 			if dEpth < 1 {
@@ -281,7 +281,7 @@ func (x *BatchReadBlobsResponse) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_BatchReadBlobsResponse_Response_6a38a429, x.Responses)
+	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_bytestream_cas_BatchReadBlobsResponse_Response, x.Responses)
 	*x = BatchReadBlobsResponse{
 		Responses: f0,
 	}
@@ -325,7 +325,7 @@ func (x *BatchReadBlobsResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.D
 				x.Responses = append(x.Responses, nil)
 			}
 			if eL == nil {
-				eL = grpcfastimpl.Spare[BatchReadBlobsResponse_Response](dEc, grpcfastSpare_BatchReadBlobsResponse_Response_6a38a429)
+				eL = grpcfastimpl.Spare[BatchReadBlobsResponse_Response](dEc, grpcfastSpare_bytestream_cas_BatchReadBlobsResponse_Response)
 				x.Responses[len(x.Responses)-1] = eL
 			}
 			if dEpth < 1 {
@@ -360,9 +360,9 @@ func (x *BatchReadBlobsResponse_Response) GrpcfastReuse(oWn *grpcfastimpl.Owned)
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Digest_6a38a429, x.Digest)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_bytestream_cas_Digest, x.Digest)
 	f0 := grpcfastimpl.KeepBytes(oWn, x.Data)
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Status_6a38a429, x.Status)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_bytestream_cas_Status, x.Status)
 	*x = BatchReadBlobsResponse_Response{
 		Data: f0,
 	}
@@ -408,7 +408,7 @@ func (x *BatchReadBlobsResponse_Response) GrpcfastDecode(dAtA []byte, dEc *grpcf
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Digest == nil {
-				x.Digest = grpcfastimpl.Spare[Digest](dEc, grpcfastSpare_Digest_6a38a429)
+				x.Digest = grpcfastimpl.Spare[Digest](dEc, grpcfastSpare_bytestream_cas_Digest)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -455,7 +455,7 @@ func (x *BatchReadBlobsResponse_Response) GrpcfastDecode(dAtA []byte, dEc *grpcf
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Status == nil {
-				x.Status = grpcfastimpl.Spare[Status](dEc, grpcfastSpare_Status_6a38a429)
+				x.Status = grpcfastimpl.Spare[Status](dEc, grpcfastSpare_bytestream_cas_Status)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -561,9 +561,9 @@ func (x *Status) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 // The lists of spares (nested messages and oneof wrappers that a reset gave
 // back) that the generated decoders of this file take from, one per type.
 var (
-	grpcfastSpare_Digest_6a38a429                          = grpcfastimpl.NewSpareKind() // Digest
-	grpcfastSpare_BatchReadBlobsResponse_Response_6a38a429 = grpcfastimpl.NewSpareKind() // BatchReadBlobsResponse_Response
-	grpcfastSpare_Status_6a38a429                          = grpcfastimpl.NewSpareKind() // Status
+	grpcfastSpare_bytestream_cas_Digest                          = grpcfastimpl.NewSpareKind() // Digest
+	grpcfastSpare_bytestream_cas_BatchReadBlobsResponse_Response = grpcfastimpl.NewSpareKind() // BatchReadBlobsResponse_Response
+	grpcfastSpare_bytestream_cas_Status                          = grpcfastimpl.NewSpareKind() // Status
 )
 
 // ContentAddressableStorageReusingClient receives the responses of

@@ -61,8 +61,8 @@ func (x *Node) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Node_4ef568f0, x.Child)
-	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_Node_4ef568f0, x.Children)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_hostile_hostile_Node, x.Child)
+	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_hostile_hostile_Node, x.Children)
 	f1 := grpcfastimpl.KeepMap(oWn, x.ByName)
 	f2 := grpcfastimpl.KeepBytes(oWn, x.Data)
 	f3 := grpcfastimpl.KeepScalars(oWn, x.Packed)
@@ -73,15 +73,15 @@ func (x *Node) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if cAse, oK := x.Choice.(*Node_Alt); oK {
 		mAlt = cAse.Alt
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Node_4ef568f0, mAlt)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_hostile_hostile_Node, mAlt)
 	if wR0 {
 		switch wR := x.Choice.(type) {
 		case *Node_Alt:
 			*wR = Node_Alt{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Node_Alt_4ef568f0, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_hostile_hostile_Node_Alt, wR)
 		case *Node_Label:
 			*wR = Node_Label{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Node_Label_4ef568f0, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_hostile_hostile_Node_Label, wR)
 		}
 	}
 	*x = Node{
@@ -135,7 +135,7 @@ func (x *Node) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Child == nil {
-				x.Child = grpcfastimpl.Spare[Node](dEc, grpcfastSpare_Node_4ef568f0)
+				x.Child = grpcfastimpl.Spare[Node](dEc, grpcfastSpare_hostile_hostile_Node)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -199,7 +199,7 @@ func (x *Node) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				x.Children = append(x.Children, nil)
 			}
 			if eL == nil {
-				eL = grpcfastimpl.Spare[Node](dEc, grpcfastSpare_Node_4ef568f0)
+				eL = grpcfastimpl.Spare[Node](dEc, grpcfastSpare_hostile_hostile_Node)
 				x.Children[len(x.Children)-1] = eL
 			}
 			if dEpth < 1 {
@@ -399,11 +399,11 @@ func (x *Node) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			wR, oK := x.Choice.(*Node_Alt)
 			if !oK {
-				wR = grpcfastimpl.Spare[Node_Alt](dEc, grpcfastSpare_Node_Alt_4ef568f0)
+				wR = grpcfastimpl.Spare[Node_Alt](dEc, grpcfastSpare_hostile_hostile_Node_Alt)
 				x.Choice = wR
 			}
 			if wR.Alt == nil {
-				wR.Alt = grpcfastimpl.Spare[Node](dEc, grpcfastSpare_Node_4ef568f0)
+				wR.Alt = grpcfastimpl.Spare[Node](dEc, grpcfastSpare_hostile_hostile_Node)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -426,7 +426,7 @@ func (x *Node) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			wR, oK := x.Choice.(*Node_Label)
 			if !oK {
-				wR = grpcfastimpl.Spare[Node_Label](dEc, grpcfastSpare_Node_Label_4ef568f0)
+				wR = grpcfastimpl.Spare[Node_Label](dEc, grpcfastSpare_hostile_hostile_Node_Label)
 				x.Choice = wR
 			}
 			if !sWept {
@@ -478,9 +478,9 @@ func (x *Holder) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Value_4ef568f0, x.Value)
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Struct_4ef568f0, x.Fields)
-	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_Value_4ef568f0, x.Values)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_hostile_hostile_Value, x.Value)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_hostile_hostile_Struct, x.Fields)
+	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_hostile_hostile_Value, x.Values)
 	*x = Holder{
 		Values: f0,
 	}
@@ -518,7 +518,7 @@ func (x *Holder) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Value == nil {
-				x.Value = grpcfastimpl.Spare[structpb.Value](dEc, grpcfastSpare_Value_4ef568f0)
+				x.Value = grpcfastimpl.Spare[structpb.Value](dEc, grpcfastSpare_hostile_hostile_Value)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -539,7 +539,7 @@ func (x *Holder) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Fields == nil {
-				x.Fields = grpcfastimpl.Spare[structpb.Struct](dEc, grpcfastSpare_Struct_4ef568f0)
+				x.Fields = grpcfastimpl.Spare[structpb.Struct](dEc, grpcfastSpare_hostile_hostile_Struct)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -590,7 +590,7 @@ func (x *Holder) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 				x.Values = append(x.Values, nil)
 			}
 			if eL == nil {
-				eL = grpcfastimpl.Spare[structpb.Value](dEc, grpcfastSpare_Value_4ef568f0)
+				eL = grpcfastimpl.Spare[structpb.Value](dEc, grpcfastSpare_hostile_hostile_Value)
 				x.Values[len(x.Values)-1] = eL
 			}
 			if dEpth < 1 {
@@ -616,11 +616,11 @@ func (x *Holder) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 // The lists of spares (nested messages and oneof wrappers that a reset gave
 // back) that the generated decoders of this file take from, one per type.
 var (
-	grpcfastSpare_Node_4ef568f0       = grpcfastimpl.NewSpareKind() // Node
-	grpcfastSpare_Node_Alt_4ef568f0   = grpcfastimpl.NewSpareKind() // Node_Alt
-	grpcfastSpare_Node_Label_4ef568f0 = grpcfastimpl.NewSpareKind() // Node_Label
-	grpcfastSpare_Value_4ef568f0      = grpcfastimpl.NewSpareKind() // structpb.Value
-	grpcfastSpare_Struct_4ef568f0     = grpcfastimpl.NewSpareKind() // structpb.Struct
+	grpcfastSpare_hostile_hostile_Node       = grpcfastimpl.NewSpareKind() // Node
+	grpcfastSpare_hostile_hostile_Node_Alt   = grpcfastimpl.NewSpareKind() // Node_Alt
+	grpcfastSpare_hostile_hostile_Node_Label = grpcfastimpl.NewSpareKind() // Node_Label
+	grpcfastSpare_hostile_hostile_Value      = grpcfastimpl.NewSpareKind() // structpb.Value
+	grpcfastSpare_hostile_hostile_Struct     = grpcfastimpl.NewSpareKind() // structpb.Struct
 )
 
 // HostileReusingClient receives the responses of Hostile's methods that have

@@ -41,8 +41,8 @@ func (x *Req) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Req_be4f6cbf, x.Child)
-	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_Req_be4f6cbf, x.Items)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_hostile_required_Req, x.Child)
+	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_hostile_required_Req, x.Items)
 	f1 := grpcfastimpl.KeepMap(oWn, x.ById)
 	*x = Req{
 		Items: f0,
@@ -97,7 +97,7 @@ func (x *Req) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int)
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Child == nil {
-				x.Child = grpcfastimpl.Spare[Req](dEc, grpcfastSpare_Req_be4f6cbf)
+				x.Child = grpcfastimpl.Spare[Req](dEc, grpcfastSpare_hostile_required_Req)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -125,7 +125,7 @@ func (x *Req) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int)
 				x.Items = append(x.Items, nil)
 			}
 			if eL == nil {
-				eL = grpcfastimpl.Spare[Req](dEc, grpcfastSpare_Req_be4f6cbf)
+				eL = grpcfastimpl.Spare[Req](dEc, grpcfastSpare_hostile_required_Req)
 				x.Items[len(x.Items)-1] = eL
 			}
 			if dEpth < 1 {
@@ -259,7 +259,7 @@ func (x *Wide) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Wide_be4f6cbf, x.Next)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_hostile_required_Wide, x.Next)
 	*x = Wide{}
 }
 
@@ -294,7 +294,7 @@ func (x *Wide) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Next == nil {
-				x.Next = grpcfastimpl.Spare[Wide](dEc, grpcfastSpare_Wide_be4f6cbf)
+				x.Next = grpcfastimpl.Spare[Wide](dEc, grpcfastSpare_hostile_required_Wide)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -354,6 +354,6 @@ func (x *Wide) GrpcfastRequired() {}
 // The lists of spares (nested messages and oneof wrappers that a reset gave
 // back) that the generated decoders of this file take from, one per type.
 var (
-	grpcfastSpare_Req_be4f6cbf  = grpcfastimpl.NewSpareKind() // Req
-	grpcfastSpare_Wide_be4f6cbf = grpcfastimpl.NewSpareKind() // Wide
+	grpcfastSpare_hostile_required_Req  = grpcfastimpl.NewSpareKind() // Req
+	grpcfastSpare_hostile_required_Wide = grpcfastimpl.NewSpareKind() // Wide
 )

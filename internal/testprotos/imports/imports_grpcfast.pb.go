@@ -50,7 +50,7 @@ func (x *Local) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Blob_fd8225e0, x.Blob)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_imports_imports_Blob, x.Blob)
 	*x = Local{}
 }
 
@@ -85,7 +85,7 @@ func (x *Local) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Blob == nil {
-				x.Blob = grpcfastimpl.Spare[common.Blob](dEc, grpcfastSpare_Blob_fd8225e0)
+				x.Blob = grpcfastimpl.Spare[common.Blob](dEc, grpcfastSpare_imports_imports_Blob)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -125,23 +125,23 @@ func (x *FromV) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_M_fd8225e0, x.M)
-	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_M_fd8225e0, x.Ms)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_imports_imports_M, x.M)
+	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_imports_imports_M, x.Ms)
 	f1 := grpcfastimpl.KeepScalars(oWn, x.Es)
 	wR0 := grpcfastimpl.MatchOneof(oWn, x.Choice)
 	var mOne *o.M
 	if cAse, oK := x.Choice.(*FromV_One); oK {
 		mOne = cAse.One
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_M_fd8225e0, mOne)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_imports_imports_M, mOne)
 	if wR0 {
 		switch wR := x.Choice.(type) {
 		case *FromV_One:
 			*wR = FromV_One{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_FromV_One_fd8225e0, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_imports_imports_FromV_One, wR)
 		case *FromV_Hue:
 			*wR = FromV_Hue{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_FromV_Hue_fd8225e0, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_imports_imports_FromV_Hue, wR)
 		}
 	}
 	*x = FromV{
@@ -181,7 +181,7 @@ func (x *FromV) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.M == nil {
-				x.M = grpcfastimpl.Spare[o.M](dEc, grpcfastSpare_M_fd8225e0)
+				x.M = grpcfastimpl.Spare[o.M](dEc, grpcfastSpare_imports_imports_M)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -209,7 +209,7 @@ func (x *FromV) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 				x.Ms = append(x.Ms, nil)
 			}
 			if eL == nil {
-				eL = grpcfastimpl.Spare[o.M](dEc, grpcfastSpare_M_fd8225e0)
+				eL = grpcfastimpl.Spare[o.M](dEc, grpcfastSpare_imports_imports_M)
 				x.Ms[len(x.Ms)-1] = eL
 			}
 			if dEpth < 1 {
@@ -278,11 +278,11 @@ func (x *FromV) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 			}
 			wR, oK := x.Choice.(*FromV_One)
 			if !oK {
-				wR = grpcfastimpl.Spare[FromV_One](dEc, grpcfastSpare_FromV_One_fd8225e0)
+				wR = grpcfastimpl.Spare[FromV_One](dEc, grpcfastSpare_imports_imports_FromV_One)
 				x.Choice = wR
 			}
 			if wR.One == nil {
-				wR.One = grpcfastimpl.Spare[o.M](dEc, grpcfastSpare_M_fd8225e0)
+				wR.One = grpcfastimpl.Spare[o.M](dEc, grpcfastSpare_imports_imports_M)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -304,7 +304,7 @@ func (x *FromV) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 			}
 			wR, oK := x.Choice.(*FromV_Hue)
 			if !oK {
-				wR = grpcfastimpl.Spare[FromV_Hue](dEc, grpcfastSpare_FromV_Hue_fd8225e0)
+				wR = grpcfastimpl.Spare[FromV_Hue](dEc, grpcfastSpare_imports_imports_FromV_Hue)
 				x.Choice = wR
 			}
 			wR.Hue = o.E(int32(vAl))
@@ -325,10 +325,10 @@ func (x *FromV) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 // The lists of spares (nested messages and oneof wrappers that a reset gave
 // back) that the generated decoders of this file take from, one per type.
 var (
-	grpcfastSpare_Blob_fd8225e0      = grpcfastimpl.NewSpareKind() // common.Blob
-	grpcfastSpare_M_fd8225e0         = grpcfastimpl.NewSpareKind() // o.M
-	grpcfastSpare_FromV_One_fd8225e0 = grpcfastimpl.NewSpareKind() // FromV_One
-	grpcfastSpare_FromV_Hue_fd8225e0 = grpcfastimpl.NewSpareKind() // FromV_Hue
+	grpcfastSpare_imports_imports_Blob      = grpcfastimpl.NewSpareKind() // common.Blob
+	grpcfastSpare_imports_imports_M         = grpcfastimpl.NewSpareKind() // o.M
+	grpcfastSpare_imports_imports_FromV_One = grpcfastimpl.NewSpareKind() // FromV_One
+	grpcfastSpare_imports_imports_FromV_Hue = grpcfastimpl.NewSpareKind() // FromV_Hue
 )
 
 // NewStore_SaveRequestReceiver returns a Receiver that reads the requests of a

@@ -73,27 +73,27 @@ func (x *Rich) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	f1 := grpcfastimpl.KeepScalars(oWn, x.Numbers)
 	f2 := grpcfastimpl.KeepCleared(oWn, x.Words)
 	f3 := grpcfastimpl.KeepCleared(oWn, x.Blobs)
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Inner_272d07c8, x.Inner)
-	f4 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_Inner_272d07c8, x.Inners)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_kinds_kinds_Inner, x.Inner)
+	f4 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_kinds_kinds_Inner, x.Inners)
 	f5 := grpcfastimpl.KeepMap(oWn, x.Counts)
 	wR0 := grpcfastimpl.MatchOneof(oWn, x.Choice)
 	var mNested *Inner
 	if cAse, oK := x.Choice.(*Rich_Nested); oK {
 		mNested = cAse.Nested
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Inner_272d07c8, mNested)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_kinds_kinds_Inner, mNested)
 	f6 := grpcfastimpl.KeepScalars(oWn, x.Colors)
 	if wR0 {
 		switch wR := x.Choice.(type) {
 		case *Rich_Text:
 			*wR = Rich_Text{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Rich_Text_272d07c8, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_kinds_kinds_Rich_Text, wR)
 		case *Rich_Raw:
 			*wR = Rich_Raw{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Rich_Raw_272d07c8, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_kinds_kinds_Rich_Raw, wR)
 		case *Rich_Nested:
 			*wR = Rich_Nested{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Rich_Nested_272d07c8, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_kinds_kinds_Rich_Nested, wR)
 		}
 	}
 	*x = Rich{
@@ -281,7 +281,7 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Inner == nil {
-				x.Inner = grpcfastimpl.Spare[Inner](dEc, grpcfastSpare_Inner_272d07c8)
+				x.Inner = grpcfastimpl.Spare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -309,7 +309,7 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				x.Inners = append(x.Inners, nil)
 			}
 			if eL == nil {
-				eL = grpcfastimpl.Spare[Inner](dEc, grpcfastSpare_Inner_272d07c8)
+				eL = grpcfastimpl.Spare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner)
 				x.Inners[len(x.Inners)-1] = eL
 			}
 			if dEpth < 1 {
@@ -407,7 +407,7 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			wR, oK := x.Choice.(*Rich_Text)
 			if !oK {
-				wR = grpcfastimpl.Spare[Rich_Text](dEc, grpcfastSpare_Rich_Text_272d07c8)
+				wR = grpcfastimpl.Spare[Rich_Text](dEc, grpcfastSpare_kinds_kinds_Rich_Text)
 				x.Choice = wR
 			}
 			if !sWept {
@@ -434,7 +434,7 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			wR, oK := x.Choice.(*Rich_Raw)
 			if !oK {
-				wR = grpcfastimpl.Spare[Rich_Raw](dEc, grpcfastSpare_Rich_Raw_272d07c8)
+				wR = grpcfastimpl.Spare[Rich_Raw](dEc, grpcfastSpare_kinds_kinds_Rich_Raw)
 				x.Choice = wR
 			}
 			wR.Raw = dEc.BytesPresent(vAl)
@@ -452,11 +452,11 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			wR, oK := x.Choice.(*Rich_Nested)
 			if !oK {
-				wR = grpcfastimpl.Spare[Rich_Nested](dEc, grpcfastSpare_Rich_Nested_272d07c8)
+				wR = grpcfastimpl.Spare[Rich_Nested](dEc, grpcfastSpare_kinds_kinds_Rich_Nested)
 				x.Choice = wR
 			}
 			if wR.Nested == nil {
-				wR.Nested = grpcfastimpl.Spare[Inner](dEc, grpcfastSpare_Inner_272d07c8)
+				wR.Nested = grpcfastimpl.Spare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -806,9 +806,9 @@ func (x *Pooled) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	}
 	f0 := grpcfastimpl.KeepBytes(oWn, x.Data)
 	f1 := grpcfastimpl.KeepScalars(oWn, x.Numbers)
-	f2 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_Inner_272d07c8, x.Inners)
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_PooledInner_272d07c8, x.One)
-	f3 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_PooledInner_272d07c8, x.Items)
+	f2 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_kinds_kinds_Inner, x.Inners)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_kinds_kinds_PooledInner, x.One)
+	f3 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_kinds_kinds_PooledInner, x.Items)
 	*x = Pooled{
 		Data:    f0,
 		Numbers: f1,
@@ -911,7 +911,7 @@ func (x *Pooled) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 				x.Inners = append(x.Inners, nil)
 			}
 			if eL == nil {
-				eL = grpcfastimpl.Spare[Inner](dEc, grpcfastSpare_Inner_272d07c8)
+				eL = grpcfastimpl.Spare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner)
 				x.Inners[len(x.Inners)-1] = eL
 			}
 			if dEpth < 1 {
@@ -956,7 +956,7 @@ func (x *Pooled) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.One == nil {
-				x.One = grpcfastimpl.Spare[PooledInner](dEc, grpcfastSpare_PooledInner_272d07c8)
+				x.One = grpcfastimpl.Spare[PooledInner](dEc, grpcfastSpare_kinds_kinds_PooledInner)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -984,7 +984,7 @@ func (x *Pooled) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 				x.Items = append(x.Items, nil)
 			}
 			if eL == nil {
-				eL = grpcfastimpl.Spare[PooledInner](dEc, grpcfastSpare_PooledInner_272d07c8)
+				eL = grpcfastimpl.Spare[PooledInner](dEc, grpcfastSpare_kinds_kinds_PooledInner)
 				x.Items[len(x.Items)-1] = eL
 			}
 			if dEpth < 1 {
@@ -1126,8 +1126,8 @@ func (x *PooledMaybe) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 		return
 	}
 	f0 := grpcfastimpl.KeepBytes(oWn, x.Data)
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_PooledMaybe_272d07c8, x.One)
-	f1 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_PooledMaybe_272d07c8, x.Items)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_kinds_kinds_PooledMaybe, x.One)
+	f1 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_kinds_kinds_PooledMaybe, x.Items)
 	*x = PooledMaybe{
 		Data:  f0,
 		Items: f1,
@@ -1202,7 +1202,7 @@ func (x *PooledMaybe) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dE
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.One == nil {
-				x.One = grpcfastimpl.Spare[PooledMaybe](dEc, grpcfastSpare_PooledMaybe_272d07c8)
+				x.One = grpcfastimpl.Spare[PooledMaybe](dEc, grpcfastSpare_kinds_kinds_PooledMaybe)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -1230,7 +1230,7 @@ func (x *PooledMaybe) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dE
 				x.Items = append(x.Items, nil)
 			}
 			if eL == nil {
-				eL = grpcfastimpl.Spare[PooledMaybe](dEc, grpcfastSpare_PooledMaybe_272d07c8)
+				eL = grpcfastimpl.Spare[PooledMaybe](dEc, grpcfastSpare_kinds_kinds_PooledMaybe)
 				x.Items[len(x.Items)-1] = eL
 			}
 			if dEpth < 1 {
@@ -1309,69 +1309,69 @@ func (x *Decodable) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	f10 := grpcfastimpl.KeepScalars(oWn, x.Rsf64)
 	f11 := grpcfastimpl.KeepCleared(oWn, x.Words)
 	f12 := grpcfastimpl.KeepCleared(oWn, x.Blobs)
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Decodable_272d07c8, x.Child)
-	f13 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_Decodable_272d07c8, x.Children)
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Rich_272d07c8, x.Rich)
-	f14 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_Rich_272d07c8, x.Riches)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_kinds_kinds_Decodable, x.Child)
+	f13 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_kinds_kinds_Decodable, x.Children)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_kinds_kinds_Rich, x.Rich)
+	f14 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_kinds_kinds_Rich, x.Riches)
 	wR0 := grpcfastimpl.MatchOneof(oWn, x.Choice)
 	var mNode *Decodable
 	if cAse, oK := x.Choice.(*Decodable_Node); oK {
 		mNode = cAse.Node
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Decodable_272d07c8, mNode)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_kinds_kinds_Decodable, mNode)
 	var mOther *Rich
 	if cAse, oK := x.Choice.(*Decodable_Other); oK {
 		mOther = cAse.Other
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Rich_272d07c8, mOther)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_kinds_kinds_Rich, mOther)
 	wR1 := grpcfastimpl.MatchOneof(oWn, x.Second)
 	var mInner *Inner
 	if cAse, oK := x.Second.(*Decodable_Inner); oK {
 		mInner = cAse.Inner
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Inner_272d07c8, mInner)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_kinds_kinds_Inner, mInner)
 	if wR0 {
 		switch wR := x.Choice.(type) {
 		case *Decodable_Text:
 			*wR = Decodable_Text{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Text_272d07c8, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_kinds_kinds_Decodable_Text, wR)
 		case *Decodable_Raw:
 			*wR = Decodable_Raw{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Raw_272d07c8, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_kinds_kinds_Decodable_Raw, wR)
 		case *Decodable_Node:
 			*wR = Decodable_Node{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Node_272d07c8, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_kinds_kinds_Decodable_Node, wR)
 		case *Decodable_Num:
 			*wR = Decodable_Num{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Num_272d07c8, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_kinds_kinds_Decodable_Num, wR)
 		case *Decodable_Hue:
 			*wR = Decodable_Hue{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Hue_272d07c8, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_kinds_kinds_Decodable_Hue, wR)
 		case *Decodable_Real:
 			*wR = Decodable_Real{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Real_272d07c8, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_kinds_kinds_Decodable_Real, wR)
 		case *Decodable_Yes:
 			*wR = Decodable_Yes{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Yes_272d07c8, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_kinds_kinds_Decodable_Yes, wR)
 		case *Decodable_Other:
 			*wR = Decodable_Other{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Other_272d07c8, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_kinds_kinds_Decodable_Other, wR)
 		case *Decodable_Small:
 			*wR = Decodable_Small{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Small_272d07c8, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_kinds_kinds_Decodable_Small, wR)
 		case *Decodable_Big:
 			*wR = Decodable_Big{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Big_272d07c8, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_kinds_kinds_Decodable_Big, wR)
 		}
 	}
 	if wR1 {
 		switch wR := x.Second.(type) {
 		case *Decodable_Inner:
 			*wR = Decodable_Inner{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Inner_272d07c8, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_kinds_kinds_Decodable_Inner, wR)
 		case *Decodable_Label:
 			*wR = Decodable_Label{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Decodable_Label_272d07c8, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_kinds_kinds_Decodable_Label, wR)
 		}
 	}
 	*x = Decodable{
@@ -1948,7 +1948,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Child == nil {
-				x.Child = grpcfastimpl.Spare[Decodable](dEc, grpcfastSpare_Decodable_272d07c8)
+				x.Child = grpcfastimpl.Spare[Decodable](dEc, grpcfastSpare_kinds_kinds_Decodable)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -1976,7 +1976,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				x.Children = append(x.Children, nil)
 			}
 			if eL == nil {
-				eL = grpcfastimpl.Spare[Decodable](dEc, grpcfastSpare_Decodable_272d07c8)
+				eL = grpcfastimpl.Spare[Decodable](dEc, grpcfastSpare_kinds_kinds_Decodable)
 				x.Children[len(x.Children)-1] = eL
 			}
 			if dEpth < 1 {
@@ -1998,7 +1998,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Rich == nil {
-				x.Rich = grpcfastimpl.Spare[Rich](dEc, grpcfastSpare_Rich_272d07c8)
+				x.Rich = grpcfastimpl.Spare[Rich](dEc, grpcfastSpare_kinds_kinds_Rich)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -2026,7 +2026,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				x.Riches = append(x.Riches, nil)
 			}
 			if eL == nil {
-				eL = grpcfastimpl.Spare[Rich](dEc, grpcfastSpare_Rich_272d07c8)
+				eL = grpcfastimpl.Spare[Rich](dEc, grpcfastSpare_kinds_kinds_Rich)
 				x.Riches[len(x.Riches)-1] = eL
 			}
 			if dEpth < 1 {
@@ -2050,7 +2050,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			}
 			wR, oK := x.Choice.(*Decodable_Text)
 			if !oK {
-				wR = grpcfastimpl.Spare[Decodable_Text](dEc, grpcfastSpare_Decodable_Text_272d07c8)
+				wR = grpcfastimpl.Spare[Decodable_Text](dEc, grpcfastSpare_kinds_kinds_Decodable_Text)
 				x.Choice = wR
 			}
 			if !sWept {
@@ -2077,7 +2077,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			}
 			wR, oK := x.Choice.(*Decodable_Raw)
 			if !oK {
-				wR = grpcfastimpl.Spare[Decodable_Raw](dEc, grpcfastSpare_Decodable_Raw_272d07c8)
+				wR = grpcfastimpl.Spare[Decodable_Raw](dEc, grpcfastSpare_kinds_kinds_Decodable_Raw)
 				x.Choice = wR
 			}
 			wR.Raw = dEc.BytesPresent(vAl)
@@ -2095,11 +2095,11 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			}
 			wR, oK := x.Choice.(*Decodable_Node)
 			if !oK {
-				wR = grpcfastimpl.Spare[Decodable_Node](dEc, grpcfastSpare_Decodable_Node_272d07c8)
+				wR = grpcfastimpl.Spare[Decodable_Node](dEc, grpcfastSpare_kinds_kinds_Decodable_Node)
 				x.Choice = wR
 			}
 			if wR.Node == nil {
-				wR.Node = grpcfastimpl.Spare[Decodable](dEc, grpcfastSpare_Decodable_272d07c8)
+				wR.Node = grpcfastimpl.Spare[Decodable](dEc, grpcfastSpare_kinds_kinds_Decodable)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -2121,7 +2121,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			}
 			wR, oK := x.Choice.(*Decodable_Num)
 			if !oK {
-				wR = grpcfastimpl.Spare[Decodable_Num](dEc, grpcfastSpare_Decodable_Num_272d07c8)
+				wR = grpcfastimpl.Spare[Decodable_Num](dEc, grpcfastSpare_kinds_kinds_Decodable_Num)
 				x.Choice = wR
 			}
 			wR.Num = int64(vAl)
@@ -2139,7 +2139,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			}
 			wR, oK := x.Choice.(*Decodable_Hue)
 			if !oK {
-				wR = grpcfastimpl.Spare[Decodable_Hue](dEc, grpcfastSpare_Decodable_Hue_272d07c8)
+				wR = grpcfastimpl.Spare[Decodable_Hue](dEc, grpcfastSpare_kinds_kinds_Decodable_Hue)
 				x.Choice = wR
 			}
 			wR.Hue = Color(int32(vAl))
@@ -2152,7 +2152,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			dAtA = dAtA[nN:]
 			wR, oK := x.Choice.(*Decodable_Real)
 			if !oK {
-				wR = grpcfastimpl.Spare[Decodable_Real](dEc, grpcfastSpare_Decodable_Real_272d07c8)
+				wR = grpcfastimpl.Spare[Decodable_Real](dEc, grpcfastSpare_kinds_kinds_Decodable_Real)
 				x.Choice = wR
 			}
 			wR.Real = math.Float64frombits(vAl)
@@ -2170,7 +2170,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			}
 			wR, oK := x.Choice.(*Decodable_Yes)
 			if !oK {
-				wR = grpcfastimpl.Spare[Decodable_Yes](dEc, grpcfastSpare_Decodable_Yes_272d07c8)
+				wR = grpcfastimpl.Spare[Decodable_Yes](dEc, grpcfastSpare_kinds_kinds_Decodable_Yes)
 				x.Choice = wR
 			}
 			wR.Yes = protowire.DecodeBool(vAl)
@@ -2188,11 +2188,11 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			}
 			wR, oK := x.Choice.(*Decodable_Other)
 			if !oK {
-				wR = grpcfastimpl.Spare[Decodable_Other](dEc, grpcfastSpare_Decodable_Other_272d07c8)
+				wR = grpcfastimpl.Spare[Decodable_Other](dEc, grpcfastSpare_kinds_kinds_Decodable_Other)
 				x.Choice = wR
 			}
 			if wR.Other == nil {
-				wR.Other = grpcfastimpl.Spare[Rich](dEc, grpcfastSpare_Rich_272d07c8)
+				wR.Other = grpcfastimpl.Spare[Rich](dEc, grpcfastSpare_kinds_kinds_Rich)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -2214,7 +2214,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			}
 			wR, oK := x.Choice.(*Decodable_Small)
 			if !oK {
-				wR = grpcfastimpl.Spare[Decodable_Small](dEc, grpcfastSpare_Decodable_Small_272d07c8)
+				wR = grpcfastimpl.Spare[Decodable_Small](dEc, grpcfastSpare_kinds_kinds_Decodable_Small)
 				x.Choice = wR
 			}
 			wR.Small = grpcfastimpl.DecodeSint32(vAl)
@@ -2227,7 +2227,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			dAtA = dAtA[nN:]
 			wR, oK := x.Choice.(*Decodable_Big)
 			if !oK {
-				wR = grpcfastimpl.Spare[Decodable_Big](dEc, grpcfastSpare_Decodable_Big_272d07c8)
+				wR = grpcfastimpl.Spare[Decodable_Big](dEc, grpcfastSpare_kinds_kinds_Decodable_Big)
 				x.Choice = wR
 			}
 			wR.Big = vAl
@@ -2245,11 +2245,11 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			}
 			wR, oK := x.Second.(*Decodable_Inner)
 			if !oK {
-				wR = grpcfastimpl.Spare[Decodable_Inner](dEc, grpcfastSpare_Decodable_Inner_272d07c8)
+				wR = grpcfastimpl.Spare[Decodable_Inner](dEc, grpcfastSpare_kinds_kinds_Decodable_Inner)
 				x.Second = wR
 			}
 			if wR.Inner == nil {
-				wR.Inner = grpcfastimpl.Spare[Inner](dEc, grpcfastSpare_Inner_272d07c8)
+				wR.Inner = grpcfastimpl.Spare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -2272,7 +2272,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			}
 			wR, oK := x.Second.(*Decodable_Label)
 			if !oK {
-				wR = grpcfastimpl.Spare[Decodable_Label](dEc, grpcfastSpare_Decodable_Label_272d07c8)
+				wR = grpcfastimpl.Spare[Decodable_Label](dEc, grpcfastSpare_kinds_kinds_Decodable_Label)
 				x.Second = wR
 			}
 			if !sWept {
@@ -2302,26 +2302,26 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 // The lists of spares (nested messages and oneof wrappers that a reset gave
 // back) that the generated decoders of this file take from, one per type.
 var (
-	grpcfastSpare_Inner_272d07c8           = grpcfastimpl.NewSpareKind() // Inner
-	grpcfastSpare_Rich_Text_272d07c8       = grpcfastimpl.NewSpareKind() // Rich_Text
-	grpcfastSpare_Rich_Raw_272d07c8        = grpcfastimpl.NewSpareKind() // Rich_Raw
-	grpcfastSpare_Rich_Nested_272d07c8     = grpcfastimpl.NewSpareKind() // Rich_Nested
-	grpcfastSpare_PooledInner_272d07c8     = grpcfastimpl.NewSpareKind() // PooledInner
-	grpcfastSpare_PooledMaybe_272d07c8     = grpcfastimpl.NewSpareKind() // PooledMaybe
-	grpcfastSpare_Decodable_272d07c8       = grpcfastimpl.NewSpareKind() // Decodable
-	grpcfastSpare_Rich_272d07c8            = grpcfastimpl.NewSpareKind() // Rich
-	grpcfastSpare_Decodable_Text_272d07c8  = grpcfastimpl.NewSpareKind() // Decodable_Text
-	grpcfastSpare_Decodable_Raw_272d07c8   = grpcfastimpl.NewSpareKind() // Decodable_Raw
-	grpcfastSpare_Decodable_Node_272d07c8  = grpcfastimpl.NewSpareKind() // Decodable_Node
-	grpcfastSpare_Decodable_Num_272d07c8   = grpcfastimpl.NewSpareKind() // Decodable_Num
-	grpcfastSpare_Decodable_Hue_272d07c8   = grpcfastimpl.NewSpareKind() // Decodable_Hue
-	grpcfastSpare_Decodable_Real_272d07c8  = grpcfastimpl.NewSpareKind() // Decodable_Real
-	grpcfastSpare_Decodable_Yes_272d07c8   = grpcfastimpl.NewSpareKind() // Decodable_Yes
-	grpcfastSpare_Decodable_Other_272d07c8 = grpcfastimpl.NewSpareKind() // Decodable_Other
-	grpcfastSpare_Decodable_Small_272d07c8 = grpcfastimpl.NewSpareKind() // Decodable_Small
-	grpcfastSpare_Decodable_Big_272d07c8   = grpcfastimpl.NewSpareKind() // Decodable_Big
-	grpcfastSpare_Decodable_Inner_272d07c8 = grpcfastimpl.NewSpareKind() // Decodable_Inner
-	grpcfastSpare_Decodable_Label_272d07c8 = grpcfastimpl.NewSpareKind() // Decodable_Label
+	grpcfastSpare_kinds_kinds_Inner           = grpcfastimpl.NewSpareKind() // Inner
+	grpcfastSpare_kinds_kinds_Rich_Text       = grpcfastimpl.NewSpareKind() // Rich_Text
+	grpcfastSpare_kinds_kinds_Rich_Raw        = grpcfastimpl.NewSpareKind() // Rich_Raw
+	grpcfastSpare_kinds_kinds_Rich_Nested     = grpcfastimpl.NewSpareKind() // Rich_Nested
+	grpcfastSpare_kinds_kinds_PooledInner     = grpcfastimpl.NewSpareKind() // PooledInner
+	grpcfastSpare_kinds_kinds_PooledMaybe     = grpcfastimpl.NewSpareKind() // PooledMaybe
+	grpcfastSpare_kinds_kinds_Decodable       = grpcfastimpl.NewSpareKind() // Decodable
+	grpcfastSpare_kinds_kinds_Rich            = grpcfastimpl.NewSpareKind() // Rich
+	grpcfastSpare_kinds_kinds_Decodable_Text  = grpcfastimpl.NewSpareKind() // Decodable_Text
+	grpcfastSpare_kinds_kinds_Decodable_Raw   = grpcfastimpl.NewSpareKind() // Decodable_Raw
+	grpcfastSpare_kinds_kinds_Decodable_Node  = grpcfastimpl.NewSpareKind() // Decodable_Node
+	grpcfastSpare_kinds_kinds_Decodable_Num   = grpcfastimpl.NewSpareKind() // Decodable_Num
+	grpcfastSpare_kinds_kinds_Decodable_Hue   = grpcfastimpl.NewSpareKind() // Decodable_Hue
+	grpcfastSpare_kinds_kinds_Decodable_Real  = grpcfastimpl.NewSpareKind() // Decodable_Real
+	grpcfastSpare_kinds_kinds_Decodable_Yes   = grpcfastimpl.NewSpareKind() // Decodable_Yes
+	grpcfastSpare_kinds_kinds_Decodable_Other = grpcfastimpl.NewSpareKind() // Decodable_Other
+	grpcfastSpare_kinds_kinds_Decodable_Small = grpcfastimpl.NewSpareKind() // Decodable_Small
+	grpcfastSpare_kinds_kinds_Decodable_Big   = grpcfastimpl.NewSpareKind() // Decodable_Big
+	grpcfastSpare_kinds_kinds_Decodable_Inner = grpcfastimpl.NewSpareKind() // Decodable_Inner
+	grpcfastSpare_kinds_kinds_Decodable_Label = grpcfastimpl.NewSpareKind() // Decodable_Label
 )
 
 // NewKinds_ClientStreamRequestReceiver returns a Receiver that reads the

@@ -47,8 +47,8 @@ func (x *AlphaNote) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Shared_605fb50a, x.Shared)
-	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_Shared_605fb50a, x.More)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_multi_a_Shared, x.Shared)
+	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_multi_a_Shared, x.More)
 	*x = AlphaNote{
 		More: f0,
 	}
@@ -85,7 +85,7 @@ func (x *AlphaNote) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Shared == nil {
-				x.Shared = grpcfastimpl.Spare[Shared](dEc, grpcfastSpare_Shared_605fb50a)
+				x.Shared = grpcfastimpl.Spare[Shared](dEc, grpcfastSpare_multi_a_Shared)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -113,7 +113,7 @@ func (x *AlphaNote) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				x.More = append(x.More, nil)
 			}
 			if eL == nil {
-				eL = grpcfastimpl.Spare[Shared](dEc, grpcfastSpare_Shared_605fb50a)
+				eL = grpcfastimpl.Spare[Shared](dEc, grpcfastSpare_multi_a_Shared)
 				x.More[len(x.More)-1] = eL
 			}
 			if dEpth < 1 {
@@ -139,7 +139,7 @@ func (x *AlphaNote) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 // The lists of spares (nested messages and oneof wrappers that a reset gave
 // back) that the generated decoders of this file take from, one per type.
 var (
-	grpcfastSpare_Shared_605fb50a = grpcfastimpl.NewSpareKind() // Shared
+	grpcfastSpare_multi_a_Shared = grpcfastimpl.NewSpareKind() // Shared
 )
 
 // NewAlpha_WatchResponseReceiver returns a Receiver that reads the responses of

@@ -244,8 +244,8 @@ func (x *BetaNote) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Shared_aab155cf, x.Shared)
-	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_Shared_aab155cf, x.More)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_multi_b_Shared, x.Shared)
+	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_multi_b_Shared, x.More)
 	*x = BetaNote{
 		More: f0,
 	}
@@ -282,7 +282,7 @@ func (x *BetaNote) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Shared == nil {
-				x.Shared = grpcfastimpl.Spare[Shared](dEc, grpcfastSpare_Shared_aab155cf)
+				x.Shared = grpcfastimpl.Spare[Shared](dEc, grpcfastSpare_multi_b_Shared)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -310,7 +310,7 @@ func (x *BetaNote) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 				x.More = append(x.More, nil)
 			}
 			if eL == nil {
-				eL = grpcfastimpl.Spare[Shared](dEc, grpcfastSpare_Shared_aab155cf)
+				eL = grpcfastimpl.Spare[Shared](dEc, grpcfastSpare_multi_b_Shared)
 				x.More[len(x.More)-1] = eL
 			}
 			if dEpth < 1 {
@@ -336,7 +336,7 @@ func (x *BetaNote) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 // The lists of spares (nested messages and oneof wrappers that a reset gave
 // back) that the generated decoders of this file take from, one per type.
 var (
-	grpcfastSpare_Shared_aab155cf = grpcfastimpl.NewSpareKind() // Shared
+	grpcfastSpare_multi_b_Shared = grpcfastimpl.NewSpareKind() // Shared
 )
 
 // NewBeta_UploadRequestReceiver returns a Receiver that reads the requests of a

@@ -170,7 +170,7 @@ func (x *TracesData) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_ResourceSpans_9d24ce68, x.ResourceSpans)
+	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_otlp_otlp_ResourceSpans, x.ResourceSpans)
 	*x = TracesData{
 		ResourceSpans: f0,
 	}
@@ -214,7 +214,7 @@ func (x *TracesData) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 				x.ResourceSpans = append(x.ResourceSpans, nil)
 			}
 			if eL == nil {
-				eL = grpcfastimpl.Spare[ResourceSpans](dEc, grpcfastSpare_ResourceSpans_9d24ce68)
+				eL = grpcfastimpl.Spare[ResourceSpans](dEc, grpcfastSpare_otlp_otlp_ResourceSpans)
 				x.ResourceSpans[len(x.ResourceSpans)-1] = eL
 			}
 			if dEpth < 1 {
@@ -247,7 +247,7 @@ func (x *ExportTraceServiceRequest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_ResourceSpans_9d24ce68, x.ResourceSpans)
+	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_otlp_otlp_ResourceSpans, x.ResourceSpans)
 	*x = ExportTraceServiceRequest{
 		ResourceSpans: f0,
 	}
@@ -291,7 +291,7 @@ func (x *ExportTraceServiceRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimp
 				x.ResourceSpans = append(x.ResourceSpans, nil)
 			}
 			if eL == nil {
-				eL = grpcfastimpl.Spare[ResourceSpans](dEc, grpcfastSpare_ResourceSpans_9d24ce68)
+				eL = grpcfastimpl.Spare[ResourceSpans](dEc, grpcfastSpare_otlp_otlp_ResourceSpans)
 				x.ResourceSpans[len(x.ResourceSpans)-1] = eL
 			}
 			if dEpth < 1 {
@@ -324,7 +324,7 @@ func (x *ExportTraceServiceResponse) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_ExportTracePartialSuccess_9d24ce68, x.PartialSuccess)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_otlp_otlp_ExportTracePartialSuccess, x.PartialSuccess)
 	*x = ExportTraceServiceResponse{}
 }
 
@@ -359,7 +359,7 @@ func (x *ExportTraceServiceResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastim
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.PartialSuccess == nil {
-				x.PartialSuccess = grpcfastimpl.Spare[ExportTracePartialSuccess](dEc, grpcfastSpare_ExportTracePartialSuccess_9d24ce68)
+				x.PartialSuccess = grpcfastimpl.Spare[ExportTracePartialSuccess](dEc, grpcfastSpare_otlp_otlp_ExportTracePartialSuccess)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -473,8 +473,8 @@ func (x *ResourceSpans) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Resource_9d24ce68, x.Resource)
-	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_ScopeSpans_9d24ce68, x.ScopeSpans)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_otlp_otlp_Resource, x.Resource)
+	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_otlp_otlp_ScopeSpans, x.ScopeSpans)
 	*x = ResourceSpans{
 		ScopeSpans: f0,
 	}
@@ -512,7 +512,7 @@ func (x *ResourceSpans) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, 
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Resource == nil {
-				x.Resource = grpcfastimpl.Spare[Resource](dEc, grpcfastSpare_Resource_9d24ce68)
+				x.Resource = grpcfastimpl.Spare[Resource](dEc, grpcfastSpare_otlp_otlp_Resource)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -540,7 +540,7 @@ func (x *ResourceSpans) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, 
 				x.ScopeSpans = append(x.ScopeSpans, nil)
 			}
 			if eL == nil {
-				eL = grpcfastimpl.Spare[ScopeSpans](dEc, grpcfastSpare_ScopeSpans_9d24ce68)
+				eL = grpcfastimpl.Spare[ScopeSpans](dEc, grpcfastSpare_otlp_otlp_ScopeSpans)
 				x.ScopeSpans[len(x.ScopeSpans)-1] = eL
 			}
 			if dEpth < 1 {
@@ -597,8 +597,8 @@ func (x *ScopeSpans) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_InstrumentationScope_9d24ce68, x.Scope)
-	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_Span_9d24ce68, x.Spans)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_otlp_otlp_InstrumentationScope, x.Scope)
+	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_otlp_otlp_Span, x.Spans)
 	*x = ScopeSpans{
 		Spans: f0,
 	}
@@ -636,7 +636,7 @@ func (x *ScopeSpans) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Scope == nil {
-				x.Scope = grpcfastimpl.Spare[InstrumentationScope](dEc, grpcfastSpare_InstrumentationScope_9d24ce68)
+				x.Scope = grpcfastimpl.Spare[InstrumentationScope](dEc, grpcfastSpare_otlp_otlp_InstrumentationScope)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -664,7 +664,7 @@ func (x *ScopeSpans) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 				x.Spans = append(x.Spans, nil)
 			}
 			if eL == nil {
-				eL = grpcfastimpl.Spare[Span](dEc, grpcfastSpare_Span_9d24ce68)
+				eL = grpcfastimpl.Spare[Span](dEc, grpcfastSpare_otlp_otlp_Span)
 				x.Spans[len(x.Spans)-1] = eL
 			}
 			if dEpth < 1 {
@@ -729,10 +729,10 @@ func (x *Span) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	f0 := grpcfastimpl.KeepBytes(oWn, x.TraceId)
 	f1 := grpcfastimpl.KeepBytes(oWn, x.SpanId)
 	f2 := grpcfastimpl.KeepBytes(oWn, x.ParentSpanId)
-	f3 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_KeyValue_9d24ce68, x.Attributes)
-	f4 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_Span_Event_9d24ce68, x.Events)
-	f5 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_Span_Link_9d24ce68, x.Links)
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Status_9d24ce68, x.Status)
+	f3 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_otlp_otlp_KeyValue, x.Attributes)
+	f4 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_otlp_otlp_Span_Event, x.Events)
+	f5 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_otlp_otlp_Span_Link, x.Links)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_otlp_otlp_Status, x.Status)
 	*x = Span{
 		TraceId:      f0,
 		SpanId:       f1,
@@ -917,7 +917,7 @@ func (x *Span) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				x.Attributes = append(x.Attributes, nil)
 			}
 			if eL == nil {
-				eL = grpcfastimpl.Spare[KeyValue](dEc, grpcfastSpare_KeyValue_9d24ce68)
+				eL = grpcfastimpl.Spare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
 				x.Attributes[len(x.Attributes)-1] = eL
 			}
 			if dEpth < 1 {
@@ -959,7 +959,7 @@ func (x *Span) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				x.Events = append(x.Events, nil)
 			}
 			if eL == nil {
-				eL = grpcfastimpl.Spare[Span_Event](dEc, grpcfastSpare_Span_Event_9d24ce68)
+				eL = grpcfastimpl.Spare[Span_Event](dEc, grpcfastSpare_otlp_otlp_Span_Event)
 				x.Events[len(x.Events)-1] = eL
 			}
 			if dEpth < 1 {
@@ -1001,7 +1001,7 @@ func (x *Span) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				x.Links = append(x.Links, nil)
 			}
 			if eL == nil {
-				eL = grpcfastimpl.Spare[Span_Link](dEc, grpcfastSpare_Span_Link_9d24ce68)
+				eL = grpcfastimpl.Spare[Span_Link](dEc, grpcfastSpare_otlp_otlp_Span_Link)
 				x.Links[len(x.Links)-1] = eL
 			}
 			if dEpth < 1 {
@@ -1036,7 +1036,7 @@ func (x *Span) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Status == nil {
-				x.Status = grpcfastimpl.Spare[Status](dEc, grpcfastSpare_Status_9d24ce68)
+				x.Status = grpcfastimpl.Spare[Status](dEc, grpcfastSpare_otlp_otlp_Status)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -1068,7 +1068,7 @@ func (x *Span_Event) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_KeyValue_9d24ce68, x.Attributes)
+	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_otlp_otlp_KeyValue, x.Attributes)
 	*x = Span_Event{
 		Attributes: f0,
 	}
@@ -1144,7 +1144,7 @@ func (x *Span_Event) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 				x.Attributes = append(x.Attributes, nil)
 			}
 			if eL == nil {
-				eL = grpcfastimpl.Spare[KeyValue](dEc, grpcfastSpare_KeyValue_9d24ce68)
+				eL = grpcfastimpl.Spare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
 				x.Attributes[len(x.Attributes)-1] = eL
 			}
 			if dEpth < 1 {
@@ -1194,7 +1194,7 @@ func (x *Span_Link) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	}
 	f0 := grpcfastimpl.KeepBytes(oWn, x.TraceId)
 	f1 := grpcfastimpl.KeepBytes(oWn, x.SpanId)
-	f2 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_KeyValue_9d24ce68, x.Attributes)
+	f2 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_otlp_otlp_KeyValue, x.Attributes)
 	*x = Span_Link{
 		TraceId:    f0,
 		SpanId:     f1,
@@ -1301,7 +1301,7 @@ func (x *Span_Link) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				x.Attributes = append(x.Attributes, nil)
 			}
 			if eL == nil {
-				eL = grpcfastimpl.Spare[KeyValue](dEc, grpcfastSpare_KeyValue_9d24ce68)
+				eL = grpcfastimpl.Spare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
 				x.Attributes[len(x.Attributes)-1] = eL
 			}
 			if dEpth < 1 {
@@ -1451,35 +1451,35 @@ func (x *AnyValue) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if cAse, oK := x.Value.(*AnyValue_ArrayValue); oK {
 		mArrayValue = cAse.ArrayValue
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_ArrayValue_9d24ce68, mArrayValue)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_otlp_otlp_ArrayValue, mArrayValue)
 	var mKvlistValue *KeyValueList
 	if cAse, oK := x.Value.(*AnyValue_KvlistValue); oK {
 		mKvlistValue = cAse.KvlistValue
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_KeyValueList_9d24ce68, mKvlistValue)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_otlp_otlp_KeyValueList, mKvlistValue)
 	if wR0 {
 		switch wR := x.Value.(type) {
 		case *AnyValue_StringValue:
 			*wR = AnyValue_StringValue{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_AnyValue_StringValue_9d24ce68, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_otlp_otlp_AnyValue_StringValue, wR)
 		case *AnyValue_BoolValue:
 			*wR = AnyValue_BoolValue{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_AnyValue_BoolValue_9d24ce68, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_otlp_otlp_AnyValue_BoolValue, wR)
 		case *AnyValue_IntValue:
 			*wR = AnyValue_IntValue{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_AnyValue_IntValue_9d24ce68, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_otlp_otlp_AnyValue_IntValue, wR)
 		case *AnyValue_DoubleValue:
 			*wR = AnyValue_DoubleValue{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_AnyValue_DoubleValue_9d24ce68, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_otlp_otlp_AnyValue_DoubleValue, wR)
 		case *AnyValue_ArrayValue:
 			*wR = AnyValue_ArrayValue{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_AnyValue_ArrayValue_9d24ce68, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_otlp_otlp_AnyValue_ArrayValue, wR)
 		case *AnyValue_KvlistValue:
 			*wR = AnyValue_KvlistValue{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_AnyValue_KvlistValue_9d24ce68, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_otlp_otlp_AnyValue_KvlistValue, wR)
 		case *AnyValue_BytesValue:
 			*wR = AnyValue_BytesValue{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_AnyValue_BytesValue_9d24ce68, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_otlp_otlp_AnyValue_BytesValue, wR)
 		}
 	}
 	*x = AnyValue{}
@@ -1519,7 +1519,7 @@ func (x *AnyValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 			}
 			wR, oK := x.Value.(*AnyValue_StringValue)
 			if !oK {
-				wR = grpcfastimpl.Spare[AnyValue_StringValue](dEc, grpcfastSpare_AnyValue_StringValue_9d24ce68)
+				wR = grpcfastimpl.Spare[AnyValue_StringValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_StringValue)
 				x.Value = wR
 			}
 			if !sWept {
@@ -1546,7 +1546,7 @@ func (x *AnyValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 			}
 			wR, oK := x.Value.(*AnyValue_BoolValue)
 			if !oK {
-				wR = grpcfastimpl.Spare[AnyValue_BoolValue](dEc, grpcfastSpare_AnyValue_BoolValue_9d24ce68)
+				wR = grpcfastimpl.Spare[AnyValue_BoolValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_BoolValue)
 				x.Value = wR
 			}
 			wR.BoolValue = protowire.DecodeBool(vAl)
@@ -1564,7 +1564,7 @@ func (x *AnyValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 			}
 			wR, oK := x.Value.(*AnyValue_IntValue)
 			if !oK {
-				wR = grpcfastimpl.Spare[AnyValue_IntValue](dEc, grpcfastSpare_AnyValue_IntValue_9d24ce68)
+				wR = grpcfastimpl.Spare[AnyValue_IntValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_IntValue)
 				x.Value = wR
 			}
 			wR.IntValue = int64(vAl)
@@ -1577,7 +1577,7 @@ func (x *AnyValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 			dAtA = dAtA[nN:]
 			wR, oK := x.Value.(*AnyValue_DoubleValue)
 			if !oK {
-				wR = grpcfastimpl.Spare[AnyValue_DoubleValue](dEc, grpcfastSpare_AnyValue_DoubleValue_9d24ce68)
+				wR = grpcfastimpl.Spare[AnyValue_DoubleValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_DoubleValue)
 				x.Value = wR
 			}
 			wR.DoubleValue = math.Float64frombits(vAl)
@@ -1595,11 +1595,11 @@ func (x *AnyValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 			}
 			wR, oK := x.Value.(*AnyValue_ArrayValue)
 			if !oK {
-				wR = grpcfastimpl.Spare[AnyValue_ArrayValue](dEc, grpcfastSpare_AnyValue_ArrayValue_9d24ce68)
+				wR = grpcfastimpl.Spare[AnyValue_ArrayValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_ArrayValue)
 				x.Value = wR
 			}
 			if wR.ArrayValue == nil {
-				wR.ArrayValue = grpcfastimpl.Spare[ArrayValue](dEc, grpcfastSpare_ArrayValue_9d24ce68)
+				wR.ArrayValue = grpcfastimpl.Spare[ArrayValue](dEc, grpcfastSpare_otlp_otlp_ArrayValue)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -1621,11 +1621,11 @@ func (x *AnyValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 			}
 			wR, oK := x.Value.(*AnyValue_KvlistValue)
 			if !oK {
-				wR = grpcfastimpl.Spare[AnyValue_KvlistValue](dEc, grpcfastSpare_AnyValue_KvlistValue_9d24ce68)
+				wR = grpcfastimpl.Spare[AnyValue_KvlistValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_KvlistValue)
 				x.Value = wR
 			}
 			if wR.KvlistValue == nil {
-				wR.KvlistValue = grpcfastimpl.Spare[KeyValueList](dEc, grpcfastSpare_KeyValueList_9d24ce68)
+				wR.KvlistValue = grpcfastimpl.Spare[KeyValueList](dEc, grpcfastSpare_otlp_otlp_KeyValueList)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -1647,7 +1647,7 @@ func (x *AnyValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 			}
 			wR, oK := x.Value.(*AnyValue_BytesValue)
 			if !oK {
-				wR = grpcfastimpl.Spare[AnyValue_BytesValue](dEc, grpcfastSpare_AnyValue_BytesValue_9d24ce68)
+				wR = grpcfastimpl.Spare[AnyValue_BytesValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_BytesValue)
 				x.Value = wR
 			}
 			wR.BytesValue = dEc.BytesPresent(vAl)
@@ -1675,7 +1675,7 @@ func (x *ArrayValue) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_AnyValue_9d24ce68, x.Values)
+	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_otlp_otlp_AnyValue, x.Values)
 	*x = ArrayValue{
 		Values: f0,
 	}
@@ -1719,7 +1719,7 @@ func (x *ArrayValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 				x.Values = append(x.Values, nil)
 			}
 			if eL == nil {
-				eL = grpcfastimpl.Spare[AnyValue](dEc, grpcfastSpare_AnyValue_9d24ce68)
+				eL = grpcfastimpl.Spare[AnyValue](dEc, grpcfastSpare_otlp_otlp_AnyValue)
 				x.Values[len(x.Values)-1] = eL
 			}
 			if dEpth < 1 {
@@ -1752,7 +1752,7 @@ func (x *KeyValueList) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_KeyValue_9d24ce68, x.Values)
+	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_otlp_otlp_KeyValue, x.Values)
 	*x = KeyValueList{
 		Values: f0,
 	}
@@ -1796,7 +1796,7 @@ func (x *KeyValueList) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, d
 				x.Values = append(x.Values, nil)
 			}
 			if eL == nil {
-				eL = grpcfastimpl.Spare[KeyValue](dEc, grpcfastSpare_KeyValue_9d24ce68)
+				eL = grpcfastimpl.Spare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
 				x.Values[len(x.Values)-1] = eL
 			}
 			if dEpth < 1 {
@@ -1829,7 +1829,7 @@ func (x *KeyValue) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_AnyValue_9d24ce68, x.Value)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_otlp_otlp_AnyValue, x.Value)
 	*x = KeyValue{}
 }
 
@@ -1888,7 +1888,7 @@ func (x *KeyValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Value == nil {
-				x.Value = grpcfastimpl.Spare[AnyValue](dEc, grpcfastSpare_AnyValue_9d24ce68)
+				x.Value = grpcfastimpl.Spare[AnyValue](dEc, grpcfastSpare_otlp_otlp_AnyValue)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -1920,7 +1920,7 @@ func (x *InstrumentationScope) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_KeyValue_9d24ce68, x.Attributes)
+	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_otlp_otlp_KeyValue, x.Attributes)
 	*x = InstrumentationScope{
 		Attributes: f0,
 	}
@@ -2011,7 +2011,7 @@ func (x *InstrumentationScope) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Dec
 				x.Attributes = append(x.Attributes, nil)
 			}
 			if eL == nil {
-				eL = grpcfastimpl.Spare[KeyValue](dEc, grpcfastSpare_KeyValue_9d24ce68)
+				eL = grpcfastimpl.Spare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
 				x.Attributes[len(x.Attributes)-1] = eL
 			}
 			if dEpth < 1 {
@@ -2057,7 +2057,7 @@ func (x *Resource) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_KeyValue_9d24ce68, x.Attributes)
+	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_otlp_otlp_KeyValue, x.Attributes)
 	*x = Resource{
 		Attributes: f0,
 	}
@@ -2101,7 +2101,7 @@ func (x *Resource) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 				x.Attributes = append(x.Attributes, nil)
 			}
 			if eL == nil {
-				eL = grpcfastimpl.Spare[KeyValue](dEc, grpcfastSpare_KeyValue_9d24ce68)
+				eL = grpcfastimpl.Spare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
 				x.Attributes[len(x.Attributes)-1] = eL
 			}
 			if dEpth < 1 {
@@ -2140,26 +2140,26 @@ func (x *Resource) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 // The lists of spares (nested messages and oneof wrappers that a reset gave
 // back) that the generated decoders of this file take from, one per type.
 var (
-	grpcfastSpare_ResourceSpans_9d24ce68             = grpcfastimpl.NewSpareKind() // ResourceSpans
-	grpcfastSpare_ExportTracePartialSuccess_9d24ce68 = grpcfastimpl.NewSpareKind() // ExportTracePartialSuccess
-	grpcfastSpare_Resource_9d24ce68                  = grpcfastimpl.NewSpareKind() // Resource
-	grpcfastSpare_ScopeSpans_9d24ce68                = grpcfastimpl.NewSpareKind() // ScopeSpans
-	grpcfastSpare_InstrumentationScope_9d24ce68      = grpcfastimpl.NewSpareKind() // InstrumentationScope
-	grpcfastSpare_Span_9d24ce68                      = grpcfastimpl.NewSpareKind() // Span
-	grpcfastSpare_KeyValue_9d24ce68                  = grpcfastimpl.NewSpareKind() // KeyValue
-	grpcfastSpare_Span_Event_9d24ce68                = grpcfastimpl.NewSpareKind() // Span_Event
-	grpcfastSpare_Span_Link_9d24ce68                 = grpcfastimpl.NewSpareKind() // Span_Link
-	grpcfastSpare_Status_9d24ce68                    = grpcfastimpl.NewSpareKind() // Status
-	grpcfastSpare_ArrayValue_9d24ce68                = grpcfastimpl.NewSpareKind() // ArrayValue
-	grpcfastSpare_KeyValueList_9d24ce68              = grpcfastimpl.NewSpareKind() // KeyValueList
-	grpcfastSpare_AnyValue_StringValue_9d24ce68      = grpcfastimpl.NewSpareKind() // AnyValue_StringValue
-	grpcfastSpare_AnyValue_BoolValue_9d24ce68        = grpcfastimpl.NewSpareKind() // AnyValue_BoolValue
-	grpcfastSpare_AnyValue_IntValue_9d24ce68         = grpcfastimpl.NewSpareKind() // AnyValue_IntValue
-	grpcfastSpare_AnyValue_DoubleValue_9d24ce68      = grpcfastimpl.NewSpareKind() // AnyValue_DoubleValue
-	grpcfastSpare_AnyValue_ArrayValue_9d24ce68       = grpcfastimpl.NewSpareKind() // AnyValue_ArrayValue
-	grpcfastSpare_AnyValue_KvlistValue_9d24ce68      = grpcfastimpl.NewSpareKind() // AnyValue_KvlistValue
-	grpcfastSpare_AnyValue_BytesValue_9d24ce68       = grpcfastimpl.NewSpareKind() // AnyValue_BytesValue
-	grpcfastSpare_AnyValue_9d24ce68                  = grpcfastimpl.NewSpareKind() // AnyValue
+	grpcfastSpare_otlp_otlp_ResourceSpans             = grpcfastimpl.NewSpareKind() // ResourceSpans
+	grpcfastSpare_otlp_otlp_ExportTracePartialSuccess = grpcfastimpl.NewSpareKind() // ExportTracePartialSuccess
+	grpcfastSpare_otlp_otlp_Resource                  = grpcfastimpl.NewSpareKind() // Resource
+	grpcfastSpare_otlp_otlp_ScopeSpans                = grpcfastimpl.NewSpareKind() // ScopeSpans
+	grpcfastSpare_otlp_otlp_InstrumentationScope      = grpcfastimpl.NewSpareKind() // InstrumentationScope
+	grpcfastSpare_otlp_otlp_Span                      = grpcfastimpl.NewSpareKind() // Span
+	grpcfastSpare_otlp_otlp_KeyValue                  = grpcfastimpl.NewSpareKind() // KeyValue
+	grpcfastSpare_otlp_otlp_Span_Event                = grpcfastimpl.NewSpareKind() // Span_Event
+	grpcfastSpare_otlp_otlp_Span_Link                 = grpcfastimpl.NewSpareKind() // Span_Link
+	grpcfastSpare_otlp_otlp_Status                    = grpcfastimpl.NewSpareKind() // Status
+	grpcfastSpare_otlp_otlp_ArrayValue                = grpcfastimpl.NewSpareKind() // ArrayValue
+	grpcfastSpare_otlp_otlp_KeyValueList              = grpcfastimpl.NewSpareKind() // KeyValueList
+	grpcfastSpare_otlp_otlp_AnyValue_StringValue      = grpcfastimpl.NewSpareKind() // AnyValue_StringValue
+	grpcfastSpare_otlp_otlp_AnyValue_BoolValue        = grpcfastimpl.NewSpareKind() // AnyValue_BoolValue
+	grpcfastSpare_otlp_otlp_AnyValue_IntValue         = grpcfastimpl.NewSpareKind() // AnyValue_IntValue
+	grpcfastSpare_otlp_otlp_AnyValue_DoubleValue      = grpcfastimpl.NewSpareKind() // AnyValue_DoubleValue
+	grpcfastSpare_otlp_otlp_AnyValue_ArrayValue       = grpcfastimpl.NewSpareKind() // AnyValue_ArrayValue
+	grpcfastSpare_otlp_otlp_AnyValue_KvlistValue      = grpcfastimpl.NewSpareKind() // AnyValue_KvlistValue
+	grpcfastSpare_otlp_otlp_AnyValue_BytesValue       = grpcfastimpl.NewSpareKind() // AnyValue_BytesValue
+	grpcfastSpare_otlp_otlp_AnyValue                  = grpcfastimpl.NewSpareKind() // AnyValue
 )
 
 // TraceServiceReusingClient receives the responses of TraceService's methods

@@ -165,7 +165,7 @@ func (x *Entries) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	f0 := grpcfastimpl.KeepScalars(oWn, x.Levels)
 	f1 := grpcfastimpl.KeepMap(oWn, x.Names)
 	f2 := grpcfastimpl.KeepMap(oWn, x.Children)
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Entries_2eb07586, x.Next)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_proto2_proto2_Entries, x.Next)
 	f3 := grpcfastimpl.KeepMap(oWn, x.ByLevel)
 	f4 := grpcfastimpl.KeepMap(oWn, x.Blobs)
 	f5 := grpcfastimpl.KeepCleared(oWn, x.Tags)
@@ -174,15 +174,15 @@ func (x *Entries) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if cAse, oK := x.Choice.(*Entries_Sub); oK {
 		mSub = cAse.Sub
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Entries_2eb07586, mSub)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_proto2_proto2_Entries, mSub)
 	if wR0 {
 		switch wR := x.Choice.(type) {
 		case *Entries_Text:
 			*wR = Entries_Text{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Entries_Text_2eb07586, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_proto2_proto2_Entries_Text, wR)
 		case *Entries_Sub:
 			*wR = Entries_Sub{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Entries_Sub_2eb07586, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_proto2_proto2_Entries_Sub, wR)
 		}
 	}
 	*x = Entries{
@@ -460,7 +460,7 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Next == nil {
-				x.Next = grpcfastimpl.Spare[Entries](dEc, grpcfastSpare_Entries_2eb07586)
+				x.Next = grpcfastimpl.Spare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -637,7 +637,7 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 			}
 			wR, oK := x.Choice.(*Entries_Text)
 			if !oK {
-				wR = grpcfastimpl.Spare[Entries_Text](dEc, grpcfastSpare_Entries_Text_2eb07586)
+				wR = grpcfastimpl.Spare[Entries_Text](dEc, grpcfastSpare_proto2_proto2_Entries_Text)
 				x.Choice = wR
 			}
 			wR.Text = dEc.String(vAl)
@@ -655,11 +655,11 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 			}
 			wR, oK := x.Choice.(*Entries_Sub)
 			if !oK {
-				wR = grpcfastimpl.Spare[Entries_Sub](dEc, grpcfastSpare_Entries_Sub_2eb07586)
+				wR = grpcfastimpl.Spare[Entries_Sub](dEc, grpcfastSpare_proto2_proto2_Entries_Sub)
 				x.Choice = wR
 			}
 			if wR.Sub == nil {
-				wR.Sub = grpcfastimpl.Spare[Entries](dEc, grpcfastSpare_Entries_2eb07586)
+				wR.Sub = grpcfastimpl.Spare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -687,9 +687,9 @@ func (x *Entries) GrpcfastRequired() {}
 // The lists of spares (nested messages and oneof wrappers that a reset gave
 // back) that the generated decoders of this file take from, one per type.
 var (
-	grpcfastSpare_Entries_2eb07586      = grpcfastimpl.NewSpareKind() // Entries
-	grpcfastSpare_Entries_Text_2eb07586 = grpcfastimpl.NewSpareKind() // Entries_Text
-	grpcfastSpare_Entries_Sub_2eb07586  = grpcfastimpl.NewSpareKind() // Entries_Sub
+	grpcfastSpare_proto2_proto2_Entries      = grpcfastimpl.NewSpareKind() // Entries
+	grpcfastSpare_proto2_proto2_Entries_Text = grpcfastimpl.NewSpareKind() // Entries_Text
+	grpcfastSpare_proto2_proto2_Entries_Sub  = grpcfastimpl.NewSpareKind() // Entries_Sub
 )
 
 // NewLegacy2_PushRequestReceiver returns a Receiver that reads the requests of

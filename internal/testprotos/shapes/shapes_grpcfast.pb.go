@@ -66,37 +66,37 @@ func (x *Tree) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_Tree_b1128aca, x.Children)
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Tree_b1128aca, x.Parent)
+	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_shapes_shapes_Tree, x.Children)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_shapes_shapes_Tree, x.Parent)
 	f1 := grpcfastimpl.KeepMap(oWn, x.Named)
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Leaf_b1128aca, x.Leaf)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_shapes_shapes_Leaf, x.Leaf)
 	wR0 := grpcfastimpl.MatchOneof(oWn, x.Pick)
 	var mOne *Leaf
 	if cAse, oK := x.Pick.(*Tree_One); oK {
 		mOne = cAse.One
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Leaf_b1128aca, mOne)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_shapes_shapes_Leaf, mOne)
 	var mSubtree *Tree
 	if cAse, oK := x.Pick.(*Tree_Subtree); oK {
 		mSubtree = cAse.Subtree
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Tree_b1128aca, mSubtree)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_shapes_shapes_Tree, mSubtree)
 	f2 := grpcfastimpl.KeepCleared(oWn, x.Flags)
 	f3 := grpcfastimpl.KeepScalars(oWn, x.Weights)
 	f4 := grpcfastimpl.KeepScalars(oWn, x.Codes)
 	f5 := grpcfastimpl.KeepCleared(oWn, x.Blobs)
-	f6 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_Leaf_b1128aca, x.Leaves)
+	f6 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_shapes_shapes_Leaf, x.Leaves)
 	if wR0 {
 		switch wR := x.Pick.(type) {
 		case *Tree_One:
 			*wR = Tree_One{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Tree_One_b1128aca, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_shapes_shapes_Tree_One, wR)
 		case *Tree_Label:
 			*wR = Tree_Label{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Tree_Label_b1128aca, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_shapes_shapes_Tree_Label, wR)
 		case *Tree_Subtree:
 			*wR = Tree_Subtree{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_Tree_Subtree_b1128aca, wR)
+			grpcfastimpl.PutSpare(oWn, grpcfastSpare_shapes_shapes_Tree_Subtree, wR)
 		}
 	}
 	*x = Tree{
@@ -181,7 +181,7 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				x.Children = append(x.Children, nil)
 			}
 			if eL == nil {
-				eL = grpcfastimpl.Spare[Tree](dEc, grpcfastSpare_Tree_b1128aca)
+				eL = grpcfastimpl.Spare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree)
 				x.Children[len(x.Children)-1] = eL
 			}
 			if dEpth < 1 {
@@ -203,7 +203,7 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Parent == nil {
-				x.Parent = grpcfastimpl.Spare[Tree](dEc, grpcfastSpare_Tree_b1128aca)
+				x.Parent = grpcfastimpl.Spare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -309,7 +309,7 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Leaf == nil {
-				x.Leaf = grpcfastimpl.Spare[Leaf](dEc, grpcfastSpare_Leaf_b1128aca)
+				x.Leaf = grpcfastimpl.Spare[Leaf](dEc, grpcfastSpare_shapes_shapes_Leaf)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -331,11 +331,11 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			wR, oK := x.Pick.(*Tree_One)
 			if !oK {
-				wR = grpcfastimpl.Spare[Tree_One](dEc, grpcfastSpare_Tree_One_b1128aca)
+				wR = grpcfastimpl.Spare[Tree_One](dEc, grpcfastSpare_shapes_shapes_Tree_One)
 				x.Pick = wR
 			}
 			if wR.One == nil {
-				wR.One = grpcfastimpl.Spare[Leaf](dEc, grpcfastSpare_Leaf_b1128aca)
+				wR.One = grpcfastimpl.Spare[Leaf](dEc, grpcfastSpare_shapes_shapes_Leaf)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -358,7 +358,7 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			wR, oK := x.Pick.(*Tree_Label)
 			if !oK {
-				wR = grpcfastimpl.Spare[Tree_Label](dEc, grpcfastSpare_Tree_Label_b1128aca)
+				wR = grpcfastimpl.Spare[Tree_Label](dEc, grpcfastSpare_shapes_shapes_Tree_Label)
 				x.Pick = wR
 			}
 			if !sWept {
@@ -385,11 +385,11 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			wR, oK := x.Pick.(*Tree_Subtree)
 			if !oK {
-				wR = grpcfastimpl.Spare[Tree_Subtree](dEc, grpcfastSpare_Tree_Subtree_b1128aca)
+				wR = grpcfastimpl.Spare[Tree_Subtree](dEc, grpcfastSpare_shapes_shapes_Tree_Subtree)
 				x.Pick = wR
 			}
 			if wR.Subtree == nil {
-				wR.Subtree = grpcfastimpl.Spare[Tree](dEc, grpcfastSpare_Tree_b1128aca)
+				wR.Subtree = grpcfastimpl.Spare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -522,7 +522,7 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				x.Leaves = append(x.Leaves, nil)
 			}
 			if eL == nil {
-				eL = grpcfastimpl.Spare[Leaf](dEc, grpcfastSpare_Leaf_b1128aca)
+				eL = grpcfastimpl.Spare[Leaf](dEc, grpcfastSpare_shapes_shapes_Leaf)
 				x.Leaves[len(x.Leaves)-1] = eL
 			}
 			if dEpth < 1 {
@@ -618,11 +618,11 @@ func (x *Leaf) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 // The lists of spares (nested messages and oneof wrappers that a reset gave
 // back) that the generated decoders of this file take from, one per type.
 var (
-	grpcfastSpare_Tree_b1128aca         = grpcfastimpl.NewSpareKind() // Tree
-	grpcfastSpare_Leaf_b1128aca         = grpcfastimpl.NewSpareKind() // Leaf
-	grpcfastSpare_Tree_One_b1128aca     = grpcfastimpl.NewSpareKind() // Tree_One
-	grpcfastSpare_Tree_Label_b1128aca   = grpcfastimpl.NewSpareKind() // Tree_Label
-	grpcfastSpare_Tree_Subtree_b1128aca = grpcfastimpl.NewSpareKind() // Tree_Subtree
+	grpcfastSpare_shapes_shapes_Tree         = grpcfastimpl.NewSpareKind() // Tree
+	grpcfastSpare_shapes_shapes_Leaf         = grpcfastimpl.NewSpareKind() // Leaf
+	grpcfastSpare_shapes_shapes_Tree_One     = grpcfastimpl.NewSpareKind() // Tree_One
+	grpcfastSpare_shapes_shapes_Tree_Label   = grpcfastimpl.NewSpareKind() // Tree_Label
+	grpcfastSpare_shapes_shapes_Tree_Subtree = grpcfastimpl.NewSpareKind() // Tree_Subtree
 )
 
 // NewFoo_BarBazRequestReceiver returns a Receiver that reads the requests of a

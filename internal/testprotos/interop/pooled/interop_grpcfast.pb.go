@@ -222,7 +222,7 @@ func (x *ResponseParameters) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_BoolValue_8c87a3f6, x.Compressed)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_interop_pooled_interop_BoolValue, x.Compressed)
 	*x = ResponseParameters{}
 }
 
@@ -283,7 +283,7 @@ func (x *ResponseParameters) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decod
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Compressed == nil {
-				x.Compressed = grpcfastimpl.Spare[wrapperspb.BoolValue](dEc, grpcfastSpare_BoolValue_8c87a3f6)
+				x.Compressed = grpcfastimpl.Spare[wrapperspb.BoolValue](dEc, grpcfastSpare_interop_pooled_interop_BoolValue)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -317,9 +317,9 @@ func (x *StreamingOutputCallRequest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_ResponseParameters_8c87a3f6, x.ResponseParameters)
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Payload_8c87a3f6, x.Payload)
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_EchoStatus_8c87a3f6, x.ResponseStatus)
+	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_interop_pooled_interop_ResponseParameters, x.ResponseParameters)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_interop_pooled_interop_Payload, x.Payload)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_interop_pooled_interop_EchoStatus, x.ResponseStatus)
 	*x = StreamingOutputCallRequest{
 		ResponseParameters: f0,
 	}
@@ -376,7 +376,7 @@ func (x *StreamingOutputCallRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastim
 				x.ResponseParameters = append(x.ResponseParameters, nil)
 			}
 			if eL == nil {
-				eL = grpcfastimpl.Spare[ResponseParameters](dEc, grpcfastSpare_ResponseParameters_8c87a3f6)
+				eL = grpcfastimpl.Spare[ResponseParameters](dEc, grpcfastSpare_interop_pooled_interop_ResponseParameters)
 				x.ResponseParameters[len(x.ResponseParameters)-1] = eL
 			}
 			if dEpth < 1 {
@@ -398,7 +398,7 @@ func (x *StreamingOutputCallRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastim
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Payload == nil {
-				x.Payload = grpcfastimpl.Spare[Payload](dEc, grpcfastSpare_Payload_8c87a3f6)
+				x.Payload = grpcfastimpl.Spare[Payload](dEc, grpcfastSpare_interop_pooled_interop_Payload)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -419,7 +419,7 @@ func (x *StreamingOutputCallRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastim
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.ResponseStatus == nil {
-				x.ResponseStatus = grpcfastimpl.Spare[EchoStatus](dEc, grpcfastSpare_EchoStatus_8c87a3f6)
+				x.ResponseStatus = grpcfastimpl.Spare[EchoStatus](dEc, grpcfastSpare_interop_pooled_interop_EchoStatus)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -451,7 +451,7 @@ func (x *StreamingOutputCallResponse) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Payload_8c87a3f6, x.Payload)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_interop_pooled_interop_Payload, x.Payload)
 	*x = StreamingOutputCallResponse{}
 }
 
@@ -486,7 +486,7 @@ func (x *StreamingOutputCallResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfasti
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Payload == nil {
-				x.Payload = grpcfastimpl.Spare[Payload](dEc, grpcfastSpare_Payload_8c87a3f6)
+				x.Payload = grpcfastimpl.Spare[Payload](dEc, grpcfastSpare_interop_pooled_interop_Payload)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -519,8 +519,8 @@ func (x *StreamingInputCallRequest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Payload_8c87a3f6, x.Payload)
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_BoolValue_8c87a3f6, x.ExpectCompressed)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_interop_pooled_interop_Payload, x.Payload)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_interop_pooled_interop_BoolValue, x.ExpectCompressed)
 	*x = StreamingInputCallRequest{}
 }
 
@@ -555,7 +555,7 @@ func (x *StreamingInputCallRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimp
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Payload == nil {
-				x.Payload = grpcfastimpl.Spare[Payload](dEc, grpcfastSpare_Payload_8c87a3f6)
+				x.Payload = grpcfastimpl.Spare[Payload](dEc, grpcfastSpare_interop_pooled_interop_Payload)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -576,7 +576,7 @@ func (x *StreamingInputCallRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimp
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.ExpectCompressed == nil {
-				x.ExpectCompressed = grpcfastimpl.Spare[wrapperspb.BoolValue](dEc, grpcfastSpare_BoolValue_8c87a3f6)
+				x.ExpectCompressed = grpcfastimpl.Spare[wrapperspb.BoolValue](dEc, grpcfastSpare_interop_pooled_interop_BoolValue)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -658,10 +658,10 @@ func (x *StreamingInputCallResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastim
 // The lists of spares (nested messages and oneof wrappers that a reset gave
 // back) that the generated decoders of this file take from, one per type.
 var (
-	grpcfastSpare_BoolValue_8c87a3f6          = grpcfastimpl.NewSpareKind() // wrapperspb.BoolValue
-	grpcfastSpare_ResponseParameters_8c87a3f6 = grpcfastimpl.NewSpareKind() // ResponseParameters
-	grpcfastSpare_Payload_8c87a3f6            = grpcfastimpl.NewSpareKind() // Payload
-	grpcfastSpare_EchoStatus_8c87a3f6         = grpcfastimpl.NewSpareKind() // EchoStatus
+	grpcfastSpare_interop_pooled_interop_BoolValue          = grpcfastimpl.NewSpareKind() // wrapperspb.BoolValue
+	grpcfastSpare_interop_pooled_interop_ResponseParameters = grpcfastimpl.NewSpareKind() // ResponseParameters
+	grpcfastSpare_interop_pooled_interop_Payload            = grpcfastimpl.NewSpareKind() // Payload
+	grpcfastSpare_interop_pooled_interop_EchoStatus         = grpcfastimpl.NewSpareKind() // EchoStatus
 )
 
 // NewTestService_StreamingOutputCallResponseReceiver returns a Receiver that

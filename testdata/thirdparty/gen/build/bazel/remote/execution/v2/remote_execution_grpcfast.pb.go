@@ -141,7 +141,7 @@ func (x *ExecuteRequest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Digest_8a84bfef, x.ActionDigest)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest, x.ActionDigest)
 	*x = ExecuteRequest{}
 }
 
@@ -213,7 +213,7 @@ func (x *ExecuteRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding,
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.ActionDigest == nil {
-				x.ActionDigest = grpcfastimpl.Spare[Digest](dEc, grpcfastSpare_Digest_8a84bfef)
+				x.ActionDigest = grpcfastimpl.Spare[Digest](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -246,8 +246,8 @@ func (x *ExecuteResponse) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_ActionResult_8a84bfef, x.Result)
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Status_8a84bfef, x.Status)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_ActionResult, x.Result)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Status, x.Status)
 	*x = ExecuteResponse{}
 }
 
@@ -283,7 +283,7 @@ func (x *ExecuteResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Result == nil {
-				x.Result = grpcfastimpl.Spare[ActionResult](dEc, grpcfastSpare_ActionResult_8a84bfef)
+				x.Result = grpcfastimpl.Spare[ActionResult](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_ActionResult)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -317,7 +317,7 @@ func (x *ExecuteResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Status == nil {
-				x.Status = grpcfastimpl.Spare[status.Status](dEc, grpcfastSpare_Status_8a84bfef)
+				x.Status = grpcfastimpl.Spare[status.Status](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Status)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -373,8 +373,8 @@ func (x *ActionResult) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Digest_8a84bfef, x.StdoutDigest)
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Duration_8a84bfef, x.WorkerDuration)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest, x.StdoutDigest)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Duration, x.WorkerDuration)
 	*x = ActionResult{}
 }
 
@@ -422,7 +422,7 @@ func (x *ActionResult) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, d
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.StdoutDigest == nil {
-				x.StdoutDigest = grpcfastimpl.Spare[Digest](dEc, grpcfastSpare_Digest_8a84bfef)
+				x.StdoutDigest = grpcfastimpl.Spare[Digest](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -443,7 +443,7 @@ func (x *ActionResult) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, d
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.WorkerDuration == nil {
-				x.WorkerDuration = grpcfastimpl.Spare[durationpb.Duration](dEc, grpcfastSpare_Duration_8a84bfef)
+				x.WorkerDuration = grpcfastimpl.Spare[durationpb.Duration](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Duration)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -475,7 +475,7 @@ func (x *BatchUpdateBlobsRequest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_BatchUpdateBlobsRequest_Request_8a84bfef, x.Requests)
+	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_BatchUpdateBlobsRequest_Request, x.Requests)
 	*x = BatchUpdateBlobsRequest{
 		Requests: f0,
 	}
@@ -543,7 +543,7 @@ func (x *BatchUpdateBlobsRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.
 				x.Requests = append(x.Requests, nil)
 			}
 			if eL == nil {
-				eL = grpcfastimpl.Spare[BatchUpdateBlobsRequest_Request](dEc, grpcfastSpare_BatchUpdateBlobsRequest_Request_8a84bfef)
+				eL = grpcfastimpl.Spare[BatchUpdateBlobsRequest_Request](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_BatchUpdateBlobsRequest_Request)
 				x.Requests[len(x.Requests)-1] = eL
 			}
 			if dEpth < 1 {
@@ -577,7 +577,7 @@ func (x *BatchUpdateBlobsRequest_Request) GrpcfastReuse(oWn *grpcfastimpl.Owned)
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Digest_8a84bfef, x.Digest)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest, x.Digest)
 	f0 := grpcfastimpl.KeepBytes(oWn, x.Data)
 	*x = BatchUpdateBlobsRequest_Request{
 		Data: f0,
@@ -624,7 +624,7 @@ func (x *BatchUpdateBlobsRequest_Request) GrpcfastDecode(dAtA []byte, dEc *grpcf
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Digest == nil {
-				x.Digest = grpcfastimpl.Spare[Digest](dEc, grpcfastSpare_Digest_8a84bfef)
+				x.Digest = grpcfastimpl.Spare[Digest](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -669,7 +669,7 @@ func (x *BatchUpdateBlobsResponse) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_BatchUpdateBlobsResponse_Response_8a84bfef, x.Responses)
+	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_BatchUpdateBlobsResponse_Response, x.Responses)
 	*x = BatchUpdateBlobsResponse{
 		Responses: f0,
 	}
@@ -713,7 +713,7 @@ func (x *BatchUpdateBlobsResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl
 				x.Responses = append(x.Responses, nil)
 			}
 			if eL == nil {
-				eL = grpcfastimpl.Spare[BatchUpdateBlobsResponse_Response](dEc, grpcfastSpare_BatchUpdateBlobsResponse_Response_8a84bfef)
+				eL = grpcfastimpl.Spare[BatchUpdateBlobsResponse_Response](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_BatchUpdateBlobsResponse_Response)
 				x.Responses[len(x.Responses)-1] = eL
 			}
 			if dEpth < 1 {
@@ -747,8 +747,8 @@ func (x *BatchUpdateBlobsResponse_Response) GrpcfastReuse(oWn *grpcfastimpl.Owne
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Digest_8a84bfef, x.Digest)
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_Status_8a84bfef, x.Status)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest, x.Digest)
+	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Status, x.Status)
 	*x = BatchUpdateBlobsResponse_Response{}
 }
 
@@ -783,7 +783,7 @@ func (x *BatchUpdateBlobsResponse_Response) GrpcfastDecode(dAtA []byte, dEc *grp
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Digest == nil {
-				x.Digest = grpcfastimpl.Spare[Digest](dEc, grpcfastSpare_Digest_8a84bfef)
+				x.Digest = grpcfastimpl.Spare[Digest](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -804,7 +804,7 @@ func (x *BatchUpdateBlobsResponse_Response) GrpcfastDecode(dAtA []byte, dEc *grp
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Status == nil {
-				x.Status = grpcfastimpl.Spare[status.Status](dEc, grpcfastSpare_Status_8a84bfef)
+				x.Status = grpcfastimpl.Spare[status.Status](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Status)
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -829,12 +829,12 @@ func (x *BatchUpdateBlobsResponse_Response) GrpcfastDecode(dAtA []byte, dEc *grp
 // The lists of spares (nested messages and oneof wrappers that a reset gave
 // back) that the generated decoders of this file take from, one per type.
 var (
-	grpcfastSpare_Digest_8a84bfef                            = grpcfastimpl.NewSpareKind() // Digest
-	grpcfastSpare_ActionResult_8a84bfef                      = grpcfastimpl.NewSpareKind() // ActionResult
-	grpcfastSpare_Status_8a84bfef                            = grpcfastimpl.NewSpareKind() // status.Status
-	grpcfastSpare_Duration_8a84bfef                          = grpcfastimpl.NewSpareKind() // durationpb.Duration
-	grpcfastSpare_BatchUpdateBlobsRequest_Request_8a84bfef   = grpcfastimpl.NewSpareKind() // BatchUpdateBlobsRequest_Request
-	grpcfastSpare_BatchUpdateBlobsResponse_Response_8a84bfef = grpcfastimpl.NewSpareKind() // BatchUpdateBlobsResponse_Response
+	grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest                            = grpcfastimpl.NewSpareKind() // Digest
+	grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_ActionResult                      = grpcfastimpl.NewSpareKind() // ActionResult
+	grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Status                            = grpcfastimpl.NewSpareKind() // status.Status
+	grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Duration                          = grpcfastimpl.NewSpareKind() // durationpb.Duration
+	grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_BatchUpdateBlobsRequest_Request   = grpcfastimpl.NewSpareKind() // BatchUpdateBlobsRequest_Request
+	grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_BatchUpdateBlobsResponse_Response = grpcfastimpl.NewSpareKind() // BatchUpdateBlobsResponse_Response
 )
 
 // NewExecution_ExecuteResponseReceiver returns a Receiver that reads the
