@@ -1,15 +1,18 @@
 // Package generator emits x_grpcfast.pb.go files. It is the whole of
 // protoc-gen-go-grpcfast but for the command's flag handling.
 //
-// One file per concern: header.go writes the file header and the build
-// guards, codec.go the codec registration and the per-message methods the
-// codec uses, streams.go the receive helpers, clients.go the reusing clients, pooled.go the registrations
-// with pooled unary requests, benchmarks.go the benchmark
-// file, names.go every generated name, kind.go the method kinds,
-// comments.go the wrapping of generated comments, notes.go the notes printed
-// at generation time (files that Google or a well-known Go module registers
-// already, registered.go listing the common ones), decode.go the generated
-// decoders.
+// One file per concern, named for what it writes: header.go the file
+// header and the build guards; codec.go the codec registration and the
+// vtprotobuf check; messages.go the per-message methods, in order;
+// record.go the record and reuse of a message's memory (GrpcfastRecord,
+// GrpcfastReuse) and GrpcfastBytesField; decode.go the generated decoders
+// (GrpcfastDecode); streams.go the receive helpers; clients.go the reusing
+// clients; pooled.go the registrations with pooled unary requests;
+// benchmarks.go the benchmark file. Besides: names.go every generated
+// name, kind.go the method kinds, comments.go the wrapping of generated
+// comments, config.go the options, notes.go the notes printed at
+// generation time (files that Google or a well-known Go module registers
+// already, registered.go listing the common ones).
 package generator
 
 import (

@@ -1,0 +1,81 @@
+package generator
+
+import (
+	"fmt"
+
+	"google.golang.org/protobuf/compiler/protogen"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/gofeaturespb"
+)
+
+// genMessages writes, for every message declared in the file, the methods
+// the codec and the receivers use: the record and reuse of the memory a
+// decode allocated (grpcfastimpl.Owner), an accessor for singular bytes
+// fields (grpcfastimpl.BytesFielder) and the decoder. A message with a
+// decoder is always an Owner, so that a pooled handler can pool its
+// requests; another gets Owner only when it has fields for it to act on
+// (without it a receiver resets the message with Reset, which does the same
+// for such a message).
+func genMessages(g *protogen.GeneratedFile, f *protogen.File) error {
+	kinds := newSpares(f)
+	for _, m := range allMessages(f.Messages) {
+		if m.Desc.IsMapEntry() || m.APILevel == gofeaturespb.GoFeatures_API_OPAQUE {
+			continue
+		}
+		if err := checkNameClash(m); err != nil {
+			return err
+		}
+		var sp *spares
+		if decodable(m) {
+			sp = kinds
+		}
+		genOwner(g, m, sp)
+		genBytesField(g, m)
+		if sp != nil {
+			genDecode(g, f, m, sp)
+			if holdsRequired(m.Desc, map[protoreflect.FullName]bool{}) {
+				comment(g, requiredMethod+" implements "+g.QualifiedGoIdent(implPackage.Ident("RequiredHolder"))+".")
+				g.P("func (x *", m.GoIdent, ") ", requiredMethod, "() {}")
+				g.P()
+			}
+		}
+	}
+	kinds.gen(g)
+	return nil
+}
+
+func allMessages(ms []*protogen.Message) []*protogen.Message {
+	var out []*protogen.Message
+	for _, m := range ms {
+		out = append(out, m)
+		out = append(out, allMessages(m.Messages)...)
+	}
+	return out
+}
+
+// checkNameClash fails when a field of m would be named like a method the
+// generator adds to m, which would not compile.
+func checkNameClash(m *protogen.Message) error {
+	names := []string{recordMethod, reuseMethod, unknownMethod, bytesFieldMethod}
+	if decodable(m) {
+		names = append(names, decodeMethod)
+		if holdsRequired(m.Desc, map[protoreflect.FullName]bool{}) {
+			names = append(names, requiredMethod)
+		}
+	}
+	for _, name := range names {
+		for _, fd := range m.Fields {
+			if fd.GoName == name {
+				return fmt.Errorf("%s: field %s of message %s has the Go name %s, which %s needs for a method; rename the field",
+					m.Location.SourceFile, fd.Desc.Name(), m.Desc.FullName(), name, PluginName)
+			}
+		}
+		for _, o := range m.Oneofs {
+			if !o.Desc.IsSynthetic() && o.GoName == name {
+				return fmt.Errorf("%s: oneof %s of message %s has the Go name %s, which %s needs for a method; rename the oneof",
+					m.Location.SourceFile, o.Desc.Name(), m.Desc.FullName(), name, PluginName)
+			}
+		}
+	}
+	return nil
+}
