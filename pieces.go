@@ -13,19 +13,19 @@ import (
 // The protobuf wire format is a sequence of fields, and decoding a message
 // merges each field into the message in order (scalars replace, repeated
 // fields append, messages merge). So decoding field-aligned segments of the
-// encoding one after another, each with its own UnmarshalVT call, gives the
-// same message as decoding the whole. decodePieces walks the top-level fields:
+// encoding one after another, each with its own call of d (the generated
+// decoder, or UnmarshalVT), gives the same message as decoding the whole. decodePieces walks the top-level fields:
 // the longest run of complete fields in the current buffer is decoded in
 // place; a field that straddles a buffer boundary is copied straight into the
 // message if it is a bytes field that the message exposes through
 // bytesFielder, and is otherwise gathered alone into a scratch buffer.
 //
 // Anything unusual (a group, an invalid tag, wire type or varint, a truncated
-// field) is left to UnmarshalVT: the rest of the message from that field on is
-// gathered into one scratch buffer and decoded as a whole. The walk
-// (walkPieces, wire.go) has checked every run first, so that UnmarshalVT
-// reads no run past its end: the result, and the error, are those of
-// decoding the message in one buffer.
+// field) is left to d: the rest of the message from that field on is
+// gathered into one scratch buffer and decoded as a whole, so the result,
+// and the error, are those of decoding the message in one buffer. For
+// UnmarshalVT, the walk (walkPieces, wirepieces.go) has checked every run
+// first, so that it reads no run past its end.
 func (c *Codec) decodePieces(r *pieceReader, d vtDecoder, bf bytesFielder, vw *reuse.Views) error {
 	for r.remain > 0 && len(r.cur) > 0 {
 		n, st := scanFields(r.cur)

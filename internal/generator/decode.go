@@ -94,8 +94,8 @@ func (s *spares) gen(g *protogen.GeneratedFile) {
 	g.P()
 }
 
-// sameFile reports whether message type m is generated into the file that
-// g writes, and gets a decoder there.
+// decodedHere reports whether message type m is generated into the file
+// f that g writes, and gets a decoder there.
 func decodedHere(g *protogen.GeneratedFile, f *protogen.File, m *protogen.Message) bool {
 	return m.Desc.ParentFile() == f.Desc && decodable(m)
 }
