@@ -55,7 +55,7 @@ func UnmarshalCopy[M any](c *Codec, data mem.BufferSlice) (m *M, copied bool, er
 	s.Prepare()
 	s.PrepareCopy()
 	err = c.Unmarshal(data, s.Msg)
-	if o, ok := any(s.Msg).(owner); ok && err == nil {
+	if o, ok := any(s.Msg).(reuse.Owner); ok && err == nil {
 		_, copied = own.TakeDecoded(o.GrpcfastUnknownFields())
 	}
 	s.Detach()

@@ -7,6 +7,8 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
+
+	"github.com/grpcfast/grpcfast/internal/own"
 )
 
 // vtInfo is what the codec needs to know about a message type with
@@ -178,13 +180,6 @@ func poolKeepsPresence(md protoreflect.MessageDescriptor, pooled func(protorefle
 	return walk(md)
 }
 
-// vtPooled is implemented by messages generated with vtprotobuf's pool
-// feature.
-type vtPooled interface {
-	ResetVT()
-	ReturnToVTPool()
-}
-
 // pooledType reports whether the Go type registered for md is pooled by
 // vtprotobuf.
 func pooledType(md protoreflect.MessageDescriptor) bool {
@@ -192,7 +187,7 @@ func pooledType(md protoreflect.MessageDescriptor) bool {
 	if err != nil {
 		return false
 	}
-	_, ok := mt.Zero().Interface().(vtPooled)
+	_, ok := mt.Zero().Interface().(own.VTPooled)
 	return ok
 }
 

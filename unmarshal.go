@@ -3,7 +3,6 @@ package grpcfast
 import (
 	"fmt"
 	"sync/atomic"
-	"unsafe"
 
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -30,9 +29,9 @@ type vtUnmarshaler interface {
 func (c *Codec) Unmarshal(data mem.BufferSlice, v any) error {
 	var uf *[]byte
 	var vw *reuse.Views
-	if o, ok := v.(owner); ok {
+	if o, ok := v.(reuse.Owner); ok {
 		uf = o.GrpcfastUnknownFields()
-		vw = reuse.TakeViews(dataPointer(v), uf)
+		vw = reuse.TakeViews(own.PointerOf(v), uf)
 	}
 	copied, err := c.unmarshal(data, v, vw)
 	switch {
@@ -43,11 +42,6 @@ func (c *Codec) Unmarshal(data mem.BufferSlice, v any) error {
 		own.SetDecoded(uf)
 	}
 	return err
-}
-
-// dataPointer returns the pointer that v holds.
-func dataPointer(v any) unsafe.Pointer {
-	return (*[2]unsafe.Pointer)(unsafe.Pointer(&v))[1]
 }
 
 // unmarshal decodes data into v, prepared by the slot whose Views are vw
@@ -95,10 +89,6 @@ func (c *Codec) unmarshal(data mem.BufferSlice, v any, vw *reuse.Views) (bool, e
 // wholeRetries counts decodes in pieces that failed (protobuf-go then
 // decides); tests check that valid input never needs this.
 var wholeRetries atomic.Int64
-
-// owner is implemented by messages that protoc-gen-go-grpcfast generated
-// the record and reuse of their memory for (grpcfastimpl.Owner).
-type owner = reuse.Owner
 
 // bytesFielder is implemented by generated messages with singular bytes
 // fields (grpcfastimpl.BytesFielder): it gives the codec the field to decode

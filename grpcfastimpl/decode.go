@@ -111,19 +111,14 @@ func SpareMessage[M any](o *Owned, k SpareKind, m *M) {
 }
 
 // RecordOneof records the wrapper that a oneof field holds (nil if unset).
-func RecordOneof(o *Owned, v any) { o.Open(dataOf(v)) }
+func RecordOneof(o *Owned, v any) { o.Open(own.PointerOf(v)) }
 
 // MatchOneof reads the entry that RecordOneof made and reports whether it
 // records the wrapper that v holds.
 func MatchOneof(o *Owned, v any) bool {
-	p := dataOf(v)
+	p := own.PointerOf(v)
 	ok, _ := o.MatchMessage(p)
 	return ok
-}
-
-// dataOf returns the pointer that v holds, or nil.
-func dataOf(v any) unsafe.Pointer {
-	return (*[2]unsafe.Pointer)(unsafe.Pointer(&v))[1]
 }
 
 // DecodeMessage merges b into m, a message of a type that has no generated

@@ -16,6 +16,7 @@ import (
 
 	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/internal/own"
+	"github.com/grpcfast/grpcfast/internal/reuse"
 )
 
 // SupportPackageIsVersion3 is referenced by generated code so that the build
@@ -73,11 +74,7 @@ type Owned = own.Owned
 //
 // GrpcfastUnknownFields returns a pointer to the message's unknown fields,
 // where a receiver and the codec leave marks (grpcfast.Receiver).
-type Owner interface {
-	GrpcfastRecord(o *Owned)
-	GrpcfastReuse(o *Owned)
-	GrpcfastUnknownFields() *[]byte
-}
+type Owner = reuse.Owner
 
 // BytesFielder is implemented by generated messages that have singular bytes
 // fields outside a oneof.
@@ -101,13 +98,6 @@ type RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize interface {
 	SizeVT() int
 	MarshalToSizedBufferVT(dAtA []byte) (int, error)
 	UnmarshalVT(dAtA []byte) error
-}
-
-// vtPooled is implemented by messages generated with vtprotobuf's pool
-// feature.
-type vtPooled interface {
-	ResetVT()
-	ReturnToVTPool()
 }
 
 // Scalar is the element type of a repeated field that GrpcfastReuse keeps
@@ -215,7 +205,7 @@ func ReleaseMessage[M any](o *Owned, m *M) {
 	}
 	// A pooled type without a record of its own (only scalars and strings,
 	// or generated without grpcfast) goes back to the pool as a bare struct.
-	if p, isPooled := any(m).(vtPooled); isPooled && resetRecorded(o, m) && !own.Quarantine {
+	if p, isPooled := any(m).(own.VTPooled); isPooled && resetRecorded(o, m) && !own.Quarantine {
 		p.ReturnToVTPool()
 	}
 	o.Seek(end)
@@ -248,7 +238,7 @@ func resetRecorded[M any](o *Owned, m *M) bool {
 // If it does not record s's array, it returns nil.
 func KeepMessages[M any](o *Owned, s []*M) []*M {
 	return keepMessages(o, s, func(m *M) {
-		if p, ok := any(m).(vtPooled); ok && !own.Quarantine {
+		if p, ok := any(m).(own.VTPooled); ok && !own.Quarantine {
 			p.ReturnToVTPool()
 		}
 	})
@@ -281,7 +271,7 @@ func keepMessages[M any](o *Owned, s []*M, spare func(*M)) []*M {
 		o.Seek(end)
 		return nil
 	}
-	_, isPooled := any((*M)(nil)).(vtPooled)
+	_, isPooled := any((*M)(nil)).(own.VTPooled)
 	if _, isDecoder := any((*M)(nil)).(Decoder); isDecoder && o.Decoding() {
 		isPooled = true // the generated decoder decodes into them as vtprotobuf's pooled one does
 	}

@@ -9,6 +9,19 @@ import (
 	"unsafe"
 )
 
+// PointerOf returns the pointer that v, an interface holding a pointer (a
+// message), holds; nil for a nil interface.
+func PointerOf(v any) unsafe.Pointer {
+	return (*[2]unsafe.Pointer)(unsafe.Pointer(&v))[1]
+}
+
+// VTPooled is implemented by messages generated with vtprotobuf's pool
+// feature.
+type VTPooled interface {
+	ResetVT()
+	ReturnToVTPool()
+}
+
 // Poison is the byte pattern that checked builds write over memory taken
 // back: 0xDEADBEEF repeated, easy to spot in a failing test's output.
 var poison = [8]byte{0xDE, 0xAD, 0xBE, 0xEF, 0xDE, 0xAD, 0xBE, 0xEF}

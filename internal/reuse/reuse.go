@@ -16,7 +16,8 @@ import (
 )
 
 // Owner is implemented by messages that protoc-gen-go-grpcfast generated
-// the record and reuse of their memory for (grpcfastimpl.Owner).
+// the record and reuse of their memory for; grpcfastimpl.Owner, which
+// generated code names, is this interface, with its contract.
 type Owner interface {
 	GrpcfastRecord(o *own.Owned)
 	GrpcfastReuse(o *own.Owned)
