@@ -166,7 +166,7 @@ func (c *Codec) decodeGenerated(data mem.BufferSlice, gen generatedDecoder, v an
 		// wrappers of this decode back to it, for the next decode.
 		d.st = vw.State(c.noUTF8)
 		if o := vw.Owned(); o != nil {
-			o.SetDecoding()
+			o.SetGenerated()
 		}
 	}
 	if _, ok := v.(bytesFielder); !ok && len(data) > 1 {

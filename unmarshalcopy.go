@@ -77,7 +77,7 @@ func (c *Codec) decodeCopy(data mem.BufferSlice, d generatedDecoder, v any, vw *
 	b := make([]byte, data.Len()) // the owned copy: never pooled, never reused
 	data.CopyTo(b)
 	o := vw.Owned()
-	o.SetDecoding()
+	o.SetGenerated()
 	err := decodeAll(b, d, vw.CopyState(c.noUTF8), v)
 	if err != nil {
 		o.Clear() // the slot keeps nothing of a failed decode

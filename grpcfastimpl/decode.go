@@ -88,7 +88,7 @@ func Spare[T any](d *Decoding, k SpareKind) *T {
 // and that has been cleared, to o's spares, if the decode that o records
 // was a generated decoder's.
 func PutSpare[T any](o *Owned, k SpareKind, p *T) {
-	if o.Decoding() {
+	if o.Generated() {
 		o.PutSpare(k, unsafe.Pointer(p))
 	}
 }
@@ -99,7 +99,7 @@ func PutSpare[T any](o *Owned, k SpareKind, p *T) {
 // without it) and given to o's spares of kind k; otherwise it is treated as
 // ReleaseMessage treats it.
 func SpareMessage[M any](o *Owned, k SpareKind, m *M) {
-	if !o.Decoding() {
+	if !o.Generated() {
 		ReleaseMessage(o, m)
 		return
 	}

@@ -63,7 +63,7 @@ type Owned = own.Owned
 // decode, the memory that o, read from its start, records as the
 // message's: the arrays of its bytes fields without presence, its repeated
 // fields and its maps, emptied. After a decode by a generated decoder
-// (Owned.Decoding), the elements of repeated message fields are kept in
+// (Owned.Generated), the elements of repeated message fields are kept in
 // place, reset, and its singular nested messages and oneof wrappers, reset,
 // go to o's spares, where the next decode takes them from; after any other
 // decode, only those of types pooled by vtprotobuf are kept or returned to
@@ -249,7 +249,7 @@ func KeepMessages[M any](o *Owned, s []*M) []*M {
 // array does not keep go to o's spares of kind k rather than to
 // vtprotobuf's pool, and the decoder takes them from there.
 func KeepMessagesSpare[M any](o *Owned, k SpareKind, s []*M) []*M {
-	if !o.Decoding() {
+	if !o.Generated() {
 		return KeepMessages(o, s)
 	}
 	return keepMessages(o, s, func(m *M) { o.PutSpare(k, unsafe.Pointer(m)) })
@@ -272,7 +272,7 @@ func keepMessages[M any](o *Owned, s []*M, spare func(*M)) []*M {
 		return nil
 	}
 	_, isPooled := any((*M)(nil)).(own.VTPooled)
-	if _, isDecoder := any((*M)(nil)).(Decoder); isDecoder && o.Decoding() {
+	if _, isDecoder := any((*M)(nil)).(Decoder); isDecoder && o.Generated() {
 		isPooled = true // the generated decoder decodes into them as vtprotobuf's pooled one does
 	}
 	limit := 2*len(s) + 16

@@ -134,9 +134,9 @@ type Owned struct {
 	inline  [4]entry // e's first array: small messages record without allocating
 	noBytes bool     // leave out the arrays of bytes fields (LeaveOutBytes)
 
-	decoding bool               // decoded by a generated decoder (SetDecoding)
-	spares   [][]unsafe.Pointer // by SpareKind (spares.go); kept by Clear
-	older    [][]unsafe.Pointer // the spares of the reset before (DropSpares)
+	generated bool               // decoded by a generated decoder (SetGenerated)
+	spares    [][]unsafe.Pointer // by SpareKind (spares.go); kept by Clear
+	older     [][]unsafe.Pointer // the spares of the reset before (DropSpares)
 }
 
 type entry struct {
@@ -150,7 +150,7 @@ func (o *Owned) Clear() {
 	o.e = o.e[:0]
 	o.i = 0
 	o.noBytes = false
-	o.decoding = false
+	o.generated = false
 }
 
 // Rewind makes the record readable from its start.

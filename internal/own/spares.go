@@ -25,13 +25,13 @@ var kinds atomic.Int32
 // NewSpareKind returns a new SpareKind.
 func NewSpareKind() SpareKind { return SpareKind(kinds.Add(1) - 1) }
 
-// Decoding returns whether the record is of a decode by a generated
-// decoder (SetDecoding): the next reset gives spares back.
-func (o *Owned) Decoding() bool { return o != nil && o.decoding }
+// Generated reports whether the record is of a decode by a generated
+// decoder (SetGenerated): the next reset gives spares back.
+func (o *Owned) Generated() bool { return o != nil && o.generated }
 
-// SetDecoding marks the record as that of a decode by a generated decoder,
+// SetGenerated marks the record as that of a decode by a generated decoder,
 // until Clear.
-func (o *Owned) SetDecoding() { o.decoding = true }
+func (o *Owned) SetGenerated() { o.generated = true }
 
 // PutSpare gives p, which the record proved to be the decoder's and which
 // has been reset, to the list of kind k. Quarantine builds keep nothing.

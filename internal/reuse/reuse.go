@@ -209,4 +209,4 @@ func Put[M any](pool *sync.Pool, s *Slot[M]) {
 
 // Generated reports whether the last decode into s was by a generated
 // decoder (grpcfastimpl.Decoder), which its next reset gives spares back to.
-func (s *Slot[M]) Generated() bool { return s.owned.Decoding() }
+func (s *Slot[M]) Generated() bool { return s.owned.Generated() }
