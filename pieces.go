@@ -26,7 +26,7 @@ import (
 // and the error, are those of decoding the message in one buffer. For
 // UnmarshalVT, the walk (walkPieces, wirepieces.go) has checked every run
 // first, so that it reads no run past its end.
-func (c *Codec) decodePieces(r *pieceReader, d vtDecoder, bf bytesFielder, vw *reuse.Views) error {
+func (c *Codec) decodePieces(r *pieceReader, d vtDecoder, bf bytesFielder, vw *reuse.Header) error {
 	for r.remain > 0 && len(r.cur) > 0 {
 		n, st := scanFields(r.cur)
 		if n > 0 {
@@ -47,7 +47,7 @@ func (c *Codec) decodePieces(r *pieceReader, d vtDecoder, bf bytesFielder, vw *r
 }
 
 // decodeWhole decodes a message that arrived in one buffer.
-func (c *Codec) decodeWhole(buf mem.Buffer, d vtDecoder, bf bytesFielder, vw *reuse.Views) error {
+func (c *Codec) decodeWhole(buf mem.Buffer, d vtDecoder, bf bytesFielder, vw *reuse.Header) error {
 	b := buf.ReadOnlyData()
 	if vw == nil {
 		return d.decode(b)
@@ -70,7 +70,7 @@ func (c *Codec) decodeWhole(buf mem.Buffer, d vtDecoder, bf bytesFielder, vw *re
 // This is what UnmarshalVT does for the field, m.F = append(m.F[:0],
 // payload...), without the copy; the runs around it are decoded by
 // UnmarshalVT, which merges, in order.
-func decodeRun(b []byte, buf mem.Buffer, d vtDecoder, bf bytesFielder, vw *reuse.Views) error {
+func decodeRun(b []byte, buf mem.Buffer, d vtDecoder, bf bytesFielder, vw *reuse.Header) error {
 	if vw == nil || len(b) < reuse.MinView {
 		return d.decode(b)
 	}
@@ -122,7 +122,7 @@ const maxFieldHeader = 20
 
 // straddling decodes the field at the reader's position, which runs past the
 // end of the current buffer.
-func (c *Codec) straddling(r *pieceReader, d vtDecoder, bf bytesFielder, vw *reuse.Views) error {
+func (c *Codec) straddling(r *pieceReader, d vtDecoder, bf bytesFielder, vw *reuse.Header) error {
 	var hdr [maxFieldHeader]byte
 	k := r.peek(hdr[:])
 	f, st := parseField(hdr[:k])

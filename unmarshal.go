@@ -28,10 +28,10 @@ type vtUnmarshaler interface {
 // decode of the codec allocated, is decoded into without a reset.
 func (c *Codec) Unmarshal(data mem.BufferSlice, v any) error {
 	var uf *[]byte
-	var vw *reuse.Views
+	var vw *reuse.Header
 	if o, ok := v.(reuse.Owner); ok {
 		uf = o.GrpcfastUnknownFields()
-		vw = reuse.TakeViews(own.PointerOf(v), uf)
+		vw = reuse.TakeHeader(own.PointerOf(v), uf)
 	}
 	copied, err := c.unmarshal(data, v, vw)
 	switch {
@@ -44,11 +44,11 @@ func (c *Codec) Unmarshal(data mem.BufferSlice, v any) error {
 	return err
 }
 
-// unmarshal decodes data into v, prepared by the slot whose Views are vw
+// unmarshal decodes data into v, prepared by the slot whose Header is vw
 // (nil: a message that no slot prepared, which is reset first), and reports
 // whether it decoded into one owned copy (vw.Copy(), where the type has a
 // generated decoder).
-func (c *Codec) unmarshal(data mem.BufferSlice, v any, vw *reuse.Views) (bool, error) {
+func (c *Codec) unmarshal(data mem.BufferSlice, v any, vw *reuse.Header) (bool, error) {
 	if d, ok := v.(generatedDecoder); ok {
 		switch {
 		case vw != nil && vw.Copy():
@@ -150,7 +150,7 @@ func (d vtDecoder) decode(b []byte) error {
 	return d.m.UnmarshalVT(b)
 }
 
-func (c *Codec) unmarshalVT(data mem.BufferSlice, m vtUnmarshaler, v any, info *vtInfo, vw *reuse.Views) error {
+func (c *Codec) unmarshalVT(data mem.BufferSlice, m vtUnmarshaler, v any, info *vtInfo, vw *reuse.Header) error {
 	return c.decodeRuns(data, vtDecoder{m: m, wire: info.wire, utf8: !c.noUTF8}, v, info, vw)
 }
 
@@ -159,7 +159,7 @@ func (c *Codec) unmarshalVT(data mem.BufferSlice, m vtUnmarshaler, v any, info *
 // the transport buffers it arrived in, a large bytes field that straddles
 // two buffers copied straight into the field or, in a slot, left a view of
 // the buffer (pieces.go). Required fields are checked at the end.
-func (c *Codec) decodeGenerated(data mem.BufferSlice, gen generatedDecoder, v any, vw *reuse.Views) error {
+func (c *Codec) decodeGenerated(data mem.BufferSlice, gen generatedDecoder, v any, vw *reuse.Header) error {
 	d := vtDecoder{gen: gen, st: c.freshState()}
 	if vw != nil {
 		// The slot's next reset gives the nested messages and oneof
@@ -195,7 +195,7 @@ const maxGather = 64 << 10
 
 // decodeRuns decodes data into v with d, whole or in runs of whole
 // top-level fields.
-func (c *Codec) decodeRuns(data mem.BufferSlice, d vtDecoder, v any, info *vtInfo, vw *reuse.Views) error {
+func (c *Codec) decodeRuns(data mem.BufferSlice, d vtDecoder, v any, info *vtInfo, vw *reuse.Header) error {
 	bf, _ := v.(bytesFielder)
 	if bf == nil || info.required {
 		// Views are of singular bytes fields, and a message with required

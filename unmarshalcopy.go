@@ -73,7 +73,7 @@ func checkInitialized(v any, b []byte, data mem.BufferSlice) error {
 // copy, which lives as long as anything refers to it. The decoder takes
 // the nested messages and oneof wrappers that the slot's last reset gave
 // back to its record.
-func (c *Codec) decodeCopy(data mem.BufferSlice, d generatedDecoder, v any, vw *reuse.Views) error {
+func (c *Codec) decodeCopy(data mem.BufferSlice, d generatedDecoder, v any, vw *reuse.Header) error {
 	b := make([]byte, data.Len()) // the owned copy: never pooled, never reused
 	data.CopyTo(b)
 	o := vw.Owned()

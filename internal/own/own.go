@@ -51,7 +51,7 @@ func PoisonScalars[T any](s []T) {
 }
 
 // Marks. A slot (reuse.Slot) marks a message that it has prepared with a
-// mark of its own that points at its Views (reuse.Views); the codec then
+// mark of its own that points at its Header (reuse.Header); the codec then
 // decodes into it without a reset that would drop the memory the slot kept,
 // and replaces the slot's mark with Decoded (or DecodedCopy, for a decode
 // into one owned copy) after a successful decode, so that the slot knows

@@ -40,7 +40,7 @@ func ResetForDecode(v any) bool {
 
 // Slot is a message and the record of its memory, in one allocation.
 type Slot[M any] struct {
-	views Views // first: the codec finds it from the message's address (TakeViews)
+	head  Header // first: the codec finds it from the message's address (TakeHeader)
 	m     M
 	Msg   *M        // &m
 	ow    Owner     // Msg, if *M implements Owner; nil otherwise
@@ -61,16 +61,16 @@ func New[M any]() *Slot[M] {
 	s := new(Slot[M])
 	s.Msg = &s.m
 	s.ow, _ = any(s.Msg).(Owner)
-	if s.ow != nil && unsafe.Offsetof(s.m) != viewsOffset {
-		// The codec would not find the Views before the message, nor so
+	if s.ow != nil && unsafe.Offsetof(s.m) != headerOffset {
+		// The codec would not find the Header before the message, nor so
 		// know it prepared (never for a generated message, which has the
 		// alignment of a pointer): a plain message, reset before every
 		// decode.
 		s.ow = nil
 	}
 	if s.ow != nil {
-		s.views.msg = unsafe.Pointer(s.Msg)
-		s.views.owned = &s.owned
+		s.head.msg = unsafe.Pointer(s.Msg)
+		s.head.owned = &s.owned
 	}
 	return s
 }
@@ -90,11 +90,11 @@ func (s *Slot[M]) Prepare() {
 		ResetForDecode(s.Msg)
 	}
 	s.owned.Clear()
-	s.views.release()
-	s.views.copy = false
+	s.head.release()
+	s.head.copy = false
 	s.state = clean
 	if s.ow != nil {
-		*s.ow.GrpcfastUnknownFields() = s.views.mark()
+		*s.ow.GrpcfastUnknownFields() = s.head.mark()
 	}
 }
 
@@ -102,7 +102,7 @@ func (s *Slot[M]) Prepare() {
 // transport buffers that its views point into are let go without being
 // freed, so they are never reused, and the garbage collector reclaims them
 // with the message.
-func (s *Slot[M]) Detach() { s.views.drop() }
+func (s *Slot[M]) Detach() { s.head.drop() }
 
 // Settle records what a decode into the prepared slot left, given the
 // error of the call that may have decoded (RecvMsg, or a unary handler's
@@ -136,8 +136,8 @@ func (s *Slot[M]) Settle(err error) bool {
 	s.ow.GrpcfastRecord(&s.owned)
 	// A view points into a transport buffer, not into memory the decode
 	// allocated: the next reset must not keep it.
-	for i := range s.views.held {
-		s.owned.Forget(unsafe.Pointer(unsafe.SliceData(s.views.held[i].view)))
+	for i := range s.head.held {
+		s.owned.Forget(unsafe.Pointer(unsafe.SliceData(s.head.held[i].view)))
 	}
 	s.state = decoded
 	return true
@@ -146,11 +146,11 @@ func (s *Slot[M]) Settle(err error) bool {
 // untouched reports whether the message still carries the mark that
 // Prepare left: no codec has decoded into it since.
 func (s *Slot[M]) untouched() bool {
-	return s.views.isMark(*s.ow.GrpcfastUnknownFields())
+	return s.head.isMark(*s.ow.GrpcfastUnknownFields())
 }
 
 // PrepareCopy marks the prepared slot s for a decode into one owned copy
-// (Views.Copy): the grpcfast codec then decodes the message with
+// (Header.Copy): the grpcfast codec then decodes the message with
 // its generated decoder, its strings and bytes viewing one array that is
 // never reused. It reports false, and leaves s as it was, if M has no
 // generated decoder or no record of its memory.
@@ -160,7 +160,7 @@ func (s *Slot[M]) PrepareCopy() bool {
 	}
 	// The codec finds the slot's record, and the spares in it for a
 	// generated decoder, from the mark that Prepare left.
-	s.views.copy = true
+	s.head.copy = true
 	return true
 }
 

@@ -10,18 +10,21 @@ import (
 	"github.com/grpcfast/grpcfast/internal/own"
 )
 
-// Views holds the transport buffers that the views in a slot's message point
-// into: a large singular bytes field that arrived whole in one of gRPC's
-// receive buffers is decoded as a view of it, not copied, and the slot keeps
-// a reference on the buffer (mem.Buffer.Ref) until the message is reset or
-// handed over.
+// Header is the part of a slot that lies just before its message, where
+// the codec finds it from the message's address: the slot's record (Owned),
+// whether to decode into one owned copy (Copy), the states of its
+// generated decodes, and the transport buffers that the views in the
+// message point into: a large singular bytes field that arrived whole in
+// one of gRPC's receive buffers is decoded as a view of it, not copied, and
+// the slot keeps a reference on the buffer (mem.Buffer.Ref) until the
+// message is reset or handed over.
 //
-// A prepared slot's message carries a mark that points at its Views: an
-// empty, zero-capacity unknown-fields slice whose array is the Views itself
-// (nothing is ever written through it). The codec finds the Views from that
+// A prepared slot's message carries a mark that points at its Header: an
+// empty, zero-capacity unknown-fields slice whose array is the Header itself
+// (nothing is ever written through it). The codec finds the Header from that
 // mark only if it lies exactly where a slot puts it, before the message, and
-// names the message as its own (TakeViews); anything else is not a mark.
-type Views struct {
+// names the message as its own (TakeHeader); anything else is not a mark.
+type Header struct {
 	msg    unsafe.Pointer // the slot's message; nil if views are off for the slot
 	held   []held
 	owned  *own.Owned // the slot's record, where a generated decoder finds its spares
@@ -31,24 +34,24 @@ type Views struct {
 
 // State returns the state of a generated decoder's decode into the slot's
 // message, with strings and bytes copied.
-func (h *Views) State(noUTF8 bool) *decode.State {
+func (h *Header) State(noUTF8 bool) *decode.State {
 	return h.states.Init(h.owned, false, noUTF8)
 }
 
 // CopyState returns the state of a generated decoder's decode into the
 // owned copy, for the slot: strings and bytes as views of the copy, the
 // slot's record for spares.
-func (h *Views) CopyState(noUTF8 bool) *decode.State {
+func (h *Header) CopyState(noUTF8 bool) *decode.State {
 	return h.states.Init(h.owned, true, noUTF8)
 }
 
 // Owned returns the record of the slot: a generated decoder takes the
 // spares that the slot's last reset gave back from it.
-func (h *Views) Owned() *own.Owned { return h.owned }
+func (h *Header) Owned() *own.Owned { return h.owned }
 
 // Copy reports whether the slot was prepared for a decode into one owned
 // copy (Slot.PrepareCopy).
-func (h *Views) Copy() bool { return h.copy }
+func (h *Header) Copy() bool { return h.copy }
 
 type held struct {
 	buf   mem.Buffer
@@ -56,10 +59,10 @@ type held struct {
 	field *[]byte // the field that was set to view
 }
 
-// viewsOffset is the offset of the message in a slot of a message type with
+// headerOffset is the offset of the message in a slot of a message type with
 // the alignment of a pointer (every generated message). A slot whose message
 // lies elsewhere gets no views.
-var viewsOffset = unsafe.Offsetof(Slot[struct{ _ *int }]{}.m)
+var headerOffset = unsafe.Offsetof(Slot[struct{ _ *int }]{}.m)
 
 // MinView is the size from which a bytes field is decoded as a view of the
 // transport buffer rather than copied: a view costs a reference on the
@@ -67,24 +70,24 @@ var viewsOffset = unsafe.Offsetof(Slot[struct{ _ *int }]{}.m)
 // of a few hundred bytes costs about as much as.
 const MinView = 1024
 
-func (h *Views) mark() []byte {
+func (h *Header) mark() []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(h)), 1)[:0:0]
 }
 
-func (h *Views) isMark(b []byte) bool {
+func (h *Header) isMark(b []byte) bool {
 	return cap(b) == 0 && unsafe.Pointer(unsafe.SliceData(b)) == unsafe.Pointer(h)
 }
 
-// TakeViews returns the Views of the slot that holds msg, a pointer to a
+// TakeHeader returns the Header of the slot that holds msg, a pointer to a
 // message whose unknown fields are *uf, and removes the mark, if *uf carries
 // the mark of a prepared slot; it returns nil otherwise.
-func TakeViews(msg unsafe.Pointer, uf *[]byte) *Views {
+func TakeHeader(msg unsafe.Pointer, uf *[]byte) *Header {
 	b := *uf
 	p := unsafe.Pointer(unsafe.SliceData(b))
-	if cap(b) != 0 || p == nil || msg == nil || uintptr(msg)-uintptr(p) != viewsOffset {
+	if cap(b) != 0 || p == nil || msg == nil || uintptr(msg)-uintptr(p) != headerOffset {
 		return nil
 	}
-	h := (*Views)(p)
+	h := (*Header)(p)
 	if h.msg != msg {
 		return nil
 	}
@@ -99,7 +102,7 @@ func TakeViews(msg unsafe.Pointer, uf *[]byte) *Views {
 // holds its own reference on that buffer until the decode ends, so it is
 // neither poisoned nor reused before then. So the views held are at most one
 // per field, whatever the peer sends.
-func (h *Views) Hold(buf mem.Buffer, view []byte, field *[]byte) {
+func (h *Header) Hold(buf mem.Buffer, view []byte, field *[]byte) {
 	buf.Ref()
 	*field = view
 	for i := range h.held {
@@ -113,7 +116,7 @@ func (h *Views) Hold(buf mem.Buffer, view []byte, field *[]byte) {
 }
 
 // Viewing reports whether *field is the view held for it.
-func (h *Views) Viewing(field *[]byte) bool {
+func (h *Header) Viewing(field *[]byte) bool {
 	for i := range h.held {
 		if e := &h.held[i]; e.field == field {
 			return unsafe.SliceData(*field) == unsafe.SliceData(e.view)
@@ -125,7 +128,7 @@ func (h *Views) Viewing(field *[]byte) bool {
 // release lets go of the buffers: poisoned first in checked builds, and
 // never given back to gRPC's pool in quarantine builds, so that the poison
 // stays where a view kept too long still points.
-func (h *Views) release() {
+func (h *Header) release() {
 	for i := range h.held {
 		e := &h.held[i]
 		if _, unpooled := e.buf.(mem.SliceBuffer); !unpooled {
@@ -148,7 +151,7 @@ var Dropped atomic.Int64
 
 // drop lets go of the buffers without freeing them: they stay the message's,
 // and the garbage collector's.
-func (h *Views) drop() {
+func (h *Header) drop() {
 	if len(h.held) > 0 {
 		Dropped.Add(int64(len(h.held)))
 	}
