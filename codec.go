@@ -4,6 +4,7 @@ import (
 	"google.golang.org/grpc/encoding"
 	"google.golang.org/grpc/mem"
 
+	"github.com/grpcfast/grpcfast/internal/codec"
 	// Captures gRPC's standard codec before a grpcfast codec can replace it:
 	// the benchmark harness and the tests compare the two in one process.
 	_ "github.com/grpcfast/grpcfast/internal/stdcodec"
@@ -12,15 +13,6 @@ import (
 // Name is the name of the codec, and the content-subtype it handles: "proto",
 // the name of gRPC's standard codec, which it replaces.
 const Name = "proto"
-
-// defaultPoolingThreshold is the pooling threshold of a codec made without
-// WithPoolingThreshold: a message of at most this many bytes is marshalled
-// into a newly allocated slice, a larger one into a buffer from the pool.
-// A pooled buffer costs the same whatever its size, an allocated one grows
-// with its size and with the garbage collector's work; BenchmarkThreshold
-// measures where they break even, and BENCHMARKS.md has the table the
-// threshold was chosen from.
-const defaultPoolingThreshold = 64
 
 // Codec is a gRPC encoding.CodecV2 for protobuf messages, registered under
 // the name "proto" in place of gRPC's standard codec.
@@ -48,9 +40,7 @@ const defaultPoolingThreshold = 64
 // A Codec is safe for concurrent use. The zero value is not usable; make one
 // with NewCodec.
 type Codec struct {
-	pool      mem.BufferPool
-	threshold int
-	noUTF8    bool // WithoutUTF8Validation
+	c codec.Codec // the machinery, internal/codec
 }
 
 var _ encoding.CodecV2 = (*Codec)(nil)
@@ -66,7 +56,7 @@ type Option func(*Codec)
 func WithBufferPool(pool mem.BufferPool) Option {
 	return func(c *Codec) {
 		if pool != nil {
-			c.pool = pool
+			c.c.Pool = pool
 		}
 	}
 }
@@ -76,17 +66,8 @@ func WithBufferPool(pool mem.BufferPool) Option {
 // bytes when not set). Zero or less pools every non-empty message.
 func WithPoolingThreshold(n int) Option {
 	return func(c *Codec) {
-		c.threshold = max(n, 0)
+		c.c.Threshold = max(n, 0)
 	}
-}
-
-// utf8Plan returns the plan for checking the strings of a message of info's
-// type, or nil if they are not to be checked.
-func (c *Codec) utf8Plan(info *vtInfo) *utf8Plan {
-	if c.noUTF8 {
-		return nil
-	}
-	return info.utf8
 }
 
 // WithoutUTF8Validation turns off the codec's check that string fields hold
@@ -106,13 +87,13 @@ func (c *Codec) utf8Plan(info *vtInfo) *utf8Plan {
 // always checks.
 func WithoutUTF8Validation() Option {
 	return func(c *Codec) {
-		c.noUTF8 = true
+		c.c.NoUTF8 = true
 	}
 }
 
 // NewCodec returns a Codec configured by opts.
 func NewCodec(opts ...Option) *Codec {
-	c := &Codec{pool: defaultBufferPool, threshold: defaultPoolingThreshold}
+	c := &Codec{c: codec.New()}
 	for _, o := range opts {
 		o(c)
 	}
@@ -121,3 +102,14 @@ func NewCodec(opts ...Option) *Codec {
 
 // Name returns "proto".
 func (c *Codec) Name() string { return Name }
+
+// Marshal returns the wire format of v, in one buffer (none when the
+// encoding is empty), which gRPC frees once written.
+func (c *Codec) Marshal(v any) (mem.BufferSlice, error) { return c.c.Marshal(v) }
+
+// Unmarshal decodes data into v, which it first resets as gRPC's standard
+// codec does: a slice, map or nested message that v held is dropped, never
+// written into. Only a message that a Receiver, a Responses or a pooled
+// handler prepared, keeping memory that an earlier decode of a grpcfast
+// codec allocated, is decoded into without a reset (docs/receivers.md).
+func (c *Codec) Unmarshal(data mem.BufferSlice, v any) error { return c.c.Unmarshal(data, v) }

@@ -1,4 +1,4 @@
-package grpcfast
+package codec
 
 import (
 	"reflect"

@@ -1,4 +1,4 @@
-package grpcfast
+package codec
 
 import "google.golang.org/protobuf/encoding/protowire"
 
@@ -50,11 +50,11 @@ func (c *Codec) walkPieces(r *pieceReader, d vtDecoder, bf bytesFielder) error {
 			}
 			continue
 		}
-		p := c.pool.Get(size)
+		p := c.Pool.Get(size)
 		b := (*p)[:size]
 		r.read(b)
 		err := walkRun(d, b, &needProto)
-		c.pool.Put(p)
+		c.Pool.Put(p)
 		if err != nil {
 			return err
 		}

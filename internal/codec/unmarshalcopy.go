@@ -1,4 +1,4 @@
-package grpcfast
+package codec
 
 import (
 	"google.golang.org/grpc/mem"
@@ -24,7 +24,7 @@ func (c *Codec) decodeFresh(b []byte, d generatedDecoder, v any) error {
 // freshState is the state of a decode into a message that no slot
 // prepared.
 func (c *Codec) freshState() *decode.State {
-	if c.noUTF8 {
+	if c.NoUTF8 {
 		return decode.FreshNoUTF8
 	}
 	return decode.Fresh
@@ -78,7 +78,7 @@ func (c *Codec) decodeCopy(data mem.BufferSlice, d generatedDecoder, v any, vw *
 	data.CopyTo(b)
 	o := vw.Owned()
 	o.SetGenerated()
-	err := decodeAll(b, d, vw.CopyState(c.noUTF8), v)
+	err := decodeAll(b, d, vw.CopyState(c.NoUTF8), v)
 	if err != nil {
 		o.Clear() // the slot keeps nothing of a failed decode
 	}

@@ -1,4 +1,4 @@
-package grpcfast
+package codec
 
 import (
 	"fmt"
@@ -37,7 +37,7 @@ func (c *Codec) marshalVT(m vtMarshaler, info *vtInfo) (mem.BufferSlice, error) 
 		return nil, marshalSized(m, nil)
 	}
 	plan := c.utf8Plan(info)
-	if size <= c.threshold {
+	if size <= c.Threshold {
 		b := newPlainBuf(size)
 		if err := marshalSized(m, b.data); err != nil {
 			return nil, err
@@ -91,7 +91,7 @@ func (c *Codec) marshalProto(v any) (mem.BufferSlice, error) {
 		_, err := opts.Marshal(vv)
 		return nil, err
 	}
-	if size <= c.threshold {
+	if size <= c.Threshold {
 		b, err := opts.Marshal(vv)
 		if err != nil {
 			return nil, err
@@ -145,7 +145,7 @@ var minPooledCap = func() int {
 // getSendBuf takes a buffer of length size from the pool, with a capacity
 // large enough for mem.NewBuffer to return it to the pool when it is freed.
 func (c *Codec) getSendBuf(size int) *[]byte {
-	p := c.pool.Get(max(size, minPooledCap))
+	p := c.Pool.Get(max(size, minPooledCap))
 	*p = (*p)[:size]
 	return p
 }
@@ -196,7 +196,7 @@ type sendBuf struct {
 
 var sendBufPool = sync.Pool{New: func() any { return new(sendBuf) }}
 
-// wrap returns a BufferSlice holding p that returns p to c.pool when freed.
+// wrap returns a BufferSlice holding p that returns p to c.Pool when freed.
 func (c *Codec) wrap(p *[]byte) mem.BufferSlice {
 	if mem.IsBelowBufferPoolingThreshold(cap(*p)) {
 		// A pool that ignored the capacity request: gRPC will not return
@@ -204,7 +204,7 @@ func (c *Codec) wrap(p *[]byte) mem.BufferSlice {
 		return mem.BufferSlice{mem.SliceBuffer(*p)}
 	}
 	h := sendBufPool.Get().(*sendBuf)
-	h.pool = c.pool
+	h.pool = c.Pool
 	h.one[0] = mem.NewBuffer(p, h)
 	return h.one[:]
 }
@@ -246,7 +246,7 @@ func putBuf(pool mem.BufferPool, p *[]byte) {
 }
 
 // putBuf returns p to the codec's pool, poisoned first in checked builds.
-func (c *Codec) putBuf(p *[]byte) { putBuf(c.pool, p) }
+func (c *Codec) putBuf(p *[]byte) { putBuf(c.Pool, p) }
 
 // plainBuf is an unpooled small message and its one-element BufferSlice
 // array in a single allocation (plus the bytes): a *mem.SliceBuffer is a

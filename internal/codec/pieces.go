@@ -1,4 +1,4 @@
-package grpcfast
+package codec
 
 import (
 	"google.golang.org/grpc/mem"
@@ -150,7 +150,7 @@ func (c *Codec) straddling(r *pieceReader, d vtDecoder, bf bytesFielder, vw *reu
 // gather copies the next n bytes into a scratch buffer from the pool and
 // decodes them.
 func (c *Codec) gather(r *pieceReader, d vtDecoder, n int) error {
-	p := c.pool.Get(n)
+	p := c.Pool.Get(n)
 	b := (*p)[:n]
 	r.read(b)
 	err := d.decode(b)

@@ -1,4 +1,4 @@
-package grpcfast
+package codec
 
 import (
 	"fmt"
@@ -116,7 +116,7 @@ func (c *Codec) unmarshalProto(data mem.BufferSlice, v any) error {
 	// As gRPC's codec, but the scratch buffer always goes back to the pool
 	// (MaterializeToBuffer drops buffers of up to 1 KiB).
 	n := data.Len()
-	p := c.pool.Get(n)
+	p := c.Pool.Get(n)
 	b := (*p)[:n]
 	data.CopyTo(b)
 	err := proto.Unmarshal(b, vv)
@@ -151,7 +151,7 @@ func (d vtDecoder) decode(b []byte) error {
 }
 
 func (c *Codec) unmarshalVT(data mem.BufferSlice, m vtUnmarshaler, v any, info *vtInfo, vw *reuse.Header) error {
-	return c.decodeRuns(data, vtDecoder{m: m, wire: info.wire, utf8: !c.noUTF8}, v, info, vw)
+	return c.decodeRuns(data, vtDecoder{m: m, wire: info.wire, utf8: !c.NoUTF8}, v, info, vw)
 }
 
 // decodeGenerated decodes data into v, reset or prepared by a slot (vw), with
@@ -164,7 +164,7 @@ func (c *Codec) decodeGenerated(data mem.BufferSlice, gen generatedDecoder, v an
 	if vw != nil {
 		// The slot's next reset gives the nested messages and oneof
 		// wrappers of this decode back to it, for the next decode.
-		d.st = vw.State(c.noUTF8)
+		d.st = vw.State(c.NoUTF8)
 		if o := vw.Owned(); o != nil {
 			o.SetGenerated()
 		}
@@ -175,7 +175,7 @@ func (c *Codec) decodeGenerated(data mem.BufferSlice, gen generatedDecoder, v an
 		// the runs of its top-level fields (a message of many short
 		// strings has thousands).
 		if n := data.Len(); n <= maxGather {
-			p := c.pool.Get(n)
+			p := c.Pool.Get(n)
 			b := (*p)[:n]
 			data.CopyTo(b)
 			err := decodeAll(b, gen, d.st, v)
