@@ -42,7 +42,7 @@ func listStream[M any](t testing.TB, msgs ...proto.Message) *codecListStream[M] 
 func decodeOwned(t testing.TB, src proto.Message, dst interface {
 	proto.Message
 	grpcfastimpl.Owner
-}) *grpcfastimpl.Owned {
+}) *grpcfastimpl.Record {
 	t.Helper()
 	b, err := proto.Marshal(src)
 	if err != nil {
@@ -51,7 +51,7 @@ func decodeOwned(t testing.TB, src proto.Message, dst interface {
 	if err := grpcfast.NewCodec().Unmarshal(sliceAt(b), dst); err != nil {
 		t.Fatal(err)
 	}
-	o := new(grpcfastimpl.Owned)
+	o := new(grpcfastimpl.Record)
 	dst.GrpcfastRecord(o)
 	return o
 }

@@ -78,7 +78,7 @@ func NewSpareKind() SpareKind { return own.NewSpareKind() }
 
 // Spare returns a spare *T of kind k from d's record, or a new one.
 func Spare[T any](d *Decoding, k SpareKind) *T {
-	if p := d.Owned.TakeSpare(k); p != nil {
+	if p := d.Record.TakeSpare(k); p != nil {
 		return (*T)(p)
 	}
 	return new(T)
@@ -87,7 +87,7 @@ func Spare[T any](d *Decoding, k SpareKind) *T {
 // PutSpare gives p, a oneof wrapper of kind k that o recorded (MatchOneof)
 // and that has been cleared, to o's spares, if the decode that o records
 // was a generated decoder's.
-func PutSpare[T any](o *Owned, k SpareKind, p *T) {
+func PutSpare[T any](o *Record, k SpareKind, p *T) {
 	if o.Generated() {
 		o.PutSpare(k, unsafe.Pointer(p))
 	}
@@ -98,7 +98,7 @@ func PutSpare[T any](o *Owned, k SpareKind, p *T) {
 // decoder's and o records m, m is reset (GrpcfastReuse, or Reset for types
 // without it) and given to o's spares of kind k; otherwise it is treated as
 // ReleaseMessage treats it.
-func SpareMessage[M any](o *Owned, k SpareKind, m *M) {
+func SpareMessage[M any](o *Record, k SpareKind, m *M) {
 	if !o.Generated() {
 		ReleaseMessage(o, m)
 		return
@@ -111,11 +111,11 @@ func SpareMessage[M any](o *Owned, k SpareKind, m *M) {
 }
 
 // RecordOneof records the wrapper that a oneof field holds (nil if unset).
-func RecordOneof(o *Owned, v any) { o.Open(own.PointerOf(v)) }
+func RecordOneof(o *Record, v any) { o.Open(own.PointerOf(v)) }
 
 // MatchOneof reads the entry that RecordOneof made and reports whether it
 // records the wrapper that v holds.
-func MatchOneof(o *Owned, v any) bool {
+func MatchOneof(o *Record, v any) bool {
 	p := own.PointerOf(v)
 	ok, _ := o.MatchMessage(p)
 	return ok

@@ -43,10 +43,10 @@ func RegisterDefault() {
 
 var defaultCodec = grpcfast.NewCodec()
 
-// Owned is the record of the memory that a grpcfast codec's decode left in a
+// Record is the record of the memory that a grpcfast codec's decode left in a
 // message: generated GrpcfastRecord methods write it, GrpcfastReuse methods
 // read it back.
-type Owned = own.Owned
+type Record = own.Record
 
 // Owner is implemented by every generated message that has a decoder
 // (Decoder), and by others that have bytes, repeated, map or message
@@ -63,7 +63,7 @@ type Owned = own.Owned
 // decode, the memory that o, read from its start, records as the
 // message's: the arrays of its bytes fields without presence, its repeated
 // fields and its maps, emptied. After a decode by a generated decoder
-// (Owned.Generated), the elements of repeated message fields are kept in
+// (Record.Generated), the elements of repeated message fields are kept in
 // place, reset, and its singular nested messages and oneof wrappers, reset,
 // go to o's spares, where the next decode takes them from; after any other
 // decode, only those of types pooled by vtprotobuf are kept or returned to
@@ -109,14 +109,14 @@ type Scalar interface {
 
 // RecordSlice records the array of a bytes or repeated scalar, string or
 // bytes field.
-func RecordSlice[T any](o *Owned, s []T) { own.AddSlice(o, s) }
+func RecordSlice[T any](o *Record, s []T) { own.AddSlice(o, s) }
 
 // RecordMap records a map field.
-func RecordMap[K comparable, V any](o *Owned, m map[K]V) { own.AddMap(o, m) }
+func RecordMap[K comparable, V any](o *Record, m map[K]V) { own.AddMap(o, m) }
 
 // RecordMessage records a singular message field (or a oneof's message
 // field: nil when another case is set) and what the message holds.
-func RecordMessage[M any](o *Owned, m *M) {
+func RecordMessage[M any](o *Record, m *M) {
 	i := o.Open(unsafe.Pointer(m))
 	if m != nil {
 		if r, ok := any(m).(Owner); ok {
@@ -128,7 +128,7 @@ func RecordMessage[M any](o *Owned, m *M) {
 
 // RecordMessages records a repeated message field: its array, and every
 // element in its capacity with what the element holds.
-func RecordMessages[M any](o *Owned, s []*M) {
+func RecordMessages[M any](o *Record, s []*M) {
 	own.AddSlice(o, s)
 	i := o.OpenGroup()
 	for _, m := range s[:cap(s)] {
@@ -139,7 +139,7 @@ func RecordMessages[M any](o *Owned, s []*M) {
 
 // KeepBytes returns s emptied with its capacity, if o records s's array,
 // and nil otherwise.
-func KeepBytes(o *Owned, s []byte) []byte {
+func KeepBytes(o *Record, s []byte) []byte {
 	if !own.MatchSlice(o, s) {
 		return nil
 	}
@@ -151,7 +151,7 @@ func KeepBytes(o *Owned, s []byte) []byte {
 }
 
 // KeepScalars is KeepBytes for repeated numeric and enum fields.
-func KeepScalars[T Scalar](o *Owned, s []T) []T {
+func KeepScalars[T Scalar](o *Record, s []T) []T {
 	if !own.MatchSlice(o, s) {
 		return nil
 	}
@@ -164,7 +164,7 @@ func KeepScalars[T Scalar](o *Owned, s []T) []T {
 
 // KeepCleared is KeepBytes for repeated fields whose elements cannot be
 // poisoned (strings, bytes, bools): the elements are cleared instead.
-func KeepCleared[T any](o *Owned, s []T) []T {
+func KeepCleared[T any](o *Record, s []T) []T {
 	if !own.MatchSlice(o, s) {
 		return nil
 	}
@@ -176,7 +176,7 @@ func KeepCleared[T any](o *Owned, s []T) []T {
 }
 
 // KeepMap returns m emptied, if o records m, and nil otherwise.
-func KeepMap[K comparable, V any](o *Owned, m map[K]V) map[K]V {
+func KeepMap[K comparable, V any](o *Record, m map[K]V) map[K]V {
 	if !own.MatchMap(o, m) {
 		return nil
 	}
@@ -198,7 +198,7 @@ func KeepMap[K comparable, V any](o *Owned, m map[K]V) map[K]V {
 // goroutine, as soon as ReleaseMessage returns, as with vtprotobuf's own
 // ReturnToVTPool: a pointer into a received message (m.Inner) is valid only
 // as long as the received message itself.
-func ReleaseMessage[M any](o *Owned, m *M) {
+func ReleaseMessage[M any](o *Record, m *M) {
 	ok, end := o.MatchMessage(unsafe.Pointer(m))
 	if !ok {
 		return
@@ -215,7 +215,7 @@ func ReleaseMessage[M any](o *Owned, m *M) {
 // GrpcfastReuse, which reads m's own entries (they follow m's), where the
 // type records its memory, as Reset does otherwise. It reports false if m
 // cannot be reset.
-func resetRecorded[M any](o *Owned, m *M) bool {
+func resetRecorded[M any](o *Record, m *M) bool {
 	switch r := any(m).(type) {
 	case Owner:
 		r.GrpcfastReuse(o)
@@ -236,7 +236,7 @@ func resetRecorded[M any](o *Owned, m *M) bool {
 // to twice s's length and 16 more; further ones are reset the same way and
 // returned to vtprotobuf's pool. Other elements are cleared from the array.
 // If it does not record s's array, it returns nil.
-func KeepMessages[M any](o *Owned, s []*M) []*M {
+func KeepMessages[M any](o *Record, s []*M) []*M {
 	return keepMessages(o, s, func(m *M) {
 		if p, ok := any(m).(own.VTPooled); ok && !own.Quarantine {
 			p.ReturnToVTPool()
@@ -248,7 +248,7 @@ func KeepMessages[M any](o *Owned, s []*M) []*M {
 // generated decoder: after a decode by that decoder, the elements that the
 // array does not keep go to o's spares of kind k rather than to
 // vtprotobuf's pool, and the decoder takes them from there.
-func KeepMessagesSpare[M any](o *Owned, k SpareKind, s []*M) []*M {
+func KeepMessagesSpare[M any](o *Record, k SpareKind, s []*M) []*M {
 	if !o.Generated() {
 		return KeepMessages(o, s)
 	}
@@ -264,7 +264,7 @@ func KeepMessagesSpare[M any](o *Owned, k SpareKind, s []*M) []*M {
 // element that no message uses for two resets holds nothing beyond that
 // either: what a slot holds never grows beyond a few times its last
 // message, whatever the sequence of messages (TestSlotBounded).
-func keepMessages[M any](o *Owned, s []*M, spare func(*M)) []*M {
+func keepMessages[M any](o *Record, s []*M, spare func(*M)) []*M {
 	arrayOK := own.MatchSlice(o, s)
 	end := o.ReadGroup()
 	if !arrayOK {

@@ -38,16 +38,16 @@ var (
 )
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Chunk) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordSlice(oWn, x.Data)
+func (x *Chunk) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordSlice(rEc, x.Data)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Chunk) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *Chunk) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepBytes(oWn, x.Data)
+	f0 := grpcfastimpl.KeepBytes(rEc, x.Data)
 	*x = Chunk{
 		Data: f0,
 	}
@@ -108,11 +108,11 @@ func (x *Chunk) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *PutResponse) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+func (x *PutResponse) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *PutResponse) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *PutResponse) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
@@ -178,11 +178,11 @@ func (x *PutResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dE
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *GetRequest) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+func (x *GetRequest) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *GetRequest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *GetRequest) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}

@@ -38,16 +38,16 @@ var (
 )
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *CreateUserRequest) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordSlice(oWn, x.Tags)
+func (x *CreateUserRequest) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordSlice(rEc, x.Tags)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *CreateUserRequest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *CreateUserRequest) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepCleared(oWn, x.Tags)
+	f0 := grpcfastimpl.KeepCleared(rEc, x.Tags)
 	*x = CreateUserRequest{
 		Tags: f0,
 	}
@@ -169,11 +169,11 @@ func (x *CreateUserRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decodi
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *CreateUserResponse) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+func (x *CreateUserResponse) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *CreateUserResponse) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *CreateUserResponse) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}

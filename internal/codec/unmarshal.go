@@ -165,7 +165,7 @@ func (c *Codec) decodeGenerated(data mem.BufferSlice, gen generatedDecoder, v an
 		// The slot's next reset gives the nested messages and oneof
 		// wrappers of this decode back to it, for the next decode.
 		d.st = vw.State(c.NoUTF8)
-		if o := vw.Owned(); o != nil {
+		if o := vw.Record(); o != nil {
 			o.SetGenerated()
 		}
 	}

@@ -76,7 +76,7 @@ func checkInitialized(v any, b []byte, data mem.BufferSlice) error {
 func (c *Codec) decodeCopy(data mem.BufferSlice, d generatedDecoder, v any, vw *reuse.Header) error {
 	b := make([]byte, data.Len()) // the owned copy: never pooled, never reused
 	data.CopyTo(b)
-	o := vw.Owned()
+	o := vw.Record()
 	o.SetGenerated()
 	err := decodeAll(b, d, vw.CopyState(c.NoUTF8), v)
 	if err != nil {

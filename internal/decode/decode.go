@@ -91,10 +91,10 @@ func (e *UTF8Error) Error() string {
 // decodes; its twin (ASCII) is the same state without the UTF-8 check, for
 // the rest of an input known to be 7-bit.
 type State struct {
-	// Owned is the record of the slot whose message is decoded, where the
+	// Record is the record of the slot whose message is decoded, where the
 	// decoder finds the spares that its last reset gave back; nil for a
 	// message that no slot prepared.
-	Owned *own.Owned
+	Record *own.Record
 	// views makes strings and bytes fields views of the input, which the
 	// caller guarantees is never written into nor reused (the owned copy).
 	views bool
@@ -110,9 +110,9 @@ type States struct{ state, ascii State }
 
 // Init sets s up for a decode into the slot that o records, with strings
 // and bytes as views of the input or copied, and returns the state.
-func (s *States) Init(o *own.Owned, views, noUTF8 bool) *State {
-	s.state = State{Owned: o, views: views, noUTF8: noUTF8, ascii: &s.ascii}
-	s.ascii = State{Owned: o, views: views, noUTF8: true}
+func (s *States) Init(o *own.Record, views, noUTF8 bool) *State {
+	s.state = State{Record: o, views: views, noUTF8: noUTF8, ascii: &s.ascii}
+	s.ascii = State{Record: o, views: views, noUTF8: true}
 	s.ascii.ascii = &s.ascii
 	return &s.state
 }

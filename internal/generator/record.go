@@ -88,7 +88,7 @@ func genOwner(g *protogen.GeneratedFile, m *protogen.Message, sp *spares) {
 		return
 	}
 	owner := g.QualifiedGoIdent(implPackage.Ident("Owner"))
-	owned := implPackage.Ident("Owned")
+	owned := implPackage.Ident("Record")
 	oneofStart := func(fd *protogen.Field) (*protogen.Oneof, bool) {
 		o := realOneof(fd)
 		if o == nil || o.Fields[0] != fd {
@@ -99,57 +99,57 @@ func genOwner(g *protogen.GeneratedFile, m *protogen.Message, sp *spares) {
 	}
 
 	comment(g, recordMethod+" implements "+owner+".")
-	g.P("func (x *", m.GoIdent, ") ", recordMethod, "(oWn *", owned, ") {")
+	g.P("func (x *", m.GoIdent, ") ", recordMethod, "(rEc *", owned, ") {")
 	for _, fd := range fields {
 		if o, ok := oneofStart(fd); ok {
-			g.P(implPackage.Ident("RecordOneof"), "(oWn, x.", o.GoName, ")")
+			g.P(implPackage.Ident("RecordOneof"), "(rEc, x.", o.GoName, ")")
 		}
 		switch keepActionOf(fd) {
 		case keepBytes, keepScalars, keepCleared:
-			g.P(implPackage.Ident("RecordSlice"), "(oWn, x.", fd.GoName, ")")
+			g.P(implPackage.Ident("RecordSlice"), "(rEc, x.", fd.GoName, ")")
 		case keepMap:
-			g.P(implPackage.Ident("RecordMap"), "(oWn, x.", fd.GoName, ")")
+			g.P(implPackage.Ident("RecordMap"), "(rEc, x.", fd.GoName, ")")
 		case keepMessages:
-			g.P(implPackage.Ident("RecordMessages"), "(oWn, x.", fd.GoName, ")")
+			g.P(implPackage.Ident("RecordMessages"), "(rEc, x.", fd.GoName, ")")
 		case release:
-			g.P(implPackage.Ident("RecordMessage"), "(oWn, ", messageField(g, fd), ")")
+			g.P(implPackage.Ident("RecordMessage"), "(rEc, ", messageField(g, fd), ")")
 		}
 	}
 	g.P("}")
 	g.P()
 
 	comment(g, reuseMethod+" implements "+owner+".")
-	g.P("func (x *", m.GoIdent, ") ", reuseMethod, "(oWn *", owned, ") {")
+	g.P("func (x *", m.GoIdent, ") ", reuseMethod, "(rEc *", owned, ") {")
 	g.P("if x == nil {")
 	g.P("return")
 	g.P("}")
 	var kept []*protogen.Field
 	for _, fd := range fields {
 		if o, ok := oneofStart(fd); ok {
-			g.P("wR", strconv.Itoa(wrapped[o]), " := ", implPackage.Ident("MatchOneof"), "(oWn, x.", o.GoName, ")")
+			g.P("wR", strconv.Itoa(wrapped[o]), " := ", implPackage.Ident("MatchOneof"), "(rEc, x.", o.GoName, ")")
 		}
 		v := "f" + strconv.Itoa(len(kept))
 		switch keepActionOf(fd) {
 		case keepBytes:
-			g.P(v, " := ", implPackage.Ident("KeepBytes"), "(oWn, x.", fd.GoName, ")")
+			g.P(v, " := ", implPackage.Ident("KeepBytes"), "(rEc, x.", fd.GoName, ")")
 		case keepScalars:
-			g.P(v, " := ", implPackage.Ident("KeepScalars"), "(oWn, x.", fd.GoName, ")")
+			g.P(v, " := ", implPackage.Ident("KeepScalars"), "(rEc, x.", fd.GoName, ")")
 		case keepCleared:
-			g.P(v, " := ", implPackage.Ident("KeepCleared"), "(oWn, x.", fd.GoName, ")")
+			g.P(v, " := ", implPackage.Ident("KeepCleared"), "(rEc, x.", fd.GoName, ")")
 		case keepMap:
-			g.P(v, " := ", implPackage.Ident("KeepMap"), "(oWn, x.", fd.GoName, ")")
+			g.P(v, " := ", implPackage.Ident("KeepMap"), "(rEc, x.", fd.GoName, ")")
 		case keepMessages:
 			if dec {
-				g.P(v, " := ", implPackage.Ident("KeepMessagesSpare"), "(oWn, ", sp.of(fd.Message.GoIdent), ", x.", fd.GoName, ")")
+				g.P(v, " := ", implPackage.Ident("KeepMessagesSpare"), "(rEc, ", sp.of(fd.Message.GoIdent), ", x.", fd.GoName, ")")
 			} else {
-				g.P(v, " := ", implPackage.Ident("KeepMessages"), "(oWn, x.", fd.GoName, ")")
+				g.P(v, " := ", implPackage.Ident("KeepMessages"), "(rEc, x.", fd.GoName, ")")
 			}
 		case release:
 			if dec {
 				mf := messageField(g, fd)
-				g.P(implPackage.Ident("SpareMessage"), "(oWn, ", sp.of(fd.Message.GoIdent), ", ", mf, ")")
+				g.P(implPackage.Ident("SpareMessage"), "(rEc, ", sp.of(fd.Message.GoIdent), ", ", mf, ")")
 			} else {
-				g.P(implPackage.Ident("ReleaseMessage"), "(oWn, ", messageField(g, fd), ")")
+				g.P(implPackage.Ident("ReleaseMessage"), "(rEc, ", messageField(g, fd), ")")
 			}
 			continue
 		default:
@@ -167,7 +167,7 @@ func genOwner(g *protogen.GeneratedFile, m *protogen.Message, sp *spares) {
 		for _, fd := range o.Fields {
 			g.P("case *", fd.GoIdent, ":")
 			g.P("*wR = ", fd.GoIdent, "{}")
-			g.P(implPackage.Ident("PutSpare"), "(oWn, ", sp.of(fd.GoIdent), ", wR)")
+			g.P(implPackage.Ident("PutSpare"), "(rEc, ", sp.of(fd.GoIdent), ", wR)")
 		}
 		g.P("}")
 		g.P("}")

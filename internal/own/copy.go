@@ -4,7 +4,7 @@ package own
 // bytes fields: after a decode into one owned copy they are views of it,
 // which must never be written into (strings of the same message point into
 // it too) nor reused.
-func (o *Owned) LeaveOutBytes() { o.noBytes = true }
+func (o *Record) LeaveOutBytes() { o.noBytes = true }
 
 // isBytes reports whether T is byte: a []byte is a bytes field (no other
 // field is a slice of bytes).

@@ -118,7 +118,7 @@ func TakeDecoded(uf *[]byte) (ok, copied bool) {
 	return i == decoded || i == decodedCopy, i == decodedCopy
 }
 
-// Owned records the memory that a grpcfast codec's decode left in a message,
+// Record records the memory that a grpcfast codec's decode left in a message,
 // so that the next reset keeps only that memory: a slice, map or nested
 // message that someone else put into the message since then is dropped, as
 // Reset drops it, and never written into.
@@ -128,7 +128,7 @@ func TakeDecoded(uf *[]byte) (ok, copied bool) {
 // GrpcfastReuse method reads them back in the same order. Entries hold
 // pointers, so that recorded memory cannot be freed and its address reused
 // by an allocation of the caller's between the record and the reset.
-type Owned struct {
+type Record struct {
 	e       []entry
 	i       int      // the next entry to read
 	inline  [4]entry // e's first array: small messages record without allocating
@@ -145,7 +145,7 @@ type entry struct {
 }
 
 // Clear empties the record for a new one.
-func (o *Owned) Clear() {
+func (o *Record) Clear() {
 	clear(o.e)
 	o.e = o.e[:0]
 	o.i = 0
@@ -154,9 +154,9 @@ func (o *Owned) Clear() {
 }
 
 // Rewind makes the record readable from its start.
-func (o *Owned) Rewind() { o.i = 0 }
+func (o *Record) Rewind() { o.i = 0 }
 
-func (o *Owned) add(p unsafe.Pointer, n int) {
+func (o *Record) add(p unsafe.Pointer, n int) {
 	if o.e == nil {
 		o.e = o.inline[:0]
 	}
@@ -165,7 +165,7 @@ func (o *Owned) add(p unsafe.Pointer, n int) {
 
 // next returns the next entry; a zero entry if the record has ended (a
 // record made for another message), which matches only nil.
-func (o *Owned) next() entry {
+func (o *Record) next() entry {
 	if o.i >= len(o.e) {
 		return entry{n: -1}
 	}
@@ -175,7 +175,7 @@ func (o *Owned) next() entry {
 }
 
 // AddSlice records s's array and capacity.
-func AddSlice[T any](o *Owned, s []T) {
+func AddSlice[T any](o *Record, s []T) {
 	if o.noBytes && isBytes[T]() {
 		o.add(nil, 0) // matches nothing: the field is dropped, as Reset drops it
 		return
@@ -185,7 +185,7 @@ func AddSlice[T any](o *Owned, s []T) {
 
 // MatchSlice reads the next entry and reports whether it records s's array
 // and capacity, and that array holds something.
-func MatchSlice[T any](o *Owned, s []T) bool {
+func MatchSlice[T any](o *Record, s []T) bool {
 	e := o.next()
 	return cap(s) > 0 && e.p == unsafe.Pointer(unsafe.SliceData(s)) && e.n == cap(s)
 }
@@ -196,30 +196,30 @@ func mapPointer[K comparable, V any](m map[K]V) unsafe.Pointer {
 }
 
 // AddMap records map m.
-func AddMap[K comparable, V any](o *Owned, m map[K]V) { o.add(mapPointer(m), 0) }
+func AddMap[K comparable, V any](o *Record, m map[K]V) { o.add(mapPointer(m), 0) }
 
 // MatchMap reads the next entry and reports whether it records m.
-func MatchMap[K comparable, V any](o *Owned, m map[K]V) bool {
+func MatchMap[K comparable, V any](o *Record, m map[K]V) bool {
 	e := o.next()
 	return m != nil && e.p == mapPointer(m)
 }
 
 // Open starts the entry of nested message p; Close ends it once the nested
 // message's own entries follow.
-func (o *Owned) Open(p unsafe.Pointer) int {
+func (o *Record) Open(p unsafe.Pointer) int {
 	o.add(p, 0)
 	return len(o.e) - 1
 }
 
 // Close ends the entry that Open started at i.
-func (o *Owned) Close(i int) { o.e[i].n = len(o.e) - i - 1 }
+func (o *Record) Close(i int) { o.e[i].n = len(o.e) - i - 1 }
 
 // MatchMessage reads the entry of a nested message and returns whether it
 // records p, and the index of the entry that follows the nested message's
 // own entries. If it does not record p, the record moves there; if it does,
 // the caller reads the nested message's entries (its GrpcfastReuse) and then
 // Seeks there.
-func (o *Owned) MatchMessage(p unsafe.Pointer) (bool, int) {
+func (o *Record) MatchMessage(p unsafe.Pointer) (bool, int) {
 	e := o.next()
 	end := min(o.i+max(e.n, 0), len(o.e))
 	if p != nil && e.p == p {
@@ -231,22 +231,22 @@ func (o *Owned) MatchMessage(p unsafe.Pointer) (bool, int) {
 
 // OpenGroup starts an entry that counts the entries after it, up to the
 // Close of the index it returns: the elements of a repeated message field.
-func (o *Owned) OpenGroup() int { return o.Open(nil) }
+func (o *Record) OpenGroup() int { return o.Open(nil) }
 
 // ReadGroup reads the entry that OpenGroup started and returns the index of
 // the entry that follows the group.
-func (o *Owned) ReadGroup() int {
+func (o *Record) ReadGroup() int {
 	e := o.next()
 	return min(o.i+max(e.n, 0), len(o.e))
 }
 
 // Seek moves to entry i.
-func (o *Owned) Seek(i int) { o.i = min(max(i, 0), len(o.e)) }
+func (o *Record) Seek(i int) { o.i = min(max(i, 0), len(o.e)) }
 
 // Forget removes from the record every slice entry for the array at p:
 // memory that the message points into but that the decode did not allocate
 // (a view of a transport buffer), which the next reset must drop.
-func (o *Owned) Forget(p unsafe.Pointer) {
+func (o *Record) Forget(p unsafe.Pointer) {
 	for i := range o.e {
 		if o.e[i].p == p && o.e[i].n > 0 {
 			o.e[i] = entry{}

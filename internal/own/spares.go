@@ -11,7 +11,7 @@ import (
 // decode needs again: its singular nested messages and its oneof wrappers
 // (&AnyValue_StringValue{}). They cannot stay in the message, which must
 // read as empty to any codec that decodes into it next, so they wait in the
-// slot's record (the Owned), one list per type, and the generated decoder
+// slot's record (the Record), one list per type, and the generated decoder
 // takes them from there instead of allocating. Only memory that the record
 // proves the decoder allocated is given back, and the lists hold no more
 // than the last two decodes used (DropSpares).
@@ -27,15 +27,15 @@ func NewSpareKind() SpareKind { return SpareKind(kinds.Add(1) - 1) }
 
 // Generated reports whether the record is of a decode by a generated
 // decoder (SetGenerated): the next reset gives spares back.
-func (o *Owned) Generated() bool { return o != nil && o.generated }
+func (o *Record) Generated() bool { return o != nil && o.generated }
 
 // SetGenerated marks the record as that of a decode by a generated decoder,
 // until Clear.
-func (o *Owned) SetGenerated() { o.generated = true }
+func (o *Record) SetGenerated() { o.generated = true }
 
 // PutSpare gives p, which the record proved to be the decoder's and which
 // has been reset, to the list of kind k. Quarantine builds keep nothing.
-func (o *Owned) PutSpare(k SpareKind, p unsafe.Pointer) {
+func (o *Record) PutSpare(k SpareKind, p unsafe.Pointer) {
 	if Quarantine || o == nil || p == nil {
 		return
 	}
@@ -49,7 +49,7 @@ func (o *Owned) PutSpare(k SpareKind, p unsafe.Pointer) {
 
 // TakeSpare returns a spare of kind k, or nil if there is none: one that
 // the last reset gave back, or else one of the reset before.
-func (o *Owned) TakeSpare(k SpareKind) unsafe.Pointer {
+func (o *Record) TakeSpare(k SpareKind) unsafe.Pointer {
 	if o == nil || int(k) >= len(o.spares) {
 		return nil
 	}
@@ -70,7 +70,7 @@ func (o *Owned) TakeSpare(k SpareKind) unsafe.Pointer {
 // fields alternate between long and short finds there what the long one
 // left, and a slot keeps no more than its last two messages needed,
 // whatever decoded them.
-func (o *Owned) DropSpares() {
+func (o *Record) DropSpares() {
 	for i := range o.spares {
 		clear(o.older[i])
 		o.older[i], o.spares[i] = o.spares[i], o.older[i][:0]

@@ -11,7 +11,7 @@ import (
 )
 
 // Header is the part of a slot that lies just before its message, where
-// the codec finds it from the message's address: the slot's record (Owned),
+// the codec finds it from the message's address: the slot's record (Record),
 // whether to decode into one owned copy (Copy), the states of its
 // generated decodes, and the transport buffers that the views in the
 // message point into: a large singular bytes field that arrived whole in
@@ -27,8 +27,8 @@ import (
 type Header struct {
 	msg    unsafe.Pointer // the slot's message; nil if views are off for the slot
 	held   []held
-	owned  *own.Owned // the slot's record, where a generated decoder finds its spares
-	copy   bool       // decode into one owned copy (PrepareCopy), not into views
+	owned  *own.Record // the slot's record, where a generated decoder finds its spares
+	copy   bool        // decode into one owned copy (PrepareCopy), not into views
 	states decode.States
 }
 
@@ -45,9 +45,9 @@ func (h *Header) CopyState(noUTF8 bool) *decode.State {
 	return h.states.Init(h.owned, true, noUTF8)
 }
 
-// Owned returns the record of the slot: a generated decoder takes the
+// Record returns the record of the slot: a generated decoder takes the
 // spares that the slot's last reset gave back from it.
-func (h *Header) Owned() *own.Owned { return h.owned }
+func (h *Header) Record() *own.Record { return h.owned }
 
 // Copy reports whether the slot was prepared for a decode into one owned
 // copy (Slot.PrepareCopy).

@@ -19,8 +19,8 @@ import (
 // the record and reuse of their memory for; grpcfastimpl.Owner, which
 // generated code names, is this interface, with its contract.
 type Owner interface {
-	GrpcfastRecord(o *own.Owned)
-	GrpcfastReuse(o *own.Owned)
+	GrpcfastRecord(o *own.Record)
+	GrpcfastReuse(o *own.Record)
 	GrpcfastUnknownFields() *[]byte
 }
 
@@ -42,9 +42,9 @@ func ResetForDecode(v any) bool {
 type Slot[M any] struct {
 	head  Header // first: the codec finds it from the message's address (TakeHeader)
 	m     M
-	Msg   *M        // &m
-	ow    Owner     // Msg, if *M implements Owner; nil otherwise
-	owned own.Owned // what a grpcfast codec's decode left in Msg, if state is decoded
+	Msg   *M         // &m
+	ow    Owner      // Msg, if *M implements Owner; nil otherwise
+	owned own.Record // what a grpcfast codec's decode left in Msg, if state is decoded
 	state state
 }
 

@@ -41,11 +41,11 @@ var (
 )
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Digest) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+func (x *Digest) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Digest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *Digest) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
@@ -122,18 +122,18 @@ func (x *Digest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *BatchReadBlobsRequest) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessages(oWn, x.Digests)
-	grpcfastimpl.RecordSlice(oWn, x.AcceptableCompressors)
+func (x *BatchReadBlobsRequest) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordMessages(rEc, x.Digests)
+	grpcfastimpl.RecordSlice(rEc, x.AcceptableCompressors)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *BatchReadBlobsRequest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *BatchReadBlobsRequest) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_bytestream_cas_Digest, x.Digests)
-	f1 := grpcfastimpl.KeepScalars(oWn, x.AcceptableCompressors)
+	f0 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_bytestream_cas_Digest, x.Digests)
+	f1 := grpcfastimpl.KeepScalars(rEc, x.AcceptableCompressors)
 	*x = BatchReadBlobsRequest{
 		Digests:               f0,
 		AcceptableCompressors: f1,
@@ -272,16 +272,16 @@ func (x *BatchReadBlobsRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.De
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *BatchReadBlobsResponse) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessages(oWn, x.Responses)
+func (x *BatchReadBlobsResponse) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordMessages(rEc, x.Responses)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *BatchReadBlobsResponse) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *BatchReadBlobsResponse) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_bytestream_cas_BatchReadBlobsResponse_Response, x.Responses)
+	f0 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_bytestream_cas_BatchReadBlobsResponse_Response, x.Responses)
 	*x = BatchReadBlobsResponse{
 		Responses: f0,
 	}
@@ -349,20 +349,20 @@ func (x *BatchReadBlobsResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.D
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *BatchReadBlobsResponse_Response) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessage(oWn, x.Digest)
-	grpcfastimpl.RecordSlice(oWn, x.Data)
-	grpcfastimpl.RecordMessage(oWn, x.Status)
+func (x *BatchReadBlobsResponse_Response) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordMessage(rEc, x.Digest)
+	grpcfastimpl.RecordSlice(rEc, x.Data)
+	grpcfastimpl.RecordMessage(rEc, x.Status)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *BatchReadBlobsResponse_Response) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *BatchReadBlobsResponse_Response) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_bytestream_cas_Digest, x.Digest)
-	f0 := grpcfastimpl.KeepBytes(oWn, x.Data)
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_bytestream_cas_Status, x.Status)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_bytestream_cas_Digest, x.Digest)
+	f0 := grpcfastimpl.KeepBytes(rEc, x.Data)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_bytestream_cas_Status, x.Status)
 	*x = BatchReadBlobsResponse_Response{
 		Data: f0,
 	}
@@ -478,11 +478,11 @@ func (x *BatchReadBlobsResponse_Response) GrpcfastDecode(dAtA []byte, dEc *grpcf
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Status) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+func (x *Status) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Status) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *Status) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}

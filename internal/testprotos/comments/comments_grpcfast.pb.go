@@ -36,11 +36,11 @@ var (
 )
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Event) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+func (x *Event) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Event) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *Event) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}

@@ -28,11 +28,11 @@ func init() {
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Note) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+func (x *Note) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Note) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *Note) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}

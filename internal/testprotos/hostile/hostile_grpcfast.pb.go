@@ -40,48 +40,48 @@ var (
 )
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Node) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessage(oWn, x.Child)
-	grpcfastimpl.RecordMessages(oWn, x.Children)
-	grpcfastimpl.RecordMap(oWn, x.ByName)
-	grpcfastimpl.RecordSlice(oWn, x.Data)
-	grpcfastimpl.RecordSlice(oWn, x.Packed)
-	grpcfastimpl.RecordSlice(oWn, x.Fixed)
-	grpcfastimpl.RecordSlice(oWn, x.Ratios)
-	grpcfastimpl.RecordOneof(oWn, x.Choice)
+func (x *Node) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordMessage(rEc, x.Child)
+	grpcfastimpl.RecordMessages(rEc, x.Children)
+	grpcfastimpl.RecordMap(rEc, x.ByName)
+	grpcfastimpl.RecordSlice(rEc, x.Data)
+	grpcfastimpl.RecordSlice(rEc, x.Packed)
+	grpcfastimpl.RecordSlice(rEc, x.Fixed)
+	grpcfastimpl.RecordSlice(rEc, x.Ratios)
+	grpcfastimpl.RecordOneof(rEc, x.Choice)
 	var mAlt *Node
 	if cAse, oK := x.Choice.(*Node_Alt); oK {
 		mAlt = cAse.Alt
 	}
-	grpcfastimpl.RecordMessage(oWn, mAlt)
+	grpcfastimpl.RecordMessage(rEc, mAlt)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Node) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *Node) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_hostile_hostile_Node, x.Child)
-	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_hostile_hostile_Node, x.Children)
-	f1 := grpcfastimpl.KeepMap(oWn, x.ByName)
-	f2 := grpcfastimpl.KeepBytes(oWn, x.Data)
-	f3 := grpcfastimpl.KeepScalars(oWn, x.Packed)
-	f4 := grpcfastimpl.KeepScalars(oWn, x.Fixed)
-	f5 := grpcfastimpl.KeepScalars(oWn, x.Ratios)
-	wR0 := grpcfastimpl.MatchOneof(oWn, x.Choice)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_hostile_hostile_Node, x.Child)
+	f0 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_hostile_hostile_Node, x.Children)
+	f1 := grpcfastimpl.KeepMap(rEc, x.ByName)
+	f2 := grpcfastimpl.KeepBytes(rEc, x.Data)
+	f3 := grpcfastimpl.KeepScalars(rEc, x.Packed)
+	f4 := grpcfastimpl.KeepScalars(rEc, x.Fixed)
+	f5 := grpcfastimpl.KeepScalars(rEc, x.Ratios)
+	wR0 := grpcfastimpl.MatchOneof(rEc, x.Choice)
 	var mAlt *Node
 	if cAse, oK := x.Choice.(*Node_Alt); oK {
 		mAlt = cAse.Alt
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_hostile_hostile_Node, mAlt)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_hostile_hostile_Node, mAlt)
 	if wR0 {
 		switch wR := x.Choice.(type) {
 		case *Node_Alt:
 			*wR = Node_Alt{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_hostile_hostile_Node_Alt, wR)
+			grpcfastimpl.PutSpare(rEc, grpcfastSpare_hostile_hostile_Node_Alt, wR)
 		case *Node_Label:
 			*wR = Node_Label{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_hostile_hostile_Node_Label, wR)
+			grpcfastimpl.PutSpare(rEc, grpcfastSpare_hostile_hostile_Node_Label, wR)
 		}
 	}
 	*x = Node{
@@ -467,20 +467,20 @@ func (x *Node) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Holder) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessage(oWn, x.Value)
-	grpcfastimpl.RecordMessage(oWn, x.Fields)
-	grpcfastimpl.RecordMessages(oWn, x.Values)
+func (x *Holder) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordMessage(rEc, x.Value)
+	grpcfastimpl.RecordMessage(rEc, x.Fields)
+	grpcfastimpl.RecordMessages(rEc, x.Values)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Holder) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *Holder) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_hostile_hostile_Value, x.Value)
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_hostile_hostile_Struct, x.Fields)
-	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_hostile_hostile_Value, x.Values)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_hostile_hostile_Value, x.Value)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_hostile_hostile_Struct, x.Fields)
+	f0 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_hostile_hostile_Value, x.Values)
 	*x = Holder{
 		Values: f0,
 	}

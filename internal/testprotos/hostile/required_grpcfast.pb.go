@@ -30,20 +30,20 @@ var (
 )
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Req) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessage(oWn, x.Child)
-	grpcfastimpl.RecordMessages(oWn, x.Items)
-	grpcfastimpl.RecordMap(oWn, x.ById)
+func (x *Req) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordMessage(rEc, x.Child)
+	grpcfastimpl.RecordMessages(rEc, x.Items)
+	grpcfastimpl.RecordMap(rEc, x.ById)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Req) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *Req) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_hostile_required_Req, x.Child)
-	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_hostile_required_Req, x.Items)
-	f1 := grpcfastimpl.KeepMap(oWn, x.ById)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_hostile_required_Req, x.Child)
+	f0 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_hostile_required_Req, x.Items)
+	f1 := grpcfastimpl.KeepMap(rEc, x.ById)
 	*x = Req{
 		Items: f0,
 		ById:  f1,
@@ -250,16 +250,16 @@ func (x *Req) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int)
 func (x *Req) GrpcfastRequired() {}
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Wide) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessage(oWn, x.Next)
+func (x *Wide) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordMessage(rEc, x.Next)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Wide) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *Wide) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_hostile_required_Wide, x.Next)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_hostile_required_Wide, x.Next)
 	*x = Wide{}
 }
 

@@ -41,16 +41,16 @@ var (
 )
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Local) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessage(oWn, x.Blob)
+func (x *Local) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordMessage(rEc, x.Blob)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Local) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *Local) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_imports_imports_Blob, x.Blob)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_imports_imports_Blob, x.Blob)
 	*x = Local{}
 }
 
@@ -108,40 +108,40 @@ func (x *Local) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *FromV) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessage(oWn, x.M)
-	grpcfastimpl.RecordMessages(oWn, x.Ms)
-	grpcfastimpl.RecordSlice(oWn, x.Es)
-	grpcfastimpl.RecordOneof(oWn, x.Choice)
+func (x *FromV) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordMessage(rEc, x.M)
+	grpcfastimpl.RecordMessages(rEc, x.Ms)
+	grpcfastimpl.RecordSlice(rEc, x.Es)
+	grpcfastimpl.RecordOneof(rEc, x.Choice)
 	var mOne *o.M
 	if cAse, oK := x.Choice.(*FromV_One); oK {
 		mOne = cAse.One
 	}
-	grpcfastimpl.RecordMessage(oWn, mOne)
+	grpcfastimpl.RecordMessage(rEc, mOne)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *FromV) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *FromV) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_imports_imports_M, x.M)
-	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_imports_imports_M, x.Ms)
-	f1 := grpcfastimpl.KeepScalars(oWn, x.Es)
-	wR0 := grpcfastimpl.MatchOneof(oWn, x.Choice)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_imports_imports_M, x.M)
+	f0 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_imports_imports_M, x.Ms)
+	f1 := grpcfastimpl.KeepScalars(rEc, x.Es)
+	wR0 := grpcfastimpl.MatchOneof(rEc, x.Choice)
 	var mOne *o.M
 	if cAse, oK := x.Choice.(*FromV_One); oK {
 		mOne = cAse.One
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_imports_imports_M, mOne)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_imports_imports_M, mOne)
 	if wR0 {
 		switch wR := x.Choice.(type) {
 		case *FromV_One:
 			*wR = FromV_One{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_imports_imports_FromV_One, wR)
+			grpcfastimpl.PutSpare(rEc, grpcfastSpare_imports_imports_FromV_One, wR)
 		case *FromV_Hue:
 			*wR = FromV_Hue{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_imports_imports_FromV_Hue, wR)
+			grpcfastimpl.PutSpare(rEc, grpcfastSpare_imports_imports_FromV_Hue, wR)
 		}
 	}
 	*x = FromV{

@@ -47,53 +47,53 @@ var (
 )
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Rich) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordSlice(oWn, x.Data)
-	grpcfastimpl.RecordSlice(oWn, x.Numbers)
-	grpcfastimpl.RecordSlice(oWn, x.Words)
-	grpcfastimpl.RecordSlice(oWn, x.Blobs)
-	grpcfastimpl.RecordMessage(oWn, x.Inner)
-	grpcfastimpl.RecordMessages(oWn, x.Inners)
-	grpcfastimpl.RecordMap(oWn, x.Counts)
-	grpcfastimpl.RecordOneof(oWn, x.Choice)
+func (x *Rich) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordSlice(rEc, x.Data)
+	grpcfastimpl.RecordSlice(rEc, x.Numbers)
+	grpcfastimpl.RecordSlice(rEc, x.Words)
+	grpcfastimpl.RecordSlice(rEc, x.Blobs)
+	grpcfastimpl.RecordMessage(rEc, x.Inner)
+	grpcfastimpl.RecordMessages(rEc, x.Inners)
+	grpcfastimpl.RecordMap(rEc, x.Counts)
+	grpcfastimpl.RecordOneof(rEc, x.Choice)
 	var mNested *Inner
 	if cAse, oK := x.Choice.(*Rich_Nested); oK {
 		mNested = cAse.Nested
 	}
-	grpcfastimpl.RecordMessage(oWn, mNested)
-	grpcfastimpl.RecordSlice(oWn, x.Colors)
+	grpcfastimpl.RecordMessage(rEc, mNested)
+	grpcfastimpl.RecordSlice(rEc, x.Colors)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Rich) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *Rich) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepBytes(oWn, x.Data)
-	f1 := grpcfastimpl.KeepScalars(oWn, x.Numbers)
-	f2 := grpcfastimpl.KeepCleared(oWn, x.Words)
-	f3 := grpcfastimpl.KeepCleared(oWn, x.Blobs)
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_kinds_kinds_Inner, x.Inner)
-	f4 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_kinds_kinds_Inner, x.Inners)
-	f5 := grpcfastimpl.KeepMap(oWn, x.Counts)
-	wR0 := grpcfastimpl.MatchOneof(oWn, x.Choice)
+	f0 := grpcfastimpl.KeepBytes(rEc, x.Data)
+	f1 := grpcfastimpl.KeepScalars(rEc, x.Numbers)
+	f2 := grpcfastimpl.KeepCleared(rEc, x.Words)
+	f3 := grpcfastimpl.KeepCleared(rEc, x.Blobs)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_kinds_kinds_Inner, x.Inner)
+	f4 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_kinds_kinds_Inner, x.Inners)
+	f5 := grpcfastimpl.KeepMap(rEc, x.Counts)
+	wR0 := grpcfastimpl.MatchOneof(rEc, x.Choice)
 	var mNested *Inner
 	if cAse, oK := x.Choice.(*Rich_Nested); oK {
 		mNested = cAse.Nested
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_kinds_kinds_Inner, mNested)
-	f6 := grpcfastimpl.KeepScalars(oWn, x.Colors)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_kinds_kinds_Inner, mNested)
+	f6 := grpcfastimpl.KeepScalars(rEc, x.Colors)
 	if wR0 {
 		switch wR := x.Choice.(type) {
 		case *Rich_Text:
 			*wR = Rich_Text{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_kinds_kinds_Rich_Text, wR)
+			grpcfastimpl.PutSpare(rEc, grpcfastSpare_kinds_kinds_Rich_Text, wR)
 		case *Rich_Raw:
 			*wR = Rich_Raw{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_kinds_kinds_Rich_Raw, wR)
+			grpcfastimpl.PutSpare(rEc, grpcfastSpare_kinds_kinds_Rich_Raw, wR)
 		case *Rich_Nested:
 			*wR = Rich_Nested{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_kinds_kinds_Rich_Nested, wR)
+			grpcfastimpl.PutSpare(rEc, grpcfastSpare_kinds_kinds_Rich_Nested, wR)
 		}
 	}
 	*x = Rich{
@@ -578,18 +578,18 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Inner) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordSlice(oWn, x.Payload)
-	grpcfastimpl.RecordSlice(oWn, x.Values)
+func (x *Inner) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordSlice(rEc, x.Payload)
+	grpcfastimpl.RecordSlice(rEc, x.Values)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Inner) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *Inner) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepBytes(oWn, x.Payload)
-	f1 := grpcfastimpl.KeepScalars(oWn, x.Values)
+	f0 := grpcfastimpl.KeepBytes(rEc, x.Payload)
+	f1 := grpcfastimpl.KeepScalars(rEc, x.Values)
 	*x = Inner{
 		Payload: f0,
 		Values:  f1,
@@ -708,11 +708,11 @@ func (x *Inner) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Summary) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+func (x *Summary) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Summary) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *Summary) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
@@ -791,24 +791,24 @@ func (x *Summary) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Pooled) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordSlice(oWn, x.Data)
-	grpcfastimpl.RecordSlice(oWn, x.Numbers)
-	grpcfastimpl.RecordMessages(oWn, x.Inners)
-	grpcfastimpl.RecordMessage(oWn, x.One)
-	grpcfastimpl.RecordMessages(oWn, x.Items)
+func (x *Pooled) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordSlice(rEc, x.Data)
+	grpcfastimpl.RecordSlice(rEc, x.Numbers)
+	grpcfastimpl.RecordMessages(rEc, x.Inners)
+	grpcfastimpl.RecordMessage(rEc, x.One)
+	grpcfastimpl.RecordMessages(rEc, x.Items)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Pooled) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *Pooled) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepBytes(oWn, x.Data)
-	f1 := grpcfastimpl.KeepScalars(oWn, x.Numbers)
-	f2 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_kinds_kinds_Inner, x.Inners)
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_kinds_kinds_PooledInner, x.One)
-	f3 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_kinds_kinds_PooledInner, x.Items)
+	f0 := grpcfastimpl.KeepBytes(rEc, x.Data)
+	f1 := grpcfastimpl.KeepScalars(rEc, x.Numbers)
+	f2 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_kinds_kinds_Inner, x.Inners)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_kinds_kinds_PooledInner, x.One)
+	f3 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_kinds_kinds_PooledInner, x.Items)
 	*x = Pooled{
 		Data:    f0,
 		Numbers: f1,
@@ -1008,18 +1008,18 @@ func (x *Pooled) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *PooledInner) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordSlice(oWn, x.Payload)
-	grpcfastimpl.RecordSlice(oWn, x.Values)
+func (x *PooledInner) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordSlice(rEc, x.Payload)
+	grpcfastimpl.RecordSlice(rEc, x.Values)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *PooledInner) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *PooledInner) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepBytes(oWn, x.Payload)
-	f1 := grpcfastimpl.KeepScalars(oWn, x.Values)
+	f0 := grpcfastimpl.KeepBytes(rEc, x.Payload)
+	f1 := grpcfastimpl.KeepScalars(rEc, x.Values)
 	*x = PooledInner{
 		Payload: f0,
 		Values:  f1,
@@ -1114,20 +1114,20 @@ func (x *PooledInner) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dE
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *PooledMaybe) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordSlice(oWn, x.Data)
-	grpcfastimpl.RecordMessage(oWn, x.One)
-	grpcfastimpl.RecordMessages(oWn, x.Items)
+func (x *PooledMaybe) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordSlice(rEc, x.Data)
+	grpcfastimpl.RecordMessage(rEc, x.One)
+	grpcfastimpl.RecordMessages(rEc, x.Items)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *PooledMaybe) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *PooledMaybe) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepBytes(oWn, x.Data)
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_kinds_kinds_PooledMaybe, x.One)
-	f1 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_kinds_kinds_PooledMaybe, x.Items)
+	f0 := grpcfastimpl.KeepBytes(rEc, x.Data)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_kinds_kinds_PooledMaybe, x.One)
+	f1 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_kinds_kinds_PooledMaybe, x.Items)
 	*x = PooledMaybe{
 		Data:  f0,
 		Items: f1,
@@ -1254,124 +1254,124 @@ func (x *PooledMaybe) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dE
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Decodable) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordSlice(oWn, x.Data)
-	grpcfastimpl.RecordSlice(oWn, x.Ri32)
-	grpcfastimpl.RecordSlice(oWn, x.Rs64)
-	grpcfastimpl.RecordSlice(oWn, x.Rf32)
-	grpcfastimpl.RecordSlice(oWn, x.Rdb)
-	grpcfastimpl.RecordSlice(oWn, x.Rflag)
-	grpcfastimpl.RecordSlice(oWn, x.Rcolor)
-	grpcfastimpl.RecordSlice(oWn, x.Rs32)
-	grpcfastimpl.RecordSlice(oWn, x.Ru64)
-	grpcfastimpl.RecordSlice(oWn, x.Rfl)
-	grpcfastimpl.RecordSlice(oWn, x.Rsf64)
-	grpcfastimpl.RecordSlice(oWn, x.Words)
-	grpcfastimpl.RecordSlice(oWn, x.Blobs)
-	grpcfastimpl.RecordMessage(oWn, x.Child)
-	grpcfastimpl.RecordMessages(oWn, x.Children)
-	grpcfastimpl.RecordMessage(oWn, x.Rich)
-	grpcfastimpl.RecordMessages(oWn, x.Riches)
-	grpcfastimpl.RecordOneof(oWn, x.Choice)
+func (x *Decodable) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordSlice(rEc, x.Data)
+	grpcfastimpl.RecordSlice(rEc, x.Ri32)
+	grpcfastimpl.RecordSlice(rEc, x.Rs64)
+	grpcfastimpl.RecordSlice(rEc, x.Rf32)
+	grpcfastimpl.RecordSlice(rEc, x.Rdb)
+	grpcfastimpl.RecordSlice(rEc, x.Rflag)
+	grpcfastimpl.RecordSlice(rEc, x.Rcolor)
+	grpcfastimpl.RecordSlice(rEc, x.Rs32)
+	grpcfastimpl.RecordSlice(rEc, x.Ru64)
+	grpcfastimpl.RecordSlice(rEc, x.Rfl)
+	grpcfastimpl.RecordSlice(rEc, x.Rsf64)
+	grpcfastimpl.RecordSlice(rEc, x.Words)
+	grpcfastimpl.RecordSlice(rEc, x.Blobs)
+	grpcfastimpl.RecordMessage(rEc, x.Child)
+	grpcfastimpl.RecordMessages(rEc, x.Children)
+	grpcfastimpl.RecordMessage(rEc, x.Rich)
+	grpcfastimpl.RecordMessages(rEc, x.Riches)
+	grpcfastimpl.RecordOneof(rEc, x.Choice)
 	var mNode *Decodable
 	if cAse, oK := x.Choice.(*Decodable_Node); oK {
 		mNode = cAse.Node
 	}
-	grpcfastimpl.RecordMessage(oWn, mNode)
+	grpcfastimpl.RecordMessage(rEc, mNode)
 	var mOther *Rich
 	if cAse, oK := x.Choice.(*Decodable_Other); oK {
 		mOther = cAse.Other
 	}
-	grpcfastimpl.RecordMessage(oWn, mOther)
-	grpcfastimpl.RecordOneof(oWn, x.Second)
+	grpcfastimpl.RecordMessage(rEc, mOther)
+	grpcfastimpl.RecordOneof(rEc, x.Second)
 	var mInner *Inner
 	if cAse, oK := x.Second.(*Decodable_Inner); oK {
 		mInner = cAse.Inner
 	}
-	grpcfastimpl.RecordMessage(oWn, mInner)
+	grpcfastimpl.RecordMessage(rEc, mInner)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Decodable) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *Decodable) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepBytes(oWn, x.Data)
-	f1 := grpcfastimpl.KeepScalars(oWn, x.Ri32)
-	f2 := grpcfastimpl.KeepScalars(oWn, x.Rs64)
-	f3 := grpcfastimpl.KeepScalars(oWn, x.Rf32)
-	f4 := grpcfastimpl.KeepScalars(oWn, x.Rdb)
-	f5 := grpcfastimpl.KeepCleared(oWn, x.Rflag)
-	f6 := grpcfastimpl.KeepScalars(oWn, x.Rcolor)
-	f7 := grpcfastimpl.KeepScalars(oWn, x.Rs32)
-	f8 := grpcfastimpl.KeepScalars(oWn, x.Ru64)
-	f9 := grpcfastimpl.KeepScalars(oWn, x.Rfl)
-	f10 := grpcfastimpl.KeepScalars(oWn, x.Rsf64)
-	f11 := grpcfastimpl.KeepCleared(oWn, x.Words)
-	f12 := grpcfastimpl.KeepCleared(oWn, x.Blobs)
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_kinds_kinds_Decodable, x.Child)
-	f13 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_kinds_kinds_Decodable, x.Children)
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_kinds_kinds_Rich, x.Rich)
-	f14 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_kinds_kinds_Rich, x.Riches)
-	wR0 := grpcfastimpl.MatchOneof(oWn, x.Choice)
+	f0 := grpcfastimpl.KeepBytes(rEc, x.Data)
+	f1 := grpcfastimpl.KeepScalars(rEc, x.Ri32)
+	f2 := grpcfastimpl.KeepScalars(rEc, x.Rs64)
+	f3 := grpcfastimpl.KeepScalars(rEc, x.Rf32)
+	f4 := grpcfastimpl.KeepScalars(rEc, x.Rdb)
+	f5 := grpcfastimpl.KeepCleared(rEc, x.Rflag)
+	f6 := grpcfastimpl.KeepScalars(rEc, x.Rcolor)
+	f7 := grpcfastimpl.KeepScalars(rEc, x.Rs32)
+	f8 := grpcfastimpl.KeepScalars(rEc, x.Ru64)
+	f9 := grpcfastimpl.KeepScalars(rEc, x.Rfl)
+	f10 := grpcfastimpl.KeepScalars(rEc, x.Rsf64)
+	f11 := grpcfastimpl.KeepCleared(rEc, x.Words)
+	f12 := grpcfastimpl.KeepCleared(rEc, x.Blobs)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_kinds_kinds_Decodable, x.Child)
+	f13 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_kinds_kinds_Decodable, x.Children)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_kinds_kinds_Rich, x.Rich)
+	f14 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_kinds_kinds_Rich, x.Riches)
+	wR0 := grpcfastimpl.MatchOneof(rEc, x.Choice)
 	var mNode *Decodable
 	if cAse, oK := x.Choice.(*Decodable_Node); oK {
 		mNode = cAse.Node
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_kinds_kinds_Decodable, mNode)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_kinds_kinds_Decodable, mNode)
 	var mOther *Rich
 	if cAse, oK := x.Choice.(*Decodable_Other); oK {
 		mOther = cAse.Other
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_kinds_kinds_Rich, mOther)
-	wR1 := grpcfastimpl.MatchOneof(oWn, x.Second)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_kinds_kinds_Rich, mOther)
+	wR1 := grpcfastimpl.MatchOneof(rEc, x.Second)
 	var mInner *Inner
 	if cAse, oK := x.Second.(*Decodable_Inner); oK {
 		mInner = cAse.Inner
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_kinds_kinds_Inner, mInner)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_kinds_kinds_Inner, mInner)
 	if wR0 {
 		switch wR := x.Choice.(type) {
 		case *Decodable_Text:
 			*wR = Decodable_Text{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_kinds_kinds_Decodable_Text, wR)
+			grpcfastimpl.PutSpare(rEc, grpcfastSpare_kinds_kinds_Decodable_Text, wR)
 		case *Decodable_Raw:
 			*wR = Decodable_Raw{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_kinds_kinds_Decodable_Raw, wR)
+			grpcfastimpl.PutSpare(rEc, grpcfastSpare_kinds_kinds_Decodable_Raw, wR)
 		case *Decodable_Node:
 			*wR = Decodable_Node{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_kinds_kinds_Decodable_Node, wR)
+			grpcfastimpl.PutSpare(rEc, grpcfastSpare_kinds_kinds_Decodable_Node, wR)
 		case *Decodable_Num:
 			*wR = Decodable_Num{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_kinds_kinds_Decodable_Num, wR)
+			grpcfastimpl.PutSpare(rEc, grpcfastSpare_kinds_kinds_Decodable_Num, wR)
 		case *Decodable_Hue:
 			*wR = Decodable_Hue{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_kinds_kinds_Decodable_Hue, wR)
+			grpcfastimpl.PutSpare(rEc, grpcfastSpare_kinds_kinds_Decodable_Hue, wR)
 		case *Decodable_Real:
 			*wR = Decodable_Real{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_kinds_kinds_Decodable_Real, wR)
+			grpcfastimpl.PutSpare(rEc, grpcfastSpare_kinds_kinds_Decodable_Real, wR)
 		case *Decodable_Yes:
 			*wR = Decodable_Yes{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_kinds_kinds_Decodable_Yes, wR)
+			grpcfastimpl.PutSpare(rEc, grpcfastSpare_kinds_kinds_Decodable_Yes, wR)
 		case *Decodable_Other:
 			*wR = Decodable_Other{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_kinds_kinds_Decodable_Other, wR)
+			grpcfastimpl.PutSpare(rEc, grpcfastSpare_kinds_kinds_Decodable_Other, wR)
 		case *Decodable_Small:
 			*wR = Decodable_Small{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_kinds_kinds_Decodable_Small, wR)
+			grpcfastimpl.PutSpare(rEc, grpcfastSpare_kinds_kinds_Decodable_Small, wR)
 		case *Decodable_Big:
 			*wR = Decodable_Big{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_kinds_kinds_Decodable_Big, wR)
+			grpcfastimpl.PutSpare(rEc, grpcfastSpare_kinds_kinds_Decodable_Big, wR)
 		}
 	}
 	if wR1 {
 		switch wR := x.Second.(type) {
 		case *Decodable_Inner:
 			*wR = Decodable_Inner{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_kinds_kinds_Decodable_Inner, wR)
+			grpcfastimpl.PutSpare(rEc, grpcfastSpare_kinds_kinds_Decodable_Inner, wR)
 		case *Decodable_Label:
 			*wR = Decodable_Label{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_kinds_kinds_Decodable_Label, wR)
+			grpcfastimpl.PutSpare(rEc, grpcfastSpare_kinds_kinds_Decodable_Label, wR)
 		}
 	}
 	*x = Decodable{

@@ -37,18 +37,18 @@ var (
 )
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *AlphaNote) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessage(oWn, x.Shared)
-	grpcfastimpl.RecordMessages(oWn, x.More)
+func (x *AlphaNote) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordMessage(rEc, x.Shared)
+	grpcfastimpl.RecordMessages(rEc, x.More)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *AlphaNote) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *AlphaNote) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_multi_a_Shared, x.Shared)
-	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_multi_a_Shared, x.More)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_multi_a_Shared, x.Shared)
+	f0 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_multi_a_Shared, x.More)
 	*x = AlphaNote{
 		More: f0,
 	}

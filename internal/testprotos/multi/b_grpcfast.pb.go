@@ -39,16 +39,16 @@ var (
 )
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *PingRequest) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordSlice(oWn, x.Payload)
+func (x *PingRequest) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordSlice(rEc, x.Payload)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *PingRequest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *PingRequest) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepBytes(oWn, x.Payload)
+	f0 := grpcfastimpl.KeepBytes(rEc, x.Payload)
 	*x = PingRequest{
 		Payload: f0,
 	}
@@ -109,11 +109,11 @@ func (x *PingRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dE
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *PingResponse) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+func (x *PingResponse) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *PingResponse) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *PingResponse) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
@@ -166,11 +166,11 @@ func (x *PingResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, d
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Shared) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+func (x *Shared) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Shared) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *Shared) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
@@ -234,18 +234,18 @@ func (x *Shared) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *BetaNote) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessage(oWn, x.Shared)
-	grpcfastimpl.RecordMessages(oWn, x.More)
+func (x *BetaNote) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordMessage(rEc, x.Shared)
+	grpcfastimpl.RecordMessages(rEc, x.More)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *BetaNote) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *BetaNote) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_multi_b_Shared, x.Shared)
-	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_multi_b_Shared, x.More)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_multi_b_Shared, x.Shared)
+	f0 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_multi_b_Shared, x.More)
 	*x = BetaNote{
 		More: f0,
 	}

@@ -37,11 +37,11 @@ var (
 )
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Msg) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+func (x *Msg) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Msg) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *Msg) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}

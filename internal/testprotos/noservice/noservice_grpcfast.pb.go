@@ -29,16 +29,16 @@ var (
 )
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Lonely) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordSlice(oWn, x.Data)
+func (x *Lonely) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordSlice(rEc, x.Data)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Lonely) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *Lonely) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepBytes(oWn, x.Data)
+	f0 := grpcfastimpl.KeepBytes(rEc, x.Data)
 	*x = Lonely{
 		Data: f0,
 	}

@@ -54,11 +54,11 @@ var (
 )
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *GetTracesRequest) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+func (x *GetTracesRequest) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *GetTracesRequest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *GetTracesRequest) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
@@ -161,16 +161,16 @@ func (x *GetTracesRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decodin
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *TracesData) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessages(oWn, x.ResourceSpans)
+func (x *TracesData) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordMessages(rEc, x.ResourceSpans)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *TracesData) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *TracesData) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_otlp_otlp_ResourceSpans, x.ResourceSpans)
+	f0 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_otlp_otlp_ResourceSpans, x.ResourceSpans)
 	*x = TracesData{
 		ResourceSpans: f0,
 	}
@@ -238,16 +238,16 @@ func (x *TracesData) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *ExportTraceServiceRequest) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessages(oWn, x.ResourceSpans)
+func (x *ExportTraceServiceRequest) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordMessages(rEc, x.ResourceSpans)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *ExportTraceServiceRequest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *ExportTraceServiceRequest) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_otlp_otlp_ResourceSpans, x.ResourceSpans)
+	f0 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_otlp_otlp_ResourceSpans, x.ResourceSpans)
 	*x = ExportTraceServiceRequest{
 		ResourceSpans: f0,
 	}
@@ -315,16 +315,16 @@ func (x *ExportTraceServiceRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimp
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *ExportTraceServiceResponse) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessage(oWn, x.PartialSuccess)
+func (x *ExportTraceServiceResponse) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordMessage(rEc, x.PartialSuccess)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *ExportTraceServiceResponse) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *ExportTraceServiceResponse) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_otlp_otlp_ExportTracePartialSuccess, x.PartialSuccess)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_otlp_otlp_ExportTracePartialSuccess, x.PartialSuccess)
 	*x = ExportTraceServiceResponse{}
 }
 
@@ -382,11 +382,11 @@ func (x *ExportTraceServiceResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastim
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *ExportTracePartialSuccess) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+func (x *ExportTracePartialSuccess) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *ExportTracePartialSuccess) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *ExportTracePartialSuccess) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
@@ -463,18 +463,18 @@ func (x *ExportTracePartialSuccess) GrpcfastDecode(dAtA []byte, dEc *grpcfastimp
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *ResourceSpans) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessage(oWn, x.Resource)
-	grpcfastimpl.RecordMessages(oWn, x.ScopeSpans)
+func (x *ResourceSpans) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordMessage(rEc, x.Resource)
+	grpcfastimpl.RecordMessages(rEc, x.ScopeSpans)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *ResourceSpans) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *ResourceSpans) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_otlp_otlp_Resource, x.Resource)
-	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_otlp_otlp_ScopeSpans, x.ScopeSpans)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_otlp_otlp_Resource, x.Resource)
+	f0 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_otlp_otlp_ScopeSpans, x.ScopeSpans)
 	*x = ResourceSpans{
 		ScopeSpans: f0,
 	}
@@ -587,18 +587,18 @@ func (x *ResourceSpans) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, 
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *ScopeSpans) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessage(oWn, x.Scope)
-	grpcfastimpl.RecordMessages(oWn, x.Spans)
+func (x *ScopeSpans) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordMessage(rEc, x.Scope)
+	grpcfastimpl.RecordMessages(rEc, x.Spans)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *ScopeSpans) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *ScopeSpans) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_otlp_otlp_InstrumentationScope, x.Scope)
-	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_otlp_otlp_Span, x.Spans)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_otlp_otlp_InstrumentationScope, x.Scope)
+	f0 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_otlp_otlp_Span, x.Spans)
 	*x = ScopeSpans{
 		Spans: f0,
 	}
@@ -711,28 +711,28 @@ func (x *ScopeSpans) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Span) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordSlice(oWn, x.TraceId)
-	grpcfastimpl.RecordSlice(oWn, x.SpanId)
-	grpcfastimpl.RecordSlice(oWn, x.ParentSpanId)
-	grpcfastimpl.RecordMessages(oWn, x.Attributes)
-	grpcfastimpl.RecordMessages(oWn, x.Events)
-	grpcfastimpl.RecordMessages(oWn, x.Links)
-	grpcfastimpl.RecordMessage(oWn, x.Status)
+func (x *Span) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordSlice(rEc, x.TraceId)
+	grpcfastimpl.RecordSlice(rEc, x.SpanId)
+	grpcfastimpl.RecordSlice(rEc, x.ParentSpanId)
+	grpcfastimpl.RecordMessages(rEc, x.Attributes)
+	grpcfastimpl.RecordMessages(rEc, x.Events)
+	grpcfastimpl.RecordMessages(rEc, x.Links)
+	grpcfastimpl.RecordMessage(rEc, x.Status)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Span) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *Span) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepBytes(oWn, x.TraceId)
-	f1 := grpcfastimpl.KeepBytes(oWn, x.SpanId)
-	f2 := grpcfastimpl.KeepBytes(oWn, x.ParentSpanId)
-	f3 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_otlp_otlp_KeyValue, x.Attributes)
-	f4 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_otlp_otlp_Span_Event, x.Events)
-	f5 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_otlp_otlp_Span_Link, x.Links)
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_otlp_otlp_Status, x.Status)
+	f0 := grpcfastimpl.KeepBytes(rEc, x.TraceId)
+	f1 := grpcfastimpl.KeepBytes(rEc, x.SpanId)
+	f2 := grpcfastimpl.KeepBytes(rEc, x.ParentSpanId)
+	f3 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_otlp_otlp_KeyValue, x.Attributes)
+	f4 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_otlp_otlp_Span_Event, x.Events)
+	f5 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_otlp_otlp_Span_Link, x.Links)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_otlp_otlp_Status, x.Status)
 	*x = Span{
 		TraceId:      f0,
 		SpanId:       f1,
@@ -1059,16 +1059,16 @@ func (x *Span) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Span_Event) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessages(oWn, x.Attributes)
+func (x *Span_Event) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordMessages(rEc, x.Attributes)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Span_Event) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *Span_Event) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_otlp_otlp_KeyValue, x.Attributes)
+	f0 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_otlp_otlp_KeyValue, x.Attributes)
 	*x = Span_Event{
 		Attributes: f0,
 	}
@@ -1181,20 +1181,20 @@ func (x *Span_Event) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Span_Link) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordSlice(oWn, x.TraceId)
-	grpcfastimpl.RecordSlice(oWn, x.SpanId)
-	grpcfastimpl.RecordMessages(oWn, x.Attributes)
+func (x *Span_Link) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordSlice(rEc, x.TraceId)
+	grpcfastimpl.RecordSlice(rEc, x.SpanId)
+	grpcfastimpl.RecordMessages(rEc, x.Attributes)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Span_Link) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *Span_Link) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepBytes(oWn, x.TraceId)
-	f1 := grpcfastimpl.KeepBytes(oWn, x.SpanId)
-	f2 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_otlp_otlp_KeyValue, x.Attributes)
+	f0 := grpcfastimpl.KeepBytes(rEc, x.TraceId)
+	f1 := grpcfastimpl.KeepBytes(rEc, x.SpanId)
+	f2 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_otlp_otlp_KeyValue, x.Attributes)
 	*x = Span_Link{
 		TraceId:    f0,
 		SpanId:     f1,
@@ -1346,11 +1346,11 @@ func (x *Span_Link) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Status) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+func (x *Status) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Status) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *Status) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
@@ -1427,59 +1427,59 @@ func (x *Status) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *AnyValue) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordOneof(oWn, x.Value)
+func (x *AnyValue) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordOneof(rEc, x.Value)
 	var mArrayValue *ArrayValue
 	if cAse, oK := x.Value.(*AnyValue_ArrayValue); oK {
 		mArrayValue = cAse.ArrayValue
 	}
-	grpcfastimpl.RecordMessage(oWn, mArrayValue)
+	grpcfastimpl.RecordMessage(rEc, mArrayValue)
 	var mKvlistValue *KeyValueList
 	if cAse, oK := x.Value.(*AnyValue_KvlistValue); oK {
 		mKvlistValue = cAse.KvlistValue
 	}
-	grpcfastimpl.RecordMessage(oWn, mKvlistValue)
+	grpcfastimpl.RecordMessage(rEc, mKvlistValue)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *AnyValue) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *AnyValue) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	wR0 := grpcfastimpl.MatchOneof(oWn, x.Value)
+	wR0 := grpcfastimpl.MatchOneof(rEc, x.Value)
 	var mArrayValue *ArrayValue
 	if cAse, oK := x.Value.(*AnyValue_ArrayValue); oK {
 		mArrayValue = cAse.ArrayValue
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_otlp_otlp_ArrayValue, mArrayValue)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_otlp_otlp_ArrayValue, mArrayValue)
 	var mKvlistValue *KeyValueList
 	if cAse, oK := x.Value.(*AnyValue_KvlistValue); oK {
 		mKvlistValue = cAse.KvlistValue
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_otlp_otlp_KeyValueList, mKvlistValue)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_otlp_otlp_KeyValueList, mKvlistValue)
 	if wR0 {
 		switch wR := x.Value.(type) {
 		case *AnyValue_StringValue:
 			*wR = AnyValue_StringValue{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_otlp_otlp_AnyValue_StringValue, wR)
+			grpcfastimpl.PutSpare(rEc, grpcfastSpare_otlp_otlp_AnyValue_StringValue, wR)
 		case *AnyValue_BoolValue:
 			*wR = AnyValue_BoolValue{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_otlp_otlp_AnyValue_BoolValue, wR)
+			grpcfastimpl.PutSpare(rEc, grpcfastSpare_otlp_otlp_AnyValue_BoolValue, wR)
 		case *AnyValue_IntValue:
 			*wR = AnyValue_IntValue{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_otlp_otlp_AnyValue_IntValue, wR)
+			grpcfastimpl.PutSpare(rEc, grpcfastSpare_otlp_otlp_AnyValue_IntValue, wR)
 		case *AnyValue_DoubleValue:
 			*wR = AnyValue_DoubleValue{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_otlp_otlp_AnyValue_DoubleValue, wR)
+			grpcfastimpl.PutSpare(rEc, grpcfastSpare_otlp_otlp_AnyValue_DoubleValue, wR)
 		case *AnyValue_ArrayValue:
 			*wR = AnyValue_ArrayValue{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_otlp_otlp_AnyValue_ArrayValue, wR)
+			grpcfastimpl.PutSpare(rEc, grpcfastSpare_otlp_otlp_AnyValue_ArrayValue, wR)
 		case *AnyValue_KvlistValue:
 			*wR = AnyValue_KvlistValue{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_otlp_otlp_AnyValue_KvlistValue, wR)
+			grpcfastimpl.PutSpare(rEc, grpcfastSpare_otlp_otlp_AnyValue_KvlistValue, wR)
 		case *AnyValue_BytesValue:
 			*wR = AnyValue_BytesValue{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_otlp_otlp_AnyValue_BytesValue, wR)
+			grpcfastimpl.PutSpare(rEc, grpcfastSpare_otlp_otlp_AnyValue_BytesValue, wR)
 		}
 	}
 	*x = AnyValue{}
@@ -1666,16 +1666,16 @@ func (x *AnyValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *ArrayValue) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessages(oWn, x.Values)
+func (x *ArrayValue) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordMessages(rEc, x.Values)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *ArrayValue) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *ArrayValue) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_otlp_otlp_AnyValue, x.Values)
+	f0 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_otlp_otlp_AnyValue, x.Values)
 	*x = ArrayValue{
 		Values: f0,
 	}
@@ -1743,16 +1743,16 @@ func (x *ArrayValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *KeyValueList) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessages(oWn, x.Values)
+func (x *KeyValueList) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordMessages(rEc, x.Values)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *KeyValueList) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *KeyValueList) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_otlp_otlp_KeyValue, x.Values)
+	f0 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_otlp_otlp_KeyValue, x.Values)
 	*x = KeyValueList{
 		Values: f0,
 	}
@@ -1820,16 +1820,16 @@ func (x *KeyValueList) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, d
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *KeyValue) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessage(oWn, x.Value)
+func (x *KeyValue) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordMessage(rEc, x.Value)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *KeyValue) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *KeyValue) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_otlp_otlp_AnyValue, x.Value)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_otlp_otlp_AnyValue, x.Value)
 	*x = KeyValue{}
 }
 
@@ -1911,16 +1911,16 @@ func (x *KeyValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *InstrumentationScope) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessages(oWn, x.Attributes)
+func (x *InstrumentationScope) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordMessages(rEc, x.Attributes)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *InstrumentationScope) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *InstrumentationScope) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_otlp_otlp_KeyValue, x.Attributes)
+	f0 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_otlp_otlp_KeyValue, x.Attributes)
 	*x = InstrumentationScope{
 		Attributes: f0,
 	}
@@ -2048,16 +2048,16 @@ func (x *InstrumentationScope) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Dec
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Resource) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessages(oWn, x.Attributes)
+func (x *Resource) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordMessages(rEc, x.Attributes)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Resource) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *Resource) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_otlp_otlp_KeyValue, x.Attributes)
+	f0 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_otlp_otlp_KeyValue, x.Attributes)
 	*x = Resource{
 		Attributes: f0,
 	}

@@ -40,18 +40,18 @@ var (
 )
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Item) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordSlice(oWn, x.Tags)
-	grpcfastimpl.RecordMessage(oWn, x.Extra)
+func (x *Item) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordSlice(rEc, x.Tags)
+	grpcfastimpl.RecordMessage(rEc, x.Extra)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Item) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *Item) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepScalars(oWn, x.Tags)
-	grpcfastimpl.ReleaseMessage(oWn, x.Extra)
+	f0 := grpcfastimpl.KeepScalars(rEc, x.Tags)
+	grpcfastimpl.ReleaseMessage(rEc, x.Extra)
 	*x = Item{
 		Tags: f0,
 	}
@@ -72,11 +72,11 @@ func (x *Item) GrpcfastBytesField(num protowire.Number) *[]byte {
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Item_Extra) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+func (x *Item_Extra) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Item_Extra) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *Item_Extra) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
@@ -141,48 +141,48 @@ func (x *Extendable) GrpcfastBytesField(num protowire.Number) *[]byte {
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Entries) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordSlice(oWn, x.Levels)
-	grpcfastimpl.RecordMap(oWn, x.Names)
-	grpcfastimpl.RecordMap(oWn, x.Children)
-	grpcfastimpl.RecordMessage(oWn, x.Next)
-	grpcfastimpl.RecordMap(oWn, x.ByLevel)
-	grpcfastimpl.RecordMap(oWn, x.Blobs)
-	grpcfastimpl.RecordSlice(oWn, x.Tags)
-	grpcfastimpl.RecordOneof(oWn, x.Choice)
+func (x *Entries) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordSlice(rEc, x.Levels)
+	grpcfastimpl.RecordMap(rEc, x.Names)
+	grpcfastimpl.RecordMap(rEc, x.Children)
+	grpcfastimpl.RecordMessage(rEc, x.Next)
+	grpcfastimpl.RecordMap(rEc, x.ByLevel)
+	grpcfastimpl.RecordMap(rEc, x.Blobs)
+	grpcfastimpl.RecordSlice(rEc, x.Tags)
+	grpcfastimpl.RecordOneof(rEc, x.Choice)
 	var mSub *Entries
 	if cAse, oK := x.Choice.(*Entries_Sub); oK {
 		mSub = cAse.Sub
 	}
-	grpcfastimpl.RecordMessage(oWn, mSub)
+	grpcfastimpl.RecordMessage(rEc, mSub)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Entries) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *Entries) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepScalars(oWn, x.Levels)
-	f1 := grpcfastimpl.KeepMap(oWn, x.Names)
-	f2 := grpcfastimpl.KeepMap(oWn, x.Children)
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_proto2_proto2_Entries, x.Next)
-	f3 := grpcfastimpl.KeepMap(oWn, x.ByLevel)
-	f4 := grpcfastimpl.KeepMap(oWn, x.Blobs)
-	f5 := grpcfastimpl.KeepCleared(oWn, x.Tags)
-	wR0 := grpcfastimpl.MatchOneof(oWn, x.Choice)
+	f0 := grpcfastimpl.KeepScalars(rEc, x.Levels)
+	f1 := grpcfastimpl.KeepMap(rEc, x.Names)
+	f2 := grpcfastimpl.KeepMap(rEc, x.Children)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_proto2_proto2_Entries, x.Next)
+	f3 := grpcfastimpl.KeepMap(rEc, x.ByLevel)
+	f4 := grpcfastimpl.KeepMap(rEc, x.Blobs)
+	f5 := grpcfastimpl.KeepCleared(rEc, x.Tags)
+	wR0 := grpcfastimpl.MatchOneof(rEc, x.Choice)
 	var mSub *Entries
 	if cAse, oK := x.Choice.(*Entries_Sub); oK {
 		mSub = cAse.Sub
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_proto2_proto2_Entries, mSub)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_proto2_proto2_Entries, mSub)
 	if wR0 {
 		switch wR := x.Choice.(type) {
 		case *Entries_Text:
 			*wR = Entries_Text{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_proto2_proto2_Entries_Text, wR)
+			grpcfastimpl.PutSpare(rEc, grpcfastSpare_proto2_proto2_Entries_Text, wR)
 		case *Entries_Sub:
 			*wR = Entries_Sub{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_proto2_proto2_Entries_Sub, wR)
+			grpcfastimpl.PutSpare(rEc, grpcfastSpare_proto2_proto2_Entries_Sub, wR)
 		}
 	}
 	*x = Entries{

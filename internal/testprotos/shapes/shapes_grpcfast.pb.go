@@ -38,65 +38,65 @@ var (
 )
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Tree) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessages(oWn, x.Children)
-	grpcfastimpl.RecordMessage(oWn, x.Parent)
-	grpcfastimpl.RecordMap(oWn, x.Named)
-	grpcfastimpl.RecordMessage(oWn, x.Leaf)
-	grpcfastimpl.RecordOneof(oWn, x.Pick)
+func (x *Tree) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordMessages(rEc, x.Children)
+	grpcfastimpl.RecordMessage(rEc, x.Parent)
+	grpcfastimpl.RecordMap(rEc, x.Named)
+	grpcfastimpl.RecordMessage(rEc, x.Leaf)
+	grpcfastimpl.RecordOneof(rEc, x.Pick)
 	var mOne *Leaf
 	if cAse, oK := x.Pick.(*Tree_One); oK {
 		mOne = cAse.One
 	}
-	grpcfastimpl.RecordMessage(oWn, mOne)
+	grpcfastimpl.RecordMessage(rEc, mOne)
 	var mSubtree *Tree
 	if cAse, oK := x.Pick.(*Tree_Subtree); oK {
 		mSubtree = cAse.Subtree
 	}
-	grpcfastimpl.RecordMessage(oWn, mSubtree)
-	grpcfastimpl.RecordSlice(oWn, x.Flags)
-	grpcfastimpl.RecordSlice(oWn, x.Weights)
-	grpcfastimpl.RecordSlice(oWn, x.Codes)
-	grpcfastimpl.RecordSlice(oWn, x.Blobs)
-	grpcfastimpl.RecordMessages(oWn, x.Leaves)
+	grpcfastimpl.RecordMessage(rEc, mSubtree)
+	grpcfastimpl.RecordSlice(rEc, x.Flags)
+	grpcfastimpl.RecordSlice(rEc, x.Weights)
+	grpcfastimpl.RecordSlice(rEc, x.Codes)
+	grpcfastimpl.RecordSlice(rEc, x.Blobs)
+	grpcfastimpl.RecordMessages(rEc, x.Leaves)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Tree) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *Tree) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_shapes_shapes_Tree, x.Children)
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_shapes_shapes_Tree, x.Parent)
-	f1 := grpcfastimpl.KeepMap(oWn, x.Named)
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_shapes_shapes_Leaf, x.Leaf)
-	wR0 := grpcfastimpl.MatchOneof(oWn, x.Pick)
+	f0 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_shapes_shapes_Tree, x.Children)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_shapes_shapes_Tree, x.Parent)
+	f1 := grpcfastimpl.KeepMap(rEc, x.Named)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_shapes_shapes_Leaf, x.Leaf)
+	wR0 := grpcfastimpl.MatchOneof(rEc, x.Pick)
 	var mOne *Leaf
 	if cAse, oK := x.Pick.(*Tree_One); oK {
 		mOne = cAse.One
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_shapes_shapes_Leaf, mOne)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_shapes_shapes_Leaf, mOne)
 	var mSubtree *Tree
 	if cAse, oK := x.Pick.(*Tree_Subtree); oK {
 		mSubtree = cAse.Subtree
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_shapes_shapes_Tree, mSubtree)
-	f2 := grpcfastimpl.KeepCleared(oWn, x.Flags)
-	f3 := grpcfastimpl.KeepScalars(oWn, x.Weights)
-	f4 := grpcfastimpl.KeepScalars(oWn, x.Codes)
-	f5 := grpcfastimpl.KeepCleared(oWn, x.Blobs)
-	f6 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_shapes_shapes_Leaf, x.Leaves)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_shapes_shapes_Tree, mSubtree)
+	f2 := grpcfastimpl.KeepCleared(rEc, x.Flags)
+	f3 := grpcfastimpl.KeepScalars(rEc, x.Weights)
+	f4 := grpcfastimpl.KeepScalars(rEc, x.Codes)
+	f5 := grpcfastimpl.KeepCleared(rEc, x.Blobs)
+	f6 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_shapes_shapes_Leaf, x.Leaves)
 	if wR0 {
 		switch wR := x.Pick.(type) {
 		case *Tree_One:
 			*wR = Tree_One{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_shapes_shapes_Tree_One, wR)
+			grpcfastimpl.PutSpare(rEc, grpcfastSpare_shapes_shapes_Tree_One, wR)
 		case *Tree_Label:
 			*wR = Tree_Label{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_shapes_shapes_Tree_Label, wR)
+			grpcfastimpl.PutSpare(rEc, grpcfastSpare_shapes_shapes_Tree_Label, wR)
 		case *Tree_Subtree:
 			*wR = Tree_Subtree{}
-			grpcfastimpl.PutSpare(oWn, grpcfastSpare_shapes_shapes_Tree_Subtree, wR)
+			grpcfastimpl.PutSpare(rEc, grpcfastSpare_shapes_shapes_Tree_Subtree, wR)
 		}
 	}
 	*x = Tree{
@@ -546,16 +546,16 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Leaf) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordSlice(oWn, x.Data)
+func (x *Leaf) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordSlice(rEc, x.Data)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Leaf) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *Leaf) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepBytes(oWn, x.Data)
+	f0 := grpcfastimpl.KeepBytes(rEc, x.Data)
 	*x = Leaf{
 		Data: f0,
 	}

@@ -29,16 +29,16 @@ var (
 )
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Blob) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordSlice(oWn, x.Data)
+func (x *Blob) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordSlice(rEc, x.Data)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Blob) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *Blob) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepBytes(oWn, x.Data)
+	f0 := grpcfastimpl.KeepBytes(rEc, x.Data)
 	*x = Blob{
 		Data: f0,
 	}

@@ -32,11 +32,11 @@ var (
 )
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *M) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+func (x *M) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *M) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *M) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}

@@ -49,16 +49,16 @@ var (
 )
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Payload) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordSlice(oWn, x.Body)
+func (x *Payload) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordSlice(rEc, x.Body)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Payload) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *Payload) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepBytes(oWn, x.Body)
+	f0 := grpcfastimpl.KeepBytes(rEc, x.Body)
 	*x = Payload{
 		Body: f0,
 	}
@@ -132,11 +132,11 @@ func (x *Payload) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *EchoStatus) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+func (x *EchoStatus) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *EchoStatus) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *EchoStatus) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
@@ -213,16 +213,16 @@ func (x *EchoStatus) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *ResponseParameters) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessage(oWn, x.Compressed)
+func (x *ResponseParameters) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordMessage(rEc, x.Compressed)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *ResponseParameters) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *ResponseParameters) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_interop_plain_interop_BoolValue, x.Compressed)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_interop_plain_interop_BoolValue, x.Compressed)
 	*x = ResponseParameters{}
 }
 
@@ -306,20 +306,20 @@ func (x *ResponseParameters) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decod
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *StreamingOutputCallRequest) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessages(oWn, x.ResponseParameters)
-	grpcfastimpl.RecordMessage(oWn, x.Payload)
-	grpcfastimpl.RecordMessage(oWn, x.ResponseStatus)
+func (x *StreamingOutputCallRequest) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordMessages(rEc, x.ResponseParameters)
+	grpcfastimpl.RecordMessage(rEc, x.Payload)
+	grpcfastimpl.RecordMessage(rEc, x.ResponseStatus)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *StreamingOutputCallRequest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *StreamingOutputCallRequest) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_interop_plain_interop_ResponseParameters, x.ResponseParameters)
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_interop_plain_interop_Payload, x.Payload)
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_interop_plain_interop_EchoStatus, x.ResponseStatus)
+	f0 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_interop_plain_interop_ResponseParameters, x.ResponseParameters)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_interop_plain_interop_Payload, x.Payload)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_interop_plain_interop_EchoStatus, x.ResponseStatus)
 	*x = StreamingOutputCallRequest{
 		ResponseParameters: f0,
 	}
@@ -442,16 +442,16 @@ func (x *StreamingOutputCallRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastim
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *StreamingOutputCallResponse) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessage(oWn, x.Payload)
+func (x *StreamingOutputCallResponse) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordMessage(rEc, x.Payload)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *StreamingOutputCallResponse) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *StreamingOutputCallResponse) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_interop_plain_interop_Payload, x.Payload)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_interop_plain_interop_Payload, x.Payload)
 	*x = StreamingOutputCallResponse{}
 }
 
@@ -509,18 +509,18 @@ func (x *StreamingOutputCallResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfasti
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *StreamingInputCallRequest) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessage(oWn, x.Payload)
-	grpcfastimpl.RecordMessage(oWn, x.ExpectCompressed)
+func (x *StreamingInputCallRequest) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordMessage(rEc, x.Payload)
+	grpcfastimpl.RecordMessage(rEc, x.ExpectCompressed)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *StreamingInputCallRequest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *StreamingInputCallRequest) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_interop_plain_interop_Payload, x.Payload)
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_interop_plain_interop_BoolValue, x.ExpectCompressed)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_interop_plain_interop_Payload, x.Payload)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_interop_plain_interop_BoolValue, x.ExpectCompressed)
 	*x = StreamingInputCallRequest{}
 }
 
@@ -599,11 +599,11 @@ func (x *StreamingInputCallRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimp
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *StreamingInputCallResponse) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+func (x *StreamingInputCallResponse) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *StreamingInputCallResponse) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *StreamingInputCallResponse) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}

@@ -46,11 +46,11 @@ var (
 )
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *ReadRequest) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+func (x *ReadRequest) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *ReadRequest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *ReadRequest) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
@@ -140,16 +140,16 @@ func (x *ReadRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dE
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *ReadResponse) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordSlice(oWn, x.Data)
+func (x *ReadResponse) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordSlice(rEc, x.Data)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *ReadResponse) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *ReadResponse) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepBytes(oWn, x.Data)
+	f0 := grpcfastimpl.KeepBytes(rEc, x.Data)
 	*x = ReadResponse{
 		Data: f0,
 	}
@@ -210,16 +210,16 @@ func (x *ReadResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, d
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *WriteRequest) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordSlice(oWn, x.Data)
+func (x *WriteRequest) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordSlice(rEc, x.Data)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *WriteRequest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *WriteRequest) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepBytes(oWn, x.Data)
+	f0 := grpcfastimpl.KeepBytes(rEc, x.Data)
 	*x = WriteRequest{
 		Data: f0,
 	}
@@ -330,11 +330,11 @@ func (x *WriteRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, d
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *WriteResponse) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+func (x *WriteResponse) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *WriteResponse) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *WriteResponse) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
@@ -387,11 +387,11 @@ func (x *WriteResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, 
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *QueryWriteStatusRequest) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+func (x *QueryWriteStatusRequest) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *QueryWriteStatusRequest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *QueryWriteStatusRequest) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
@@ -455,11 +455,11 @@ func (x *QueryWriteStatusRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *QueryWriteStatusResponse) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+func (x *QueryWriteStatusResponse) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *QueryWriteStatusResponse) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *QueryWriteStatusResponse) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}

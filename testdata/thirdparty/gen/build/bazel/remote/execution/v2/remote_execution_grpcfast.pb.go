@@ -51,11 +51,11 @@ var (
 )
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Digest) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
+func (x *Digest) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Digest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *Digest) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
@@ -132,16 +132,16 @@ func (x *Digest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *ExecuteRequest) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessage(oWn, x.ActionDigest)
+func (x *ExecuteRequest) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordMessage(rEc, x.ActionDigest)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *ExecuteRequest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *ExecuteRequest) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest, x.ActionDigest)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest, x.ActionDigest)
 	*x = ExecuteRequest{}
 }
 
@@ -236,18 +236,18 @@ func (x *ExecuteRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding,
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *ExecuteResponse) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessage(oWn, x.Result)
-	grpcfastimpl.RecordMessage(oWn, x.Status)
+func (x *ExecuteResponse) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordMessage(rEc, x.Result)
+	grpcfastimpl.RecordMessage(rEc, x.Status)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *ExecuteResponse) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *ExecuteResponse) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_ActionResult, x.Result)
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Status, x.Status)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_ActionResult, x.Result)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Status, x.Status)
 	*x = ExecuteResponse{}
 }
 
@@ -363,18 +363,18 @@ func (x *ExecuteResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *ActionResult) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessage(oWn, x.StdoutDigest)
-	grpcfastimpl.RecordMessage(oWn, x.WorkerDuration)
+func (x *ActionResult) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordMessage(rEc, x.StdoutDigest)
+	grpcfastimpl.RecordMessage(rEc, x.WorkerDuration)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *ActionResult) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *ActionResult) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest, x.StdoutDigest)
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Duration, x.WorkerDuration)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest, x.StdoutDigest)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Duration, x.WorkerDuration)
 	*x = ActionResult{}
 }
 
@@ -466,16 +466,16 @@ func (x *ActionResult) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, d
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *BatchUpdateBlobsRequest) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessages(oWn, x.Requests)
+func (x *BatchUpdateBlobsRequest) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordMessages(rEc, x.Requests)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *BatchUpdateBlobsRequest) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *BatchUpdateBlobsRequest) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_BatchUpdateBlobsRequest_Request, x.Requests)
+	f0 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_BatchUpdateBlobsRequest_Request, x.Requests)
 	*x = BatchUpdateBlobsRequest{
 		Requests: f0,
 	}
@@ -567,18 +567,18 @@ func (x *BatchUpdateBlobsRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *BatchUpdateBlobsRequest_Request) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessage(oWn, x.Digest)
-	grpcfastimpl.RecordSlice(oWn, x.Data)
+func (x *BatchUpdateBlobsRequest_Request) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordMessage(rEc, x.Digest)
+	grpcfastimpl.RecordSlice(rEc, x.Data)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *BatchUpdateBlobsRequest_Request) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *BatchUpdateBlobsRequest_Request) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest, x.Digest)
-	f0 := grpcfastimpl.KeepBytes(oWn, x.Data)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest, x.Digest)
+	f0 := grpcfastimpl.KeepBytes(rEc, x.Data)
 	*x = BatchUpdateBlobsRequest_Request{
 		Data: f0,
 	}
@@ -660,16 +660,16 @@ func (x *BatchUpdateBlobsRequest_Request) GrpcfastDecode(dAtA []byte, dEc *grpcf
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *BatchUpdateBlobsResponse) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessages(oWn, x.Responses)
+func (x *BatchUpdateBlobsResponse) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordMessages(rEc, x.Responses)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *BatchUpdateBlobsResponse) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *BatchUpdateBlobsResponse) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessagesSpare(oWn, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_BatchUpdateBlobsResponse_Response, x.Responses)
+	f0 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_BatchUpdateBlobsResponse_Response, x.Responses)
 	*x = BatchUpdateBlobsResponse{
 		Responses: f0,
 	}
@@ -737,18 +737,18 @@ func (x *BatchUpdateBlobsResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl
 }
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *BatchUpdateBlobsResponse_Response) GrpcfastRecord(oWn *grpcfastimpl.Owned) {
-	grpcfastimpl.RecordMessage(oWn, x.Digest)
-	grpcfastimpl.RecordMessage(oWn, x.Status)
+func (x *BatchUpdateBlobsResponse_Response) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordMessage(rEc, x.Digest)
+	grpcfastimpl.RecordMessage(rEc, x.Status)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *BatchUpdateBlobsResponse_Response) GrpcfastReuse(oWn *grpcfastimpl.Owned) {
+func (x *BatchUpdateBlobsResponse_Response) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest, x.Digest)
-	grpcfastimpl.SpareMessage(oWn, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Status, x.Status)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest, x.Digest)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Status, x.Status)
 	*x = BatchUpdateBlobsResponse_Response{}
 }
 
