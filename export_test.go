@@ -21,9 +21,6 @@ var MinPooledCap = codec.MinPooledCap()
 
 // What the codec checks and knows per type (internal/codec).
 var (
-	CheckUTF8          = codec.CheckUTF8
-	ChecksUTF8         = codec.ChecksUTF8
-	ValidUTF8          = codec.ValidUTF8
 	PoolKeepsPresence  = codec.PoolKeepsPresence
 	HasExtensionRanges = codec.HasExtensionRanges
 )

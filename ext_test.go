@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/internal/prototest"
 	"github.com/grpcfast/grpcfast/internal/stdcodec"
 )
 
@@ -46,7 +47,7 @@ message Plain3 { string name = 1; }
 // directly or in a message type reachable through their fields (nested,
 // repeated, map values, recursive).
 func TestHasExtensionRanges(t *testing.T) {
-	files := compileProtos(t, extProtos)
+	files := prototest.Compile(t, extProtos)
 	for name, want := range map[protoreflect.FullName]bool{
 		"exttest.Extendable": true,
 		"exttest.Holder":     true,
@@ -56,7 +57,7 @@ func TestHasExtensionRanges(t *testing.T) {
 		"exttest.Plain":      false,
 		"exttest.Plain3":     false,
 	} {
-		if got := grpcfast.HasExtensionRanges(findMessage(t, files, name)); got != want {
+		if got := grpcfast.HasExtensionRanges(prototest.FindMessage(t, files, name)); got != want {
 			t.Errorf("%s: %v, want %v", name, got, want)
 		}
 	}
@@ -113,8 +114,8 @@ func (m vtExtendable) UnmarshalVT(b []byte) error {
 // the codec must send them and keep the fields before them, as gRPC's
 // standard codec does.
 func TestExtensionsParity(t *testing.T) {
-	files := compileProtos(t, extProtos)
-	md := findMessage(t, files, "exttest.Extendable")
+	files := prototest.Compile(t, extProtos)
+	md := prototest.FindMessage(t, files, "exttest.Extendable")
 	xd, err := files.FindDescriptorByName("exttest.note")
 	if err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/internal/prototest"
 	"github.com/grpcfast/grpcfast/internal/stdcodec"
 	"github.com/grpcfast/grpcfast/internal/testprotos/editions"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
@@ -316,7 +317,7 @@ message P2 { optional bytes data = 1; repeated P2 kids = 2; }
 // message whose optional bytes field reads as present: a pooled type with
 // a message field of a pooled type that has an optional bytes field.
 func TestPoolKeepsPresence(t *testing.T) {
-	files := compileProtos(t, poolProtos)
+	files := prototest.Compile(t, poolProtos)
 	all := map[protoreflect.FullName]bool{}
 	for _, n := range []protoreflect.FullName{"WithMaybe", "WithPlainBytes", "Parent", "ParentList", "ParentOneof", "ParentMap", "Plain", "Outer", "Self", "OneofBytes", "P2"} {
 		all["pooltest."+n] = true
@@ -349,7 +350,7 @@ func TestPoolKeepsPresence(t *testing.T) {
 				pooled[n] = true
 			}
 		}
-		if got := grpcfast.PoolKeepsPresence(findMessage(t, files, "pooltest."+tc.msg), pooled); got != tc.want {
+		if got := grpcfast.PoolKeepsPresence(prototest.FindMessage(t, files, "pooltest."+tc.msg), pooled); got != tc.want {
 			t.Errorf("%s with pooled %v: %v, want %v", tc.msg, tc.pooled, got, tc.want)
 		}
 	}

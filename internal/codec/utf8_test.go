@@ -1,71 +1,17 @@
-package grpcfast_test
+package codec
 
 import (
 	"bytes"
-	"context"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
-	"github.com/bufbuild/protocompile"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/reflect/protoregistry"
-	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 
-	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/internal/own"
+	"github.com/grpcfast/grpcfast/internal/prototest"
 )
-
-// compileProtos compiles the given sources and returns their files as
-// protobuf-go builds them from descriptors (as generated code does).
-func compileProtos(t *testing.T, sources map[string]string) *protoregistry.Files {
-	t.Helper()
-	var names []string
-	for name := range sources {
-		names = append(names, name)
-	}
-	c := protocompile.Compiler{
-		Resolver: protocompile.WithStandardImports(&protocompile.SourceResolver{
-			Accessor: protocompile.SourceAccessorFromMap(sources),
-		}),
-	}
-	linked, err := c.Compile(context.Background(), names...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	set := &descriptorpb.FileDescriptorSet{}
-	seen := map[string]bool{}
-	var add func(fd protoreflect.FileDescriptor)
-	add = func(fd protoreflect.FileDescriptor) {
-		if seen[fd.Path()] {
-			return
-		}
-		seen[fd.Path()] = true
-		for i := range fd.Imports().Len() {
-			add(fd.Imports().Get(i).FileDescriptor)
-		}
-		set.File = append(set.File, protodesc.ToFileDescriptorProto(fd))
-	}
-	for _, f := range linked {
-		add(f)
-	}
-	files, err := protodesc.NewFiles(set)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return files
-}
-
-func findMessage(t *testing.T, files *protoregistry.Files, name protoreflect.FullName) protoreflect.MessageDescriptor {
-	t.Helper()
-	d, err := files.FindDescriptorByName(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d.(protoreflect.MessageDescriptor)
-}
 
 var utf8Protos = map[string]string{
 	"e.proto": `
@@ -215,14 +161,14 @@ func fillStrings(m protoreflect.Message, depth, target int, counter *int) {
 // codec's check of the encoding fails exactly when protobuf-go refuses to
 // decode it.
 func TestUTF8CheckMatchesProtobufGo(t *testing.T) {
-	files := compileProtos(t, utf8Protos)
+	files := prototest.Compile(t, utf8Protos)
 	for _, name := range []protoreflect.FullName{"utf8test.E", "utf8test.N", "utf8test.P2", "utf8test.P3", "utf8test.NoneOnly", "utf8test.P2Only"} {
-		md := findMessage(t, files, name)
+		md := prototest.FindMessage(t, files, name)
 		counter := 0
 		fillStrings(dynamicpb.NewMessage(md), 2, -1, &counter)
 		rejected := 0
 		step := 1
-		if raceEnabled && counter > 100 {
+		if own.Checked && counter > 100 {
 			step = 7 // the race detector makes this slow; the plain run covers all
 		}
 		for target := 0; target < counter; target += step {
@@ -238,7 +184,7 @@ func TestUTF8CheckMatchesProtobufGo(t *testing.T) {
 			}
 			b = bytes.Replace(b, []byte("@@"), []byte{0xff, 0xfe}, 1)
 			stdErr := proto.Unmarshal(b, dynamicpb.NewMessage(md))
-			err = grpcfast.CheckUTF8(md, b)
+			err = checkUTF8(md, b)
 			if (err == nil) != (stdErr == nil) {
 				t.Errorf("%s, string %d of %d: codec check: %v; protobuf-go: %v", name, target, counter, err, stdErr)
 			}
@@ -247,32 +193,18 @@ func TestUTF8CheckMatchesProtobufGo(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d strings, %d must be valid UTF-8", name, counter, rejected)
-		if got, want := grpcfast.ChecksUTF8(md), rejected > 0; got != want {
+		if got, want := newUTF8Plan(md) != nil, rejected > 0; got != want {
 			t.Errorf("%s: ChecksUTF8 = %v, want %v", name, got, want)
 		}
 	}
 }
 
-// TestValidUTF8 checks the codec's UTF-8 check against utf8.Valid for
-// strings of every length up to 40 with an invalid or multi-byte sequence
-// at every position.
-func TestValidUTF8(t *testing.T) {
-	var sizes []int
-	for n := range 41 {
-		sizes = append(sizes, n)
+
+// checkUTF8 checks b, the encoding of a message of type md, as the codec
+// does after encoding it.
+func checkUTF8(md protoreflect.MessageDescriptor, b []byte) error {
+	if p := newUTF8Plan(md); p != nil {
+		return p.check(b)
 	}
-	sizes = append(sizes, 120, 127, 128, 129, 136, 300) // around the switch to utf8.Valid
-	for _, n := range sizes {
-		for i := -1; i < n; i++ {
-			for _, ins := range []string{"\xff", "\xc3\xa9", "\xe2\x82", "\xf0\x9f\x98\x80", "\x80"} {
-				b := []byte(strings.Repeat("a", n))
-				if i >= 0 {
-					b = append(b[:i], append([]byte(ins), b[i:]...)...)
-				}
-				if got, want := grpcfast.ValidUTF8(b), utf8.Valid(b); got != want {
-					t.Fatalf("ValidUTF8(%q) = %v, want %v", b, got, want)
-				}
-			}
-		}
-	}
+	return nil
 }
