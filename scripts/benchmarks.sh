@@ -136,6 +136,22 @@ trap 'rm -f BENCHMARKS.md.tmp' EXIT # nothing half written is left when a step f
 	printf -- '- peers: %s, %s\n' "$(GOFLAGS= go -C peers list -m -f '{{.Path}} {{.Version}}' storj.io/drpc)" \
 		"$(GOFLAGS= go -C peers list -m -f '{{.Path}} {{.Version}}' connectrpc.com/connect)"
 	printf -- '- one sample per sub-benchmark from each interleaved round (scripts/gobench.sh): the number after gobench.sh in each command\n\n' 
+	if [[ -s $out/gen.txt && -s $out/gen-process.txt ]]; then
+		printf '## Summary\n\n'
+		printf 'grpcfast against gRPC'"'"'s standard path (codec=proto) and vtprotobuf'"'"'s codec (codec=vtproto) on the\n'
+		printf 'example'"'"'s generated benchmarks (the two sections below, whose commands say how they ran), as\n'
+		printf '`make bench` prints it (internal/benchsummary): the ratio grpcfast / other per call, * where\n'
+		printf 'benchstat finds the difference significant, ~ where it does not. Server in this process, then\n'
+		printf 'in its own (CPU, bytes and allocations are then the client'"'"'s, srv the server'"'"'s).\n\n```\n'
+		go run ./internal/benchsummary "$out/gen.txt" | sed '/^raw results:/d'
+		printf '\n'
+		go run ./internal/benchsummary "$out/gen-process.txt" | sed '/^raw results:/d'
+		printf '```\n\n'
+	else
+		kept=$(kept_section '## Summary')
+		[[ -n $kept ]] || { echo "BENCH_ONLY: no results in $out/gen.txt and gen-process.txt, and BENCHMARKS.md has no Summary" >&2; exit 1; }
+		printf '%s\n\n' "$kept"
+	fi
 
 	section "The example's generated benchmarks, server in-process" \
 "\`scripts/gobench.sh $count ./example/examplepb -test.bench Grpcfast -test.benchmem -test.benchtime $btime $args\`,
