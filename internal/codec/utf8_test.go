@@ -199,7 +199,6 @@ func TestUTF8CheckMatchesProtobufGo(t *testing.T) {
 	}
 }
 
-
 // checkUTF8 checks b, the encoding of a message of type md, as the codec
 // does after encoding it.
 func checkUTF8(md protoreflect.MessageDescriptor, b []byte) error {

@@ -62,4 +62,3 @@ func FindMessage(t testing.TB, files *protoregistry.Files, name protoreflect.Ful
 	}
 	return d.(protoreflect.MessageDescriptor)
 }
-
