@@ -497,7 +497,7 @@ func TestByteStream(t *testing.T) {
 				if !cli.plain {
 					moves = &cliMoves
 				}
-				std0, fast0, moves0 := std.calls.Load(), fast.gets.Load(), moves.Load()
+				std0, fast0, moves0 := std.calls.Load(), fast.largeGets.Load(), moves.Load()
 
 				start := time.Now()
 				committed, err := bsWrite(ctx, c, bsChunks(digest.uploadName("blob"), blob, 0))
@@ -513,7 +513,7 @@ func TestByteStream(t *testing.T) {
 					t.Errorf("upload: the standard codec encoded or decoded %d messages, want %d chunks and a response", got, chunks+1)
 				}
 				if mix.cli == fastSide {
-					if got := fast.gets.Load() - fast0; got < chunks {
+					if got := fast.largeGets.Load() - fast0; got < chunks {
 						t.Errorf("upload: the grpcfast client's codec took %d buffers from its pool for %d chunks", got, chunks)
 					}
 				}
@@ -525,7 +525,7 @@ func TestByteStream(t *testing.T) {
 					t.Errorf("QueryWriteStatus: committed %d (complete %v), want %d (complete)", st.CommittedSize, st.Complete, size)
 				}
 
-				std0, fast0 = std.calls.Load(), fast.gets.Load()
+				std0, fast0 = std.calls.Load(), fast.largeGets.Load()
 				start = time.Now()
 				h, read := sha256.New(), 0
 				msgs, err := bsRead(ctx, c, &bytestream.ReadRequest{ResourceName: digest.blobName()}, cli.plain, &cliMoves,
@@ -544,7 +544,7 @@ func TestByteStream(t *testing.T) {
 					t.Errorf("download: the standard codec encoded or decoded %d messages, want a request and %d chunks", got, msgs)
 				}
 				if mix.srv == fastSide {
-					if got := fast.gets.Load() - fast0; got < int64(msgs) {
+					if got := fast.largeGets.Load() - fast0; got < int64(msgs) {
 						t.Errorf("download: the grpcfast server's codec took %d buffers from its pool for %d chunks", got, msgs)
 					}
 				}

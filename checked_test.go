@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/grpcfast/grpcfast"
@@ -120,28 +119,13 @@ func TestCheckedNotAtEnd(t *testing.T) {
 	}
 }
 
-// recordingPool records the buffers given back to it, and what they held
-// then.
-type recordingPool struct {
-	mem.BufferPool
-	mu   sync.Mutex
-	puts [][]byte
-}
-
-func (p *recordingPool) Put(b *[]byte) {
-	p.mu.Lock()
-	p.puts = append(p.puts, bytes.Clone((*b)[:cap(*b)]))
-	p.mu.Unlock()
-	p.BufferPool.Put(b)
-}
-
 // TestCheckedPoolBuffers: every buffer that the codec gives back to its pool
 // (sent buffers that gRPC freed, scratch buffers of a message that arrived in
 // pieces) is poisoned first, and a sent BufferSlice read after its final
 // Free reads the poison pattern, not the next message.
 func TestCheckedPoolBuffers(t *testing.T) {
 	needChecked(t)
-	pool := &recordingPool{BufferPool: grpcfast.NewBufferPool()}
+	pool := newRecordingPool(grpcfast.NewBufferPool())
 	c := grpcfast.NewCodec(grpcfast.WithBufferPool(pool))
 	m := &kinds.Rich{Data: pattern(20000), Name: "n", Words: []string{"a", "b"}}
 	out, err := c.Marshal(m)

@@ -122,7 +122,7 @@ func TestRoundTripSizes(t *testing.T) {
 	noRetries(t)
 	r := rand.New(rand.NewPCG(1, 2))
 	pool := newCountingPool(grpcfast.NewBufferPool())
-	poisoned := newCountingPool(poisonPool{})
+	poisoned := newPoisonPool()
 	codecs := map[string]*grpcfast.Codec{
 		"default":       grpcfast.NewCodec(grpcfast.WithBufferPool(pool)),
 		"pool-all":      grpcfast.NewCodec(grpcfast.WithBufferPool(poisoned), grpcfast.WithPoolingThreshold(0)),
@@ -327,12 +327,13 @@ func TestCapacityKept(t *testing.T) {
 func TestNoReadAfterFree(t *testing.T) {
 	noRetries(t)
 	r := rand.New(rand.NewPCG(7, 8))
-	pool := newCountingPool(poisonPool{})
+	pool := newPoisonPool()
 	c := grpcfast.NewCodec(grpcfast.WithBufferPool(pool))
 	msgs := []*kinds.Rich{fullRich(0), fullRich(3000), fullRich(40000), {Data: pattern(16384)}}
 	for range 300 {
 		msgs = append(msgs, randomRich(r))
 	}
+	transport := newPoisonPool() // gRPC's receive buffers, poisoned when freed
 	for i, m := range msgs {
 		b, err := proto.Marshal(m)
 		if err != nil {
@@ -342,9 +343,9 @@ func TestNoReadAfterFree(t *testing.T) {
 			var data mem.BufferSlice
 			prev := 0
 			for _, cut := range append(cuts, len(b)) {
-				p := poisonPool{}.Get(cut - prev)
+				p := transport.Get(cut - prev)
 				copy(*p, b[prev:cut])
-				data = append(data, mem.NewBuffer(p, poisonPool{}))
+				data = append(data, mem.NewBuffer(p, transport))
 				prev = cut
 			}
 			got := &kinds.Rich{}
@@ -656,7 +657,7 @@ func TestRegister(t *testing.T) {
 // checkForcedCodec makes a unary call on a server and
 // connection made with sopts and dopts, and checks that the codec forced by
 // them marshalled through pool: the only way a buffer can come from it.
-func checkForcedCodec(t *testing.T, what string, pool *balancePool, sopts []grpc.ServerOption, dopts []grpc.DialOption) {
+func checkForcedCodec(t *testing.T, what string, pool *testPool, sopts []grpc.ServerOption, dopts []grpc.DialOption) {
 	t.Helper()
 	e := startEnv(t, &kindsServer{}, sopts, dopts)
 	in := genRich(3)
@@ -667,7 +668,7 @@ func checkForcedCodec(t *testing.T, what string, pool *balancePool, sopts []grpc
 	if !proto.Equal(in, out) {
 		t.Fatalf("%s: the echoed message differs", what)
 	}
-	if pool.gets.Load() == 0 {
+	if pool.largeGets.Load() == 0 {
 		t.Errorf("%s: the forced codec was not used (its pool gave out no buffer)", what)
 	}
 }

@@ -30,7 +30,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/grpcfast/grpcfast"
-	"github.com/grpcfast/grpcfast/internal/reuse"
 	"github.com/grpcfast/grpcfast/internal/stdcodec"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 )
@@ -545,52 +544,18 @@ func runEcho[M any](ctx context.Context, name string, stream grpc.BidiStreamingC
 	}
 }
 
-type balancePool struct {
-	name       string
-	inner      mem.BufferPool
-	gets, puts atomic.Int64
-	dropped    int64 // reuse.Dropped when the pool was made
-}
-
-func newBalancePool(name string, inner mem.BufferPool) *balancePool {
-	return &balancePool{name: name, inner: inner, dropped: reuse.Dropped.Load()}
-}
-
-func (p *balancePool) Get(n int) *[]byte {
-	b := p.inner.Get(n)
-	if cap(*b) > 1024 {
-		p.gets.Add(1)
-	}
-	return b
-}
-
-func (p *balancePool) Put(b *[]byte) {
-	if cap(*b) > 1024 {
-		p.puts.Add(1)
-	}
-	p.inner.Put(b)
-}
-
-// outstanding returns how many buffers have not come back, less those that
-// views of messages handed over by Take keep since the pool was made: those
-// go to the garbage collector with the message, never back to the pool
-// (one per view at most).
-func (p *balancePool) outstanding() int64 {
-	return p.gets.Load() - p.puts.Load() - (reuse.Dropped.Load() - p.dropped)
-}
-
 // waitBalanced waits, at most 3 s, until every buffer taken from pools has
 // been returned. After a failure it does nothing: buffers that a failed
 // stream left behind would only add noise, and waiting would slow down the
 // failing run.
-func waitBalanced(t *testing.T, what string, pools ...*balancePool) {
+func waitBalanced(t *testing.T, what string, pools ...*testPool) {
 	t.Helper()
 	waitBalancedSlack(t, what, 0, pools...)
 }
 
 // waitBalancedSlack is waitBalanced allowing up to slack buffers per pool
 // not to come back.
-func waitBalancedSlack(t *testing.T, what string, slack int64, pools ...*balancePool) {
+func waitBalancedSlack(t *testing.T, what string, slack int64, pools ...*testPool) {
 	t.Helper()
 	if t.Failed() {
 		return
@@ -599,8 +564,8 @@ func waitBalancedSlack(t *testing.T, what string, slack int64, pools ...*balance
 	for {
 		var bad []string
 		for _, p := range pools {
-			if n := p.outstanding(); n > slack {
-				bad = append(bad, fmt.Sprintf("%s: %d of %d buffers not returned", p.name, n, p.gets.Load()))
+			if n := p.unreturned(); n > slack {
+				bad = append(bad, fmt.Sprintf("%s: %d of %d buffers not returned", p.name, n, p.largeGets.Load()))
 			}
 		}
 		if len(bad) == 0 {
@@ -650,7 +615,7 @@ func (s side) String() string { return [...]string{"grpcfast", "registered", "st
 // endpoint is one end's configuration: its codec pool or standard codec.
 type endpoint struct {
 	side  side
-	pool  *balancePool   // fastSide: the codec's pool
+	pool  *testPool      // fastSide: the codec's pool
 	std   *countingCodec // stdSide: the standard codec
 	plain bool
 }
@@ -691,7 +656,7 @@ func (e *endpoint) checkUsed(t *testing.T, what string) {
 	t.Helper()
 	switch e.side {
 	case fastSide:
-		if e.pool.gets.Load() == 0 {
+		if e.pool.largeGets.Load() == 0 {
 			t.Errorf("%s: the grpcfast codec took no buffer from its pool: was it used?", what)
 		}
 	case stdSide:

@@ -103,7 +103,7 @@ func (m lyingSize) SizeVT() int { return m.Rich.SizeVT() + 1 }
 // TestMarshalSizeMismatch checks that Marshal fails rather than send a
 // buffer whose start was never written, and returns the buffer to the pool.
 func TestMarshalSizeMismatch(t *testing.T) {
-	pool := newCountingPool(poisonPool{})
+	pool := newPoisonPool()
 	for _, threshold := range []int{0, 1 << 30} {
 		c := grpcfast.NewCodec(grpcfast.WithBufferPool(pool), grpcfast.WithPoolingThreshold(threshold))
 		for _, n := range []int{10, 5000} {

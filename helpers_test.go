@@ -3,7 +3,6 @@ package grpcfast_test
 import (
 	"fmt"
 	"math/rand/v2"
-	"sync"
 	"testing"
 
 	"google.golang.org/grpc/mem"
@@ -222,78 +221,4 @@ func randomCuts(r *rand.Rand, size, n int) []int {
 		}
 	}
 	return cuts
-}
-
-// poisonPool allocates every buffer with a capacity above mem's pooling
-// threshold, so that mem.NewBuffer returns it here when freed, and overwrites
-// it when it comes back: a reader of a freed buffer sees garbage.
-type poisonPool struct{}
-
-func (poisonPool) Get(n int) *[]byte {
-	b := make([]byte, n, max(n, 2048))
-	for i := range b {
-		b[i] = 0x5a // not zero: the codec must overwrite what it uses
-	}
-	return &b
-}
-
-func (poisonPool) Put(p *[]byte) {
-	b := (*p)[:cap(*p)]
-	for i := range b {
-		b[i] = 0xa5
-	}
-}
-
-// countingPool wraps a pool and records every buffer taken and not yet
-// returned.
-type countingPool struct {
-	inner mem.BufferPool
-	mu    sync.Mutex
-	out   map[*[]byte]int // outstanding buffers and their requested sizes
-	gets  int
-	errs  []string
-}
-
-func newCountingPool(inner mem.BufferPool) *countingPool {
-	return &countingPool{inner: inner, out: map[*[]byte]int{}}
-}
-
-func (p *countingPool) Get(n int) *[]byte {
-	b := p.inner.Get(n)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.gets++
-	if len(*b) != n {
-		p.errs = append(p.errs, fmt.Sprintf("Get(%d) returned length %d", n, len(*b)))
-	}
-	if _, dup := p.out[b]; dup {
-		p.errs = append(p.errs, fmt.Sprintf("Get(%d) returned a buffer that is still out", n))
-	}
-	p.out[b] = n
-	return b
-}
-
-func (p *countingPool) Put(b *[]byte) {
-	p.mu.Lock()
-	if _, ok := p.out[b]; !ok {
-		p.errs = append(p.errs, fmt.Sprintf("Put of a buffer not taken (cap %d), or put twice", cap(*b)))
-	}
-	delete(p.out, b)
-	p.mu.Unlock()
-	p.inner.Put(b)
-}
-
-// check fails t if a buffer is still out or the pool saw misuse.
-func (p *countingPool) check(t testing.TB, what string) {
-	t.Helper()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, e := range p.errs {
-		t.Errorf("%s: %s", what, e)
-	}
-	p.errs = nil
-	if len(p.out) != 0 {
-		t.Errorf("%s: %d buffer(s) taken from the pool and not returned", what, len(p.out))
-		clear(p.out)
-	}
 }

@@ -23,7 +23,7 @@ import (
 // the server's codec pool is out while it runs.
 type preparedServer struct {
 	kindsServer
-	pool *auditPool
+	pool *testPool
 }
 
 func (s *preparedServer) ServerStream(req *kinds.Rich, stream grpc.ServerStreamingServer[kinds.Rich]) error {
@@ -88,7 +88,7 @@ func testPreparedMsg(t *testing.T, gz bool) {
 	// The server sends PreparedMsgs on a server stream, once its pool is
 	// quiet (the summary's buffer may still be on its way out).
 	if !waitQuiet(e.srvPool) {
-		e.srvPool.report(t, "before the server stream")
+		e.srvPool.check(t, "before the server stream")
 	}
 	if err := runServerStream(ctx, withOpts{e.client, copts}, 5, n, false); err != nil {
 		t.Error(err)

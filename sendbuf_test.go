@@ -30,14 +30,11 @@ package grpcfast_test
 // the retried calls send everything before they receive.
 
 import (
-	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"log"
 	"net"
 	"net/http"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -56,103 +53,14 @@ import (
 // ---------------------------------------------------------------------------
 // The audit pool.
 
-var (
-	auditJunk   = bytes.Repeat([]byte{0x5a}, 4096) // what a new buffer holds
-	auditPoison = bytes.Repeat([]byte{0xa5}, 4096) // what a freed buffer holds
-)
-
-func fillWith(b, pat []byte) {
-	for len(b) > 0 {
-		b = b[copy(b, pat):]
-	}
-}
-
-// auditPool is a mem.BufferPool that never reuses a buffer, poisons every
-// buffer put back, and records every Get and Put (see the top of the file).
-type auditPool struct {
-	name string
-
-	mu   sync.Mutex
-	out  map[*[]byte]int      // handed out, not yet back: requested size
-	back map[*[]byte]struct{} // put back
-	gets int
-	big  int // Gets of at least 16 KiB
-	errs []string
-}
-
-func newAuditPool(name string) *auditPool {
-	return &auditPool{name: name, out: map[*[]byte]int{}, back: map[*[]byte]struct{}{}}
-}
-
-func (p *auditPool) Get(n int) *[]byte {
-	b := make([]byte, n)
-	fillWith(b, auditJunk) // the codec must overwrite what it uses
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.gets++
-	if n >= 16<<10 {
-		p.big++
-	}
-	p.out[&b] = n
-	return &b
-}
-
-func (p *auditPool) Put(b *[]byte) {
-	p.mu.Lock()
-	if n, ok := p.out[b]; ok {
-		delete(p.out, b)
-		p.back[b] = struct{}{}
-		if cap(*b) != n {
-			p.errs = append(p.errs, fmt.Sprintf("buffer of %d bytes came back with capacity %d", n, cap(*b)))
-		}
-	} else if _, ok := p.back[b]; ok {
-		p.errs = append(p.errs, fmt.Sprintf("buffer (cap %d) put back twice", cap(*b)))
-	} else {
-		p.errs = append(p.errs, fmt.Sprintf("Put of a buffer (cap %d) that the pool did not hand out", cap(*b)))
-	}
-	p.mu.Unlock()
-	fillWith((*b)[:cap(*b)], auditPoison)
-}
-
-// counts returns the number of Gets and of buffers out.
-func (p *auditPool) counts() (gets, out int) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.gets, len(p.out)
-}
-
-func (p *auditPool) outstanding() int {
-	_, out := p.counts()
-	return out
-}
-
-// report fails t with the pool's misuse and the buffers still out.
-func (p *auditPool) report(t *testing.T, what string) {
-	t.Helper()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, e := range p.errs {
-		t.Errorf("%s: %s: %s", what, p.name, e)
-	}
-	p.errs = nil
-	if len(p.out) != 0 {
-		var sizes []int
-		for _, n := range p.out {
-			sizes = append(sizes, n)
-		}
-		sort.Ints(sizes)
-		t.Errorf("%s: %s: %d of %d buffers not returned (sizes %v)", what, p.name, len(p.out), p.gets, sizes)
-	}
-}
-
 // waitQuiet waits, at most 5 s, until no buffer of pools is out, and
 // reports whether that happened.
-func waitQuiet(pools ...*auditPool) bool {
+func waitQuiet(pools ...*testPool) bool {
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		n := 0
 		for _, p := range pools {
-			n += p.outstanding()
+			n += p.numOut()
 		}
 		if n == 0 {
 			return true
@@ -166,17 +74,17 @@ func waitQuiet(pools ...*auditPool) bool {
 
 // waitAudit waits until every buffer of pools is back and fails t with
 // anything the pools recorded.
-func waitAudit(t *testing.T, what string, pools ...*auditPool) {
+func waitAudit(t *testing.T, what string, pools ...*testPool) {
 	t.Helper()
 	waitQuiet(pools...)
 	for _, p := range pools {
-		p.report(t, what)
+		p.check(t, what)
 	}
 }
 
 // requireUsed fails t if a pool never handed out a buffer (the codec was not
 // used) or none of at least 16 KiB (no message spanned HTTP/2 frames).
-func requireUsed(t *testing.T, pools ...*auditPool) {
+func requireUsed(t *testing.T, pools ...*testPool) {
 	t.Helper()
 	for _, p := range pools {
 		p.mu.Lock()
@@ -196,7 +104,7 @@ func requireUsed(t *testing.T, pools ...*auditPool) {
 // sbEnv is a server and a connection with the grpcfast codec forced on both
 // ends, with a pooling threshold of 0 and an auditPool each.
 type sbEnv struct {
-	srvPool, cliPool *auditPool
+	srvPool, cliPool *testPool
 	client           kinds.KindsClient
 	h2Requests       atomic.Int64 // ServeHTTP: requests served over HTTP/2
 	closeOnce        sync.Once
@@ -205,7 +113,7 @@ type sbEnv struct {
 
 func (e *sbEnv) close() { e.closeOnce.Do(e.closeFn) }
 
-func sbCodecOptions(p *auditPool) []grpcfast.Option {
+func sbCodecOptions(p *testPool) []grpcfast.Option {
 	return []grpcfast.Option{grpcfast.WithBufferPool(p), grpcfast.WithPoolingThreshold(0)}
 }
 
@@ -213,7 +121,7 @@ func sbCodecOptions(p *auditPool) []grpcfast.Option {
 // ones. With serveHTTP, the grpc.Server is served by net/http (unencrypted
 // HTTP/2 with prior knowledge) through Server.ServeHTTP instead of
 // Server.Serve.
-func startSB(t *testing.T, impl kinds.KindsServer, srvPool, cliPool *auditPool,
+func startSB(t *testing.T, impl kinds.KindsServer, srvPool, cliPool *testPool,
 	sopts []grpc.ServerOption, dopts []grpc.DialOption, serveHTTP bool,
 ) *sbEnv {
 	t.Helper()

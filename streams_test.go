@@ -393,11 +393,11 @@ func TestStreamEndsReleaseEverything(t *testing.T) {
 					experimental.WithBufferPool(cliTransport),
 				})
 			tc.run(t, e.client, ends)
-			pools := []*balancePool{cliTransport}
+			pools := []*testPool{cliTransport}
 			if tc.serverReadsAll {
 				pools = append(pools, srvTransport)
 			}
-			var racy *balancePool
+			var racy *testPool
 			switch tc.racySender {
 			case "client":
 				racy = cliCodec
@@ -412,7 +412,7 @@ func TestStreamEndsReleaseEverything(t *testing.T) {
 			if racy != nil {
 				waitBalancedSlack(t, "after the stream ended", 1, racy)
 			}
-			if srvCodec.gets.Load()+cliCodec.gets.Load() == 0 {
+			if srvCodec.largeGets.Load()+cliCodec.largeGets.Load() == 0 {
 				t.Error("no buffer was taken from the codecs' pools: was the codec used?")
 			}
 			// The connection still works.
@@ -424,13 +424,13 @@ func TestStreamEndsReleaseEverything(t *testing.T) {
 			waitBalanced(t, "after closing", pools...)
 			if racy != nil {
 				waitBalancedSlack(t, "after closing", 1, racy)
-				if n := racy.outstanding(); n != 0 {
+				if n := racy.unreturned(); n != 0 {
 					t.Logf("%s: %d buffer dropped by gRPC-Go's loopy writer, not returned", racy.name, n)
 				}
 			}
 			if !tc.serverReadsAll {
 				t.Logf("server transport: %d of %d buffers dropped by gRPC-Go, not returned to the pool",
-					srvTransport.outstanding(), srvTransport.gets.Load())
+					srvTransport.unreturned(), srvTransport.largeGets.Load())
 			}
 		})
 	}

@@ -3,7 +3,6 @@ package grpcfast_test
 import (
 	"bytes"
 	"io"
-	"sync"
 	"testing"
 	"unsafe"
 
@@ -17,46 +16,6 @@ import (
 	"github.com/grpcfast/grpcfast/internal/testprotos/hostile"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 )
-
-// trackingPool is a transport buffer pool that knows which of its buffers
-// are out: a buffer is back once its last reference is freed.
-type trackingPool struct {
-	mu  sync.Mutex
-	out map[*byte]bool
-	// poisonedAtPut records, for every buffer given back, whether it held
-	// the poison pattern somewhere (checked builds poison views first).
-	poisonedAtPut map[*byte]bool
-}
-
-func newTrackingPool() *trackingPool {
-	return &trackingPool{out: map[*byte]bool{}, poisonedAtPut: map[*byte]bool{}}
-}
-
-func (p *trackingPool) Get(n int) *[]byte {
-	b := make([]byte, n)
-	if !mem.IsBelowBufferPoolingThreshold(n) {
-		// Smaller ones become SliceBuffers, which are never given back.
-		p.mu.Lock()
-		p.out[unsafe.SliceData(b)] = true
-		p.mu.Unlock()
-	}
-	return &b
-}
-
-func (p *trackingPool) Put(b *[]byte) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	k := unsafe.SliceData(*b)
-	delete(p.out, k)
-	p.poisonedAtPut[k] = bytes.Contains(*b, []byte{0xDE, 0xAD, 0xBE, 0xEF, 0xDE, 0xAD, 0xBE, 0xEF})
-}
-
-// isOut reports whether the buffer that starts at d is out of the pool.
-func (p *trackingPool) isOut(d []byte) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.out[unsafe.SliceData(d)]
-}
 
 // TestViewsHoldTransportBuffers: a large bytes field that arrives whole in
 // one transport buffer is a view of it. The Receiver holds the buffer until

@@ -1,0 +1,217 @@
+package grpcfast_test
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"unsafe"
+
+	"google.golang.org/grpc/mem"
+
+	"github.com/grpcfast/grpcfast/internal/reuse"
+)
+
+// testPool is the tests' one mem.BufferPool, configured for what each test
+// audits. It takes buffers from inner or, when inner is nil, makes a new one
+// for every Get and never reuses one, so that a buffer it poisons stays
+// poisoned. It keeps track of every buffer out (by its pointer, and by its
+// array for views), records every misuse, and counts what goes through it.
+type testPool struct {
+	name   string
+	inner  mem.BufferPool
+	junk   bool // fill what Get hands out with 0x5a: the codec must overwrite what it uses
+	poison bool // overwrite what Put gets with 0xa5: a read after free sees garbage
+	keep   bool // keep a copy of every buffer Put gets, as it came back (puts)
+	minCap int  // the capacity of a new buffer, at least
+	// transport: the pool of gRPC's receive buffers, which mem wraps in a
+	// SliceBuffer, never given back, when at most 1 KiB: those are not
+	// tracked.
+	transport bool
+
+	mu            sync.Mutex
+	out           map[*[]byte]int  // handed out and not back: the length asked for
+	back          map[*[]byte]bool // given back, and not handed out again
+	arrays        map[*byte]bool   // the arrays of the buffers out
+	poisonedAtPut map[*byte]bool   // whether it held checked builds' poison when it came back
+	puts          [][]byte         // with keep
+	gets, big     int              // Gets, and Gets of 16 KiB or more
+	errs          []string
+
+	// Buffers above 1 KiB, the only ones that gRPC gives back to a pool
+	// (smaller ones become SliceBuffers); dropped is reuse.Dropped when the
+	// pool was made.
+	largeGets, largePuts atomic.Int64
+	dropped              int64
+}
+
+var (
+	junkPattern   = bytes.Repeat([]byte{0x5a}, 4096) // what a new buffer holds
+	poisonPattern = bytes.Repeat([]byte{0xa5}, 4096) // what a freed buffer holds
+)
+
+func fillWith(b, pat []byte) {
+	for len(b) > 0 {
+		b = b[copy(b, pat):]
+	}
+}
+
+func newTestPool(p *testPool) *testPool {
+	p.out = map[*[]byte]int{}
+	p.back = map[*[]byte]bool{}
+	p.arrays = map[*byte]bool{}
+	p.poisonedAtPut = map[*byte]bool{}
+	p.dropped = reuse.Dropped.Load()
+	return p
+}
+
+// newAuditPool never reuses a buffer, fills new ones with junk and poisons
+// what comes back: a read of a freed buffer sends garbage.
+func newAuditPool(name string) *testPool {
+	return newTestPool(&testPool{name: name, junk: true, poison: true})
+}
+
+// newPoisonPool is an audit pool whose buffers have a capacity above mem's
+// pooling threshold, so that mem.NewBuffer returns every one of them.
+func newPoisonPool() *testPool {
+	return newTestPool(&testPool{name: "poison pool", junk: true, poison: true, minCap: 2048})
+}
+
+// newCountingPool wraps inner, recording every buffer taken and not yet
+// returned, and misuse.
+func newCountingPool(inner mem.BufferPool) *testPool {
+	return newTestPool(&testPool{name: "counting pool", inner: inner})
+}
+
+// newBalancePool wraps inner, a transport's pool, to count what comes back
+// (unreturned).
+func newBalancePool(name string, inner mem.BufferPool) *testPool {
+	return newTestPool(&testPool{name: name, inner: inner})
+}
+
+// newTrackingPool knows which of its buffers are out (isOut), and whether
+// each came back poisoned (poisonedAtPut).
+func newTrackingPool() *testPool {
+	return newTestPool(&testPool{name: "tracking pool", transport: true})
+}
+
+// newRecordingPool wraps inner and keeps a copy of what comes back (puts).
+func newRecordingPool(inner mem.BufferPool) *testPool {
+	return newTestPool(&testPool{name: "recording pool", inner: inner, keep: true})
+}
+
+func (p *testPool) Get(n int) *[]byte {
+	var b *[]byte
+	if p.inner != nil {
+		b = p.inner.Get(n)
+	} else {
+		s := make([]byte, n, max(n, p.minCap))
+		b = &s
+	}
+	if p.junk {
+		fillWith(*b, junkPattern)
+	}
+	if cap(*b) > 1024 {
+		p.largeGets.Add(1)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.gets++
+	if n >= 16<<10 {
+		p.big++
+	}
+	if len(*b) != n {
+		p.errs = append(p.errs, fmt.Sprintf("Get(%d) returned length %d", n, len(*b)))
+	}
+	if p.transport && mem.IsBelowBufferPoolingThreshold(n) {
+		return b
+	}
+	if _, dup := p.out[b]; dup {
+		p.errs = append(p.errs, fmt.Sprintf("Get(%d) returned a buffer that is still out", n))
+	}
+	p.out[b] = n
+	delete(p.back, b)
+	p.arrays[unsafe.SliceData(*b)] = true
+	return b
+}
+
+func (p *testPool) Put(b *[]byte) {
+	if cap(*b) > 1024 {
+		p.largePuts.Add(1)
+	}
+	p.mu.Lock()
+	if n, ok := p.out[b]; ok {
+		delete(p.out, b)
+		p.back[b] = true
+		if p.inner == nil && p.minCap == 0 && cap(*b) != n {
+			p.errs = append(p.errs, fmt.Sprintf("buffer of %d bytes came back with capacity %d", n, cap(*b)))
+		}
+	} else if p.back[b] {
+		p.errs = append(p.errs, fmt.Sprintf("buffer (cap %d) put back twice", cap(*b)))
+	} else {
+		p.errs = append(p.errs, fmt.Sprintf("Put of a buffer (cap %d) that the pool did not hand out", cap(*b)))
+	}
+	a := unsafe.SliceData(*b)
+	delete(p.arrays, a)
+	p.poisonedAtPut[a] = bytes.Contains(*b, []byte{0xDE, 0xAD, 0xBE, 0xEF, 0xDE, 0xAD, 0xBE, 0xEF})
+	if p.keep {
+		p.puts = append(p.puts, bytes.Clone((*b)[:cap(*b)]))
+	}
+	p.mu.Unlock()
+	if p.poison {
+		fillWith((*b)[:cap(*b)], poisonPattern)
+	}
+	if p.inner != nil {
+		p.inner.Put(b)
+	}
+}
+
+// counts returns the number of Gets and of buffers out.
+func (p *testPool) counts() (gets, out int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.gets, len(p.out)
+}
+
+// numOut returns the number of buffers out.
+func (p *testPool) numOut() int {
+	_, out := p.counts()
+	return out
+}
+
+// isOut reports whether the buffer that starts at d is out of the pool.
+func (p *testPool) isOut(d []byte) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.arrays[unsafe.SliceData(d)]
+}
+
+// unreturned returns how many buffers above 1 KiB have not come back, less
+// those that views of messages handed over by Take keep since the pool was
+// made: those go to the garbage collector with the message, never back to
+// the pool (one per view at most).
+func (p *testPool) unreturned() int64 {
+	return p.largeGets.Load() - p.largePuts.Load() - (reuse.Dropped.Load() - p.dropped)
+}
+
+// check fails t with the pool's misuse and the buffers still out.
+func (p *testPool) check(t testing.TB, what string) {
+	t.Helper()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, e := range p.errs {
+		t.Errorf("%s: %s: %s", what, p.name, e)
+	}
+	p.errs = nil
+	if len(p.out) != 0 {
+		var sizes []int
+		for _, n := range p.out {
+			sizes = append(sizes, n)
+		}
+		sort.Ints(sizes)
+		t.Errorf("%s: %s: %d of %d buffers not returned (sizes %v)", what, p.name, len(p.out), p.gets, sizes)
+		clear(p.out)
+	}
+}
