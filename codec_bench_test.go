@@ -51,31 +51,12 @@ var benchCodecs = []struct {
 	{"vtgrpc", v1Bridge{vtgrpc.Codec{}}, true},
 }
 
-// smallMessage is a typical unary request, like a CreateUserRequest.
-func smallMessage() *kinds.Rich {
-	return &kinds.Rich{
-		Id:     1234567,
-		Name:   "Ada Lovelace",
-		Words:  []string{"admin", "ops", "on-call"},
-		Choice: &kinds.Rich_Text{Text: "ada@example.com"},
-	}
-}
-
 // settle collects the garbage that the sub-benchmarks before b left (a
 // codec's 1 MiB messages, 16 KiB of strings), so that it is not collected
 // during b, on whichever codec comes next.
 func settle(b *testing.B) {
 	runtime.GC()
 	b.ResetTimer()
-}
-
-// stringsMessage returns a message of about n bytes of short strings.
-func stringsMessage(n int) *kinds.Rich {
-	m := &kinds.Rich{Name: "Ada Lovelace"}
-	for i := 0; i < n/10; i++ {
-		m.Words = append(m.Words, fmt.Sprintf("tag-%04d", i))
-	}
-	return m
 }
 
 // frames cuts an encoded message as gRPC's transport hands it over: HTTP/2
@@ -232,23 +213,6 @@ func BenchmarkThreshold(b *testing.B) {
 			}
 		}
 	}
-}
-
-// wordyMessage is a string-heavy message: a name, 64 words, 16 map keys
-// and 8 nested messages with labels.
-func wordyMessage() *kinds.Rich {
-	m := smallMessage()
-	for i := range 64 {
-		m.Words = append(m.Words, fmt.Sprintf("word-%d-lorem-ipsum", i))
-	}
-	m.Counts = map[string]int64{}
-	for i := range 16 {
-		m.Counts[fmt.Sprintf("key-%d", i)] = int64(i)
-	}
-	for i := range 8 {
-		m.Inners = append(m.Inners, &kinds.Inner{Label: fmt.Sprintf("inner label %d ✓", i), Values: []uint32{1, 2}})
-	}
-	return m
 }
 
 // BenchmarkUTF8 measures the check of strings that must be valid UTF-8,

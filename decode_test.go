@@ -2,8 +2,6 @@ package grpcfast_test
 
 import (
 	"bytes"
-	"math"
-	"strings"
 	"testing"
 	"unsafe"
 
@@ -18,70 +16,6 @@ import (
 	"github.com/grpcfast/grpcfast/internal/testprotos/otlp"
 	"github.com/grpcfast/grpcfast/internal/testprotos/proto2"
 )
-
-// fullDecodable returns a Decodable with every field set, n elements in
-// its repeated fields and nested Decodables depth levels deep, its oneofs
-// set to case choice (of 10) and second (of 2).
-func fullDecodable(n, depth, choice int) *kinds.Decodable {
-	m := &kinds.Decodable{
-		I32: -7, I64: math.MinInt64, U32: math.MaxUint32, U64: math.MaxUint64,
-		S32: math.MinInt32, S64: -3, Flag: true, Color: kinds.Color(77),
-		F32: 9, Sf32: -9, Fl: float32(math.Inf(-1)), F64: 1 << 60, Sf64: -1 << 60, Db: math.Pi,
-		Name: "dé" + strings.Repeat("n", n), Data: pattern(n + 1),
-		Rich: &kinds.Rich{Id: 5, Counts: map[string]int64{"a": 1}, Maybe: []byte{}},
-	}
-	for i := range n {
-		m.Ri32 = append(m.Ri32, int32(-i))
-		m.Rs64 = append(m.Rs64, int64(i)-5)
-		m.Rf32 = append(m.Rf32, uint32(i))
-		m.Rdb = append(m.Rdb, float64(i)/3)
-		m.Rflag = append(m.Rflag, i%2 == 0)
-		m.Rcolor = append(m.Rcolor, kinds.Color(i%4))
-		m.Rs32 = append(m.Rs32, -int32(i))
-		m.Ru64 = append(m.Ru64, uint64(i)<<40)
-		m.Rfl = append(m.Rfl, float32(i))
-		m.Rsf64 = append(m.Rsf64, -int64(i))
-		m.Words = append(m.Words, strings.Repeat("w", i))
-		m.Blobs = append(m.Blobs, pattern(i))
-		m.Riches = append(m.Riches, &kinds.Rich{Name: "r", Inners: []*kinds.Inner{{Label: "x"}}})
-	}
-	if depth > 0 {
-		m.Child = fullDecodable(n/2, depth-1, choice+1)
-		for i := range min(n, 3) {
-			m.Children = append(m.Children, fullDecodable(i, depth-1, choice+i))
-		}
-	}
-	switch choice % 10 {
-	case 0:
-		m.Choice = &kinds.Decodable_Text{Text: "texté"}
-	case 1:
-		m.Choice = &kinds.Decodable_Raw{Raw: pattern(5)}
-	case 2:
-		if depth > 0 {
-			m.Choice = &kinds.Decodable_Node{Node: fullDecodable(1, depth-1, 0)}
-		}
-	case 3:
-		m.Choice = &kinds.Decodable_Num{Num: -1}
-	case 4:
-		m.Choice = &kinds.Decodable_Hue{Hue: kinds.Color_COLOR_GREEN}
-	case 5:
-		m.Choice = &kinds.Decodable_Real{Real: -0.5}
-	case 6:
-		m.Choice = &kinds.Decodable_Yes{Yes: true}
-	case 7:
-		m.Choice = &kinds.Decodable_Other{Other: &kinds.Rich{Words: []string{"o"}}}
-	case 8:
-		m.Choice = &kinds.Decodable_Small{Small: -2}
-	case 9:
-		m.Choice = &kinds.Decodable_Big{Big: math.MaxUint64}
-	}
-	if choice%2 == 0 {
-		m.Second = &kinds.Decodable_Inner{Inner: &kinds.Inner{Label: "in", Values: []uint32{1, 2}}}
-	} else {
-		m.Second = &kinds.Decodable_Label{Label: "label"}
-	}
-	return m
-}
 
 func marshalOK(t testing.TB, m proto.Message) []byte {
 	b, err := proto.Marshal(m)

@@ -172,13 +172,3 @@ func FuzzUnmarshal(f *testing.F) {
 		r.Release()
 	})
 }
-
-// fullPooled returns a Pooled with every field set, to decode into again.
-func fullPooled() *kinds.Pooled {
-	return &kinds.Pooled{
-		Data: pattern(30), Numbers: []int64{1, 2, 3}, Name: "old",
-		Inners: []*kinds.Inner{{Label: "x", Payload: pattern(5)}},
-		One:    &kinds.PooledInner{Payload: pattern(7), Values: []int64{9}},
-		Items:  []*kinds.PooledInner{{Payload: pattern(3)}, {Values: []int64{4, 5}}},
-	}
-}

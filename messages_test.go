@@ -1,0 +1,287 @@
+package grpcfast_test
+
+// The tests' message builders: deterministic messages of every shape the
+// codec decodes (sizes, strings, every field kind, nesting). Builders made
+// for one test's purpose stay beside it: genRich and genPooled (e2e_test.go,
+// rebuilt from their id by the receiving side), richWith and pooledWith
+// (ownership_test.go), copyRich (pooled_test.go), nestedRich
+// (checked_nested_test.go), pooledMsg (reset_test.go).
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
+)
+
+// richOfSize returns a Rich whose encoding is exactly size bytes: a Data field
+// of deterministic pseudo-random bytes, padded with an Id field.
+func richOfSize(t testing.TB, size int) *kinds.Rich {
+	t.Helper()
+	if size == 0 {
+		return &kinds.Rich{}
+	}
+	for l := max(0, size-24); l <= size; l++ {
+		base := 0
+		if l > 0 {
+			base = 1 + protowire.SizeBytes(l)
+		}
+		rem := size - base
+		var id int64
+		switch {
+		case rem == 0:
+		case rem >= 2 && rem <= 10:
+			id = 1 << (7 * (rem - 2)) // a varint of rem-1 bytes
+		case rem == 11:
+			id = -1 // ten bytes
+		default:
+			continue
+		}
+		m := &kinds.Rich{Id: id, Data: pattern(l)}
+		if got := m.SizeVT(); got != size {
+			t.Fatalf("richOfSize(%d): built a message of %d bytes", size, got)
+		}
+		return m
+	}
+	t.Fatalf("richOfSize(%d): no layout", size)
+	return nil
+}
+
+// pattern returns n bytes that differ from one position to the next, so that
+// a shifted or stale copy is noticed.
+func pattern(n int) []byte {
+	if n == 0 {
+		return nil
+	}
+	b := make([]byte, n)
+	x := uint32(n)*2654435761 + 1
+	for i := range b {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		b[i] = byte(x)
+	}
+	return b
+}
+
+// randomRich returns a message with a random subset of Rich's fields set.
+func randomRich(r *rand.Rand) *kinds.Rich {
+	m := &kinds.Rich{}
+	bytesOf := func(max int) []byte {
+		b := make([]byte, r.IntN(max+1))
+		for i := range b {
+			b[i] = byte(r.Uint32())
+		}
+		return b
+	}
+	inner := func() *kinds.Inner {
+		in := &kinds.Inner{Label: fmt.Sprint("label", r.IntN(100)), Payload: bytesOf(40)}
+		for range r.IntN(4) {
+			in.Values = append(in.Values, r.Uint32())
+		}
+		return in
+	}
+	if r.IntN(2) == 0 {
+		m.Id = r.Int64() - r.Int64()
+	}
+	if r.IntN(2) == 0 {
+		m.Name = fmt.Sprint("name-", r.IntN(1000))
+	}
+	if r.IntN(2) == 0 {
+		m.Data = bytesOf(3000)
+	}
+	if r.IntN(2) == 0 {
+		m.Color = kinds.Color(r.IntN(3))
+	}
+	for range r.IntN(5) {
+		m.Numbers = append(m.Numbers, r.Int64()-r.Int64())
+	}
+	for range r.IntN(5) {
+		m.Words = append(m.Words, fmt.Sprint("w", r.IntN(1e6)))
+	}
+	for range r.IntN(4) {
+		m.Blobs = append(m.Blobs, bytesOf(50))
+	}
+	if r.IntN(2) == 0 {
+		m.Inner = inner()
+	}
+	for range r.IntN(4) {
+		m.Inners = append(m.Inners, inner())
+	}
+	if n := r.IntN(4); n > 0 {
+		m.Counts = map[string]int64{}
+		for range n {
+			m.Counts[fmt.Sprint("k", r.IntN(100))] = r.Int64N(1000)
+		}
+	}
+	switch r.IntN(4) {
+	case 1:
+		m.Choice = &kinds.Rich_Text{Text: fmt.Sprint("text", r.IntN(100))}
+	case 2:
+		m.Choice = &kinds.Rich_Raw{Raw: bytesOf(30)}
+	case 3:
+		m.Choice = &kinds.Rich_Nested{Nested: inner()}
+	}
+	if r.IntN(2) == 0 {
+		m.Maybe = bytesOf(20) // may be empty but present
+	}
+	if r.IntN(2) == 0 {
+		l := r.Int32N(10) - 5
+		m.Level = &l
+	}
+	if r.IntN(2) == 0 {
+		m.Ratio = r.Float64()
+	}
+	if r.IntN(2) == 0 {
+		m.F32 = r.Uint32()
+	}
+	if r.IntN(2) == 0 {
+		m.Sf64 = r.Int64() - r.Int64()
+	}
+	m.Flag = r.IntN(2) == 0
+	for range r.IntN(4) {
+		m.Colors = append(m.Colors, kinds.Color(r.IntN(3)))
+	}
+	return m
+}
+
+// fullRich returns a message with every field of Rich set, with data bytes
+// of payload.
+func fullRich(data int) *kinds.Rich {
+	level := int32(-3)
+	return &kinds.Rich{
+		Id:      -42,
+		Name:    "full",
+		Data:    pattern(data),
+		Color:   kinds.Color_COLOR_GREEN,
+		Numbers: []int64{1, -1, 1 << 40},
+		Words:   []string{"alpha", "beta", ""},
+		Blobs:   [][]byte{{1, 2, 3}, {}, pattern(100)},
+		Inner:   &kinds.Inner{Label: "in", Payload: pattern(33), Values: []uint32{7, 8}},
+		Inners:  []*kinds.Inner{{Label: "a"}, {Payload: []byte{9}}, {}},
+		Counts:  map[string]int64{"x": 1},
+		Choice:  &kinds.Rich_Nested{Nested: &kinds.Inner{Label: "nested", Payload: pattern(70)}},
+		Maybe:   []byte{},
+		Level:   &level,
+		Ratio:   3.5,
+		F32:     0xdeadbeef,
+		Sf64:    -7,
+		Flag:    true,
+		Colors:  []kinds.Color{kinds.Color_COLOR_RED, kinds.Color_COLOR_GREEN},
+	}
+}
+
+// smallMessage is a typical unary request, like a CreateUserRequest.
+func smallMessage() *kinds.Rich {
+	return &kinds.Rich{
+		Id:     1234567,
+		Name:   "Ada Lovelace",
+		Words:  []string{"admin", "ops", "on-call"},
+		Choice: &kinds.Rich_Text{Text: "ada@example.com"},
+	}
+}
+
+// stringsMessage returns a message of about n bytes of short strings.
+func stringsMessage(n int) *kinds.Rich {
+	m := &kinds.Rich{Name: "Ada Lovelace"}
+	for i := 0; i < n/10; i++ {
+		m.Words = append(m.Words, fmt.Sprintf("tag-%04d", i))
+	}
+	return m
+}
+
+// wordyMessage is a string-heavy message: a name, 64 words, 16 map keys
+// and 8 nested messages with labels.
+func wordyMessage() *kinds.Rich {
+	m := smallMessage()
+	for i := range 64 {
+		m.Words = append(m.Words, fmt.Sprintf("word-%d-lorem-ipsum", i))
+	}
+	m.Counts = map[string]int64{}
+	for i := range 16 {
+		m.Counts[fmt.Sprintf("key-%d", i)] = int64(i)
+	}
+	for i := range 8 {
+		m.Inners = append(m.Inners, &kinds.Inner{Label: fmt.Sprintf("inner label %d ✓", i), Values: []uint32{1, 2}})
+	}
+	return m
+}
+
+// fullDecodable returns a Decodable with every field set, n elements in
+// its repeated fields and nested Decodables depth levels deep, its oneofs
+// set to case choice (of 10) and second (of 2).
+func fullDecodable(n, depth, choice int) *kinds.Decodable {
+	m := &kinds.Decodable{
+		I32: -7, I64: math.MinInt64, U32: math.MaxUint32, U64: math.MaxUint64,
+		S32: math.MinInt32, S64: -3, Flag: true, Color: kinds.Color(77),
+		F32: 9, Sf32: -9, Fl: float32(math.Inf(-1)), F64: 1 << 60, Sf64: -1 << 60, Db: math.Pi,
+		Name: "dé" + strings.Repeat("n", n), Data: pattern(n + 1),
+		Rich: &kinds.Rich{Id: 5, Counts: map[string]int64{"a": 1}, Maybe: []byte{}},
+	}
+	for i := range n {
+		m.Ri32 = append(m.Ri32, int32(-i))
+		m.Rs64 = append(m.Rs64, int64(i)-5)
+		m.Rf32 = append(m.Rf32, uint32(i))
+		m.Rdb = append(m.Rdb, float64(i)/3)
+		m.Rflag = append(m.Rflag, i%2 == 0)
+		m.Rcolor = append(m.Rcolor, kinds.Color(i%4))
+		m.Rs32 = append(m.Rs32, -int32(i))
+		m.Ru64 = append(m.Ru64, uint64(i)<<40)
+		m.Rfl = append(m.Rfl, float32(i))
+		m.Rsf64 = append(m.Rsf64, -int64(i))
+		m.Words = append(m.Words, strings.Repeat("w", i))
+		m.Blobs = append(m.Blobs, pattern(i))
+		m.Riches = append(m.Riches, &kinds.Rich{Name: "r", Inners: []*kinds.Inner{{Label: "x"}}})
+	}
+	if depth > 0 {
+		m.Child = fullDecodable(n/2, depth-1, choice+1)
+		for i := range min(n, 3) {
+			m.Children = append(m.Children, fullDecodable(i, depth-1, choice+i))
+		}
+	}
+	switch choice % 10 {
+	case 0:
+		m.Choice = &kinds.Decodable_Text{Text: "texté"}
+	case 1:
+		m.Choice = &kinds.Decodable_Raw{Raw: pattern(5)}
+	case 2:
+		if depth > 0 {
+			m.Choice = &kinds.Decodable_Node{Node: fullDecodable(1, depth-1, 0)}
+		}
+	case 3:
+		m.Choice = &kinds.Decodable_Num{Num: -1}
+	case 4:
+		m.Choice = &kinds.Decodable_Hue{Hue: kinds.Color_COLOR_GREEN}
+	case 5:
+		m.Choice = &kinds.Decodable_Real{Real: -0.5}
+	case 6:
+		m.Choice = &kinds.Decodable_Yes{Yes: true}
+	case 7:
+		m.Choice = &kinds.Decodable_Other{Other: &kinds.Rich{Words: []string{"o"}}}
+	case 8:
+		m.Choice = &kinds.Decodable_Small{Small: -2}
+	case 9:
+		m.Choice = &kinds.Decodable_Big{Big: math.MaxUint64}
+	}
+	if choice%2 == 0 {
+		m.Second = &kinds.Decodable_Inner{Inner: &kinds.Inner{Label: "in", Values: []uint32{1, 2}}}
+	} else {
+		m.Second = &kinds.Decodable_Label{Label: "label"}
+	}
+	return m
+}
+
+// fullPooled returns a Pooled with every field set, to decode into again.
+func fullPooled() *kinds.Pooled {
+	return &kinds.Pooled{
+		Data: pattern(30), Numbers: []int64{1, 2, 3}, Name: "old",
+		Inners: []*kinds.Inner{{Label: "x", Payload: pattern(5)}},
+		One:    &kinds.PooledInner{Payload: pattern(7), Values: []int64{9}},
+		Items:  []*kinds.PooledInner{{Payload: pattern(3)}, {Values: []int64{4, 5}}},
+	}
+}
