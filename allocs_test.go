@@ -35,13 +35,36 @@ func TestMarshalAllocs(t *testing.T) {
 			t.Errorf("Marshal+Free of a %d-byte %T: %v allocations, want 0", proto.Size(m), m, allocs)
 		}
 	}
-	// Below the threshold: the bytes and one holder for the BufferSlice.
-	small := &kinds.Rich{Name: "n", Id: 3}
-	if allocs := testing.AllocsPerRun(100, func() {
-		out, _ := c.Marshal(small)
-		out.Free()
-	}); allocs > 2 {
-		t.Errorf("Marshal of a small message: %v allocations, want at most 2", allocs)
+	// At or below the threshold: one allocation holds the bytes and the
+	// BufferSlice; above 72 bytes (a threshold raised past it) the bytes
+	// take a second.
+	for _, tc := range []struct {
+		c      *grpcfast.Codec
+		m      proto.Message
+		allocs float64
+	}{
+		{c, &kinds.Rich{Name: "n", Id: 3}, 1},
+		{c, richOfSize(t, grpcfast.DefaultPoolingThreshold), 1},
+		{grpcfast.NewCodec(grpcfast.WithPoolingThreshold(4096)), richOfSize(t, 73), 2},
+		{grpcfast.NewCodec(grpcfast.WithPoolingThreshold(4096)), richOfSize(t, 1000), 2},
+	} {
+		want, err := proto.Marshal(tc.m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		allocs := testing.AllocsPerRun(100, func() {
+			out, err := tc.c.Marshal(tc.m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := out.Materialize(); string(got) != string(want) {
+				t.Fatalf("Marshal of a %d-byte message: %x, want %x", len(want), got, want)
+			}
+			out.Free()
+		})
+		if allocs-1 != tc.allocs { // Materialize allocates once
+			t.Errorf("Marshal of a %d-byte message below the threshold: %v allocations, want %v", len(want), allocs-1, tc.allocs)
+		}
 	}
 }
 

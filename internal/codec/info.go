@@ -3,6 +3,8 @@ package codec
 import (
 	"reflect"
 	"sync"
+	"sync/atomic"
+	"unsafe"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -48,11 +50,30 @@ var (
 	opaqueInfo = &vtInfo{vtMarshals: true, vtDecodes: true, required: true}
 )
 
+// infoCache holds, in front of typeInfos, the vtInfo of generated types
+// looked up by the address of their runtime type: a load and a compare,
+// where a sync.Map hashes the reflect.Type. Types whose addresses collide
+// take turns in a slot and fall back to typeInfos.
+var infoCache [64]atomic.Pointer[cachedInfo]
+
+type cachedInfo struct {
+	t    reflect.Type
+	info *vtInfo
+}
+
+// typeWord returns the first word of the interface v: the address of its
+// dynamic type's runtime descriptor.
+func typeWord(v any) uintptr { return uintptr((*[2]unsafe.Pointer)(unsafe.Pointer(&v))[0]) }
+
 // vtInfoOf returns the vtInfo of v's type. Most calls are one lookup by
 // v's Go type: a generated message type has one descriptor. Other types
 // (wrappers, dynamic messages) are looked up by their descriptor.
 func vtInfoOf(v any) *vtInfo {
 	t := reflect.TypeOf(v)
+	slot := &infoCache[typeWord(v)>>4%uintptr(len(infoCache))]
+	if e := slot.Load(); e != nil && e.t == t {
+		return e.info
+	}
 	if info, ok := typeInfos.Load(t); ok {
 		if info := info.(*vtInfo); info != nil {
 			return info
@@ -76,6 +97,7 @@ func newTypeInfo(v any, t reflect.Type) *vtInfo {
 	mt, err := protoregistry.GlobalTypes.FindMessageByName(md.FullName())
 	if err == nil && reflect.TypeOf(mt.Zero().Interface()) == t && mt.Descriptor() == md {
 		typeInfos.Store(t, info)
+		infoCache[typeWord(v)>>4%uintptr(len(infoCache))].Store(&cachedInfo{t, info})
 	} else {
 		typeInfos.Store(t, (*vtInfo)(nil))
 	}

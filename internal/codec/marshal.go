@@ -38,16 +38,16 @@ func (c *Codec) marshalVT(m vtMarshaler, info *vtInfo) (mem.BufferSlice, error) 
 	}
 	plan := c.utf8Plan(info)
 	if size <= c.Threshold {
-		b := newPlainBuf(size)
-		if err := marshalSized(m, b.data); err != nil {
+		out, b := newPlainBuf(size)
+		if err := marshalSized(m, b); err != nil {
 			return nil, err
 		}
 		if plan != nil {
-			if err := plan.check(b.data); err != nil {
+			if err := plan.check(b); err != nil {
 				return nil, err
 			}
 		}
-		return b.one[:], nil
+		return out, nil
 	}
 	p := c.getSendBuf(size)
 	err := marshalSized(m, *p)
@@ -248,17 +248,32 @@ func putBuf(pool mem.BufferPool, p *[]byte) {
 // putBuf returns p to the codec's pool, poisoned first in checked builds.
 func (c *Codec) putBuf(p *[]byte) { putBuf(c.Pool, p) }
 
-// plainBuf is an unpooled small message and its one-element BufferSlice
-// array in a single allocation (plus the bytes): a *mem.SliceBuffer is a
-// mem.Buffer, and converting a pointer to an interface does not allocate,
-// where converting the SliceBuffer itself would allocate its slice header.
+// An unpooled small message is sent in a plainBuf: the bytes, the
+// SliceBuffer that holds them and its one-element BufferSlice array in one
+// allocation. A *mem.SliceBuffer is a mem.Buffer, and converting a pointer to
+// an interface does not allocate, where converting the SliceBuffer itself
+// would allocate its slice header. Every pointer in it points into itself, so
+// it lives as long as gRPC holds the BufferSlice. Messages larger than its
+// array (a pooling threshold raised above it) take a second allocation.
 type plainBuf struct {
-	data mem.SliceBuffer
 	one  [1]mem.Buffer
+	data mem.SliceBuffer
+	arr  [plainBufBytes]byte
 }
 
-func newPlainBuf(size int) *plainBuf {
-	b := &plainBuf{data: make(mem.SliceBuffer, size)}
+// plainBufBytes makes a plainBuf 112 bytes, one of the runtime's size
+// classes, and holds a message up to DefaultThreshold.
+const plainBufBytes = 72
+
+// newPlainBuf returns a BufferSlice of one unpooled buffer of length size
+// and that buffer's bytes.
+func newPlainBuf(size int) (mem.BufferSlice, []byte) {
+	b := new(plainBuf)
+	if size <= len(b.arr) {
+		b.data = b.arr[:size:size]
+	} else {
+		b.data = make(mem.SliceBuffer, size)
+	}
 	b.one[0] = &b.data
-	return b
+	return b.one[:], b.data
 }
