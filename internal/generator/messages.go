@@ -29,7 +29,7 @@ func genMessages(g *protogen.GeneratedFile, f *protogen.File) error {
 		if decodable(m) {
 			sp = kinds
 		}
-		genOwner(g, m, sp)
+		genOwner(g, f, m, sp)
 		genBytesField(g, m)
 		if sp != nil {
 			genDecode(g, f, m, sp)

@@ -69,8 +69,11 @@ func isMessage(d protoreflect.FieldDescriptor) bool {
 // GrpcfastRecord writes it: both visit the fields that keepActionOf keeps,
 // in declaration order, and, for a message with a generated decoder, the
 // wrapper of each oneof before the oneof's first field.
-func genOwner(g *protogen.GeneratedFile, m *protogen.Message, sp *spares) {
+func genOwner(g *protogen.GeneratedFile, f *protogen.File, m *protogen.Message, sp *spares) {
 	dec := sp != nil
+	// direct: the field's message type has a decoder in this file, so the
+	// record and reuse call its methods without a type assertion.
+	direct := func(fd *protogen.Field) bool { return dec && decodedHere(g, f, fd.Message) }
 	var fields []*protogen.Field
 	wrapped := map[*protogen.Oneof]int{} // oneofs whose wrappers are recorded: index of their variable
 	for _, fd := range m.Fields {
@@ -110,9 +113,17 @@ func genOwner(g *protogen.GeneratedFile, m *protogen.Message, sp *spares) {
 		case keepMap:
 			g.P(implPackage.Ident("RecordMap"), "(rEc, x.", fd.GoName, ")")
 		case keepMessages:
-			g.P(implPackage.Ident("RecordMessages"), "(rEc, x.", fd.GoName, ")")
+			if direct(fd) {
+				g.P(implPackage.Ident("RecordOwners"), "(rEc, x.", fd.GoName, ")")
+			} else {
+				g.P(implPackage.Ident("RecordMessages"), "(rEc, x.", fd.GoName, ")")
+			}
 		case release:
-			g.P(implPackage.Ident("RecordMessage"), "(rEc, ", messageField(g, fd), ")")
+			if direct(fd) {
+				g.P(implPackage.Ident("RecordOwner"), "(rEc, ", messageField(g, fd), ")")
+			} else {
+				g.P(implPackage.Ident("RecordMessage"), "(rEc, ", messageField(g, fd), ")")
+			}
 		}
 	}
 	g.P("}")
@@ -139,13 +150,18 @@ func genOwner(g *protogen.GeneratedFile, m *protogen.Message, sp *spares) {
 		case keepMap:
 			g.P(v, " := ", implPackage.Ident("KeepMap"), "(rEc, x.", fd.GoName, ")")
 		case keepMessages:
-			if dec {
+			if direct(fd) {
+				g.P(v, " := ", implPackage.Ident("KeepOwnersSpare"), "(rEc, ", sp.of(fd.Message.GoIdent), ", x.", fd.GoName, ")")
+			} else if dec {
 				g.P(v, " := ", implPackage.Ident("KeepMessagesSpare"), "(rEc, ", sp.of(fd.Message.GoIdent), ", x.", fd.GoName, ")")
 			} else {
 				g.P(v, " := ", implPackage.Ident("KeepMessages"), "(rEc, x.", fd.GoName, ")")
 			}
 		case release:
-			if dec {
+			if direct(fd) {
+				mf := messageField(g, fd)
+				g.P(implPackage.Ident("SpareOwner"), "(rEc, ", sp.of(fd.Message.GoIdent), ", ", mf, ")")
+			} else if dec {
 				mf := messageField(g, fd)
 				g.P(implPackage.Ident("SpareMessage"), "(rEc, ", sp.of(fd.Message.GoIdent), ", ", mf, ")")
 			} else {

@@ -40,11 +40,15 @@ func (o *Record) PutSpare(k SpareKind, p unsafe.Pointer) {
 		return
 	}
 	if int(k) >= len(o.spares) {
-		n := int(k) + 1
-		o.spares = append(o.spares, make([][]unsafe.Pointer, n-len(o.spares))...)
-		o.older = append(o.older, make([][]unsafe.Pointer, n-len(o.older))...)
+		o.growSpares(k)
 	}
 	o.spares[k] = append(o.spares[k], p)
+}
+
+func (o *Record) growSpares(k SpareKind) {
+	n := int(k) + 1
+	o.spares = append(o.spares, make([][]unsafe.Pointer, n-len(o.spares))...)
+	o.older = append(o.older, make([][]unsafe.Pointer, n-len(o.older))...)
 }
 
 // TakeSpare returns a spare of kind k, or nil if there is none: one that
@@ -53,15 +57,24 @@ func (o *Record) TakeSpare(k SpareKind) unsafe.Pointer {
 	if o == nil || int(k) >= len(o.spares) {
 		return nil
 	}
-	for _, l := range [2]*[]unsafe.Pointer{&o.spares[k], &o.older[k]} {
-		if n := len(*l) - 1; n >= 0 {
-			p := (*l)[n]
-			(*l)[n] = nil
-			*l = (*l)[:n]
-			return p
-		}
+	if l := o.spares[k]; len(l) > 0 {
+		p := l[len(l)-1]
+		l[len(l)-1] = nil
+		o.spares[k] = l[:len(l)-1]
+		return p
 	}
-	return nil
+	return o.takeOlder(k)
+}
+
+func (o *Record) takeOlder(k SpareKind) unsafe.Pointer {
+	l := o.older[k]
+	if len(l) == 0 {
+		return nil
+	}
+	p := l[len(l)-1]
+	l[len(l)-1] = nil
+	o.older[k] = l[:len(l)-1]
+	return p
 }
 
 // DropSpares starts a new generation of spares, before a reset gives some

@@ -123,7 +123,7 @@ func (x *Digest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *BatchReadBlobsRequest) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordMessages(rEc, x.Digests)
+	grpcfastimpl.RecordOwners(rEc, x.Digests)
 	grpcfastimpl.RecordSlice(rEc, x.AcceptableCompressors)
 }
 
@@ -132,7 +132,7 @@ func (x *BatchReadBlobsRequest) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_bytestream_cas_Digest, x.Digests)
+	f0 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_bytestream_cas_Digest, x.Digests)
 	f1 := grpcfastimpl.KeepScalars(rEc, x.AcceptableCompressors)
 	*x = BatchReadBlobsRequest{
 		Digests:               f0,
@@ -273,7 +273,7 @@ func (x *BatchReadBlobsRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.De
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *BatchReadBlobsResponse) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordMessages(rEc, x.Responses)
+	grpcfastimpl.RecordOwners(rEc, x.Responses)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
@@ -281,7 +281,7 @@ func (x *BatchReadBlobsResponse) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_bytestream_cas_BatchReadBlobsResponse_Response, x.Responses)
+	f0 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_bytestream_cas_BatchReadBlobsResponse_Response, x.Responses)
 	*x = BatchReadBlobsResponse{
 		Responses: f0,
 	}
@@ -350,9 +350,9 @@ func (x *BatchReadBlobsResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.D
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *BatchReadBlobsResponse_Response) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordMessage(rEc, x.Digest)
+	grpcfastimpl.RecordOwner(rEc, x.Digest)
 	grpcfastimpl.RecordSlice(rEc, x.Data)
-	grpcfastimpl.RecordMessage(rEc, x.Status)
+	grpcfastimpl.RecordOwner(rEc, x.Status)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
@@ -360,9 +360,9 @@ func (x *BatchReadBlobsResponse_Response) GrpcfastReuse(rEc *grpcfastimpl.Record
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_bytestream_cas_Digest, x.Digest)
+	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_bytestream_cas_Digest, x.Digest)
 	f0 := grpcfastimpl.KeepBytes(rEc, x.Data)
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_bytestream_cas_Status, x.Status)
+	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_bytestream_cas_Status, x.Status)
 	*x = BatchReadBlobsResponse_Response{
 		Data: f0,
 	}

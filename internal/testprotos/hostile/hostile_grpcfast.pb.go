@@ -41,8 +41,8 @@ var (
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *Node) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordMessage(rEc, x.Child)
-	grpcfastimpl.RecordMessages(rEc, x.Children)
+	grpcfastimpl.RecordOwner(rEc, x.Child)
+	grpcfastimpl.RecordOwners(rEc, x.Children)
 	grpcfastimpl.RecordMap(rEc, x.ByName)
 	grpcfastimpl.RecordSlice(rEc, x.Data)
 	grpcfastimpl.RecordSlice(rEc, x.Packed)
@@ -53,7 +53,7 @@ func (x *Node) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 	if cAse, oK := x.Choice.(*Node_Alt); oK {
 		mAlt = cAse.Alt
 	}
-	grpcfastimpl.RecordMessage(rEc, mAlt)
+	grpcfastimpl.RecordOwner(rEc, mAlt)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
@@ -61,8 +61,8 @@ func (x *Node) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_hostile_hostile_Node, x.Child)
-	f0 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_hostile_hostile_Node, x.Children)
+	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_hostile_hostile_Node, x.Child)
+	f0 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_hostile_hostile_Node, x.Children)
 	f1 := grpcfastimpl.KeepMap(rEc, x.ByName)
 	f2 := grpcfastimpl.KeepBytes(rEc, x.Data)
 	f3 := grpcfastimpl.KeepScalars(rEc, x.Packed)
@@ -73,7 +73,7 @@ func (x *Node) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if cAse, oK := x.Choice.(*Node_Alt); oK {
 		mAlt = cAse.Alt
 	}
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_hostile_hostile_Node, mAlt)
+	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_hostile_hostile_Node, mAlt)
 	if wR0 {
 		switch wR := x.Choice.(type) {
 		case *Node_Alt:

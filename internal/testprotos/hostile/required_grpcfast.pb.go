@@ -31,8 +31,8 @@ var (
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *Req) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordMessage(rEc, x.Child)
-	grpcfastimpl.RecordMessages(rEc, x.Items)
+	grpcfastimpl.RecordOwner(rEc, x.Child)
+	grpcfastimpl.RecordOwners(rEc, x.Items)
 	grpcfastimpl.RecordMap(rEc, x.ById)
 }
 
@@ -41,8 +41,8 @@ func (x *Req) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_hostile_required_Req, x.Child)
-	f0 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_hostile_required_Req, x.Items)
+	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_hostile_required_Req, x.Child)
+	f0 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_hostile_required_Req, x.Items)
 	f1 := grpcfastimpl.KeepMap(rEc, x.ById)
 	*x = Req{
 		Items: f0,
@@ -251,7 +251,7 @@ func (x *Req) GrpcfastRequired() {}
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *Wide) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordMessage(rEc, x.Next)
+	grpcfastimpl.RecordOwner(rEc, x.Next)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
@@ -259,7 +259,7 @@ func (x *Wide) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_hostile_required_Wide, x.Next)
+	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_hostile_required_Wide, x.Next)
 	*x = Wide{}
 }
 

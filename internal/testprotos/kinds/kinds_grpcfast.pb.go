@@ -52,15 +52,15 @@ func (x *Rich) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 	grpcfastimpl.RecordSlice(rEc, x.Numbers)
 	grpcfastimpl.RecordSlice(rEc, x.Words)
 	grpcfastimpl.RecordSlice(rEc, x.Blobs)
-	grpcfastimpl.RecordMessage(rEc, x.Inner)
-	grpcfastimpl.RecordMessages(rEc, x.Inners)
+	grpcfastimpl.RecordOwner(rEc, x.Inner)
+	grpcfastimpl.RecordOwners(rEc, x.Inners)
 	grpcfastimpl.RecordMap(rEc, x.Counts)
 	grpcfastimpl.RecordOneof(rEc, x.Choice)
 	var mNested *Inner
 	if cAse, oK := x.Choice.(*Rich_Nested); oK {
 		mNested = cAse.Nested
 	}
-	grpcfastimpl.RecordMessage(rEc, mNested)
+	grpcfastimpl.RecordOwner(rEc, mNested)
 	grpcfastimpl.RecordSlice(rEc, x.Colors)
 }
 
@@ -73,15 +73,15 @@ func (x *Rich) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	f1 := grpcfastimpl.KeepScalars(rEc, x.Numbers)
 	f2 := grpcfastimpl.KeepCleared(rEc, x.Words)
 	f3 := grpcfastimpl.KeepCleared(rEc, x.Blobs)
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_kinds_kinds_Inner, x.Inner)
-	f4 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_kinds_kinds_Inner, x.Inners)
+	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_kinds_kinds_Inner, x.Inner)
+	f4 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_kinds_kinds_Inner, x.Inners)
 	f5 := grpcfastimpl.KeepMap(rEc, x.Counts)
 	wR0 := grpcfastimpl.MatchOneof(rEc, x.Choice)
 	var mNested *Inner
 	if cAse, oK := x.Choice.(*Rich_Nested); oK {
 		mNested = cAse.Nested
 	}
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_kinds_kinds_Inner, mNested)
+	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_kinds_kinds_Inner, mNested)
 	f6 := grpcfastimpl.KeepScalars(rEc, x.Colors)
 	if wR0 {
 		switch wR := x.Choice.(type) {
@@ -794,9 +794,9 @@ func (x *Summary) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 func (x *Pooled) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 	grpcfastimpl.RecordSlice(rEc, x.Data)
 	grpcfastimpl.RecordSlice(rEc, x.Numbers)
-	grpcfastimpl.RecordMessages(rEc, x.Inners)
-	grpcfastimpl.RecordMessage(rEc, x.One)
-	grpcfastimpl.RecordMessages(rEc, x.Items)
+	grpcfastimpl.RecordOwners(rEc, x.Inners)
+	grpcfastimpl.RecordOwner(rEc, x.One)
+	grpcfastimpl.RecordOwners(rEc, x.Items)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
@@ -806,9 +806,9 @@ func (x *Pooled) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	}
 	f0 := grpcfastimpl.KeepBytes(rEc, x.Data)
 	f1 := grpcfastimpl.KeepScalars(rEc, x.Numbers)
-	f2 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_kinds_kinds_Inner, x.Inners)
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_kinds_kinds_PooledInner, x.One)
-	f3 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_kinds_kinds_PooledInner, x.Items)
+	f2 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_kinds_kinds_Inner, x.Inners)
+	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_kinds_kinds_PooledInner, x.One)
+	f3 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_kinds_kinds_PooledInner, x.Items)
 	*x = Pooled{
 		Data:    f0,
 		Numbers: f1,
@@ -1116,8 +1116,8 @@ func (x *PooledInner) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dE
 // GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *PooledMaybe) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 	grpcfastimpl.RecordSlice(rEc, x.Data)
-	grpcfastimpl.RecordMessage(rEc, x.One)
-	grpcfastimpl.RecordMessages(rEc, x.Items)
+	grpcfastimpl.RecordOwner(rEc, x.One)
+	grpcfastimpl.RecordOwners(rEc, x.Items)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
@@ -1126,8 +1126,8 @@ func (x *PooledMaybe) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 		return
 	}
 	f0 := grpcfastimpl.KeepBytes(rEc, x.Data)
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_kinds_kinds_PooledMaybe, x.One)
-	f1 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_kinds_kinds_PooledMaybe, x.Items)
+	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_kinds_kinds_PooledMaybe, x.One)
+	f1 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_kinds_kinds_PooledMaybe, x.Items)
 	*x = PooledMaybe{
 		Data:  f0,
 		Items: f1,
@@ -1268,27 +1268,27 @@ func (x *Decodable) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 	grpcfastimpl.RecordSlice(rEc, x.Rsf64)
 	grpcfastimpl.RecordSlice(rEc, x.Words)
 	grpcfastimpl.RecordSlice(rEc, x.Blobs)
-	grpcfastimpl.RecordMessage(rEc, x.Child)
-	grpcfastimpl.RecordMessages(rEc, x.Children)
-	grpcfastimpl.RecordMessage(rEc, x.Rich)
-	grpcfastimpl.RecordMessages(rEc, x.Riches)
+	grpcfastimpl.RecordOwner(rEc, x.Child)
+	grpcfastimpl.RecordOwners(rEc, x.Children)
+	grpcfastimpl.RecordOwner(rEc, x.Rich)
+	grpcfastimpl.RecordOwners(rEc, x.Riches)
 	grpcfastimpl.RecordOneof(rEc, x.Choice)
 	var mNode *Decodable
 	if cAse, oK := x.Choice.(*Decodable_Node); oK {
 		mNode = cAse.Node
 	}
-	grpcfastimpl.RecordMessage(rEc, mNode)
+	grpcfastimpl.RecordOwner(rEc, mNode)
 	var mOther *Rich
 	if cAse, oK := x.Choice.(*Decodable_Other); oK {
 		mOther = cAse.Other
 	}
-	grpcfastimpl.RecordMessage(rEc, mOther)
+	grpcfastimpl.RecordOwner(rEc, mOther)
 	grpcfastimpl.RecordOneof(rEc, x.Second)
 	var mInner *Inner
 	if cAse, oK := x.Second.(*Decodable_Inner); oK {
 		mInner = cAse.Inner
 	}
-	grpcfastimpl.RecordMessage(rEc, mInner)
+	grpcfastimpl.RecordOwner(rEc, mInner)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
@@ -1309,27 +1309,27 @@ func (x *Decodable) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	f10 := grpcfastimpl.KeepScalars(rEc, x.Rsf64)
 	f11 := grpcfastimpl.KeepCleared(rEc, x.Words)
 	f12 := grpcfastimpl.KeepCleared(rEc, x.Blobs)
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_kinds_kinds_Decodable, x.Child)
-	f13 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_kinds_kinds_Decodable, x.Children)
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_kinds_kinds_Rich, x.Rich)
-	f14 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_kinds_kinds_Rich, x.Riches)
+	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_kinds_kinds_Decodable, x.Child)
+	f13 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_kinds_kinds_Decodable, x.Children)
+	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_kinds_kinds_Rich, x.Rich)
+	f14 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_kinds_kinds_Rich, x.Riches)
 	wR0 := grpcfastimpl.MatchOneof(rEc, x.Choice)
 	var mNode *Decodable
 	if cAse, oK := x.Choice.(*Decodable_Node); oK {
 		mNode = cAse.Node
 	}
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_kinds_kinds_Decodable, mNode)
+	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_kinds_kinds_Decodable, mNode)
 	var mOther *Rich
 	if cAse, oK := x.Choice.(*Decodable_Other); oK {
 		mOther = cAse.Other
 	}
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_kinds_kinds_Rich, mOther)
+	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_kinds_kinds_Rich, mOther)
 	wR1 := grpcfastimpl.MatchOneof(rEc, x.Second)
 	var mInner *Inner
 	if cAse, oK := x.Second.(*Decodable_Inner); oK {
 		mInner = cAse.Inner
 	}
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_kinds_kinds_Inner, mInner)
+	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_kinds_kinds_Inner, mInner)
 	if wR0 {
 		switch wR := x.Choice.(type) {
 		case *Decodable_Text:

@@ -235,8 +235,8 @@ func (x *Shared) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *BetaNote) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordMessage(rEc, x.Shared)
-	grpcfastimpl.RecordMessages(rEc, x.More)
+	grpcfastimpl.RecordOwner(rEc, x.Shared)
+	grpcfastimpl.RecordOwners(rEc, x.More)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
@@ -244,8 +244,8 @@ func (x *BetaNote) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_multi_b_Shared, x.Shared)
-	f0 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_multi_b_Shared, x.More)
+	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_multi_b_Shared, x.Shared)
+	f0 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_multi_b_Shared, x.More)
 	*x = BetaNote{
 		More: f0,
 	}

@@ -162,7 +162,7 @@ func (x *GetTracesRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decodin
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *TracesData) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordMessages(rEc, x.ResourceSpans)
+	grpcfastimpl.RecordOwners(rEc, x.ResourceSpans)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
@@ -170,7 +170,7 @@ func (x *TracesData) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_otlp_otlp_ResourceSpans, x.ResourceSpans)
+	f0 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_otlp_otlp_ResourceSpans, x.ResourceSpans)
 	*x = TracesData{
 		ResourceSpans: f0,
 	}
@@ -239,7 +239,7 @@ func (x *TracesData) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *ExportTraceServiceRequest) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordMessages(rEc, x.ResourceSpans)
+	grpcfastimpl.RecordOwners(rEc, x.ResourceSpans)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
@@ -247,7 +247,7 @@ func (x *ExportTraceServiceRequest) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_otlp_otlp_ResourceSpans, x.ResourceSpans)
+	f0 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_otlp_otlp_ResourceSpans, x.ResourceSpans)
 	*x = ExportTraceServiceRequest{
 		ResourceSpans: f0,
 	}
@@ -316,7 +316,7 @@ func (x *ExportTraceServiceRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimp
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *ExportTraceServiceResponse) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordMessage(rEc, x.PartialSuccess)
+	grpcfastimpl.RecordOwner(rEc, x.PartialSuccess)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
@@ -324,7 +324,7 @@ func (x *ExportTraceServiceResponse) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_otlp_otlp_ExportTracePartialSuccess, x.PartialSuccess)
+	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_otlp_otlp_ExportTracePartialSuccess, x.PartialSuccess)
 	*x = ExportTraceServiceResponse{}
 }
 
@@ -464,8 +464,8 @@ func (x *ExportTracePartialSuccess) GrpcfastDecode(dAtA []byte, dEc *grpcfastimp
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *ResourceSpans) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordMessage(rEc, x.Resource)
-	grpcfastimpl.RecordMessages(rEc, x.ScopeSpans)
+	grpcfastimpl.RecordOwner(rEc, x.Resource)
+	grpcfastimpl.RecordOwners(rEc, x.ScopeSpans)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
@@ -473,8 +473,8 @@ func (x *ResourceSpans) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_otlp_otlp_Resource, x.Resource)
-	f0 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_otlp_otlp_ScopeSpans, x.ScopeSpans)
+	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_otlp_otlp_Resource, x.Resource)
+	f0 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_otlp_otlp_ScopeSpans, x.ScopeSpans)
 	*x = ResourceSpans{
 		ScopeSpans: f0,
 	}
@@ -588,8 +588,8 @@ func (x *ResourceSpans) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, 
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *ScopeSpans) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordMessage(rEc, x.Scope)
-	grpcfastimpl.RecordMessages(rEc, x.Spans)
+	grpcfastimpl.RecordOwner(rEc, x.Scope)
+	grpcfastimpl.RecordOwners(rEc, x.Spans)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
@@ -597,8 +597,8 @@ func (x *ScopeSpans) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_otlp_otlp_InstrumentationScope, x.Scope)
-	f0 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_otlp_otlp_Span, x.Spans)
+	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_otlp_otlp_InstrumentationScope, x.Scope)
+	f0 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_otlp_otlp_Span, x.Spans)
 	*x = ScopeSpans{
 		Spans: f0,
 	}
@@ -715,10 +715,10 @@ func (x *Span) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 	grpcfastimpl.RecordSlice(rEc, x.TraceId)
 	grpcfastimpl.RecordSlice(rEc, x.SpanId)
 	grpcfastimpl.RecordSlice(rEc, x.ParentSpanId)
-	grpcfastimpl.RecordMessages(rEc, x.Attributes)
-	grpcfastimpl.RecordMessages(rEc, x.Events)
-	grpcfastimpl.RecordMessages(rEc, x.Links)
-	grpcfastimpl.RecordMessage(rEc, x.Status)
+	grpcfastimpl.RecordOwners(rEc, x.Attributes)
+	grpcfastimpl.RecordOwners(rEc, x.Events)
+	grpcfastimpl.RecordOwners(rEc, x.Links)
+	grpcfastimpl.RecordOwner(rEc, x.Status)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
@@ -729,10 +729,10 @@ func (x *Span) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	f0 := grpcfastimpl.KeepBytes(rEc, x.TraceId)
 	f1 := grpcfastimpl.KeepBytes(rEc, x.SpanId)
 	f2 := grpcfastimpl.KeepBytes(rEc, x.ParentSpanId)
-	f3 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_otlp_otlp_KeyValue, x.Attributes)
-	f4 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_otlp_otlp_Span_Event, x.Events)
-	f5 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_otlp_otlp_Span_Link, x.Links)
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_otlp_otlp_Status, x.Status)
+	f3 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_otlp_otlp_KeyValue, x.Attributes)
+	f4 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_otlp_otlp_Span_Event, x.Events)
+	f5 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_otlp_otlp_Span_Link, x.Links)
+	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_otlp_otlp_Status, x.Status)
 	*x = Span{
 		TraceId:      f0,
 		SpanId:       f1,
@@ -1060,7 +1060,7 @@ func (x *Span) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *Span_Event) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordMessages(rEc, x.Attributes)
+	grpcfastimpl.RecordOwners(rEc, x.Attributes)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
@@ -1068,7 +1068,7 @@ func (x *Span_Event) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_otlp_otlp_KeyValue, x.Attributes)
+	f0 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_otlp_otlp_KeyValue, x.Attributes)
 	*x = Span_Event{
 		Attributes: f0,
 	}
@@ -1184,7 +1184,7 @@ func (x *Span_Event) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 func (x *Span_Link) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 	grpcfastimpl.RecordSlice(rEc, x.TraceId)
 	grpcfastimpl.RecordSlice(rEc, x.SpanId)
-	grpcfastimpl.RecordMessages(rEc, x.Attributes)
+	grpcfastimpl.RecordOwners(rEc, x.Attributes)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
@@ -1194,7 +1194,7 @@ func (x *Span_Link) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	}
 	f0 := grpcfastimpl.KeepBytes(rEc, x.TraceId)
 	f1 := grpcfastimpl.KeepBytes(rEc, x.SpanId)
-	f2 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_otlp_otlp_KeyValue, x.Attributes)
+	f2 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_otlp_otlp_KeyValue, x.Attributes)
 	*x = Span_Link{
 		TraceId:    f0,
 		SpanId:     f1,
@@ -1433,12 +1433,12 @@ func (x *AnyValue) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 	if cAse, oK := x.Value.(*AnyValue_ArrayValue); oK {
 		mArrayValue = cAse.ArrayValue
 	}
-	grpcfastimpl.RecordMessage(rEc, mArrayValue)
+	grpcfastimpl.RecordOwner(rEc, mArrayValue)
 	var mKvlistValue *KeyValueList
 	if cAse, oK := x.Value.(*AnyValue_KvlistValue); oK {
 		mKvlistValue = cAse.KvlistValue
 	}
-	grpcfastimpl.RecordMessage(rEc, mKvlistValue)
+	grpcfastimpl.RecordOwner(rEc, mKvlistValue)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
@@ -1451,12 +1451,12 @@ func (x *AnyValue) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if cAse, oK := x.Value.(*AnyValue_ArrayValue); oK {
 		mArrayValue = cAse.ArrayValue
 	}
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_otlp_otlp_ArrayValue, mArrayValue)
+	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_otlp_otlp_ArrayValue, mArrayValue)
 	var mKvlistValue *KeyValueList
 	if cAse, oK := x.Value.(*AnyValue_KvlistValue); oK {
 		mKvlistValue = cAse.KvlistValue
 	}
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_otlp_otlp_KeyValueList, mKvlistValue)
+	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_otlp_otlp_KeyValueList, mKvlistValue)
 	if wR0 {
 		switch wR := x.Value.(type) {
 		case *AnyValue_StringValue:
@@ -1667,7 +1667,7 @@ func (x *AnyValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *ArrayValue) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordMessages(rEc, x.Values)
+	grpcfastimpl.RecordOwners(rEc, x.Values)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
@@ -1675,7 +1675,7 @@ func (x *ArrayValue) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_otlp_otlp_AnyValue, x.Values)
+	f0 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_otlp_otlp_AnyValue, x.Values)
 	*x = ArrayValue{
 		Values: f0,
 	}
@@ -1744,7 +1744,7 @@ func (x *ArrayValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *KeyValueList) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordMessages(rEc, x.Values)
+	grpcfastimpl.RecordOwners(rEc, x.Values)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
@@ -1752,7 +1752,7 @@ func (x *KeyValueList) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_otlp_otlp_KeyValue, x.Values)
+	f0 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_otlp_otlp_KeyValue, x.Values)
 	*x = KeyValueList{
 		Values: f0,
 	}
@@ -1821,7 +1821,7 @@ func (x *KeyValueList) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, d
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *KeyValue) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordMessage(rEc, x.Value)
+	grpcfastimpl.RecordOwner(rEc, x.Value)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
@@ -1829,7 +1829,7 @@ func (x *KeyValue) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_otlp_otlp_AnyValue, x.Value)
+	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_otlp_otlp_AnyValue, x.Value)
 	*x = KeyValue{}
 }
 
@@ -1912,7 +1912,7 @@ func (x *KeyValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *InstrumentationScope) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordMessages(rEc, x.Attributes)
+	grpcfastimpl.RecordOwners(rEc, x.Attributes)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
@@ -1920,7 +1920,7 @@ func (x *InstrumentationScope) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_otlp_otlp_KeyValue, x.Attributes)
+	f0 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_otlp_otlp_KeyValue, x.Attributes)
 	*x = InstrumentationScope{
 		Attributes: f0,
 	}
@@ -2049,7 +2049,7 @@ func (x *InstrumentationScope) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Dec
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *Resource) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordMessages(rEc, x.Attributes)
+	grpcfastimpl.RecordOwners(rEc, x.Attributes)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
@@ -2057,7 +2057,7 @@ func (x *Resource) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_otlp_otlp_KeyValue, x.Attributes)
+	f0 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_otlp_otlp_KeyValue, x.Attributes)
 	*x = Resource{
 		Attributes: f0,
 	}

@@ -145,7 +145,7 @@ func (x *Entries) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 	grpcfastimpl.RecordSlice(rEc, x.Levels)
 	grpcfastimpl.RecordMap(rEc, x.Names)
 	grpcfastimpl.RecordMap(rEc, x.Children)
-	grpcfastimpl.RecordMessage(rEc, x.Next)
+	grpcfastimpl.RecordOwner(rEc, x.Next)
 	grpcfastimpl.RecordMap(rEc, x.ByLevel)
 	grpcfastimpl.RecordMap(rEc, x.Blobs)
 	grpcfastimpl.RecordSlice(rEc, x.Tags)
@@ -154,7 +154,7 @@ func (x *Entries) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 	if cAse, oK := x.Choice.(*Entries_Sub); oK {
 		mSub = cAse.Sub
 	}
-	grpcfastimpl.RecordMessage(rEc, mSub)
+	grpcfastimpl.RecordOwner(rEc, mSub)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
@@ -165,7 +165,7 @@ func (x *Entries) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	f0 := grpcfastimpl.KeepScalars(rEc, x.Levels)
 	f1 := grpcfastimpl.KeepMap(rEc, x.Names)
 	f2 := grpcfastimpl.KeepMap(rEc, x.Children)
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_proto2_proto2_Entries, x.Next)
+	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_proto2_proto2_Entries, x.Next)
 	f3 := grpcfastimpl.KeepMap(rEc, x.ByLevel)
 	f4 := grpcfastimpl.KeepMap(rEc, x.Blobs)
 	f5 := grpcfastimpl.KeepCleared(rEc, x.Tags)
@@ -174,7 +174,7 @@ func (x *Entries) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if cAse, oK := x.Choice.(*Entries_Sub); oK {
 		mSub = cAse.Sub
 	}
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_proto2_proto2_Entries, mSub)
+	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_proto2_proto2_Entries, mSub)
 	if wR0 {
 		switch wR := x.Choice.(type) {
 		case *Entries_Text:

@@ -39,26 +39,26 @@ var (
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *Tree) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordMessages(rEc, x.Children)
-	grpcfastimpl.RecordMessage(rEc, x.Parent)
+	grpcfastimpl.RecordOwners(rEc, x.Children)
+	grpcfastimpl.RecordOwner(rEc, x.Parent)
 	grpcfastimpl.RecordMap(rEc, x.Named)
-	grpcfastimpl.RecordMessage(rEc, x.Leaf)
+	grpcfastimpl.RecordOwner(rEc, x.Leaf)
 	grpcfastimpl.RecordOneof(rEc, x.Pick)
 	var mOne *Leaf
 	if cAse, oK := x.Pick.(*Tree_One); oK {
 		mOne = cAse.One
 	}
-	grpcfastimpl.RecordMessage(rEc, mOne)
+	grpcfastimpl.RecordOwner(rEc, mOne)
 	var mSubtree *Tree
 	if cAse, oK := x.Pick.(*Tree_Subtree); oK {
 		mSubtree = cAse.Subtree
 	}
-	grpcfastimpl.RecordMessage(rEc, mSubtree)
+	grpcfastimpl.RecordOwner(rEc, mSubtree)
 	grpcfastimpl.RecordSlice(rEc, x.Flags)
 	grpcfastimpl.RecordSlice(rEc, x.Weights)
 	grpcfastimpl.RecordSlice(rEc, x.Codes)
 	grpcfastimpl.RecordSlice(rEc, x.Blobs)
-	grpcfastimpl.RecordMessages(rEc, x.Leaves)
+	grpcfastimpl.RecordOwners(rEc, x.Leaves)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
@@ -66,26 +66,26 @@ func (x *Tree) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_shapes_shapes_Tree, x.Children)
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_shapes_shapes_Tree, x.Parent)
+	f0 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_shapes_shapes_Tree, x.Children)
+	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_shapes_shapes_Tree, x.Parent)
 	f1 := grpcfastimpl.KeepMap(rEc, x.Named)
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_shapes_shapes_Leaf, x.Leaf)
+	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_shapes_shapes_Leaf, x.Leaf)
 	wR0 := grpcfastimpl.MatchOneof(rEc, x.Pick)
 	var mOne *Leaf
 	if cAse, oK := x.Pick.(*Tree_One); oK {
 		mOne = cAse.One
 	}
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_shapes_shapes_Leaf, mOne)
+	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_shapes_shapes_Leaf, mOne)
 	var mSubtree *Tree
 	if cAse, oK := x.Pick.(*Tree_Subtree); oK {
 		mSubtree = cAse.Subtree
 	}
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_shapes_shapes_Tree, mSubtree)
+	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_shapes_shapes_Tree, mSubtree)
 	f2 := grpcfastimpl.KeepCleared(rEc, x.Flags)
 	f3 := grpcfastimpl.KeepScalars(rEc, x.Weights)
 	f4 := grpcfastimpl.KeepScalars(rEc, x.Codes)
 	f5 := grpcfastimpl.KeepCleared(rEc, x.Blobs)
-	f6 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_shapes_shapes_Leaf, x.Leaves)
+	f6 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_shapes_shapes_Leaf, x.Leaves)
 	if wR0 {
 		switch wR := x.Pick.(type) {
 		case *Tree_One:

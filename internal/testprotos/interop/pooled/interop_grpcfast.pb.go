@@ -307,9 +307,9 @@ func (x *ResponseParameters) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decod
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *StreamingOutputCallRequest) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordMessages(rEc, x.ResponseParameters)
-	grpcfastimpl.RecordMessage(rEc, x.Payload)
-	grpcfastimpl.RecordMessage(rEc, x.ResponseStatus)
+	grpcfastimpl.RecordOwners(rEc, x.ResponseParameters)
+	grpcfastimpl.RecordOwner(rEc, x.Payload)
+	grpcfastimpl.RecordOwner(rEc, x.ResponseStatus)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
@@ -317,9 +317,9 @@ func (x *StreamingOutputCallRequest) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_interop_pooled_interop_ResponseParameters, x.ResponseParameters)
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_interop_pooled_interop_Payload, x.Payload)
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_interop_pooled_interop_EchoStatus, x.ResponseStatus)
+	f0 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_interop_pooled_interop_ResponseParameters, x.ResponseParameters)
+	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_interop_pooled_interop_Payload, x.Payload)
+	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_interop_pooled_interop_EchoStatus, x.ResponseStatus)
 	*x = StreamingOutputCallRequest{
 		ResponseParameters: f0,
 	}
@@ -443,7 +443,7 @@ func (x *StreamingOutputCallRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastim
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *StreamingOutputCallResponse) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordMessage(rEc, x.Payload)
+	grpcfastimpl.RecordOwner(rEc, x.Payload)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
@@ -451,7 +451,7 @@ func (x *StreamingOutputCallResponse) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_interop_pooled_interop_Payload, x.Payload)
+	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_interop_pooled_interop_Payload, x.Payload)
 	*x = StreamingOutputCallResponse{}
 }
 
@@ -510,7 +510,7 @@ func (x *StreamingOutputCallResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfasti
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *StreamingInputCallRequest) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordMessage(rEc, x.Payload)
+	grpcfastimpl.RecordOwner(rEc, x.Payload)
 	grpcfastimpl.RecordMessage(rEc, x.ExpectCompressed)
 }
 
@@ -519,7 +519,7 @@ func (x *StreamingInputCallRequest) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_interop_pooled_interop_Payload, x.Payload)
+	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_interop_pooled_interop_Payload, x.Payload)
 	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_interop_pooled_interop_BoolValue, x.ExpectCompressed)
 	*x = StreamingInputCallRequest{}
 }

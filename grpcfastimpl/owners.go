@@ -1,0 +1,93 @@
+package grpcfastimpl
+
+import (
+	"unsafe"
+
+	"github.com/grpcfast/grpcfast/internal/own"
+)
+
+// OwnerPointer is the pointer type of a generated message type M that has
+// a decoder in the same generated file: the record and reuse of its fields
+// call its GrpcfastRecord and GrpcfastReuse directly, where RecordMessage,
+// KeepMessagesSpare and SpareMessage find them by a type assertion.
+type OwnerPointer[M any] interface {
+	*M
+	Owner
+}
+
+// RecordOwner is RecordMessage for a field of type P.
+func RecordOwner[M any, P OwnerPointer[M]](o *Record, m P) {
+	i := o.Open(unsafe.Pointer(m))
+	if m != nil {
+		m.GrpcfastRecord(o)
+	}
+	o.Close(i)
+}
+
+// RecordOwners is RecordMessages for a repeated field of type P.
+func RecordOwners[M any, P OwnerPointer[M]](o *Record, s []P) {
+	RecordSlice(o, s)
+	g := o.OpenGroup()
+	for _, m := range s[:cap(s)] {
+		i := o.Open(unsafe.Pointer(m))
+		if m != nil {
+			m.GrpcfastRecord(o)
+		}
+		o.Close(i)
+	}
+	o.Close(g)
+}
+
+// SpareOwner is SpareMessage for a field of type P.
+func SpareOwner[M any, P OwnerPointer[M]](o *Record, k SpareKind, m P) {
+	if !o.Generated() {
+		ReleaseMessage(o, (*M)(m))
+		return
+	}
+	ok, end := o.MatchMessage(unsafe.Pointer(m))
+	if ok {
+		m.GrpcfastReuse(o)
+		o.PutSpare(k, unsafe.Pointer(m))
+	}
+	o.Seek(end)
+}
+
+// KeepOwnersSpare is KeepMessagesSpare for a repeated field of type P.
+func KeepOwnersSpare[M any, P OwnerPointer[M]](o *Record, k SpareKind, s []P) []P {
+	if !o.Generated() {
+		// P is *M: the two slice types share their layout.
+		kept := KeepMessages(o, *(*[]*M)(unsafe.Pointer(&s)))
+		return *(*[]P)(unsafe.Pointer(&kept))
+	}
+	arrayOK := own.MatchSlice(o, s)
+	end := o.ReadGroup()
+	if !arrayOK {
+		o.Seek(end)
+		return nil
+	}
+	// As keepMessages: the elements within twice the last length and 16
+	// more stay in place, those beyond go to the spares.
+	limit := 2*len(s) + 16
+	full := s[:cap(s)]
+	for i, m := range full {
+		ok, next := o.MatchMessage(unsafe.Pointer(m))
+		full[i] = nil
+		if ok {
+			// Poisoned in checked builds by the reset, kept or not.
+			m.GrpcfastReuse(o)
+			switch {
+			case own.Quarantine:
+			case i < limit:
+				full[i] = m
+			default:
+				o.PutSpare(k, unsafe.Pointer(m))
+			}
+		}
+		o.Seek(next)
+	}
+	o.Seek(end)
+	if own.Quarantine {
+		return nil
+	}
+	return s[:0]
+}
