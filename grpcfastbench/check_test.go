@@ -110,7 +110,7 @@ func TestCheckedCallErrors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			paths := newPaths()
+			paths := newPaths(&cfg)
 			envs, _, err := start("", "grpcfast.testdata.kinds.Kinds", methods, ms, paths, &cfg)
 			if err != nil {
 				t.Fatal(err)

@@ -34,7 +34,7 @@ func serveChild(service string, methods []Method, ms []msgs, cfg *config) error 
 			s.Stop()
 		}
 	}()
-	for _, p := range newPaths() {
+	for _, p := range newPaths(cfg) {
 		lis, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			return err

@@ -95,6 +95,9 @@
 //	-grpcfast.bidi=M           pipelined (default: the client sends while it
 //	                           receives) or pingpong (one response per request
 //	                           before the next request)
+//	-grpcfast.floor            add codec=floor: grpcfast's encoding, and nothing
+//	                           decoded on either receiving side: the transport's
+//	                           cost, under what any codec can reach
 //	-grpcfast.profile=DIR      write a CPU profile and allocation profiles per
 //	                           sub-benchmark into DIR, for go tool pprof
 //	-grpcfast.writebuf=BYTES   gRPC-Go's transport write buffer on both ends

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/encoding"
+	"google.golang.org/grpc/mem"
 	"google.golang.org/grpc/test/bufconn"
 	"google.golang.org/protobuf/proto"
 
@@ -32,6 +33,10 @@ const (
 	// only.
 	PathPooled     = "grpcfast-pooled"
 	PathPooledCopy = "grpcfast-pooled-copy"
+	// The floor under every path (-grpcfast.floor): grpcfast's encoding, and
+	// no decoding at all on the receiving side of either end, which gets
+	// empty messages.
+	PathFloor = "floor"
 )
 
 // path is one side of the comparison. Every path forces its codec on the
@@ -45,6 +50,7 @@ type path struct {
 	vtproto   bool // needs the vtprotobuf methods on every message
 	pooled    bool // unary requests pooled, as Register<Service>ServerPooled serves them, responses reused
 	copy      bool // both decoded into one owned copy (WithStringsInOneCopy)
+	floor     bool // decodes nothing: its calls are not checked
 	callOpts  []grpc.CallOption
 	serverOpt grpc.ServerOption
 }
@@ -69,14 +75,18 @@ var (
 //     the unary methods' requests pooled as Register<Service>ServerPooled
 //     does and their responses reused as New<Service>ReusingClient does,
 //     without and with grpcfast.WithStringsInOneCopy on both sides. Only
-//     unary methods run on them.
-func newPaths() []*path {
+//     unary methods run on them;
+//   - codec=floor, with -grpcfast.floor: floorCodec, and the stream's Recv.
+func newPaths(cfg *config) []*path {
 	ps := []*path{
 		{name: PathProto, codec: stdcodec.Codec()},
 		{name: PathVtproto, codecV1: vtgrpc.Codec{}, vtproto: true},
 		{name: PathGrpcfast, codec: grpcfast.NewCodec(), receivers: true},
 		{name: PathPooled, codec: grpcfast.NewCodec(), receivers: true, pooled: true},
 		{name: PathPooledCopy, codec: grpcfast.NewCodec(), receivers: true, pooled: true, copy: true},
+	}
+	if cfg.floor {
+		ps = append(ps, &path{name: PathFloor, codec: floorCodec{grpcfast.NewCodec()}, floor: true})
 	}
 	for _, p := range ps {
 		if p.codec != nil {
@@ -95,6 +105,12 @@ func newPaths() []*path {
 	}
 	return ps
 }
+
+// floorCodec encodes as grpcfast's codec does and decodes nothing: the
+// message received stays as it was (empty), and gRPC frees the bytes.
+type floorCodec struct{ *grpcfast.Codec }
+
+func (floorCodec) Unmarshal(mem.BufferSlice, any) error { return nil }
 
 // pathNames returns the names of paths.
 func pathNames(paths []*path) []string {

@@ -46,6 +46,7 @@ type config struct {
 	server     string   // ServerInProcess or ServerProcess
 	bidi       string   // BidiPipelined or BidiPingPong
 	profileDir string   // where to write CPU and allocation profiles; "" for none
+	floor      bool     // add the codec=floor path
 
 	// gRPC-Go's transport settings, on both ends (transportOptions): -1 or
 	// "" leaves gRPC-Go's default.
@@ -88,6 +89,8 @@ func registerFlags(fs *flag.FlagSet, c *config) {
 		"bidi `mode`: pipelined (the client sends while it receives) or pingpong (one response before the next request)")
 	fs.StringVar(&c.replay, FlagPrefix+"replay", "",
 		"send the messages recorded in corpus `dir` (grpcfastrecord's format: DIR/SERVICE/METHOD/requests.binpb, responses.binpb) instead of filled ones")
+	fs.BoolVar(&c.floor, FlagPrefix+"floor", false,
+		"add the path codec=floor: grpcfast's encoding, and a codec that decodes nothing on the receiving side of both ends, so that its figures are what gRPC-Go's transport and the stub cost without any decoding (its calls are not checked)")
 	fs.StringVar(&c.profileDir, FlagPrefix+"profile", "",
 		"write a CPU and an allocation profile per sub-benchmark into `dir`")
 	fs.Var(intFlag{&c.writeBuf, 0}, FlagPrefix+"writebuf",

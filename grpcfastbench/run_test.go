@@ -184,6 +184,46 @@ func TestPathsUseTheirCodecs(t *testing.T) {
 	}
 }
 
+// TestFloorPath: -grpcfast.floor adds codec=floor, whose codec encodes
+// what it is given and decodes nothing; without the flag there is no such
+// path.
+func TestFloorPath(t *testing.T) {
+	for _, floor := range []bool{false, true} {
+		codecs := map[string]*countingCodec{}
+		wrapCodec = func(name string, c encoding.CodecV2) encoding.CodecV2 {
+			cc := &countingCodec{CodecV2: c}
+			codecs[name] = cc
+			return cc
+		}
+		t.Cleanup(func() { wrapCodec = nil })
+		withFlags(t, func(c *config) { c.msgs, c.size, c.floor = 3, 256, floor }, func() {
+			var failed bool
+			res := testing.Benchmark(func(b *testing.B) {
+				Run(b, "grpcfast.testdata.kinds.Kinds", kindsMethods()...)
+				failed = b.Failed()
+			})
+			if failed || res.N == 0 {
+				t.Fatalf("floor=%v: the benchmark failed (N=%d)", floor, res.N)
+			}
+		})
+		c, ok := codecs[PathFloor]
+		if ok != floor {
+			t.Fatalf("floor=%v: codec=floor present: %v", floor, ok)
+		}
+		if !floor {
+			continue
+		}
+		if c.marshals == 0 || len(c.decodedTo) == 0 {
+			t.Fatalf("codec=floor: %d marshals, %d decodes", c.marshals, len(c.decodedTo))
+		}
+		for _, v := range c.decodedTo {
+			if n := proto.Size(v.(proto.Message)); n != 0 {
+				t.Fatalf("codec=floor decoded a %T of %d bytes; it must decode nothing", v, n)
+			}
+		}
+	}
+}
+
 // TestServerProcess runs a generated benchmark with the server in its own
 // process, with -test.cpu=1,2, and checks that the server's figures are
 // reported for every path at both. The parent fails the benchmark unless
@@ -198,7 +238,7 @@ func TestServerProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command("go", "test", "-run", "^$", "-bench", "BenchmarkGrpcfast_Kinds/^(Unary|Bidi)$", "-benchtime", "3x", "-cpu", "1,2", ".",
-		"-args", "-grpcfast.server=process", "-grpcfast.msgs=5", "-grpcfast.size=300",
+		"-args", "-grpcfast.server=process", "-grpcfast.msgs=5", "-grpcfast.size=300", "-grpcfast.floor",
 		// The child must run with the same transport flags, or the
 		// benchmark fails (startChild).
 		"-grpcfast.writebuf=0", "-grpcfast.window=1048576", "-grpcfast.sharedwrite=false")
@@ -209,7 +249,7 @@ func TestServerProcess(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	for _, name := range []string{"Unary/codec=proto", "Unary/codec=vtproto", "Unary/codec=grpcfast",
-		"Bidi/codec=proto", "Bidi/codec=vtproto", "Bidi/codec=grpcfast"} {
+		"Bidi/codec=proto", "Bidi/codec=vtproto", "Bidi/codec=grpcfast", "Unary/codec=floor", "Bidi/codec=floor"} {
 		for _, cpu := range []string{"", "-2"} {
 			line := regexp.MustCompile(`(?m)^BenchmarkGrpcfast_Kinds/` + regexp.QuoteMeta(name+cpu) + `\s.*$`).Find(out)
 			if line == nil {

@@ -54,13 +54,13 @@ run otlp-filled "OTLP-shaped: Export of about 64 KiB of filled spans, server in 
 corpus=$PWD/internal/testprotos/otlp/testdata/corpus # absolute: go test runs in the package's directory
 run otlp-replay "OTLP-shaped: Export replaying 4 recorded exports of 100 spans, server in its own process" \
 	./scripts/gobench.sh "$count" ./internal/testprotos/otlp -test.bench 'Grpcfast_TraceService' -test.benchmem -test.benchtime "$btime" \
-	 -grpcfast.replay="$corpus" -grpcfast.server=process
+	 -grpcfast.replay="$corpus" -grpcfast.server=process -grpcfast.floor
 run responses-cas "reused unary responses, client side: BatchReadBlobs replaying 16 blobs of 64 KiB per response, server in its own process" \
 	./scripts/gobench.sh "$count" ./internal/testprotos/bytestream -test.bench 'Grpcfast_ContentAddressableStorage' -test.benchmem -test.benchtime "$btime" \
-	 -grpcfast.replay="$PWD/internal/testprotos/bytestream/testdata/corpus" -grpcfast.server=process
+	 -grpcfast.replay="$PWD/internal/testprotos/bytestream/testdata/corpus" -grpcfast.server=process -grpcfast.floor
 run responses-traces "reused unary responses, client side: GetTraces replaying pages of 100 spans, server in its own process" \
 	./scripts/gobench.sh "$count" ./internal/testprotos/otlp -test.bench 'Grpcfast_TraceQueryService' -test.benchmem -test.benchtime "$btime" \
-	 -grpcfast.replay="$corpus" -grpcfast.server=process
+	 -grpcfast.replay="$corpus" -grpcfast.server=process -grpcfast.floor
 short="-grpcfast.size=16384 -grpcfast.msgs=4 -grpcfast.server=process"
 run short "1000 short streams (4 messages of 16 KiB), server in its own process" \
 	./scripts/gobench.sh "$count" ./example/examplepb -test.bench 'Grpcfast_ChunkService/(Put|Get)' -test.benchmem -test.benchtime 1000x $short
@@ -184,20 +184,24 @@ stays small." \
 messages: 4 trace exports of 100 spans each (HTTP server spans with 7 attributes, an exception
 event on every tenth, one resource with 8 attributes), about 45 KB each, sent in turn, and an
 empty acknowledgement. The corpus is in grpcfastrecord's format (written by
-internal/testprotos/otlp's TestCorpus)." \
+internal/testprotos/otlp's TestCorpus). With \`-grpcfast.floor\`: codec=floor decodes nothing on
+either receiving side, so its srv- figures are what gRPC-Go's transport and the stub cost the
+server per export, under what any codec can reach." \
 		otlp-replay -col /codec
 	section "Reused unary responses: BatchReadBlobs" \
-"\`scripts/gobench.sh $count ./internal/testprotos/bytestream -test.bench Grpcfast_ContentAddressableStorage -test.benchmem -test.benchtime $btime -grpcfast.replay=internal/testprotos/bytestream/testdata/corpus -grpcfast.server=process\`:
+"\`scripts/gobench.sh $count ./internal/testprotos/bytestream -test.bench Grpcfast_ContentAddressableStorage -test.benchmem -test.benchtime $btime -grpcfast.replay=internal/testprotos/bytestream/testdata/corpus -grpcfast.server=process -grpcfast.floor\`:
 a remote-cache client reading blobs in batches, in the shape of the Remote Execution API's
 \`BatchReadBlobs\`: each response holds 16 blobs of 64 KiB (replayed from
 internal/testprotos/bytestream's corpus). The server runs in its own process, so sec/op, B/op,
 allocs/op and cpu-sec/op are the client's. codec=grpcfast-pooled receives each response into
 messages that it reuses, as a generated \`<Service>ReusingClient\` does (grpcfast.Responses);
 codec=grpcfast-pooled-copy does so into one copy of each response (\`WithStringsInOneCopy\`),
-which is for responses of strings, not of large blobs." \
+which is for responses of strings, not of large blobs. codec=floor decodes nothing on either
+receiving side (\`-grpcfast.floor\`): its client figures are what gRPC-Go's transport costs the
+client per call, under what any codec can reach." \
 		responses-cas -col /codec
 	section "Reused unary responses: GetTraces" \
-"\`scripts/gobench.sh $count ./internal/testprotos/otlp -test.bench Grpcfast_TraceQueryService -test.benchmem -test.benchtime $btime -grpcfast.replay=internal/testprotos/otlp/testdata/corpus -grpcfast.server=process\`:
+"\`scripts/gobench.sh $count ./internal/testprotos/otlp -test.bench Grpcfast_TraceQueryService -test.benchmem -test.benchtime $btime -grpcfast.replay=internal/testprotos/otlp/testdata/corpus -grpcfast.server=process -grpcfast.floor\`:
 a client reading pages of traces from a tracing backend's query API, in OTLP: each response
 holds the 100 spans of one of the replayed exports above (many small nested messages and
 strings). The figures without srv- are the client's, as above." \

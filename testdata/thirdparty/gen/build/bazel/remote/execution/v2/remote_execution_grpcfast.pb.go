@@ -133,7 +133,7 @@ func (x *Digest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *ExecuteRequest) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordMessage(rEc, x.ActionDigest)
+	grpcfastimpl.RecordOwner(rEc, x.ActionDigest)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
@@ -141,7 +141,7 @@ func (x *ExecuteRequest) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest, x.ActionDigest)
+	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest, x.ActionDigest)
 	*x = ExecuteRequest{}
 }
 
@@ -237,7 +237,7 @@ func (x *ExecuteRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding,
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *ExecuteResponse) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordMessage(rEc, x.Result)
+	grpcfastimpl.RecordOwner(rEc, x.Result)
 	grpcfastimpl.RecordMessage(rEc, x.Status)
 }
 
@@ -246,7 +246,7 @@ func (x *ExecuteResponse) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_ActionResult, x.Result)
+	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_ActionResult, x.Result)
 	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Status, x.Status)
 	*x = ExecuteResponse{}
 }
@@ -364,7 +364,7 @@ func (x *ExecuteResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *ActionResult) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordMessage(rEc, x.StdoutDigest)
+	grpcfastimpl.RecordOwner(rEc, x.StdoutDigest)
 	grpcfastimpl.RecordMessage(rEc, x.WorkerDuration)
 }
 
@@ -373,7 +373,7 @@ func (x *ActionResult) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest, x.StdoutDigest)
+	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest, x.StdoutDigest)
 	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Duration, x.WorkerDuration)
 	*x = ActionResult{}
 }
@@ -467,7 +467,7 @@ func (x *ActionResult) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, d
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *BatchUpdateBlobsRequest) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordMessages(rEc, x.Requests)
+	grpcfastimpl.RecordOwners(rEc, x.Requests)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
@@ -475,7 +475,7 @@ func (x *BatchUpdateBlobsRequest) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_BatchUpdateBlobsRequest_Request, x.Requests)
+	f0 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_BatchUpdateBlobsRequest_Request, x.Requests)
 	*x = BatchUpdateBlobsRequest{
 		Requests: f0,
 	}
@@ -568,7 +568,7 @@ func (x *BatchUpdateBlobsRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *BatchUpdateBlobsRequest_Request) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordMessage(rEc, x.Digest)
+	grpcfastimpl.RecordOwner(rEc, x.Digest)
 	grpcfastimpl.RecordSlice(rEc, x.Data)
 }
 
@@ -577,7 +577,7 @@ func (x *BatchUpdateBlobsRequest_Request) GrpcfastReuse(rEc *grpcfastimpl.Record
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest, x.Digest)
+	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest, x.Digest)
 	f0 := grpcfastimpl.KeepBytes(rEc, x.Data)
 	*x = BatchUpdateBlobsRequest_Request{
 		Data: f0,
@@ -661,7 +661,7 @@ func (x *BatchUpdateBlobsRequest_Request) GrpcfastDecode(dAtA []byte, dEc *grpcf
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *BatchUpdateBlobsResponse) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordMessages(rEc, x.Responses)
+	grpcfastimpl.RecordOwners(rEc, x.Responses)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
@@ -669,7 +669,7 @@ func (x *BatchUpdateBlobsResponse) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	f0 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_BatchUpdateBlobsResponse_Response, x.Responses)
+	f0 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_BatchUpdateBlobsResponse_Response, x.Responses)
 	*x = BatchUpdateBlobsResponse{
 		Responses: f0,
 	}
@@ -738,7 +738,7 @@ func (x *BatchUpdateBlobsResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *BatchUpdateBlobsResponse_Response) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordMessage(rEc, x.Digest)
+	grpcfastimpl.RecordOwner(rEc, x.Digest)
 	grpcfastimpl.RecordMessage(rEc, x.Status)
 }
 
@@ -747,7 +747,7 @@ func (x *BatchUpdateBlobsResponse_Response) GrpcfastReuse(rEc *grpcfastimpl.Reco
 	if x == nil {
 		return
 	}
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest, x.Digest)
+	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest, x.Digest)
 	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Status, x.Status)
 	*x = BatchUpdateBlobsResponse_Response{}
 }
