@@ -45,13 +45,17 @@ func BenchmarkDecodeOTLP(b *testing.B) {
 		}
 	}
 	b.Run("path=std", func(b *testing.B) {
-		run(b, func(w []byte) error { return std.Unmarshal(mem.BufferSlice{mem.SliceBuffer(w)}, new(otlp.ExportTraceServiceRequest)) })
+		run(b, func(w []byte) error {
+			return std.Unmarshal(mem.BufferSlice{mem.SliceBuffer(w)}, new(otlp.ExportTraceServiceRequest))
+		})
 	})
 	b.Run("path=vt", func(b *testing.B) {
 		run(b, func(w []byte) error { return new(otlp.ExportTraceServiceRequest).UnmarshalVT(w) })
 	})
 	b.Run("path=fresh", func(b *testing.B) {
-		run(b, func(w []byte) error { return c.Unmarshal(mem.BufferSlice{mem.SliceBuffer(w)}, new(otlp.ExportTraceServiceRequest)) })
+		run(b, func(w []byte) error {
+			return c.Unmarshal(mem.BufferSlice{mem.SliceBuffer(w)}, new(otlp.ExportTraceServiceRequest))
+		})
 	})
 	for _, p := range []struct {
 		name string
