@@ -78,8 +78,15 @@ func writeRegisteredNote(w io.Writer, f *protogen.File, r registeredFile) {
 		linked = "grpc-go links that package, so every gRPC program that links this one"
 	}
 	var services string
-	if len(f.Services) > 0 && r.goPackage != grpcLinkedStatus {
-		services = fmt.Sprintf(" To serve or call its services with this plugin's receivers, keep generating it "+
+	switch {
+	case r.goPackage == grpcLinkedStatus || r.module == "google.golang.org/protobuf":
+	case len(f.Services) > 0:
+		services = fmt.Sprintf(" To serve or call its services with this plugin's receivers, pooled handlers or reusing clients, "+
+			"keep generating it, with the files its messages come from, "+
+			"and make sure that no program links %s as well (go list -deps -test ./... | grep -x %s prints nothing).", r.goPackage, r.goPackage)
+	default:
+		services = fmt.Sprintf(" If a service you generate uses its messages and you serve or call that service with this plugin's "+
+			"receivers, pooled handlers or reusing clients, keep generating it too (its messages' decoders are generated with it) "+
 			"and make sure that no program links %s as well (go list -deps -test ./... | grep -x %s prints nothing).", r.goPackage, r.goPackage)
 	}
 	if r.module == otlpModule {
@@ -113,7 +120,7 @@ func writeGoogleNote(w io.Writer, pkg protogen.GoImportPath, files []*protogen.F
 	}
 	var serve string
 	if services {
-		serve = fmt.Sprintf(" To serve or call %s services with this plugin's receivers, keep generating %s and make sure that "+
+		serve = fmt.Sprintf(" To serve or call %s services with this plugin's receivers, pooled handlers or reusing clients, keep generating %s and make sure that "+
 			"no program links Google's package as well (go list -deps -test ./... lists what a program links).", their, them)
 	}
 	fmt.Fprintf(w, "%s: note: %s %s generated into Go package %s, but %s Google's: Google generates every file of googleapis "+

@@ -48,7 +48,7 @@ func TestRegisteredNotes(t *testing.T) {
 		`and a program that links both panics at start: proto: file "google/bytestream/bytestream.proto" is already registered. ` +
 		`Import google.golang.org/genproto/googleapis/bytestream instead: do not generate google/bytestream/bytestream.proto (leave it out of the inputs, with buf exclude_paths) ` +
 		`and keep its own go_package (with buf managed mode, disable go_package_prefix for it), then run go mod tidy. ` +
-		`To serve or call its services with this plugin's receivers, keep generating it and make sure that no program links google.golang.org/genproto/googleapis/bytestream as well ` +
+		`To serve or call its services with this plugin's receivers, pooled handlers or reusing clients, keep generating it, with the files its messages come from, and make sure that no program links google.golang.org/genproto/googleapis/bytestream as well ` +
 		`(go list -deps -test ./... | grep -x google.golang.org/genproto/googleapis/bytestream prints nothing).` + "\n"
 	const emptyNote = `protoc-gen-go-grpcfast: note: google/protobuf/empty.proto is generated into Go package example.com/gen/emptypb, ` +
 		`but module google.golang.org/protobuf registers it already (package google.golang.org/protobuf/types/known/emptypb), ` +
@@ -60,6 +60,9 @@ func TestRegisteredNotes(t *testing.T) {
 		`and a program that links both panics at start: proto: file "opentelemetry/proto/common/v1/common.proto" is already registered. ` +
 		`Import go.opentelemetry.io/proto/otlp/common/v1 instead: do not generate opentelemetry/proto/common/v1/common.proto (leave it out of the inputs, with buf exclude_paths) ` +
 		`and keep its own go_package (with buf managed mode, disable go_package_prefix for it), then run go mod tidy. ` +
+		`If a service you generate uses its messages and you serve or call that service with this plugin's receivers, pooled handlers or reusing clients, ` +
+		`keep generating it too (its messages' decoders are generated with it) and make sure that no program links go.opentelemetry.io/proto/otlp/common/v1 as well ` +
+		`(go list -deps -test ./... | grep -x go.opentelemetry.io/proto/otlp/common/v1 prints nothing). ` +
 		`If a program must link both (OpenTelemetry-Go's OTLP exporters link go.opentelemetry.io/proto/otlp), run it with GOLANG_PROTOBUF_REGISTRATION_CONFLICT=warn, ` +
 		`or build it with -ldflags=-X=google.golang.org/protobuf/reflect/protoregistry.conflictPolicy=warn: it starts, and lookups by name ` +
 		`(reflection, Any) find one copy only (docs/third-party.md of github.com/grpcfast/grpcfast).` + "\n"
@@ -158,7 +161,7 @@ const pubsubNote = `protoc-gen-go-grpcfast: note: google/pubsub/v1/pubsub.proto 
 	`panics at start: proto: file "google/pubsub/v1/pubsub.proto" is already registered. ` +
 	`Import Google's package instead: do not generate them (leave them out of the inputs, with buf exclude_paths) and keep their own go_package ` +
 	`(with buf managed mode, disable go_package_prefix for them), then run go mod tidy. ` +
-	`To serve or call their services with this plugin's receivers, keep generating them and make sure that no program links Google's package as well ` +
+	`To serve or call their services with this plugin's receivers, pooled handlers or reusing clients, keep generating them and make sure that no program links Google's package as well ` +
 	`(go list -deps -test ./... lists what a program links).` + "\n"
 
 const wktNote = `protoc-gen-go-grpcfast: note: google/protobuf/{duration,timestamp}.proto are well-known types: ` +

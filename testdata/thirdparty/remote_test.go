@@ -238,3 +238,92 @@ func lookPath(file, path string) (string, error) {
 	}
 	return "", fmt.Errorf("%s not found", file)
 }
+
+// TestOTLPRecipe runs buf generate with the buf.gen.yaml that
+// docs/third-party.md shows for OpenTelemetry's OTLP protos, on files with
+// OTLP's go_package options: the generated service must import the
+// messages generated here (which have decoders), not
+// go.opentelemetry.io/proto/otlp's, and the plugin's note must say to keep
+// generating them. It needs buf and the four plugins, as
+// TestRecipeOnlyGoogleAPI does.
+func TestOTLPRecipe(t *testing.T) {
+	bin, err := filepath.Abs("../../.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := bin + string(os.PathListSeparator) + os.Getenv("PATH")
+	var buf string
+	for _, tool := range []string{"buf", "protoc-gen-go", "protoc-gen-go-grpc", "protoc-gen-go-vtproto", "protoc-gen-go-grpcfast"} {
+		p, err := lookPath(tool, path)
+		if err != nil {
+			t.Skipf("%s is not on PATH nor in .bin (make tools build): %v", tool, err)
+		}
+		if tool == "buf" {
+			buf = p
+		}
+	}
+	page, err := os.ReadFile("../../docs/third-party.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	section := string(page)[strings.Index(string(page), "## OpenTelemetry's OTLP protos"):]
+	start := strings.Index(section, "```yaml\nversion: v2\nmanaged:")
+	if start < 0 {
+		t.Fatal("docs/third-party.md shows no buf.gen.yaml with managed mode for OTLP")
+	}
+	genYAML := section[start+len("```yaml\n"):]
+	genYAML = genYAML[:strings.Index(genYAML, "```")]
+
+	dir := t.TempDir()
+	write := func(name, data string) {
+		t.Helper()
+		name = filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("buf.yaml", "version: v2\nmodules:\n  - path: proto\n")
+	write("buf.gen.yaml", genYAML)
+	write("proto/opentelemetry/proto/trace/v1/trace.proto", `syntax = "proto3";
+package opentelemetry.proto.trace.v1;
+option go_package = "go.opentelemetry.io/proto/otlp/trace/v1";
+message ResourceSpans { repeated Span spans = 1; }
+message Span { bytes trace_id = 1; string name = 5; }
+`)
+	write("proto/opentelemetry/proto/collector/trace/v1/trace_service.proto", `syntax = "proto3";
+package opentelemetry.proto.collector.trace.v1;
+import "opentelemetry/proto/trace/v1/trace.proto";
+option go_package = "go.opentelemetry.io/proto/otlp/collector/trace/v1";
+service TraceService { rpc Export(ExportTraceServiceRequest) returns (ExportTraceServiceResponse) {} }
+message ExportTraceServiceRequest { repeated opentelemetry.proto.trace.v1.ResourceSpans resource_spans = 1; }
+message ExportTraceServiceResponse {}
+`)
+	cmd := exec.Command(buf, "generate")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PATH="+path)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("buf generate: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "opentelemetry/proto/trace/v1/trace.proto is generated into Go package example.com/collector/gen/opentelemetry/proto/trace/v1") ||
+		!strings.Contains(string(out), "keep generating it too") {
+		t.Errorf("buf generate printed no note to keep generating trace.proto:\n%s", out)
+	}
+	service, err := os.ReadFile(filepath.Join(dir, "gen/opentelemetry/proto/collector/trace/v1/trace_service.pb.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(service), `"example.com/collector/gen/opentelemetry/proto/trace/v1"`) || strings.Contains(string(service), "go.opentelemetry.io") {
+		t.Errorf("the generated service does not import the trace messages generated with it:\n%s", service)
+	}
+	decoders, err := os.ReadFile(filepath.Join(dir, "gen/opentelemetry/proto/trace/v1/trace_grpcfast.pb.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(decoders), "func (x *Span) GrpcfastDecode(") {
+		t.Errorf("trace_grpcfast.pb.go has no decoder for Span")
+	}
+}
