@@ -85,3 +85,6 @@ func (s *CopySlot[M]) Reset() {
 		s.s.PrepareCopy()
 	}
 }
+
+// ResponsesCopy reports whether r decodes into one owned copy.
+func ResponsesCopy[M any](r *Responses[M]) bool { return r.copy }

@@ -8,8 +8,16 @@ import (
 
 // PooledOption configures the unary handlers that a generated
 // Register<Service>ServerPooled function registers, and the responses of a
-// generated New<Service>ReusingClient (NewResponses).
-type PooledOption func(*pooled.Config)
+// generated New<Service>ReusingClient (NewResponses). WithStringsInOneCopy
+// makes one.
+type PooledOption interface{ pooledOption() }
+
+// pooledOption is the PooledOption that sets a field of pooled.Config;
+// pooled.ConfigOf applies it.
+type pooledOption func(*pooled.Config)
+
+func (pooledOption) pooledOption()            {}
+func (o pooledOption) Apply(c *pooled.Config) { o(c) }
 
 // WithStringsInOneCopy makes pooled unary handlers decode each request (and
 // reusing clients each response) into one copy of its encoding that the
@@ -28,7 +36,7 @@ type PooledOption func(*pooled.Config)
 // like any Go string; the request itself, and its bytes fields, follow the
 // pooled requests' rules (docs/pooled.md).
 func WithStringsInOneCopy() PooledOption {
-	return func(c *pooled.Config) { c.Copy = true }
+	return pooledOption(func(c *pooled.Config) { c.Copy = true })
 }
 
 // KeepRequest makes the request of the pooled unary call that ctx belongs to

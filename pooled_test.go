@@ -505,3 +505,21 @@ func callUnary(t *testing.T, client kinds.KindsClient, n int, req func(id int64)
 		t.Fatal(err)
 	}
 }
+
+// TestPooledOptions: WithStringsInOneCopy turns on the owned copy, a nil
+// option is skipped.
+func TestPooledOptions(t *testing.T) {
+	for _, tc := range []struct {
+		opts []grpcfast.PooledOption
+		copy bool
+	}{
+		{nil, false},
+		{[]grpcfast.PooledOption{nil}, false},
+		{[]grpcfast.PooledOption{grpcfast.WithStringsInOneCopy()}, true},
+		{[]grpcfast.PooledOption{nil, grpcfast.WithStringsInOneCopy(), nil}, true},
+	} {
+		if got := grpcfast.ResponsesCopy(grpcfast.NewResponses[kinds.Rich](tc.opts...)); got != tc.copy {
+			t.Errorf("NewResponses(%v): copy %v, want %v", tc.opts, got, tc.copy)
+		}
+	}
+}

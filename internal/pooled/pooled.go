@@ -21,13 +21,17 @@ type Config struct {
 	Copy bool
 }
 
+// Option is implemented by the grpcfast.PooledOption values that the root
+// package makes.
+type Option interface{ Apply(*Config) }
+
 // ConfigOf returns the Config that opts (grpcfast.PooledOption values) set;
 // nil options are skipped.
-func ConfigOf[O ~func(*Config)](opts []O) Config {
+func ConfigOf[O any](opts []O) Config {
 	var cfg Config
 	for _, o := range opts {
-		if o != nil {
-			o(&cfg)
+		if o, ok := any(o).(Option); ok {
+			o.Apply(&cfg)
 		}
 	}
 	return cfg
