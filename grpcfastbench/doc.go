@@ -38,12 +38,15 @@
 //
 // # Reading the results
 //
-//	go test -run '^$' -bench Grpcfast -benchmem -count 6 ./gen/... | tee bench.txt
+//	for i in $(seq 6); do go test -run '^$' -bench Grpcfast -benchmem -count 1 ./gen/...; done | tee bench.txt
 //	benchstat -col /codec bench.txt
 //
-// benchstat prints one row per method and metric with a codec=proto,
-// codec=vtproto and codec=grpcfast column, and the changes against the
-// first. The metrics are:
+// Rounds of -count 1 interleave the paths; -count 6 would run each
+// sub-benchmark six times in a row, and a drift of the machine would fall
+// on one path. benchstat prints one row per method and metric with a column
+// per path (codec=proto, codec=vtproto, codec=grpcfast, and for unary
+// methods codec=grpcfast-pooled and codec=grpcfast-pooled-copy), and the
+// changes against the first. The metrics are:
 //
 //   - sec/op, B/op, allocs/op: go test's own, for the whole process (client
 //     and server together, unless the server runs in its own process).

@@ -19,12 +19,16 @@ import (
 
 // Run benchmarks every method of the service named service (its full proto
 // name, such as "grpcfast.example.v1.ChunkService") against a stub server
-// that needs no implementation. Each method gets three sub-benchmarks, run
-// one after the other in the same run: codec=proto (gRPC's standard codec,
-// and the stream's own Recv), codec=vtproto (vtprotobuf's codec/grpc, and
-// the stream's own Recv) and codec=grpcfast (grpcfast's codec, and the
-// generated receivers). The first call of each is checked (see the package
-// documentation). Compare them with
+// that needs no implementation. Each method gets a sub-benchmark per path,
+// run one after the other in the same run: codec=proto (gRPC's standard
+// codec, and the stream's own Recv), codec=vtproto (vtprotobuf's codec/grpc,
+// and the stream's own Recv), codec=grpcfast (grpcfast's codec, and the
+// generated receivers), for unary methods codec=grpcfast-pooled and
+// codec=grpcfast-pooled-copy (pooled requests and reused responses, without
+// and with the strings in one copy), and with -grpcfast.floor codec=floor
+// (nothing decoded). The first call of each is checked, except on
+// codec=floor (see the package documentation). Compare them, over rounds of
+// -count 1, with
 //
 //	benchstat -col /codec results.txt
 //

@@ -17,12 +17,14 @@ import (
 // the stream's own Recv (codec=vtproto) and on grpcfast's codec and generated
 // receivers (codec=grpcfast), side by side, each checked at its first call:
 //
-//	go test -run '^$' -bench BenchmarkGrpcfast_ChunkService -benchmem -count 6 . | tee bench.txt
+//	for i in $(seq 6); do go test -run '^$' -bench BenchmarkGrpcfast_ChunkService -benchmem -count 1 .; done | tee bench.txt
 //	benchstat -col /codec bench.txt
 //
-// The -grpcfast.* flags (message sizes and the fields that grow, recorded
-// messages to replay, messages per stream, concurrent streams, transport,
-// server process, profiles) are described in grpcfastbench.Run.
+// Rounds of -count 1 interleave the paths, where -count 6 would run each six
+// times in a row. The -grpcfast.* flags (message sizes and the fields that
+// grow, recorded messages to replay, messages per stream, concurrent streams,
+// transport, server process, the codec=floor path, profiles) are described in
+// grpcfastbench.Run.
 func BenchmarkGrpcfast_ChunkService(b *testing.B) {
 	grpcfastbench.Run(b, "grpcfast.example.v1.ChunkService",
 		grpcfastbench.ClientStream[Chunk, PutResponse]("Put", NewChunkService_PutRequestReceiver),
@@ -36,12 +38,14 @@ func BenchmarkGrpcfast_ChunkService(b *testing.B) {
 // the stream's own Recv (codec=vtproto) and on grpcfast's codec and generated
 // receivers (codec=grpcfast), side by side, each checked at its first call:
 //
-//	go test -run '^$' -bench BenchmarkGrpcfast_EchoService -benchmem -count 6 . | tee bench.txt
+//	for i in $(seq 6); do go test -run '^$' -bench BenchmarkGrpcfast_EchoService -benchmem -count 1 .; done | tee bench.txt
 //	benchstat -col /codec bench.txt
 //
-// The -grpcfast.* flags (message sizes and the fields that grow, recorded
-// messages to replay, messages per stream, concurrent streams, transport,
-// server process, profiles) are described in grpcfastbench.Run.
+// Rounds of -count 1 interleave the paths, where -count 6 would run each six
+// times in a row. The -grpcfast.* flags (message sizes and the fields that
+// grow, recorded messages to replay, messages per stream, concurrent streams,
+// transport, server process, the codec=floor path, profiles) are described in
+// grpcfastbench.Run.
 func BenchmarkGrpcfast_EchoService(b *testing.B) {
 	grpcfastbench.Run(b, "grpcfast.example.v1.EchoService",
 		grpcfastbench.Bidi[Chunk, Chunk]("Echo", NewEchoService_EchoRequestReceiver, NewEchoService_EchoResponseReceiver),

@@ -32,11 +32,12 @@ func genBenchmarks(p *protogen.Plugin, f *protogen.File) {
 		comment(g, n.benchmark+" benchmarks every method of "+full+" against a stub server, "+
 			paths+", side by side, each checked at its first call:")
 		g.P("//")
-		g.P("//\tgo test -run '^$' -bench ", n.benchmark, " -benchmem -count 6 . | tee bench.txt")
+		g.P("//\tfor i in $(seq 6); do go test -run '^$' -bench ", n.benchmark, " -benchmem -count 1 .; done | tee bench.txt")
 		g.P("//\tbenchstat -col /codec bench.txt")
 		g.P("//")
-		comment(g, "The -grpcfast.* flags (message sizes and the fields that grow, recorded messages "+
-			"to replay, messages per stream, concurrent streams, transport, server process, profiles) "+
+		comment(g, "Rounds of -count 1 interleave the paths, where -count 6 would run each six times in a row. "+
+			"The -grpcfast.* flags (message sizes and the fields that grow, recorded messages "+
+			"to replay, messages per stream, concurrent streams, transport, server process, the codec=floor path, profiles) "+
 			"are described in "+
 			g.QualifiedGoIdent(benchPackage.Ident("Run"))+".")
 		g.P("func ", n.benchmark, "(b *", testingPackage.Ident("B"), ") {")

@@ -20,12 +20,14 @@ import (
 // copy (codec=grpcfast-pooled, codec=grpcfast-pooled-copy), side by side, each
 // checked at its first call:
 //
-//	go test -run '^$' -bench BenchmarkGrpcfast_Alpha -benchmem -count 6 . | tee bench.txt
+//	for i in $(seq 6); do go test -run '^$' -bench BenchmarkGrpcfast_Alpha -benchmem -count 1 .; done | tee bench.txt
 //	benchstat -col /codec bench.txt
 //
-// The -grpcfast.* flags (message sizes and the fields that grow, recorded
-// messages to replay, messages per stream, concurrent streams, transport,
-// server process, profiles) are described in grpcfastbench.Run.
+// Rounds of -count 1 interleave the paths, where -count 6 would run each six
+// times in a row. The -grpcfast.* flags (message sizes and the fields that
+// grow, recorded messages to replay, messages per stream, concurrent streams,
+// transport, server process, the codec=floor path, profiles) are described in
+// grpcfastbench.Run.
 func BenchmarkGrpcfast_Alpha(b *testing.B) {
 	grpcfastbench.Run(b, "grpcfast.testdata.multi.Alpha",
 		grpcfastbench.Unary[PingRequest, PingResponse]("Ping"),

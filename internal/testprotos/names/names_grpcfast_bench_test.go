@@ -20,12 +20,14 @@ import (
 // copy (codec=grpcfast-pooled, codec=grpcfast-pooled-copy), side by side, each
 // checked at its first call:
 //
-//	go test -run '^$' -bench BenchmarkGrpcfast_Clashes -benchmem -count 6 . | tee bench.txt
+//	for i in $(seq 6); do go test -run '^$' -bench BenchmarkGrpcfast_Clashes -benchmem -count 1 .; done | tee bench.txt
 //	benchstat -col /codec bench.txt
 //
-// The -grpcfast.* flags (message sizes and the fields that grow, recorded
-// messages to replay, messages per stream, concurrent streams, transport,
-// server process, profiles) are described in grpcfastbench.Run.
+// Rounds of -count 1 interleave the paths, where -count 6 would run each six
+// times in a row. The -grpcfast.* flags (message sizes and the fields that
+// grow, recorded messages to replay, messages per stream, concurrent streams,
+// transport, server process, the codec=floor path, profiles) are described in
+// grpcfastbench.Run.
 func BenchmarkGrpcfast_Clashes(b *testing.B) {
 	grpcfastbench.Run(b, "grpcfast.testdata.names.Clashes",
 		grpcfastbench.Unary[Msg, Msg]("Get"),
@@ -43,12 +45,14 @@ func BenchmarkGrpcfast_Clashes(b *testing.B) {
 // the stream's own Recv (codec=vtproto) and on grpcfast's codec and generated
 // receivers (codec=grpcfast), side by side, each checked at its first call:
 //
-//	go test -run '^$' -bench BenchmarkGrpcfast_Streams -benchmem -count 6 . | tee bench.txt
+//	for i in $(seq 6); do go test -run '^$' -bench BenchmarkGrpcfast_Streams -benchmem -count 1 .; done | tee bench.txt
 //	benchstat -col /codec bench.txt
 //
-// The -grpcfast.* flags (message sizes and the fields that grow, recorded
-// messages to replay, messages per stream, concurrent streams, transport,
-// server process, profiles) are described in grpcfastbench.Run.
+// Rounds of -count 1 interleave the paths, where -count 6 would run each six
+// times in a row. The -grpcfast.* flags (message sizes and the fields that
+// grow, recorded messages to replay, messages per stream, concurrent streams,
+// transport, server process, the codec=floor path, profiles) are described in
+// grpcfastbench.Run.
 func BenchmarkGrpcfast_Streams(b *testing.B) {
 	grpcfastbench.Run(b, "grpcfast.testdata.names.Streams",
 		grpcfastbench.ServerStream[Msg, Msg]("Watch", NewStreams_WatchResponseReceiver),

@@ -20,12 +20,14 @@ import (
 // copy (codec=grpcfast-pooled, codec=grpcfast-pooled-copy), side by side, each
 // checked at its first call:
 //
-//	go test -run '^$' -bench BenchmarkGrpcfast_TraceService -benchmem -count 6 . | tee bench.txt
+//	for i in $(seq 6); do go test -run '^$' -bench BenchmarkGrpcfast_TraceService -benchmem -count 1 .; done | tee bench.txt
 //	benchstat -col /codec bench.txt
 //
-// The -grpcfast.* flags (message sizes and the fields that grow, recorded
-// messages to replay, messages per stream, concurrent streams, transport,
-// server process, profiles) are described in grpcfastbench.Run.
+// Rounds of -count 1 interleave the paths, where -count 6 would run each six
+// times in a row. The -grpcfast.* flags (message sizes and the fields that
+// grow, recorded messages to replay, messages per stream, concurrent streams,
+// transport, server process, the codec=floor path, profiles) are described in
+// grpcfastbench.Run.
 func BenchmarkGrpcfast_TraceService(b *testing.B) {
 	grpcfastbench.Run(b, "grpcfast.testdata.otlp.TraceService",
 		grpcfastbench.Unary[ExportTraceServiceRequest, ExportTraceServiceResponse]("Export"),
@@ -41,12 +43,14 @@ func BenchmarkGrpcfast_TraceService(b *testing.B) {
 // in one copy (codec=grpcfast-pooled, codec=grpcfast-pooled-copy), side by
 // side, each checked at its first call:
 //
-//	go test -run '^$' -bench BenchmarkGrpcfast_TraceQueryService -benchmem -count 6 . | tee bench.txt
+//	for i in $(seq 6); do go test -run '^$' -bench BenchmarkGrpcfast_TraceQueryService -benchmem -count 1 .; done | tee bench.txt
 //	benchstat -col /codec bench.txt
 //
-// The -grpcfast.* flags (message sizes and the fields that grow, recorded
-// messages to replay, messages per stream, concurrent streams, transport,
-// server process, profiles) are described in grpcfastbench.Run.
+// Rounds of -count 1 interleave the paths, where -count 6 would run each six
+// times in a row. The -grpcfast.* flags (message sizes and the fields that
+// grow, recorded messages to replay, messages per stream, concurrent streams,
+// transport, server process, the codec=floor path, profiles) are described in
+// grpcfastbench.Run.
 func BenchmarkGrpcfast_TraceQueryService(b *testing.B) {
 	grpcfastbench.Run(b, "grpcfast.testdata.otlp.TraceQueryService",
 		grpcfastbench.Unary[GetTracesRequest, TracesData]("GetTraces"),

@@ -19,12 +19,14 @@ import (
 // and generated receivers (codec=grpcfast), side by side, each checked at its
 // first call:
 //
-//	go test -run '^$' -bench BenchmarkGrpcfast_Execution -benchmem -count 6 . | tee bench.txt
+//	for i in $(seq 6); do go test -run '^$' -bench BenchmarkGrpcfast_Execution -benchmem -count 1 .; done | tee bench.txt
 //	benchstat -col /codec bench.txt
 //
-// The -grpcfast.* flags (message sizes and the fields that grow, recorded
-// messages to replay, messages per stream, concurrent streams, transport,
-// server process, profiles) are described in grpcfastbench.Run.
+// Rounds of -count 1 interleave the paths, where -count 6 would run each six
+// times in a row. The -grpcfast.* flags (message sizes and the fields that
+// grow, recorded messages to replay, messages per stream, concurrent streams,
+// transport, server process, the codec=floor path, profiles) are described in
+// grpcfastbench.Run.
 func BenchmarkGrpcfast_Execution(b *testing.B) {
 	grpcfastbench.Run(b, "build.bazel.remote.execution.v2.Execution",
 		grpcfastbench.ServerStream[ExecuteRequest, longrunningpb.Operation]("Execute", NewExecution_ExecuteResponseReceiver),
@@ -40,12 +42,14 @@ func BenchmarkGrpcfast_Execution(b *testing.B) {
 // without and with the strings in one copy (codec=grpcfast-pooled,
 // codec=grpcfast-pooled-copy), side by side, each checked at its first call:
 //
-//	go test -run '^$' -bench BenchmarkGrpcfast_ContentAddressableStorage -benchmem -count 6 . | tee bench.txt
+//	for i in $(seq 6); do go test -run '^$' -bench BenchmarkGrpcfast_ContentAddressableStorage -benchmem -count 1 .; done | tee bench.txt
 //	benchstat -col /codec bench.txt
 //
-// The -grpcfast.* flags (message sizes and the fields that grow, recorded
-// messages to replay, messages per stream, concurrent streams, transport,
-// server process, profiles) are described in grpcfastbench.Run.
+// Rounds of -count 1 interleave the paths, where -count 6 would run each six
+// times in a row. The -grpcfast.* flags (message sizes and the fields that
+// grow, recorded messages to replay, messages per stream, concurrent streams,
+// transport, server process, the codec=floor path, profiles) are described in
+// grpcfastbench.Run.
 func BenchmarkGrpcfast_ContentAddressableStorage(b *testing.B) {
 	grpcfastbench.Run(b, "build.bazel.remote.execution.v2.ContentAddressableStorage",
 		grpcfastbench.Unary[BatchUpdateBlobsRequest, BatchUpdateBlobsResponse]("BatchUpdateBlobs"),
