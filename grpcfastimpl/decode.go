@@ -110,16 +110,15 @@ func SpareMessage[M any](o *Record, k SpareKind, m *M) {
 	o.Seek(end)
 }
 
-// RecordOneof records the wrapper that a oneof field holds (nil if unset).
-func RecordOneof(o *Record, v any) { o.Open(own.PointerOf(v)) }
+// OpenOneof starts the record of a oneof field: the wrapper it holds (nil
+// if unset), then the message of a message case, up to the Close of the
+// index it returns.
+func OpenOneof(o *Record, v any) int { return o.Open(own.PointerOf(v)) }
 
-// MatchOneof reads the entry that RecordOneof made and reports whether it
-// records the wrapper that v holds.
-func MatchOneof(o *Record, v any) bool {
-	p := own.PointerOf(v)
-	ok, _ := o.MatchMessage(p)
-	return ok
-}
+// MatchOneof reads the record that OpenOneof started and reports whether it
+// records the wrapper that v holds (then the case's message, if any, is read
+// next), and the index of the entry that follows the oneof's.
+func MatchOneof(o *Record, v any) (bool, int) { return o.MatchMessage(own.PointerOf(v)) }
 
 // DecodeMessage merges b into m, a message of a type that has no generated
 // decoder in the generated file that calls it, with depth levels left below

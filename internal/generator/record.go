@@ -67,8 +67,9 @@ func isMessage(d protoreflect.FieldDescriptor) bool {
 // genOwner writes GrpcfastRecord, GrpcfastReuse and GrpcfastUnknownFields
 // (grpcfastimpl.Owner). GrpcfastReuse reads the record in the order
 // GrpcfastRecord writes it: both visit the fields that keepActionOf keeps,
-// in declaration order, and, for a message with a generated decoder, the
-// wrapper of each oneof before the oneof's first field.
+// in declaration order, except that, for a message with a generated decoder,
+// each oneof is one group at its first field: the wrapper, then the message
+// of a message case.
 func genOwner(g *protogen.GeneratedFile, f *protogen.File, m *protogen.Message, sp *spares) {
 	dec := sp != nil
 	// direct: the field's message type has a decoder in this file, so the
@@ -78,9 +79,13 @@ func genOwner(g *protogen.GeneratedFile, f *protogen.File, m *protogen.Message, 
 	wrapped := map[*protogen.Oneof]int{} // oneofs whose wrappers are recorded: index of their variable
 	for _, fd := range m.Fields {
 		o := realOneof(fd)
-		if dec && o != nil && o.Fields[0] == fd {
-			wrapped[o] = len(wrapped)
-			fields = append(fields, fd)
+		if dec && o != nil {
+			// The wrapper and its message case are recorded as one group,
+			// at the oneof's first field.
+			if o.Fields[0] == fd {
+				wrapped[o] = len(wrapped)
+				fields = append(fields, fd)
+			}
 			continue
 		}
 		if keepActionOf(fd) != drop {
@@ -105,7 +110,22 @@ func genOwner(g *protogen.GeneratedFile, f *protogen.File, m *protogen.Message, 
 	g.P("func (x *", m.GoIdent, ") ", recordMethod, "(rEc *", owned, ") {")
 	for _, fd := range fields {
 		if o, ok := oneofStart(fd); ok {
-			g.P(implPackage.Ident("RecordOneof"), "(rEc, x.", o.GoName, ")")
+			v := "oN" + strconv.Itoa(wrapped[o])
+			g.P(v, " := ", implPackage.Ident("OpenOneof"), "(rEc, x.", o.GoName, ")")
+			if cases := messageCases(o); len(cases) > 0 {
+				g.P("switch cAse := x.", o.GoName, ".(type) {")
+				for _, c := range cases {
+					g.P("case *", c.GoIdent, ":")
+					if direct(c) {
+						g.P(implPackage.Ident("RecordOwner"), "(rEc, cAse.", c.GoName, ")")
+					} else {
+						g.P(implPackage.Ident("RecordMessage"), "(rEc, cAse.", c.GoName, ")")
+					}
+				}
+				g.P("}")
+			}
+			g.P("rEc.Close(", v, ")")
+			continue
 		}
 		switch keepActionOf(fd) {
 		case keepBytes, keepScalars, keepCleared:
@@ -137,7 +157,24 @@ func genOwner(g *protogen.GeneratedFile, f *protogen.File, m *protogen.Message, 
 	var kept []*protogen.Field
 	for _, fd := range fields {
 		if o, ok := oneofStart(fd); ok {
-			g.P("wR", strconv.Itoa(wrapped[o]), " := ", implPackage.Ident("MatchOneof"), "(rEc, x.", o.GoName, ")")
+			i := strconv.Itoa(wrapped[o])
+			g.P("wR", i, ", eNd", i, " := ", implPackage.Ident("MatchOneof"), "(rEc, x.", o.GoName, ")")
+			if cases := messageCases(o); len(cases) > 0 {
+				g.P("if wR", i, " {")
+				g.P("switch cAse := x.", o.GoName, ".(type) {")
+				for _, c := range cases {
+					g.P("case *", c.GoIdent, ":")
+					if direct(c) {
+						g.P(implPackage.Ident("SpareOwner"), "(rEc, ", sp.of(c.Message.GoIdent), ", cAse.", c.GoName, ")")
+					} else {
+						g.P(implPackage.Ident("SpareMessage"), "(rEc, ", sp.of(c.Message.GoIdent), ", cAse.", c.GoName, ")")
+					}
+				}
+				g.P("}")
+				g.P("}")
+			}
+			g.P("rEc.Seek(eNd", i, ")")
+			continue
 		}
 		v := "f" + strconv.Itoa(len(kept))
 		switch keepActionOf(fd) {
@@ -203,6 +240,17 @@ func genOwner(g *protogen.GeneratedFile, f *protogen.File, m *protogen.Message, 
 	g.P("return &x.unknownFields")
 	g.P("}")
 	g.P()
+}
+
+// messageCases returns the message fields of oneof o.
+func messageCases(o *protogen.Oneof) []*protogen.Field {
+	var cs []*protogen.Field
+	for _, fd := range o.Fields {
+		if isMessage(fd.Desc) {
+			cs = append(cs, fd)
+		}
+	}
+	return cs
 }
 
 // messageField returns the expression of a message field's value: the field

@@ -48,12 +48,12 @@ func (x *Node) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 	grpcfastimpl.RecordSlice(rEc, x.Packed)
 	grpcfastimpl.RecordSlice(rEc, x.Fixed)
 	grpcfastimpl.RecordSlice(rEc, x.Ratios)
-	grpcfastimpl.RecordOneof(rEc, x.Choice)
-	var mAlt *Node
-	if cAse, oK := x.Choice.(*Node_Alt); oK {
-		mAlt = cAse.Alt
+	oN0 := grpcfastimpl.OpenOneof(rEc, x.Choice)
+	switch cAse := x.Choice.(type) {
+	case *Node_Alt:
+		grpcfastimpl.RecordOwner(rEc, cAse.Alt)
 	}
-	grpcfastimpl.RecordOwner(rEc, mAlt)
+	rEc.Close(oN0)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
@@ -68,12 +68,14 @@ func (x *Node) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	f3 := grpcfastimpl.KeepScalars(rEc, x.Packed)
 	f4 := grpcfastimpl.KeepScalars(rEc, x.Fixed)
 	f5 := grpcfastimpl.KeepScalars(rEc, x.Ratios)
-	wR0 := grpcfastimpl.MatchOneof(rEc, x.Choice)
-	var mAlt *Node
-	if cAse, oK := x.Choice.(*Node_Alt); oK {
-		mAlt = cAse.Alt
+	wR0, eNd0 := grpcfastimpl.MatchOneof(rEc, x.Choice)
+	if wR0 {
+		switch cAse := x.Choice.(type) {
+		case *Node_Alt:
+			grpcfastimpl.SpareOwner(rEc, grpcfastSpare_hostile_hostile_Node, cAse.Alt)
+		}
 	}
-	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_hostile_hostile_Node, mAlt)
+	rEc.Seek(eNd0)
 	if wR0 {
 		switch wR := x.Choice.(type) {
 		case *Node_Alt:

@@ -112,12 +112,12 @@ func (x *FromV) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 	grpcfastimpl.RecordMessage(rEc, x.M)
 	grpcfastimpl.RecordMessages(rEc, x.Ms)
 	grpcfastimpl.RecordSlice(rEc, x.Es)
-	grpcfastimpl.RecordOneof(rEc, x.Choice)
-	var mOne *o.M
-	if cAse, oK := x.Choice.(*FromV_One); oK {
-		mOne = cAse.One
+	oN0 := grpcfastimpl.OpenOneof(rEc, x.Choice)
+	switch cAse := x.Choice.(type) {
+	case *FromV_One:
+		grpcfastimpl.RecordMessage(rEc, cAse.One)
 	}
-	grpcfastimpl.RecordMessage(rEc, mOne)
+	rEc.Close(oN0)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
@@ -128,12 +128,14 @@ func (x *FromV) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_imports_imports_M, x.M)
 	f0 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_imports_imports_M, x.Ms)
 	f1 := grpcfastimpl.KeepScalars(rEc, x.Es)
-	wR0 := grpcfastimpl.MatchOneof(rEc, x.Choice)
-	var mOne *o.M
-	if cAse, oK := x.Choice.(*FromV_One); oK {
-		mOne = cAse.One
+	wR0, eNd0 := grpcfastimpl.MatchOneof(rEc, x.Choice)
+	if wR0 {
+		switch cAse := x.Choice.(type) {
+		case *FromV_One:
+			grpcfastimpl.SpareMessage(rEc, grpcfastSpare_imports_imports_M, cAse.One)
+		}
 	}
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_imports_imports_M, mOne)
+	rEc.Seek(eNd0)
 	if wR0 {
 		switch wR := x.Choice.(type) {
 		case *FromV_One:

@@ -55,12 +55,12 @@ func (x *Rich) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 	grpcfastimpl.RecordOwner(rEc, x.Inner)
 	grpcfastimpl.RecordOwners(rEc, x.Inners)
 	grpcfastimpl.RecordMap(rEc, x.Counts)
-	grpcfastimpl.RecordOneof(rEc, x.Choice)
-	var mNested *Inner
-	if cAse, oK := x.Choice.(*Rich_Nested); oK {
-		mNested = cAse.Nested
+	oN0 := grpcfastimpl.OpenOneof(rEc, x.Choice)
+	switch cAse := x.Choice.(type) {
+	case *Rich_Nested:
+		grpcfastimpl.RecordOwner(rEc, cAse.Nested)
 	}
-	grpcfastimpl.RecordOwner(rEc, mNested)
+	rEc.Close(oN0)
 	grpcfastimpl.RecordSlice(rEc, x.Colors)
 }
 
@@ -76,12 +76,14 @@ func (x *Rich) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_kinds_kinds_Inner, x.Inner)
 	f4 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_kinds_kinds_Inner, x.Inners)
 	f5 := grpcfastimpl.KeepMap(rEc, x.Counts)
-	wR0 := grpcfastimpl.MatchOneof(rEc, x.Choice)
-	var mNested *Inner
-	if cAse, oK := x.Choice.(*Rich_Nested); oK {
-		mNested = cAse.Nested
+	wR0, eNd0 := grpcfastimpl.MatchOneof(rEc, x.Choice)
+	if wR0 {
+		switch cAse := x.Choice.(type) {
+		case *Rich_Nested:
+			grpcfastimpl.SpareOwner(rEc, grpcfastSpare_kinds_kinds_Inner, cAse.Nested)
+		}
 	}
-	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_kinds_kinds_Inner, mNested)
+	rEc.Seek(eNd0)
 	f6 := grpcfastimpl.KeepScalars(rEc, x.Colors)
 	if wR0 {
 		switch wR := x.Choice.(type) {
@@ -1272,23 +1274,20 @@ func (x *Decodable) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 	grpcfastimpl.RecordOwners(rEc, x.Children)
 	grpcfastimpl.RecordOwner(rEc, x.Rich)
 	grpcfastimpl.RecordOwners(rEc, x.Riches)
-	grpcfastimpl.RecordOneof(rEc, x.Choice)
-	var mNode *Decodable
-	if cAse, oK := x.Choice.(*Decodable_Node); oK {
-		mNode = cAse.Node
+	oN0 := grpcfastimpl.OpenOneof(rEc, x.Choice)
+	switch cAse := x.Choice.(type) {
+	case *Decodable_Node:
+		grpcfastimpl.RecordOwner(rEc, cAse.Node)
+	case *Decodable_Other:
+		grpcfastimpl.RecordOwner(rEc, cAse.Other)
 	}
-	grpcfastimpl.RecordOwner(rEc, mNode)
-	var mOther *Rich
-	if cAse, oK := x.Choice.(*Decodable_Other); oK {
-		mOther = cAse.Other
+	rEc.Close(oN0)
+	oN1 := grpcfastimpl.OpenOneof(rEc, x.Second)
+	switch cAse := x.Second.(type) {
+	case *Decodable_Inner:
+		grpcfastimpl.RecordOwner(rEc, cAse.Inner)
 	}
-	grpcfastimpl.RecordOwner(rEc, mOther)
-	grpcfastimpl.RecordOneof(rEc, x.Second)
-	var mInner *Inner
-	if cAse, oK := x.Second.(*Decodable_Inner); oK {
-		mInner = cAse.Inner
-	}
-	grpcfastimpl.RecordOwner(rEc, mInner)
+	rEc.Close(oN1)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
@@ -1313,23 +1312,24 @@ func (x *Decodable) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	f13 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_kinds_kinds_Decodable, x.Children)
 	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_kinds_kinds_Rich, x.Rich)
 	f14 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_kinds_kinds_Rich, x.Riches)
-	wR0 := grpcfastimpl.MatchOneof(rEc, x.Choice)
-	var mNode *Decodable
-	if cAse, oK := x.Choice.(*Decodable_Node); oK {
-		mNode = cAse.Node
+	wR0, eNd0 := grpcfastimpl.MatchOneof(rEc, x.Choice)
+	if wR0 {
+		switch cAse := x.Choice.(type) {
+		case *Decodable_Node:
+			grpcfastimpl.SpareOwner(rEc, grpcfastSpare_kinds_kinds_Decodable, cAse.Node)
+		case *Decodable_Other:
+			grpcfastimpl.SpareOwner(rEc, grpcfastSpare_kinds_kinds_Rich, cAse.Other)
+		}
 	}
-	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_kinds_kinds_Decodable, mNode)
-	var mOther *Rich
-	if cAse, oK := x.Choice.(*Decodable_Other); oK {
-		mOther = cAse.Other
+	rEc.Seek(eNd0)
+	wR1, eNd1 := grpcfastimpl.MatchOneof(rEc, x.Second)
+	if wR1 {
+		switch cAse := x.Second.(type) {
+		case *Decodable_Inner:
+			grpcfastimpl.SpareOwner(rEc, grpcfastSpare_kinds_kinds_Inner, cAse.Inner)
+		}
 	}
-	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_kinds_kinds_Rich, mOther)
-	wR1 := grpcfastimpl.MatchOneof(rEc, x.Second)
-	var mInner *Inner
-	if cAse, oK := x.Second.(*Decodable_Inner); oK {
-		mInner = cAse.Inner
-	}
-	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_kinds_kinds_Inner, mInner)
+	rEc.Seek(eNd1)
 	if wR0 {
 		switch wR := x.Choice.(type) {
 		case *Decodable_Text:

@@ -1428,17 +1428,14 @@ func (x *Status) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *AnyValue) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordOneof(rEc, x.Value)
-	var mArrayValue *ArrayValue
-	if cAse, oK := x.Value.(*AnyValue_ArrayValue); oK {
-		mArrayValue = cAse.ArrayValue
+	oN0 := grpcfastimpl.OpenOneof(rEc, x.Value)
+	switch cAse := x.Value.(type) {
+	case *AnyValue_ArrayValue:
+		grpcfastimpl.RecordOwner(rEc, cAse.ArrayValue)
+	case *AnyValue_KvlistValue:
+		grpcfastimpl.RecordOwner(rEc, cAse.KvlistValue)
 	}
-	grpcfastimpl.RecordOwner(rEc, mArrayValue)
-	var mKvlistValue *KeyValueList
-	if cAse, oK := x.Value.(*AnyValue_KvlistValue); oK {
-		mKvlistValue = cAse.KvlistValue
-	}
-	grpcfastimpl.RecordOwner(rEc, mKvlistValue)
+	rEc.Close(oN0)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
@@ -1446,17 +1443,16 @@ func (x *AnyValue) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	wR0 := grpcfastimpl.MatchOneof(rEc, x.Value)
-	var mArrayValue *ArrayValue
-	if cAse, oK := x.Value.(*AnyValue_ArrayValue); oK {
-		mArrayValue = cAse.ArrayValue
+	wR0, eNd0 := grpcfastimpl.MatchOneof(rEc, x.Value)
+	if wR0 {
+		switch cAse := x.Value.(type) {
+		case *AnyValue_ArrayValue:
+			grpcfastimpl.SpareOwner(rEc, grpcfastSpare_otlp_otlp_ArrayValue, cAse.ArrayValue)
+		case *AnyValue_KvlistValue:
+			grpcfastimpl.SpareOwner(rEc, grpcfastSpare_otlp_otlp_KeyValueList, cAse.KvlistValue)
+		}
 	}
-	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_otlp_otlp_ArrayValue, mArrayValue)
-	var mKvlistValue *KeyValueList
-	if cAse, oK := x.Value.(*AnyValue_KvlistValue); oK {
-		mKvlistValue = cAse.KvlistValue
-	}
-	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_otlp_otlp_KeyValueList, mKvlistValue)
+	rEc.Seek(eNd0)
 	if wR0 {
 		switch wR := x.Value.(type) {
 		case *AnyValue_StringValue:

@@ -149,12 +149,12 @@ func (x *Entries) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 	grpcfastimpl.RecordMap(rEc, x.ByLevel)
 	grpcfastimpl.RecordMap(rEc, x.Blobs)
 	grpcfastimpl.RecordSlice(rEc, x.Tags)
-	grpcfastimpl.RecordOneof(rEc, x.Choice)
-	var mSub *Entries
-	if cAse, oK := x.Choice.(*Entries_Sub); oK {
-		mSub = cAse.Sub
+	oN0 := grpcfastimpl.OpenOneof(rEc, x.Choice)
+	switch cAse := x.Choice.(type) {
+	case *Entries_Sub:
+		grpcfastimpl.RecordOwner(rEc, cAse.Sub)
 	}
-	grpcfastimpl.RecordOwner(rEc, mSub)
+	rEc.Close(oN0)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
@@ -169,12 +169,14 @@ func (x *Entries) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	f3 := grpcfastimpl.KeepMap(rEc, x.ByLevel)
 	f4 := grpcfastimpl.KeepMap(rEc, x.Blobs)
 	f5 := grpcfastimpl.KeepCleared(rEc, x.Tags)
-	wR0 := grpcfastimpl.MatchOneof(rEc, x.Choice)
-	var mSub *Entries
-	if cAse, oK := x.Choice.(*Entries_Sub); oK {
-		mSub = cAse.Sub
+	wR0, eNd0 := grpcfastimpl.MatchOneof(rEc, x.Choice)
+	if wR0 {
+		switch cAse := x.Choice.(type) {
+		case *Entries_Sub:
+			grpcfastimpl.SpareOwner(rEc, grpcfastSpare_proto2_proto2_Entries, cAse.Sub)
+		}
 	}
-	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_proto2_proto2_Entries, mSub)
+	rEc.Seek(eNd0)
 	if wR0 {
 		switch wR := x.Choice.(type) {
 		case *Entries_Text:

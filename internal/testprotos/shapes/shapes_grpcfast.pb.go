@@ -43,17 +43,14 @@ func (x *Tree) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 	grpcfastimpl.RecordOwner(rEc, x.Parent)
 	grpcfastimpl.RecordMap(rEc, x.Named)
 	grpcfastimpl.RecordOwner(rEc, x.Leaf)
-	grpcfastimpl.RecordOneof(rEc, x.Pick)
-	var mOne *Leaf
-	if cAse, oK := x.Pick.(*Tree_One); oK {
-		mOne = cAse.One
+	oN0 := grpcfastimpl.OpenOneof(rEc, x.Pick)
+	switch cAse := x.Pick.(type) {
+	case *Tree_One:
+		grpcfastimpl.RecordOwner(rEc, cAse.One)
+	case *Tree_Subtree:
+		grpcfastimpl.RecordOwner(rEc, cAse.Subtree)
 	}
-	grpcfastimpl.RecordOwner(rEc, mOne)
-	var mSubtree *Tree
-	if cAse, oK := x.Pick.(*Tree_Subtree); oK {
-		mSubtree = cAse.Subtree
-	}
-	grpcfastimpl.RecordOwner(rEc, mSubtree)
+	rEc.Close(oN0)
 	grpcfastimpl.RecordSlice(rEc, x.Flags)
 	grpcfastimpl.RecordSlice(rEc, x.Weights)
 	grpcfastimpl.RecordSlice(rEc, x.Codes)
@@ -70,17 +67,16 @@ func (x *Tree) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_shapes_shapes_Tree, x.Parent)
 	f1 := grpcfastimpl.KeepMap(rEc, x.Named)
 	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_shapes_shapes_Leaf, x.Leaf)
-	wR0 := grpcfastimpl.MatchOneof(rEc, x.Pick)
-	var mOne *Leaf
-	if cAse, oK := x.Pick.(*Tree_One); oK {
-		mOne = cAse.One
+	wR0, eNd0 := grpcfastimpl.MatchOneof(rEc, x.Pick)
+	if wR0 {
+		switch cAse := x.Pick.(type) {
+		case *Tree_One:
+			grpcfastimpl.SpareOwner(rEc, grpcfastSpare_shapes_shapes_Leaf, cAse.One)
+		case *Tree_Subtree:
+			grpcfastimpl.SpareOwner(rEc, grpcfastSpare_shapes_shapes_Tree, cAse.Subtree)
+		}
 	}
-	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_shapes_shapes_Leaf, mOne)
-	var mSubtree *Tree
-	if cAse, oK := x.Pick.(*Tree_Subtree); oK {
-		mSubtree = cAse.Subtree
-	}
-	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_shapes_shapes_Tree, mSubtree)
+	rEc.Seek(eNd0)
 	f2 := grpcfastimpl.KeepCleared(rEc, x.Flags)
 	f3 := grpcfastimpl.KeepScalars(rEc, x.Weights)
 	f4 := grpcfastimpl.KeepScalars(rEc, x.Codes)
