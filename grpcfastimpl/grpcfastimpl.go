@@ -237,7 +237,8 @@ func resetRecorded[M any](o *Record, m *M) bool {
 // returned to vtprotobuf's pool. Other elements are cleared from the array.
 // If it does not record s's array, it returns nil.
 func KeepMessages[M any](o *Record, s []*M) []*M {
-	return keepMessages(o, s, func(m *M) {
+	keep := keepable[M](o)
+	return keepMessages(o, s, func(m *M) bool { return keep && resetRecorded(o, m) }, func(m *M) {
 		if p, ok := any(m).(own.VTPooled); ok && !own.Quarantine {
 			p.ReturnToVTPool()
 		}
@@ -252,28 +253,38 @@ func KeepMessagesSpare[M any](o *Record, k SpareKind, s []*M) []*M {
 	if !o.Generated() {
 		return KeepMessages(o, s)
 	}
-	return keepMessages(o, s, func(m *M) { o.PutSpare(k, unsafe.Pointer(m)) })
+	keep := keepable[M](o)
+	return keepMessages(o, s, func(m *M) bool { return keep && resetRecorded(o, m) },
+		func(m *M) { o.PutSpare(k, unsafe.Pointer(m)) })
+}
+
+// keepable reports whether keepMessages keeps (reset with resetRecorded)
+// the elements of a repeated field of *M: those of types that vtprotobuf
+// pools, and those of types with a generated decoder after a decode by it,
+// which decodes into them as vtprotobuf's pooled one does. The others are
+// dropped.
+func keepable[M any](o *Record) bool {
+	_, isPooled := any((*M)(nil)).(own.VTPooled)
+	_, isDecoder := any((*M)(nil)).(Decoder)
+	return isPooled || isDecoder && o.Generated()
 }
 
 // keepMessages keeps the elements of s that the last decode used (those
 // within its length), and as many again and 16 more beyond it, reset with
-// GrpcfastReuse (or as Reset does for types without it): vtprotobuf's
-// pooled decoder, and the generated one, decode into them in place. Those
-// further beyond that o records are reset the same way and given to spare.
+// reset (which reports false for an element that must be dropped):
+// vtprotobuf's pooled decoder, and the generated one, decode into them in
+// place. Those further beyond that o records are reset the same way and
+// given to spare.
 // So an array keeps no more than twice what the last message used, and an
 // element that no message uses for two resets holds nothing beyond that
 // either: what a slot holds never grows beyond a few times its last
 // message, whatever the sequence of messages (TestSlotBounded).
-func keepMessages[M any](o *Record, s []*M, spare func(*M)) []*M {
+func keepMessages[M any](o *Record, s []*M, reset func(*M) bool, spare func(*M)) []*M {
 	arrayOK := own.MatchSlice(o, s)
 	end := o.ReadGroup()
 	if !arrayOK {
 		o.Seek(end)
 		return nil
-	}
-	_, isPooled := any((*M)(nil)).(own.VTPooled)
-	if _, isDecoder := any((*M)(nil)).(Decoder); isDecoder && o.Generated() {
-		isPooled = true // the generated decoder decodes into them as vtprotobuf's pooled one does
 	}
 	limit := 2*len(s) + 16
 	full := s[:cap(s)]
@@ -281,7 +292,7 @@ func keepMessages[M any](o *Record, s []*M, spare func(*M)) []*M {
 		ok, next := o.MatchMessage(unsafe.Pointer(m))
 		full[i] = nil
 		// Poisoned in checked builds by the reset, kept or not.
-		if ok && isPooled && resetRecorded(o, m) {
+		if ok && reset(m) {
 			switch {
 			case own.Quarantine:
 			case i < limit:

@@ -1,10 +1,6 @@
 package grpcfastimpl
 
-import (
-	"unsafe"
-
-	"github.com/grpcfast/grpcfast/internal/own"
-)
+import "unsafe"
 
 // OwnerPointer is the pointer type of a generated message type M that has
 // a decoder in the same generated file: the record and reuse of its fields
@@ -54,40 +50,14 @@ func SpareOwner[M any, P OwnerPointer[M]](o *Record, k SpareKind, m P) {
 
 // KeepOwnersSpare is KeepMessagesSpare for a repeated field of type P.
 func KeepOwnersSpare[M any, P OwnerPointer[M]](o *Record, k SpareKind, s []P) []P {
+	// P is *M: the two slice types share their layout.
+	ms := *(*[]*M)(unsafe.Pointer(&s))
 	if !o.Generated() {
-		// P is *M: the two slice types share their layout.
-		kept := KeepMessages(o, *(*[]*M)(unsafe.Pointer(&s)))
-		return *(*[]P)(unsafe.Pointer(&kept))
+		ms = KeepMessages(o, ms)
+	} else {
+		ms = keepMessages(o, ms,
+			func(m *M) bool { P(m).GrpcfastReuse(o); return true },
+			func(m *M) { o.PutSpare(k, unsafe.Pointer(m)) })
 	}
-	arrayOK := own.MatchSlice(o, s)
-	end := o.ReadGroup()
-	if !arrayOK {
-		o.Seek(end)
-		return nil
-	}
-	// As keepMessages: the elements within twice the last length and 16
-	// more stay in place, those beyond go to the spares.
-	limit := 2*len(s) + 16
-	full := s[:cap(s)]
-	for i, m := range full {
-		ok, next := o.MatchMessage(unsafe.Pointer(m))
-		full[i] = nil
-		if ok {
-			// Poisoned in checked builds by the reset, kept or not.
-			m.GrpcfastReuse(o)
-			switch {
-			case own.Quarantine:
-			case i < limit:
-				full[i] = m
-			default:
-				o.PutSpare(k, unsafe.Pointer(m))
-			}
-		}
-		o.Seek(next)
-	}
-	o.Seek(end)
-	if own.Quarantine {
-		return nil
-	}
-	return s[:0]
+	return *(*[]P)(unsafe.Pointer(&ms))
 }
