@@ -36,6 +36,30 @@ type RequiredHolder = decode.RequiredHolder
 // the UTF-8 check on or off, the record of the slot decoded into.
 type Decoding = decode.State
 
+// The calls below are how generated decoders use a Decoding: functions of
+// this package, which generated code imports, so that the compiler has their
+// bodies, and those of the Decoding methods they call, to inline; the
+// methods of internal/decode alone would stay calls in a generated package.
+
+// String returns b as the value of a string field: a copy, or a view of
+// the input.
+func String(d *Decoding, b []byte) string { return d.String(b) }
+
+// Bytes returns b as the value of a bytes field without presence: copied
+// into dst's array, or a view of the input.
+func Bytes(d *Decoding, dst, b []byte) []byte { return d.Bytes(dst, b) }
+
+// BytesPresent returns b as the value of a bytes field whose presence is
+// tracked by nil, or of an element of a repeated bytes field: never nil.
+func BytesPresent(d *Decoding, b []byte) []byte { return d.BytesPresent(b) }
+
+// CheckUTF8 returns an error naming field if b is not valid UTF-8, unless d
+// does not check.
+func CheckUTF8(d *Decoding, b []byte, field string) error { return d.CheckUTF8(b, field) }
+
+// ASCII returns d without the UTF-8 check, for input found to be 7-bit.
+func ASCII(d *Decoding) *Decoding { return d.ASCII() }
+
 // ErrDepth is the error of generated decoders for messages nested deeper
 // than protobuf-go allows.
 var ErrDepth = decode.ErrDepth

@@ -92,7 +92,7 @@ func (x *Chunk) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			x.Data = dEc.Bytes(x.Data, vAl)
+			x.Data = grpcfastimpl.Bytes(dEc, x.Data, vAl)
 			continue
 		}
 		// An unknown field, or a known one with another wire type: kept as

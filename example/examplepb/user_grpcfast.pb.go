@@ -88,13 +88,13 @@ func (x *CreateUserRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decodi
 			if !sWept {
 				sWept = true
 				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = dEc.ASCII()
+					dEc = grpcfastimpl.ASCII(dEc)
 				}
 			}
-			if eRr := dEc.CheckUTF8(vAl, "grpcfast.example.v1.CreateUserRequest.name"); eRr != nil {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.example.v1.CreateUserRequest.name"); eRr != nil {
 				return eRr
 			}
-			x.Name = dEc.String(vAl)
+			x.Name = grpcfastimpl.String(dEc, vAl)
 			continue
 		case 18: // email
 			fIeld := dAtA
@@ -111,13 +111,13 @@ func (x *CreateUserRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decodi
 			if !sWept {
 				sWept = true
 				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = dEc.ASCII()
+					dEc = grpcfastimpl.ASCII(dEc)
 				}
 			}
-			if eRr := dEc.CheckUTF8(vAl, "grpcfast.example.v1.CreateUserRequest.email"); eRr != nil {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.example.v1.CreateUserRequest.email"); eRr != nil {
 				return eRr
 			}
-			x.Email = dEc.String(vAl)
+			x.Email = grpcfastimpl.String(dEc, vAl)
 			continue
 		case 24: // age
 			var vAl uint64
@@ -147,13 +147,13 @@ func (x *CreateUserRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decodi
 			if !sWept {
 				sWept = true
 				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = dEc.ASCII()
+					dEc = grpcfastimpl.ASCII(dEc)
 				}
 			}
-			if eRr := dEc.CheckUTF8(vAl, "grpcfast.example.v1.CreateUserRequest.tags"); eRr != nil {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.example.v1.CreateUserRequest.tags"); eRr != nil {
 				return eRr
 			}
-			x.Tags = append(x.Tags, dEc.String(vAl))
+			x.Tags = append(x.Tags, grpcfastimpl.String(dEc, vAl))
 			continue
 		}
 		// An unknown field, or a known one with another wire type: kept as
@@ -215,13 +215,13 @@ func (x *CreateUserResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decod
 			if !sWept {
 				sWept = true
 				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = dEc.ASCII()
+					dEc = grpcfastimpl.ASCII(dEc)
 				}
 			}
-			if eRr := dEc.CheckUTF8(vAl, "grpcfast.example.v1.CreateUserResponse.id"); eRr != nil {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.example.v1.CreateUserResponse.id"); eRr != nil {
 				return eRr
 			}
-			x.Id = dEc.String(vAl)
+			x.Id = grpcfastimpl.String(dEc, vAl)
 			continue
 		}
 		// An unknown field, or a known one with another wire type: kept as

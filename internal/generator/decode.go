@@ -267,11 +267,11 @@ func (d *decodeGen) utf8(fd *protogen.Field) {
 		g.P("if !sWept {")
 		g.P("sWept = true")
 		g.P("if ", d.impl("IsASCII"), "(fIeld) {")
-		g.P("dEc = dEc.ASCII()")
+		g.P("dEc = ", d.impl("ASCII"), "(dEc)")
 		g.P("}")
 		g.P("}")
 	}
-	g.P("if eRr := dEc.CheckUTF8(vAl, ", strconv.Quote(string(fd.Desc.FullName())), "); eRr != nil {")
+	g.P("if eRr := ", d.impl("CheckUTF8"), "(dEc, vAl, ", strconv.Quote(string(fd.Desc.FullName())), "); eRr != nil {")
 	g.P("return eRr")
 	g.P("}")
 }
@@ -284,9 +284,9 @@ func (d *decodeGen) value(fd *protogen.Field) string {
 	switch fd.Desc.Kind() {
 	case protoreflect.StringKind:
 		d.utf8(fd)
-		return "dEc.String(vAl)"
+		return d.impl("String") + "(dEc, vAl)"
 	case protoreflect.BytesKind:
-		return "dEc.BytesPresent(vAl)"
+		return d.impl("BytesPresent") + "(dEc, vAl)"
 	case protoreflect.BoolKind:
 		return d.pw("DecodeBool") + "(vAl)"
 	case protoreflect.EnumKind:
@@ -405,7 +405,7 @@ func (d *decodeGen) field(fd *protogen.Field) {
 		d.message("x."+fd.GoName, fd.Message, "dEpth")
 	case kind == protoreflect.BytesKind && !desc.HasPresence():
 		d.read(fd, "dAtA")
-		g.P("x.", fd.GoName, " = dEc.Bytes(x.", fd.GoName, ", vAl)")
+		g.P("x.", fd.GoName, " = ", d.impl("Bytes"), "(dEc, x.", fd.GoName, ", vAl)")
 	case hasPointer(fd):
 		d.read(fd, "dAtA")
 		v := d.value(fd)

@@ -87,13 +87,13 @@ func (x *Digest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 			if !sWept {
 				sWept = true
 				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = dEc.ASCII()
+					dEc = grpcfastimpl.ASCII(dEc)
 				}
 			}
-			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.bytestream.Digest.hash"); eRr != nil {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.bytestream.Digest.hash"); eRr != nil {
 				return eRr
 			}
-			x.Hash = dEc.String(vAl)
+			x.Hash = grpcfastimpl.String(dEc, vAl)
 			continue
 		case 16: // size_bytes
 			var vAl uint64
@@ -175,13 +175,13 @@ func (x *BatchReadBlobsRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.De
 			if !sWept {
 				sWept = true
 				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = dEc.ASCII()
+					dEc = grpcfastimpl.ASCII(dEc)
 				}
 			}
-			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.bytestream.BatchReadBlobsRequest.instance_name"); eRr != nil {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.bytestream.BatchReadBlobsRequest.instance_name"); eRr != nil {
 				return eRr
 			}
-			x.InstanceName = dEc.String(vAl)
+			x.InstanceName = grpcfastimpl.String(dEc, vAl)
 			continue
 		case 18: // digests
 			var vAl []byte
@@ -428,7 +428,7 @@ func (x *BatchReadBlobsResponse_Response) GrpcfastDecode(dAtA []byte, dEc *grpcf
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			x.Data = dEc.Bytes(x.Data, vAl)
+			x.Data = grpcfastimpl.Bytes(dEc, x.Data, vAl)
 			continue
 		case 32: // compressor
 			var vAl uint64
@@ -537,13 +537,13 @@ func (x *Status) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 			if !sWept {
 				sWept = true
 				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = dEc.ASCII()
+					dEc = grpcfastimpl.ASCII(dEc)
 				}
 			}
-			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.bytestream.Status.message"); eRr != nil {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.bytestream.Status.message"); eRr != nil {
 				return eRr
 			}
-			x.Message = dEc.String(vAl)
+			x.Message = grpcfastimpl.String(dEc, vAl)
 			continue
 		}
 		// An unknown field, or a known one with another wire type: kept as

@@ -83,16 +83,16 @@ func (x *Note) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			if !sWept {
 				sWept = true
 				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = dEc.ASCII()
+					dEc = grpcfastimpl.ASCII(dEc)
 				}
 			}
-			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.editions.Note.text"); eRr != nil {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.editions.Note.text"); eRr != nil {
 				return eRr
 			}
 			if x.Text == nil {
 				x.Text = new(string)
 			}
-			*x.Text = dEc.String(vAl)
+			*x.Text = grpcfastimpl.String(dEc, vAl)
 			continue
 		case 18: // body
 			var vAl []byte
@@ -105,7 +105,7 @@ func (x *Note) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			x.Body = dEc.BytesPresent(vAl)
+			x.Body = grpcfastimpl.BytesPresent(dEc, vAl)
 			continue
 		case 24: // rank
 			var vAl uint64

@@ -161,13 +161,13 @@ func (x *Node) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			if !sWept {
 				sWept = true
 				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = dEc.ASCII()
+					dEc = grpcfastimpl.ASCII(dEc)
 				}
 			}
-			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.hostile.Node.name"); eRr != nil {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.hostile.Node.name"); eRr != nil {
 				return eRr
 			}
-			x.Name = dEc.String(vAl)
+			x.Name = grpcfastimpl.String(dEc, vAl)
 			continue
 		case 24: // n
 			var vAl uint64
@@ -251,10 +251,10 @@ func (x *Node) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 						}
 						vAl, eNtry = rEad, eNtry[nN:]
 					}
-					if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.hostile.Node.ByNameEntry.key"); eRr != nil {
+					if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.hostile.Node.ByNameEntry.key"); eRr != nil {
 						return eRr
 					}
-					mK = dEc.String(vAl)
+					mK = grpcfastimpl.String(dEc, vAl)
 					continue
 				case 18:
 					var vAl []byte
@@ -307,7 +307,7 @@ func (x *Node) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			x.Data = dEc.Bytes(x.Data, vAl)
+			x.Data = grpcfastimpl.Bytes(dEc, x.Data, vAl)
 			continue
 		case 56: // packed
 			var vAl uint64
@@ -434,13 +434,13 @@ func (x *Node) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			if !sWept {
 				sWept = true
 				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = dEc.ASCII()
+					dEc = grpcfastimpl.ASCII(dEc)
 				}
 			}
-			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.hostile.Node.label"); eRr != nil {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.hostile.Node.label"); eRr != nil {
 				return eRr
 			}
-			wR.Label = dEc.String(vAl)
+			wR.Label = grpcfastimpl.String(dEc, vAl)
 			continue
 		case 96: // z
 			var vAl uint64
@@ -565,13 +565,13 @@ func (x *Holder) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 			if !sWept {
 				sWept = true
 				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = dEc.ASCII()
+					dEc = grpcfastimpl.ASCII(dEc)
 				}
 			}
-			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.hostile.Holder.label"); eRr != nil {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.hostile.Holder.label"); eRr != nil {
 				return eRr
 			}
-			x.Label = dEc.String(vAl)
+			x.Label = grpcfastimpl.String(dEc, vAl)
 			continue
 		case 34: // values
 			var vAl []byte

@@ -149,7 +149,7 @@ func (x *Req) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int)
 			if x.Name == nil {
 				x.Name = new(string)
 			}
-			*x.Name = dEc.String(vAl)
+			*x.Name = grpcfastimpl.String(dEc, vAl)
 			continue
 		case 42: // by_id
 			var vAl []byte

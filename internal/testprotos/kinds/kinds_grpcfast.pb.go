@@ -168,13 +168,13 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			if !sWept {
 				sWept = true
 				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = dEc.ASCII()
+					dEc = grpcfastimpl.ASCII(dEc)
 				}
 			}
-			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.kinds.Rich.name"); eRr != nil {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Rich.name"); eRr != nil {
 				return eRr
 			}
-			x.Name = dEc.String(vAl)
+			x.Name = grpcfastimpl.String(dEc, vAl)
 			continue
 		case 26: // data
 			var vAl []byte
@@ -187,7 +187,7 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			x.Data = dEc.Bytes(x.Data, vAl)
+			x.Data = grpcfastimpl.Bytes(dEc, x.Data, vAl)
 			continue
 		case 32: // color
 			var vAl uint64
@@ -250,13 +250,13 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			if !sWept {
 				sWept = true
 				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = dEc.ASCII()
+					dEc = grpcfastimpl.ASCII(dEc)
 				}
 			}
-			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.kinds.Rich.words"); eRr != nil {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Rich.words"); eRr != nil {
 				return eRr
 			}
-			x.Words = append(x.Words, dEc.String(vAl))
+			x.Words = append(x.Words, grpcfastimpl.String(dEc, vAl))
 			continue
 		case 58: // blobs
 			var vAl []byte
@@ -269,7 +269,7 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			x.Blobs = append(x.Blobs, dEc.BytesPresent(vAl))
+			x.Blobs = append(x.Blobs, grpcfastimpl.BytesPresent(dEc, vAl))
 			continue
 		case 66: // inner
 			var vAl []byte
@@ -361,10 +361,10 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 						}
 						vAl, eNtry = rEad, eNtry[nN:]
 					}
-					if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.kinds.Rich.CountsEntry.key"); eRr != nil {
+					if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Rich.CountsEntry.key"); eRr != nil {
 						return eRr
 					}
-					mK = dEc.String(vAl)
+					mK = grpcfastimpl.String(dEc, vAl)
 					continue
 				case 16:
 					var vAl uint64
@@ -415,13 +415,13 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			if !sWept {
 				sWept = true
 				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = dEc.ASCII()
+					dEc = grpcfastimpl.ASCII(dEc)
 				}
 			}
-			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.kinds.Rich.text"); eRr != nil {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Rich.text"); eRr != nil {
 				return eRr
 			}
-			wR.Text = dEc.String(vAl)
+			wR.Text = grpcfastimpl.String(dEc, vAl)
 			continue
 		case 98: // raw
 			var vAl []byte
@@ -439,7 +439,7 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				wR = grpcfastimpl.Spare[Rich_Raw](dEc, grpcfastSpare_kinds_kinds_Rich_Raw)
 				x.Choice = wR
 			}
-			wR.Raw = dEc.BytesPresent(vAl)
+			wR.Raw = grpcfastimpl.BytesPresent(dEc, vAl)
 			continue
 		case 106: // nested
 			var vAl []byte
@@ -478,7 +478,7 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			x.Maybe = dEc.BytesPresent(vAl)
+			x.Maybe = grpcfastimpl.BytesPresent(dEc, vAl)
 			continue
 		case 120: // level
 			var vAl uint64
@@ -642,13 +642,13 @@ func (x *Inner) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 			if !sWept {
 				sWept = true
 				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = dEc.ASCII()
+					dEc = grpcfastimpl.ASCII(dEc)
 				}
 			}
-			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.kinds.Inner.label"); eRr != nil {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Inner.label"); eRr != nil {
 				return eRr
 			}
-			x.Label = dEc.String(vAl)
+			x.Label = grpcfastimpl.String(dEc, vAl)
 			continue
 		case 18: // payload
 			var vAl []byte
@@ -661,7 +661,7 @@ func (x *Inner) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			x.Payload = dEc.Bytes(x.Payload, vAl)
+			x.Payload = grpcfastimpl.Bytes(dEc, x.Payload, vAl)
 			continue
 		case 24: // values
 			var vAl uint64
@@ -859,7 +859,7 @@ func (x *Pooled) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			x.Data = dEc.Bytes(x.Data, vAl)
+			x.Data = grpcfastimpl.Bytes(dEc, x.Data, vAl)
 			continue
 		case 16: // numbers
 			var vAl uint64
@@ -938,13 +938,13 @@ func (x *Pooled) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 			if !sWept {
 				sWept = true
 				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = dEc.ASCII()
+					dEc = grpcfastimpl.ASCII(dEc)
 				}
 			}
-			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.kinds.Pooled.name"); eRr != nil {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Pooled.name"); eRr != nil {
 				return eRr
 			}
-			x.Name = dEc.String(vAl)
+			x.Name = grpcfastimpl.String(dEc, vAl)
 			continue
 		case 42: // one
 			var vAl []byte
@@ -1067,7 +1067,7 @@ func (x *PooledInner) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dE
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			x.Payload = dEc.Bytes(x.Payload, vAl)
+			x.Payload = grpcfastimpl.Bytes(dEc, x.Payload, vAl)
 			continue
 		case 16: // values
 			var vAl uint64
@@ -1177,7 +1177,7 @@ func (x *PooledMaybe) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dE
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			x.Maybe = dEc.BytesPresent(vAl)
+			x.Maybe = grpcfastimpl.BytesPresent(dEc, vAl)
 			continue
 		case 18: // data
 			var vAl []byte
@@ -1190,7 +1190,7 @@ func (x *PooledMaybe) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dE
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			x.Data = dEc.Bytes(x.Data, vAl)
+			x.Data = grpcfastimpl.Bytes(dEc, x.Data, vAl)
 			continue
 		case 26: // one
 			var vAl []byte
@@ -1589,13 +1589,13 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			if !sWept {
 				sWept = true
 				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = dEc.ASCII()
+					dEc = grpcfastimpl.ASCII(dEc)
 				}
 			}
-			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.kinds.Decodable.name"); eRr != nil {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Decodable.name"); eRr != nil {
 				return eRr
 			}
-			x.Name = dEc.String(vAl)
+			x.Name = grpcfastimpl.String(dEc, vAl)
 			continue
 		case 130: // data
 			var vAl []byte
@@ -1608,7 +1608,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			x.Data = dEc.Bytes(x.Data, vAl)
+			x.Data = grpcfastimpl.Bytes(dEc, x.Data, vAl)
 			continue
 		case 136: // ri32
 			var vAl uint64
@@ -1915,13 +1915,13 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			if !sWept {
 				sWept = true
 				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = dEc.ASCII()
+					dEc = grpcfastimpl.ASCII(dEc)
 				}
 			}
-			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.kinds.Decodable.words"); eRr != nil {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Decodable.words"); eRr != nil {
 				return eRr
 			}
-			x.Words = append(x.Words, dEc.String(vAl))
+			x.Words = append(x.Words, grpcfastimpl.String(dEc, vAl))
 			continue
 		case 226: // blobs
 			var vAl []byte
@@ -1934,7 +1934,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			x.Blobs = append(x.Blobs, dEc.BytesPresent(vAl))
+			x.Blobs = append(x.Blobs, grpcfastimpl.BytesPresent(dEc, vAl))
 			continue
 		case 234: // child
 			var vAl []byte
@@ -2056,13 +2056,13 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			if !sWept {
 				sWept = true
 				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = dEc.ASCII()
+					dEc = grpcfastimpl.ASCII(dEc)
 				}
 			}
-			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.kinds.Decodable.text"); eRr != nil {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Decodable.text"); eRr != nil {
 				return eRr
 			}
-			wR.Text = dEc.String(vAl)
+			wR.Text = grpcfastimpl.String(dEc, vAl)
 			continue
 		case 274: // raw
 			var vAl []byte
@@ -2080,7 +2080,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				wR = grpcfastimpl.Spare[Decodable_Raw](dEc, grpcfastSpare_kinds_kinds_Decodable_Raw)
 				x.Choice = wR
 			}
-			wR.Raw = dEc.BytesPresent(vAl)
+			wR.Raw = grpcfastimpl.BytesPresent(dEc, vAl)
 			continue
 		case 282: // node
 			var vAl []byte
@@ -2278,13 +2278,13 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			if !sWept {
 				sWept = true
 				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = dEc.ASCII()
+					dEc = grpcfastimpl.ASCII(dEc)
 				}
 			}
-			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.kinds.Decodable.label"); eRr != nil {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Decodable.label"); eRr != nil {
 				return eRr
 			}
-			wR.Label = dEc.String(vAl)
+			wR.Label = grpcfastimpl.String(dEc, vAl)
 			continue
 		}
 		// An unknown field, or a known one with another wire type: kept as

@@ -93,7 +93,7 @@ func (x *PingRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dE
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			x.Payload = dEc.Bytes(x.Payload, vAl)
+			x.Payload = grpcfastimpl.Bytes(dEc, x.Payload, vAl)
 			continue
 		}
 		// An unknown field, or a known one with another wire type: kept as
@@ -212,13 +212,13 @@ func (x *Shared) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 			if !sWept {
 				sWept = true
 				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = dEc.ASCII()
+					dEc = grpcfastimpl.ASCII(dEc)
 				}
 			}
-			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.multi.Shared.s"); eRr != nil {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.multi.Shared.s"); eRr != nil {
 				return eRr
 			}
-			x.S = dEc.String(vAl)
+			x.S = grpcfastimpl.String(dEc, vAl)
 			continue
 		}
 		// An unknown field, or a known one with another wire type: kept as

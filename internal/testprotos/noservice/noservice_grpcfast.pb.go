@@ -83,7 +83,7 @@ func (x *Lonely) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			x.Data = dEc.Bytes(x.Data, vAl)
+			x.Data = grpcfastimpl.Bytes(dEc, x.Data, vAl)
 			continue
 		}
 		// An unknown field, or a known one with another wire type: kept as

@@ -100,13 +100,13 @@ func (x *GetTracesRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decodin
 			if !sWept {
 				sWept = true
 				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = dEc.ASCII()
+					dEc = grpcfastimpl.ASCII(dEc)
 				}
 			}
-			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.otlp.GetTracesRequest.service_name"); eRr != nil {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.GetTracesRequest.service_name"); eRr != nil {
 				return eRr
 			}
-			x.ServiceName = dEc.String(vAl)
+			x.ServiceName = grpcfastimpl.String(dEc, vAl)
 			continue
 		case 16: // start_time_unix_nano
 			var vAl uint64
@@ -441,13 +441,13 @@ func (x *ExportTracePartialSuccess) GrpcfastDecode(dAtA []byte, dEc *grpcfastimp
 			if !sWept {
 				sWept = true
 				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = dEc.ASCII()
+					dEc = grpcfastimpl.ASCII(dEc)
 				}
 			}
-			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.otlp.ExportTracePartialSuccess.error_message"); eRr != nil {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.ExportTracePartialSuccess.error_message"); eRr != nil {
 				return eRr
 			}
-			x.ErrorMessage = dEc.String(vAl)
+			x.ErrorMessage = grpcfastimpl.String(dEc, vAl)
 			continue
 		}
 		// An unknown field, or a known one with another wire type: kept as
@@ -565,13 +565,13 @@ func (x *ResourceSpans) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, 
 			if !sWept {
 				sWept = true
 				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = dEc.ASCII()
+					dEc = grpcfastimpl.ASCII(dEc)
 				}
 			}
-			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.otlp.ResourceSpans.schema_url"); eRr != nil {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.ResourceSpans.schema_url"); eRr != nil {
 				return eRr
 			}
-			x.SchemaUrl = dEc.String(vAl)
+			x.SchemaUrl = grpcfastimpl.String(dEc, vAl)
 			continue
 		}
 		// An unknown field, or a known one with another wire type: kept as
@@ -689,13 +689,13 @@ func (x *ScopeSpans) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 			if !sWept {
 				sWept = true
 				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = dEc.ASCII()
+					dEc = grpcfastimpl.ASCII(dEc)
 				}
 			}
-			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.otlp.ScopeSpans.schema_url"); eRr != nil {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.ScopeSpans.schema_url"); eRr != nil {
 				return eRr
 			}
-			x.SchemaUrl = dEc.String(vAl)
+			x.SchemaUrl = grpcfastimpl.String(dEc, vAl)
 			continue
 		}
 		// An unknown field, or a known one with another wire type: kept as
@@ -787,7 +787,7 @@ func (x *Span) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			x.TraceId = dEc.Bytes(x.TraceId, vAl)
+			x.TraceId = grpcfastimpl.Bytes(dEc, x.TraceId, vAl)
 			continue
 		case 18: // span_id
 			var vAl []byte
@@ -800,7 +800,7 @@ func (x *Span) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			x.SpanId = dEc.Bytes(x.SpanId, vAl)
+			x.SpanId = grpcfastimpl.Bytes(dEc, x.SpanId, vAl)
 			continue
 		case 26: // trace_state
 			fIeld := dAtA
@@ -817,13 +817,13 @@ func (x *Span) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			if !sWept {
 				sWept = true
 				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = dEc.ASCII()
+					dEc = grpcfastimpl.ASCII(dEc)
 				}
 			}
-			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.otlp.Span.trace_state"); eRr != nil {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.Span.trace_state"); eRr != nil {
 				return eRr
 			}
-			x.TraceState = dEc.String(vAl)
+			x.TraceState = grpcfastimpl.String(dEc, vAl)
 			continue
 		case 34: // parent_span_id
 			var vAl []byte
@@ -836,7 +836,7 @@ func (x *Span) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			x.ParentSpanId = dEc.Bytes(x.ParentSpanId, vAl)
+			x.ParentSpanId = grpcfastimpl.Bytes(dEc, x.ParentSpanId, vAl)
 			continue
 		case 133: // flags
 			vAl, nN := protowire.ConsumeFixed32(dAtA)
@@ -861,13 +861,13 @@ func (x *Span) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			if !sWept {
 				sWept = true
 				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = dEc.ASCII()
+					dEc = grpcfastimpl.ASCII(dEc)
 				}
 			}
-			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.otlp.Span.name"); eRr != nil {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.Span.name"); eRr != nil {
 				return eRr
 			}
-			x.Name = dEc.String(vAl)
+			x.Name = grpcfastimpl.String(dEc, vAl)
 			continue
 		case 48: // kind
 			var vAl uint64
@@ -1117,13 +1117,13 @@ func (x *Span_Event) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 			if !sWept {
 				sWept = true
 				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = dEc.ASCII()
+					dEc = grpcfastimpl.ASCII(dEc)
 				}
 			}
-			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.otlp.Span.Event.name"); eRr != nil {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.Span.Event.name"); eRr != nil {
 				return eRr
 			}
-			x.Name = dEc.String(vAl)
+			x.Name = grpcfastimpl.String(dEc, vAl)
 			continue
 		case 26: // attributes
 			var vAl []byte
@@ -1244,7 +1244,7 @@ func (x *Span_Link) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			x.TraceId = dEc.Bytes(x.TraceId, vAl)
+			x.TraceId = grpcfastimpl.Bytes(dEc, x.TraceId, vAl)
 			continue
 		case 18: // span_id
 			var vAl []byte
@@ -1257,7 +1257,7 @@ func (x *Span_Link) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			x.SpanId = dEc.Bytes(x.SpanId, vAl)
+			x.SpanId = grpcfastimpl.Bytes(dEc, x.SpanId, vAl)
 			continue
 		case 26: // trace_state
 			fIeld := dAtA
@@ -1274,13 +1274,13 @@ func (x *Span_Link) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			if !sWept {
 				sWept = true
 				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = dEc.ASCII()
+					dEc = grpcfastimpl.ASCII(dEc)
 				}
 			}
-			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.otlp.Span.Link.trace_state"); eRr != nil {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.Span.Link.trace_state"); eRr != nil {
 				return eRr
 			}
-			x.TraceState = dEc.String(vAl)
+			x.TraceState = grpcfastimpl.String(dEc, vAl)
 			continue
 		case 34: // attributes
 			var vAl []byte
@@ -1392,13 +1392,13 @@ func (x *Status) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 			if !sWept {
 				sWept = true
 				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = dEc.ASCII()
+					dEc = grpcfastimpl.ASCII(dEc)
 				}
 			}
-			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.otlp.Status.message"); eRr != nil {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.Status.message"); eRr != nil {
 				return eRr
 			}
-			x.Message = dEc.String(vAl)
+			x.Message = grpcfastimpl.String(dEc, vAl)
 			continue
 		case 24: // code
 			var vAl uint64
@@ -1521,13 +1521,13 @@ func (x *AnyValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 			if !sWept {
 				sWept = true
 				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = dEc.ASCII()
+					dEc = grpcfastimpl.ASCII(dEc)
 				}
 			}
-			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.otlp.AnyValue.string_value"); eRr != nil {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.AnyValue.string_value"); eRr != nil {
 				return eRr
 			}
-			wR.StringValue = dEc.String(vAl)
+			wR.StringValue = grpcfastimpl.String(dEc, vAl)
 			continue
 		case 16: // bool_value
 			var vAl uint64
@@ -1646,7 +1646,7 @@ func (x *AnyValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 				wR = grpcfastimpl.Spare[AnyValue_BytesValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_BytesValue)
 				x.Value = wR
 			}
-			wR.BytesValue = dEc.BytesPresent(vAl)
+			wR.BytesValue = grpcfastimpl.BytesPresent(dEc, vAl)
 			continue
 		}
 		// An unknown field, or a known one with another wire type: kept as
@@ -1864,13 +1864,13 @@ func (x *KeyValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 			if !sWept {
 				sWept = true
 				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = dEc.ASCII()
+					dEc = grpcfastimpl.ASCII(dEc)
 				}
 			}
-			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.otlp.KeyValue.key"); eRr != nil {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.KeyValue.key"); eRr != nil {
 				return eRr
 			}
-			x.Key = dEc.String(vAl)
+			x.Key = grpcfastimpl.String(dEc, vAl)
 			continue
 		case 18: // value
 			var vAl []byte
@@ -1957,13 +1957,13 @@ func (x *InstrumentationScope) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Dec
 			if !sWept {
 				sWept = true
 				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = dEc.ASCII()
+					dEc = grpcfastimpl.ASCII(dEc)
 				}
 			}
-			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.otlp.InstrumentationScope.name"); eRr != nil {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.InstrumentationScope.name"); eRr != nil {
 				return eRr
 			}
-			x.Name = dEc.String(vAl)
+			x.Name = grpcfastimpl.String(dEc, vAl)
 			continue
 		case 18: // version
 			fIeld := dAtA
@@ -1980,13 +1980,13 @@ func (x *InstrumentationScope) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Dec
 			if !sWept {
 				sWept = true
 				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = dEc.ASCII()
+					dEc = grpcfastimpl.ASCII(dEc)
 				}
 			}
-			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.otlp.InstrumentationScope.version"); eRr != nil {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.InstrumentationScope.version"); eRr != nil {
 				return eRr
 			}
-			x.Version = dEc.String(vAl)
+			x.Version = grpcfastimpl.String(dEc, vAl)
 			continue
 		case 26: // attributes
 			var vAl []byte

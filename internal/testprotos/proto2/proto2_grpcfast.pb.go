@@ -116,7 +116,7 @@ func (x *Item_Extra) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 			if x.Note == nil {
 				x.Note = new(string)
 			}
-			*x.Note = dEc.String(vAl)
+			*x.Note = grpcfastimpl.String(dEc, vAl)
 			continue
 		}
 		// An unknown field, or a known one with another wire type: kept as
@@ -318,7 +318,7 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 						}
 						vAl, eNtry = rEad, eNtry[nN:]
 					}
-					mV = dEc.String(vAl)
+					mV = grpcfastimpl.String(dEc, vAl)
 					continue
 				}
 				nN := grpcfastimpl.SkipField(tAg, eNtry)
@@ -376,7 +376,7 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 						}
 						vAl, eNtry = rEad, eNtry[nN:]
 					}
-					mK = dEc.String(vAl)
+					mK = grpcfastimpl.String(dEc, vAl)
 					continue
 				case 18:
 					var vAl []byte
@@ -432,7 +432,7 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 			if x.Note == nil {
 				x.Note = new(string)
 			}
-			*x.Note = dEc.String(vAl)
+			*x.Note = grpcfastimpl.String(dEc, vAl)
 			continue
 		case 48: // id
 			var vAl uint64
@@ -582,7 +582,7 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 						}
 						vAl, eNtry = rEad, eNtry[nN:]
 					}
-					mK = dEc.String(vAl)
+					mK = grpcfastimpl.String(dEc, vAl)
 					continue
 				case 18:
 					var vAl []byte
@@ -595,7 +595,7 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 						}
 						vAl, eNtry = rEad, eNtry[nN:]
 					}
-					mV = dEc.BytesPresent(vAl)
+					mV = grpcfastimpl.BytesPresent(dEc, vAl)
 					continue
 				}
 				nN := grpcfastimpl.SkipField(tAg, eNtry)
@@ -624,7 +624,7 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			x.Tags = append(x.Tags, dEc.String(vAl))
+			x.Tags = append(x.Tags, grpcfastimpl.String(dEc, vAl))
 			continue
 		case 90: // text
 			var vAl []byte
@@ -642,7 +642,7 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 				wR = grpcfastimpl.Spare[Entries_Text](dEc, grpcfastSpare_proto2_proto2_Entries_Text)
 				x.Choice = wR
 			}
-			wR.Text = dEc.String(vAl)
+			wR.Text = grpcfastimpl.String(dEc, vAl)
 			continue
 		case 98: // sub
 			var vAl []byte

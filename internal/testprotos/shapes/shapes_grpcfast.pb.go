@@ -150,13 +150,13 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			if !sWept {
 				sWept = true
 				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = dEc.ASCII()
+					dEc = grpcfastimpl.ASCII(dEc)
 				}
 			}
-			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.shapes.Tree.name"); eRr != nil {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.shapes.Tree.name"); eRr != nil {
 				return eRr
 			}
-			x.Name = dEc.String(vAl)
+			x.Name = grpcfastimpl.String(dEc, vAl)
 			continue
 		case 18: // children
 			var vAl []byte
@@ -248,10 +248,10 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 						}
 						vAl, eNtry = rEad, eNtry[nN:]
 					}
-					if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.shapes.Tree.NamedEntry.key"); eRr != nil {
+					if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.shapes.Tree.NamedEntry.key"); eRr != nil {
 						return eRr
 					}
-					mK = dEc.String(vAl)
+					mK = grpcfastimpl.String(dEc, vAl)
 					continue
 				case 18:
 					var vAl []byte
@@ -360,13 +360,13 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			if !sWept {
 				sWept = true
 				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = dEc.ASCII()
+					dEc = grpcfastimpl.ASCII(dEc)
 				}
 			}
-			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.shapes.Tree.label"); eRr != nil {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.shapes.Tree.label"); eRr != nil {
 				return eRr
 			}
-			wR.Label = dEc.String(vAl)
+			wR.Label = grpcfastimpl.String(dEc, vAl)
 			continue
 		case 66: // subtree
 			var vAl []byte
@@ -405,7 +405,7 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			x.Maybe = dEc.BytesPresent(vAl)
+			x.Maybe = grpcfastimpl.BytesPresent(dEc, vAl)
 			continue
 		case 80: // flags
 			var vAl uint64
@@ -497,7 +497,7 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			x.Blobs = append(x.Blobs, dEc.BytesPresent(vAl))
+			x.Blobs = append(x.Blobs, grpcfastimpl.BytesPresent(dEc, vAl))
 			continue
 		case 114: // leaves
 			var vAl []byte
@@ -596,7 +596,7 @@ func (x *Leaf) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			x.Data = dEc.Bytes(x.Data, vAl)
+			x.Data = grpcfastimpl.Bytes(dEc, x.Data, vAl)
 			continue
 		}
 		// An unknown field, or a known one with another wire type: kept as

@@ -78,13 +78,13 @@ func (x *M) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) e
 			if !sWept {
 				sWept = true
 				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = dEc.ASCII()
+					dEc = grpcfastimpl.ASCII(dEc)
 				}
 			}
-			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.imports.o.M.s"); eRr != nil {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.imports.o.M.s"); eRr != nil {
 				return eRr
 			}
-			x.S = dEc.String(vAl)
+			x.S = grpcfastimpl.String(dEc, vAl)
 			continue
 		}
 		// An unknown field, or a known one with another wire type: kept as

@@ -116,7 +116,7 @@ func (x *Payload) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			x.Body = dEc.Bytes(x.Body, vAl)
+			x.Body = grpcfastimpl.Bytes(dEc, x.Body, vAl)
 			continue
 		}
 		// An unknown field, or a known one with another wire type: kept as
@@ -191,13 +191,13 @@ func (x *EchoStatus) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 			if !sWept {
 				sWept = true
 				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = dEc.ASCII()
+					dEc = grpcfastimpl.ASCII(dEc)
 				}
 			}
-			if eRr := dEc.CheckUTF8(vAl, "grpcfast.testdata.interop.plain.EchoStatus.message"); eRr != nil {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.interop.plain.EchoStatus.message"); eRr != nil {
 				return eRr
 			}
-			x.Message = dEc.String(vAl)
+			x.Message = grpcfastimpl.String(dEc, vAl)
 			continue
 		}
 		// An unknown field, or a known one with another wire type: kept as

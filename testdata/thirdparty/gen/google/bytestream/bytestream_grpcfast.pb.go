@@ -92,13 +92,13 @@ func (x *ReadRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dE
 			if !sWept {
 				sWept = true
 				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = dEc.ASCII()
+					dEc = grpcfastimpl.ASCII(dEc)
 				}
 			}
-			if eRr := dEc.CheckUTF8(vAl, "google.bytestream.ReadRequest.resource_name"); eRr != nil {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "google.bytestream.ReadRequest.resource_name"); eRr != nil {
 				return eRr
 			}
-			x.ResourceName = dEc.String(vAl)
+			x.ResourceName = grpcfastimpl.String(dEc, vAl)
 			continue
 		case 16: // read_offset
 			var vAl uint64
@@ -194,7 +194,7 @@ func (x *ReadResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, d
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			x.Data = dEc.Bytes(x.Data, vAl)
+			x.Data = grpcfastimpl.Bytes(dEc, x.Data, vAl)
 			continue
 		}
 		// An unknown field, or a known one with another wire type: kept as
@@ -269,13 +269,13 @@ func (x *WriteRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, d
 			if !sWept {
 				sWept = true
 				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = dEc.ASCII()
+					dEc = grpcfastimpl.ASCII(dEc)
 				}
 			}
-			if eRr := dEc.CheckUTF8(vAl, "google.bytestream.WriteRequest.resource_name"); eRr != nil {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "google.bytestream.WriteRequest.resource_name"); eRr != nil {
 				return eRr
 			}
-			x.ResourceName = dEc.String(vAl)
+			x.ResourceName = grpcfastimpl.String(dEc, vAl)
 			continue
 		case 16: // write_offset
 			var vAl uint64
@@ -314,7 +314,7 @@ func (x *WriteRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, d
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			x.Data = dEc.Bytes(x.Data, vAl)
+			x.Data = grpcfastimpl.Bytes(dEc, x.Data, vAl)
 			continue
 		}
 		// An unknown field, or a known one with another wire type: kept as
@@ -433,13 +433,13 @@ func (x *QueryWriteStatusRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.
 			if !sWept {
 				sWept = true
 				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = dEc.ASCII()
+					dEc = grpcfastimpl.ASCII(dEc)
 				}
 			}
-			if eRr := dEc.CheckUTF8(vAl, "google.bytestream.QueryWriteStatusRequest.resource_name"); eRr != nil {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "google.bytestream.QueryWriteStatusRequest.resource_name"); eRr != nil {
 				return eRr
 			}
-			x.ResourceName = dEc.String(vAl)
+			x.ResourceName = grpcfastimpl.String(dEc, vAl)
 			continue
 		}
 		// An unknown field, or a known one with another wire type: kept as

@@ -97,13 +97,13 @@ func (x *Digest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 			if !sWept {
 				sWept = true
 				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = dEc.ASCII()
+					dEc = grpcfastimpl.ASCII(dEc)
 				}
 			}
-			if eRr := dEc.CheckUTF8(vAl, "build.bazel.remote.execution.v2.Digest.hash"); eRr != nil {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "build.bazel.remote.execution.v2.Digest.hash"); eRr != nil {
 				return eRr
 			}
-			x.Hash = dEc.String(vAl)
+			x.Hash = grpcfastimpl.String(dEc, vAl)
 			continue
 		case 16: // size_bytes
 			var vAl uint64
@@ -180,13 +180,13 @@ func (x *ExecuteRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding,
 			if !sWept {
 				sWept = true
 				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = dEc.ASCII()
+					dEc = grpcfastimpl.ASCII(dEc)
 				}
 			}
-			if eRr := dEc.CheckUTF8(vAl, "build.bazel.remote.execution.v2.ExecuteRequest.instance_name"); eRr != nil {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "build.bazel.remote.execution.v2.ExecuteRequest.instance_name"); eRr != nil {
 				return eRr
 			}
-			x.InstanceName = dEc.String(vAl)
+			x.InstanceName = grpcfastimpl.String(dEc, vAl)
 			continue
 		case 24: // skip_cache_lookup
 			var vAl uint64
@@ -341,13 +341,13 @@ func (x *ExecuteResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding
 			if !sWept {
 				sWept = true
 				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = dEc.ASCII()
+					dEc = grpcfastimpl.ASCII(dEc)
 				}
 			}
-			if eRr := dEc.CheckUTF8(vAl, "build.bazel.remote.execution.v2.ExecuteResponse.message"); eRr != nil {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "build.bazel.remote.execution.v2.ExecuteResponse.message"); eRr != nil {
 				return eRr
 			}
-			x.Message = dEc.String(vAl)
+			x.Message = grpcfastimpl.String(dEc, vAl)
 			continue
 		}
 		// An unknown field, or a known one with another wire type: kept as
@@ -516,13 +516,13 @@ func (x *BatchUpdateBlobsRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.
 			if !sWept {
 				sWept = true
 				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = dEc.ASCII()
+					dEc = grpcfastimpl.ASCII(dEc)
 				}
 			}
-			if eRr := dEc.CheckUTF8(vAl, "build.bazel.remote.execution.v2.BatchUpdateBlobsRequest.instance_name"); eRr != nil {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "build.bazel.remote.execution.v2.BatchUpdateBlobsRequest.instance_name"); eRr != nil {
 				return eRr
 			}
-			x.InstanceName = dEc.String(vAl)
+			x.InstanceName = grpcfastimpl.String(dEc, vAl)
 			continue
 		case 18: // requests
 			var vAl []byte
@@ -644,7 +644,7 @@ func (x *BatchUpdateBlobsRequest_Request) GrpcfastDecode(dAtA []byte, dEc *grpcf
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			x.Data = dEc.Bytes(x.Data, vAl)
+			x.Data = grpcfastimpl.Bytes(dEc, x.Data, vAl)
 			continue
 		}
 		// An unknown field, or a known one with another wire type: kept as
