@@ -139,10 +139,16 @@ func SpareMessage[M any](o *Record, k SpareKind, m *M) {
 // index it returns.
 func OpenOneof(o *Record, v any) int { return o.Open(own.PointerOf(v)) }
 
+// CloseOneof ends the record that OpenOneof started at i.
+func CloseOneof(o *Record, i int) { o.Close(i) }
+
 // MatchOneof reads the record that OpenOneof started and reports whether it
 // records the wrapper that v holds (then the case's message, if any, is read
 // next), and the index of the entry that follows the oneof's.
 func MatchOneof(o *Record, v any) (bool, int) { return o.MatchMessage(own.PointerOf(v)) }
+
+// EndOneof moves past the record of a oneof, to end (from MatchOneof).
+func EndOneof(o *Record, end int) { o.Seek(end) }
 
 // DecodeMessage merges b into m, a message of a type that has no generated
 // decoder in the generated file that calls it, with depth levels left below

@@ -124,7 +124,7 @@ func genOwner(g *protogen.GeneratedFile, f *protogen.File, m *protogen.Message, 
 				}
 				g.P("}")
 			}
-			g.P("rEc.Close(", v, ")")
+			g.P(implPackage.Ident("CloseOneof"), "(rEc, ", v, ")")
 			continue
 		}
 		switch keepActionOf(fd) {
@@ -173,7 +173,7 @@ func genOwner(g *protogen.GeneratedFile, f *protogen.File, m *protogen.Message, 
 				g.P("}")
 				g.P("}")
 			}
-			g.P("rEc.Seek(eNd", i, ")")
+			g.P(implPackage.Ident("EndOneof"), "(rEc, eNd", i, ")")
 			continue
 		}
 		v := "f" + strconv.Itoa(len(kept))

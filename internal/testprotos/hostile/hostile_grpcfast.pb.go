@@ -53,7 +53,7 @@ func (x *Node) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 	case *Node_Alt:
 		grpcfastimpl.RecordOwner(rEc, cAse.Alt)
 	}
-	rEc.Close(oN0)
+	grpcfastimpl.CloseOneof(rEc, oN0)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
@@ -75,7 +75,7 @@ func (x *Node) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 			grpcfastimpl.SpareOwner(rEc, grpcfastSpare_hostile_hostile_Node, cAse.Alt)
 		}
 	}
-	rEc.Seek(eNd0)
+	grpcfastimpl.EndOneof(rEc, eNd0)
 	if wR0 {
 		switch wR := x.Choice.(type) {
 		case *Node_Alt:

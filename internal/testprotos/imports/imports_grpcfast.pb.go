@@ -117,7 +117,7 @@ func (x *FromV) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 	case *FromV_One:
 		grpcfastimpl.RecordMessage(rEc, cAse.One)
 	}
-	rEc.Close(oN0)
+	grpcfastimpl.CloseOneof(rEc, oN0)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
@@ -135,7 +135,7 @@ func (x *FromV) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 			grpcfastimpl.SpareMessage(rEc, grpcfastSpare_imports_imports_M, cAse.One)
 		}
 	}
-	rEc.Seek(eNd0)
+	grpcfastimpl.EndOneof(rEc, eNd0)
 	if wR0 {
 		switch wR := x.Choice.(type) {
 		case *FromV_One:

@@ -60,7 +60,7 @@ func (x *Rich) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 	case *Rich_Nested:
 		grpcfastimpl.RecordOwner(rEc, cAse.Nested)
 	}
-	rEc.Close(oN0)
+	grpcfastimpl.CloseOneof(rEc, oN0)
 	grpcfastimpl.RecordSlice(rEc, x.Colors)
 }
 
@@ -83,7 +83,7 @@ func (x *Rich) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 			grpcfastimpl.SpareOwner(rEc, grpcfastSpare_kinds_kinds_Inner, cAse.Nested)
 		}
 	}
-	rEc.Seek(eNd0)
+	grpcfastimpl.EndOneof(rEc, eNd0)
 	f6 := grpcfastimpl.KeepScalars(rEc, x.Colors)
 	if wR0 {
 		switch wR := x.Choice.(type) {
@@ -1281,13 +1281,13 @@ func (x *Decodable) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 	case *Decodable_Other:
 		grpcfastimpl.RecordOwner(rEc, cAse.Other)
 	}
-	rEc.Close(oN0)
+	grpcfastimpl.CloseOneof(rEc, oN0)
 	oN1 := grpcfastimpl.OpenOneof(rEc, x.Second)
 	switch cAse := x.Second.(type) {
 	case *Decodable_Inner:
 		grpcfastimpl.RecordOwner(rEc, cAse.Inner)
 	}
-	rEc.Close(oN1)
+	grpcfastimpl.CloseOneof(rEc, oN1)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
@@ -1321,7 +1321,7 @@ func (x *Decodable) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 			grpcfastimpl.SpareOwner(rEc, grpcfastSpare_kinds_kinds_Rich, cAse.Other)
 		}
 	}
-	rEc.Seek(eNd0)
+	grpcfastimpl.EndOneof(rEc, eNd0)
 	wR1, eNd1 := grpcfastimpl.MatchOneof(rEc, x.Second)
 	if wR1 {
 		switch cAse := x.Second.(type) {
@@ -1329,7 +1329,7 @@ func (x *Decodable) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 			grpcfastimpl.SpareOwner(rEc, grpcfastSpare_kinds_kinds_Inner, cAse.Inner)
 		}
 	}
-	rEc.Seek(eNd1)
+	grpcfastimpl.EndOneof(rEc, eNd1)
 	if wR0 {
 		switch wR := x.Choice.(type) {
 		case *Decodable_Text:

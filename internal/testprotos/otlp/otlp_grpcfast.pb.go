@@ -1435,7 +1435,7 @@ func (x *AnyValue) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 	case *AnyValue_KvlistValue:
 		grpcfastimpl.RecordOwner(rEc, cAse.KvlistValue)
 	}
-	rEc.Close(oN0)
+	grpcfastimpl.CloseOneof(rEc, oN0)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
@@ -1452,7 +1452,7 @@ func (x *AnyValue) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 			grpcfastimpl.SpareOwner(rEc, grpcfastSpare_otlp_otlp_KeyValueList, cAse.KvlistValue)
 		}
 	}
-	rEc.Seek(eNd0)
+	grpcfastimpl.EndOneof(rEc, eNd0)
 	if wR0 {
 		switch wR := x.Value.(type) {
 		case *AnyValue_StringValue:

@@ -154,7 +154,7 @@ func (x *Entries) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 	case *Entries_Sub:
 		grpcfastimpl.RecordOwner(rEc, cAse.Sub)
 	}
-	rEc.Close(oN0)
+	grpcfastimpl.CloseOneof(rEc, oN0)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
@@ -176,7 +176,7 @@ func (x *Entries) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 			grpcfastimpl.SpareOwner(rEc, grpcfastSpare_proto2_proto2_Entries, cAse.Sub)
 		}
 	}
-	rEc.Seek(eNd0)
+	grpcfastimpl.EndOneof(rEc, eNd0)
 	if wR0 {
 		switch wR := x.Choice.(type) {
 		case *Entries_Text:

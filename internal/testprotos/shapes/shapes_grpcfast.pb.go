@@ -50,7 +50,7 @@ func (x *Tree) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 	case *Tree_Subtree:
 		grpcfastimpl.RecordOwner(rEc, cAse.Subtree)
 	}
-	rEc.Close(oN0)
+	grpcfastimpl.CloseOneof(rEc, oN0)
 	grpcfastimpl.RecordSlice(rEc, x.Flags)
 	grpcfastimpl.RecordSlice(rEc, x.Weights)
 	grpcfastimpl.RecordSlice(rEc, x.Codes)
@@ -76,7 +76,7 @@ func (x *Tree) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 			grpcfastimpl.SpareOwner(rEc, grpcfastSpare_shapes_shapes_Tree, cAse.Subtree)
 		}
 	}
-	rEc.Seek(eNd0)
+	grpcfastimpl.EndOneof(rEc, eNd0)
 	f2 := grpcfastimpl.KeepCleared(rEc, x.Flags)
 	f3 := grpcfastimpl.KeepScalars(rEc, x.Weights)
 	f4 := grpcfastimpl.KeepScalars(rEc, x.Codes)
