@@ -20,7 +20,9 @@ func RecordOwner[M any, P OwnerPointer[M]](o *Record, m P) {
 	o.Close(i)
 }
 
-// RecordOwners is RecordMessages for a repeated field of type P.
+// RecordOwners is RecordMessages for a repeated field of type P. Its loop
+// is RecordOwner written out: RecordOwner does not inline, and a call per
+// element cost BenchmarkDecodeOTLP's slot path 2.6%.
 func RecordOwners[M any, P OwnerPointer[M]](o *Record, s []P) {
 	RecordSlice(o, s)
 	g := o.OpenGroup()

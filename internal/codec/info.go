@@ -4,7 +4,6 @@ import (
 	"reflect"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -61,16 +60,17 @@ type cachedInfo struct {
 	info *vtInfo
 }
 
-// typeWord returns the first word of the interface v: the address of its
-// dynamic type's runtime descriptor.
-func typeWord(v any) uintptr { return uintptr((*[2]unsafe.Pointer)(unsafe.Pointer(&v))[0]) }
+// infoSlot returns the slot of infoCache for v's dynamic type.
+func infoSlot(v any) *atomic.Pointer[cachedInfo] {
+	return &infoCache[uintptr(own.TypePointerOf(v))>>4%uintptr(len(infoCache))]
+}
 
 // vtInfoOf returns the vtInfo of v's type. Most calls are one lookup by
 // v's Go type: a generated message type has one descriptor. Other types
 // (wrappers, dynamic messages) are looked up by their descriptor.
 func vtInfoOf(v any) *vtInfo {
 	t := reflect.TypeOf(v)
-	slot := &infoCache[typeWord(v)>>4%uintptr(len(infoCache))]
+	slot := infoSlot(v)
 	if e := slot.Load(); e != nil && e.t == t {
 		return e.info
 	}
@@ -97,7 +97,7 @@ func newTypeInfo(v any, t reflect.Type) *vtInfo {
 	mt, err := protoregistry.GlobalTypes.FindMessageByName(md.FullName())
 	if err == nil && reflect.TypeOf(mt.Zero().Interface()) == t && mt.Descriptor() == md {
 		typeInfos.Store(t, info)
-		infoCache[typeWord(v)>>4%uintptr(len(infoCache))].Store(&cachedInfo{t, info})
+		infoSlot(v).Store(&cachedInfo{t, info})
 	} else {
 		typeInfos.Store(t, (*vtInfo)(nil))
 	}

@@ -15,6 +15,12 @@ func PointerOf(v any) unsafe.Pointer {
 	return (*[2]unsafe.Pointer)(unsafe.Pointer(&v))[1]
 }
 
+// TypePointerOf returns the address of the runtime type descriptor of v's
+// dynamic type (the interface's first word); nil for a nil interface.
+func TypePointerOf(v any) unsafe.Pointer {
+	return (*[2]unsafe.Pointer)(unsafe.Pointer(&v))[0]
+}
+
 // VTPooled is implemented by messages generated with vtprotobuf's pool
 // feature.
 type VTPooled interface {
