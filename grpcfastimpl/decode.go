@@ -165,3 +165,52 @@ func DecodeMessage[M any](m *M, b []byte, d *Decoding, depth int) error {
 }
 
 var errNotMessage = errors.New("grpcfast: not a protobuf message")
+
+// The calls below give a repeated field the capacity for the elements that
+// follow in the input, as protobuf-go does for packed fields, instead of
+// growing it by doubling as append does, element after element.
+
+// Grow returns s, when its length is its capacity, with room for one more
+// element, and for those of the field of tag tag that follow it in rest
+// (Run), or twice its length if that is more.
+func Grow[T any](s []T, tag uint64, rest []byte) []T {
+	return GrowBy(s, 1+decode.Run(tag, rest))
+}
+
+// GrowBy returns s with room for n more elements at least.
+func GrowBy[T any](s []T, n int) []T {
+	if cap(s)-len(s) >= n {
+		return s
+	}
+	c := len(s) + n
+	if c < 2*len(s) {
+		c = 2 * len(s)
+	}
+	t := make([]T, len(s), c)
+	copy(t, s)
+	return t
+}
+
+// PackedVarints returns the number of varints in b, the value of a packed
+// field of varints.
+func PackedVarints(b []byte) int { return decode.Varints(b) }
+
+// AppendMessage returns s, whose length is its capacity, with one more
+// element for the message of the field of tag tag just read, and with room
+// for those that follow it in rest (Grow). The caller decodes into the new
+// last element if it is not nil, and into a spare otherwise. In a decode
+// into a fresh message (d has no record), the new element and those that
+// follow it in rest are allocated together, and set in s beyond its length,
+// where the next elements of the field find them.
+func AppendMessage[T any](s []*T, d *Decoding, tag uint64, rest []byte) []*T {
+	n := 1 + decode.Run(tag, rest)
+	s = GrowBy(s, n)[:len(s)+1]
+	if d.Record == nil {
+		all := make([]T, n)
+		next := s[len(s)-1 : len(s)-1+n]
+		for i := range next {
+			next[i] = &all[i]
+		}
+	}
+	return s
+}

@@ -153,6 +153,9 @@ func (x *CreateUserRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decodi
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.example.v1.CreateUserRequest.tags"); eRr != nil {
 				return eRr
 			}
+			if len(x.Tags) == cap(x.Tags) {
+				x.Tags = grpcfastimpl.Grow(x.Tags, 34, dAtA)
+			}
 			x.Tags = append(x.Tags, grpcfastimpl.String(dEc, vAl))
 			continue
 		}

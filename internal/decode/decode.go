@@ -223,3 +223,67 @@ func Skip(tag uint64, b []byte) int {
 
 // Sint32 decodes a zigzag-encoded sint32 as protobuf-go does.
 func Sint32(v uint64) int32 { return int32(protowire.DecodeZigZag(v & math.MaxUint32)) }
+
+// Run returns how many fields of tag tag follow one another at the start of
+// b: how many more elements a repeated field is about to get, since an
+// encoder writes a field's elements together. It is a hint for the capacity
+// of the field, never an error: it stops at anything else, malformed input
+// included, which the decode reports when it gets there.
+func Run(tag uint64, b []byte) int {
+	n := 0
+	for len(b) > 0 {
+		if c := b[0]; c < 0x80 {
+			if uint64(c) != tag {
+				return n
+			}
+			b = b[1:]
+		} else {
+			t, i := protowire.ConsumeVarint(b)
+			if i < 0 || t != tag {
+				return n
+			}
+			b = b[i:]
+		}
+		var i int
+		switch protowire.Type(tag & 7) {
+		case protowire.BytesType:
+			l, j := protowire.ConsumeVarint(b)
+			if j < 0 || l > uint64(len(b)-j) {
+				return n
+			}
+			i = j + int(l)
+		case protowire.VarintType:
+			i = 1
+			for i <= len(b) && i <= 10 && b[i-1] >= 0x80 {
+				i++
+			}
+			if i > len(b) || i > 10 {
+				return n
+			}
+		case protowire.Fixed32Type:
+			i = 4
+		case protowire.Fixed64Type:
+			i = 8
+		default:
+			return n
+		}
+		if i > len(b) {
+			return n
+		}
+		b = b[i:]
+		n++
+	}
+	return n
+}
+
+// Varints returns how many varints b holds, a packed field's elements: the
+// number of bytes that end one.
+func Varints(b []byte) int {
+	n := 0
+	for _, c := range b {
+		if c < 0x80 {
+			n++
+		}
+	}
+	return n
+}

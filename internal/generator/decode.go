@@ -375,7 +375,8 @@ func (d *decodeGen) field(fd *protogen.Field) {
 		g.P("x.", fd.GoName, " = x.", fd.GoName, "[:nN+1]")
 		g.P("eL = x.", fd.GoName, "[nN]")
 		g.P("} else {")
-		g.P("x.", fd.GoName, " = append(x.", fd.GoName, ", nil)")
+		g.P("x.", fd.GoName, " = ", d.impl("AppendMessage"), "(x.", fd.GoName, ", dEc, ", tagOf(num, w), ", dAtA)")
+		g.P("eL = x.", fd.GoName, "[nN]")
 		g.P("}")
 		g.P("if eL == nil {")
 		d.spare("eL", fd.Message.GoIdent)
@@ -384,7 +385,11 @@ func (d *decodeGen) field(fd *protogen.Field) {
 		d.message("eL", fd.Message, "dEpth")
 	case desc.IsList():
 		d.read(fd, "dAtA")
-		g.P("x.", fd.GoName, " = append(x.", fd.GoName, ", ", d.value(fd), ")")
+		v := d.value(fd)
+		g.P("if len(x.", fd.GoName, ") == cap(x.", fd.GoName, ") {")
+		g.P("x.", fd.GoName, " = ", d.impl("Grow"), "(x.", fd.GoName, ", ", tagOf(num, w), ", dAtA)")
+		g.P("}")
+		g.P("x.", fd.GoName, " = append(x.", fd.GoName, ", ", v, ")")
 		if w != protowire.BytesType {
 			// Packed: the same values, one after the other.
 			g.P("continue")
@@ -392,6 +397,14 @@ func (d *decodeGen) field(fd *protogen.Field) {
 			g.P("pAcked, nN := ", d.pw("ConsumeBytes"), "(dAtA)")
 			d.failRead("nN")
 			g.P("dAtA = dAtA[nN:]")
+			switch w {
+			case protowire.Fixed32Type:
+				g.P("x.", fd.GoName, " = ", d.impl("GrowBy"), "(x.", fd.GoName, ", len(pAcked)/4)")
+			case protowire.Fixed64Type:
+				g.P("x.", fd.GoName, " = ", d.impl("GrowBy"), "(x.", fd.GoName, ", len(pAcked)/8)")
+			default:
+				g.P("x.", fd.GoName, " = ", d.impl("GrowBy"), "(x.", fd.GoName, ", ", d.impl("PackedVarints"), "(pAcked))")
+			}
 			g.P("for len(pAcked) > 0 {")
 			d.read(fd, "pAcked")
 			g.P("x.", fd.GoName, " = append(x.", fd.GoName, ", ", d.value(fd), ")")

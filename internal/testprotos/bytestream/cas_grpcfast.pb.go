@@ -199,7 +199,8 @@ func (x *BatchReadBlobsRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.De
 				x.Digests = x.Digests[:nN+1]
 				eL = x.Digests[nN]
 			} else {
-				x.Digests = append(x.Digests, nil)
+				x.Digests = grpcfastimpl.AppendMessage(x.Digests, dEc, 18, dAtA)
+				eL = x.Digests[nN]
 			}
 			if eL == nil {
 				eL = grpcfastimpl.Spare[Digest](dEc, grpcfastSpare_bytestream_cas_Digest)
@@ -223,6 +224,9 @@ func (x *BatchReadBlobsRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.De
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
+			if len(x.AcceptableCompressors) == cap(x.AcceptableCompressors) {
+				x.AcceptableCompressors = grpcfastimpl.Grow(x.AcceptableCompressors, 24, dAtA)
+			}
 			x.AcceptableCompressors = append(x.AcceptableCompressors, int32(vAl))
 			continue
 		case 26: // acceptable_compressors, packed
@@ -231,6 +235,7 @@ func (x *BatchReadBlobsRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.De
 				return grpcfastimpl.ErrWire(nN)
 			}
 			dAtA = dAtA[nN:]
+			x.AcceptableCompressors = grpcfastimpl.GrowBy(x.AcceptableCompressors, grpcfastimpl.PackedVarints(pAcked))
 			for len(pAcked) > 0 {
 				var vAl uint64
 				if len(pAcked) > 0 && pAcked[0] < 0x80 {
@@ -322,7 +327,8 @@ func (x *BatchReadBlobsResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.D
 				x.Responses = x.Responses[:nN+1]
 				eL = x.Responses[nN]
 			} else {
-				x.Responses = append(x.Responses, nil)
+				x.Responses = grpcfastimpl.AppendMessage(x.Responses, dEc, 10, dAtA)
+				eL = x.Responses[nN]
 			}
 			if eL == nil {
 				eL = grpcfastimpl.Spare[BatchReadBlobsResponse_Response](dEc, grpcfastSpare_bytestream_cas_BatchReadBlobsResponse_Response)

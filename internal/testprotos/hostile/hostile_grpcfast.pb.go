@@ -198,7 +198,8 @@ func (x *Node) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				x.Children = x.Children[:nN+1]
 				eL = x.Children[nN]
 			} else {
-				x.Children = append(x.Children, nil)
+				x.Children = grpcfastimpl.AppendMessage(x.Children, dEc, 34, dAtA)
+				eL = x.Children[nN]
 			}
 			if eL == nil {
 				eL = grpcfastimpl.Spare[Node](dEc, grpcfastSpare_hostile_hostile_Node)
@@ -320,6 +321,9 @@ func (x *Node) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
+			if len(x.Packed) == cap(x.Packed) {
+				x.Packed = grpcfastimpl.Grow(x.Packed, 56, dAtA)
+			}
 			x.Packed = append(x.Packed, int64(vAl))
 			continue
 		case 58: // packed, packed
@@ -328,6 +332,7 @@ func (x *Node) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				return grpcfastimpl.ErrWire(nN)
 			}
 			dAtA = dAtA[nN:]
+			x.Packed = grpcfastimpl.GrowBy(x.Packed, grpcfastimpl.PackedVarints(pAcked))
 			for len(pAcked) > 0 {
 				var vAl uint64
 				if len(pAcked) > 0 && pAcked[0] < 0x80 {
@@ -348,6 +353,9 @@ func (x *Node) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				return grpcfastimpl.ErrWire(nN)
 			}
 			dAtA = dAtA[nN:]
+			if len(x.Fixed) == cap(x.Fixed) {
+				x.Fixed = grpcfastimpl.Grow(x.Fixed, 69, dAtA)
+			}
 			x.Fixed = append(x.Fixed, vAl)
 			continue
 		case 66: // fixed, packed
@@ -356,6 +364,7 @@ func (x *Node) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				return grpcfastimpl.ErrWire(nN)
 			}
 			dAtA = dAtA[nN:]
+			x.Fixed = grpcfastimpl.GrowBy(x.Fixed, len(pAcked)/4)
 			for len(pAcked) > 0 {
 				vAl, nN := protowire.ConsumeFixed32(pAcked)
 				if nN < 0 {
@@ -371,6 +380,9 @@ func (x *Node) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				return grpcfastimpl.ErrWire(nN)
 			}
 			dAtA = dAtA[nN:]
+			if len(x.Ratios) == cap(x.Ratios) {
+				x.Ratios = grpcfastimpl.Grow(x.Ratios, 73, dAtA)
+			}
 			x.Ratios = append(x.Ratios, math.Float64frombits(vAl))
 			continue
 		case 74: // ratios, packed
@@ -379,6 +391,7 @@ func (x *Node) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				return grpcfastimpl.ErrWire(nN)
 			}
 			dAtA = dAtA[nN:]
+			x.Ratios = grpcfastimpl.GrowBy(x.Ratios, len(pAcked)/8)
 			for len(pAcked) > 0 {
 				vAl, nN := protowire.ConsumeFixed64(pAcked)
 				if nN < 0 {
@@ -589,7 +602,8 @@ func (x *Holder) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 				x.Values = x.Values[:nN+1]
 				eL = x.Values[nN]
 			} else {
-				x.Values = append(x.Values, nil)
+				x.Values = grpcfastimpl.AppendMessage(x.Values, dEc, 34, dAtA)
+				eL = x.Values[nN]
 			}
 			if eL == nil {
 				eL = grpcfastimpl.Spare[structpb.Value](dEc, grpcfastSpare_hostile_hostile_Value)

@@ -122,7 +122,8 @@ func (x *Req) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int)
 				x.Items = x.Items[:nN+1]
 				eL = x.Items[nN]
 			} else {
-				x.Items = append(x.Items, nil)
+				x.Items = grpcfastimpl.AppendMessage(x.Items, dEc, 26, dAtA)
+				eL = x.Items[nN]
 			}
 			if eL == nil {
 				eL = grpcfastimpl.Spare[Req](dEc, grpcfastSpare_hostile_required_Req)

@@ -208,7 +208,8 @@ func (x *FromV) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 				x.Ms = x.Ms[:nN+1]
 				eL = x.Ms[nN]
 			} else {
-				x.Ms = append(x.Ms, nil)
+				x.Ms = grpcfastimpl.AppendMessage(x.Ms, dEc, 18, dAtA)
+				eL = x.Ms[nN]
 			}
 			if eL == nil {
 				eL = grpcfastimpl.Spare[o.M](dEc, grpcfastSpare_imports_imports_M)
@@ -245,6 +246,9 @@ func (x *FromV) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
+			if len(x.Es) == cap(x.Es) {
+				x.Es = grpcfastimpl.Grow(x.Es, 32, dAtA)
+			}
 			x.Es = append(x.Es, o.E(int32(vAl)))
 			continue
 		case 34: // es, packed
@@ -253,6 +257,7 @@ func (x *FromV) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 				return grpcfastimpl.ErrWire(nN)
 			}
 			dAtA = dAtA[nN:]
+			x.Es = grpcfastimpl.GrowBy(x.Es, grpcfastimpl.PackedVarints(pAcked))
 			for len(pAcked) > 0 {
 				var vAl uint64
 				if len(pAcked) > 0 && pAcked[0] < 0x80 {

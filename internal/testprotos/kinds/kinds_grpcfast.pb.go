@@ -213,6 +213,9 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
+			if len(x.Numbers) == cap(x.Numbers) {
+				x.Numbers = grpcfastimpl.Grow(x.Numbers, 40, dAtA)
+			}
 			x.Numbers = append(x.Numbers, int64(vAl))
 			continue
 		case 42: // numbers, packed
@@ -221,6 +224,7 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				return grpcfastimpl.ErrWire(nN)
 			}
 			dAtA = dAtA[nN:]
+			x.Numbers = grpcfastimpl.GrowBy(x.Numbers, grpcfastimpl.PackedVarints(pAcked))
 			for len(pAcked) > 0 {
 				var vAl uint64
 				if len(pAcked) > 0 && pAcked[0] < 0x80 {
@@ -256,6 +260,9 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Rich.words"); eRr != nil {
 				return eRr
 			}
+			if len(x.Words) == cap(x.Words) {
+				x.Words = grpcfastimpl.Grow(x.Words, 50, dAtA)
+			}
 			x.Words = append(x.Words, grpcfastimpl.String(dEc, vAl))
 			continue
 		case 58: // blobs
@@ -268,6 +275,9 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 					return grpcfastimpl.ErrWire(nN)
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			if len(x.Blobs) == cap(x.Blobs) {
+				x.Blobs = grpcfastimpl.Grow(x.Blobs, 58, dAtA)
 			}
 			x.Blobs = append(x.Blobs, grpcfastimpl.BytesPresent(dEc, vAl))
 			continue
@@ -308,7 +318,8 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				x.Inners = x.Inners[:nN+1]
 				eL = x.Inners[nN]
 			} else {
-				x.Inners = append(x.Inners, nil)
+				x.Inners = grpcfastimpl.AppendMessage(x.Inners, dEc, 74, dAtA)
+				eL = x.Inners[nN]
 			}
 			if eL == nil {
 				eL = grpcfastimpl.Spare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner)
@@ -544,6 +555,9 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
+			if len(x.Colors) == cap(x.Colors) {
+				x.Colors = grpcfastimpl.Grow(x.Colors, 160, dAtA)
+			}
 			x.Colors = append(x.Colors, Color(int32(vAl)))
 			continue
 		case 162: // colors, packed
@@ -552,6 +566,7 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				return grpcfastimpl.ErrWire(nN)
 			}
 			dAtA = dAtA[nN:]
+			x.Colors = grpcfastimpl.GrowBy(x.Colors, grpcfastimpl.PackedVarints(pAcked))
 			for len(pAcked) > 0 {
 				var vAl uint64
 				if len(pAcked) > 0 && pAcked[0] < 0x80 {
@@ -674,6 +689,9 @@ func (x *Inner) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
+			if len(x.Values) == cap(x.Values) {
+				x.Values = grpcfastimpl.Grow(x.Values, 24, dAtA)
+			}
 			x.Values = append(x.Values, uint32(vAl))
 			continue
 		case 26: // values, packed
@@ -682,6 +700,7 @@ func (x *Inner) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 				return grpcfastimpl.ErrWire(nN)
 			}
 			dAtA = dAtA[nN:]
+			x.Values = grpcfastimpl.GrowBy(x.Values, grpcfastimpl.PackedVarints(pAcked))
 			for len(pAcked) > 0 {
 				var vAl uint64
 				if len(pAcked) > 0 && pAcked[0] < 0x80 {
@@ -872,6 +891,9 @@ func (x *Pooled) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
+			if len(x.Numbers) == cap(x.Numbers) {
+				x.Numbers = grpcfastimpl.Grow(x.Numbers, 16, dAtA)
+			}
 			x.Numbers = append(x.Numbers, int64(vAl))
 			continue
 		case 18: // numbers, packed
@@ -880,6 +902,7 @@ func (x *Pooled) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 				return grpcfastimpl.ErrWire(nN)
 			}
 			dAtA = dAtA[nN:]
+			x.Numbers = grpcfastimpl.GrowBy(x.Numbers, grpcfastimpl.PackedVarints(pAcked))
 			for len(pAcked) > 0 {
 				var vAl uint64
 				if len(pAcked) > 0 && pAcked[0] < 0x80 {
@@ -910,7 +933,8 @@ func (x *Pooled) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 				x.Inners = x.Inners[:nN+1]
 				eL = x.Inners[nN]
 			} else {
-				x.Inners = append(x.Inners, nil)
+				x.Inners = grpcfastimpl.AppendMessage(x.Inners, dEc, 26, dAtA)
+				eL = x.Inners[nN]
 			}
 			if eL == nil {
 				eL = grpcfastimpl.Spare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner)
@@ -983,7 +1007,8 @@ func (x *Pooled) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 				x.Items = x.Items[:nN+1]
 				eL = x.Items[nN]
 			} else {
-				x.Items = append(x.Items, nil)
+				x.Items = grpcfastimpl.AppendMessage(x.Items, dEc, 50, dAtA)
+				eL = x.Items[nN]
 			}
 			if eL == nil {
 				eL = grpcfastimpl.Spare[PooledInner](dEc, grpcfastSpare_kinds_kinds_PooledInner)
@@ -1080,6 +1105,9 @@ func (x *PooledInner) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dE
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
+			if len(x.Values) == cap(x.Values) {
+				x.Values = grpcfastimpl.Grow(x.Values, 16, dAtA)
+			}
 			x.Values = append(x.Values, int64(vAl))
 			continue
 		case 18: // values, packed
@@ -1088,6 +1116,7 @@ func (x *PooledInner) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dE
 				return grpcfastimpl.ErrWire(nN)
 			}
 			dAtA = dAtA[nN:]
+			x.Values = grpcfastimpl.GrowBy(x.Values, grpcfastimpl.PackedVarints(pAcked))
 			for len(pAcked) > 0 {
 				var vAl uint64
 				if len(pAcked) > 0 && pAcked[0] < 0x80 {
@@ -1229,7 +1258,8 @@ func (x *PooledMaybe) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dE
 				x.Items = x.Items[:nN+1]
 				eL = x.Items[nN]
 			} else {
-				x.Items = append(x.Items, nil)
+				x.Items = grpcfastimpl.AppendMessage(x.Items, dEc, 34, dAtA)
+				eL = x.Items[nN]
 			}
 			if eL == nil {
 				eL = grpcfastimpl.Spare[PooledMaybe](dEc, grpcfastSpare_kinds_kinds_PooledMaybe)
@@ -1621,6 +1651,9 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
+			if len(x.Ri32) == cap(x.Ri32) {
+				x.Ri32 = grpcfastimpl.Grow(x.Ri32, 136, dAtA)
+			}
 			x.Ri32 = append(x.Ri32, int32(vAl))
 			continue
 		case 138: // ri32, packed
@@ -1629,6 +1662,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				return grpcfastimpl.ErrWire(nN)
 			}
 			dAtA = dAtA[nN:]
+			x.Ri32 = grpcfastimpl.GrowBy(x.Ri32, grpcfastimpl.PackedVarints(pAcked))
 			for len(pAcked) > 0 {
 				var vAl uint64
 				if len(pAcked) > 0 && pAcked[0] < 0x80 {
@@ -1654,6 +1688,9 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
+			if len(x.Rs64) == cap(x.Rs64) {
+				x.Rs64 = grpcfastimpl.Grow(x.Rs64, 144, dAtA)
+			}
 			x.Rs64 = append(x.Rs64, protowire.DecodeZigZag(vAl))
 			continue
 		case 146: // rs64, packed
@@ -1662,6 +1699,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				return grpcfastimpl.ErrWire(nN)
 			}
 			dAtA = dAtA[nN:]
+			x.Rs64 = grpcfastimpl.GrowBy(x.Rs64, grpcfastimpl.PackedVarints(pAcked))
 			for len(pAcked) > 0 {
 				var vAl uint64
 				if len(pAcked) > 0 && pAcked[0] < 0x80 {
@@ -1682,6 +1720,9 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				return grpcfastimpl.ErrWire(nN)
 			}
 			dAtA = dAtA[nN:]
+			if len(x.Rf32) == cap(x.Rf32) {
+				x.Rf32 = grpcfastimpl.Grow(x.Rf32, 157, dAtA)
+			}
 			x.Rf32 = append(x.Rf32, vAl)
 			continue
 		case 154: // rf32, packed
@@ -1690,6 +1731,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				return grpcfastimpl.ErrWire(nN)
 			}
 			dAtA = dAtA[nN:]
+			x.Rf32 = grpcfastimpl.GrowBy(x.Rf32, len(pAcked)/4)
 			for len(pAcked) > 0 {
 				vAl, nN := protowire.ConsumeFixed32(pAcked)
 				if nN < 0 {
@@ -1705,6 +1747,9 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				return grpcfastimpl.ErrWire(nN)
 			}
 			dAtA = dAtA[nN:]
+			if len(x.Rdb) == cap(x.Rdb) {
+				x.Rdb = grpcfastimpl.Grow(x.Rdb, 161, dAtA)
+			}
 			x.Rdb = append(x.Rdb, math.Float64frombits(vAl))
 			continue
 		case 162: // rdb, packed
@@ -1713,6 +1758,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				return grpcfastimpl.ErrWire(nN)
 			}
 			dAtA = dAtA[nN:]
+			x.Rdb = grpcfastimpl.GrowBy(x.Rdb, len(pAcked)/8)
 			for len(pAcked) > 0 {
 				vAl, nN := protowire.ConsumeFixed64(pAcked)
 				if nN < 0 {
@@ -1733,6 +1779,9 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
+			if len(x.Rflag) == cap(x.Rflag) {
+				x.Rflag = grpcfastimpl.Grow(x.Rflag, 168, dAtA)
+			}
 			x.Rflag = append(x.Rflag, protowire.DecodeBool(vAl))
 			continue
 		case 170: // rflag, packed
@@ -1741,6 +1790,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				return grpcfastimpl.ErrWire(nN)
 			}
 			dAtA = dAtA[nN:]
+			x.Rflag = grpcfastimpl.GrowBy(x.Rflag, grpcfastimpl.PackedVarints(pAcked))
 			for len(pAcked) > 0 {
 				var vAl uint64
 				if len(pAcked) > 0 && pAcked[0] < 0x80 {
@@ -1766,6 +1816,9 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
+			if len(x.Rcolor) == cap(x.Rcolor) {
+				x.Rcolor = grpcfastimpl.Grow(x.Rcolor, 176, dAtA)
+			}
 			x.Rcolor = append(x.Rcolor, Color(int32(vAl)))
 			continue
 		case 178: // rcolor, packed
@@ -1774,6 +1827,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				return grpcfastimpl.ErrWire(nN)
 			}
 			dAtA = dAtA[nN:]
+			x.Rcolor = grpcfastimpl.GrowBy(x.Rcolor, grpcfastimpl.PackedVarints(pAcked))
 			for len(pAcked) > 0 {
 				var vAl uint64
 				if len(pAcked) > 0 && pAcked[0] < 0x80 {
@@ -1799,6 +1853,9 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
+			if len(x.Rs32) == cap(x.Rs32) {
+				x.Rs32 = grpcfastimpl.Grow(x.Rs32, 184, dAtA)
+			}
 			x.Rs32 = append(x.Rs32, grpcfastimpl.DecodeSint32(vAl))
 			continue
 		case 186: // rs32, packed
@@ -1807,6 +1864,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				return grpcfastimpl.ErrWire(nN)
 			}
 			dAtA = dAtA[nN:]
+			x.Rs32 = grpcfastimpl.GrowBy(x.Rs32, grpcfastimpl.PackedVarints(pAcked))
 			for len(pAcked) > 0 {
 				var vAl uint64
 				if len(pAcked) > 0 && pAcked[0] < 0x80 {
@@ -1832,6 +1890,9 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
+			if len(x.Ru64) == cap(x.Ru64) {
+				x.Ru64 = grpcfastimpl.Grow(x.Ru64, 192, dAtA)
+			}
 			x.Ru64 = append(x.Ru64, vAl)
 			continue
 		case 194: // ru64, packed
@@ -1840,6 +1901,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				return grpcfastimpl.ErrWire(nN)
 			}
 			dAtA = dAtA[nN:]
+			x.Ru64 = grpcfastimpl.GrowBy(x.Ru64, grpcfastimpl.PackedVarints(pAcked))
 			for len(pAcked) > 0 {
 				var vAl uint64
 				if len(pAcked) > 0 && pAcked[0] < 0x80 {
@@ -1860,6 +1922,9 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				return grpcfastimpl.ErrWire(nN)
 			}
 			dAtA = dAtA[nN:]
+			if len(x.Rfl) == cap(x.Rfl) {
+				x.Rfl = grpcfastimpl.Grow(x.Rfl, 205, dAtA)
+			}
 			x.Rfl = append(x.Rfl, math.Float32frombits(vAl))
 			continue
 		case 202: // rfl, packed
@@ -1868,6 +1933,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				return grpcfastimpl.ErrWire(nN)
 			}
 			dAtA = dAtA[nN:]
+			x.Rfl = grpcfastimpl.GrowBy(x.Rfl, len(pAcked)/4)
 			for len(pAcked) > 0 {
 				vAl, nN := protowire.ConsumeFixed32(pAcked)
 				if nN < 0 {
@@ -1883,6 +1949,9 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				return grpcfastimpl.ErrWire(nN)
 			}
 			dAtA = dAtA[nN:]
+			if len(x.Rsf64) == cap(x.Rsf64) {
+				x.Rsf64 = grpcfastimpl.Grow(x.Rsf64, 209, dAtA)
+			}
 			x.Rsf64 = append(x.Rsf64, int64(vAl))
 			continue
 		case 210: // rsf64, packed
@@ -1891,6 +1960,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				return grpcfastimpl.ErrWire(nN)
 			}
 			dAtA = dAtA[nN:]
+			x.Rsf64 = grpcfastimpl.GrowBy(x.Rsf64, len(pAcked)/8)
 			for len(pAcked) > 0 {
 				vAl, nN := protowire.ConsumeFixed64(pAcked)
 				if nN < 0 {
@@ -1921,6 +1991,9 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Decodable.words"); eRr != nil {
 				return eRr
 			}
+			if len(x.Words) == cap(x.Words) {
+				x.Words = grpcfastimpl.Grow(x.Words, 218, dAtA)
+			}
 			x.Words = append(x.Words, grpcfastimpl.String(dEc, vAl))
 			continue
 		case 226: // blobs
@@ -1933,6 +2006,9 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 					return grpcfastimpl.ErrWire(nN)
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			if len(x.Blobs) == cap(x.Blobs) {
+				x.Blobs = grpcfastimpl.Grow(x.Blobs, 226, dAtA)
 			}
 			x.Blobs = append(x.Blobs, grpcfastimpl.BytesPresent(dEc, vAl))
 			continue
@@ -1973,7 +2049,8 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				x.Children = x.Children[:nN+1]
 				eL = x.Children[nN]
 			} else {
-				x.Children = append(x.Children, nil)
+				x.Children = grpcfastimpl.AppendMessage(x.Children, dEc, 242, dAtA)
+				eL = x.Children[nN]
 			}
 			if eL == nil {
 				eL = grpcfastimpl.Spare[Decodable](dEc, grpcfastSpare_kinds_kinds_Decodable)
@@ -2023,7 +2100,8 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				x.Riches = x.Riches[:nN+1]
 				eL = x.Riches[nN]
 			} else {
-				x.Riches = append(x.Riches, nil)
+				x.Riches = grpcfastimpl.AppendMessage(x.Riches, dEc, 258, dAtA)
+				eL = x.Riches[nN]
 			}
 			if eL == nil {
 				eL = grpcfastimpl.Spare[Rich](dEc, grpcfastSpare_kinds_kinds_Rich)

@@ -110,7 +110,8 @@ func (x *AlphaNote) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				x.More = x.More[:nN+1]
 				eL = x.More[nN]
 			} else {
-				x.More = append(x.More, nil)
+				x.More = grpcfastimpl.AppendMessage(x.More, dEc, 18, dAtA)
+				eL = x.More[nN]
 			}
 			if eL == nil {
 				eL = grpcfastimpl.Spare[Shared](dEc, grpcfastSpare_multi_a_Shared)

@@ -307,7 +307,8 @@ func (x *BetaNote) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 				x.More = x.More[:nN+1]
 				eL = x.More[nN]
 			} else {
-				x.More = append(x.More, nil)
+				x.More = grpcfastimpl.AppendMessage(x.More, dEc, 18, dAtA)
+				eL = x.More[nN]
 			}
 			if eL == nil {
 				eL = grpcfastimpl.Spare[Shared](dEc, grpcfastSpare_multi_b_Shared)

@@ -211,7 +211,8 @@ func (x *TracesData) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 				x.ResourceSpans = x.ResourceSpans[:nN+1]
 				eL = x.ResourceSpans[nN]
 			} else {
-				x.ResourceSpans = append(x.ResourceSpans, nil)
+				x.ResourceSpans = grpcfastimpl.AppendMessage(x.ResourceSpans, dEc, 10, dAtA)
+				eL = x.ResourceSpans[nN]
 			}
 			if eL == nil {
 				eL = grpcfastimpl.Spare[ResourceSpans](dEc, grpcfastSpare_otlp_otlp_ResourceSpans)
@@ -288,7 +289,8 @@ func (x *ExportTraceServiceRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimp
 				x.ResourceSpans = x.ResourceSpans[:nN+1]
 				eL = x.ResourceSpans[nN]
 			} else {
-				x.ResourceSpans = append(x.ResourceSpans, nil)
+				x.ResourceSpans = grpcfastimpl.AppendMessage(x.ResourceSpans, dEc, 10, dAtA)
+				eL = x.ResourceSpans[nN]
 			}
 			if eL == nil {
 				eL = grpcfastimpl.Spare[ResourceSpans](dEc, grpcfastSpare_otlp_otlp_ResourceSpans)
@@ -537,7 +539,8 @@ func (x *ResourceSpans) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, 
 				x.ScopeSpans = x.ScopeSpans[:nN+1]
 				eL = x.ScopeSpans[nN]
 			} else {
-				x.ScopeSpans = append(x.ScopeSpans, nil)
+				x.ScopeSpans = grpcfastimpl.AppendMessage(x.ScopeSpans, dEc, 18, dAtA)
+				eL = x.ScopeSpans[nN]
 			}
 			if eL == nil {
 				eL = grpcfastimpl.Spare[ScopeSpans](dEc, grpcfastSpare_otlp_otlp_ScopeSpans)
@@ -661,7 +664,8 @@ func (x *ScopeSpans) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 				x.Spans = x.Spans[:nN+1]
 				eL = x.Spans[nN]
 			} else {
-				x.Spans = append(x.Spans, nil)
+				x.Spans = grpcfastimpl.AppendMessage(x.Spans, dEc, 18, dAtA)
+				eL = x.Spans[nN]
 			}
 			if eL == nil {
 				eL = grpcfastimpl.Spare[Span](dEc, grpcfastSpare_otlp_otlp_Span)
@@ -914,7 +918,8 @@ func (x *Span) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				x.Attributes = x.Attributes[:nN+1]
 				eL = x.Attributes[nN]
 			} else {
-				x.Attributes = append(x.Attributes, nil)
+				x.Attributes = grpcfastimpl.AppendMessage(x.Attributes, dEc, 74, dAtA)
+				eL = x.Attributes[nN]
 			}
 			if eL == nil {
 				eL = grpcfastimpl.Spare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
@@ -956,7 +961,8 @@ func (x *Span) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				x.Events = x.Events[:nN+1]
 				eL = x.Events[nN]
 			} else {
-				x.Events = append(x.Events, nil)
+				x.Events = grpcfastimpl.AppendMessage(x.Events, dEc, 90, dAtA)
+				eL = x.Events[nN]
 			}
 			if eL == nil {
 				eL = grpcfastimpl.Spare[Span_Event](dEc, grpcfastSpare_otlp_otlp_Span_Event)
@@ -998,7 +1004,8 @@ func (x *Span) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				x.Links = x.Links[:nN+1]
 				eL = x.Links[nN]
 			} else {
-				x.Links = append(x.Links, nil)
+				x.Links = grpcfastimpl.AppendMessage(x.Links, dEc, 106, dAtA)
+				eL = x.Links[nN]
 			}
 			if eL == nil {
 				eL = grpcfastimpl.Spare[Span_Link](dEc, grpcfastSpare_otlp_otlp_Span_Link)
@@ -1141,7 +1148,8 @@ func (x *Span_Event) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 				x.Attributes = x.Attributes[:nN+1]
 				eL = x.Attributes[nN]
 			} else {
-				x.Attributes = append(x.Attributes, nil)
+				x.Attributes = grpcfastimpl.AppendMessage(x.Attributes, dEc, 26, dAtA)
+				eL = x.Attributes[nN]
 			}
 			if eL == nil {
 				eL = grpcfastimpl.Spare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
@@ -1298,7 +1306,8 @@ func (x *Span_Link) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				x.Attributes = x.Attributes[:nN+1]
 				eL = x.Attributes[nN]
 			} else {
-				x.Attributes = append(x.Attributes, nil)
+				x.Attributes = grpcfastimpl.AppendMessage(x.Attributes, dEc, 34, dAtA)
+				eL = x.Attributes[nN]
 			}
 			if eL == nil {
 				eL = grpcfastimpl.Spare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
@@ -1712,7 +1721,8 @@ func (x *ArrayValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 				x.Values = x.Values[:nN+1]
 				eL = x.Values[nN]
 			} else {
-				x.Values = append(x.Values, nil)
+				x.Values = grpcfastimpl.AppendMessage(x.Values, dEc, 10, dAtA)
+				eL = x.Values[nN]
 			}
 			if eL == nil {
 				eL = grpcfastimpl.Spare[AnyValue](dEc, grpcfastSpare_otlp_otlp_AnyValue)
@@ -1789,7 +1799,8 @@ func (x *KeyValueList) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, d
 				x.Values = x.Values[:nN+1]
 				eL = x.Values[nN]
 			} else {
-				x.Values = append(x.Values, nil)
+				x.Values = grpcfastimpl.AppendMessage(x.Values, dEc, 10, dAtA)
+				eL = x.Values[nN]
 			}
 			if eL == nil {
 				eL = grpcfastimpl.Spare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
@@ -2004,7 +2015,8 @@ func (x *InstrumentationScope) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Dec
 				x.Attributes = x.Attributes[:nN+1]
 				eL = x.Attributes[nN]
 			} else {
-				x.Attributes = append(x.Attributes, nil)
+				x.Attributes = grpcfastimpl.AppendMessage(x.Attributes, dEc, 26, dAtA)
+				eL = x.Attributes[nN]
 			}
 			if eL == nil {
 				eL = grpcfastimpl.Spare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
@@ -2094,7 +2106,8 @@ func (x *Resource) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 				x.Attributes = x.Attributes[:nN+1]
 				eL = x.Attributes[nN]
 			} else {
-				x.Attributes = append(x.Attributes, nil)
+				x.Attributes = grpcfastimpl.AppendMessage(x.Attributes, dEc, 10, dAtA)
+				eL = x.Attributes[nN]
 			}
 			if eL == nil {
 				eL = grpcfastimpl.Spare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)

@@ -243,6 +243,9 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
+			if len(x.Levels) == cap(x.Levels) {
+				x.Levels = grpcfastimpl.Grow(x.Levels, 16, dAtA)
+			}
 			x.Levels = append(x.Levels, Level(int32(vAl)))
 			continue
 		case 18: // levels, packed
@@ -251,6 +254,7 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 				return grpcfastimpl.ErrWire(nN)
 			}
 			dAtA = dAtA[nN:]
+			x.Levels = grpcfastimpl.GrowBy(x.Levels, grpcfastimpl.PackedVarints(pAcked))
 			for len(pAcked) > 0 {
 				var vAl uint64
 				if len(pAcked) > 0 && pAcked[0] < 0x80 {
@@ -623,6 +627,9 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 					return grpcfastimpl.ErrWire(nN)
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			if len(x.Tags) == cap(x.Tags) {
+				x.Tags = grpcfastimpl.Grow(x.Tags, 82, dAtA)
 			}
 			x.Tags = append(x.Tags, grpcfastimpl.String(dEc, vAl))
 			continue

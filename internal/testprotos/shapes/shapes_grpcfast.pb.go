@@ -174,7 +174,8 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				x.Children = x.Children[:nN+1]
 				eL = x.Children[nN]
 			} else {
-				x.Children = append(x.Children, nil)
+				x.Children = grpcfastimpl.AppendMessage(x.Children, dEc, 18, dAtA)
+				eL = x.Children[nN]
 			}
 			if eL == nil {
 				eL = grpcfastimpl.Spare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree)
@@ -418,6 +419,9 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
+			if len(x.Flags) == cap(x.Flags) {
+				x.Flags = grpcfastimpl.Grow(x.Flags, 80, dAtA)
+			}
 			x.Flags = append(x.Flags, protowire.DecodeBool(vAl))
 			continue
 		case 82: // flags, packed
@@ -426,6 +430,7 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				return grpcfastimpl.ErrWire(nN)
 			}
 			dAtA = dAtA[nN:]
+			x.Flags = grpcfastimpl.GrowBy(x.Flags, grpcfastimpl.PackedVarints(pAcked))
 			for len(pAcked) > 0 {
 				var vAl uint64
 				if len(pAcked) > 0 && pAcked[0] < 0x80 {
@@ -446,6 +451,9 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				return grpcfastimpl.ErrWire(nN)
 			}
 			dAtA = dAtA[nN:]
+			if len(x.Weights) == cap(x.Weights) {
+				x.Weights = grpcfastimpl.Grow(x.Weights, 89, dAtA)
+			}
 			x.Weights = append(x.Weights, math.Float64frombits(vAl))
 			continue
 		case 90: // weights, packed
@@ -454,6 +462,7 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				return grpcfastimpl.ErrWire(nN)
 			}
 			dAtA = dAtA[nN:]
+			x.Weights = grpcfastimpl.GrowBy(x.Weights, len(pAcked)/8)
 			for len(pAcked) > 0 {
 				vAl, nN := protowire.ConsumeFixed64(pAcked)
 				if nN < 0 {
@@ -469,6 +478,9 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				return grpcfastimpl.ErrWire(nN)
 			}
 			dAtA = dAtA[nN:]
+			if len(x.Codes) == cap(x.Codes) {
+				x.Codes = grpcfastimpl.Grow(x.Codes, 101, dAtA)
+			}
 			x.Codes = append(x.Codes, vAl)
 			continue
 		case 98: // codes, packed
@@ -477,6 +489,7 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				return grpcfastimpl.ErrWire(nN)
 			}
 			dAtA = dAtA[nN:]
+			x.Codes = grpcfastimpl.GrowBy(x.Codes, len(pAcked)/4)
 			for len(pAcked) > 0 {
 				vAl, nN := protowire.ConsumeFixed32(pAcked)
 				if nN < 0 {
@@ -497,6 +510,9 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
+			if len(x.Blobs) == cap(x.Blobs) {
+				x.Blobs = grpcfastimpl.Grow(x.Blobs, 106, dAtA)
+			}
 			x.Blobs = append(x.Blobs, grpcfastimpl.BytesPresent(dEc, vAl))
 			continue
 		case 114: // leaves
@@ -515,7 +531,8 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				x.Leaves = x.Leaves[:nN+1]
 				eL = x.Leaves[nN]
 			} else {
-				x.Leaves = append(x.Leaves, nil)
+				x.Leaves = grpcfastimpl.AppendMessage(x.Leaves, dEc, 114, dAtA)
+				eL = x.Leaves[nN]
 			}
 			if eL == nil {
 				eL = grpcfastimpl.Spare[Leaf](dEc, grpcfastSpare_shapes_shapes_Leaf)

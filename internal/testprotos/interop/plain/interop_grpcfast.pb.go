@@ -373,7 +373,8 @@ func (x *StreamingOutputCallRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastim
 				x.ResponseParameters = x.ResponseParameters[:nN+1]
 				eL = x.ResponseParameters[nN]
 			} else {
-				x.ResponseParameters = append(x.ResponseParameters, nil)
+				x.ResponseParameters = grpcfastimpl.AppendMessage(x.ResponseParameters, dEc, 18, dAtA)
+				eL = x.ResponseParameters[nN]
 			}
 			if eL == nil {
 				eL = grpcfastimpl.Spare[ResponseParameters](dEc, grpcfastSpare_interop_plain_interop_ResponseParameters)

@@ -540,7 +540,8 @@ func (x *BatchUpdateBlobsRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.
 				x.Requests = x.Requests[:nN+1]
 				eL = x.Requests[nN]
 			} else {
-				x.Requests = append(x.Requests, nil)
+				x.Requests = grpcfastimpl.AppendMessage(x.Requests, dEc, 18, dAtA)
+				eL = x.Requests[nN]
 			}
 			if eL == nil {
 				eL = grpcfastimpl.Spare[BatchUpdateBlobsRequest_Request](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_BatchUpdateBlobsRequest_Request)
@@ -710,7 +711,8 @@ func (x *BatchUpdateBlobsResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl
 				x.Responses = x.Responses[:nN+1]
 				eL = x.Responses[nN]
 			} else {
-				x.Responses = append(x.Responses, nil)
+				x.Responses = grpcfastimpl.AppendMessage(x.Responses, dEc, 10, dAtA)
+				eL = x.Responses[nN]
 			}
 			if eL == nil {
 				eL = grpcfastimpl.Spare[BatchUpdateBlobsResponse_Response](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_BatchUpdateBlobsResponse_Response)
