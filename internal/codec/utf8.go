@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"github.com/grpcfast/grpcfast/internal/decode"
 	"github.com/grpcfast/grpcfast/internal/fieldrule"
+	"math"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -206,6 +207,11 @@ func (e *invalidUTF8Error) Error() string {
 // occurrence of a field is checked, as protobuf-go checks each value it
 // decodes, even one that a later occurrence replaces.
 func (p *utf8Plan) check(b []byte) error {
+	// high is the length of the rest of b at the first byte above 0x7f
+	// that a sweep found: the bytes before it are 7-bit, so no string among
+	// them, nested ones included, needs a look; a string after it sweeps
+	// again, so that no byte is swept twice.
+	high := math.MaxInt
 	for len(b) > 0 {
 		c := b[0]
 		if c >= 0x80 || len(b) < 2 {
@@ -231,10 +237,17 @@ func (p *utf8Plan) check(b []byte) error {
 			}
 			end := i + int(l)
 			if op == opString {
-				if !validUTF8(b[i:end]) {
+				if rest := len(b) - i; rest < high {
+					n := decode.ASCIIPrefix(b[i:])
+					if n == rest {
+						return nil
+					}
+					high = rest - n
+				}
+				if len(b)-end < high && !validUTF8(b[i:end]) {
 					return &invalidUTF8Error{p.dense[c>>3].str}
 				}
-			} else if op == opMessage {
+			} else if op == opMessage && len(b)-end < high {
 				if err := p.dense[c>>3].sub.check(b[i:end]); err != nil {
 					return err
 				}

@@ -150,6 +150,24 @@ func IsASCII(b []byte) bool {
 	return true
 }
 
+// ASCIIPrefix returns the length of the longest prefix of b whose bytes
+// are all below 0x80, reading 8 at a time.
+func ASCIIPrefix(b []byte) int {
+	const hi = 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		if binary.LittleEndian.Uint64(b[i:])&hi != 0 {
+			break
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] >= 0x80 {
+			return i
+		}
+	}
+	return i
+}
+
 // String returns b as a string: a copy, or a view of the input.
 func (s *State) String(b []byte) string {
 	if s.views && len(b) > 0 {
