@@ -8,21 +8,38 @@ import (
 
 	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/grpcfastrecord"
+	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 	"github.com/grpcfast/grpcfast/internal/testprotos/otlp"
 )
 
 // BenchmarkDecodeOTLP decodes the replayed OTLP exports of the generated
 // benchmarks (internal/testprotos/otlp/testdata/corpus) on each receive
-// path, the codec alone: gRPC's standard codec (std) and vtprotobuf's
-// UnmarshalVT (vt) into a new message, grpcfast's codec into a new message
-// (fresh), and into a reused slot as a pooled handler prepares it, without
-// and with the owned copy of strings (slot, slot-copy).
+// path, the codec alone (benchDecodePaths).
 func BenchmarkDecodeOTLP(b *testing.B) {
 	msgs, err := grpcfastrecord.Read("internal/testprotos/otlp/testdata/corpus", "grpcfast.testdata.otlp.TraceService", "Export", true,
 		func() proto.Message { return new(otlp.ExportTraceServiceRequest) })
 	if err != nil {
 		b.Fatal(err)
 	}
+	benchDecodePaths[otlp.ExportTraceServiceRequest](b, msgs)
+}
+
+// BenchmarkDecodeStrings decodes 16 KiB of short strings, the shape of the
+// example's CreateUser at 16 KiB, on each receive path (benchDecodePaths).
+func BenchmarkDecodeStrings(b *testing.B) {
+	benchDecodePaths[kinds.Rich](b, []proto.Message{stringsMessage(16384)})
+}
+
+// benchDecodePaths decodes the encodings of msgs, in turn, on each receive
+// path: gRPC's standard codec (std) and vtprotobuf's UnmarshalVT (vt) into
+// a new message, grpcfast's codec into a new message (fresh), and into a
+// reused slot as a pooled handler prepares it, without and with the owned
+// copy of strings (slot, slot-copy).
+func benchDecodePaths[M any, P interface {
+	*M
+	proto.Message
+	UnmarshalVT([]byte) error
+}](b *testing.B, msgs []proto.Message) {
 	var wires [][]byte
 	size := 0
 	for _, m := range msgs {
@@ -45,22 +62,18 @@ func BenchmarkDecodeOTLP(b *testing.B) {
 		}
 	}
 	b.Run("path=std", func(b *testing.B) {
-		run(b, func(w []byte) error {
-			return std.Unmarshal(mem.BufferSlice{mem.SliceBuffer(w)}, new(otlp.ExportTraceServiceRequest))
-		})
+		run(b, func(w []byte) error { return std.Unmarshal(mem.BufferSlice{mem.SliceBuffer(w)}, P(new(M))) })
 	})
 	b.Run("path=vt", func(b *testing.B) {
-		run(b, func(w []byte) error { return new(otlp.ExportTraceServiceRequest).UnmarshalVT(w) })
+		run(b, func(w []byte) error { return P(new(M)).UnmarshalVT(w) })
 	})
 	b.Run("path=fresh", func(b *testing.B) {
-		run(b, func(w []byte) error {
-			return c.Unmarshal(mem.BufferSlice{mem.SliceBuffer(w)}, new(otlp.ExportTraceServiceRequest))
-		})
+		run(b, func(w []byte) error { return c.Unmarshal(mem.BufferSlice{mem.SliceBuffer(w)}, P(new(M))) })
 	})
 	for _, p := range []struct {
 		name string
-		slot func() *grpcfast.CopySlot[otlp.ExportTraceServiceRequest]
-	}{{"slot", grpcfast.NewPlainSlot[otlp.ExportTraceServiceRequest]}, {"slot-copy", grpcfast.NewCopySlot[otlp.ExportTraceServiceRequest]}} {
+		slot func() *grpcfast.CopySlot[M]
+	}{{"slot", grpcfast.NewPlainSlot[M]}, {"slot-copy", grpcfast.NewCopySlot[M]}} {
 		b.Run("path="+p.name, func(b *testing.B) {
 			s := p.slot()
 			run(b, func(w []byte) error {

@@ -349,8 +349,25 @@ func (d *decodeGen) field(fd *protogen.Field) {
 		d.inMap = false
 		return
 	}
+	// The elements of a repeated field come one after the other: with a
+	// tag of one byte, the next one is decoded without going back to the
+	// switch.
+	tag := tagOf(num, w)
+	loop := desc.IsList() && tag < 0x80
+	if loop {
+		g.P("for {")
+	}
 	if sweeps(fd) {
 		g.P("fIeld := dAtA")
+	}
+	endLoop := func() {
+		if loop {
+			g.P("if len(dAtA) == 0 || dAtA[0] != ", tag, " {")
+			g.P("break")
+			g.P("}")
+			g.P("dAtA = dAtA[1:]")
+			g.P("}")
+		}
 	}
 	switch oneof := realOneof(fd); {
 	case oneof != nil:
@@ -383,6 +400,7 @@ func (d *decodeGen) field(fd *protogen.Field) {
 		g.P("x.", fd.GoName, "[len(x.", fd.GoName, ")-1] = eL")
 		g.P("}")
 		d.message("eL", fd.Message, "dEpth")
+		endLoop()
 	case desc.IsList():
 		d.read(fd, "dAtA")
 		v := d.value(fd)
@@ -390,6 +408,7 @@ func (d *decodeGen) field(fd *protogen.Field) {
 		g.P("x.", fd.GoName, " = ", d.impl("Grow"), "(x.", fd.GoName, ", ", tagOf(num, w), ", dAtA)")
 		g.P("}")
 		g.P("x.", fd.GoName, " = append(x.", fd.GoName, ", ", v, ")")
+		endLoop()
 		if w != protowire.BytesType {
 			// Packed: the same values, one after the other.
 			g.P("continue")

@@ -184,50 +184,62 @@ func (x *BatchReadBlobsRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.De
 			x.InstanceName = grpcfastimpl.String(dEc, vAl)
 			continue
 		case 18: // digests
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+			for {
+				var vAl []byte
+				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(dAtA)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, dAtA = rEad, dAtA[nN:]
 				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			var eL *Digest
-			if nN := len(x.Digests); nN < cap(x.Digests) {
-				x.Digests = x.Digests[:nN+1]
-				eL = x.Digests[nN]
-			} else {
-				x.Digests = grpcfastimpl.AppendMessage(x.Digests, dEc, 18, dAtA)
-				eL = x.Digests[nN]
-			}
-			if eL == nil {
-				eL = grpcfastimpl.Spare[Digest](dEc, grpcfastSpare_bytestream_cas_Digest)
-				x.Digests[len(x.Digests)-1] = eL
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
+				var eL *Digest
+				if nN := len(x.Digests); nN < cap(x.Digests) {
+					x.Digests = x.Digests[:nN+1]
+					eL = x.Digests[nN]
+				} else {
+					x.Digests = grpcfastimpl.AppendMessage(x.Digests, dEc, 18, dAtA)
+					eL = x.Digests[nN]
+				}
+				if eL == nil {
+					eL = grpcfastimpl.Spare[Digest](dEc, grpcfastSpare_bytestream_cas_Digest)
+					x.Digests[len(x.Digests)-1] = eL
+				}
+				if dEpth < 1 {
+					return grpcfastimpl.ErrDepth
+				}
+				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+					return eRr
+				}
+				if len(dAtA) == 0 || dAtA[0] != 18 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
 			continue
 		case 24: // acceptable_compressors
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+			for {
+				var vAl uint64
+				if len(dAtA) > 0 && dAtA[0] < 0x80 {
+					vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+				} else {
+					rEad, nN := protowire.ConsumeVarint(dAtA)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, dAtA = rEad, dAtA[nN:]
 				}
-				vAl, dAtA = rEad, dAtA[nN:]
+				if len(x.AcceptableCompressors) == cap(x.AcceptableCompressors) {
+					x.AcceptableCompressors = grpcfastimpl.Grow(x.AcceptableCompressors, 24, dAtA)
+				}
+				x.AcceptableCompressors = append(x.AcceptableCompressors, int32(vAl))
+				if len(dAtA) == 0 || dAtA[0] != 24 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
-			if len(x.AcceptableCompressors) == cap(x.AcceptableCompressors) {
-				x.AcceptableCompressors = grpcfastimpl.Grow(x.AcceptableCompressors, 24, dAtA)
-			}
-			x.AcceptableCompressors = append(x.AcceptableCompressors, int32(vAl))
 			continue
 		case 26: // acceptable_compressors, packed
 			pAcked, nN := protowire.ConsumeBytes(dAtA)
@@ -312,33 +324,39 @@ func (x *BatchReadBlobsResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.D
 		}
 		switch tAg {
 		case 10: // responses
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+			for {
+				var vAl []byte
+				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(dAtA)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, dAtA = rEad, dAtA[nN:]
 				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			var eL *BatchReadBlobsResponse_Response
-			if nN := len(x.Responses); nN < cap(x.Responses) {
-				x.Responses = x.Responses[:nN+1]
-				eL = x.Responses[nN]
-			} else {
-				x.Responses = grpcfastimpl.AppendMessage(x.Responses, dEc, 10, dAtA)
-				eL = x.Responses[nN]
-			}
-			if eL == nil {
-				eL = grpcfastimpl.Spare[BatchReadBlobsResponse_Response](dEc, grpcfastSpare_bytestream_cas_BatchReadBlobsResponse_Response)
-				x.Responses[len(x.Responses)-1] = eL
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
+				var eL *BatchReadBlobsResponse_Response
+				if nN := len(x.Responses); nN < cap(x.Responses) {
+					x.Responses = x.Responses[:nN+1]
+					eL = x.Responses[nN]
+				} else {
+					x.Responses = grpcfastimpl.AppendMessage(x.Responses, dEc, 10, dAtA)
+					eL = x.Responses[nN]
+				}
+				if eL == nil {
+					eL = grpcfastimpl.Spare[BatchReadBlobsResponse_Response](dEc, grpcfastSpare_bytestream_cas_BatchReadBlobsResponse_Response)
+					x.Responses[len(x.Responses)-1] = eL
+				}
+				if dEpth < 1 {
+					return grpcfastimpl.ErrDepth
+				}
+				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+					return eRr
+				}
+				if len(dAtA) == 0 || dAtA[0] != 10 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
 			continue
 		}

@@ -183,33 +183,39 @@ func (x *Node) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			x.N = int64(vAl)
 			continue
 		case 34: // children
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+			for {
+				var vAl []byte
+				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(dAtA)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, dAtA = rEad, dAtA[nN:]
 				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			var eL *Node
-			if nN := len(x.Children); nN < cap(x.Children) {
-				x.Children = x.Children[:nN+1]
-				eL = x.Children[nN]
-			} else {
-				x.Children = grpcfastimpl.AppendMessage(x.Children, dEc, 34, dAtA)
-				eL = x.Children[nN]
-			}
-			if eL == nil {
-				eL = grpcfastimpl.Spare[Node](dEc, grpcfastSpare_hostile_hostile_Node)
-				x.Children[len(x.Children)-1] = eL
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
+				var eL *Node
+				if nN := len(x.Children); nN < cap(x.Children) {
+					x.Children = x.Children[:nN+1]
+					eL = x.Children[nN]
+				} else {
+					x.Children = grpcfastimpl.AppendMessage(x.Children, dEc, 34, dAtA)
+					eL = x.Children[nN]
+				}
+				if eL == nil {
+					eL = grpcfastimpl.Spare[Node](dEc, grpcfastSpare_hostile_hostile_Node)
+					x.Children[len(x.Children)-1] = eL
+				}
+				if dEpth < 1 {
+					return grpcfastimpl.ErrDepth
+				}
+				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+					return eRr
+				}
+				if len(dAtA) == 0 || dAtA[0] != 34 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
 			continue
 		case 42: // by_name
@@ -311,20 +317,26 @@ func (x *Node) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			x.Data = grpcfastimpl.Bytes(dEc, x.Data, vAl)
 			continue
 		case 56: // packed
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+			for {
+				var vAl uint64
+				if len(dAtA) > 0 && dAtA[0] < 0x80 {
+					vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+				} else {
+					rEad, nN := protowire.ConsumeVarint(dAtA)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, dAtA = rEad, dAtA[nN:]
 				}
-				vAl, dAtA = rEad, dAtA[nN:]
+				if len(x.Packed) == cap(x.Packed) {
+					x.Packed = grpcfastimpl.Grow(x.Packed, 56, dAtA)
+				}
+				x.Packed = append(x.Packed, int64(vAl))
+				if len(dAtA) == 0 || dAtA[0] != 56 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
-			if len(x.Packed) == cap(x.Packed) {
-				x.Packed = grpcfastimpl.Grow(x.Packed, 56, dAtA)
-			}
-			x.Packed = append(x.Packed, int64(vAl))
 			continue
 		case 58: // packed, packed
 			pAcked, nN := protowire.ConsumeBytes(dAtA)
@@ -348,15 +360,21 @@ func (x *Node) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			continue
 		case 69: // fixed
-			vAl, nN := protowire.ConsumeFixed32(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			for {
+				vAl, nN := protowire.ConsumeFixed32(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				dAtA = dAtA[nN:]
+				if len(x.Fixed) == cap(x.Fixed) {
+					x.Fixed = grpcfastimpl.Grow(x.Fixed, 69, dAtA)
+				}
+				x.Fixed = append(x.Fixed, vAl)
+				if len(dAtA) == 0 || dAtA[0] != 69 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
-			dAtA = dAtA[nN:]
-			if len(x.Fixed) == cap(x.Fixed) {
-				x.Fixed = grpcfastimpl.Grow(x.Fixed, 69, dAtA)
-			}
-			x.Fixed = append(x.Fixed, vAl)
 			continue
 		case 66: // fixed, packed
 			pAcked, nN := protowire.ConsumeBytes(dAtA)
@@ -375,15 +393,21 @@ func (x *Node) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			continue
 		case 73: // ratios
-			vAl, nN := protowire.ConsumeFixed64(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			for {
+				vAl, nN := protowire.ConsumeFixed64(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				dAtA = dAtA[nN:]
+				if len(x.Ratios) == cap(x.Ratios) {
+					x.Ratios = grpcfastimpl.Grow(x.Ratios, 73, dAtA)
+				}
+				x.Ratios = append(x.Ratios, math.Float64frombits(vAl))
+				if len(dAtA) == 0 || dAtA[0] != 73 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
-			dAtA = dAtA[nN:]
-			if len(x.Ratios) == cap(x.Ratios) {
-				x.Ratios = grpcfastimpl.Grow(x.Ratios, 73, dAtA)
-			}
-			x.Ratios = append(x.Ratios, math.Float64frombits(vAl))
 			continue
 		case 74: // ratios, packed
 			pAcked, nN := protowire.ConsumeBytes(dAtA)
@@ -587,33 +611,39 @@ func (x *Holder) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 			x.Label = grpcfastimpl.String(dEc, vAl)
 			continue
 		case 34: // values
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+			for {
+				var vAl []byte
+				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(dAtA)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, dAtA = rEad, dAtA[nN:]
 				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			var eL *structpb.Value
-			if nN := len(x.Values); nN < cap(x.Values) {
-				x.Values = x.Values[:nN+1]
-				eL = x.Values[nN]
-			} else {
-				x.Values = grpcfastimpl.AppendMessage(x.Values, dEc, 34, dAtA)
-				eL = x.Values[nN]
-			}
-			if eL == nil {
-				eL = grpcfastimpl.Spare[structpb.Value](dEc, grpcfastSpare_hostile_hostile_Value)
-				x.Values[len(x.Values)-1] = eL
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := grpcfastimpl.DecodeMessage(eL, vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
+				var eL *structpb.Value
+				if nN := len(x.Values); nN < cap(x.Values) {
+					x.Values = x.Values[:nN+1]
+					eL = x.Values[nN]
+				} else {
+					x.Values = grpcfastimpl.AppendMessage(x.Values, dEc, 34, dAtA)
+					eL = x.Values[nN]
+				}
+				if eL == nil {
+					eL = grpcfastimpl.Spare[structpb.Value](dEc, grpcfastSpare_hostile_hostile_Value)
+					x.Values[len(x.Values)-1] = eL
+				}
+				if dEpth < 1 {
+					return grpcfastimpl.ErrDepth
+				}
+				if eRr := grpcfastimpl.DecodeMessage(eL, vAl, dEc, dEpth-1); eRr != nil {
+					return eRr
+				}
+				if len(dAtA) == 0 || dAtA[0] != 34 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
 			continue
 		}

@@ -107,33 +107,39 @@ func (x *Req) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int)
 			}
 			continue
 		case 26: // items
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+			for {
+				var vAl []byte
+				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(dAtA)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, dAtA = rEad, dAtA[nN:]
 				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			var eL *Req
-			if nN := len(x.Items); nN < cap(x.Items) {
-				x.Items = x.Items[:nN+1]
-				eL = x.Items[nN]
-			} else {
-				x.Items = grpcfastimpl.AppendMessage(x.Items, dEc, 26, dAtA)
-				eL = x.Items[nN]
-			}
-			if eL == nil {
-				eL = grpcfastimpl.Spare[Req](dEc, grpcfastSpare_hostile_required_Req)
-				x.Items[len(x.Items)-1] = eL
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
+				var eL *Req
+				if nN := len(x.Items); nN < cap(x.Items) {
+					x.Items = x.Items[:nN+1]
+					eL = x.Items[nN]
+				} else {
+					x.Items = grpcfastimpl.AppendMessage(x.Items, dEc, 26, dAtA)
+					eL = x.Items[nN]
+				}
+				if eL == nil {
+					eL = grpcfastimpl.Spare[Req](dEc, grpcfastSpare_hostile_required_Req)
+					x.Items[len(x.Items)-1] = eL
+				}
+				if dEpth < 1 {
+					return grpcfastimpl.ErrDepth
+				}
+				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+					return eRr
+				}
+				if len(dAtA) == 0 || dAtA[0] != 26 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
 			continue
 		case 34: // name

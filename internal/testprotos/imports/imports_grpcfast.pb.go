@@ -193,33 +193,39 @@ func (x *FromV) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 			}
 			continue
 		case 18: // ms
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+			for {
+				var vAl []byte
+				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(dAtA)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, dAtA = rEad, dAtA[nN:]
 				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			var eL *o.M
-			if nN := len(x.Ms); nN < cap(x.Ms) {
-				x.Ms = x.Ms[:nN+1]
-				eL = x.Ms[nN]
-			} else {
-				x.Ms = grpcfastimpl.AppendMessage(x.Ms, dEc, 18, dAtA)
-				eL = x.Ms[nN]
-			}
-			if eL == nil {
-				eL = grpcfastimpl.Spare[o.M](dEc, grpcfastSpare_imports_imports_M)
-				x.Ms[len(x.Ms)-1] = eL
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := grpcfastimpl.DecodeMessage(eL, vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
+				var eL *o.M
+				if nN := len(x.Ms); nN < cap(x.Ms) {
+					x.Ms = x.Ms[:nN+1]
+					eL = x.Ms[nN]
+				} else {
+					x.Ms = grpcfastimpl.AppendMessage(x.Ms, dEc, 18, dAtA)
+					eL = x.Ms[nN]
+				}
+				if eL == nil {
+					eL = grpcfastimpl.Spare[o.M](dEc, grpcfastSpare_imports_imports_M)
+					x.Ms[len(x.Ms)-1] = eL
+				}
+				if dEpth < 1 {
+					return grpcfastimpl.ErrDepth
+				}
+				if eRr := grpcfastimpl.DecodeMessage(eL, vAl, dEc, dEpth-1); eRr != nil {
+					return eRr
+				}
+				if len(dAtA) == 0 || dAtA[0] != 18 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
 			continue
 		case 24: // e
@@ -236,20 +242,26 @@ func (x *FromV) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 			x.E = o.E(int32(vAl))
 			continue
 		case 32: // es
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+			for {
+				var vAl uint64
+				if len(dAtA) > 0 && dAtA[0] < 0x80 {
+					vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+				} else {
+					rEad, nN := protowire.ConsumeVarint(dAtA)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, dAtA = rEad, dAtA[nN:]
 				}
-				vAl, dAtA = rEad, dAtA[nN:]
+				if len(x.Es) == cap(x.Es) {
+					x.Es = grpcfastimpl.Grow(x.Es, 32, dAtA)
+				}
+				x.Es = append(x.Es, o.E(int32(vAl)))
+				if len(dAtA) == 0 || dAtA[0] != 32 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
-			if len(x.Es) == cap(x.Es) {
-				x.Es = grpcfastimpl.Grow(x.Es, 32, dAtA)
-			}
-			x.Es = append(x.Es, o.E(int32(vAl)))
 			continue
 		case 34: // es, packed
 			pAcked, nN := protowire.ConsumeBytes(dAtA)

@@ -203,20 +203,26 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			x.Color = Color(int32(vAl))
 			continue
 		case 40: // numbers
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+			for {
+				var vAl uint64
+				if len(dAtA) > 0 && dAtA[0] < 0x80 {
+					vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+				} else {
+					rEad, nN := protowire.ConsumeVarint(dAtA)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, dAtA = rEad, dAtA[nN:]
 				}
-				vAl, dAtA = rEad, dAtA[nN:]
+				if len(x.Numbers) == cap(x.Numbers) {
+					x.Numbers = grpcfastimpl.Grow(x.Numbers, 40, dAtA)
+				}
+				x.Numbers = append(x.Numbers, int64(vAl))
+				if len(dAtA) == 0 || dAtA[0] != 40 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
-			if len(x.Numbers) == cap(x.Numbers) {
-				x.Numbers = grpcfastimpl.Grow(x.Numbers, 40, dAtA)
-			}
-			x.Numbers = append(x.Numbers, int64(vAl))
 			continue
 		case 42: // numbers, packed
 			pAcked, nN := protowire.ConsumeBytes(dAtA)
@@ -240,46 +246,58 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			continue
 		case 50: // words
-			fIeld := dAtA
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+			for {
+				fIeld := dAtA
+				var vAl []byte
+				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(dAtA)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, dAtA = rEad, dAtA[nN:]
 				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if !sWept {
-				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
+				if !sWept {
+					sWept = true
+					if grpcfastimpl.IsASCII(fIeld) {
+						dEc = grpcfastimpl.ASCII(dEc)
+					}
 				}
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Rich.words"); eRr != nil {
+					return eRr
+				}
+				if len(x.Words) == cap(x.Words) {
+					x.Words = grpcfastimpl.Grow(x.Words, 50, dAtA)
+				}
+				x.Words = append(x.Words, grpcfastimpl.String(dEc, vAl))
+				if len(dAtA) == 0 || dAtA[0] != 50 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
-			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Rich.words"); eRr != nil {
-				return eRr
-			}
-			if len(x.Words) == cap(x.Words) {
-				x.Words = grpcfastimpl.Grow(x.Words, 50, dAtA)
-			}
-			x.Words = append(x.Words, grpcfastimpl.String(dEc, vAl))
 			continue
 		case 58: // blobs
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+			for {
+				var vAl []byte
+				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(dAtA)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, dAtA = rEad, dAtA[nN:]
 				}
-				vAl, dAtA = rEad, dAtA[nN:]
+				if len(x.Blobs) == cap(x.Blobs) {
+					x.Blobs = grpcfastimpl.Grow(x.Blobs, 58, dAtA)
+				}
+				x.Blobs = append(x.Blobs, grpcfastimpl.BytesPresent(dEc, vAl))
+				if len(dAtA) == 0 || dAtA[0] != 58 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
-			if len(x.Blobs) == cap(x.Blobs) {
-				x.Blobs = grpcfastimpl.Grow(x.Blobs, 58, dAtA)
-			}
-			x.Blobs = append(x.Blobs, grpcfastimpl.BytesPresent(dEc, vAl))
 			continue
 		case 66: // inner
 			var vAl []byte
@@ -303,33 +321,39 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			continue
 		case 74: // inners
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+			for {
+				var vAl []byte
+				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(dAtA)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, dAtA = rEad, dAtA[nN:]
 				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			var eL *Inner
-			if nN := len(x.Inners); nN < cap(x.Inners) {
-				x.Inners = x.Inners[:nN+1]
-				eL = x.Inners[nN]
-			} else {
-				x.Inners = grpcfastimpl.AppendMessage(x.Inners, dEc, 74, dAtA)
-				eL = x.Inners[nN]
-			}
-			if eL == nil {
-				eL = grpcfastimpl.Spare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner)
-				x.Inners[len(x.Inners)-1] = eL
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
+				var eL *Inner
+				if nN := len(x.Inners); nN < cap(x.Inners) {
+					x.Inners = x.Inners[:nN+1]
+					eL = x.Inners[nN]
+				} else {
+					x.Inners = grpcfastimpl.AppendMessage(x.Inners, dEc, 74, dAtA)
+					eL = x.Inners[nN]
+				}
+				if eL == nil {
+					eL = grpcfastimpl.Spare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner)
+					x.Inners[len(x.Inners)-1] = eL
+				}
+				if dEpth < 1 {
+					return grpcfastimpl.ErrDepth
+				}
+				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+					return eRr
+				}
+				if len(dAtA) == 0 || dAtA[0] != 74 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
 			continue
 		case 82: // counts
@@ -679,20 +703,26 @@ func (x *Inner) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 			x.Payload = grpcfastimpl.Bytes(dEc, x.Payload, vAl)
 			continue
 		case 24: // values
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+			for {
+				var vAl uint64
+				if len(dAtA) > 0 && dAtA[0] < 0x80 {
+					vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+				} else {
+					rEad, nN := protowire.ConsumeVarint(dAtA)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, dAtA = rEad, dAtA[nN:]
 				}
-				vAl, dAtA = rEad, dAtA[nN:]
+				if len(x.Values) == cap(x.Values) {
+					x.Values = grpcfastimpl.Grow(x.Values, 24, dAtA)
+				}
+				x.Values = append(x.Values, uint32(vAl))
+				if len(dAtA) == 0 || dAtA[0] != 24 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
-			if len(x.Values) == cap(x.Values) {
-				x.Values = grpcfastimpl.Grow(x.Values, 24, dAtA)
-			}
-			x.Values = append(x.Values, uint32(vAl))
 			continue
 		case 26: // values, packed
 			pAcked, nN := protowire.ConsumeBytes(dAtA)
@@ -881,20 +911,26 @@ func (x *Pooled) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 			x.Data = grpcfastimpl.Bytes(dEc, x.Data, vAl)
 			continue
 		case 16: // numbers
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+			for {
+				var vAl uint64
+				if len(dAtA) > 0 && dAtA[0] < 0x80 {
+					vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+				} else {
+					rEad, nN := protowire.ConsumeVarint(dAtA)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, dAtA = rEad, dAtA[nN:]
 				}
-				vAl, dAtA = rEad, dAtA[nN:]
+				if len(x.Numbers) == cap(x.Numbers) {
+					x.Numbers = grpcfastimpl.Grow(x.Numbers, 16, dAtA)
+				}
+				x.Numbers = append(x.Numbers, int64(vAl))
+				if len(dAtA) == 0 || dAtA[0] != 16 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
-			if len(x.Numbers) == cap(x.Numbers) {
-				x.Numbers = grpcfastimpl.Grow(x.Numbers, 16, dAtA)
-			}
-			x.Numbers = append(x.Numbers, int64(vAl))
 			continue
 		case 18: // numbers, packed
 			pAcked, nN := protowire.ConsumeBytes(dAtA)
@@ -918,33 +954,39 @@ func (x *Pooled) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 			}
 			continue
 		case 26: // inners
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+			for {
+				var vAl []byte
+				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(dAtA)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, dAtA = rEad, dAtA[nN:]
 				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			var eL *Inner
-			if nN := len(x.Inners); nN < cap(x.Inners) {
-				x.Inners = x.Inners[:nN+1]
-				eL = x.Inners[nN]
-			} else {
-				x.Inners = grpcfastimpl.AppendMessage(x.Inners, dEc, 26, dAtA)
-				eL = x.Inners[nN]
-			}
-			if eL == nil {
-				eL = grpcfastimpl.Spare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner)
-				x.Inners[len(x.Inners)-1] = eL
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
+				var eL *Inner
+				if nN := len(x.Inners); nN < cap(x.Inners) {
+					x.Inners = x.Inners[:nN+1]
+					eL = x.Inners[nN]
+				} else {
+					x.Inners = grpcfastimpl.AppendMessage(x.Inners, dEc, 26, dAtA)
+					eL = x.Inners[nN]
+				}
+				if eL == nil {
+					eL = grpcfastimpl.Spare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner)
+					x.Inners[len(x.Inners)-1] = eL
+				}
+				if dEpth < 1 {
+					return grpcfastimpl.ErrDepth
+				}
+				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+					return eRr
+				}
+				if len(dAtA) == 0 || dAtA[0] != 26 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
 			continue
 		case 34: // name
@@ -992,33 +1034,39 @@ func (x *Pooled) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 			}
 			continue
 		case 50: // items
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+			for {
+				var vAl []byte
+				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(dAtA)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, dAtA = rEad, dAtA[nN:]
 				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			var eL *PooledInner
-			if nN := len(x.Items); nN < cap(x.Items) {
-				x.Items = x.Items[:nN+1]
-				eL = x.Items[nN]
-			} else {
-				x.Items = grpcfastimpl.AppendMessage(x.Items, dEc, 50, dAtA)
-				eL = x.Items[nN]
-			}
-			if eL == nil {
-				eL = grpcfastimpl.Spare[PooledInner](dEc, grpcfastSpare_kinds_kinds_PooledInner)
-				x.Items[len(x.Items)-1] = eL
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
+				var eL *PooledInner
+				if nN := len(x.Items); nN < cap(x.Items) {
+					x.Items = x.Items[:nN+1]
+					eL = x.Items[nN]
+				} else {
+					x.Items = grpcfastimpl.AppendMessage(x.Items, dEc, 50, dAtA)
+					eL = x.Items[nN]
+				}
+				if eL == nil {
+					eL = grpcfastimpl.Spare[PooledInner](dEc, grpcfastSpare_kinds_kinds_PooledInner)
+					x.Items[len(x.Items)-1] = eL
+				}
+				if dEpth < 1 {
+					return grpcfastimpl.ErrDepth
+				}
+				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+					return eRr
+				}
+				if len(dAtA) == 0 || dAtA[0] != 50 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
 			continue
 		}
@@ -1095,20 +1143,26 @@ func (x *PooledInner) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dE
 			x.Payload = grpcfastimpl.Bytes(dEc, x.Payload, vAl)
 			continue
 		case 16: // values
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+			for {
+				var vAl uint64
+				if len(dAtA) > 0 && dAtA[0] < 0x80 {
+					vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+				} else {
+					rEad, nN := protowire.ConsumeVarint(dAtA)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, dAtA = rEad, dAtA[nN:]
 				}
-				vAl, dAtA = rEad, dAtA[nN:]
+				if len(x.Values) == cap(x.Values) {
+					x.Values = grpcfastimpl.Grow(x.Values, 16, dAtA)
+				}
+				x.Values = append(x.Values, int64(vAl))
+				if len(dAtA) == 0 || dAtA[0] != 16 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
-			if len(x.Values) == cap(x.Values) {
-				x.Values = grpcfastimpl.Grow(x.Values, 16, dAtA)
-			}
-			x.Values = append(x.Values, int64(vAl))
 			continue
 		case 18: // values, packed
 			pAcked, nN := protowire.ConsumeBytes(dAtA)
@@ -1243,33 +1297,39 @@ func (x *PooledMaybe) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dE
 			}
 			continue
 		case 34: // items
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+			for {
+				var vAl []byte
+				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(dAtA)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, dAtA = rEad, dAtA[nN:]
 				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			var eL *PooledMaybe
-			if nN := len(x.Items); nN < cap(x.Items) {
-				x.Items = x.Items[:nN+1]
-				eL = x.Items[nN]
-			} else {
-				x.Items = grpcfastimpl.AppendMessage(x.Items, dEc, 34, dAtA)
-				eL = x.Items[nN]
-			}
-			if eL == nil {
-				eL = grpcfastimpl.Spare[PooledMaybe](dEc, grpcfastSpare_kinds_kinds_PooledMaybe)
-				x.Items[len(x.Items)-1] = eL
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
+				var eL *PooledMaybe
+				if nN := len(x.Items); nN < cap(x.Items) {
+					x.Items = x.Items[:nN+1]
+					eL = x.Items[nN]
+				} else {
+					x.Items = grpcfastimpl.AppendMessage(x.Items, dEc, 34, dAtA)
+					eL = x.Items[nN]
+				}
+				if eL == nil {
+					eL = grpcfastimpl.Spare[PooledMaybe](dEc, grpcfastSpare_kinds_kinds_PooledMaybe)
+					x.Items[len(x.Items)-1] = eL
+				}
+				if dEpth < 1 {
+					return grpcfastimpl.ErrDepth
+				}
+				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+					return eRr
+				}
+				if len(dAtA) == 0 || dAtA[0] != 34 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
 			continue
 		}

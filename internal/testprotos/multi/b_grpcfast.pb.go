@@ -292,33 +292,39 @@ func (x *BetaNote) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 			}
 			continue
 		case 18: // more
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+			for {
+				var vAl []byte
+				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(dAtA)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, dAtA = rEad, dAtA[nN:]
 				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			var eL *Shared
-			if nN := len(x.More); nN < cap(x.More) {
-				x.More = x.More[:nN+1]
-				eL = x.More[nN]
-			} else {
-				x.More = grpcfastimpl.AppendMessage(x.More, dEc, 18, dAtA)
-				eL = x.More[nN]
-			}
-			if eL == nil {
-				eL = grpcfastimpl.Spare[Shared](dEc, grpcfastSpare_multi_b_Shared)
-				x.More[len(x.More)-1] = eL
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
+				var eL *Shared
+				if nN := len(x.More); nN < cap(x.More) {
+					x.More = x.More[:nN+1]
+					eL = x.More[nN]
+				} else {
+					x.More = grpcfastimpl.AppendMessage(x.More, dEc, 18, dAtA)
+					eL = x.More[nN]
+				}
+				if eL == nil {
+					eL = grpcfastimpl.Spare[Shared](dEc, grpcfastSpare_multi_b_Shared)
+					x.More[len(x.More)-1] = eL
+				}
+				if dEpth < 1 {
+					return grpcfastimpl.ErrDepth
+				}
+				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+					return eRr
+				}
+				if len(dAtA) == 0 || dAtA[0] != 18 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
 			continue
 		}

@@ -196,33 +196,39 @@ func (x *TracesData) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 		}
 		switch tAg {
 		case 10: // resource_spans
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+			for {
+				var vAl []byte
+				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(dAtA)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, dAtA = rEad, dAtA[nN:]
 				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			var eL *ResourceSpans
-			if nN := len(x.ResourceSpans); nN < cap(x.ResourceSpans) {
-				x.ResourceSpans = x.ResourceSpans[:nN+1]
-				eL = x.ResourceSpans[nN]
-			} else {
-				x.ResourceSpans = grpcfastimpl.AppendMessage(x.ResourceSpans, dEc, 10, dAtA)
-				eL = x.ResourceSpans[nN]
-			}
-			if eL == nil {
-				eL = grpcfastimpl.Spare[ResourceSpans](dEc, grpcfastSpare_otlp_otlp_ResourceSpans)
-				x.ResourceSpans[len(x.ResourceSpans)-1] = eL
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
+				var eL *ResourceSpans
+				if nN := len(x.ResourceSpans); nN < cap(x.ResourceSpans) {
+					x.ResourceSpans = x.ResourceSpans[:nN+1]
+					eL = x.ResourceSpans[nN]
+				} else {
+					x.ResourceSpans = grpcfastimpl.AppendMessage(x.ResourceSpans, dEc, 10, dAtA)
+					eL = x.ResourceSpans[nN]
+				}
+				if eL == nil {
+					eL = grpcfastimpl.Spare[ResourceSpans](dEc, grpcfastSpare_otlp_otlp_ResourceSpans)
+					x.ResourceSpans[len(x.ResourceSpans)-1] = eL
+				}
+				if dEpth < 1 {
+					return grpcfastimpl.ErrDepth
+				}
+				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+					return eRr
+				}
+				if len(dAtA) == 0 || dAtA[0] != 10 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
 			continue
 		}
@@ -274,33 +280,39 @@ func (x *ExportTraceServiceRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimp
 		}
 		switch tAg {
 		case 10: // resource_spans
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+			for {
+				var vAl []byte
+				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(dAtA)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, dAtA = rEad, dAtA[nN:]
 				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			var eL *ResourceSpans
-			if nN := len(x.ResourceSpans); nN < cap(x.ResourceSpans) {
-				x.ResourceSpans = x.ResourceSpans[:nN+1]
-				eL = x.ResourceSpans[nN]
-			} else {
-				x.ResourceSpans = grpcfastimpl.AppendMessage(x.ResourceSpans, dEc, 10, dAtA)
-				eL = x.ResourceSpans[nN]
-			}
-			if eL == nil {
-				eL = grpcfastimpl.Spare[ResourceSpans](dEc, grpcfastSpare_otlp_otlp_ResourceSpans)
-				x.ResourceSpans[len(x.ResourceSpans)-1] = eL
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
+				var eL *ResourceSpans
+				if nN := len(x.ResourceSpans); nN < cap(x.ResourceSpans) {
+					x.ResourceSpans = x.ResourceSpans[:nN+1]
+					eL = x.ResourceSpans[nN]
+				} else {
+					x.ResourceSpans = grpcfastimpl.AppendMessage(x.ResourceSpans, dEc, 10, dAtA)
+					eL = x.ResourceSpans[nN]
+				}
+				if eL == nil {
+					eL = grpcfastimpl.Spare[ResourceSpans](dEc, grpcfastSpare_otlp_otlp_ResourceSpans)
+					x.ResourceSpans[len(x.ResourceSpans)-1] = eL
+				}
+				if dEpth < 1 {
+					return grpcfastimpl.ErrDepth
+				}
+				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+					return eRr
+				}
+				if len(dAtA) == 0 || dAtA[0] != 10 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
 			continue
 		}
@@ -524,33 +536,39 @@ func (x *ResourceSpans) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, 
 			}
 			continue
 		case 18: // scope_spans
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+			for {
+				var vAl []byte
+				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(dAtA)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, dAtA = rEad, dAtA[nN:]
 				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			var eL *ScopeSpans
-			if nN := len(x.ScopeSpans); nN < cap(x.ScopeSpans) {
-				x.ScopeSpans = x.ScopeSpans[:nN+1]
-				eL = x.ScopeSpans[nN]
-			} else {
-				x.ScopeSpans = grpcfastimpl.AppendMessage(x.ScopeSpans, dEc, 18, dAtA)
-				eL = x.ScopeSpans[nN]
-			}
-			if eL == nil {
-				eL = grpcfastimpl.Spare[ScopeSpans](dEc, grpcfastSpare_otlp_otlp_ScopeSpans)
-				x.ScopeSpans[len(x.ScopeSpans)-1] = eL
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
+				var eL *ScopeSpans
+				if nN := len(x.ScopeSpans); nN < cap(x.ScopeSpans) {
+					x.ScopeSpans = x.ScopeSpans[:nN+1]
+					eL = x.ScopeSpans[nN]
+				} else {
+					x.ScopeSpans = grpcfastimpl.AppendMessage(x.ScopeSpans, dEc, 18, dAtA)
+					eL = x.ScopeSpans[nN]
+				}
+				if eL == nil {
+					eL = grpcfastimpl.Spare[ScopeSpans](dEc, grpcfastSpare_otlp_otlp_ScopeSpans)
+					x.ScopeSpans[len(x.ScopeSpans)-1] = eL
+				}
+				if dEpth < 1 {
+					return grpcfastimpl.ErrDepth
+				}
+				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+					return eRr
+				}
+				if len(dAtA) == 0 || dAtA[0] != 18 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
 			continue
 		case 26: // schema_url
@@ -649,33 +667,39 @@ func (x *ScopeSpans) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 			}
 			continue
 		case 18: // spans
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+			for {
+				var vAl []byte
+				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(dAtA)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, dAtA = rEad, dAtA[nN:]
 				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			var eL *Span
-			if nN := len(x.Spans); nN < cap(x.Spans) {
-				x.Spans = x.Spans[:nN+1]
-				eL = x.Spans[nN]
-			} else {
-				x.Spans = grpcfastimpl.AppendMessage(x.Spans, dEc, 18, dAtA)
-				eL = x.Spans[nN]
-			}
-			if eL == nil {
-				eL = grpcfastimpl.Spare[Span](dEc, grpcfastSpare_otlp_otlp_Span)
-				x.Spans[len(x.Spans)-1] = eL
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
+				var eL *Span
+				if nN := len(x.Spans); nN < cap(x.Spans) {
+					x.Spans = x.Spans[:nN+1]
+					eL = x.Spans[nN]
+				} else {
+					x.Spans = grpcfastimpl.AppendMessage(x.Spans, dEc, 18, dAtA)
+					eL = x.Spans[nN]
+				}
+				if eL == nil {
+					eL = grpcfastimpl.Spare[Span](dEc, grpcfastSpare_otlp_otlp_Span)
+					x.Spans[len(x.Spans)-1] = eL
+				}
+				if dEpth < 1 {
+					return grpcfastimpl.ErrDepth
+				}
+				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+					return eRr
+				}
+				if len(dAtA) == 0 || dAtA[0] != 18 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
 			continue
 		case 26: // schema_url
@@ -903,33 +927,39 @@ func (x *Span) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			x.EndTimeUnixNano = vAl
 			continue
 		case 74: // attributes
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+			for {
+				var vAl []byte
+				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(dAtA)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, dAtA = rEad, dAtA[nN:]
 				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			var eL *KeyValue
-			if nN := len(x.Attributes); nN < cap(x.Attributes) {
-				x.Attributes = x.Attributes[:nN+1]
-				eL = x.Attributes[nN]
-			} else {
-				x.Attributes = grpcfastimpl.AppendMessage(x.Attributes, dEc, 74, dAtA)
-				eL = x.Attributes[nN]
-			}
-			if eL == nil {
-				eL = grpcfastimpl.Spare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
-				x.Attributes[len(x.Attributes)-1] = eL
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
+				var eL *KeyValue
+				if nN := len(x.Attributes); nN < cap(x.Attributes) {
+					x.Attributes = x.Attributes[:nN+1]
+					eL = x.Attributes[nN]
+				} else {
+					x.Attributes = grpcfastimpl.AppendMessage(x.Attributes, dEc, 74, dAtA)
+					eL = x.Attributes[nN]
+				}
+				if eL == nil {
+					eL = grpcfastimpl.Spare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
+					x.Attributes[len(x.Attributes)-1] = eL
+				}
+				if dEpth < 1 {
+					return grpcfastimpl.ErrDepth
+				}
+				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+					return eRr
+				}
+				if len(dAtA) == 0 || dAtA[0] != 74 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
 			continue
 		case 80: // dropped_attributes_count
@@ -946,33 +976,39 @@ func (x *Span) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			x.DroppedAttributesCount = uint32(vAl)
 			continue
 		case 90: // events
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+			for {
+				var vAl []byte
+				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(dAtA)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, dAtA = rEad, dAtA[nN:]
 				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			var eL *Span_Event
-			if nN := len(x.Events); nN < cap(x.Events) {
-				x.Events = x.Events[:nN+1]
-				eL = x.Events[nN]
-			} else {
-				x.Events = grpcfastimpl.AppendMessage(x.Events, dEc, 90, dAtA)
-				eL = x.Events[nN]
-			}
-			if eL == nil {
-				eL = grpcfastimpl.Spare[Span_Event](dEc, grpcfastSpare_otlp_otlp_Span_Event)
-				x.Events[len(x.Events)-1] = eL
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
+				var eL *Span_Event
+				if nN := len(x.Events); nN < cap(x.Events) {
+					x.Events = x.Events[:nN+1]
+					eL = x.Events[nN]
+				} else {
+					x.Events = grpcfastimpl.AppendMessage(x.Events, dEc, 90, dAtA)
+					eL = x.Events[nN]
+				}
+				if eL == nil {
+					eL = grpcfastimpl.Spare[Span_Event](dEc, grpcfastSpare_otlp_otlp_Span_Event)
+					x.Events[len(x.Events)-1] = eL
+				}
+				if dEpth < 1 {
+					return grpcfastimpl.ErrDepth
+				}
+				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+					return eRr
+				}
+				if len(dAtA) == 0 || dAtA[0] != 90 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
 			continue
 		case 96: // dropped_events_count
@@ -989,33 +1025,39 @@ func (x *Span) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			x.DroppedEventsCount = uint32(vAl)
 			continue
 		case 106: // links
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+			for {
+				var vAl []byte
+				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(dAtA)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, dAtA = rEad, dAtA[nN:]
 				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			var eL *Span_Link
-			if nN := len(x.Links); nN < cap(x.Links) {
-				x.Links = x.Links[:nN+1]
-				eL = x.Links[nN]
-			} else {
-				x.Links = grpcfastimpl.AppendMessage(x.Links, dEc, 106, dAtA)
-				eL = x.Links[nN]
-			}
-			if eL == nil {
-				eL = grpcfastimpl.Spare[Span_Link](dEc, grpcfastSpare_otlp_otlp_Span_Link)
-				x.Links[len(x.Links)-1] = eL
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
+				var eL *Span_Link
+				if nN := len(x.Links); nN < cap(x.Links) {
+					x.Links = x.Links[:nN+1]
+					eL = x.Links[nN]
+				} else {
+					x.Links = grpcfastimpl.AppendMessage(x.Links, dEc, 106, dAtA)
+					eL = x.Links[nN]
+				}
+				if eL == nil {
+					eL = grpcfastimpl.Spare[Span_Link](dEc, grpcfastSpare_otlp_otlp_Span_Link)
+					x.Links[len(x.Links)-1] = eL
+				}
+				if dEpth < 1 {
+					return grpcfastimpl.ErrDepth
+				}
+				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+					return eRr
+				}
+				if len(dAtA) == 0 || dAtA[0] != 106 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
 			continue
 		case 112: // dropped_links_count
@@ -1133,33 +1175,39 @@ func (x *Span_Event) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 			x.Name = grpcfastimpl.String(dEc, vAl)
 			continue
 		case 26: // attributes
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+			for {
+				var vAl []byte
+				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(dAtA)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, dAtA = rEad, dAtA[nN:]
 				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			var eL *KeyValue
-			if nN := len(x.Attributes); nN < cap(x.Attributes) {
-				x.Attributes = x.Attributes[:nN+1]
-				eL = x.Attributes[nN]
-			} else {
-				x.Attributes = grpcfastimpl.AppendMessage(x.Attributes, dEc, 26, dAtA)
-				eL = x.Attributes[nN]
-			}
-			if eL == nil {
-				eL = grpcfastimpl.Spare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
-				x.Attributes[len(x.Attributes)-1] = eL
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
+				var eL *KeyValue
+				if nN := len(x.Attributes); nN < cap(x.Attributes) {
+					x.Attributes = x.Attributes[:nN+1]
+					eL = x.Attributes[nN]
+				} else {
+					x.Attributes = grpcfastimpl.AppendMessage(x.Attributes, dEc, 26, dAtA)
+					eL = x.Attributes[nN]
+				}
+				if eL == nil {
+					eL = grpcfastimpl.Spare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
+					x.Attributes[len(x.Attributes)-1] = eL
+				}
+				if dEpth < 1 {
+					return grpcfastimpl.ErrDepth
+				}
+				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+					return eRr
+				}
+				if len(dAtA) == 0 || dAtA[0] != 26 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
 			continue
 		case 32: // dropped_attributes_count
@@ -1291,33 +1339,39 @@ func (x *Span_Link) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			x.TraceState = grpcfastimpl.String(dEc, vAl)
 			continue
 		case 34: // attributes
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+			for {
+				var vAl []byte
+				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(dAtA)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, dAtA = rEad, dAtA[nN:]
 				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			var eL *KeyValue
-			if nN := len(x.Attributes); nN < cap(x.Attributes) {
-				x.Attributes = x.Attributes[:nN+1]
-				eL = x.Attributes[nN]
-			} else {
-				x.Attributes = grpcfastimpl.AppendMessage(x.Attributes, dEc, 34, dAtA)
-				eL = x.Attributes[nN]
-			}
-			if eL == nil {
-				eL = grpcfastimpl.Spare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
-				x.Attributes[len(x.Attributes)-1] = eL
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
+				var eL *KeyValue
+				if nN := len(x.Attributes); nN < cap(x.Attributes) {
+					x.Attributes = x.Attributes[:nN+1]
+					eL = x.Attributes[nN]
+				} else {
+					x.Attributes = grpcfastimpl.AppendMessage(x.Attributes, dEc, 34, dAtA)
+					eL = x.Attributes[nN]
+				}
+				if eL == nil {
+					eL = grpcfastimpl.Spare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
+					x.Attributes[len(x.Attributes)-1] = eL
+				}
+				if dEpth < 1 {
+					return grpcfastimpl.ErrDepth
+				}
+				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+					return eRr
+				}
+				if len(dAtA) == 0 || dAtA[0] != 34 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
 			continue
 		case 40: // dropped_attributes_count
@@ -1706,33 +1760,39 @@ func (x *ArrayValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 		}
 		switch tAg {
 		case 10: // values
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+			for {
+				var vAl []byte
+				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(dAtA)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, dAtA = rEad, dAtA[nN:]
 				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			var eL *AnyValue
-			if nN := len(x.Values); nN < cap(x.Values) {
-				x.Values = x.Values[:nN+1]
-				eL = x.Values[nN]
-			} else {
-				x.Values = grpcfastimpl.AppendMessage(x.Values, dEc, 10, dAtA)
-				eL = x.Values[nN]
-			}
-			if eL == nil {
-				eL = grpcfastimpl.Spare[AnyValue](dEc, grpcfastSpare_otlp_otlp_AnyValue)
-				x.Values[len(x.Values)-1] = eL
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
+				var eL *AnyValue
+				if nN := len(x.Values); nN < cap(x.Values) {
+					x.Values = x.Values[:nN+1]
+					eL = x.Values[nN]
+				} else {
+					x.Values = grpcfastimpl.AppendMessage(x.Values, dEc, 10, dAtA)
+					eL = x.Values[nN]
+				}
+				if eL == nil {
+					eL = grpcfastimpl.Spare[AnyValue](dEc, grpcfastSpare_otlp_otlp_AnyValue)
+					x.Values[len(x.Values)-1] = eL
+				}
+				if dEpth < 1 {
+					return grpcfastimpl.ErrDepth
+				}
+				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+					return eRr
+				}
+				if len(dAtA) == 0 || dAtA[0] != 10 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
 			continue
 		}
@@ -1784,33 +1844,39 @@ func (x *KeyValueList) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, d
 		}
 		switch tAg {
 		case 10: // values
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+			for {
+				var vAl []byte
+				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(dAtA)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, dAtA = rEad, dAtA[nN:]
 				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			var eL *KeyValue
-			if nN := len(x.Values); nN < cap(x.Values) {
-				x.Values = x.Values[:nN+1]
-				eL = x.Values[nN]
-			} else {
-				x.Values = grpcfastimpl.AppendMessage(x.Values, dEc, 10, dAtA)
-				eL = x.Values[nN]
-			}
-			if eL == nil {
-				eL = grpcfastimpl.Spare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
-				x.Values[len(x.Values)-1] = eL
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
+				var eL *KeyValue
+				if nN := len(x.Values); nN < cap(x.Values) {
+					x.Values = x.Values[:nN+1]
+					eL = x.Values[nN]
+				} else {
+					x.Values = grpcfastimpl.AppendMessage(x.Values, dEc, 10, dAtA)
+					eL = x.Values[nN]
+				}
+				if eL == nil {
+					eL = grpcfastimpl.Spare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
+					x.Values[len(x.Values)-1] = eL
+				}
+				if dEpth < 1 {
+					return grpcfastimpl.ErrDepth
+				}
+				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+					return eRr
+				}
+				if len(dAtA) == 0 || dAtA[0] != 10 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
 			continue
 		}
@@ -2000,33 +2066,39 @@ func (x *InstrumentationScope) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Dec
 			x.Version = grpcfastimpl.String(dEc, vAl)
 			continue
 		case 26: // attributes
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+			for {
+				var vAl []byte
+				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(dAtA)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, dAtA = rEad, dAtA[nN:]
 				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			var eL *KeyValue
-			if nN := len(x.Attributes); nN < cap(x.Attributes) {
-				x.Attributes = x.Attributes[:nN+1]
-				eL = x.Attributes[nN]
-			} else {
-				x.Attributes = grpcfastimpl.AppendMessage(x.Attributes, dEc, 26, dAtA)
-				eL = x.Attributes[nN]
-			}
-			if eL == nil {
-				eL = grpcfastimpl.Spare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
-				x.Attributes[len(x.Attributes)-1] = eL
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
+				var eL *KeyValue
+				if nN := len(x.Attributes); nN < cap(x.Attributes) {
+					x.Attributes = x.Attributes[:nN+1]
+					eL = x.Attributes[nN]
+				} else {
+					x.Attributes = grpcfastimpl.AppendMessage(x.Attributes, dEc, 26, dAtA)
+					eL = x.Attributes[nN]
+				}
+				if eL == nil {
+					eL = grpcfastimpl.Spare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
+					x.Attributes[len(x.Attributes)-1] = eL
+				}
+				if dEpth < 1 {
+					return grpcfastimpl.ErrDepth
+				}
+				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+					return eRr
+				}
+				if len(dAtA) == 0 || dAtA[0] != 26 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
 			continue
 		case 32: // dropped_attributes_count
@@ -2091,33 +2163,39 @@ func (x *Resource) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 		}
 		switch tAg {
 		case 10: // attributes
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+			for {
+				var vAl []byte
+				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(dAtA)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, dAtA = rEad, dAtA[nN:]
 				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			var eL *KeyValue
-			if nN := len(x.Attributes); nN < cap(x.Attributes) {
-				x.Attributes = x.Attributes[:nN+1]
-				eL = x.Attributes[nN]
-			} else {
-				x.Attributes = grpcfastimpl.AppendMessage(x.Attributes, dEc, 10, dAtA)
-				eL = x.Attributes[nN]
-			}
-			if eL == nil {
-				eL = grpcfastimpl.Spare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
-				x.Attributes[len(x.Attributes)-1] = eL
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
+				var eL *KeyValue
+				if nN := len(x.Attributes); nN < cap(x.Attributes) {
+					x.Attributes = x.Attributes[:nN+1]
+					eL = x.Attributes[nN]
+				} else {
+					x.Attributes = grpcfastimpl.AppendMessage(x.Attributes, dEc, 10, dAtA)
+					eL = x.Attributes[nN]
+				}
+				if eL == nil {
+					eL = grpcfastimpl.Spare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
+					x.Attributes[len(x.Attributes)-1] = eL
+				}
+				if dEpth < 1 {
+					return grpcfastimpl.ErrDepth
+				}
+				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+					return eRr
+				}
+				if len(dAtA) == 0 || dAtA[0] != 10 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
 			continue
 		case 16: // dropped_attributes_count

@@ -233,20 +233,26 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 			*x.Level = Level(int32(vAl))
 			continue
 		case 16: // levels
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+			for {
+				var vAl uint64
+				if len(dAtA) > 0 && dAtA[0] < 0x80 {
+					vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+				} else {
+					rEad, nN := protowire.ConsumeVarint(dAtA)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, dAtA = rEad, dAtA[nN:]
 				}
-				vAl, dAtA = rEad, dAtA[nN:]
+				if len(x.Levels) == cap(x.Levels) {
+					x.Levels = grpcfastimpl.Grow(x.Levels, 16, dAtA)
+				}
+				x.Levels = append(x.Levels, Level(int32(vAl)))
+				if len(dAtA) == 0 || dAtA[0] != 16 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
-			if len(x.Levels) == cap(x.Levels) {
-				x.Levels = grpcfastimpl.Grow(x.Levels, 16, dAtA)
-			}
-			x.Levels = append(x.Levels, Level(int32(vAl)))
 			continue
 		case 18: // levels, packed
 			pAcked, nN := protowire.ConsumeBytes(dAtA)
@@ -618,20 +624,26 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 				return grpcfastimpl.ErrDepth
 			}
 		case 82: // tags
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+			for {
+				var vAl []byte
+				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(dAtA)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, dAtA = rEad, dAtA[nN:]
 				}
-				vAl, dAtA = rEad, dAtA[nN:]
+				if len(x.Tags) == cap(x.Tags) {
+					x.Tags = grpcfastimpl.Grow(x.Tags, 82, dAtA)
+				}
+				x.Tags = append(x.Tags, grpcfastimpl.String(dEc, vAl))
+				if len(dAtA) == 0 || dAtA[0] != 82 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
-			if len(x.Tags) == cap(x.Tags) {
-				x.Tags = grpcfastimpl.Grow(x.Tags, 82, dAtA)
-			}
-			x.Tags = append(x.Tags, grpcfastimpl.String(dEc, vAl))
 			continue
 		case 90: // text
 			var vAl []byte

@@ -159,33 +159,39 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			x.Name = grpcfastimpl.String(dEc, vAl)
 			continue
 		case 18: // children
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+			for {
+				var vAl []byte
+				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(dAtA)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, dAtA = rEad, dAtA[nN:]
 				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			var eL *Tree
-			if nN := len(x.Children); nN < cap(x.Children) {
-				x.Children = x.Children[:nN+1]
-				eL = x.Children[nN]
-			} else {
-				x.Children = grpcfastimpl.AppendMessage(x.Children, dEc, 18, dAtA)
-				eL = x.Children[nN]
-			}
-			if eL == nil {
-				eL = grpcfastimpl.Spare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree)
-				x.Children[len(x.Children)-1] = eL
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
+				var eL *Tree
+				if nN := len(x.Children); nN < cap(x.Children) {
+					x.Children = x.Children[:nN+1]
+					eL = x.Children[nN]
+				} else {
+					x.Children = grpcfastimpl.AppendMessage(x.Children, dEc, 18, dAtA)
+					eL = x.Children[nN]
+				}
+				if eL == nil {
+					eL = grpcfastimpl.Spare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree)
+					x.Children[len(x.Children)-1] = eL
+				}
+				if dEpth < 1 {
+					return grpcfastimpl.ErrDepth
+				}
+				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+					return eRr
+				}
+				if len(dAtA) == 0 || dAtA[0] != 18 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
 			continue
 		case 26: // parent
@@ -409,20 +415,26 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			x.Maybe = grpcfastimpl.BytesPresent(dEc, vAl)
 			continue
 		case 80: // flags
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+			for {
+				var vAl uint64
+				if len(dAtA) > 0 && dAtA[0] < 0x80 {
+					vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+				} else {
+					rEad, nN := protowire.ConsumeVarint(dAtA)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, dAtA = rEad, dAtA[nN:]
 				}
-				vAl, dAtA = rEad, dAtA[nN:]
+				if len(x.Flags) == cap(x.Flags) {
+					x.Flags = grpcfastimpl.Grow(x.Flags, 80, dAtA)
+				}
+				x.Flags = append(x.Flags, protowire.DecodeBool(vAl))
+				if len(dAtA) == 0 || dAtA[0] != 80 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
-			if len(x.Flags) == cap(x.Flags) {
-				x.Flags = grpcfastimpl.Grow(x.Flags, 80, dAtA)
-			}
-			x.Flags = append(x.Flags, protowire.DecodeBool(vAl))
 			continue
 		case 82: // flags, packed
 			pAcked, nN := protowire.ConsumeBytes(dAtA)
@@ -446,15 +458,21 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			continue
 		case 89: // weights
-			vAl, nN := protowire.ConsumeFixed64(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			for {
+				vAl, nN := protowire.ConsumeFixed64(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				dAtA = dAtA[nN:]
+				if len(x.Weights) == cap(x.Weights) {
+					x.Weights = grpcfastimpl.Grow(x.Weights, 89, dAtA)
+				}
+				x.Weights = append(x.Weights, math.Float64frombits(vAl))
+				if len(dAtA) == 0 || dAtA[0] != 89 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
-			dAtA = dAtA[nN:]
-			if len(x.Weights) == cap(x.Weights) {
-				x.Weights = grpcfastimpl.Grow(x.Weights, 89, dAtA)
-			}
-			x.Weights = append(x.Weights, math.Float64frombits(vAl))
 			continue
 		case 90: // weights, packed
 			pAcked, nN := protowire.ConsumeBytes(dAtA)
@@ -473,15 +491,21 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			continue
 		case 101: // codes
-			vAl, nN := protowire.ConsumeFixed32(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
+			for {
+				vAl, nN := protowire.ConsumeFixed32(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				dAtA = dAtA[nN:]
+				if len(x.Codes) == cap(x.Codes) {
+					x.Codes = grpcfastimpl.Grow(x.Codes, 101, dAtA)
+				}
+				x.Codes = append(x.Codes, vAl)
+				if len(dAtA) == 0 || dAtA[0] != 101 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
-			dAtA = dAtA[nN:]
-			if len(x.Codes) == cap(x.Codes) {
-				x.Codes = grpcfastimpl.Grow(x.Codes, 101, dAtA)
-			}
-			x.Codes = append(x.Codes, vAl)
 			continue
 		case 98: // codes, packed
 			pAcked, nN := protowire.ConsumeBytes(dAtA)
@@ -500,49 +524,61 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			continue
 		case 106: // blobs
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+			for {
+				var vAl []byte
+				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(dAtA)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, dAtA = rEad, dAtA[nN:]
 				}
-				vAl, dAtA = rEad, dAtA[nN:]
+				if len(x.Blobs) == cap(x.Blobs) {
+					x.Blobs = grpcfastimpl.Grow(x.Blobs, 106, dAtA)
+				}
+				x.Blobs = append(x.Blobs, grpcfastimpl.BytesPresent(dEc, vAl))
+				if len(dAtA) == 0 || dAtA[0] != 106 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
-			if len(x.Blobs) == cap(x.Blobs) {
-				x.Blobs = grpcfastimpl.Grow(x.Blobs, 106, dAtA)
-			}
-			x.Blobs = append(x.Blobs, grpcfastimpl.BytesPresent(dEc, vAl))
 			continue
 		case 114: // leaves
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+			for {
+				var vAl []byte
+				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(dAtA)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, dAtA = rEad, dAtA[nN:]
 				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			var eL *Leaf
-			if nN := len(x.Leaves); nN < cap(x.Leaves) {
-				x.Leaves = x.Leaves[:nN+1]
-				eL = x.Leaves[nN]
-			} else {
-				x.Leaves = grpcfastimpl.AppendMessage(x.Leaves, dEc, 114, dAtA)
-				eL = x.Leaves[nN]
-			}
-			if eL == nil {
-				eL = grpcfastimpl.Spare[Leaf](dEc, grpcfastSpare_shapes_shapes_Leaf)
-				x.Leaves[len(x.Leaves)-1] = eL
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
+				var eL *Leaf
+				if nN := len(x.Leaves); nN < cap(x.Leaves) {
+					x.Leaves = x.Leaves[:nN+1]
+					eL = x.Leaves[nN]
+				} else {
+					x.Leaves = grpcfastimpl.AppendMessage(x.Leaves, dEc, 114, dAtA)
+					eL = x.Leaves[nN]
+				}
+				if eL == nil {
+					eL = grpcfastimpl.Spare[Leaf](dEc, grpcfastSpare_shapes_shapes_Leaf)
+					x.Leaves[len(x.Leaves)-1] = eL
+				}
+				if dEpth < 1 {
+					return grpcfastimpl.ErrDepth
+				}
+				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+					return eRr
+				}
+				if len(dAtA) == 0 || dAtA[0] != 114 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
 			continue
 		}

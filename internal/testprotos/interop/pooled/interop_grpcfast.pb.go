@@ -358,33 +358,39 @@ func (x *StreamingOutputCallRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastim
 			x.ResponseType = PayloadType(int32(vAl))
 			continue
 		case 18: // response_parameters
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+			for {
+				var vAl []byte
+				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(dAtA)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, dAtA = rEad, dAtA[nN:]
 				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			var eL *ResponseParameters
-			if nN := len(x.ResponseParameters); nN < cap(x.ResponseParameters) {
-				x.ResponseParameters = x.ResponseParameters[:nN+1]
-				eL = x.ResponseParameters[nN]
-			} else {
-				x.ResponseParameters = grpcfastimpl.AppendMessage(x.ResponseParameters, dEc, 18, dAtA)
-				eL = x.ResponseParameters[nN]
-			}
-			if eL == nil {
-				eL = grpcfastimpl.Spare[ResponseParameters](dEc, grpcfastSpare_interop_pooled_interop_ResponseParameters)
-				x.ResponseParameters[len(x.ResponseParameters)-1] = eL
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
+				var eL *ResponseParameters
+				if nN := len(x.ResponseParameters); nN < cap(x.ResponseParameters) {
+					x.ResponseParameters = x.ResponseParameters[:nN+1]
+					eL = x.ResponseParameters[nN]
+				} else {
+					x.ResponseParameters = grpcfastimpl.AppendMessage(x.ResponseParameters, dEc, 18, dAtA)
+					eL = x.ResponseParameters[nN]
+				}
+				if eL == nil {
+					eL = grpcfastimpl.Spare[ResponseParameters](dEc, grpcfastSpare_interop_pooled_interop_ResponseParameters)
+					x.ResponseParameters[len(x.ResponseParameters)-1] = eL
+				}
+				if dEpth < 1 {
+					return grpcfastimpl.ErrDepth
+				}
+				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+					return eRr
+				}
+				if len(dAtA) == 0 || dAtA[0] != 18 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
 			continue
 		case 26: // payload

@@ -525,33 +525,39 @@ func (x *BatchUpdateBlobsRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.
 			x.InstanceName = grpcfastimpl.String(dEc, vAl)
 			continue
 		case 18: // requests
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+			for {
+				var vAl []byte
+				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(dAtA)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, dAtA = rEad, dAtA[nN:]
 				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			var eL *BatchUpdateBlobsRequest_Request
-			if nN := len(x.Requests); nN < cap(x.Requests) {
-				x.Requests = x.Requests[:nN+1]
-				eL = x.Requests[nN]
-			} else {
-				x.Requests = grpcfastimpl.AppendMessage(x.Requests, dEc, 18, dAtA)
-				eL = x.Requests[nN]
-			}
-			if eL == nil {
-				eL = grpcfastimpl.Spare[BatchUpdateBlobsRequest_Request](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_BatchUpdateBlobsRequest_Request)
-				x.Requests[len(x.Requests)-1] = eL
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
+				var eL *BatchUpdateBlobsRequest_Request
+				if nN := len(x.Requests); nN < cap(x.Requests) {
+					x.Requests = x.Requests[:nN+1]
+					eL = x.Requests[nN]
+				} else {
+					x.Requests = grpcfastimpl.AppendMessage(x.Requests, dEc, 18, dAtA)
+					eL = x.Requests[nN]
+				}
+				if eL == nil {
+					eL = grpcfastimpl.Spare[BatchUpdateBlobsRequest_Request](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_BatchUpdateBlobsRequest_Request)
+					x.Requests[len(x.Requests)-1] = eL
+				}
+				if dEpth < 1 {
+					return grpcfastimpl.ErrDepth
+				}
+				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+					return eRr
+				}
+				if len(dAtA) == 0 || dAtA[0] != 18 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
 			continue
 		}
@@ -696,33 +702,39 @@ func (x *BatchUpdateBlobsResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl
 		}
 		switch tAg {
 		case 10: // responses
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
+			for {
+				var vAl []byte
+				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(dAtA)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, dAtA = rEad, dAtA[nN:]
 				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			var eL *BatchUpdateBlobsResponse_Response
-			if nN := len(x.Responses); nN < cap(x.Responses) {
-				x.Responses = x.Responses[:nN+1]
-				eL = x.Responses[nN]
-			} else {
-				x.Responses = grpcfastimpl.AppendMessage(x.Responses, dEc, 10, dAtA)
-				eL = x.Responses[nN]
-			}
-			if eL == nil {
-				eL = grpcfastimpl.Spare[BatchUpdateBlobsResponse_Response](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_BatchUpdateBlobsResponse_Response)
-				x.Responses[len(x.Responses)-1] = eL
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
+				var eL *BatchUpdateBlobsResponse_Response
+				if nN := len(x.Responses); nN < cap(x.Responses) {
+					x.Responses = x.Responses[:nN+1]
+					eL = x.Responses[nN]
+				} else {
+					x.Responses = grpcfastimpl.AppendMessage(x.Responses, dEc, 10, dAtA)
+					eL = x.Responses[nN]
+				}
+				if eL == nil {
+					eL = grpcfastimpl.Spare[BatchUpdateBlobsResponse_Response](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_BatchUpdateBlobsResponse_Response)
+					x.Responses[len(x.Responses)-1] = eL
+				}
+				if dEpth < 1 {
+					return grpcfastimpl.ErrDepth
+				}
+				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+					return eRr
+				}
+				if len(dAtA) == 0 || dAtA[0] != 10 {
+					break
+				}
+				dAtA = dAtA[1:]
 			}
 			continue
 		}
