@@ -1,6 +1,7 @@
 package grpcfast_test
 
 import (
+	"fmt"
 	"testing"
 
 	"google.golang.org/grpc/mem"
@@ -24,10 +25,14 @@ func BenchmarkDecodeOTLP(b *testing.B) {
 	benchDecodePaths[otlp.ExportTraceServiceRequest](b, msgs)
 }
 
-// BenchmarkDecodeStrings decodes 16 KiB of short strings, the shape of the
-// example's CreateUser at 16 KiB, on each receive path (benchDecodePaths).
+// BenchmarkDecodeStrings decodes 1 and 16 KiB of short strings, the shape of
+// the example's CreateUser, on each receive path (benchDecodePaths).
 func BenchmarkDecodeStrings(b *testing.B) {
-	benchDecodePaths[kinds.Rich](b, []proto.Message{stringsMessage(16384)})
+	for _, size := range []int{1024, 16384} {
+		b.Run(fmt.Sprintf("size=%d", size), func(b *testing.B) {
+			benchDecodePaths[kinds.Rich](b, []proto.Message{stringsMessage(size)})
+		})
+	}
 }
 
 // benchDecodePaths decodes the encodings of msgs, in turn, on each receive
