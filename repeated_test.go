@@ -2,6 +2,7 @@ package grpcfast_test
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -128,5 +129,30 @@ func TestRepeatedRuns(t *testing.T) {
 				checkOracleAt(t, fmt.Sprintf("%s, split at %d", name, cut), b, m, c.Unmarshal(sliceAt(b, cut), m))
 			}
 		})
+	}
+}
+
+// A hostile peer cannot make the decoder allocate for elements it has not
+// decoded beyond decode.MaxRun of them: 100000 empty elements after one
+// that fails cost the decode that fails at the first a bounded allocation,
+// as they cost protobuf-go.
+func TestRepeatedRunBounded(t *testing.T) {
+	skipIfRace(t)
+	b := protowire.AppendTag(nil, 9, protowire.BytesType)
+	b = protowire.AppendBytes(b, []byte{1<<3 | 2, 1, 0xff}) // a label of invalid UTF-8
+	for range 100000 {
+		b = append(b, 9<<3|2, 0)
+	}
+	c := grpcfast.NewCodec()
+	data := sliceAt(b)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if err := c.Unmarshal(data, &kinds.Rich{}); err == nil {
+		t.Fatal("invalid UTF-8 accepted")
+	}
+	runtime.ReadMemStats(&after)
+	// 1025 elements and their pointers, at most 100 bytes each.
+	if got := after.TotalAlloc - before.TotalAlloc; got > 1025*100+64<<10 {
+		t.Errorf("a %d-byte input that fails at its first element: %d bytes allocated", len(b), got)
 	}
 }

@@ -65,6 +65,13 @@ func TestGrowRun(t *testing.T) {
 			t.Errorf("%s: Run = %d, want %d", tc.name, got, tc.want)
 		}
 	}
+	var long []byte
+	for range 3000 {
+		long = append(long, 9<<3|2, 0)
+	}
+	if got := decode.Run(tag, long); got != decode.MaxRun {
+		t.Errorf("a run of 3000: Run = %d, want MaxRun (%d)", got, decode.MaxRun)
+	}
 	s := grpcfastimpl.Grow([]int(nil), tag, run)
 	if len(s) != 0 || cap(s) != 101 {
 		t.Errorf("Grow before a run of 100: len %d cap %d, want 0 and 101", len(s), cap(s))

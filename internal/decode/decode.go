@@ -243,13 +243,13 @@ func Skip(tag uint64, b []byte) int {
 func Sint32(v uint64) int32 { return int32(protowire.DecodeZigZag(v & math.MaxUint32)) }
 
 // Run returns how many fields of tag tag follow one another at the start of
-// b: how many more elements a repeated field is about to get, since an
-// encoder writes a field's elements together. It is a hint for the capacity
-// of the field, never an error: it stops at anything else, malformed input
-// included, which the decode reports when it gets there.
+// b, up to MaxRun: how many more elements a repeated field is about to get,
+// since an encoder writes a field's elements together. It is a hint for the
+// capacity of the field, never an error: it stops at anything else,
+// malformed input included, which the decode reports when it gets there.
 func Run(tag uint64, b []byte) int {
 	n := 0
-	for len(b) > 0 {
+	for len(b) > 0 && n < MaxRun {
 		if c := b[0]; c < 0x80 {
 			if uint64(c) != tag {
 				return n
@@ -293,6 +293,12 @@ func Run(tag uint64, b []byte) int {
 	}
 	return n
 }
+
+// MaxRun bounds what Run counts, and so what a decoder allocates ahead of
+// elements it has not yet decoded: a field's elements cost at most this
+// many in advance, whatever the input, and a longer run grows its field by
+// doubling, as append does.
+const MaxRun = 1024
 
 // Varints returns how many varints b holds, a packed field's elements: the
 // number of bytes that end one.
