@@ -1,6 +1,8 @@
 package codec
 
 import (
+	"bytes"
+
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/proto"
 
@@ -74,8 +76,7 @@ func checkInitialized(v any, b []byte, data mem.BufferSlice) error {
 // the nested messages and oneof wrappers that the slot's last reset gave
 // back to its record.
 func (c *Codec) decodeCopy(data mem.BufferSlice, d generatedDecoder, v any, vw *reuse.Header) error {
-	b := make([]byte, data.Len()) // the owned copy: never pooled, never reused
-	data.CopyTo(b)
+	b := ownedCopy(data) // never pooled, never reused
 	o := vw.Record()
 	o.SetGenerated()
 	err := decodeAll(b, d, vw.CopyState(c.NoUTF8), v)
@@ -83,4 +84,15 @@ func (c *Codec) decodeCopy(data mem.BufferSlice, d generatedDecoder, v any, vw *
 		o.Clear() // the slot keeps nothing of a failed decode
 	}
 	return err
+}
+
+// ownedCopy returns data's bytes in one new array. bytes.Join makes it
+// without clearing it first, as make would, since every byte is written.
+func ownedCopy(data mem.BufferSlice) []byte {
+	var stack [8][]byte
+	parts := stack[:0]
+	for _, buf := range data {
+		parts = append(parts, buf.ReadOnlyData())
+	}
+	return bytes.Join(parts, nil)
 }
