@@ -2,12 +2,13 @@ package codec
 
 import (
 	"fmt"
-	"github.com/grpcfast/grpcfast/internal/decode"
-	"github.com/grpcfast/grpcfast/internal/fieldrule"
 	"math"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/grpcfast/grpcfast/internal/decode"
+	"github.com/grpcfast/grpcfast/internal/fieldrule"
 )
 
 // protobuf-go, and so gRPC's standard codec, refuses to encode or decode a

@@ -342,7 +342,8 @@ func (d *decodeGen) field(fd *protogen.Field) {
 	w := wireOf(fd)
 	kind := desc.Kind()
 	isMsg := kind == protoreflect.MessageKind
-	g.P("case ", tagOf(num, w), ": // ", desc.Name())
+	tag := tagOf(num, w)
+	g.P("case ", tag, ": // ", desc.Name())
 	if desc.IsMap() {
 		d.inMap = true
 		d.mapEntry(fd)
@@ -352,7 +353,6 @@ func (d *decodeGen) field(fd *protogen.Field) {
 	// The elements of a repeated field come one after the other: with a
 	// tag of one byte, the next one is decoded without going back to the
 	// switch.
-	tag := tagOf(num, w)
 	loop := desc.IsList() && tag < 0x80
 	if loop {
 		g.P("for {")
@@ -392,7 +392,7 @@ func (d *decodeGen) field(fd *protogen.Field) {
 		g.P("x.", fd.GoName, " = x.", fd.GoName, "[:nN+1]")
 		g.P("eL = x.", fd.GoName, "[nN]")
 		g.P("} else {")
-		g.P("x.", fd.GoName, " = ", d.impl("AppendMessage"), "(x.", fd.GoName, ", dEc, ", tagOf(num, w), ", dAtA)")
+		g.P("x.", fd.GoName, " = ", d.impl("AppendMessage"), "(x.", fd.GoName, ", dEc, ", tag, ", dAtA)")
 		g.P("eL = x.", fd.GoName, "[nN]")
 		g.P("}")
 		g.P("if eL == nil {")
@@ -405,7 +405,7 @@ func (d *decodeGen) field(fd *protogen.Field) {
 		d.read(fd, "dAtA")
 		v := d.value(fd)
 		g.P("if len(x.", fd.GoName, ") == cap(x.", fd.GoName, ") {")
-		g.P("x.", fd.GoName, " = ", d.impl("Grow"), "(x.", fd.GoName, ", ", tagOf(num, w), ", dAtA)")
+		g.P("x.", fd.GoName, " = ", d.impl("Grow"), "(x.", fd.GoName, ", ", tag, ", dAtA)")
 		g.P("}")
 		g.P("x.", fd.GoName, " = append(x.", fd.GoName, ", ", v, ")")
 		endLoop()
