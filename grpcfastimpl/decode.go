@@ -168,27 +168,39 @@ var errNotMessage = errors.New("grpcfast: not a protobuf message")
 
 // The calls below give a repeated field the capacity for the elements that
 // follow in the input, as protobuf-go does for packed fields, instead of
-// growing it by doubling as append does, element after element.
+// growing it as append does, element after element.
 
 // Grow returns s, when its length is its capacity, with room for one more
 // element, and for those of the field of tag tag that follow it in rest
-// (Run), or twice its length if that is more.
+// (Run), or as much as append would give it if that is more.
 func Grow[T any](s []T, tag uint64, rest []byte) []T {
 	return GrowBy(s, 1+decode.Run(tag, rest))
 }
 
-// GrowBy returns s with room for n more elements at least.
+// GrowBy returns s with room for n more elements at least: its length and
+// n, or, if that is less, what append gives (twice a short slice, 1.25
+// times a long one), so that elements that come apart still cost O(log n)
+// arrays.
 func GrowBy[T any](s []T, n int) []T {
 	if cap(s)-len(s) >= n {
 		return s
 	}
 	c := len(s) + n
-	if c < 2*len(s) {
-		c = 2 * len(s)
+	if g := appendCap(len(s)); c < g {
+		c = g
 	}
 	t := make([]T, len(s), c)
 	copy(t, s)
 	return t
+}
+
+// appendCap is the capacity that append gives a full slice of length l,
+// as the runtime's nextslicecap computes it.
+func appendCap(l int) int {
+	if l < 256 {
+		return 2 * l
+	}
+	return l + (l+3*256)/4
 }
 
 // PackedVarints returns the number of varints in b, the value of a packed

@@ -9,22 +9,27 @@ import (
 	"github.com/grpcfast/grpcfast/internal/decode"
 )
 
-// A field whose elements do not follow each other grows by doubling, as
-// append grows it: n elements cost O(log n) arrays, never one per element.
-func TestGrowDoubles(t *testing.T) {
+// A field whose elements do not follow each other grows as append grows
+// it, by a factor (2 for short slices, 1.25 for long ones): n elements cost
+// O(log n) arrays, never one per element.
+func TestGrowGeometric(t *testing.T) {
 	const tag = 9<<3 | 2
 	other := protowire.AppendString(protowire.AppendTag(nil, 6, protowire.BytesType), "x")
 	var s []int
 	arrays := 0
-	for i := range 1 << 12 {
+	for i := range 1 << 16 {
 		if len(s) == cap(s) {
+			old := cap(s)
 			s = grpcfastimpl.Grow(s, tag, other)
 			arrays++
+			if old > 0 && cap(s) < old+old/4 {
+				t.Fatalf("a full slice of %d grew to %d, want at least 1.25 times", old, cap(s))
+			}
 		}
 		s = append(s, i)
 	}
-	if arrays > 13 {
-		t.Errorf("4096 elements, apart: %d arrays, want at most 13", arrays)
+	if arrays > 40 {
+		t.Errorf("65536 elements, apart: %d arrays", arrays)
 	}
 	for i, v := range s {
 		if v != i {

@@ -296,8 +296,8 @@ func Run(tag uint64, b []byte) int {
 
 // MaxRun bounds what Run counts, and so what a decoder allocates ahead of
 // elements it has not yet decoded: a field's elements cost at most this
-// many in advance, whatever the input, and a longer run grows its field by
-// doubling, as append does.
+// many in advance, whatever the input, and a longer run grows its field
+// again as append would.
 const MaxRun = 1024
 
 // Varints returns how many varints b holds, a packed field's elements: the
