@@ -79,6 +79,8 @@ run concurrent-profile "64 streams at once with grpcfast, profiled" \
 	./example/examplepb -args $args -grpcfast.streams=64 -grpcfast.profile="$prof"
 run codec "codec benchmarks, without the transport" \
 	./scripts/gobench.sh "$count" . -test.bench '^BenchmarkCodec' -test.benchmem
+run decode-paths "decoding alone, on every receive path: the replayed OTLP exports and 1 and 16 KiB of short strings" \
+	./scripts/gobench.sh "$count" . -test.bench '^BenchmarkDecode(OTLP|Strings)$' -test.benchmem
 run hostile "the worst malformed 4 MiB inputs: grpcfast against gRPC's standard codec" \
 	./scripts/gobench.sh "$count" . -test.bench '^BenchmarkHostile$' -test.benchmem -test.benchtime 5x
 run transport "hand-written 16 MiB streams, transport floor and raw TCP" \
@@ -252,9 +254,19 @@ of a stream on this machine." \
 	section "Codec alone" \
 "\`scripts/gobench.sh $count . -test.bench '^BenchmarkCodec' -test.benchmem\`: gRPC's standard codec
 (std), grpcfast, and vtprotobuf's own codec/grpc (vtgrpc, a V1 codec, wrapped as gRPC wraps V1
-codecs). small is a CreateUser-like message, chunk16k a 16384-byte bytes field, 1mib 1 MiB;
-unmarshal decodes into a reused message from one buffer, two, or 16 KiB frames." \
+codecs). small is a CreateUser-like message, strings16k 16 KiB of short strings, chunk16k a
+16384-byte bytes field, 1mib 1 MiB; unmarshal decodes into a reused message from one buffer, two,
+or 16 KiB frames." \
 		codec -col /codec
+	section "Decoding alone, by receive path" \
+"\`scripts/gobench.sh $count . -test.bench '^BenchmarkDecode(OTLP|Strings)\$' -test.benchmem\`: the
+replayed OTLP exports of the OTLP sections above, and 1 and 16 KiB of short strings (the example's
+CreateUser), decoded from one buffer: by gRPC's standard codec (std) and vtprotobuf's
+UnmarshalVT (vt) into a new message, by grpcfast into a new message (fresh, the default path),
+into a reused slot as a pooled handler or a receiver prepares it (slot), and into a slot with
+strings and bytes as views of one owned copy (slot-copy, \`WithStringsInOneCopy\`). slot and
+slot-copy include the reset that readies the slot for the next request." \
+		decode-paths -col /path
 	section "Hostile input" \
 "\`scripts/gobench.sh $count . -test.bench '^BenchmarkHostile\$' -test.benchmem -test.benchtime 5x\` (\`make bench-hostile\`):
 the worst malformed (and one valid) 4 MiB inputs that docs/differences.md lists, in one buffer and
