@@ -140,9 +140,9 @@ type Record struct {
 	inline  [4]entry // e's first array: small messages record without allocating
 	noBytes bool     // leave out the arrays of bytes fields (LeaveOutBytes)
 
-	generated bool               // decoded by a generated decoder (SetGenerated)
-	spares    [][]unsafe.Pointer // by SpareKind (spares.go); kept by Clear
-	older     [][]unsafe.Pointer // the spares of the reset before (DropSpares)
+	generated bool        // decoded by a generated decoder (SetGenerated)
+	spares    []spareList // by SpareKind (spares.go); kept by Clear
+	older     []spareList // the spares of the reset before (DropSpares)
 }
 
 type entry struct {

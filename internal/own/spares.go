@@ -33,6 +33,14 @@ func (o *Record) Generated() bool { return o != nil && o.generated }
 // until Clear.
 func (o *Record) SetGenerated() { o.generated = true }
 
+// spareList is the list of spares of one kind: the first n of p. The
+// array keeps its length from one generation to the next, so that a push
+// and a pop only write an element and n; DropSpares clears it all.
+type spareList struct {
+	p []unsafe.Pointer
+	n int
+}
+
 // PutSpare gives p, which the record proved to be the decoder's and which
 // has been reset, to the list of kind k. Quarantine builds keep nothing.
 func (o *Record) PutSpare(k SpareKind, p unsafe.Pointer) {
@@ -42,39 +50,44 @@ func (o *Record) PutSpare(k SpareKind, p unsafe.Pointer) {
 	if int(k) >= len(o.spares) {
 		o.growSpares(k)
 	}
-	o.spares[k] = append(o.spares[k], p)
+	l := &o.spares[k]
+	if l.n < len(l.p) {
+		l.p[l.n] = p
+	} else {
+		l.p = append(l.p, p)
+	}
+	l.n++
 }
 
 func (o *Record) growSpares(k SpareKind) {
 	n := int(k) + 1
-	o.spares = append(o.spares, make([][]unsafe.Pointer, n-len(o.spares))...)
-	o.older = append(o.older, make([][]unsafe.Pointer, n-len(o.older))...)
+	o.spares = append(o.spares, make([]spareList, n-len(o.spares))...)
+	o.older = append(o.older, make([]spareList, n-len(o.older))...)
 }
 
 // TakeSpare returns a spare of kind k, or nil if there is none: one that
-// the last reset gave back, or else one of the reset before.
+// the last reset gave back, or else one of the reset before. The element
+// it leaves behind in the array is not cleared: it points to memory that
+// the slot's message holds from now on, and the next PutSpare or
+// DropSpares overwrites it.
 func (o *Record) TakeSpare(k SpareKind) unsafe.Pointer {
-	if o == nil || int(k) >= len(o.spares) {
+	if o == nil || uint(k) >= uint(len(o.spares)) {
 		return nil
 	}
-	if l := o.spares[k]; len(l) > 0 {
-		p := l[len(l)-1]
-		l[len(l)-1] = nil
-		o.spares[k] = l[:len(l)-1]
-		return p
+	if l := &o.spares[k]; l.n > 0 {
+		l.n--
+		return l.p[l.n]
 	}
 	return o.takeOlder(k)
 }
 
 func (o *Record) takeOlder(k SpareKind) unsafe.Pointer {
-	l := o.older[k]
-	if len(l) == 0 {
+	l := &o.older[k]
+	if l.n == 0 {
 		return nil
 	}
-	p := l[len(l)-1]
-	l[len(l)-1] = nil
-	o.older[k] = l[:len(l)-1]
-	return p
+	l.n--
+	return l.p[l.n]
 }
 
 // DropSpares starts a new generation of spares, before a reset gives some
@@ -85,7 +98,7 @@ func (o *Record) takeOlder(k SpareKind) unsafe.Pointer {
 // whatever decoded them.
 func (o *Record) DropSpares() {
 	for i := range o.spares {
-		clear(o.older[i])
-		o.older[i], o.spares[i] = o.spares[i], o.older[i][:0]
+		clear(o.older[i].p)
+		o.older[i], o.spares[i] = o.spares[i], spareList{p: o.older[i].p}
 	}
 }
