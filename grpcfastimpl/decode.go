@@ -57,8 +57,9 @@ func BytesPresent(d *Decoding, b []byte) []byte { return d.BytesPresent(b) }
 // does not check.
 func CheckUTF8(d *Decoding, b []byte, field string) error { return d.CheckUTF8(b, field) }
 
-// ASCII returns d without the UTF-8 check, for input found to be 7-bit.
-func ASCII(d *Decoding) *Decoding { return d.ASCII() }
+// Sweep returns d without the UTF-8 check if d checks and every byte of b,
+// the rest of a message's input, is below 0x80; d otherwise.
+func Sweep(d *Decoding, b []byte) *Decoding { return d.Sweep(b) }
 
 // ErrDepth is the error of generated decoders for messages nested deeper
 // than protobuf-go allows.
@@ -74,10 +75,6 @@ var MapLevel = decode.MapLevel
 // ReadTag reads a tag as protobuf-go does: negative length if malformed or
 // its field number is outside [1, 2^29-1].
 func ReadTag(b []byte) (uint64, int) { return decode.Tag(b) }
-
-// IsASCII reports whether every byte of b is below 0x80: then no string
-// in b can hold invalid UTF-8.
-func IsASCII(b []byte) bool { return decode.IsASCII(b) }
 
 // SkipField returns the length of the value of field tag at the start of
 // b, or a negative number if it is malformed.

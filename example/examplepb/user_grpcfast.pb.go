@@ -87,9 +87,7 @@ func (x *CreateUserRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decodi
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.example.v1.CreateUserRequest.name"); eRr != nil {
 				return eRr
@@ -110,9 +108,7 @@ func (x *CreateUserRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decodi
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.example.v1.CreateUserRequest.email"); eRr != nil {
 				return eRr
@@ -147,9 +143,7 @@ func (x *CreateUserRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decodi
 				}
 				if !sWept {
 					sWept = true
-					if grpcfastimpl.IsASCII(fIeld) {
-						dEc = grpcfastimpl.ASCII(dEc)
-					}
+					dEc = grpcfastimpl.Sweep(dEc, fIeld)
 				}
 				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.example.v1.CreateUserRequest.tags"); eRr != nil {
 					return eRr
@@ -223,9 +217,7 @@ func (x *CreateUserResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decod
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.example.v1.CreateUserResponse.id"); eRr != nil {
 				return eRr

@@ -128,10 +128,16 @@ func init() {
 	FreshNoUTF8.ascii = FreshNoUTF8
 }
 
-// ASCII returns s without the UTF-8 check: a generated decoder decodes the
-// rest of its input with it once it has found that input 7-bit (IsASCII),
-// so that no string in it, nested ones included, is checked again.
-func (s *State) ASCII() *State { return s.ascii }
+// Sweep returns s without the UTF-8 check if s checks and b is 7-bit
+// (IsASCII), s otherwise: a generated decoder decodes the rest of a message
+// with what it returns, so that no string in it, nested ones included, is
+// checked again, and nested messages do not sweep what was swept.
+func (s *State) Sweep(b []byte) *State {
+	if s.noUTF8 || !IsASCII(b) {
+		return s
+	}
+	return s.ascii
+}
 
 // IsASCII reports whether every byte of b is below 0x80, 8 at a time.
 func IsASCII(b []byte) bool {

@@ -254,10 +254,11 @@ func (d *decodeGen) fail(cond, err string) {
 }
 
 // utf8 writes the check of vAl, a value of string field fd, where
-// protobuf-go checks it. Outside maps, the first such value of a decode
-// checks first whether the rest of the input (fIeld) is 7-bit, once: if it
-// is, the decode goes on with the state's twin that checks nothing, for
-// this message and those nested in it, and no string is scanned twice.
+// protobuf-go checks it. Outside maps, the first such value of a message
+// checks first whether the rest of the message's input (fIeld) is 7-bit,
+// once, unless the state checks nothing already: if it is, the decode goes
+// on with the state's twin that checks nothing, for this message and those
+// nested in it, which do not sweep their input again.
 func (d *decodeGen) utf8(fd *protogen.Field) {
 	if !enforceUTF8(fd.Desc) {
 		return
@@ -266,9 +267,7 @@ func (d *decodeGen) utf8(fd *protogen.Field) {
 	if !d.inMap {
 		g.P("if !sWept {")
 		g.P("sWept = true")
-		g.P("if ", d.impl("IsASCII"), "(fIeld) {")
-		g.P("dEc = ", d.impl("ASCII"), "(dEc)")
-		g.P("}")
+		g.P("dEc = ", d.impl("Sweep"), "(dEc, fIeld)")
 		g.P("}")
 	}
 	g.P("if eRr := ", d.impl("CheckUTF8"), "(dEc, vAl, ", strconv.Quote(string(fd.Desc.FullName())), "); eRr != nil {")

@@ -87,9 +87,7 @@ func (x *ReadRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dE
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.bytestream.ReadRequest.resource_name"); eRr != nil {
 				return eRr
@@ -264,9 +262,7 @@ func (x *WriteRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, d
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.bytestream.WriteRequest.resource_name"); eRr != nil {
 				return eRr
@@ -428,9 +424,7 @@ func (x *QueryWriteStatusRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.bytestream.QueryWriteStatusRequest.resource_name"); eRr != nil {
 				return eRr

@@ -86,9 +86,7 @@ func (x *Digest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.bytestream.Digest.hash"); eRr != nil {
 				return eRr
@@ -174,9 +172,7 @@ func (x *BatchReadBlobsRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.De
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.bytestream.BatchReadBlobsRequest.instance_name"); eRr != nil {
 				return eRr
@@ -560,9 +556,7 @@ func (x *Status) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.bytestream.Status.message"); eRr != nil {
 				return eRr

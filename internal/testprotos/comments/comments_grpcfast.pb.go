@@ -81,9 +81,7 @@ func (x *Event) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.comments.Event.text"); eRr != nil {
 				return eRr

@@ -160,9 +160,7 @@ func (x *Node) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.hostile.Node.name"); eRr != nil {
 				return eRr
@@ -470,9 +468,7 @@ func (x *Node) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.hostile.Node.label"); eRr != nil {
 				return eRr
@@ -601,9 +597,7 @@ func (x *Holder) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.hostile.Holder.label"); eRr != nil {
 				return eRr

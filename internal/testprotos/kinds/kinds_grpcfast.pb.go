@@ -167,9 +167,7 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Rich.name"); eRr != nil {
 				return eRr
@@ -260,9 +258,7 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				}
 				if !sWept {
 					sWept = true
-					if grpcfastimpl.IsASCII(fIeld) {
-						dEc = grpcfastimpl.ASCII(dEc)
-					}
+					dEc = grpcfastimpl.Sweep(dEc, fIeld)
 				}
 				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Rich.words"); eRr != nil {
 					return eRr
@@ -449,9 +445,7 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Rich.text"); eRr != nil {
 				return eRr
@@ -680,9 +674,7 @@ func (x *Inner) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Inner.label"); eRr != nil {
 				return eRr
@@ -1003,9 +995,7 @@ func (x *Pooled) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Pooled.name"); eRr != nil {
 				return eRr
@@ -1678,9 +1668,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Decodable.name"); eRr != nil {
 				return eRr
@@ -2044,9 +2032,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Decodable.words"); eRr != nil {
 				return eRr
@@ -2193,9 +2179,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Decodable.text"); eRr != nil {
 				return eRr
@@ -2415,9 +2399,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Decodable.label"); eRr != nil {
 				return eRr

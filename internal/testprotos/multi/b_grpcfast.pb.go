@@ -211,9 +211,7 @@ func (x *Shared) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.multi.Shared.s"); eRr != nil {
 				return eRr

@@ -82,9 +82,7 @@ func (x *Msg) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int)
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.names.Msg.text"); eRr != nil {
 				return eRr

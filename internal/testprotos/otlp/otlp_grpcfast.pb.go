@@ -99,9 +99,7 @@ func (x *GetTracesRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decodin
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.GetTracesRequest.service_name"); eRr != nil {
 				return eRr
@@ -454,9 +452,7 @@ func (x *ExportTracePartialSuccess) GrpcfastDecode(dAtA []byte, dEc *grpcfastimp
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.ExportTracePartialSuccess.error_message"); eRr != nil {
 				return eRr
@@ -585,9 +581,7 @@ func (x *ResourceSpans) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, 
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.ResourceSpans.schema_url"); eRr != nil {
 				return eRr
@@ -716,9 +710,7 @@ func (x *ScopeSpans) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.ScopeSpans.schema_url"); eRr != nil {
 				return eRr
@@ -844,9 +836,7 @@ func (x *Span) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.Span.trace_state"); eRr != nil {
 				return eRr
@@ -888,9 +878,7 @@ func (x *Span) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.Span.name"); eRr != nil {
 				return eRr
@@ -1165,9 +1153,7 @@ func (x *Span_Event) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.Span.Event.name"); eRr != nil {
 				return eRr
@@ -1329,9 +1315,7 @@ func (x *Span_Link) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.Span.Link.trace_state"); eRr != nil {
 				return eRr
@@ -1454,9 +1438,7 @@ func (x *Status) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.Status.message"); eRr != nil {
 				return eRr
@@ -1583,9 +1565,7 @@ func (x *AnyValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.AnyValue.string_value"); eRr != nil {
 				return eRr
@@ -1940,9 +1920,7 @@ func (x *KeyValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.KeyValue.key"); eRr != nil {
 				return eRr
@@ -2033,9 +2011,7 @@ func (x *InstrumentationScope) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Dec
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.InstrumentationScope.name"); eRr != nil {
 				return eRr
@@ -2056,9 +2032,7 @@ func (x *InstrumentationScope) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Dec
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.InstrumentationScope.version"); eRr != nil {
 				return eRr

@@ -149,9 +149,7 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.shapes.Tree.name"); eRr != nil {
 				return eRr
@@ -366,9 +364,7 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.shapes.Tree.label"); eRr != nil {
 				return eRr

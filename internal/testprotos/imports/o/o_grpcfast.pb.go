@@ -77,9 +77,7 @@ func (x *M) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) e
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.imports.o.M.s"); eRr != nil {
 				return eRr

@@ -190,9 +190,7 @@ func (x *EchoStatus) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.interop.pooled.EchoStatus.message"); eRr != nil {
 				return eRr

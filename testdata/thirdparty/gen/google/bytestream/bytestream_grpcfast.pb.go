@@ -91,9 +91,7 @@ func (x *ReadRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dE
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "google.bytestream.ReadRequest.resource_name"); eRr != nil {
 				return eRr
@@ -268,9 +266,7 @@ func (x *WriteRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, d
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "google.bytestream.WriteRequest.resource_name"); eRr != nil {
 				return eRr
@@ -432,9 +428,7 @@ func (x *QueryWriteStatusRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "google.bytestream.QueryWriteStatusRequest.resource_name"); eRr != nil {
 				return eRr

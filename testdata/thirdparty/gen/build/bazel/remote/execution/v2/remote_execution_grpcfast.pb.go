@@ -96,9 +96,7 @@ func (x *Digest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "build.bazel.remote.execution.v2.Digest.hash"); eRr != nil {
 				return eRr
@@ -179,9 +177,7 @@ func (x *ExecuteRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding,
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "build.bazel.remote.execution.v2.ExecuteRequest.instance_name"); eRr != nil {
 				return eRr
@@ -340,9 +336,7 @@ func (x *ExecuteResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "build.bazel.remote.execution.v2.ExecuteResponse.message"); eRr != nil {
 				return eRr
@@ -515,9 +509,7 @@ func (x *BatchUpdateBlobsRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.
 			}
 			if !sWept {
 				sWept = true
-				if grpcfastimpl.IsASCII(fIeld) {
-					dEc = grpcfastimpl.ASCII(dEc)
-				}
+				dEc = grpcfastimpl.Sweep(dEc, fIeld)
 			}
 			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "build.bazel.remote.execution.v2.BatchUpdateBlobsRequest.instance_name"); eRr != nil {
 				return eRr
