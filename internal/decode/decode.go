@@ -140,21 +140,7 @@ func (s *State) Sweep(b []byte) *State {
 }
 
 // IsASCII reports whether every byte of b is below 0x80, 8 at a time.
-func IsASCII(b []byte) bool {
-	const hi = 0x8080808080808080
-	for len(b) >= 8 {
-		if binary.LittleEndian.Uint64(b)&hi != 0 {
-			return false
-		}
-		b = b[8:]
-	}
-	for _, c := range b {
-		if c >= 0x80 {
-			return false
-		}
-	}
-	return true
-}
+func IsASCII(b []byte) bool { return ASCIIPrefix(b) == len(b) }
 
 // ASCIIPrefix returns the length of the longest prefix of b whose bytes
 // are all below 0x80, reading 8 at a time.
@@ -256,42 +242,26 @@ func Sint32(v uint64) int32 { return int32(protowire.DecodeZigZag(v & math.MaxUi
 func Run(tag uint64, b []byte) int {
 	n := 0
 	for len(b) > 0 && n < MaxRun {
-		if c := b[0]; c < 0x80 {
-			if uint64(c) != tag {
-				return n
-			}
-			b = b[1:]
-		} else {
-			t, i := protowire.ConsumeVarint(b)
-			if i < 0 || t != tag {
-				return n
-			}
-			b = b[i:]
+		t, i := uint64(b[0]), 1
+		if t >= 0x80 {
+			t, i = Tag(b)
 		}
-		var i int
+		if i < 0 || t != tag {
+			return n
+		}
+		b = b[i:]
 		switch protowire.Type(tag & 7) {
-		case protowire.BytesType:
+		case protowire.BytesType: // the common case, read here
 			l, j := protowire.ConsumeVarint(b)
 			if j < 0 || l > uint64(len(b)-j) {
 				return n
 			}
 			i = j + int(l)
-		case protowire.VarintType:
-			i = 1
-			for i <= len(b) && i <= 10 && b[i-1] >= 0x80 {
-				i++
-			}
-			if i > len(b) || i > 10 {
+		case protowire.VarintType, protowire.Fixed32Type, protowire.Fixed64Type:
+			if i = Skip(tag, b); i < 0 {
 				return n
 			}
-		case protowire.Fixed32Type:
-			i = 4
-		case protowire.Fixed64Type:
-			i = 8
-		default:
-			return n
-		}
-		if i > len(b) {
+		default: // groups: their fields are decoded by protobuf-go
 			return n
 		}
 		b = b[i:]
