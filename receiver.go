@@ -3,7 +3,6 @@ package grpcfast
 import (
 	"io"
 	"iter"
-	"sync"
 
 	"github.com/grpcfast/grpcfast/internal/reuse"
 )
@@ -140,10 +139,10 @@ func (r *Receiver[M]) Release() { r.slots.release() }
 // between: the one it last returned, which stays the caller's until the
 // next successful receive, and the one it decodes into next.
 type slotPair[M any] struct {
-	cur    *reuse.Slot[M] // holds the message the last successful receive returned
-	next   *reuse.Slot[M] // holds a message ready to be decoded into
-	spares *sync.Pool     // slots that release gives back, of type *reuse.Slot[M]
-	valid  bool           // cur holds the message the last receive returned
+	cur    *reuse.Slot[M]  // holds the message the last successful receive returned
+	next   *reuse.Slot[M]  // holds a message ready to be decoded into
+	spares *reuse.Slots[M] // slots that release gives back
+	valid  bool            // cur holds the message the last receive returned
 }
 
 // get returns the prepared slot to decode the next message into.
@@ -158,7 +157,7 @@ func (p *slotPair[M]) get() *reuse.Slot[M] {
 
 // pool returns the pool of spare slots of M, found on first use so that
 // the zero slotPair works.
-func (p *slotPair[M]) pool() *sync.Pool {
+func (p *slotPair[M]) pool() *reuse.Slots[M] {
 	if p.spares == nil {
 		p.spares = reuse.Pool[M]()
 	}

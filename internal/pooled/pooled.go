@@ -6,7 +6,6 @@ package pooled
 
 import (
 	"context"
-	"sync"
 	"sync/atomic"
 
 	"google.golang.org/grpc"
@@ -42,7 +41,7 @@ func ConfigOf[O any](opts []O) Config {
 type Handler[Req any] struct {
 	fullMethod string
 	call       func(srv any, ctx context.Context, in *Req) (any, error)
-	pool       *sync.Pool
+	pool       *reuse.Slots[Req]
 	copy       bool // Config.Copy, and Req has a generated decoder
 }
 

@@ -5,8 +5,7 @@
 package reuse
 
 import (
-	"reflect"
-	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"google.golang.org/protobuf/proto"
@@ -46,6 +45,7 @@ type Slot[M any] struct {
 	ow    Owner      // Msg, if *M implements Owner; nil otherwise
 	owned own.Record // what a grpcfast codec's decode left in Msg, if state is decoded
 	state state
+	given atomic.Uint32 // the collections counted when Put gave it to its pool (Slots.age)
 }
 
 type state uint8
@@ -169,42 +169,6 @@ func (s *Slot[M]) PrepareCopy() bool {
 func HasGeneratedDecoder[M any]() bool {
 	_, ok := any((*M)(nil)).(decode.Decoder)
 	return ok
-}
-
-// pools holds the pool of spare slots of each message type: reflect.Type of
-// M → *sync.Pool of *Slot[M].
-var pools sync.Map
-
-// Pool returns the pool of spare, prepared slots of message type M, shared
-// by every receiver and pooled handler of that type.
-func Pool[M any]() *sync.Pool {
-	t := reflect.TypeFor[M]()
-	if p, ok := pools.Load(t); ok {
-		return p.(*sync.Pool)
-	}
-	p, _ := pools.LoadOrStore(t, new(sync.Pool))
-	return p.(*sync.Pool)
-}
-
-// Get returns a prepared slot from pool, or a new one.
-func Get[M any](pool *sync.Pool) *Slot[M] {
-	if s, ok := pool.Get().(*Slot[M]); ok {
-		return s
-	}
-	s := New[M]()
-	s.Prepare()
-	return s
-}
-
-// Put prepares s and gives it to pool. In quarantine builds it is dropped
-// instead, once poisoned, so that the poison stays visible to whatever still
-// holds it.
-func Put[M any](pool *sync.Pool, s *Slot[M]) {
-	s.Prepare()
-	if own.Quarantine {
-		return
-	}
-	pool.Put(s)
 }
 
 // Generated reports whether the last decode into s was by a generated
