@@ -1,6 +1,10 @@
 package grpcfast_test
 
 import (
+	"bytes"
+	"context"
+	"fmt"
+	"runtime"
 	"testing"
 	"unsafe"
 
@@ -8,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/internal/pooled"
 	"github.com/grpcfast/grpcfast/internal/testprotos/hostile"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 )
@@ -89,5 +94,58 @@ func TestCopyViews(t *testing.T) {
 	clear(in) // gRPC frees its buffer: the message must not change
 	if !proto.Equal(m, want) {
 		t.Fatalf("the message changed with the input: %v", m)
+	}
+}
+
+// TestCopyKeptThroughRecycling: what a pooled handler with the owned copy
+// keeps of its requests (a string, a bytes field, the whole request with
+// KeepRequest) stays as it was received while the codec recycles the arrays
+// of copies that nothing refers to any more, through collections between
+// calls and later requests of other content in the same size class.
+func TestCopyKeptThroughRecycling(t *testing.T) {
+	c := grpcfast.NewCodec()
+	type kept struct {
+		name  string
+		data  []byte
+		whole *kinds.Rich // kept with KeepRequest
+	}
+	var keep []kept
+	n := 0
+	h := pooled.New("/grpcfast.testdata.kinds.Kinds/Rich", func(_ any, ctx context.Context, in *kinds.Rich) (any, error) {
+		k := kept{name: in.Name}
+		if n%3 == 0 {
+			k.data = in.Data
+		}
+		if n%5 == 0 && grpcfast.KeepRequest(ctx) {
+			k.whole = in
+		}
+		keep = append(keep, k)
+		return nil, nil
+	}, pooled.Config{Copy: true})
+	var sent []*kinds.Rich
+	for n = range 200 {
+		m := fullRich(6000 + n%7*1000) // size classes of 8 and 16 KiB
+		m.Name = fmt.Sprintf("request %d", n)
+		m.Data[0] = byte(n)
+		sent = append(sent, m)
+		b, _ := proto.Marshal(m)
+		if _, err := h.Handle(nil, context.Background(), func(v any) error { return c.Unmarshal(sliceAt(b, len(b)/2), v) }, nil); err != nil {
+			t.Fatal(err)
+		}
+		if n%4 == 0 {
+			runtime.GC()
+			runtime.Gosched() // let the finalizers run
+		}
+	}
+	for i, k := range keep {
+		if k.name != sent[i].Name {
+			t.Fatalf("request %d: the kept name is %q, want %q", i, k.name, sent[i].Name)
+		}
+		if k.data != nil && !bytes.Equal(k.data, sent[i].Data) {
+			t.Fatalf("request %d: the kept bytes field changed", i)
+		}
+		if k.whole != nil && !proto.Equal(k.whole, sent[i]) {
+			t.Fatalf("request %d: the request kept with KeepRequest changed", i)
+		}
 	}
 }

@@ -20,16 +20,20 @@ func (pooledOption) pooledOption()            {}
 func (o pooledOption) Apply(c *pooled.Config) { o(c) }
 
 // WithStringsInOneCopy makes pooled unary handlers decode each request (and
-// reusing clients each response) into one copy of its encoding that the
-// codec makes for that message alone and never reuses: the request's strings and bytes fields are views of that
-// copy instead of one allocation each. The decode is the request type's
+// reusing clients each response) into one copy of its encoding, made for
+// that message alone: the request's strings and bytes fields are views of
+// that copy instead of one allocation each. The codec makes the copy of a
+// later message in the same array only once the garbage collector has found
+// that nothing refers to it any more (copies of 4 KiB to 4 MiB, which then
+// take their size rounded up to a power of two). The decode is the request type's
 // generated decoder, which also reuses the request's oneof wrappers and
 // nested messages. It applies to every request type that has one (all but
 // types with groups or extension ranges, which are decoded as without the
 // option), and only with the grpcfast codec.
 //
 // The trade-off: a string or a bytes slice of the request keeps the whole
-// copy alive, as long as anything refers to it. Use it where requests are
+// copy alive (up to twice the request's size), as long as anything refers
+// to it. Use it where requests are
 // consumed and dropped (ingestion: export, write, batch upload), not where
 // handlers keep small strings of large requests for long (put those in
 // strings.Clone first). Strings stay valid and never change after the call,

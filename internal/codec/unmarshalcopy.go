@@ -1,8 +1,6 @@
 package codec
 
 import (
-	"bytes"
-
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/proto"
 
@@ -68,15 +66,16 @@ func checkInitialized(v any, b []byte, data mem.BufferSlice) error {
 
 // decodeCopy decodes data into v, a message that a slot (vw) prepared for
 // the owned copy (grpcfast.WithStringsInOneCopy), with its generated
-// decoder d: the whole message is copied into one new array, which this
-// codec never reuses, never pools and never writes into again, and every
-// string and bytes field is a view of it instead of an allocation of its
-// own. gRPC frees data when Unmarshal returns; the views point into the
-// copy, which lives as long as anything refers to it. The decoder takes
+// decoder d: the whole message is copied into one array that nothing else
+// refers to (ownedCopy: new, or one that the collector found unreferenced),
+// which this codec never writes into again, and every string and bytes
+// field is a view of it instead of an allocation of its own. gRPC frees
+// data when Unmarshal returns; the views point into the copy, which lives
+// as long as anything refers to it. The decoder takes
 // the nested messages and oneof wrappers that the slot's last reset gave
 // back to its record.
 func (c *Codec) decodeCopy(data mem.BufferSlice, d generatedDecoder, v any, vw *reuse.Header) error {
-	b := ownedCopy(data) // never pooled, never reused
+	b := ownedCopy(data) // reused only once unreferenced (copies.go)
 	o := vw.Record()
 	o.SetGenerated()
 	err := decodeAll(b, d, vw.CopyState(c.NoUTF8), v)
@@ -84,15 +83,4 @@ func (c *Codec) decodeCopy(data mem.BufferSlice, d generatedDecoder, v any, vw *
 		o.Clear() // the slot keeps nothing of a failed decode
 	}
 	return err
-}
-
-// ownedCopy returns data's bytes in one new array. bytes.Join makes it
-// without clearing it first, as make would, since every byte is written.
-func ownedCopy(data mem.BufferSlice) []byte {
-	var stack [8][]byte
-	parts := stack[:0]
-	for _, buf := range data {
-		parts = append(parts, buf.ReadOnlyData())
-	}
-	return bytes.Join(parts, nil)
 }

@@ -67,7 +67,8 @@ func PoisonScalars[T any](s []T) {
 // is ever written into the arrays they point to.
 //
 // With DecodedCopy the strings and bytes of the message are views of one
-// array that is never reused; the record of the message's memory then
+// array that no slot ever reuses (the codec makes a later copy in it only
+// once nothing refers to it); the record of the message's memory then
 // leaves out what points into it (LeaveOutBytes).
 //
 // Each mark points at an array of its own: a slice of zero capacity keeps

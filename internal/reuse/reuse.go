@@ -151,8 +151,9 @@ func (s *Slot[M]) untouched() bool {
 
 // PrepareCopy marks the prepared slot s for a decode into one owned copy
 // (Header.Copy): the grpcfast codec then decodes the message with
-// its generated decoder, its strings and bytes viewing one array that is
-// never reused. It reports false, and leaves s as it was, if M has no
+// its generated decoder, its strings and bytes viewing one array that
+// nothing else refers to, and that is reused only once nothing refers to it
+// (internal/codec's ownedCopy). It reports false, and leaves s as it was, if M has no
 // generated decoder or no record of its memory.
 func (s *Slot[M]) PrepareCopy() bool {
 	if s.ow == nil || !HasGeneratedDecoder[M]() {

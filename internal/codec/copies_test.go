@@ -1,0 +1,124 @@
+package codec
+
+import (
+	"bytes"
+	"runtime"
+	"testing"
+	"unsafe"
+
+	"google.golang.org/grpc/mem"
+
+	"github.com/grpcfast/grpcfast/internal/own"
+)
+
+// pieces returns b in buffers of at most 16 KiB, as gRPC hands over a
+// message larger than an HTTP/2 frame.
+func pieces(b []byte) mem.BufferSlice {
+	var d mem.BufferSlice
+	for len(b) > 16384 {
+		d = append(d, mem.SliceBuffer(b[:16384]))
+		b = b[16384:]
+	}
+	return append(d, mem.SliceBuffer(b))
+}
+
+// collectUntil runs collections, letting finalizers run between them, until
+// done reports true; false after 1000.
+func collectUntil(done func() bool) bool {
+	for range 1000 {
+		runtime.GC()
+		runtime.Gosched()
+		if done() {
+			return true
+		}
+	}
+	return false
+}
+
+func freeArrays(k int) int {
+	copies.mu.Lock()
+	defer copies.mu.Unlock()
+	return len(copies.free[k])
+}
+
+// TestOwnedCopyRecycled: the array of a copy that nothing refers to any
+// more is made the next copy of its size class, and one that a view still
+// refers to never is: the view's bytes stay as they were through
+// collections and later copies of other input.
+func TestOwnedCopyRecycled(t *testing.T) {
+	if own.Quarantine {
+		t.Skip("quarantine builds never recycle")
+	}
+	in := bytes.Repeat([]byte("kept"), 12000) // 48000 bytes: class 1<<16
+	k := 16
+	kept := ownedCopy(pieces(in))
+	if len(kept) != len(in) || cap(kept) != 1<<k || !bytes.Equal(kept, in) {
+		t.Fatalf("copy of %d bytes: len %d cap %d, equal %v", len(in), len(kept), cap(kept), bytes.Equal(kept, in))
+	}
+	view := unsafe.String(&kept[100], 200) // as a decoded string
+	keptAt := uintptr(unsafe.Pointer(unsafe.SliceData(kept))) // not a pointer: the view alone keeps it
+	kept = nil
+
+	dropped := ownedCopy(pieces(bytes.Repeat([]byte("gone"), 12000)))
+	droppedAt := uintptr(unsafe.Pointer(unsafe.SliceData(dropped)))
+	dropped = nil
+	if !collectUntil(func() bool { return freeArrays(k) > 0 }) {
+		t.Fatal("an unreferenced copy's array never reached the free list")
+	}
+	other := bytes.Repeat([]byte("next"), 12000)
+	for i := range 50 {
+		next := ownedCopy(pieces(other))
+		if !bytes.Equal(next, other) {
+			t.Fatal("a recycled copy does not hold its input")
+		}
+		if at := uintptr(unsafe.Pointer(unsafe.SliceData(next))); at == keptAt {
+			t.Fatalf("copy %d was made in the array that a view still refers to", i)
+		} else if i == 0 && at != droppedAt {
+			t.Errorf("the first copy after the collection is in a new array, not the unreferenced one")
+		}
+		runtime.GC()
+		runtime.Gosched()
+	}
+	if want := string(in[100:300]); view != want {
+		t.Fatalf("a view of a kept copy changed: %q, want %q", view[:16], want[:16])
+	}
+	runtime.KeepAlive(view)
+}
+
+// TestOwnedCopyBounds: copies outside recycleMin..recycleMax, and all
+// copies while too many wait for their finalizer, are new arrays of their
+// exact size; the free list holds at most recycleFree bytes.
+func TestOwnedCopyBounds(t *testing.T) {
+	// Every finalizer of the tests before has run: pending changes only here.
+	if !collectUntil(func() bool { return copies.pending.Load() == 0 }) {
+		t.Fatalf("%d bytes of unreferenced copies still wait for their finalizer", copies.pending.Load())
+	}
+	plain := func(n int) bool { // made without a finalizer
+		before := copies.pending.Load()
+		b := ownedCopy(pieces(make([]byte, n)))
+		return len(b) == n && copies.pending.Load() == before
+	}
+	for _, n := range []int{0, 1, recycleMin - 1, recycleMax + 1} {
+		if !plain(n) {
+			t.Errorf("a copy of %d bytes was given a finalizer, want a plain array", n)
+		}
+	}
+	if !own.Quarantine && plain(recycleMin) {
+		t.Errorf("a copy of %d bytes was not given a finalizer", recycleMin)
+	}
+	copies.pending.Add(recyclePending + 1)
+	ok := plain(recycleMin)
+	copies.pending.Add(-(recyclePending + 1))
+	if !ok {
+		t.Errorf("a copy made while %d bytes wait for their finalizer was given one", recyclePending+1)
+	}
+	for range 3 * recycleFree / recycleMax {
+		ownedCopy(pieces(make([]byte, recycleMax)))
+	}
+	collectUntil(func() bool { return copies.pending.Load() == 0 })
+	copies.mu.Lock()
+	defer copies.mu.Unlock()
+	if copies.bytes > recycleFree {
+		t.Errorf("the free list holds %d bytes, more than %d", copies.bytes, recycleFree)
+	}
+}
