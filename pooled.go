@@ -25,15 +25,15 @@ func (o pooledOption) Apply(c *pooled.Config) { o(c) }
 // that copy instead of one allocation each. The codec makes the copy of a
 // later message in the same array only once the garbage collector has found
 // that nothing refers to it any more (copies of 4 KiB to 4 MiB, which then
-// take their size rounded up to a power of two). The decode is the request type's
+// take their size rounded up by at most an eighth). The decode is the request type's
 // generated decoder, which also reuses the request's oneof wrappers and
 // nested messages. It applies to every request type that has one (all but
 // types with groups or extension ranges, which are decoded as without the
 // option), and only with the grpcfast codec.
 //
 // The trade-off: a string or a bytes slice of the request keeps the whole
-// copy alive (up to twice the request's size), as long as anything refers
-// to it. Use it where requests are
+// copy alive (up to 1.125 times the request's size), as long as anything
+// refers to it. Use it where requests are
 // consumed and dropped (ingestion: export, write, batch upload), not where
 // handlers keep small strings of large requests for long (put those in
 // strings.Clone first). Strings stay valid and never change after the call,

@@ -2,7 +2,6 @@ package codec
 
 import (
 	"bytes"
-	"math/bits"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -27,9 +26,10 @@ import (
 // What this saves is the collector's work, not a copy: a server that
 // receives 45 KB exports allocates 45 KB less per export, so it collects
 // several times less often. What it costs: at most recycleFree bytes of
-// free arrays, a finalizer per copy, and an array's size rounded up to a
-// power of two (so a kept string keeps at most twice its message's size
-// alive, where it kept the message's size). The collector finalizes an
+// free arrays, a finalizer per copy, and an array's size rounded up to its
+// size class, those of the buffer pool (pool.go: an eighth of a power of
+// two), so that a kept string keeps at most 1.125 times its message's size
+// alive, where it kept the message's size. The collector finalizes an
 // array one collection after it finds it unreachable; arrays that the free
 // list has no room for are then dropped and freed at the next. If the
 // process's finalizers stop running (a finalizer that blocks), at most
@@ -42,10 +42,11 @@ const (
 	recyclePending = 64 << 20 // bytes of arrays with a finalizer not yet run, at most
 )
 
-// copyArrays is the free list of arrays: free[k] holds arrays of 1<<k bytes.
+// copyArrays is the free list of arrays: free[c] holds arrays of
+// classSize(c) bytes (the size classes of the buffer pool, pool.go).
 type copyArrays struct {
 	mu      sync.Mutex
-	free    [bits.UintSize][][]byte
+	free    [poolNumClasses][][]byte
 	bytes   int          // in free
 	pending atomic.Int64 // bytes of arrays whose finalizer has not run
 }
@@ -60,19 +61,19 @@ func ownedCopy(data mem.BufferSlice) []byte {
 	if n < recycleMin || n > recycleMax || own.Quarantine {
 		return joined(data)
 	}
-	k := bits.Len(uint(n - 1)) // 1<<k >= n > 1<<(k-1)
-	b := copies.take(k)
+	c := classOf(uint(n-1)) + 1 // the smallest size class of the buffer pool (pool.go) that holds n
+	b := copies.take(c)
 	if b == nil {
 		if copies.pending.Load() > recyclePending {
 			return joined(data)
 		}
-		b = make([]byte, 0, 1<<k)
+		b = make([]byte, 0, classSize(c))
 	}
 	for _, buf := range data {
 		b = append(b, buf.ReadOnlyData()...)
 	}
-	copies.pending.Add(1 << k)
-	runtime.SetFinalizer(unsafe.SliceData(b), finalizers[k])
+	copies.pending.Add(int64(cap(b)))
+	runtime.SetFinalizer(unsafe.SliceData(b), finalizers[c])
 	return b
 }
 
@@ -87,39 +88,40 @@ func joined(data mem.BufferSlice) []byte {
 	return bytes.Join(parts, nil)
 }
 
-// take returns a free array of 1<<k bytes, empty, or nil.
-func (c *copyArrays) take(k int) []byte {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	l := c.free[k]
+// take returns a free array of class c, empty, or nil.
+func (a *copyArrays) take(c int) []byte {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	l := a.free[c]
 	if len(l) == 0 {
 		return nil
 	}
 	b := l[len(l)-1]
 	l[len(l)-1] = nil
-	c.free[k] = l[:len(l)-1]
-	c.bytes -= cap(b)
+	a.free[c] = l[:len(l)-1]
+	a.bytes -= cap(b)
 	return b[:0]
 }
 
-// put is the finalizer of an array of 1<<k bytes at p, which the collector
-// found unreferenced: it is kept for a copy of its size class if the free
-// list has room, and otherwise dropped (freed by a later collection).
-func (c *copyArrays) put(k int, p *byte) {
-	c.pending.Add(-1 << k)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.bytes+1<<k > recycleFree {
+// put is the finalizer of an array of class c at p, which the collector
+// found unreferenced: it is kept for a copy of its class if the free list
+// has room, and otherwise dropped (freed by a later collection).
+func (a *copyArrays) put(c int, p *byte) {
+	size := classSize(c)
+	a.pending.Add(-int64(size))
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.bytes+size > recycleFree {
 		return
 	}
-	c.free[k] = append(c.free[k], unsafe.Slice(p, 1<<k))
-	c.bytes += 1 << k
+	a.free[c] = append(a.free[c], unsafe.Slice(p, size))
+	a.bytes += size
 }
 
 // finalizers holds the finalizer of each size class, made once.
-var finalizers = func() (f [bits.UintSize]func(*byte)) {
-	for k := range f {
-		f[k] = func(p *byte) { copies.put(k, p) }
+var finalizers = func() (f [poolNumClasses]func(*byte)) {
+	for c := range f {
+		f[c] = func(p *byte) { copies.put(c, p) }
 	}
 	return f
 }()

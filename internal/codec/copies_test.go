@@ -49,13 +49,13 @@ func TestOwnedCopyRecycled(t *testing.T) {
 	if own.Quarantine {
 		t.Skip("quarantine builds never recycle")
 	}
-	in := bytes.Repeat([]byte("kept"), 12000) // 48000 bytes: class 1<<16
-	k := 16
+	in := bytes.Repeat([]byte("kept"), 12000) // 48000 bytes
+	k := classOf(uint(len(in)-1)) + 1
 	kept := ownedCopy(pieces(in))
-	if len(kept) != len(in) || cap(kept) != 1<<k || !bytes.Equal(kept, in) {
+	if len(kept) != len(in) || cap(kept) != classSize(k) || !bytes.Equal(kept, in) {
 		t.Fatalf("copy of %d bytes: len %d cap %d, equal %v", len(in), len(kept), cap(kept), bytes.Equal(kept, in))
 	}
-	view := unsafe.String(&kept[100], 200) // as a decoded string
+	view := unsafe.String(&kept[100], 200)                    // as a decoded string
 	keptAt := uintptr(unsafe.Pointer(unsafe.SliceData(kept))) // not a pointer: the view alone keeps it
 	kept = nil
 
