@@ -32,6 +32,14 @@ func (c *Codec) Unmarshal(data mem.BufferSlice, v any) error {
 	if o, ok := v.(reuse.Owner); ok {
 		uf = o.GrpcfastUnknownFields()
 		vw = reuse.TakeHeader(own.PointerOf(v), uf)
+		if d, ok := v.(generatedDecoder); ok && vw == nil && len(data) == 1 {
+			// The most common receive (a unary request, a reply in one
+			// buffer), with as few frames as can be between gRPC's call and
+			// the generated decoder: a new goroutine's stack (gRPC's server
+			// runs each call on one) is copied whenever a call chain first
+			// goes past its size.
+			return c.decodeFresh(data[0].ReadOnlyData(), d, v)
+		}
 	}
 	copied, err := c.unmarshal(data, v, vw)
 	switch {
@@ -53,8 +61,6 @@ func (c *Codec) unmarshal(data mem.BufferSlice, v any, vw *reuse.Header) (bool, 
 		switch {
 		case vw != nil && vw.Copy():
 			return true, c.decodeCopy(data, d, v, vw)
-		case vw == nil && len(data) == 1:
-			return false, c.decodeFresh(data[0].ReadOnlyData(), d, v)
 		case vw == nil:
 			resetForDecode(v)
 		}

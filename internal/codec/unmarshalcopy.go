@@ -18,7 +18,11 @@ type generatedDecoder = decode.Decoder
 // rejected while decoding.
 func (c *Codec) decodeFresh(b []byte, d generatedDecoder, v any) error {
 	resetForDecode(v)
-	return decodeAll(b, d, c.freshState(), v)
+	// decodeAll, written out: one frame less on the way to the decoder.
+	if err := d.GrpcfastDecode(b, c.freshState(), decode.Limit); err != nil {
+		return err
+	}
+	return checkInitialized(v, b, nil)
 }
 
 // freshState is the state of a decode into a message that no slot
