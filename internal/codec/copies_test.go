@@ -51,6 +51,13 @@ func TestOwnedCopyRecycled(t *testing.T) {
 	}
 	in := bytes.Repeat([]byte("kept"), 12000) // 48000 bytes
 	k := classOf(uint(len(in)-1)) + 1
+	// Start from an empty free list of class k, with no array of an
+	// earlier test (or an earlier -count) waiting for its finalizer.
+	if !collectUntil(func() bool { return copies.pending.Load() == 0 }) {
+		t.Fatalf("%d bytes of unreferenced copies still wait for their finalizer", copies.pending.Load())
+	}
+	for copies.take(k) != nil {
+	}
 	kept := ownedCopy(pieces(in))
 	if len(kept) != len(in) || cap(kept) != classSize(k) || !bytes.Equal(kept, in) {
 		t.Fatalf("copy of %d bytes: len %d cap %d, equal %v", len(in), len(kept), cap(kept), bytes.Equal(kept, in))
