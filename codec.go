@@ -11,31 +11,38 @@ import (
 )
 
 // Name is the name of the codec, and the content-subtype it handles: "proto",
-// the name of gRPC's standard codec, which it replaces.
+// the name of gRPC's standard codec, in front of which it registers.
 const Name = "proto"
 
 // Codec is a gRPC encoding.CodecV2 for protobuf messages, registered under
-// the name "proto" in place of gRPC's standard codec.
+// the name "proto" in front of the codec registered there before.
 //
-// Messages generated with vtprotobuf are encoded with their SizeVT and
-// MarshalToSizedBufferVT methods into buffers from a pool that does not clear
-// memory. Messages that protoc-gen-go-grpcfast generated a decoder for are
-// decoded by it, in one pass that checks what protobuf-go checks; other
-// vtprotobuf messages with UnmarshalVT after a walk that checks the same. A
-// message that arrives in several transport buffers is decoded piece by
-// piece without first being gathered into one copy; a large bytes field
-// that straddles two buffers is copied straight into the message.
+// It encodes and decodes the messages whose types protoc-gen-go-grpcfast
+// generated a decoder for: every message of the files it generated for, but
+// map entries and messages with groups, extension ranges or weak fields. It
+// encodes them with vtprotobuf's SizeVT and MarshalToSizedBufferVT methods
+// (protobuf-go where a file has none) into buffers from a pool that does not
+// clear memory, and decodes them with the generated decoder, in one pass
+// that checks what protobuf-go checks. A message that arrives in several
+// transport buffers is decoded piece by piece without first being gathered
+// into one copy; a large bytes field that straddles two buffers is copied
+// straight into the message.
 //
-// Other messages (well-known types, health checks, reflection, files that
-// vtprotobuf cannot generate for) are encoded and decoded exactly as gRPC's
-// standard codec does, with the protobuf-go runtime.
+// Every other value (well-known types, health checks, reflection, messages
+// that only have vtprotobuf's methods, and the types of other libraries'
+// codecs, such as the OpenTelemetry Collector's pdata) goes, untouched, to
+// the codec that was registered under "proto" when the Codec was made: gRPC's
+// standard codec, unless a library linked into the program registered its
+// own (docs/codecs.md). So a program may link libraries that register
+// "proto" codecs of their own, in any order of initialisation: each keeps
+// its types.
 //
-// The codec sends, accepts and rejects what gRPC's standard codec does where
-// vtprotobuf's methods alone would not: it checks required fields and (unless
-// WithoutUTF8Validation) the UTF-8 of strings that require it, and uses
-// protobuf-go for the types vtprotobuf encodes or decodes wrongly (extension
-// ranges, groups). docs/differences.md ("Differences from gRPC's standard codec")
-// lists what remains.
+// The codec sends, accepts and rejects what gRPC's standard codec does
+// where vtprotobuf's methods alone would not: it checks required fields and
+// (unless WithoutUTF8Validation) the UTF-8 of strings that require it, and
+// uses protobuf-go for the types vtprotobuf encodes wrongly (those that reach
+// extension ranges). docs/differences.md ("Differences from gRPC's standard
+// codec") lists what remains.
 //
 // A Codec is safe for concurrent use. The zero value is not usable; make one
 // with NewCodec.
@@ -91,9 +98,24 @@ func WithoutUTF8Validation() Option {
 	}
 }
 
-// NewCodec returns a Codec configured by opts.
-func NewCodec(opts ...Option) *Codec {
+// NewCodec returns a Codec configured by opts. It hands the values it does
+// not encode and decode itself to the codec registered under "proto" now
+// (encoding.GetCodecV2): gRPC's standard codec, or a library's codec
+// registered in its place. Where that is a grpcfast Codec, NewCodec hands
+// them to what that one hands them to, so grpcfast codecs never stack.
+func NewCodec(opts ...Option) *Codec { return newCodec(encoding.GetCodecV2(Name), opts...) }
+
+// newCodec returns a Codec configured by opts that hands other values to
+// prev, or to what prev hands them to if prev is a grpcfast Codec (gRPC's
+// standard codec if prev is nil).
+func newCodec(prev encoding.CodecV2, opts ...Option) *Codec {
 	c := &Codec{c: codec.New()}
+	if g, ok := prev.(*Codec); ok {
+		prev = g.c.Next
+	}
+	if prev != nil {
+		c.c.Next = prev
+	}
 	for _, o := range opts {
 		o(c)
 	}
@@ -104,12 +126,15 @@ func NewCodec(opts ...Option) *Codec {
 func (c *Codec) Name() string { return Name }
 
 // Marshal returns the wire format of v, in one buffer (none when the
-// encoding is empty), which gRPC frees once written.
+// encoding is empty), which gRPC frees once written. A value whose type has
+// no generated decoder is handed to the codec NewCodec found.
 func (c *Codec) Marshal(v any) (mem.BufferSlice, error) { return c.c.Marshal(v) }
 
 // Unmarshal decodes data into v, which it first resets as gRPC's standard
 // codec does: a slice, map or nested message that v held is dropped, never
 // written into. Only a message that a Receiver, a Responses or a pooled
 // handler prepared, keeping memory that an earlier decode of a grpcfast
-// codec allocated, is decoded into without a reset (docs/receivers.md).
+// codec allocated, is decoded into without a reset (docs/receivers.md). A
+// value whose type has no generated decoder is handed to the codec
+// NewCodec found.
 func (c *Codec) Unmarshal(data mem.BufferSlice, v any) error { return c.c.Unmarshal(data, v) }

@@ -1,16 +1,13 @@
 package grpcfast
 
 import (
+	"google.golang.org/grpc/encoding"
 	"google.golang.org/grpc/mem"
 
 	"github.com/grpcfast/grpcfast/internal/codec"
 	"github.com/grpcfast/grpcfast/internal/own"
 	"github.com/grpcfast/grpcfast/internal/reuse"
 )
-
-// WholeRetries returns how many decodes in pieces failed and were redone
-// from one contiguous copy.
-func WholeRetries() int64 { return codec.WholeRetries() }
 
 // DefaultPoolingThreshold is the pooling threshold of a codec made without
 // WithPoolingThreshold, for the tests' message sizes.
@@ -19,11 +16,16 @@ const DefaultPoolingThreshold = codec.DefaultThreshold
 // MinPooledCap is the smallest buffer capacity that gRPC returns to a pool.
 var MinPooledCap = codec.MinPooledCap()
 
-// What the codec checks and knows per type (internal/codec).
-var (
-	PoolKeepsPresence  = codec.PoolKeepsPresence
-	HasExtensionRanges = codec.HasExtensionRanges
-)
+// NewCodecOver returns NewCodec(opts...) as if prev were the codec
+// registered under "proto".
+func NewCodecOver(prev encoding.CodecV2, opts ...Option) *Codec { return newCodec(prev, opts...) }
+
+// NextOf returns the codec that c hands the values it does not keep to.
+func NextOf(c *Codec) encoding.CodecV2 { return c.c.Next }
+
+// HasExtensionRanges reports whether a message type reaches extension
+// ranges, which vtprotobuf encodes wrongly (internal/codec).
+var HasExtensionRanges = codec.HasExtensionRanges
 
 // UnmarshalCopy decodes data with c into a new *M, prepared as a pooled
 // handler with WithStringsInOneCopy prepares its request, and hands it over

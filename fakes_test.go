@@ -64,7 +64,6 @@ func requiredDescriptor(t *testing.T) protoreflect.MessageDescriptor {
 // one piece when it arrives in several: vtprotobuf checks required fields at
 // the end of every UnmarshalVT call.
 func TestRequiredFields(t *testing.T) {
-	noRetries(t)
 	md := requiredDescriptor(t)
 	want := dynamicpb.NewMessage(md)
 	want.Set(md.Fields().ByName("id"), protoreflect.ValueOfInt32(5))

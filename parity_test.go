@@ -17,7 +17,6 @@ import (
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/grpcfast/grpcfast"
-	"github.com/grpcfast/grpcfast/internal/prototest"
 	"github.com/grpcfast/grpcfast/internal/stdcodec"
 	"github.com/grpcfast/grpcfast/internal/testprotos/editions"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
@@ -280,72 +279,6 @@ func TestPresenceAfterResetVT(t *testing.T) {
 				t.Errorf("message %d in %d buffers: sent again as %x, want %x", i, len(data), out.Materialize(), b)
 			}
 			out.Free()
-		}
-	}
-}
-
-var poolProtos = map[string]string{
-	"pool.proto": `
-syntax = "proto3";
-package pooltest;
-message WithMaybe { optional bytes maybe = 1; }
-message WithPlainBytes { bytes data = 1; WithMaybe notPooledHere = 2; }
-message Parent { WithMaybe one = 1; }
-message ParentList { repeated WithMaybe items = 1; }
-message ParentOneof { oneof o { WithMaybe m = 1; bytes b = 2; } }
-message ParentMap { map<string, WithMaybe> m = 1; }
-message Plain { bytes data = 1; WithPlainBytes p = 2; }
-message Outer { Parent parent = 1; }
-message Self { optional bytes maybe = 1; repeated Self kids = 2; }
-message OneofBytes { oneof o { bytes b = 1; } repeated OneofBytes kids = 2; }
-`,
-	"pool2.proto": `
-syntax = "proto2";
-package pooltest;
-message P2 { optional bytes data = 1; repeated P2 kids = 2; }
-`,
-}
-
-// TestPoolKeepsPresence checks which message types the codec decodes with
-// protobuf-go because vtprotobuf's pool would hand UnmarshalVT a nested
-// message whose optional bytes field reads as present: a pooled type with
-// a message field of a pooled type that has an optional bytes field.
-func TestPoolKeepsPresence(t *testing.T) {
-	files := prototest.Compile(t, poolProtos)
-	all := map[protoreflect.FullName]bool{}
-	for _, n := range []protoreflect.FullName{"WithMaybe", "WithPlainBytes", "Parent", "ParentList", "ParentOneof", "ParentMap", "Plain", "Outer", "Self", "OneofBytes", "P2"} {
-		all["pooltest."+n] = true
-	}
-	for _, tc := range []struct {
-		msg    protoreflect.FullName
-		pooled []protoreflect.FullName // nil: all
-		want   bool
-	}{
-		{"Parent", nil, true},
-		{"ParentList", nil, true},
-		{"ParentOneof", nil, true},
-		{"Outer", nil, true},      // through a nested pooled parent
-		{"Self", nil, true},       // recursive
-		{"P2", nil, true},         // proto2 optional
-		{"ParentMap", nil, false}, // map values are not taken from the pool
-		{"WithMaybe", nil, false}, // the top level is reset by the codec
-		{"Plain", nil, true},      // two levels down
-		{"Plain", []protoreflect.FullName{"pooltest.Plain", "pooltest.WithPlainBytes"}, false}, // bytes without presence
-		{"OneofBytes", nil, false},                                       // a oneof's bytes is cleared by Reset
-		{"Parent", []protoreflect.FullName{"pooltest.Parent"}, false},    // child not pooled
-		{"Parent", []protoreflect.FullName{"pooltest.WithMaybe"}, false}, // parent not pooled
-		{"Outer", []protoreflect.FullName{"pooltest.Parent"}, false},
-		{"WithPlainBytes", []protoreflect.FullName{"pooltest.WithMaybe"}, false},
-	} {
-		pooled := all
-		if tc.pooled != nil {
-			pooled = map[protoreflect.FullName]bool{}
-			for _, n := range tc.pooled {
-				pooled[n] = true
-			}
-		}
-		if got := grpcfast.PoolKeepsPresence(prototest.FindMessage(t, files, "pooltest."+tc.msg), pooled); got != tc.want {
-			t.Errorf("%s with pooled %v: %v, want %v", tc.msg, tc.pooled, got, tc.want)
 		}
 	}
 }

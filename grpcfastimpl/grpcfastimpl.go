@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/internal/codec"
 	"github.com/grpcfast/grpcfast/internal/own"
 	"github.com/grpcfast/grpcfast/internal/reuse"
 )
@@ -27,21 +28,24 @@ import (
 const SupportPackageIsVersion3 = true
 
 // RegisterDefault registers a grpcfast codec with the default options under
-// the name "proto", unless a *grpcfast.Codec is registered under that name
-// already. Generated code calls it from init, so that a program that links a
-// generated package uses the codec without further setup; it never undoes a
-// grpcfast.Register with custom options, whichever ran first. A codec
-// registered under "proto" that is not a *grpcfast.Codec (gRPC's standard
-// codec, or any other) is replaced. It is idempotent and, like
+// the name "proto" (grpcfast.Register()), unless a grpcfast codec has been
+// registered in this process already. Generated code calls it from init, so
+// that a program that links a generated package uses the codec without
+// further setup. The codec registers in front of the codec it finds there,
+// gRPC's standard one or a library's, and hands it every value whose type
+// has no generated decoder; a library that registers its own codec later,
+// wrapping grpcfast's, hands grpcfast the types it does not know. Running
+// once per process, it never stacks grpcfast codecs however many generated
+// packages a program links, and never undoes a grpcfast.Register with
+// custom options (nor a grpcfast codec registered by hand), whichever ran
+// first. It is, like
 // encoding.RegisterCodecV2, for initialization time only.
 func RegisterDefault() {
-	if _, ok := encoding.GetCodecV2(grpcfast.Name).(*grpcfast.Codec); ok {
+	if _, ok := encoding.GetCodecV2(grpcfast.Name).(*grpcfast.Codec); ok || codec.Registered() {
 		return
 	}
-	encoding.RegisterCodecV2(defaultCodec)
+	grpcfast.Register()
 }
-
-var defaultCodec = grpcfast.NewCodec()
 
 // Record is the record of the memory that a grpcfast codec's decode left in a
 // message: generated GrpcfastRecord methods write it, GrpcfastReuse methods

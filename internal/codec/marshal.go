@@ -18,8 +18,12 @@ type vtMarshaler interface {
 }
 
 // Marshal returns the wire format of v. The result holds one buffer, or none
-// when the encoding is empty; gRPC frees it once written.
+// when the encoding is empty; gRPC frees it once written. A value whose type
+// has no generated decoder goes to c.Next, untouched.
 func (c *Codec) Marshal(v any) (mem.BufferSlice, error) {
+	if _, ok := v.(generatedDecoder); !ok {
+		return c.Next.Marshal(v)
+	}
 	if m, ok := v.(vtMarshaler); ok {
 		if info := vtInfoOf(v); info.vtMarshals {
 			return c.marshalVT(m, info)

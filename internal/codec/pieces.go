@@ -13,8 +13,9 @@ import (
 // The protobuf wire format is a sequence of fields, and decoding a message
 // merges each field into the message in order (scalars replace, repeated
 // fields append, messages merge). So decoding field-aligned segments of the
-// encoding one after another, each with its own call of d (the generated
-// decoder, or UnmarshalVT), gives the same message as decoding the whole. decodePieces walks the top-level fields:
+// encoding one after another, each with its own call of the generated
+// decoder, gives the same message as decoding the whole. decodePieces walks
+// the top-level fields:
 // the longest run of complete fields in the current buffer is decoded in
 // place; a field that straddles a buffer boundary is copied straight into the
 // message if it is a bytes field that the message exposes through
@@ -23,10 +24,8 @@ import (
 // Anything unusual (a group, an invalid tag, wire type or varint, a truncated
 // field) is left to d: the rest of the message from that field on is
 // gathered into one scratch buffer and decoded as a whole, so the result,
-// and the error, are those of decoding the message in one buffer. For
-// UnmarshalVT, the walk (walkPieces, wirepieces.go) has checked every run
-// first, so that it reads no run past its end.
-func (c *Codec) decodePieces(r *pieceReader, d vtDecoder, bf bytesFielder, vw *reuse.Header) error {
+// and the error, are those of decoding the message in one buffer.
+func (c *Codec) decodePieces(r *pieceReader, d runDecoder, bf bytesFielder, vw *reuse.Header) error {
 	for r.remain > 0 && len(r.cur) > 0 {
 		n, st := scanFields(r.cur)
 		if n > 0 {
@@ -47,18 +46,10 @@ func (c *Codec) decodePieces(r *pieceReader, d vtDecoder, bf bytesFielder, vw *r
 }
 
 // decodeWhole decodes a message that arrived in one buffer.
-func (c *Codec) decodeWhole(buf mem.Buffer, d vtDecoder, bf bytesFielder, vw *reuse.Header) error {
+func (c *Codec) decodeWhole(buf mem.Buffer, d runDecoder, bf bytesFielder, vw *reuse.Header) error {
 	b := buf.ReadOnlyData()
 	if vw == nil {
 		return d.decode(b)
-	}
-	if d.wire != nil {
-		// The walk covers the whole message before any of it is decoded,
-		// as in d.decode.
-		if err := d.wire.validate(b, d.utf8); err != nil {
-			return err
-		}
-		d.wire = nil
 	}
 	return decodeRun(b, buf, d, bf, vw)
 }
@@ -67,10 +58,10 @@ func (c *Codec) decodeWhole(buf mem.Buffer, d vtDecoder, bf bytesFielder, vw *re
 // With views (vw not nil), a singular bytes field of at least
 // reuse.MinView bytes is not copied: the message's field becomes a view of
 // buf, with no capacity beyond its length, and vw holds a reference on buf.
-// This is what UnmarshalVT does for the field, m.F = append(m.F[:0],
-// payload...), without the copy; the runs around it are decoded by
-// UnmarshalVT, which merges, in order.
-func decodeRun(b []byte, buf mem.Buffer, d vtDecoder, bf bytesFielder, vw *reuse.Header) error {
+// This is what the generated decoder does for the field, m.F =
+// append(m.F[:0], payload...), without the copy; the runs around it are
+// decoded by the generated decoder, which merges, in order.
+func decodeRun(b []byte, buf mem.Buffer, d runDecoder, bf bytesFielder, vw *reuse.Header) error {
 	if vw == nil || len(b) < reuse.MinView {
 		return d.decode(b)
 	}
@@ -79,8 +70,8 @@ func decodeRun(b []byte, buf mem.Buffer, d vtDecoder, bf bytesFielder, vw *reuse
 		f, st := parseField(b[off:])
 		if st != fieldOK {
 			// Something unusual (a group, a malformed field; never in a
-			// run that scanFields found): UnmarshalVT decides on the
-			// rest, which it merges as it would the whole.
+			// run that scanFields found): the generated decoder decides
+			// on the rest, which it merges as it would the whole.
 			break
 		}
 		if f.typ == protowire.BytesType {
@@ -101,7 +92,7 @@ func decodeRun(b []byte, buf mem.Buffer, d vtDecoder, bf bytesFielder, vw *reuse
 					start = end
 				case viewed:
 					// A later occurrence of a field decoded as a view
-					// replaces it: UnmarshalVT would write it into the
+					// replaces it: the decoder would write it into the
 					// view's capacity, a transport buffer that gRPC may
 					// still show to stats handlers. Into a new array.
 					*p = nil
@@ -122,7 +113,7 @@ const maxFieldHeader = 20
 
 // straddling decodes the field at the reader's position, which runs past the
 // end of the current buffer.
-func (c *Codec) straddling(r *pieceReader, d vtDecoder, bf bytesFielder, vw *reuse.Header) error {
+func (c *Codec) straddling(r *pieceReader, d runDecoder, bf bytesFielder, vw *reuse.Header) error {
 	var hdr [maxFieldHeader]byte
 	k := r.peek(hdr[:])
 	f, st := parseField(hdr[:k])
@@ -132,7 +123,7 @@ func (c *Codec) straddling(r *pieceReader, d vtDecoder, bf bytesFielder, vw *reu
 	}
 	if f.typ == protowire.BytesType && bf != nil && f.size > f.hdr {
 		if p := bf.GrpcfastBytesField(f.num); p != nil {
-			// What UnmarshalVT does for a singular bytes field:
+			// What the generated decoder does for a singular bytes field:
 			// m.F = append(m.F[:0], payload...), in pieces.
 			r.skip(f.hdr)
 			n := f.size - f.hdr
@@ -149,7 +140,7 @@ func (c *Codec) straddling(r *pieceReader, d vtDecoder, bf bytesFielder, vw *reu
 
 // gather copies the next n bytes into a scratch buffer from the pool and
 // decodes them.
-func (c *Codec) gather(r *pieceReader, d vtDecoder, n int) error {
+func (c *Codec) gather(r *pieceReader, d runDecoder, n int) error {
 	p := c.Pool.Get(n)
 	b := (*p)[:n]
 	r.read(b)
@@ -223,7 +214,7 @@ func (r *pieceReader) appendTo(b []byte, n int) []byte {
 const (
 	fieldOK    = iota // the field is complete
 	fieldShort        // the bytes end inside the field
-	fieldBad          // malformed, or a group: leave it to UnmarshalVT
+	fieldBad          // malformed, or a group: leave it to the decoder
 )
 
 // field describes the field at the start of a byte slice.
@@ -249,11 +240,10 @@ func scanFields(b []byte) (int, int) {
 	return off, fieldOK
 }
 
-// parseField parses the field at the start of b (len(b) > 0). Varints are
-// read as vtprotobuf reads them (at most 10 bytes, surplus high bits
-// ignored), so that the extent of every field it accepts is the extent
-// UnmarshalVT gives it. It rejects what UnmarshalVT might treat differently:
-// field numbers outside [1, 2^29-1], groups and invalid wire types.
+// parseField parses the field at the start of b (len(b) > 0). It leaves to
+// the generated decoder, on the whole rest of the message, what needs more
+// than finding a field's extent: varints with bits beyond the 64th, field
+// numbers outside [1, 2^29-1], groups and invalid wire types.
 func parseField(b []byte) (field, int) {
 	tag, n, st := readVarint(b)
 	if st != fieldOK {
@@ -261,7 +251,7 @@ func parseField(b []byte) (field, int) {
 	}
 	if n == 10 && b[9] > 1 {
 		// Bits beyond the 64th, which protobuf-go rejects: left to the
-		// walk (wire.go).
+		// decoder.
 		return field{}, fieldBad
 	}
 	num := protowire.Number(tag >> 3)
@@ -297,8 +287,7 @@ func parseField(b []byte) (field, int) {
 		f.hdr = n + k
 		if l > uint64(len(b)-f.hdr) {
 			if l > uint64(maxInt-f.hdr) {
-				// The end overflows an int: UnmarshalVT reports
-				// ErrInvalidLength.
+				// The end overflows an int: the decoder reports it.
 				return f, fieldBad
 			}
 			f.size = f.hdr + int(l)
@@ -316,8 +305,7 @@ func parseField(b []byte) (field, int) {
 
 const maxInt = int(^uint(0) >> 1)
 
-// readVarint reads a varint as vtprotobuf does: up to 10 bytes, the bits
-// beyond 64 dropped. It returns fieldShort if b ends first and fieldBad if
+// readVarint reads a varint of up to 10 bytes, the bits beyond 64 dropped. It returns fieldShort if b ends first and fieldBad if
 // the varint is longer than 10 bytes.
 func readVarint(b []byte) (uint64, int, int) {
 	if len(b) > 0 && b[0] < 0x80 {

@@ -17,7 +17,7 @@ type generatedDecoder = decode.Decoder
 // first, strings and bytes are copied, and what protobuf-go rejects is
 // rejected while decoding.
 func (c *Codec) decodeFresh(b []byte, d generatedDecoder, v any) error {
-	resetForDecode(v)
+	reuse.ResetForDecode(v)
 	// decodeAll, written out: one frame less on the way to the decoder.
 	if err := d.GrpcfastDecode(b, c.freshState(), decode.Limit); err != nil {
 		return err

@@ -12,6 +12,8 @@ package kinds
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
+	wrapperspb "google.golang.org/protobuf/types/known/wrapperspb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -1156,11 +1158,65 @@ func (*Decodable_Inner) isDecodable_Second() {}
 
 func (*Decodable_Label) isDecodable_Second() {}
 
+// WellKnown holds well-known types, which vtprotobuf encodes with helpers
+// of its own (docs/differences.md).
+type WellKnown struct {
+	state         protoimpl.MessageState  `protogen:"open.v1"`
+	Time          *timestamppb.Timestamp  `protobuf:"bytes,1,opt,name=time,proto3" json:"time,omitempty"`
+	Ratio         *wrapperspb.DoubleValue `protobuf:"bytes,2,opt,name=ratio,proto3" json:"ratio,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WellKnown) Reset() {
+	*x = WellKnown{}
+	mi := &file_kinds_kinds_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WellKnown) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WellKnown) ProtoMessage() {}
+
+func (x *WellKnown) ProtoReflect() protoreflect.Message {
+	mi := &file_kinds_kinds_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WellKnown.ProtoReflect.Descriptor instead.
+func (*WellKnown) Descriptor() ([]byte, []int) {
+	return file_kinds_kinds_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *WellKnown) GetTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Time
+	}
+	return nil
+}
+
+func (x *WellKnown) GetRatio() *wrapperspb.DoubleValue {
+	if x != nil {
+		return x.Ratio
+	}
+	return nil
+}
+
 var File_kinds_kinds_proto protoreflect.FileDescriptor
 
 const file_kinds_kinds_proto_rawDesc = "" +
 	"\n" +
-	"\x11kinds/kinds.proto\x12\x17grpcfast.testdata.kinds\"\xe6\x05\n" +
+	"\x11kinds/kinds.proto\x12\x17grpcfast.testdata.kinds\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1egoogle/protobuf/wrappers.proto\"\xe6\x05\n" +
 	"\x04Rich\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
@@ -1260,7 +1316,10 @@ const file_kinds_kinds_proto_rawDesc = "" +
 	"\x05inner\x18+ \x01(\v2\x1e.grpcfast.testdata.kinds.InnerH\x01R\x05inner\x12\x16\n" +
 	"\x05label\x18, \x01(\tH\x01R\x05labelB\b\n" +
 	"\x06choiceB\b\n" +
-	"\x06second*>\n" +
+	"\x06second\"o\n" +
+	"\tWellKnown\x12.\n" +
+	"\x04time\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x122\n" +
+	"\x05ratio\x18\x02 \x01(\v2\x1c.google.protobuf.DoubleValueR\x05ratio*>\n" +
 	"\x05Color\x12\x15\n" +
 	"\x11COLOR_UNSPECIFIED\x10\x00\x12\r\n" +
 	"\tCOLOR_RED\x10\x01\x12\x0f\n" +
@@ -1286,23 +1345,26 @@ func file_kinds_kinds_proto_rawDescGZIP() []byte {
 }
 
 var file_kinds_kinds_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_kinds_kinds_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_kinds_kinds_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_kinds_kinds_proto_goTypes = []any{
-	(Color)(0),          // 0: grpcfast.testdata.kinds.Color
-	(*Rich)(nil),        // 1: grpcfast.testdata.kinds.Rich
-	(*Inner)(nil),       // 2: grpcfast.testdata.kinds.Inner
-	(*Summary)(nil),     // 3: grpcfast.testdata.kinds.Summary
-	(*Pooled)(nil),      // 4: grpcfast.testdata.kinds.Pooled
-	(*PooledInner)(nil), // 5: grpcfast.testdata.kinds.PooledInner
-	(*PooledMaybe)(nil), // 6: grpcfast.testdata.kinds.PooledMaybe
-	(*Decodable)(nil),   // 7: grpcfast.testdata.kinds.Decodable
-	nil,                 // 8: grpcfast.testdata.kinds.Rich.CountsEntry
+	(Color)(0),                     // 0: grpcfast.testdata.kinds.Color
+	(*Rich)(nil),                   // 1: grpcfast.testdata.kinds.Rich
+	(*Inner)(nil),                  // 2: grpcfast.testdata.kinds.Inner
+	(*Summary)(nil),                // 3: grpcfast.testdata.kinds.Summary
+	(*Pooled)(nil),                 // 4: grpcfast.testdata.kinds.Pooled
+	(*PooledInner)(nil),            // 5: grpcfast.testdata.kinds.PooledInner
+	(*PooledMaybe)(nil),            // 6: grpcfast.testdata.kinds.PooledMaybe
+	(*Decodable)(nil),              // 7: grpcfast.testdata.kinds.Decodable
+	(*WellKnown)(nil),              // 8: grpcfast.testdata.kinds.WellKnown
+	nil,                            // 9: grpcfast.testdata.kinds.Rich.CountsEntry
+	(*timestamppb.Timestamp)(nil),  // 10: google.protobuf.Timestamp
+	(*wrapperspb.DoubleValue)(nil), // 11: google.protobuf.DoubleValue
 }
 var file_kinds_kinds_proto_depIdxs = []int32{
 	0,  // 0: grpcfast.testdata.kinds.Rich.color:type_name -> grpcfast.testdata.kinds.Color
 	2,  // 1: grpcfast.testdata.kinds.Rich.inner:type_name -> grpcfast.testdata.kinds.Inner
 	2,  // 2: grpcfast.testdata.kinds.Rich.inners:type_name -> grpcfast.testdata.kinds.Inner
-	8,  // 3: grpcfast.testdata.kinds.Rich.counts:type_name -> grpcfast.testdata.kinds.Rich.CountsEntry
+	9,  // 3: grpcfast.testdata.kinds.Rich.counts:type_name -> grpcfast.testdata.kinds.Rich.CountsEntry
 	2,  // 4: grpcfast.testdata.kinds.Rich.nested:type_name -> grpcfast.testdata.kinds.Inner
 	0,  // 5: grpcfast.testdata.kinds.Rich.colors:type_name -> grpcfast.testdata.kinds.Color
 	2,  // 6: grpcfast.testdata.kinds.Pooled.inners:type_name -> grpcfast.testdata.kinds.Inner
@@ -1320,21 +1382,23 @@ var file_kinds_kinds_proto_depIdxs = []int32{
 	0,  // 18: grpcfast.testdata.kinds.Decodable.hue:type_name -> grpcfast.testdata.kinds.Color
 	1,  // 19: grpcfast.testdata.kinds.Decodable.other:type_name -> grpcfast.testdata.kinds.Rich
 	2,  // 20: grpcfast.testdata.kinds.Decodable.inner:type_name -> grpcfast.testdata.kinds.Inner
-	1,  // 21: grpcfast.testdata.kinds.Kinds.Unary:input_type -> grpcfast.testdata.kinds.Rich
-	1,  // 22: grpcfast.testdata.kinds.Kinds.ClientStream:input_type -> grpcfast.testdata.kinds.Rich
-	1,  // 23: grpcfast.testdata.kinds.Kinds.ServerStream:input_type -> grpcfast.testdata.kinds.Rich
-	1,  // 24: grpcfast.testdata.kinds.Kinds.Bidi:input_type -> grpcfast.testdata.kinds.Rich
-	4,  // 25: grpcfast.testdata.kinds.Kinds.PooledBidi:input_type -> grpcfast.testdata.kinds.Pooled
-	1,  // 26: grpcfast.testdata.kinds.Kinds.Unary:output_type -> grpcfast.testdata.kinds.Rich
-	3,  // 27: grpcfast.testdata.kinds.Kinds.ClientStream:output_type -> grpcfast.testdata.kinds.Summary
-	1,  // 28: grpcfast.testdata.kinds.Kinds.ServerStream:output_type -> grpcfast.testdata.kinds.Rich
-	1,  // 29: grpcfast.testdata.kinds.Kinds.Bidi:output_type -> grpcfast.testdata.kinds.Rich
-	4,  // 30: grpcfast.testdata.kinds.Kinds.PooledBidi:output_type -> grpcfast.testdata.kinds.Pooled
-	26, // [26:31] is the sub-list for method output_type
-	21, // [21:26] is the sub-list for method input_type
-	21, // [21:21] is the sub-list for extension type_name
-	21, // [21:21] is the sub-list for extension extendee
-	0,  // [0:21] is the sub-list for field type_name
+	10, // 21: grpcfast.testdata.kinds.WellKnown.time:type_name -> google.protobuf.Timestamp
+	11, // 22: grpcfast.testdata.kinds.WellKnown.ratio:type_name -> google.protobuf.DoubleValue
+	1,  // 23: grpcfast.testdata.kinds.Kinds.Unary:input_type -> grpcfast.testdata.kinds.Rich
+	1,  // 24: grpcfast.testdata.kinds.Kinds.ClientStream:input_type -> grpcfast.testdata.kinds.Rich
+	1,  // 25: grpcfast.testdata.kinds.Kinds.ServerStream:input_type -> grpcfast.testdata.kinds.Rich
+	1,  // 26: grpcfast.testdata.kinds.Kinds.Bidi:input_type -> grpcfast.testdata.kinds.Rich
+	4,  // 27: grpcfast.testdata.kinds.Kinds.PooledBidi:input_type -> grpcfast.testdata.kinds.Pooled
+	1,  // 28: grpcfast.testdata.kinds.Kinds.Unary:output_type -> grpcfast.testdata.kinds.Rich
+	3,  // 29: grpcfast.testdata.kinds.Kinds.ClientStream:output_type -> grpcfast.testdata.kinds.Summary
+	1,  // 30: grpcfast.testdata.kinds.Kinds.ServerStream:output_type -> grpcfast.testdata.kinds.Rich
+	1,  // 31: grpcfast.testdata.kinds.Kinds.Bidi:output_type -> grpcfast.testdata.kinds.Rich
+	4,  // 32: grpcfast.testdata.kinds.Kinds.PooledBidi:output_type -> grpcfast.testdata.kinds.Pooled
+	28, // [28:33] is the sub-list for method output_type
+	23, // [23:28] is the sub-list for method input_type
+	23, // [23:23] is the sub-list for extension type_name
+	23, // [23:23] is the sub-list for extension extendee
+	0,  // [0:23] is the sub-list for field type_name
 }
 
 func init() { file_kinds_kinds_proto_init() }
@@ -1368,7 +1432,7 @@ func file_kinds_kinds_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_kinds_kinds_proto_rawDesc), len(file_kinds_kinds_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   8,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

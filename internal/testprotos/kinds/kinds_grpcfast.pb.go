@@ -16,6 +16,8 @@ import (
 	grpc "google.golang.org/grpc"
 	encoding "google.golang.org/grpc/encoding"
 	protowire "google.golang.org/protobuf/encoding/protowire"
+	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
+	wrapperspb "google.golang.org/protobuf/types/known/wrapperspb"
 	math "math"
 )
 
@@ -44,6 +46,7 @@ var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*PooledInner)(nil)
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*PooledMaybe)(nil)
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Decodable)(nil)
+	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*WellKnown)(nil)
 )
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
@@ -2419,6 +2422,96 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 	return nil
 }
 
+// GrpcfastRecord implements grpcfastimpl.Owner.
+func (x *WellKnown) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordMessage(rEc, x.Time)
+	grpcfastimpl.RecordMessage(rEc, x.Ratio)
+}
+
+// GrpcfastReuse implements grpcfastimpl.Owner.
+func (x *WellKnown) GrpcfastReuse(rEc *grpcfastimpl.Record) {
+	if x == nil {
+		return
+	}
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_kinds_kinds_Timestamp, x.Time)
+	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_kinds_kinds_DoubleValue, x.Ratio)
+	*x = WellKnown{}
+}
+
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
+func (x *WellKnown) GrpcfastUnknownFields() *[]byte {
+	return &x.unknownFields
+}
+
+// GrpcfastDecode implements grpcfastimpl.Decoder.
+func (x *WellKnown) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	for len(dAtA) > 0 {
+		tAg := uint64(dAtA[0])
+		if tAg-8 < 0x78 {
+			dAtA = dAtA[1:]
+		} else {
+			rEad, nN := grpcfastimpl.ReadTag(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			tAg, dAtA = rEad, dAtA[nN:]
+		}
+		switch tAg {
+		case 10: // time
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+			} else {
+				rEad, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			if x.Time == nil {
+				x.Time = grpcfastimpl.Spare[timestamppb.Timestamp](dEc, grpcfastSpare_kinds_kinds_Timestamp)
+			}
+			if dEpth < 1 {
+				return grpcfastimpl.ErrDepth
+			}
+			if eRr := grpcfastimpl.DecodeMessage(x.Time, vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+			continue
+		case 18: // ratio
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+			} else {
+				rEad, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			if x.Ratio == nil {
+				x.Ratio = grpcfastimpl.Spare[wrapperspb.DoubleValue](dEc, grpcfastSpare_kinds_kinds_DoubleValue)
+			}
+			if dEpth < 1 {
+				return grpcfastimpl.ErrDepth
+			}
+			if eRr := grpcfastimpl.DecodeMessage(x.Ratio, vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+			continue
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it, its tag in the shortest form.
+		nN := grpcfastimpl.SkipField(tAg, dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
+		dAtA = dAtA[nN:]
+	}
+	return nil
+}
+
 // The lists of spares (nested messages and oneof wrappers that a reset gave
 // back) that the generated decoders of this file take from, one per type.
 var (
@@ -2442,6 +2535,8 @@ var (
 	grpcfastSpare_kinds_kinds_Decodable_Big   = grpcfastimpl.NewSpareKind() // Decodable_Big
 	grpcfastSpare_kinds_kinds_Decodable_Inner = grpcfastimpl.NewSpareKind() // Decodable_Inner
 	grpcfastSpare_kinds_kinds_Decodable_Label = grpcfastimpl.NewSpareKind() // Decodable_Label
+	grpcfastSpare_kinds_kinds_Timestamp       = grpcfastimpl.NewSpareKind() // timestamppb.Timestamp
+	grpcfastSpare_kinds_kinds_DoubleValue     = grpcfastimpl.NewSpareKind() // wrapperspb.DoubleValue
 )
 
 // NewKinds_ClientStreamRequestReceiver returns a Receiver that reads the
