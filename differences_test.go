@@ -89,4 +89,3 @@ func TestDifferenceUnknownFieldsInWellKnownTypes(t *testing.T) {
 		t.Errorf("sent: grpcfast %x, standard codec %x (received %x): the difference is gone, update docs/differences.md", sentGot, sentStd, b)
 	}
 }
-

@@ -223,4 +223,3 @@ func marshalInvalid(t *testing.T, m *kinds.Rich) []byte {
 	}
 	return b
 }
-
