@@ -11,12 +11,18 @@ import (
 	"strings"
 	"testing"
 
+	rpcstatus "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 
 	imagesv1 "example.com/annotated/containerd/gen/services/images/v1"
 	"example.com/annotated/containerd/gen/types"
+	checkv1 "example.com/annotated/gen/acme/check/v1"
 )
+
+// check.proto's results hold genproto's google.rpc.Status: this compiles
+// only if managed mode left every googleapis go_package alone.
+var _ *rpcstatus.Status = (&checkv1.CheckBulkResponseItem{}).GetError()
 
 // The containerd-shaped tree's Descriptor is the one generated here, with
 // vtprotobuf's methods: these compile only if the M options gave every
