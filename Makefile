@@ -74,6 +74,9 @@ generate: tools build peers-tools ## Regenerate the example and testdata code, d
 	buf generate --template peers/buf.gen.yaml
 	@echo "==> generating testdata/thirdparty, a tree shaped like Bazel's remote-apis, as docs/third-party.md shows"
 	cd testdata/thirdparty && buf generate
+	@echo "==> generating testdata/annotated: validation and gateway annotations (managed mode) and containerd's shape (M options), as docs/third-party.md shows"
+	cd testdata/annotated && buf generate
+	cd testdata/annotated/containerd && buf generate
 	go test ./internal/generator -run '^TestGolden$$' -count=1 -update
 
 .PHONY: checkgenerate
@@ -103,6 +106,10 @@ test: lint checkgenerate ## Run every test: lint, generation check, unit, golden
 	@echo "==> testdata/thirdparty (remote-apis' shape, docs/third-party.md): built, a ByteStream Write served, its benchmarks once"
 	go -C testdata/thirdparty test -race -count=1 ./...
 	go -C testdata/thirdparty test -run '^$$' -bench . -benchtime 1x ./...
+	@echo "==> testdata/annotated (docs/third-party.md's annotation and containerd recipes through buf; protovalidate-go in front of pooled handlers): -race, then a grpcfast_checked build, then its benchmarks once"
+	go -C testdata/annotated test -race -count=1 ./...
+	go -C testdata/annotated test -tags grpcfast_checked -count=1 ./...
+	go -C testdata/annotated test -run '^$$' -bench . -benchtime 1x ./...
 	@echo "==> fuzzing FuzzUnmarshal for $(FUZZ_TIME) (compiling the fuzz binary first)"
 	go test -run '^$$' -fuzz '^FuzzUnmarshal$$' -fuzztime $(FUZZ_TIME) .
 	@echo "==> fuzzing FuzzGeneratedDecode (the generated decoders, into reused slots) for $(FUZZ_TIME)"
@@ -263,3 +270,5 @@ lint: ## gofmt, go vet and go mod tidy checks.
 	cd peers && go mod tidy -diff
 	go -C testdata/thirdparty vet ./...
 	cd testdata/thirdparty && go mod tidy -diff
+	go -C testdata/annotated vet ./...
+	cd testdata/annotated && go mod tidy -diff

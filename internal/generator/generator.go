@@ -11,8 +11,10 @@
 // benchmarks.go the benchmark file. Besides: names.go every generated
 // name, kind.go the method kinds, comments.go the wrapping of generated
 // comments, config.go the options, notes.go the notes printed at
-// generation time (files that Google or a well-known Go module registers
-// already, registered.go listing the common ones).
+// generation time (files generated outside the Go package their own
+// go_package names, and files that Google or a well-known Go module
+// registers already, registered.go listing those that buf's managed mode
+// hides).
 package generator
 
 import (

@@ -10,8 +10,15 @@ import (
 )
 
 // writeRegisteredNotes writes a note for every file to generate whose
-// generated Go code clashes with the copy that Google or a well-known module
-// registers already. Three shapes, each recognised from the request itself:
+// generated Go code clashes with a copy that another Go package registers
+// already. Four shapes, each recognised from the request itself:
+//   - a file generated into another Go package than the one its own
+//     go_package option names (protoc's M options, buf's opt M...): that
+//     package registers it too, whoever publishes it, so no list is needed;
+//     one note per declared package (writeMovedNote);
+//
+// and, where buf's managed mode has rewritten go_package so that the file's
+// own is no longer in the request:
 //   - a file that registeredFiles names, generated into another Go package:
 //     the note names the module and its Go package;
 //   - any other file of Google's (under google/, in a google.* proto
@@ -27,13 +34,22 @@ func writeRegisteredNotes(w io.Writer, p *protogen.Plugin) {
 	var google []protogen.GoImportPath
 	byPackage := map[protogen.GoImportPath][]*protogen.File{}
 	var wkts []*protogen.File
+	var moved []movedKey
+	byDeclared := map[movedKey][]*protogen.File{}
 	for _, f := range p.Files {
 		if !f.Generate {
 			continue
 		}
 		path := f.Desc.Path()
 		r, ok := registeredFiles[path]
+		declared := declaredImportPath(f)
 		switch {
+		case declared != "" && declared != string(f.GoImportPath):
+			k := movedKey{declared, f.GoImportPath}
+			if byDeclared[k] == nil {
+				moved = append(moved, k)
+			}
+			byDeclared[k] = append(byDeclared[k], f)
 		case ok && string(f.GoImportPath) != r.goPackage:
 			writeRegisteredNote(w, f, r)
 		case strings.HasPrefix(path, "google/protobuf/"):
@@ -46,6 +62,9 @@ func writeRegisteredNotes(w io.Writer, p *protogen.Plugin) {
 			}
 			byPackage[f.GoImportPath] = append(byPackage[f.GoImportPath], f)
 		}
+	}
+	for _, k := range moved {
+		writeMovedNote(w, k, byDeclared[k])
 	}
 	for _, pkg := range google {
 		writeGoogleNote(w, pkg, byPackage[pkg])
@@ -95,12 +114,15 @@ func writeRegisteredNote(w io.Writer, f *protogen.File, r registeredFile) {
 			"-ldflags=-X=google.golang.org/protobuf/reflect/protoregistry.conflictPolicy=warn: it starts, and lookups by name " +
 			"(reflection, Any) find one copy only (docs/third-party.md of github.com/grpcfast/grpcfast)."
 	}
-	fmt.Fprintf(w, "%s: note: %s is generated into Go package %s, but module %s registers it already "+
-		"(package %s), and %s panics at start: proto: file %q is already registered. "+
+	registers := "module " + r.module + " registers it already (package " + r.goPackage + ")"
+	if r.module == "" {
+		registers = "Go package " + r.goPackage + " registers it already (its go_package)"
+	}
+	fmt.Fprintf(w, "%s: note: %s is generated into Go package %s, but %s, and %s panics at start: proto: file %q is already registered. "+
 		"Import %s instead: do not generate %s (leave it out of the inputs, with buf exclude_paths) and "+
 		"keep its own go_package (with buf managed mode, disable go_package_prefix for it), "+
 		"then run go mod tidy.%s\n",
-		PluginName, path, string(f.GoImportPath), r.module, r.goPackage, linked, path,
+		PluginName, path, string(f.GoImportPath), registers, linked, path,
 		r.goPackage, path, services)
 }
 
@@ -160,3 +182,95 @@ func andList(items []string) string {
 // grpcLinkedStatus is the Go package of google/rpc/status.proto that
 // grpc-go itself imports.
 const grpcLinkedStatus = "google.golang.org/genproto/googleapis/rpc/status"
+
+// movedKey is a Go package a file declares (its go_package option) and the
+// one it is generated into instead.
+type movedKey struct {
+	declared  string
+	generated protogen.GoImportPath
+}
+
+// declaredImportPath returns the Go import path that f's own go_package
+// option names, or "" when it names none that could be someone else's
+// package: no option, or a path whose first element is not a domain name
+// (such a package cannot be imported from a module elsewhere).
+func declaredImportPath(f *protogen.File) string {
+	pkg := f.Proto.GetOptions().GetGoPackage()
+	if i := strings.IndexByte(pkg, ';'); i >= 0 {
+		pkg = pkg[:i]
+	}
+	first, _, _ := strings.Cut(pkg, "/")
+	if !strings.Contains(first, ".") {
+		return ""
+	}
+	return pkg
+}
+
+// writeMovedNote writes one line for the files of Go package k.declared
+// (their go_package) generated into k.generated: the declared package
+// registers them too. A file with services is usually generated on purpose
+// (to serve it through this plugin), so that note puts keeping the copy
+// first; otherwise importing the declared package comes first.
+func writeMovedNote(w io.Writer, k movedKey, files []*protogen.File) {
+	var paths []string
+	services := false
+	for _, f := range files {
+		paths = append(paths, f.Desc.Path())
+		services = services || len(f.Services) > 0
+	}
+	slices.Sort(paths)
+	names, exclude := pathsAndRoot(paths)
+	are, its, it := "is", "its", "it"
+	if len(paths) > 1 {
+		are, its, it = "are", "their", "them"
+	}
+	keep := fmt.Sprintf("make sure that no program links %s (go list -deps -test ./... | grep -x %s prints nothing)", k.declared, k.declared)
+	drop := fmt.Sprintf("give %s no M option and do not generate %s (buf: exclude_paths .../%s), then go mod tidy", it, it, exclude)
+	var todo string
+	if services {
+		todo = fmt.Sprintf("To serve or call %s services through this plugin, keep this copy and %s; to import %s instead, %s.", its, keep, k.declared, drop)
+	} else {
+		todo = fmt.Sprintf("To import %s instead, %s; to keep this copy (messages of yours hold %s messages), %s.", k.declared, drop, its, keep)
+	}
+	fmt.Fprintf(w, "%s: note: %s %s generated into Go package %s, but %s go_package is %s, which registers %s too: "+
+		"a program that links both panics at start (proto: file %q is already registered). %s\n",
+		PluginName, names, are, string(k.generated), its, k.declared, it, paths[0], todo)
+}
+
+// pathsAndRoot names sorted paths for a note, and the path to exclude them
+// by: one file by itself; several files of one directory as
+// dir/{a,b}.proto and dir; otherwise a list and their deepest common
+// directory (or the list again, if they share none).
+func pathsAndRoot(paths []string) (names, root string) {
+	if len(paths) == 1 {
+		return paths[0], paths[0]
+	}
+	dir := pathDir(paths[0])
+	same := true
+	for _, p := range paths[1:] {
+		same = same && pathDir(p) == dir
+		for dir != "" && !strings.HasPrefix(p, dir+"/") {
+			dir = pathDir(dir)
+		}
+	}
+	if same && dir != "" {
+		var bases []string
+		for _, p := range paths {
+			bases = append(bases, strings.TrimSuffix(p[len(dir)+1:], ".proto"))
+		}
+		return dir + "/{" + strings.Join(bases, ",") + "}.proto", dir
+	}
+	if dir == "" {
+		return andList(paths), strings.Join(paths, ", ")
+	}
+	return andList(paths), dir
+}
+
+// pathDir is path.Dir, but "" for a file at the root.
+func pathDir(p string) string {
+	i := strings.LastIndexByte(p, '/')
+	if i < 0 {
+		return ""
+	}
+	return p[:i]
+}

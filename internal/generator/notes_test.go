@@ -249,3 +249,232 @@ func manyTypes(methods int, packages []string, perPackage int) map[string]string
 	files["big/svc/svc.proto"] = svc.String()
 	return files
 }
+
+// Minimal shapes of the validation and gateway annotations that buf-based
+// trees import, with their upstream go_package options; %s stands for it.
+const (
+	pgvProto = `syntax = "proto2";
+package validate;
+option go_package = "%s";
+import "google/protobuf/descriptor.proto";
+extend google.protobuf.FieldOptions { optional FieldRules rules = 1071; }
+message FieldRules { optional StringRules string = 14; }
+message StringRules { optional uint64 min_len = 2; }
+`
+	protovalidateProto = `syntax = "proto2";
+package buf.validate;
+option go_package = "%s";
+import "google/protobuf/descriptor.proto";
+extend google.protobuf.FieldOptions { optional FieldRules field = 1159; }
+message FieldRules { optional StringRules string = 14; }
+message StringRules { optional uint64 min_len = 2; }
+`
+	openapiv2Proto = `syntax = "proto3";
+package grpc.gateway.protoc_gen_openapiv2.options;
+option go_package = "%s";
+message Operation { string summary = 1; }
+`
+	openapiv2AnnotationsProto = `syntax = "proto3";
+package grpc.gateway.protoc_gen_openapiv2.options;
+option go_package = "%s";
+import "google/protobuf/descriptor.proto";
+import "protoc-gen-openapiv2/options/openapiv2.proto";
+extend google.protobuf.MethodOptions { Operation openapiv2_operation = 1042; }
+`
+	// containerd's shape: a service and the types it uses, each file
+	// declaring a package of containerd's own module.
+	containerdTypesProto = `syntax = "proto3";
+package containerd.types;
+option go_package = "%s";
+message Descriptor { string media_type = 1; string digest = 2; int64 size = 3; }
+`
+	containerdImagesProto = `syntax = "proto3";
+package containerd.services.images.v1;
+option go_package = "%s";
+import "types/descriptor.proto";
+service Images { rpc Get(GetImageRequest) returns (Image); }
+message GetImageRequest { string name = 1; }
+message Image { string name = 1; containerd.types.Descriptor target = 3; }
+`
+	// protovalidate's own go_package, as its validate.proto declares it.
+	protovalidateGoPackage = "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
+)
+
+// annotatedProto is a user's file that imports the three annotations, as
+// authzed/api's files do, declaring its own go_package.
+const annotatedProto = `syntax = "proto3";
+package acme.v1;
+option go_package = "example.com/gen/acme/v1;acmev1";
+import "validate/validate.proto";
+import "buf/validate/validate.proto";
+import "protoc-gen-openapiv2/options/annotations.proto";
+service Checker {
+  rpc Check(CheckRequest) returns (CheckResponse) { option (grpc.gateway.protoc_gen_openapiv2.options.openapiv2_operation) = { summary: "check" }; }
+}
+message CheckRequest {
+  string name = 1 [(validate.rules).string.min_len = 1, (buf.validate.field).string.min_len = 1];
+}
+message CheckResponse { bool ok = 1; }
+`
+
+// annotationFiles returns the annotations, each with the go_package given
+// (upstream's when ""), and the user's file.
+func annotationFiles(pgv, protovalidate, openapiv2 string) map[string]string {
+	or := func(pkg, upstream string) string {
+		if pkg == "" {
+			return upstream
+		}
+		return pkg
+	}
+	return map[string]string{
+		"acme/v1/checker.proto":       annotatedProto,
+		"validate/validate.proto":     src(pgvProto, or(pgv, "github.com/envoyproxy/protoc-gen-validate/validate")),
+		"buf/validate/validate.proto": src(protovalidateProto, or(protovalidate, protovalidateGoPackage)),
+		"protoc-gen-openapiv2/options/openapiv2.proto": src(openapiv2Proto,
+			or(openapiv2, "github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-openapiv2/options")),
+		"protoc-gen-openapiv2/options/annotations.proto": src(openapiv2AnnotationsProto,
+			or(openapiv2, "github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-openapiv2/options")),
+	}
+}
+
+var annotationPaths = []string{
+	"acme/v1/checker.proto", "validate/validate.proto", "buf/validate/validate.proto",
+	"protoc-gen-openapiv2/options/annotations.proto", "protoc-gen-openapiv2/options/openapiv2.proto",
+}
+
+// TestMovedNotes checks the note for files generated into another Go
+// package than the one their own go_package names, as protoc's M options
+// (and buf's opt: M...) do, for files no list of the plugin names and
+// files it does: exact texts for protoc-gen-validate's, protovalidate's and
+// grpc-gateway's annotations (two files of one package: one line, with
+// their directory to exclude), for containerd's shape (a service, where
+// keeping the copy comes first, and the types it uses) and for googleapis'
+// status.proto (this note, not the list's); no note for one's own files,
+// generated where they declare or declaring no go_package, or for files
+// only imported. Then the same annotations as buf's managed mode leaves
+// them (go_package rewritten, so only the list can tell): the list's notes.
+func TestMovedNotes(t *testing.T) {
+	pgvNote := `protoc-gen-go-grpcfast: note: validate/validate.proto is generated into Go package example.com/gen/validate, ` +
+		`but its go_package is github.com/envoyproxy/protoc-gen-validate/validate, which registers it too: a program that links both panics at start ` +
+		`(proto: file "validate/validate.proto" is already registered). ` +
+		`To import github.com/envoyproxy/protoc-gen-validate/validate instead, give it no M option and do not generate it ` +
+		`(buf: exclude_paths .../validate/validate.proto), then go mod tidy; to keep this copy (messages of yours hold its messages), ` +
+		`make sure that no program links github.com/envoyproxy/protoc-gen-validate/validate ` +
+		`(go list -deps -test ./... | grep -x github.com/envoyproxy/protoc-gen-validate/validate prints nothing).` + "\n"
+	protovalidateNote := `protoc-gen-go-grpcfast: note: buf/validate/validate.proto is generated into Go package example.com/gen/buf/validate, ` +
+		`but its go_package is ` + protovalidateGoPackage + `, which registers it too: a program that links both panics at start ` +
+		`(proto: file "buf/validate/validate.proto" is already registered). ` +
+		`To import ` + protovalidateGoPackage + ` instead, give it no M option and do not generate it ` +
+		`(buf: exclude_paths .../buf/validate/validate.proto), then go mod tidy; to keep this copy (messages of yours hold its messages), ` +
+		`make sure that no program links ` + protovalidateGoPackage + ` ` +
+		`(go list -deps -test ./... | grep -x ` + protovalidateGoPackage + ` prints nothing).` + "\n"
+	openapiv2Note := `protoc-gen-go-grpcfast: note: protoc-gen-openapiv2/options/{annotations,openapiv2}.proto are generated into Go package example.com/gen/openapiv2, ` +
+		`but their go_package is github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-openapiv2/options, which registers them too: a program that links both panics at start ` +
+		`(proto: file "protoc-gen-openapiv2/options/annotations.proto" is already registered). ` +
+		`To import github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-openapiv2/options instead, give them no M option and do not generate them ` +
+		`(buf: exclude_paths .../protoc-gen-openapiv2/options), then go mod tidy; to keep this copy (messages of yours hold their messages), ` +
+		`make sure that no program links github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-openapiv2/options ` +
+		`(go list -deps -test ./... | grep -x github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-openapiv2/options prints nothing).` + "\n"
+	imagesNote := `protoc-gen-go-grpcfast: note: services/images/v1/images.proto is generated into Go package example.com/gen/images/v1, ` +
+		`but its go_package is github.com/containerd/containerd/api/services/images/v1, which registers it too: a program that links both panics at start ` +
+		`(proto: file "services/images/v1/images.proto" is already registered). ` +
+		`To serve or call its services through this plugin, keep this copy and make sure that no program links github.com/containerd/containerd/api/services/images/v1 ` +
+		`(go list -deps -test ./... | grep -x github.com/containerd/containerd/api/services/images/v1 prints nothing); ` +
+		`to import github.com/containerd/containerd/api/services/images/v1 instead, give it no M option and do not generate it ` +
+		`(buf: exclude_paths .../services/images/v1/images.proto), then go mod tidy.` + "\n"
+	typesNote := `protoc-gen-go-grpcfast: note: types/descriptor.proto is generated into Go package example.com/gen/types, ` +
+		`but its go_package is github.com/containerd/containerd/api/types, which registers it too: a program that links both panics at start ` +
+		`(proto: file "types/descriptor.proto" is already registered). ` +
+		`To import github.com/containerd/containerd/api/types instead, give it no M option and do not generate it ` +
+		`(buf: exclude_paths .../types/descriptor.proto), then go mod tidy; to keep this copy (messages of yours hold its messages), ` +
+		`make sure that no program links github.com/containerd/containerd/api/types ` +
+		`(go list -deps -test ./... | grep -x github.com/containerd/containerd/api/types prints nothing).` + "\n"
+	statusNote := `protoc-gen-go-grpcfast: note: google/rpc/status.proto is generated into Go package example.com/gen/status, ` +
+		`but its go_package is google.golang.org/genproto/googleapis/rpc/status, which registers it too: a program that links both panics at start ` +
+		`(proto: file "google/rpc/status.proto" is already registered). ` +
+		`To import google.golang.org/genproto/googleapis/rpc/status instead, give it no M option and do not generate it ` +
+		`(buf: exclude_paths .../google/rpc/status.proto), then go mod tidy; to keep this copy (messages of yours hold its messages), ` +
+		`make sure that no program links google.golang.org/genproto/googleapis/rpc/status ` +
+		`(go list -deps -test ./... | grep -x google.golang.org/genproto/googleapis/rpc/status prints nothing).` + "\n"
+	// Managed mode: the list's notes.
+	pgvListNote := `protoc-gen-go-grpcfast: note: validate/validate.proto is generated into Go package example.com/gen/validate, ` +
+		`but module github.com/envoyproxy/protoc-gen-validate registers it already (package github.com/envoyproxy/protoc-gen-validate/validate), ` +
+		`and a program that links both panics at start: proto: file "validate/validate.proto" is already registered. ` +
+		`Import github.com/envoyproxy/protoc-gen-validate/validate instead: do not generate validate/validate.proto (leave it out of the inputs, with buf exclude_paths) ` +
+		`and keep its own go_package (with buf managed mode, disable go_package_prefix for it), then run go mod tidy.` + listUses("github.com/envoyproxy/protoc-gen-validate/validate")
+	protovalidateListNote := `protoc-gen-go-grpcfast: note: buf/validate/validate.proto is generated into Go package example.com/gen/buf/validate, ` +
+		`but Go package ` + protovalidateGoPackage + ` registers it already (its go_package), ` +
+		`and a program that links both panics at start: proto: file "buf/validate/validate.proto" is already registered. ` +
+		`Import ` + protovalidateGoPackage + ` instead: do not generate buf/validate/validate.proto (leave it out of the inputs, with buf exclude_paths) ` +
+		`and keep its own go_package (with buf managed mode, disable go_package_prefix for it), then run go mod tidy.` + listUses(protovalidateGoPackage)
+
+	const m = "Mvalidate/validate.proto=example.com/gen/validate,Mbuf/validate/validate.proto=example.com/gen/buf/validate," +
+		"Mprotoc-gen-openapiv2/options/annotations.proto=example.com/gen/openapiv2,Mprotoc-gen-openapiv2/options/openapiv2.proto=example.com/gen/openapiv2"
+	containerd := map[string]string{
+		"types/descriptor.proto":          src(containerdTypesProto, "github.com/containerd/containerd/api/types;types"),
+		"services/images/v1/images.proto": src(containerdImagesProto, "github.com/containerd/containerd/api/services/images/v1;images"),
+	}
+	const containerdM = "Mtypes/descriptor.proto=example.com/gen/types,Mservices/images/v1/images.proto=example.com/gen/images/v1"
+	for _, tc := range []struct {
+		name      string
+		files     []string
+		parameter string
+		src       map[string]string
+		want      string
+	}{
+		{"annotations moved by M options", annotationPaths, m, annotationFiles("", "", ""),
+			pgvNote + protovalidateNote + openapiv2Note},
+		{"annotations only imported", annotationPaths[:1], m, annotationFiles("", "", ""), ""},
+		{"annotations generated where they declare", annotationPaths, "", annotationFiles("", "", ""), ""},
+		{"annotations as managed mode leaves them", annotationPaths, "", annotationFiles("example.com/gen/validate",
+			"example.com/gen/buf/validate", "example.com/gen/openapiv2"), pgvListNote + protovalidateListNote + openapiv2ListNote()},
+		{"containerd's services and types moved by M options", []string{"services/images/v1/images.proto", "types/descriptor.proto"},
+			containerdM, containerd, typesNote + imagesNote},
+		{"googleapis' status.proto moved by an M option", []string{"google/rpc/status.proto"}, "Mgoogle/rpc/status.proto=example.com/gen/status",
+			map[string]string{"google/rpc/status.proto": src(statusProto, "google.golang.org/genproto/googleapis/rpc/status;status")}, statusNote},
+		{"one's own file moved to where it declares", []string{"acme/v1/checker.proto"}, "Macme/v1/checker.proto=example.com/gen/acme/v1;acmev1",
+			annotationFiles("", "", ""), ""},
+		{"one's own file without go_package", []string{"mine.proto"}, "Mmine.proto=example.com/gen/mine",
+			map[string]string{"mine.proto": "syntax = \"proto3\";\npackage mine;\nmessage Mine {}\n"}, ""},
+		{"one's own file declaring a package of no domain", []string{"mine.proto"}, "Mmine.proto=example.com/gen/mine",
+			map[string]string{"mine.proto": "syntax = \"proto3\";\npackage mine;\noption go_package = \"mine/v1\";\nmessage Mine {}\n"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			parameter := "pool_notes=false"
+			if tc.parameter != "" {
+				parameter += "," + tc.parameter
+			}
+			var notes strings.Builder
+			resp := runNotes(t, compile(t, tc.files, parameter, tc.src), &notes)
+			if resp.Error != nil {
+				t.Fatal(resp.GetError())
+			}
+			if notes.String() != tc.want {
+				t.Errorf("notes\n%s\nwant\n%s", notes.String(), tc.want)
+			}
+		})
+	}
+}
+
+// openapiv2ListNote is the list's note for grpc-gateway's two option files
+// under managed mode: one per file, as for every file the list names.
+func openapiv2ListNote() string {
+	var s strings.Builder
+	for _, name := range []string{"openapiv2", "annotations"} {
+		path := "protoc-gen-openapiv2/options/" + name + ".proto"
+		s.WriteString(`protoc-gen-go-grpcfast: note: ` + path + ` is generated into Go package example.com/gen/openapiv2, ` +
+			`but module github.com/grpc-ecosystem/grpc-gateway/v2 registers it already (package github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-openapiv2/options), ` +
+			`and a program that links both panics at start: proto: file "` + path + `" is already registered. ` +
+			`Import github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-openapiv2/options instead: do not generate ` + path + ` (leave it out of the inputs, with buf exclude_paths) ` +
+			`and keep its own go_package (with buf managed mode, disable go_package_prefix for it), then run go mod tidy.` +
+			listUses("github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-openapiv2/options"))
+	}
+	return s.String()
+}
+
+// listUses is the end of the list's note for a file without services.
+func listUses(pkg string) string {
+	return ` If a service you generate uses its messages and you serve or call that service with this plugin's receivers, pooled handlers or reusing clients, ` +
+		`keep generating it too (its messages' decoders are generated with it) and make sure that no program links ` + pkg + ` as well ` +
+		`(go list -deps -test ./... | grep -x ` + pkg + ` prints nothing).` + "\n"
+}

@@ -5,15 +5,23 @@ package generator
 // package it is generated into: the well-known types (google.golang.org/protobuf)
 // and googleapis' common files (google/rpc, google/type, google/api and
 // google/api/expr, google/longrunning, google/bytestream), whose Go packages
-// are those their go_package options name in googleapis, and OpenTelemetry's
+// are those their go_package options name in googleapis; the validation
+// annotations of protoc-gen-validate (validate/validate.proto) and
+// protovalidate (buf/validate/validate.proto, whose module is named only by
+// its go_package here), grpc-gateway's OpenAPI options
+// (protoc-gen-openapiv2/options); and OpenTelemetry's
 // OTLP files as go.opentelemetry.io/proto/otlp v1.11.1 generates them (the
 // collector's pdata module carries its own copy, generated with
 // gogo/protobuf, which registers with gogo's registry, not protobuf-go's).
-// protobuf-go panics
-// at start when one program links two Go packages that register the same
-// file, so generating one of these into another Go package gets a note
-// naming the module and its package (writeRegisteredNotes). The list does
-// not bound the notes: any other file of Google's (under google/, in a
+// protobuf-go panics at start when one program links two Go packages that
+// register the same file.
+//
+// The list is for what buf's managed mode hides: it rewrites go_package in
+// the request, so that a file's own Go package is nowhere in it. Where the
+// request still carries the file's own go_package and the file is generated
+// elsewhere (protoc's M options), that alone makes the note, whoever
+// publishes the package, and the list is not consulted. It does not bound
+// the notes either: any other file of Google's (under google/, in a
 // google.* package) generated outside Google's Go import paths gets one too,
 // and well-known types generated at all get one.
 var registeredFiles = map[string]registeredFile{
@@ -99,6 +107,10 @@ var registeredFiles = map[string]registeredFile{
 	"google/protobuf/struct.proto":                                   {"google.golang.org/protobuf", "google.golang.org/protobuf/types/known/structpb"},
 	"google/protobuf/descriptor.proto":                               {"google.golang.org/protobuf", "google.golang.org/protobuf/types/descriptorpb"},
 	"google/protobuf/go_features.proto":                              {"google.golang.org/protobuf", "google.golang.org/protobuf/types/gofeaturespb"},
+	"validate/validate.proto":                                        {"github.com/envoyproxy/protoc-gen-validate", "github.com/envoyproxy/protoc-gen-validate/validate"},
+	"buf/validate/validate.proto":                                    {"", "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"},
+	"protoc-gen-openapiv2/options/annotations.proto":                 {"github.com/grpc-ecosystem/grpc-gateway/v2", "github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-openapiv2/options"},
+	"protoc-gen-openapiv2/options/openapiv2.proto":                   {"github.com/grpc-ecosystem/grpc-gateway/v2", "github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-openapiv2/options"},
 	"opentelemetry/proto/collector/logs/v1/logs_service.proto":       {otlpModule, "go.opentelemetry.io/proto/otlp/collector/logs/v1"},
 	"opentelemetry/proto/collector/metrics/v1/metrics_service.proto": {otlpModule, "go.opentelemetry.io/proto/otlp/collector/metrics/v1"},
 	"opentelemetry/proto/collector/trace/v1/trace_service.proto":     {otlpModule, "go.opentelemetry.io/proto/otlp/collector/trace/v1"},
@@ -115,6 +127,6 @@ const otlpModule = "go.opentelemetry.io/proto/otlp"
 
 // registeredFile is a .proto file's registration by a well-known Go module.
 type registeredFile struct {
-	module    string // the Go module that generates and registers the file
+	module    string // the Go module that generates and registers the file; "" if only goPackage names it
 	goPackage string // the Go package it is generated into
 }
