@@ -77,14 +77,16 @@ generate: tools build peers-tools ## Regenerate the example and testdata code, d
 	@echo "==> generating testdata/annotated: validation and gateway annotations (managed mode) and containerd's shape (M options), as docs/third-party.md shows"
 	cd testdata/annotated && buf generate
 	cd testdata/annotated/containerd && buf generate
+	@echo "==> generating compose/: the generated packages that the scenarios with other libraries' codecs use"
+	cd compose && buf generate
 	go test ./internal/generator -run '^TestGolden$$' -count=1 -update
 
 .PHONY: checkgenerate
 checkgenerate: generate ## Fail if regenerating changes the tree.
-	@changes=$$(git status --porcelain --untracked-files=all -- example internal testdata peers); \
+	@changes=$$(git status --porcelain --untracked-files=all -- example internal testdata peers compose); \
 	if [ -n "$$changes" ]; then \
 		echo "generated code is stale; run make generate and commit:"; echo "$$changes"; \
-		git --no-pager diff --stat -- example internal testdata peers; exit 1; \
+		git --no-pager diff --stat -- example internal testdata peers compose; exit 1; \
 	fi
 
 .PHONY: test
@@ -110,6 +112,9 @@ test: lint checkgenerate ## Run every test: lint, generation check, unit, golden
 	go -C testdata/annotated test -race -count=1 ./...
 	go -C testdata/annotated test -tags grpcfast_checked -count=1 ./...
 	go -C testdata/annotated test -run '^$$' -bench . -benchtime 1x ./...
+	@echo "==> compose/ (grpcfast beside the OpenTelemetry Collector's pdata, a Cortex-style codec and vtprotobuf's, registered before and after it): -race, then a grpcfast_checked build"
+	go -C compose test -race -count=1 ./...
+	go -C compose test -tags grpcfast_checked -count=1 ./...
 	@echo "==> fuzzing FuzzUnmarshal for $(FUZZ_TIME) (compiling the fuzz binary first)"
 	go test -run '^$$' -fuzz '^FuzzUnmarshal$$' -fuzztime $(FUZZ_TIME) .
 	@echo "==> fuzzing FuzzGeneratedDecode (the generated decoders, into reused slots) for $(FUZZ_TIME)"
@@ -272,3 +277,5 @@ lint: ## gofmt, go vet and go mod tidy checks.
 	cd testdata/thirdparty && go mod tidy -diff
 	go -C testdata/annotated vet ./...
 	cd testdata/annotated && go mod tidy -diff
+	go -C compose vet ./...
+	cd compose && go mod tidy -diff

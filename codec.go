@@ -99,11 +99,22 @@ func WithoutUTF8Validation() Option {
 }
 
 // NewCodec returns a Codec configured by opts. It hands the values it does
-// not encode and decode itself to the codec registered under "proto" now
-// (encoding.GetCodecV2): gRPC's standard codec, or a library's codec
-// registered in its place. Where that is a grpcfast Codec, NewCodec hands
+// not encode and decode itself to the codec that gRPC uses for "proto" now:
+// gRPC's standard codec, or a library's codec registered in its place (a
+// codec registered with encoding.RegisterCodec, such as vtprotobuf's, comes
+// first: gRPC prefers it to every CodecV2). Where that is a grpcfast Codec, NewCodec hands
 // them to what that one hands them to, so grpcfast codecs never stack.
-func NewCodec(opts ...Option) *Codec { return newCodec(encoding.GetCodecV2(Name), opts...) }
+func NewCodec(opts ...Option) *Codec { return newCodec(registered(), opts...) }
+
+// registered returns the codec that gRPC uses for "proto" now: a codec
+// registered with encoding.RegisterCodec (a V1 codec, such as vtprotobuf's
+// codec/grpc) takes precedence over every CodecV2 of its name.
+func registered() encoding.CodecV2 {
+	if v1 := encoding.GetCodec(Name); v1 != nil {
+		return codec.V1(v1)
+	}
+	return encoding.GetCodecV2(Name)
+}
 
 // newCodec returns a Codec configured by opts that hands other values to
 // prev, or to what prev hands them to if prev is a grpcfast Codec (gRPC's

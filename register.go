@@ -3,6 +3,7 @@ package grpcfast
 import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/encoding"
+	"google.golang.org/grpc/grpclog"
 
 	"github.com/grpcfast/grpcfast/internal/codec"
 )
@@ -24,9 +25,19 @@ import (
 // created) and is not safe for concurrent use. A Register in an init
 // function or in main is never undone by a generated package, whichever is
 // initialised first.
+//
+// gRPC prefers a codec registered with encoding.RegisterCodec (a V1 codec,
+// such as vtprotobuf's codec/grpc) to every CodecV2 of the same name: while
+// one is registered under "proto", Register logs a warning, and grpcfast's
+// codec is in effect only where ServerOption or DialOption force it.
 func Register(opts ...Option) {
-	encoding.RegisterCodecV2(NewCodec(opts...))
+	c := NewCodec(opts...)
+	encoding.RegisterCodecV2(c)
 	codec.SetRegistered()
+	if v1 := encoding.GetCodec(Name); v1 != nil {
+		grpclog.Warningf("grpcfast: a V1 codec (%T) is registered under %q, and gRPC uses it in place of grpcfast's: "+
+			"unregister it (grpcfast hands it nothing it could not decode itself) or force grpcfast's with grpcfast.ServerOption and grpcfast.DialOption", v1, Name)
+	}
 }
 
 // ServerOption returns a grpc.ServerOption that makes a server use
