@@ -7,8 +7,8 @@ import (
 
 	"google.golang.org/grpc"
 
-	"github.com/grpcfast/grpcfast/compose/latepb"
 	"github.com/grpcfast/grpcfast/compose/internal/check"
+	"github.com/grpcfast/grpcfast/compose/latepb"
 )
 
 type server struct {
