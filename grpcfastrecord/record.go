@@ -49,6 +49,7 @@ import (
 	"sync"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/grpclog"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 )
@@ -80,23 +81,40 @@ type Options struct {
 	// ("/grpcfast.example.v1.ChunkService/Put"), each with its own Every
 	// (0 for Options.Every); other methods are not recorded.
 	Methods map[string]int
+	// Warnf, if not nil, receives the recorder's warnings: a corpus
+	// directory or file that other users may read or change, the first
+	// error met recording a method's requests or responses (Close returns
+	// them all). By default they go to grpclog, as warnings of component
+	// "grpcfast".
+	Warnf func(format string, args ...any)
 }
+
+var logger = grpclog.Component("grpcfast")
 
 // Recorder writes the messages that pass through its interceptors into a
 // corpus directory. Its methods are safe for concurrent use.
 type Recorder struct {
-	dir  string
-	opts Options
+	corpus *corpus
+	opts   Options
 
 	mu     sync.Mutex
 	sinks  map[string]*sink // by full method and file name
 	closed bool
 }
 
-// New returns a Recorder that writes into dir, which it creates if needed.
+// New returns a Recorder that writes into dir, which it creates (and its
+// parents) with mode 0700 if needed.
+//
+// dir itself must not be a symbolic link (pass the path it leads to, from
+// filepath.EvalSymlinks, if you mean it) and must be a directory owned by
+// the process's user: New returns an error otherwise. If others may read,
+// enter or write dir, New warns (Options.Warnf), as the recorder does for
+// each directory and file it reuses under dir. On Unix the recorder never
+// follows a symbolic link under dir and writes only into what it created
+// or what the process's user owns: see the package doc.
 func New(dir string, opts Options) (*Recorder, error) {
 	if opts.MaxMessages < 0 || opts.MaxBytes < 0 || opts.Every < 0 {
-		return nil, fmt.Errorf("grpcfastrecord: Options %+v: MaxMessages, MaxBytes and Every must not be negative", opts)
+		return nil, fmt.Errorf("grpcfastrecord: Options{MaxMessages: %d, MaxBytes: %d, Every: %d}: MaxMessages, MaxBytes and Every must not be negative", opts.MaxMessages, opts.MaxBytes, opts.Every)
 	}
 	for m, every := range opts.Methods {
 		if _, _, ok := splitMethod(m); !ok || every < 0 {
@@ -112,10 +130,14 @@ func New(dir string, opts Options) (*Recorder, error) {
 	if opts.Every == 0 {
 		opts.Every = 1
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("grpcfastrecord: %w", err)
+	if opts.Warnf == nil {
+		opts.Warnf = logger.Warningf
 	}
-	return &Recorder{dir: dir, opts: opts, sinks: map[string]*sink{}}, nil
+	c, err := openCorpus(dir, opts.Warnf)
+	if err != nil {
+		return nil, err
+	}
+	return &Recorder{corpus: c, opts: opts, sinks: map[string]*sink{}}, nil
 }
 
 // splitMethod splits "/pkg.Service/Method".
@@ -132,16 +154,19 @@ type sink struct {
 	max   int
 	bytes int64
 
-	mu     sync.Mutex
-	path   string
-	f      *os.File
-	w      *bufio.Writer
-	seen   int
-	kept   int
-	size   int64
-	full   bool
-	err    error
-	encBuf []byte
+	mu      sync.Mutex
+	service string
+	method  string
+	file    string
+	path    string
+	f       *os.File
+	w       *bufio.Writer
+	seen    int
+	kept    int
+	size    int64
+	full    bool
+	err     error
+	encBuf  []byte
 }
 
 // sinkFor returns the sink of file in fullMethod's directory, or nil if the
@@ -173,7 +198,8 @@ func (r *Recorder) sinkFor(fullMethod, file string) *sink {
 		return nil
 	}
 	s := &sink{every: every, max: r.opts.MaxMessages, bytes: r.opts.MaxBytes,
-		path: filepath.Join(r.dir, service, method, file)}
+		service: service, method: method, file: file,
+		path: filepath.Join(r.corpus.path, service, method, file)}
 	r.sinks[key] = s
 	return s
 }
@@ -198,7 +224,7 @@ func (r *Recorder) record(fullMethod, file string, m any) {
 	}
 	b, err := proto.MarshalOptions{}.MarshalAppend(s.encBuf[:0], msg)
 	if err != nil {
-		s.err = err
+		r.fail(s, fmt.Errorf("grpcfastrecord: %s: %w", s.path, err))
 		return
 	}
 	s.encBuf = b
@@ -209,27 +235,30 @@ func (r *Recorder) record(fullMethod, file string, m any) {
 		return
 	}
 	if s.w == nil {
-		if err := os.MkdirAll(filepath.Dir(s.path), 0o755); err != nil {
-			s.err = err
-			return
-		}
-		f, err := os.OpenFile(s.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		f, err := r.corpus.openFile(s.service, s.method, s.file)
 		if err != nil {
-			s.err = err
+			r.fail(s, err)
 			return
 		}
 		s.f, s.w = f, bufio.NewWriter(f)
 	}
 	if _, err := s.w.Write(protowire.AppendVarint(nil, uint64(len(b)))); err != nil {
-		s.err = err
+		r.fail(s, fmt.Errorf("grpcfastrecord: %s: %w", s.path, err))
 		return
 	}
 	if _, err := s.w.Write(b); err != nil {
-		s.err = err
+		r.fail(s, fmt.Errorf("grpcfastrecord: %s: %w", s.path, err))
 		return
 	}
 	s.kept++
 	s.size += need
+}
+
+// fail keeps err, the first error of s (locked), which records nothing
+// more, and warns of it.
+func (r *Recorder) fail(s *sink, err error) {
+	s.err = err
+	r.opts.Warnf("%v; recording nothing more into it", err)
 }
 
 // closeLocked flushes and closes the sink's file, keeping the first error.
@@ -238,10 +267,10 @@ func (s *sink) closeLocked() {
 		return
 	}
 	if err := s.w.Flush(); err != nil && s.err == nil {
-		s.err = err
+		s.err = fmt.Errorf("grpcfastrecord: %s: %w", s.path, err)
 	}
 	if err := s.f.Close(); err != nil && s.err == nil {
-		s.err = err
+		s.err = fmt.Errorf("grpcfastrecord: %s: %w", s.path, err)
 	}
 	s.f, s.w = nil, nil
 }
@@ -262,10 +291,16 @@ func (r *Recorder) Close() error {
 		s.closeLocked()
 		s.full = true
 		if s.err != nil {
-			errs = append(errs, fmt.Errorf("grpcfastrecord: %s: %w", s.path, s.err))
+			errs = append(errs, s.err)
 		}
 		s.mu.Unlock()
 	}
+	// No sink opens a file any more: each is full.
+	r.mu.Lock()
+	if err := r.corpus.close(); err != nil {
+		errs = append(errs, fmt.Errorf("grpcfastrecord: %s: %w", r.corpus.path, err))
+	}
+	r.mu.Unlock()
 	return errors.Join(errs...)
 }
 

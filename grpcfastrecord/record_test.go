@@ -303,7 +303,7 @@ func TestOptionErrors(t *testing.T) {
 		opts grpcfastrecord.Options
 		want string
 	}{
-		{grpcfastrecord.Options{Every: -1}, "grpcfastrecord: Options {MaxMessages:0 MaxBytes:0 Every:-1 Methods:map[]}: MaxMessages, MaxBytes and Every must not be negative"},
+		{grpcfastrecord.Options{Every: -1}, "grpcfastrecord: Options{MaxMessages: 0, MaxBytes: 0, Every: -1}: MaxMessages, MaxBytes and Every must not be negative"},
 		{grpcfastrecord.Options{Methods: map[string]int{"Svc/M": 1}}, `grpcfastrecord: Options.Methods["Svc/M"] = 1: want a full method name such as /pkg.Service/Method and a sampling of 0 or more`},
 		{grpcfastrecord.Options{Methods: map[string]int{"/../M": 1}}, `grpcfastrecord: Options.Methods["/../M"] = 1: want a full method name such as /pkg.Service/Method and a sampling of 0 or more`},
 	} {
