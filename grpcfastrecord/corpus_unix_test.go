@@ -3,57 +3,18 @@
 package grpcfastrecord_test
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"golang.org/x/sys/unix"
-	"google.golang.org/grpc"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/grpcfast/grpcfast/grpcfastrecord"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 )
-
-// warnings collects what a Recorder warns of.
-type warnings struct {
-	mu   sync.Mutex
-	list []string
-}
-
-func (w *warnings) warnf(format string, args ...any) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.list = append(w.list, fmt.Sprintf(format, args...))
-}
-
-func (w *warnings) all() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return slices.Clone(w.list)
-}
-
-// callUnary passes one call of Unary through rec's server interceptor, the
-// handler answering "re " and the request's name; it returns the request
-// as the handler saw it, encoded.
-func callUnary(t *testing.T, rec *grpcfastrecord.Recorder, req *kinds.Rich) []byte {
-	t.Helper()
-	var seen []byte
-	_, err := rec.UnaryServerInterceptor()(context.Background(), req, &grpc.UnaryServerInfo{FullMethod: "/" + service + "/Unary"},
-		func(_ context.Context, in any) (any, error) {
-			seen = marshal(t, in.(proto.Message))
-			return &kinds.Rich{Name: "re " + in.(*kinds.Rich).Name}, nil
-		})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return seen
-}
 
 // snapshot returns every path under dir with its mode and contents.
 func snapshot(t *testing.T, dir string) map[string]string {

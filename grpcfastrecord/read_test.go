@@ -41,9 +41,10 @@ func delimit(bodies ...[]byte) []byte {
 	return b
 }
 
+// marshal encodes m deterministically (maps in key order).
 func marshal(t *testing.T, m proto.Message) []byte {
 	t.Helper()
-	b, err := proto.Marshal(m)
+	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
 	if err != nil {
 		t.Fatal(err)
 	}

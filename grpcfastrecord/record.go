@@ -87,6 +87,25 @@ type Options struct {
 	// them all). By default they go to grpclog, as warnings of component
 	// "grpcfast".
 	Warnf func(format string, args ...any)
+	// RedactFields lists fields to keep out of the recording, each by its
+	// full name as in the .proto file: "acme.v1.User.password" is field
+	// password of message acme.v1.User (an extension: its own full name).
+	// A field is cleared wherever a message of its type is in a recorded
+	// message: at the top, nested, in every element of a repeated field, in
+	// the values of a map. A repeated or map field named is emptied; a
+	// required (proto2) field is set to its default instead, so that the
+	// recording still decodes. New returns an error for a name that no
+	// linked .proto file declares as a field.
+	RedactFields []string
+	// Redact, if not nil, is given a copy of each message to be recorded,
+	// after RedactFields, with the full method name ("/pkg.Service/Method"),
+	// and returns what to record: m changed, another message, or nil to
+	// record nothing of this one (it still counts for Every). It may be
+	// called concurrently.
+	//
+	// RedactFields and Redact work on a copy: the handler, the client and
+	// other interceptors see each message as it was.
+	Redact func(method string, m proto.Message) proto.Message
 }
 
 var logger = grpclog.Component("grpcfast")
@@ -96,6 +115,7 @@ var logger = grpclog.Component("grpcfast")
 type Recorder struct {
 	corpus *corpus
 	opts   Options
+	redact redactor
 
 	mu     sync.Mutex
 	sinks  map[string]*sink // by full method and file name
@@ -121,6 +141,10 @@ func New(dir string, opts Options) (*Recorder, error) {
 			return nil, fmt.Errorf("grpcfastrecord: Options.Methods[%q] = %d: want a full method name such as /pkg.Service/Method and a sampling of 0 or more", m, every)
 		}
 	}
+	redact, err := newRedactor(opts.RedactFields)
+	if err != nil {
+		return nil, err
+	}
 	if opts.MaxMessages == 0 {
 		opts.MaxMessages = defaultMaxMessages
 	}
@@ -137,7 +161,7 @@ func New(dir string, opts Options) (*Recorder, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Recorder{corpus: c, opts: opts, sinks: map[string]*sink{}}, nil
+	return &Recorder{corpus: c, opts: opts, redact: redact, sinks: map[string]*sink{}}, nil
 }
 
 // splitMethod splits "/pkg.Service/Method".
@@ -221,6 +245,21 @@ func (r *Recorder) record(fullMethod, file string, m any) {
 	s.seen++
 	if s.full || s.err != nil || n%s.every != 0 {
 		return
+	}
+	if r.redact != nil || r.opts.Redact != nil {
+		c := proto.Clone(msg)
+		if !c.ProtoReflect().IsValid() { // a nil *T
+			c = c.ProtoReflect().New().Interface()
+		}
+		if r.redact != nil {
+			r.redact.redact(c.ProtoReflect())
+		}
+		if r.opts.Redact != nil {
+			if c = r.opts.Redact(fullMethod, c); c == nil || !c.ProtoReflect().IsValid() {
+				return // nothing to record
+			}
+		}
+		msg = c
 	}
 	b, err := proto.MarshalOptions{}.MarshalAppend(s.encBuf[:0], msg)
 	if err != nil {
