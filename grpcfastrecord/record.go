@@ -4,9 +4,15 @@
 // (-grpcfast.replay=DIR).
 //
 // Install its interceptors on a server or a client, in staging for
-// instance; nothing is recorded unless they are installed:
+// instance; nothing is recorded unless they are installed. Record into a
+// directory of your own, not a shared one such as /tmp:
 //
-//	rec, err := grpcfastrecord.New("/tmp/corpus", grpcfastrecord.Options{MaxMessages: 500})
+//	cache, err := os.UserCacheDir() // or $HOME
+//	...
+//	rec, err := grpcfastrecord.New(filepath.Join(cache, "myserver", "corpus"), grpcfastrecord.Options{
+//		MaxMessages:  500,
+//		RedactFields: []string{"acme.v1.CreateUserRequest.password"},
+//	})
 //	...
 //	srv := grpc.NewServer(
 //		grpc.ChainUnaryInterceptor(rec.UnaryServerInterceptor()),
@@ -19,6 +25,37 @@
 // Methods[fullMethod]). A recorded message is marshalled as soon as it is
 // received or before it is sent, so messages that are reused afterwards
 // (grpcfast's receivers) are recorded as they were.
+//
+// # What a recording holds
+//
+// A recording holds the messages as they crossed the wire, every field of
+// them: whatever the clients sent and the server answered, passwords,
+// tokens, keys and personal data included. Keep secrets out of it with
+// Options.RedactFields (fields cleared by full name wherever they are) or
+// Options.Redact (a function given a copy of each message), or record
+// traffic that has none (test accounts); and treat the corpus as you treat
+// that traffic: do not commit it, copy it only where its readers may read
+// the traffic. Redaction works on a copy: the handler, the client and other
+// interceptors see each message unchanged.
+//
+// # Files
+//
+// New creates the corpus directory (and its parents) with mode 0700 if it
+// is missing, and refuses one that is a symbolic link or is not owned by
+// the process's user. The recorder creates directories 0700 and files 0600,
+// whatever the umask, and appends to a file that exists. It writes only
+// into what it created or what the process's user owns: on Unix it opens
+// every directory and file under the corpus from a descriptor of the
+// corpus, one name at a time, without following symbolic links (openat
+// with O_NOFOLLOW), and refuses a link, another user's directory or file, a
+// file that is not a regular one or that has another hard link. Each such
+// refusal is an error naming the path: Close returns it, and Options.Warnf
+// says it when it happens; the method's requests or responses are then not
+// recorded, the rest is. The corpus directory, and each directory and file
+// in it that the recorder uses, is warned of (Options.Warnf) if other users
+// may read or write it, and left as it is. On other systems (Windows) the
+// recorder checks each path with Lstat before it opens it, and ownership
+// and modes are the system's business.
 //
 // # Format
 //
@@ -35,7 +72,7 @@
 // .binpb file a corpus may have a requests.jsonl or responses.jsonl file:
 // one message per line in protojson, handy to write by hand; a .binpb file
 // wins over a .jsonl one. The recorder writes .binpb files, and appends to
-// them if they exist.
+// them if they exist. Read reads a corpus as untrusted input.
 package grpcfastrecord
 
 import (
@@ -125,13 +162,14 @@ type Recorder struct {
 // New returns a Recorder that writes into dir, which it creates (and its
 // parents) with mode 0700 if needed.
 //
-// dir itself must not be a symbolic link (pass the path it leads to, from
-// filepath.EvalSymlinks, if you mean it) and must be a directory owned by
-// the process's user: New returns an error otherwise. If others may read,
-// enter or write dir, New warns (Options.Warnf), as the recorder does for
-// each directory and file it reuses under dir. On Unix the recorder never
-// follows a symbolic link under dir and writes only into what it created
-// or what the process's user owns: see the package doc.
+// dir itself must be a directory, not a symbolic link to one (pass the
+// path it leads to, from filepath.EvalSymlinks, if you mean it), and on
+// Unix one owned by the process's user: New returns an error otherwise.
+// Its parents may be links. If others may read, enter or write dir, New
+// warns (Options.Warnf), as the recorder does for each directory and file
+// it reuses under dir. The recorder never follows a symbolic link under
+// dir, and on Unix writes only into what it created or what the process's
+// user owns: see the package doc.
 func New(dir string, opts Options) (*Recorder, error) {
 	if opts.MaxMessages < 0 || opts.MaxBytes < 0 || opts.Every < 0 {
 		return nil, fmt.Errorf("grpcfastrecord: Options{MaxMessages: %d, MaxBytes: %d, Every: %d}: MaxMessages, MaxBytes and Every must not be negative", opts.MaxMessages, opts.MaxBytes, opts.Every)
