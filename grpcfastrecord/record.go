@@ -4,9 +4,15 @@
 // (-grpcfast.replay=DIR).
 //
 // Install its interceptors on a server or a client, in staging for
-// instance; nothing is recorded unless they are installed:
+// instance; nothing is recorded unless they are installed. Record into a
+// directory of your own, not a shared one such as /tmp:
 //
-//	rec, err := grpcfastrecord.New("/tmp/corpus", grpcfastrecord.Options{MaxMessages: 500})
+//	cache, err := os.UserCacheDir() // or $HOME
+//	...
+//	rec, err := grpcfastrecord.New(filepath.Join(cache, "myserver", "corpus"), grpcfastrecord.Options{
+//		MaxMessages:  500,
+//		RedactFields: []string{"acme.v1.CreateUserRequest.password"},
+//	})
 //	...
 //	srv := grpc.NewServer(
 //		grpc.ChainUnaryInterceptor(rec.UnaryServerInterceptor()),
@@ -19,6 +25,37 @@
 // Methods[fullMethod]). A recorded message is marshalled as soon as it is
 // received or before it is sent, so messages that are reused afterwards
 // (grpcfast's receivers) are recorded as they were.
+//
+// # What a recording holds
+//
+// A recording holds the messages as they crossed the wire, every field of
+// them: whatever the clients sent and the server answered, passwords,
+// tokens, keys and personal data included. Keep secrets out of it with
+// Options.RedactFields (fields cleared by full name wherever they are) or
+// Options.Redact (a function given a copy of each message), or record
+// traffic that has none (test accounts); and treat the corpus as you treat
+// that traffic: do not commit it, copy it only where its readers may read
+// the traffic. Redaction works on a copy: the handler, the client and other
+// interceptors see each message unchanged.
+//
+// # Files
+//
+// New creates the corpus directory (and its parents) with mode 0700 if it
+// is missing, and refuses one that is a symbolic link or is not owned by
+// the process's user. The recorder creates directories 0700 and files 0600,
+// whatever the umask, and appends to a file that exists. It writes only
+// into what it created or what the process's user owns: on Unix it opens
+// every directory and file under the corpus from a descriptor of the
+// corpus, one name at a time, without following symbolic links (openat
+// with O_NOFOLLOW), and refuses a link, another user's directory or file, a
+// file that is not a regular one or that has another hard link. Each such
+// refusal is an error naming the path: Close returns it, and Options.Warnf
+// says it when it happens; the method's requests or responses are then not
+// recorded, the rest is. The corpus directory, and each directory and file
+// in it that the recorder uses, is warned of (Options.Warnf) if other users
+// may read or write it, and left as it is. On other systems (Windows) the
+// recorder checks each path with Lstat before it opens it, and ownership
+// and modes are the system's business.
 //
 // # Format
 //
@@ -35,7 +72,7 @@
 // .binpb file a corpus may have a requests.jsonl or responses.jsonl file:
 // one message per line in protojson, handy to write by hand; a .binpb file
 // wins over a .jsonl one. The recorder writes .binpb files, and appends to
-// them if they exist.
+// them if they exist. Read reads a corpus as untrusted input.
 package grpcfastrecord
 
 import (
@@ -49,6 +86,7 @@ import (
 	"sync"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/grpclog"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 )
@@ -80,28 +118,70 @@ type Options struct {
 	// ("/grpcfast.example.v1.ChunkService/Put"), each with its own Every
 	// (0 for Options.Every); other methods are not recorded.
 	Methods map[string]int
+	// Warnf, if not nil, receives the recorder's warnings: a corpus
+	// directory or file that other users may read or change, the first
+	// error met recording a method's requests or responses (Close returns
+	// them all). By default they go to grpclog, as warnings of component
+	// "grpcfast".
+	Warnf func(format string, args ...any)
+	// RedactFields lists fields to keep out of the recording, each by its
+	// full name as in the .proto file: "acme.v1.User.password" is field
+	// password of message acme.v1.User (an extension: its own full name).
+	// A field is cleared wherever a message of its type is in a recorded
+	// message: at the top, nested, in every element of a repeated field, in
+	// the values of a map. A repeated or map field named is emptied; a
+	// required (proto2) field is set to its default instead, so that the
+	// recording still decodes. New returns an error for a name that no
+	// linked .proto file declares as a field.
+	RedactFields []string
+	// Redact, if not nil, is given a copy of each message to be recorded,
+	// after RedactFields, with the full method name ("/pkg.Service/Method"),
+	// and returns what to record: m changed, another message, or nil to
+	// record nothing of this one (it still counts for Every). It may be
+	// called concurrently.
+	//
+	// RedactFields and Redact work on a copy: the handler, the client and
+	// other interceptors see each message as it was.
+	Redact func(method string, m proto.Message) proto.Message
 }
+
+var logger = grpclog.Component("grpcfast")
 
 // Recorder writes the messages that pass through its interceptors into a
 // corpus directory. Its methods are safe for concurrent use.
 type Recorder struct {
-	dir  string
-	opts Options
+	corpus *corpus
+	opts   Options
+	redact redactor
 
 	mu     sync.Mutex
 	sinks  map[string]*sink // by full method and file name
 	closed bool
 }
 
-// New returns a Recorder that writes into dir, which it creates if needed.
+// New returns a Recorder that writes into dir, which it creates (and its
+// parents) with mode 0700 if needed.
+//
+// dir itself must be a directory, not a symbolic link to one (pass the
+// path it leads to, from filepath.EvalSymlinks, if you mean it), and on
+// Unix one owned by the process's user: New returns an error otherwise.
+// Its parents may be links. If others may read, enter or write dir, New
+// warns (Options.Warnf), as the recorder does for each directory and file
+// it reuses under dir. The recorder never follows a symbolic link under
+// dir, and on Unix writes only into what it created or what the process's
+// user owns: see the package doc.
 func New(dir string, opts Options) (*Recorder, error) {
 	if opts.MaxMessages < 0 || opts.MaxBytes < 0 || opts.Every < 0 {
-		return nil, fmt.Errorf("grpcfastrecord: Options %+v: MaxMessages, MaxBytes and Every must not be negative", opts)
+		return nil, fmt.Errorf("grpcfastrecord: Options{MaxMessages: %d, MaxBytes: %d, Every: %d}: MaxMessages, MaxBytes and Every must not be negative", opts.MaxMessages, opts.MaxBytes, opts.Every)
 	}
 	for m, every := range opts.Methods {
 		if _, _, ok := splitMethod(m); !ok || every < 0 {
 			return nil, fmt.Errorf("grpcfastrecord: Options.Methods[%q] = %d: want a full method name such as /pkg.Service/Method and a sampling of 0 or more", m, every)
 		}
+	}
+	redact, err := newRedactor(opts.RedactFields)
+	if err != nil {
+		return nil, err
 	}
 	if opts.MaxMessages == 0 {
 		opts.MaxMessages = defaultMaxMessages
@@ -112,10 +192,14 @@ func New(dir string, opts Options) (*Recorder, error) {
 	if opts.Every == 0 {
 		opts.Every = 1
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("grpcfastrecord: %w", err)
+	if opts.Warnf == nil {
+		opts.Warnf = logger.Warningf
 	}
-	return &Recorder{dir: dir, opts: opts, sinks: map[string]*sink{}}, nil
+	c, err := openCorpus(dir, opts.Warnf)
+	if err != nil {
+		return nil, err
+	}
+	return &Recorder{corpus: c, opts: opts, redact: redact, sinks: map[string]*sink{}}, nil
 }
 
 // splitMethod splits "/pkg.Service/Method".
@@ -132,16 +216,19 @@ type sink struct {
 	max   int
 	bytes int64
 
-	mu     sync.Mutex
-	path   string
-	f      *os.File
-	w      *bufio.Writer
-	seen   int
-	kept   int
-	size   int64
-	full   bool
-	err    error
-	encBuf []byte
+	mu      sync.Mutex
+	service string
+	method  string
+	file    string
+	path    string
+	f       *os.File
+	w       *bufio.Writer
+	seen    int
+	kept    int
+	size    int64
+	full    bool
+	err     error
+	encBuf  []byte
 }
 
 // sinkFor returns the sink of file in fullMethod's directory, or nil if the
@@ -173,7 +260,8 @@ func (r *Recorder) sinkFor(fullMethod, file string) *sink {
 		return nil
 	}
 	s := &sink{every: every, max: r.opts.MaxMessages, bytes: r.opts.MaxBytes,
-		path: filepath.Join(r.dir, service, method, file)}
+		service: service, method: method, file: file,
+		path: filepath.Join(r.corpus.path, service, method, file)}
 	r.sinks[key] = s
 	return s
 }
@@ -196,9 +284,24 @@ func (r *Recorder) record(fullMethod, file string, m any) {
 	if s.full || s.err != nil || n%s.every != 0 {
 		return
 	}
+	if r.redact != nil || r.opts.Redact != nil {
+		c := proto.Clone(msg)
+		if !c.ProtoReflect().IsValid() { // a nil *T
+			c = c.ProtoReflect().New().Interface()
+		}
+		if r.redact != nil {
+			r.redact.redact(c.ProtoReflect())
+		}
+		if r.opts.Redact != nil {
+			if c = r.opts.Redact(fullMethod, c); c == nil || !c.ProtoReflect().IsValid() {
+				return // nothing to record
+			}
+		}
+		msg = c
+	}
 	b, err := proto.MarshalOptions{}.MarshalAppend(s.encBuf[:0], msg)
 	if err != nil {
-		s.err = err
+		r.fail(s, fmt.Errorf("grpcfastrecord: %s: %w", s.path, err))
 		return
 	}
 	s.encBuf = b
@@ -209,27 +312,30 @@ func (r *Recorder) record(fullMethod, file string, m any) {
 		return
 	}
 	if s.w == nil {
-		if err := os.MkdirAll(filepath.Dir(s.path), 0o755); err != nil {
-			s.err = err
-			return
-		}
-		f, err := os.OpenFile(s.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		f, err := r.corpus.openFile(s.service, s.method, s.file)
 		if err != nil {
-			s.err = err
+			r.fail(s, err)
 			return
 		}
 		s.f, s.w = f, bufio.NewWriter(f)
 	}
 	if _, err := s.w.Write(protowire.AppendVarint(nil, uint64(len(b)))); err != nil {
-		s.err = err
+		r.fail(s, fmt.Errorf("grpcfastrecord: %s: %w", s.path, err))
 		return
 	}
 	if _, err := s.w.Write(b); err != nil {
-		s.err = err
+		r.fail(s, fmt.Errorf("grpcfastrecord: %s: %w", s.path, err))
 		return
 	}
 	s.kept++
 	s.size += need
+}
+
+// fail keeps err, the first error of s (locked), which records nothing
+// more, and warns of it.
+func (r *Recorder) fail(s *sink, err error) {
+	s.err = err
+	r.opts.Warnf("%v; recording nothing more into it", err)
 }
 
 // closeLocked flushes and closes the sink's file, keeping the first error.
@@ -238,10 +344,10 @@ func (s *sink) closeLocked() {
 		return
 	}
 	if err := s.w.Flush(); err != nil && s.err == nil {
-		s.err = err
+		s.err = fmt.Errorf("grpcfastrecord: %s: %w", s.path, err)
 	}
 	if err := s.f.Close(); err != nil && s.err == nil {
-		s.err = err
+		s.err = fmt.Errorf("grpcfastrecord: %s: %w", s.path, err)
 	}
 	s.f, s.w = nil, nil
 }
@@ -262,10 +368,16 @@ func (r *Recorder) Close() error {
 		s.closeLocked()
 		s.full = true
 		if s.err != nil {
-			errs = append(errs, fmt.Errorf("grpcfastrecord: %s: %w", s.path, s.err))
+			errs = append(errs, s.err)
 		}
 		s.mu.Unlock()
 	}
+	// No sink opens a file any more: each is full.
+	r.mu.Lock()
+	if err := r.corpus.close(); err != nil {
+		errs = append(errs, fmt.Errorf("grpcfastrecord: %s: %w", r.corpus.path, err))
+	}
+	r.mu.Unlock()
 	return errors.Join(errs...)
 }
 

@@ -7,7 +7,9 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"google.golang.org/grpc"
@@ -303,7 +305,7 @@ func TestOptionErrors(t *testing.T) {
 		opts grpcfastrecord.Options
 		want string
 	}{
-		{grpcfastrecord.Options{Every: -1}, "grpcfastrecord: Options {MaxMessages:0 MaxBytes:0 Every:-1 Methods:map[]}: MaxMessages, MaxBytes and Every must not be negative"},
+		{grpcfastrecord.Options{Every: -1}, "grpcfastrecord: Options{MaxMessages: 0, MaxBytes: 0, Every: -1}: MaxMessages, MaxBytes and Every must not be negative"},
 		{grpcfastrecord.Options{Methods: map[string]int{"Svc/M": 1}}, `grpcfastrecord: Options.Methods["Svc/M"] = 1: want a full method name such as /pkg.Service/Method and a sampling of 0 or more`},
 		{grpcfastrecord.Options{Methods: map[string]int{"/../M": 1}}, `grpcfastrecord: Options.Methods["/../M"] = 1: want a full method name such as /pkg.Service/Method and a sampling of 0 or more`},
 	} {
@@ -346,4 +348,45 @@ func TestReadJSONAndErrors(t *testing.T) {
 	if _, err := grpcfastrecord.Read(dir, service, "Unary", false, newRich); err == nil || !strings.Contains(err.Error(), grpcfastrecord.ResponsesFile+": message 0:") {
 		t.Errorf("truncated: %v, want an error naming the file and message", err)
 	}
+}
+
+// warnings collects what a Recorder warns of.
+type warnings struct {
+	mu   sync.Mutex
+	list []string
+}
+
+func (w *warnings) warnf(format string, args ...any) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.list = append(w.list, fmt.Sprintf(format, args...))
+}
+
+func (w *warnings) all() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.list)
+}
+
+// callUnary passes one call of Unary through rec's server interceptor, the
+// handler answering "re " and the request's name.
+func callUnary(t *testing.T, rec *grpcfastrecord.Recorder, req *kinds.Rich) {
+	t.Helper()
+	intercept(t, rec, "Unary", req, &kinds.Rich{Name: "re " + req.Name})
+}
+
+// intercept passes one call of method (of service) through rec's server
+// interceptor, to a handler that answers reply. It returns the request as
+// the handler saw it, encoded, and the response the interceptor returned.
+func intercept(t *testing.T, rec *grpcfastrecord.Recorder, method string, req, reply proto.Message) (seen []byte, res any) {
+	t.Helper()
+	res, err := rec.UnaryServerInterceptor()(context.Background(), req, &grpc.UnaryServerInfo{FullMethod: "/" + service + "/" + method},
+		func(_ context.Context, in any) (any, error) {
+			seen = marshal(t, in.(proto.Message))
+			return reply, nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return seen, res
 }
