@@ -19,7 +19,7 @@ import (
 // MarshalToSizedBufferVT has written them, guided by a utf8Plan of the
 // message type, which walks only the fields and nested messages that can
 // hold such strings and skips the rest by their length; and before
-// UnmarshalVT decodes them, in the walk of wire.go, which checks more.
+// the generated decoders check them as they decode.
 
 // utf8Plan lists the fields of a message type that need a look when the
 // message's encoding is checked for invalid UTF-8.
