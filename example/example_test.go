@@ -221,6 +221,23 @@ func TestEchoAndUser(t *testing.T) {
 				if _, err := e.user.CreateUser(ctx, &examplepb.CreateUserRequest{}); status.Code(err) != codes.InvalidArgument {
 					t.Errorf("CreateUser without a name = %v, want InvalidArgument", err)
 				}
+				// A batch with a user without a name registers none.
+				bad := &examplepb.CreateUsersRequest{Users: []*examplepb.CreateUserRequest{{Name: "c"}, {}}}
+				if _, err := e.user.CreateUsers(ctx, bad); status.Code(err) != codes.InvalidArgument {
+					t.Errorf("CreateUsers with a user without a name = %v, want InvalidArgument", err)
+				}
+				batch, err := e.user.CreateUsers(ctx, &examplepb.CreateUsersRequest{
+					Users: []*examplepb.CreateUserRequest{{Name: "c"}, {Name: "d"}, {Name: "e"}}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var ids []string
+				for _, u := range batch.GetUsers() {
+					ids = append(ids, u.GetId())
+				}
+				if strings.Join(ids, ",") != "user-3,user-4,user-5" {
+					t.Errorf("CreateUsers ids %q, want user-3, user-4, user-5 in order", ids)
+				}
 			})
 		}
 	}

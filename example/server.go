@@ -102,6 +102,26 @@ func (s *UserServer) CreateUser(_ context.Context, req *examplepb.CreateUserRequ
 	return &examplepb.CreateUserResponse{Id: string(id)}, nil
 }
 
+// CreateUsers answers with a new id per user, in order, as CreateUser
+// does. Every user must have a name: if one has none, it registers none.
+func (s *UserServer) CreateUsers(_ context.Context, req *examplepb.CreateUsersRequest) (*examplepb.CreateUsersResponse, error) {
+	users := req.GetUsers()
+	for i, u := range users {
+		if u.GetName() == "" {
+			return nil, status.Errorf(codes.InvalidArgument, "users[%d]: name is required", i)
+		}
+	}
+	first := s.last.Add(uint64(len(users))) - uint64(len(users))
+	out := make([]examplepb.CreateUserResponse, len(users))
+	resp := &examplepb.CreateUsersResponse{Users: make([]*examplepb.CreateUserResponse, len(users))}
+	var b [32]byte
+	for i := range users {
+		out[i].Id = string(strconv.AppendUint(append(b[:0], "user-"...), first+uint64(i)+1, 10))
+		resp.Users[i] = &out[i]
+	}
+	return resp, nil
+}
+
 // ChunkServer implements examplepb.ChunkServiceServer: Put checksums the
 // chunks it receives, Get sends the example pattern (see fillPattern).
 type ChunkServer struct {

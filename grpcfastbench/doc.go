@@ -74,9 +74,15 @@
 //	                           repeated message fields (a payload), else every
 //	                           repeated field by added elements (a batch: the
 //	                           ids in its elements keep their length), else one
-//	                           string
+//	                           string, unless the method's other message has a
+//	                           bytes or repeated field (then its strings are ids).
+//	                           A line per message type and flag says what grew
 //	-grpcfast.reqsize=BYTES    the size of requests, instead of -grpcfast.size
 //	-grpcfast.respsize=BYTES   the size of every response, single ones too
+//	-grpcfast.batch=BYTES      in the shape=batch case of a method whose request or
+//	                           response holds a repeated message field at the top
+//	                           level, grow each such message to about BYTES by
+//	                           added elements of those fields (16384; 0: no such case)
 //	-grpcfast.grow=FIELDS      grow these fields first where a message holds them
 //	                           (full names, such as google.bytestream.WriteRequest.data,
 //	                           separated by commas; see FillGrowing)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"strings"
 	"sync/atomic"
 
 	"google.golang.org/grpc"
@@ -134,12 +135,26 @@ func hasVT(m proto.Message) bool {
 // least one message.
 type msgs struct {
 	reqs, ress []proto.Message
+	// notes say what a size flag grew in the filled request and response,
+	// nil for a side the flags left at its base size or that was replayed.
+	notes [2]*growNote
+	// batch holds the messages of the method's shape=batch case, nil when
+	// it has none (see batchMessages).
+	batch *msgs
 }
+
+// ShapeBatch is the sub-benchmark level of the batch case of a method
+// whose request or response holds a batch: a repeated message field at the
+// top level. In that case each such message holds about -grpcfast.batch
+// bytes (16 KiB by default), grown by adding elements to those fields only;
+// a message without one is the method's default-case message.
+const ShapeBatch = "shape=batch"
 
 // fillMessages returns the messages of every method of service: those
 // recorded in the -grpcfast.replay corpus, else filled ones (Fill), for
 // each of requests and responses on its own. replayed says, per method,
-// how many requests and responses came from the corpus.
+// how many requests and responses came from the corpus. A method with any
+// recorded message has no batch case: the recording is the shape to measure.
 func fillMessages(service string, methods []Method, cfg *config) (ms []msgs, replayed [][2]int, err error) {
 	ms, err = fillMethods(methods, cfg)
 	if err != nil || cfg.replay == "" {
@@ -157,9 +172,14 @@ func fillMessages(service string, methods []Method, cfg *config) (ms []msgs, rep
 		}
 		if len(reqs) > 0 {
 			ms[i].reqs = reqs
+			ms[i].notes[0] = nil
 		}
 		if len(ress) > 0 {
 			ms[i].ress = ress
+			ms[i].notes[1] = nil
+		}
+		if len(reqs) > 0 || len(ress) > 0 {
+			ms[i].batch = nil
 		}
 		replayed[i] = [2]int{len(reqs), len(ress)}
 	}
@@ -167,7 +187,12 @@ func fillMessages(service string, methods []Method, cfg *config) (ms []msgs, rep
 }
 
 // fillMethods fills a request and a response for every method, of the
-// sizes the flags ask for.
+// sizes the flags ask for, and the messages of its batch case. A message
+// with no bytes field and no repeated field to grow keeps the length of its
+// strings when the method's other message has one (a chunk protocol's
+// request by digest, its acknowledgement): its strings are ids, and the
+// other message is the payload. Only where neither has one does a string
+// grow (Fill's rule 3).
 func fillMethods(methods []Method, cfg *config) ([]msgs, error) {
 	grow, err := cfg.growFields()
 	if err != nil {
@@ -177,15 +202,65 @@ func fillMethods(methods []Method, cfg *config) ([]msgs, error) {
 	for i, m := range methods {
 		req, res := m.newReq(), m.newRes()
 		reqSize, resSize := cfg.sizes(m.kind)
-		if err := FillGrowing(req, reqSize, grow...); err != nil {
+		reqFlag, resFlag := cfg.sizeFlags()
+		reqPayload, resPayload := payload(req), payload(res)
+		gq, err := fillGrowth(req, reqSize, !resPayload, grow...)
+		if err != nil {
 			return nil, fmt.Errorf("grpcfastbench: %s request: %w", m.name, err)
 		}
-		if err := FillGrowing(res, resSize, grow...); err != nil {
+		gs, err := fillGrowth(res, resSize, !reqPayload, grow...)
+		if err != nil {
 			return nil, fmt.Errorf("grpcfastbench: %s response: %w", m.name, err)
 		}
-		out[i] = msgs{[]proto.Message{req}, []proto.Message{res}}
+		out[i] = msgs{reqs: []proto.Message{req}, ress: []proto.Message{res}}
+		if reqSize > 0 {
+			out[i].notes[0] = &growNote{reqFlag, req.ProtoReflect().Descriptor().FullName(), gq}
+		}
+		if resSize > 0 {
+			out[i].notes[1] = &growNote{resFlag, res.ProtoReflect().Descriptor().FullName(), gs}
+		}
+		if out[i].batch, err = batchMessages(m, out[i], cfg); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
+}
+
+// batchMessages returns the messages of m's batch case (ShapeBatch), or
+// nil if m has none: -grpcfast.batch is 0, or neither its request nor its
+// response holds a repeated message field at the top level that the base
+// fill sets. Each message that holds one grows to about -grpcfast.batch
+// bytes by added elements of those fields only (the elements stay as filled,
+// ids and all); the other is def's.
+func batchMessages(m Method, def msgs, cfg *config) (*msgs, error) {
+	if cfg.batch <= 0 {
+		return nil, nil
+	}
+	flag := fmt.Sprintf("-%sbatch=%d (%s)", FlagPrefix, cfg.batch, ShapeBatch)
+	b := &msgs{reqs: def.reqs, ress: def.ress}
+	found := false
+	for side, newMsg := range []func() proto.Message{m.newReq, m.newRes} {
+		msg := newMsg()
+		fields := batchFields(msg)
+		if len(fields) == 0 {
+			continue
+		}
+		found = true
+		g, err := fillGrowth(msg, cfg.batch, false, fields...)
+		if err != nil {
+			return nil, fmt.Errorf("grpcfastbench: %s %s: %w", m.name, []string{"request", "response"}[side], err)
+		}
+		if side == 0 {
+			b.reqs = []proto.Message{msg}
+		} else {
+			b.ress = []proto.Message{msg}
+		}
+		b.notes[side] = &growNote{flag, msg.ProtoReflect().Descriptor().FullName(), g}
+	}
+	if !found {
+		return nil, nil
+	}
+	return b, nil
 }
 
 // stub is the server side of one method: it answers with ress, in turn.
@@ -204,34 +279,58 @@ func (s *stub) res() proto.Message {
 	return s.ress[(s.next.Add(1)-1)%uint64(len(s.ress))]
 }
 
-// newServer returns a gRPC server that serves the stub service on path p.
+// newServer returns a gRPC server that serves the stub service on path p:
+// the methods' default case under service, and their batch cases under
+// serviceOf(service, ShapeBatch).
 func newServer(service string, methods []Method, ms []msgs, p *path, cfg *config) *grpc.Server {
-	desc := &grpc.ServiceDesc{ServiceName: service, HandlerType: (*any)(nil)}
+	def := &grpc.ServiceDesc{ServiceName: service, HandlerType: (*any)(nil)}
+	batch := &grpc.ServiceDesc{ServiceName: serviceOf(service, ShapeBatch), HandlerType: (*any)(nil)}
 	for i, m := range methods {
-		st := &stub{cfg: cfg, reqs: ms[i].reqs, ress: ms[i].ress}
-		if m.kind == unary {
-			handler := func(_ any, ctx context.Context, dec func(any) error, _ grpc.UnaryServerInterceptor) (any, error) {
-				return m.unary(ctx, st, dec)
-			}
-			if p.pooled {
-				if h := m.pooledUnary("/"+service+"/"+m.name, st, p.copy); h != nil {
-					handler = h
-				}
-			}
-			desc.Methods = append(desc.Methods, grpc.MethodDesc{MethodName: m.name, Handler: handler})
-			continue
+		addMethod(def, m, ms[i], p, cfg)
+		if ms[i].batch != nil {
+			addMethod(batch, m, *ms[i].batch, p, cfg)
 		}
-		desc.Streams = append(desc.Streams, grpc.StreamDesc{
-			StreamName:    m.name,
-			Handler:       func(_ any, ss grpc.ServerStream) error { return m.serve(st, p, ss) },
-			ClientStreams: m.kind == clientStreaming || m.kind == bidiStreaming,
-			ServerStreams: m.kind == serverStreaming || m.kind == bidiStreaming,
-		})
 	}
 	sopts, _ := cfg.transportOptions()
 	srv := grpc.NewServer(append([]grpc.ServerOption{p.serverOpt}, sopts...)...)
-	srv.RegisterService(desc, struct{}{})
+	srv.RegisterService(def, struct{}{})
+	if len(batch.Methods)+len(batch.Streams) > 0 {
+		srv.RegisterService(batch, struct{}{})
+	}
 	return srv
+}
+
+// serviceOf is the name under which the stub server serves the case shape
+// of service's methods: service itself for the default case, a name of its
+// own for each other shape, so that a call says its case at no cost.
+func serviceOf(service, shape string) string {
+	if shape == "" {
+		return service
+	}
+	return service + "." + strings.ReplaceAll(shape, "=", "_")
+}
+
+// addMethod adds m, answering with ms, to desc.
+func addMethod(desc *grpc.ServiceDesc, m Method, ms msgs, p *path, cfg *config) {
+	st := &stub{cfg: cfg, reqs: ms.reqs, ress: ms.ress}
+	if m.kind == unary {
+		handler := func(_ any, ctx context.Context, dec func(any) error, _ grpc.UnaryServerInterceptor) (any, error) {
+			return m.unary(ctx, st, dec)
+		}
+		if p.pooled {
+			if h := m.pooledUnary("/"+desc.ServiceName+"/"+m.name, st, p.copy); h != nil {
+				handler = h
+			}
+		}
+		desc.Methods = append(desc.Methods, grpc.MethodDesc{MethodName: m.name, Handler: handler})
+		return
+	}
+	desc.Streams = append(desc.Streams, grpc.StreamDesc{
+		StreamName:    m.name,
+		Handler:       func(_ any, ss grpc.ServerStream) error { return m.serve(st, p, ss) },
+		ClientStreams: m.kind == clientStreaming || m.kind == bidiStreaming,
+		ServerStreams: m.kind == serverStreaming || m.kind == bidiStreaming,
+	})
 }
 
 // listen returns a listener for cfg's transport, and the dial options that

@@ -114,21 +114,29 @@ func Fill(m proto.Message, size int) error {
 // first of them that is a string or bytes field, by lengthening it (the
 // shallowest, longest on ties). A named field m does not hold (unset, too
 // deep, or of another message) changes nothing: m grows by Fill's rules.
-func FillGrowing(m proto.Message, size int, grow ...protoreflect.FullName) (err error) {
+func FillGrowing(m proto.Message, size int, grow ...protoreflect.FullName) error {
+	_, err := fillGrowth(m, size, true, grow...)
+	return err
+}
+
+// fillGrowth is FillGrowing, and says what grew. With strs false, rule 3
+// is off: a message with no bytes field and no repeated field to grow keeps
+// the length of its strings (unless grow names one it holds).
+func fillGrowth(m proto.Message, size int, strs bool, grow ...protoreflect.FullName) (g growth, err error) {
 	if m == nil {
-		return errors.New("grpcfastbench: Fill: nil message")
+		return g, errors.New("grpcfastbench: Fill: nil message")
 	}
 	rm := m.ProtoReflect()
 	if rm == nil || !rm.IsValid() {
-		return fmt.Errorf("grpcfastbench: Fill: %T is nil or read-only", m)
+		return g, fmt.Errorf("grpcfastbench: Fill: %T is nil or read-only", m)
 	}
 	if size > fillMaxSize {
-		return fmt.Errorf("grpcfastbench: Fill: size %d is not below 2 GiB", size)
+		return g, fmt.Errorf("grpcfastbench: Fill: size %d is not below 2 GiB", size)
 	}
 	md := rm.Descriptor()
 	f := &filler{sat: map[protoreflect.FullName]bool{}}
 	if !f.satisfiable(md) {
-		return fmt.Errorf("grpcfastbench: Fill: %s has a cycle of required message fields, so no finite message of it is initialized", md.FullName())
+		return g, fmt.Errorf("grpcfastbench: Fill: %s has a cycle of required message fields, so no finite message of it is initialized", md.FullName())
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -137,10 +145,12 @@ func FillGrowing(m proto.Message, size int, grow ...protoreflect.FullName) (err 
 	}()
 	clearMessage(rm)
 	f.fill(rm, 0, nil)
+	g = growth{base: proto.Size(m)}
 	if size > 0 {
-		growTo(rm, size, grow)
+		g = growTo(rm, size, grow, strs)
 	}
-	return nil
+	g.size = proto.Size(m)
+	return g, nil
 }
 
 // clearMessage clears every field, extension and the unknown fields of m.
@@ -556,26 +566,54 @@ func longest(slots []slot) int {
 	return best
 }
 
+// growth says what growTo grew: fields, by added elements or by length,
+// or, when there are none, why nothing grew.
+type growth struct {
+	base, size int // proto.Size of the base fill, and at the end
+	fields     []protoreflect.FieldDescriptor
+	elements   bool
+	kept       string
+}
+
+// Why growTo left a message at its base size.
+const (
+	keptBase    = "its base fill is already that size or more"
+	keptNothing = "it has no bytes, repeated or string field to grow (maps never grow)"
+	keptStrings = "it has no bytes or repeated field, and its method's other message has one: " +
+		"its strings are ids, not a payload, and keep their length (-" + FlagPrefix + "grow names a field to grow anyway)"
+)
+
 // growTo grows root, of proto.Size below size, as Fill and FillGrowing
-// document.
-func growTo(root protoreflect.Message, size int, named []protoreflect.FullName) {
+// document, and says what it grew. With strs false, rule 3 is off.
+func growTo(root protoreflect.Message, size int, named []protoreflect.FullName, strs bool) growth {
 	msg := root.Interface()
 	base := proto.Size(msg)
 	if base >= size {
-		return
+		return growth{base: base, kept: keptBase}
 	}
 	t := walk(root)
+	byLength := func(s slot) growth {
+		growLength(msg, s, t.others(s), base, size)
+		return growth{base: base, fields: []protoreflect.FieldDescriptor{s.fd}}
+	}
+	byElements := func(lists []slot) growth {
+		growLists(msg, lists, size)
+		g := growth{base: base, elements: true}
+		for _, s := range lists {
+			if !slices.Contains(g.fields, s.fd) {
+				g.fields = append(g.fields, s.fd)
+			}
+		}
+		return g
+	}
 	if len(named) > 0 {
 		isNamed := func(s slot) bool { return slices.Contains(named, s.fd.FullName()) }
 		if lists := filter(t.lists, isNamed); len(lists) > 0 {
-			growLists(msg, lists, size)
-			return
+			return byElements(lists)
 		}
 		for _, slots := range [][]slot{t.strs, t.elems} {
 			if sel := filter(slots, isNamed); len(sel) > 0 {
-				i := longest(sel)
-				growLength(msg, sel[i], t.others(sel[i]), base, size)
-				return
+				return byLength(sel[longest(sel)])
 			}
 		}
 	}
@@ -584,16 +622,58 @@ func growTo(root protoreflect.Message, size int, named []protoreflect.FullName) 
 	isBytes := func(s slot) bool { return s.fd.Kind() == protoreflect.BytesKind && !s.inList }
 	isString := func(s slot) bool { return s.fd.Kind() == protoreflect.StringKind }
 	if primary, ok := pick(t, isBytes); ok {
-		growLength(msg, primary, t.others(primary), base, size)
-		return
+		return byLength(primary)
 	}
 	if len(t.lists) > 0 {
-		growLists(msg, t.lists, size)
-		return
+		return byElements(t.lists)
 	}
-	if primary, ok := pick(t, isString); ok {
-		growLength(msg, primary, t.others(primary), base, size)
+	primary, ok := pick(t, isString)
+	switch {
+	case !ok:
+		return growth{base: base, kept: keptNothing}
+	case !strs:
+		return growth{base: base, kept: keptStrings}
 	}
+	return byLength(primary)
+}
+
+// payload reports whether the base fill of m's type has something that
+// Fill grows before a string: a bytes field outside the elements of repeated
+// message fields, or a repeated field.
+func payload(m proto.Message) bool {
+	c := m.ProtoReflect().New().Interface()
+	if err := Fill(c, 0); err != nil {
+		return false
+	}
+	t := walk(c.ProtoReflect())
+	if len(t.lists) > 0 {
+		return true
+	}
+	for _, s := range t.strs {
+		if s.fd.Kind() == protoreflect.BytesKind && !s.inList {
+			return true
+		}
+	}
+	return false
+}
+
+// batchFields returns the repeated message fields of m's type (not maps)
+// that its base fill sets at the top level: the lists a batch grows by.
+func batchFields(m proto.Message) []protoreflect.FullName {
+	c := m.ProtoReflect().New().Interface()
+	if err := Fill(c, 0); err != nil {
+		return nil
+	}
+	rm := c.ProtoReflect()
+	var out []protoreflect.FullName
+	fields := rm.Descriptor().Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		if fd.IsList() && isMessage(fd) && rm.Get(fd).List().Len() > 0 {
+			out = append(out, fd.FullName())
+		}
+	}
+	return out
 }
 
 // filter returns the slots that keep accepts, in order.

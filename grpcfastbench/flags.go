@@ -32,11 +32,17 @@ const (
 	BidiPingPong  = "pingpong"
 )
 
+// defaultBatch is -grpcfast.batch's default: a batch of about 16 KiB, the
+// size of the chunks the project measures streams with, where the codec's
+// work, not gRPC-Go's fixed cost per call, is most of a unary call.
+const defaultBatch = 16 << 10
+
 // config is what the flags set. Run reads it once per benchmark.
 type config struct {
 	size       int      // target encoded size of requests and streamed responses; 0: one value per field
 	reqSize    int      // of requests, if >= 0 (unset: -1)
 	respSize   int      // of every response, if >= 0 (unset: -1)
+	batch      int      // bytes of a batch in the batch case (ShapeBatch); 0: no batch case
 	grow       []string // full names of fields to grow first
 	replay     string   // corpus directory of recorded messages (grpcfastrecord); "" for none
 	msgs       int      // messages per stream, in each streaming direction
@@ -58,7 +64,7 @@ type config struct {
 var flags = config{
 	reqSize: -1, respSize: -1,
 	writeBuf: -1, readBuf: -1, window: -1, connWindow: -1,
-	msgs: 100, streams: []int{1}, conns: []int{1},
+	msgs: 100, streams: []int{1}, conns: []int{1}, batch: defaultBatch,
 	transport: TransportTCP, server: ServerInProcess, bidi: BidiPipelined,
 }
 
@@ -73,6 +79,8 @@ func registerFlags(fs *flag.FlagSet, c *config) {
 		"grow requests to about `bytes`, instead of -"+FlagPrefix+"size")
 	fs.Var(intFlag{&c.respSize, 0}, FlagPrefix+"respsize",
 		"grow every response, unary and client-stream ones too, to about `bytes`, instead of -"+FlagPrefix+"size")
+	fs.Var(intFlag{&c.batch, 0}, FlagPrefix+"batch",
+		"in the "+ShapeBatch+" case of a method whose request or response holds a repeated message field at the top level, grow each such message to about `bytes` by added elements of those fields (0: no "+ShapeBatch+" case)")
 	fs.Var(namesFlag{&c.grow}, FlagPrefix+"grow",
 		"grow these `fields` first (full names such as google.bytestream.WriteRequest.data, separated by commas), where a message holds them")
 	fs.Var(intFlag{&c.msgs, 1}, FlagPrefix+"msgs",
@@ -182,6 +190,20 @@ func (c *config) sizes(k kind) (req, res int) {
 	}
 	if c.respSize >= 0 {
 		res = c.respSize
+	}
+	return req, res
+}
+
+// sizeFlags names the flags that set the sizes sizes returns, with their
+// values: "-grpcfast.size=16384", "-grpcfast.reqsize=2048".
+func (c *config) sizeFlags() (req, res string) {
+	name := func(flag string, v int) string { return fmt.Sprintf("-%s%s=%d", FlagPrefix, flag, v) }
+	req, res = name("size", c.size), name("size", c.size)
+	if c.reqSize >= 0 {
+		req = name("reqsize", c.reqSize)
+	}
+	if c.respSize >= 0 {
+		res = name("respsize", c.respSize)
 	}
 	return req, res
 }

@@ -102,13 +102,18 @@ func Run(b *testing.B, service string, methods ...Method) {
 		// only for what the -bench filter selects, after the results.
 		pattern, top := benchFilter(), b.Name()
 		selected := func(i, j int) bool {
-			for _, load := range loads(&cfg) {
-				names := []string{top, methods[i].name}
-				if load.name != "" {
-					names = append(names, strings.Split(load.name, "/")...)
-				}
-				if benchSelects(pattern, append(names, "codec="+paths[j].name)...) {
-					return true
+			for _, sh := range shapes(ms[i]) {
+				for _, load := range loads(&cfg) {
+					names := []string{top, methods[i].name}
+					if sh.name != "" {
+						names = append(names, sh.name)
+					}
+					if load.name != "" {
+						names = append(names, strings.Split(load.name, "/")...)
+					}
+					if benchSelects(pattern, append(names, "codec="+paths[j].name)...) {
+						return true
+					}
 				}
 			}
 			return false
@@ -117,6 +122,23 @@ func Run(b *testing.B, service string, methods ...Method) {
 			if replayed != nil && benchSelects(pattern, top, m.name) {
 				fmt.Printf("replay %s/%s: %s\n", service, m.name, replayNote(replayed[i], cfg.replay))
 			}
+		}
+		// What each size flag grew, once per message type and process.
+		var notes []growNote
+		for i, m := range methods {
+			for k, set := range []*msgs{&ms[i], ms[i].batch} {
+				if set == nil || !benchSelects(pattern, top, m.name, []string{"", ShapeBatch}[k]) {
+					continue
+				}
+				for _, n := range set.notes {
+					if n != nil {
+						notes = append(notes, *n)
+					}
+				}
+			}
+		}
+		for _, n := range newNotes(notes) {
+			fmt.Println(n)
 		}
 		names := make([]string, len(methods))
 		for i, m := range methods {
@@ -135,21 +157,78 @@ func Run(b *testing.B, service string, methods ...Method) {
 		})
 	}
 	for i, m := range methods {
+		var codecs []string
+		for _, p := range paths {
+			if why, _ := skip(p, i); why == "" {
+				codecs = append(codecs, p.name)
+			}
+		}
+		if benchSelects(benchFilter(), b.Name(), m.name) {
+			printCodecs(codecs)
+		}
 		b.Run(m.name, func(b *testing.B) {
-			for _, load := range loads(&cfg) {
-				runIn(b, load.name, func(b *testing.B) {
-					for j, p := range paths {
-						if why, _ := skip(p, i); why != "" {
-							continue
-						}
-						c := &client{cfg: &cfg, reqs: ms[i].reqs, ress: ms[i].ress, conns: envs[j].conns, n: load.conns}
-						b.Run("codec="+p.name, func(b *testing.B) {
-							runMethod(b, &cfg, service, m, ms[i], p, c, load, child)
+			for _, sh := range shapes(ms[i]) {
+				runIn(b, sh.name, func(b *testing.B) {
+					for _, load := range loads(&cfg) {
+						runIn(b, load.name, func(b *testing.B) {
+							for j, p := range paths {
+								if why, _ := skip(p, i); why != "" {
+									continue
+								}
+								c := &client{cfg: &cfg, reqs: sh.reqs, ress: sh.ress, conns: envs[j].conns, n: load.conns}
+								b.Run("codec="+p.name, func(b *testing.B) {
+									runMethod(b, &cfg, service, sh.name, m, *sh.msgs, p, c, load, child)
+								})
+							}
 						})
 					}
 				})
 			}
 		})
+	}
+}
+
+// shape is one case of a method: its sub-benchmark level ("" for the
+// default case) and its messages.
+type shape struct {
+	name string
+	*msgs
+}
+
+// shapes returns the cases of a method with messages ms: the default one,
+// then its batch case if it has one.
+func shapes(ms msgs) []shape {
+	out := []shape{{"", &ms}}
+	if ms.batch != nil {
+		out = append(out, shape{ShapeBatch, ms.batch})
+	}
+	return out
+}
+
+// CodecsKey is the configuration key of the line Run prints before the
+// results of a method whose set of paths differs from the previous
+// method's: "codecs: proto vtproto grpcfast". benchstat starts a table for
+// each configuration, so every table it prints has the same columns on
+// every row, and its geomeans compare the same benchmarks (without it, the
+// rows of streams, which have no pooled paths, or of methods without
+// codec=vtproto, make benchstat warn that they may not be comparable).
+const CodecsKey = "codecs"
+
+// lastCodecs is the value of the last CodecsKey line this process printed.
+var lastCodecs struct {
+	sync.Mutex
+	v string
+}
+
+// printCodecs prints the CodecsKey line of codecs unless it is the last
+// one printed.
+func printCodecs(codecs []string) {
+	v := strings.Join(codecs, " ")
+	lastCodecs.Lock()
+	defer lastCodecs.Unlock()
+	if v != lastCodecs.v {
+		lastCodecs.v = v
+		fmt.Printf("%s: %s\n", CodecsKey, v)
 	}
 }
 
@@ -342,8 +421,8 @@ func vtSkip(m Method, ms msgs) string {
 	return ""
 }
 
-func runMethod(b *testing.B, cfg *config, service string, m Method, ms msgs, p *path, c *client, load load, child *childproc.Proc) {
-	fullMethod := "/" + service + "/" + m.name
+func runMethod(b *testing.B, cfg *config, service, shape string, m Method, ms msgs, p *path, c *client, load load, child *childproc.Proc) {
+	fullMethod := "/" + serviceOf(service, shape) + "/" + m.name
 	op := perOpOf(m, ms, cfg)
 	recvHere := op.clientRecv
 	if child == nil {
@@ -371,7 +450,7 @@ func runMethod(b *testing.B, cfg *config, service string, m Method, ms msgs, p *
 	b.SetBytes(op.payload)
 	b.ReportAllocs()
 	prof, err := startProfile(strings.Join(slices.DeleteFunc([]string{
-		service[strings.LastIndex(service, ".")+1:], m.name, load.name, "codec=" + p.name,
+		service[strings.LastIndex(service, ".")+1:], m.name, shape, load.name, "codec=" + p.name,
 	}, func(s string) bool { return s == "" }), "/"), cfg.profileDir)
 	if err != nil {
 		b.Fatal(err)

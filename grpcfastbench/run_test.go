@@ -248,8 +248,28 @@ func TestServerProcess(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
+	checkTables(t, string(out))
+	// What grew, once per message type and flag, though the benchmark runs
+	// once per -cpu value.
+	for _, note := range []string{
+		"-grpcfast.size=300 grows grpcfast.testdata.kinds.Rich from ",
+		"-grpcfast.batch=16384 (shape=batch) grows grpcfast.testdata.kinds.Rich from ",
+	} {
+		n := 0
+		for _, line := range strings.Split(string(out), "\n") {
+			if strings.HasPrefix(line, note) {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%d lines start with %q, want 1:\n%s", n, note, out)
+		}
+	}
 	for _, name := range []string{"Unary/codec=proto", "Unary/codec=vtproto", "Unary/codec=grpcfast",
-		"Bidi/codec=proto", "Bidi/codec=vtproto", "Bidi/codec=grpcfast", "Unary/codec=floor", "Bidi/codec=floor"} {
+		"Bidi/codec=proto", "Bidi/codec=vtproto", "Bidi/codec=grpcfast", "Unary/codec=floor", "Bidi/codec=floor",
+		// Rich holds a repeated message field: the server process serves
+		// the batch case too.
+		"Unary/shape=batch/codec=proto", "Unary/shape=batch/codec=grpcfast-pooled-copy", "Bidi/shape=batch/codec=grpcfast"} {
 		for _, cpu := range []string{"", "-2"} {
 			line := regexp.MustCompile(`(?m)^BenchmarkGrpcfast_Kinds/` + regexp.QuoteMeta(name+cpu) + `\s.*$`).Find(out)
 			if line == nil {
@@ -331,15 +351,18 @@ func TestProfileDir(t *testing.T) {
 	for _, m := range []string{"Unary", "ClientStream"} {
 		for _, p := range []string{PathProto, PathGrpcfast} {
 			for _, kind := range []string{"cpu", "allocs-before", "allocs"} {
-				for _, load := range combos {
-					name := "Kinds_" + m + "_" + load + "_codec=" + p + "." + kind + ".pprof"
-					if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
-						t.Errorf("no profile %s", name)
+				// Rich holds a repeated message field: a batch case too.
+				for _, shape := range []string{"", ShapeBatch + "_"} {
+					for _, load := range combos {
+						name := "Kinds_" + m + "_" + shape + load + "_codec=" + p + "." + kind + ".pprof"
+						if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+							t.Errorf("no profile %s", name)
+						}
 					}
 				}
 				matches, _ := filepath.Glob(filepath.Join(dir, "*"+m+"_*codec="+p+"."+kind+".pprof"))
-				if len(matches) != len(combos) {
-					t.Errorf("%s codec=%s: %d %s profiles, want %d", m, p, len(matches), kind, len(combos))
+				if len(matches) != 2*len(combos) {
+					t.Errorf("%s codec=%s: %d %s profiles, want %d", m, p, len(matches), kind, 2*len(combos))
 					continue
 				}
 				if fi, err := os.Stat(matches[0]); err != nil || fi.Size() == 0 {
@@ -463,4 +486,55 @@ func TestTransportFlags(t *testing.T) {
 			t.Fatal("the benchmark failed with every transport flag at its edge")
 		}
 	})
+}
+
+// resultLine is a result line of a generated benchmark: its name up to the
+// codec level, the path and go test's -cpu suffix.
+var resultLine = regexp.MustCompile(`^Benchmark(\S+)/codec=([a-z-]+?)(-\d+)?\s`)
+
+// checkTables checks, on the output of generated benchmarks, what makes
+// benchstat -col /codec compare like with like: a "codecs: ..." line comes
+// before any result, and every benchmark row (a name without its codec
+// level) has, under the codecs line in force, a result for each path that
+// line names and for no other.
+func checkTables(t *testing.T, out string) {
+	t.Helper()
+	type rowKey struct{ codecs, row string }
+	rows := map[rowKey]map[string]bool{}
+	var order []rowKey
+	codecs := ""
+	for _, line := range strings.Split(out, "\n") {
+		if v, ok := strings.CutPrefix(line, CodecsKey+": "); ok {
+			codecs = v
+			continue
+		}
+		m := resultLine.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		if codecs == "" {
+			t.Errorf("a result before any %s line: %s", CodecsKey, line)
+			continue
+		}
+		k := rowKey{codecs, m[1] + m[3]}
+		if rows[k] == nil {
+			rows[k] = map[string]bool{}
+			order = append(order, k)
+		}
+		rows[k][m[2]] = true
+	}
+	if len(order) == 0 {
+		t.Fatalf("no results in\n%s", out)
+	}
+	for _, k := range order {
+		var got []string
+		for _, p := range strings.Fields(k.codecs) {
+			if rows[k][p] {
+				got = append(got, p)
+			}
+		}
+		if len(got) != len(rows[k]) || len(got) != len(strings.Fields(k.codecs)) {
+			t.Errorf("%s under %q has the paths %v", k.row, k.codecs, rows[k])
+		}
+	}
 }

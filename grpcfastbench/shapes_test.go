@@ -1,13 +1,17 @@
 package grpcfastbench
 
 import (
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
 
 	"github.com/grpcfast/grpcfast/internal/testprotos/bytestream"
+	"github.com/grpcfast/grpcfast/internal/testprotos/content"
 	"github.com/grpcfast/grpcfast/internal/testprotos/editions"
+	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 	"github.com/grpcfast/grpcfast/internal/testprotos/otlp"
 	"github.com/grpcfast/grpcfast/internal/testprotos/proto2"
 )
@@ -110,5 +114,174 @@ func TestVtprotoSkip(t *testing.T) {
 		if got := vtSkip(tc.m, ms[0]); got != tc.want {
 			t.Errorf("%T: %q, want %q", tc.m.newReq(), got, tc.want)
 		}
+	}
+}
+
+func contentMethods() []Method {
+	return []Method{
+		Unary[content.InfoRequest, content.InfoResponse]("Info"),
+		ServerStream[content.ReadContentRequest, content.ReadContentResponse]("Read", content.NewContent_ReadResponseReceiver),
+		Bidi[content.WriteContentRequest, content.WriteContentResponse]("Write", content.NewContent_WriteRequestReceiver, content.NewContent_WriteResponseReceiver),
+	}
+}
+
+// baseSize is the encoded size of m's type filled at size 0.
+func baseSize(t *testing.T, m proto.Message) int {
+	t.Helper()
+	c := m.ProtoReflect().New().Interface()
+	if err := Fill(c, 0); err != nil {
+		t.Fatal(err)
+	}
+	return proto.Size(c)
+}
+
+// TestContentShape checks a chunk protocol in the shape of containerd's
+// content API at -grpcfast.size=1048576: the data messages (Read's
+// responses, Write's requests) grow to 1 MiB through their data; the
+// request by digest and the acknowledgement, which have no bytes and no
+// repeated field, keep their filled size, as their digests keep their
+// length (it grew both digests to 1 MiB, and measured a string decode of 1
+// MiB per acknowledgement). Info, whose two messages are ids alone, still
+// grows its request's digest: a string is all there is. The notes say so.
+func TestContentShape(t *testing.T) {
+	const size = 1 << 20
+	cfg := flags
+	cfg.size = size
+	ms, _, err := fillMessages("grpcfast.testdata.content.Content", contentMethods(), &cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, read, write := ms[0], ms[1], ms[2]
+	rreq := read.reqs[0].(*content.ReadContentRequest)
+	wres := write.ress[0].(*content.WriteContentResponse)
+	for _, tc := range []struct {
+		name      string
+		m         proto.Message
+		want      int
+		digestLen int // -1: not checked
+	}{
+		{"ReadContentRequest", rreq, baseSize(t, rreq), len("digest")},
+		{"ReadContentResponse", read.ress[0], size, -1},
+		{"WriteContentRequest", write.reqs[0], size, -1},
+		{"WriteContentResponse", wres, baseSize(t, wres), len("digest")},
+		{"InfoRequest", info.reqs[0], size, -1},
+		{"InfoResponse", info.ress[0], baseSize(t, info.ress[0]), -1}, // a unary response
+	} {
+		if got := proto.Size(tc.m); got != tc.want {
+			t.Errorf("%s: %d bytes, want %d", tc.name, got, tc.want)
+		}
+	}
+	if len(rreq.Digest) != len("digest") || len(wres.Digest) != len("digest") {
+		t.Errorf("digests of %d and %d bytes, want them as filled (%d)", len(rreq.Digest), len(wres.Digest), len("digest"))
+	}
+	if w := write.reqs[0].(*content.WriteContentRequest); len(w.Data) < size-256 || len(w.Ref) > 16 || len(w.Expected) > 16 {
+		t.Errorf("WriteContentRequest: data %d, ref %d, expected %d bytes: want the data grown alone", len(w.Data), len(w.Ref), len(w.Expected))
+	}
+	if r := info.reqs[0].(*content.InfoRequest); len(r.Digest) < size-8 {
+		t.Errorf("InfoRequest: digest %d bytes, want it grown", len(r.Digest))
+	}
+	wantNotes := map[*growNote]string{
+		read.notes[0]: fmt.Sprintf("-grpcfast.size=1048576 keeps grpcfast.testdata.content.ReadContentRequest at %d bytes: "+
+			"it has no bytes or repeated field, and its method's other message has one: "+
+			"its strings are ids, not a payload, and keep their length (-grpcfast.grow names a field to grow anyway)", proto.Size(rreq)),
+		write.notes[0]: fmt.Sprintf("-grpcfast.size=1048576 grows grpcfast.testdata.content.WriteContentRequest from %d to 1048576 bytes: "+
+			"WriteContentRequest.data (bytes), longer", baseSize(t, write.reqs[0])),
+		info.notes[0]: fmt.Sprintf("-grpcfast.size=1048576 grows grpcfast.testdata.content.InfoRequest from %d to 1048576 bytes: "+
+			"InfoRequest.digest (string), longer", baseSize(t, info.reqs[0])),
+	}
+	for n, want := range wantNotes {
+		if n == nil || n.String() != want {
+			t.Errorf("note %v\nwant %s", n, want)
+		}
+	}
+	if info.notes[1] != nil {
+		t.Errorf("a note for Info's response, which no flag grows: %v", info.notes[1])
+	}
+	for i, m := range ms {
+		if m.batch != nil {
+			t.Errorf("%s has a batch case; no message of it holds a repeated message field", contentMethods()[i].Name())
+		}
+	}
+	// -grpcfast.grow still grows an id where asked.
+	cfg.grow = []string{"grpcfast.testdata.content.ReadContentRequest.digest"}
+	if ms, _, err = fillMessages("grpcfast.testdata.content.Content", contentMethods(), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if n := proto.Size(ms[1].reqs[0]); n != size {
+		t.Errorf("ReadContentRequest with -grpcfast.grow naming its digest: %d bytes, want %d", n, size)
+	}
+}
+
+// TestBatchCase checks the shape=batch case: a message holding a repeated
+// message field at the top level grows to about -grpcfast.batch bytes by
+// elements of that field alone; a message without one is the default
+// case's own; -grpcfast.batch=0 turns the case off.
+func TestBatchCase(t *testing.T) {
+	methods := kindsMethods() // Rich holds repeated Inner inners; Summary none
+	cfg := flags
+	ms, _, err := fillMessages("grpcfast.testdata.kinds.Kinds", methods, &cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner := new(kinds.Inner)
+	if err := Fill(inner, 0); err != nil {
+		t.Fatal(err)
+	}
+	elem := proto.Size(inner) + 3 // its tag and length
+	for i, m := range ms {
+		name := methods[i].Name()
+		if m.batch == nil {
+			t.Fatalf("%s: no batch case", name)
+		}
+		def := m.reqs[0].(*kinds.Rich)
+		got := m.batch.reqs[0].(*kinds.Rich)
+		if n := proto.Size(got); n < defaultBatch || n >= defaultBatch+elem {
+			t.Errorf("%s: batch request of %d bytes, want %d to %d", name, n, defaultBatch, defaultBatch+elem)
+		}
+		if len(got.Inners) <= len(def.Inners) || len(got.Words) != len(def.Words) || len(got.Numbers) != len(def.Numbers) ||
+			len(got.Inners[len(got.Inners)-1].Label) != len(def.Inners[0].Label) {
+			t.Errorf("%s: inners %d, words %d, numbers %d: want only inners grown (default: %d, %d, %d)",
+				name, len(got.Inners), len(got.Words), len(got.Numbers), len(def.Inners), len(def.Words), len(def.Numbers))
+		}
+		if proto.Size(def) != baseSize(t, def) {
+			t.Errorf("%s: the default case's request changed to %d bytes", name, proto.Size(def))
+		}
+		want := fmt.Sprintf("-grpcfast.batch=16384 (shape=batch) grows grpcfast.testdata.kinds.Rich from %d to %d bytes: "+
+			"Rich.inners (repeated Inner), by added elements", proto.Size(def), proto.Size(got))
+		if n := m.batch.notes[0]; n == nil || n.String() != want {
+			t.Errorf("%s: note %v\nwant %s", name, n, want)
+		}
+	}
+	// ClientStream answers with a Summary, which holds no batch: the batch
+	// case sends the default one.
+	if ms[1].batch.ress[0] != ms[1].ress[0] || ms[1].batch.notes[1] != nil {
+		t.Errorf("ClientStream's batch case has a response of its own: %v", ms[1].batch.ress[0])
+	}
+	cfg.batch = 0
+	if ms, _, err = fillMessages("grpcfast.testdata.kinds.Kinds", methods, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range ms {
+		if m.batch != nil {
+			t.Errorf("%s: a batch case with -grpcfast.batch=0", methods[i].Name())
+		}
+	}
+}
+
+// TestNotesOnce checks that each note is printed once per process and
+// flag, however many methods fill its message type.
+func TestNotesOnce(t *testing.T) {
+	n := growNote{"-grpcfast.size=7", "grpcfast.testdata.once.M", growth{kept: keptNothing}}
+	other := n
+	other.flag = "-grpcfast.respsize=7"
+	got := newNotes([]growNote{n, n, other})
+	if len(got) != 2 || got[0].String() != n.String() || got[1].String() != other.String() {
+		t.Errorf("first: %v, want %v and %v", got, n, other)
+	}
+	if again := newNotes([]growNote{n, other}); len(again) != 0 {
+		t.Errorf("again: %v, want none", again)
+	}
+	if s := n.String(); !strings.HasPrefix(s, "-grpcfast.size=7 keeps grpcfast.testdata.once.M at 0 bytes: it has no bytes") {
+		t.Errorf("%q", s)
 	}
 }

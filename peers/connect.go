@@ -127,6 +127,14 @@ func (s connectUserServer) CreateUser(ctx context.Context, req *connect.Request[
 	return connect.NewResponse(resp), nil
 }
 
+func (s connectUserServer) CreateUsers(ctx context.Context, req *connect.Request[examplepb.CreateUsersRequest]) (*connect.Response[examplepb.CreateUsersResponse], error) {
+	resp, err := s.user.CreateUsers(ctx, req.Msg)
+	if err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(resp), nil
+}
+
 type connectClient struct {
 	tr    *http.Transport
 	chunk examplepbconnect.ChunkServiceClient

@@ -133,6 +133,95 @@ func (x *CreateUserResponse) GetId() string {
 	return ""
 }
 
+type CreateUsersRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Users         []*CreateUserRequest   `protobuf:"bytes,1,rep,name=users,proto3" json:"users,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateUsersRequest) Reset() {
+	*x = CreateUsersRequest{}
+	mi := &file_examplepb_user_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateUsersRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateUsersRequest) ProtoMessage() {}
+
+func (x *CreateUsersRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_examplepb_user_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateUsersRequest.ProtoReflect.Descriptor instead.
+func (*CreateUsersRequest) Descriptor() ([]byte, []int) {
+	return file_examplepb_user_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *CreateUsersRequest) GetUsers() []*CreateUserRequest {
+	if x != nil {
+		return x.Users
+	}
+	return nil
+}
+
+type CreateUsersResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// One per user of the request, in its order.
+	Users         []*CreateUserResponse `protobuf:"bytes,1,rep,name=users,proto3" json:"users,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateUsersResponse) Reset() {
+	*x = CreateUsersResponse{}
+	mi := &file_examplepb_user_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateUsersResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateUsersResponse) ProtoMessage() {}
+
+func (x *CreateUsersResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_examplepb_user_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateUsersResponse.ProtoReflect.Descriptor instead.
+func (*CreateUsersResponse) Descriptor() ([]byte, []int) {
+	return file_examplepb_user_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *CreateUsersResponse) GetUsers() []*CreateUserResponse {
+	if x != nil {
+		return x.Users
+	}
+	return nil
+}
+
 var File_examplepb_user_proto protoreflect.FileDescriptor
 
 const file_examplepb_user_proto_rawDesc = "" +
@@ -144,10 +233,15 @@ const file_examplepb_user_proto_rawDesc = "" +
 	"\x03age\x18\x03 \x01(\x05R\x03age\x12\x12\n" +
 	"\x04tags\x18\x04 \x03(\tR\x04tags\"$\n" +
 	"\x12CreateUserResponse\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id2l\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\"R\n" +
+	"\x12CreateUsersRequest\x12<\n" +
+	"\x05users\x18\x01 \x03(\v2&.grpcfast.example.v1.CreateUserRequestR\x05users\"T\n" +
+	"\x13CreateUsersResponse\x12=\n" +
+	"\x05users\x18\x01 \x03(\v2'.grpcfast.example.v1.CreateUserResponseR\x05users2\xce\x01\n" +
 	"\vUserService\x12]\n" +
 	"\n" +
-	"CreateUser\x12&.grpcfast.example.v1.CreateUserRequest\x1a'.grpcfast.example.v1.CreateUserResponseB0Z.github.com/grpcfast/grpcfast/example/examplepbb\x06proto3"
+	"CreateUser\x12&.grpcfast.example.v1.CreateUserRequest\x1a'.grpcfast.example.v1.CreateUserResponse\x12`\n" +
+	"\vCreateUsers\x12'.grpcfast.example.v1.CreateUsersRequest\x1a(.grpcfast.example.v1.CreateUsersResponseB0Z.github.com/grpcfast/grpcfast/example/examplepbb\x06proto3"
 
 var (
 	file_examplepb_user_proto_rawDescOnce sync.Once
@@ -161,19 +255,25 @@ func file_examplepb_user_proto_rawDescGZIP() []byte {
 	return file_examplepb_user_proto_rawDescData
 }
 
-var file_examplepb_user_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_examplepb_user_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 var file_examplepb_user_proto_goTypes = []any{
-	(*CreateUserRequest)(nil),  // 0: grpcfast.example.v1.CreateUserRequest
-	(*CreateUserResponse)(nil), // 1: grpcfast.example.v1.CreateUserResponse
+	(*CreateUserRequest)(nil),   // 0: grpcfast.example.v1.CreateUserRequest
+	(*CreateUserResponse)(nil),  // 1: grpcfast.example.v1.CreateUserResponse
+	(*CreateUsersRequest)(nil),  // 2: grpcfast.example.v1.CreateUsersRequest
+	(*CreateUsersResponse)(nil), // 3: grpcfast.example.v1.CreateUsersResponse
 }
 var file_examplepb_user_proto_depIdxs = []int32{
-	0, // 0: grpcfast.example.v1.UserService.CreateUser:input_type -> grpcfast.example.v1.CreateUserRequest
-	1, // 1: grpcfast.example.v1.UserService.CreateUser:output_type -> grpcfast.example.v1.CreateUserResponse
-	1, // [1:2] is the sub-list for method output_type
-	0, // [0:1] is the sub-list for method input_type
-	0, // [0:0] is the sub-list for extension type_name
-	0, // [0:0] is the sub-list for extension extendee
-	0, // [0:0] is the sub-list for field type_name
+	0, // 0: grpcfast.example.v1.CreateUsersRequest.users:type_name -> grpcfast.example.v1.CreateUserRequest
+	1, // 1: grpcfast.example.v1.CreateUsersResponse.users:type_name -> grpcfast.example.v1.CreateUserResponse
+	0, // 2: grpcfast.example.v1.UserService.CreateUser:input_type -> grpcfast.example.v1.CreateUserRequest
+	2, // 3: grpcfast.example.v1.UserService.CreateUsers:input_type -> grpcfast.example.v1.CreateUsersRequest
+	1, // 4: grpcfast.example.v1.UserService.CreateUser:output_type -> grpcfast.example.v1.CreateUserResponse
+	3, // 5: grpcfast.example.v1.UserService.CreateUsers:output_type -> grpcfast.example.v1.CreateUsersResponse
+	4, // [4:6] is the sub-list for method output_type
+	2, // [2:4] is the sub-list for method input_type
+	2, // [2:2] is the sub-list for extension type_name
+	2, // [2:2] is the sub-list for extension extendee
+	0, // [0:2] is the sub-list for field type_name
 }
 
 func init() { file_examplepb_user_proto_init() }
@@ -187,7 +287,7 @@ func file_examplepb_user_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_examplepb_user_proto_rawDesc), len(file_examplepb_user_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   2,
+			NumMessages:   4,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -19,17 +19,22 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	UserService_CreateUser_FullMethodName = "/grpcfast.example.v1.UserService/CreateUser"
+	UserService_CreateUser_FullMethodName  = "/grpcfast.example.v1.UserService/CreateUser"
+	UserService_CreateUsers_FullMethodName = "/grpcfast.example.v1.UserService/CreateUsers"
 )
 
 // UserServiceClient is the client API for UserService service.
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// UserService creates users. It is the small-message, unary case.
+// UserService creates users. It is the small-message, unary case, and the
+// batch case (CreateUsers).
 type UserServiceClient interface {
 	// CreateUser registers a user and returns its id.
 	CreateUser(ctx context.Context, in *CreateUserRequest, opts ...grpc.CallOption) (*CreateUserResponse, error)
+	// CreateUsers registers users in one call and returns their ids, in the
+	// order of the request; it fails, registering none, if one has no name.
+	CreateUsers(ctx context.Context, in *CreateUsersRequest, opts ...grpc.CallOption) (*CreateUsersResponse, error)
 }
 
 type userServiceClient struct {
@@ -50,14 +55,28 @@ func (c *userServiceClient) CreateUser(ctx context.Context, in *CreateUserReques
 	return out, nil
 }
 
+func (c *userServiceClient) CreateUsers(ctx context.Context, in *CreateUsersRequest, opts ...grpc.CallOption) (*CreateUsersResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CreateUsersResponse)
+	err := c.cc.Invoke(ctx, UserService_CreateUsers_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // UserServiceServer is the server API for UserService service.
 // All implementations must embed UnimplementedUserServiceServer
 // for forward compatibility.
 //
-// UserService creates users. It is the small-message, unary case.
+// UserService creates users. It is the small-message, unary case, and the
+// batch case (CreateUsers).
 type UserServiceServer interface {
 	// CreateUser registers a user and returns its id.
 	CreateUser(context.Context, *CreateUserRequest) (*CreateUserResponse, error)
+	// CreateUsers registers users in one call and returns their ids, in the
+	// order of the request; it fails, registering none, if one has no name.
+	CreateUsers(context.Context, *CreateUsersRequest) (*CreateUsersResponse, error)
 	mustEmbedUnimplementedUserServiceServer()
 }
 
@@ -70,6 +89,9 @@ type UnimplementedUserServiceServer struct{}
 
 func (UnimplementedUserServiceServer) CreateUser(context.Context, *CreateUserRequest) (*CreateUserResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CreateUser not implemented")
+}
+func (UnimplementedUserServiceServer) CreateUsers(context.Context, *CreateUsersRequest) (*CreateUsersResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreateUsers not implemented")
 }
 func (UnimplementedUserServiceServer) mustEmbedUnimplementedUserServiceServer() {}
 func (UnimplementedUserServiceServer) testEmbeddedByValue()                     {}
@@ -110,6 +132,24 @@ func _UserService_CreateUser_Handler(srv interface{}, ctx context.Context, dec f
 	return interceptor(ctx, in, info, handler)
 }
 
+func _UserService_CreateUsers_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreateUsersRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(UserServiceServer).CreateUsers(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: UserService_CreateUsers_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(UserServiceServer).CreateUsers(ctx, req.(*CreateUsersRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // UserService_ServiceDesc is the grpc.ServiceDesc for UserService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -120,6 +160,10 @@ var UserService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CreateUser",
 			Handler:    _UserService_CreateUser_Handler,
+		},
+		{
+			MethodName: "CreateUsers",
+			Handler:    _UserService_CreateUsers_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

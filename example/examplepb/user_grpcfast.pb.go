@@ -35,6 +35,8 @@ func init() {
 var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*CreateUserRequest)(nil)
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*CreateUserResponse)(nil)
+	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*CreateUsersRequest)(nil)
+	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*CreateUsersResponse)(nil)
 )
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
@@ -237,9 +239,184 @@ func (x *CreateUserResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decod
 	return nil
 }
 
+// GrpcfastRecord implements grpcfastimpl.Owner.
+func (x *CreateUsersRequest) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordOwners(rEc, x.Users)
+}
+
+// GrpcfastReuse implements grpcfastimpl.Owner.
+func (x *CreateUsersRequest) GrpcfastReuse(rEc *grpcfastimpl.Record) {
+	if x == nil {
+		return
+	}
+	f0 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_examplepb_user_CreateUserRequest, x.Users)
+	*x = CreateUsersRequest{
+		Users: f0,
+	}
+}
+
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
+func (x *CreateUsersRequest) GrpcfastUnknownFields() *[]byte {
+	return &x.unknownFields
+}
+
+// GrpcfastDecode implements grpcfastimpl.Decoder.
+func (x *CreateUsersRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	for len(dAtA) > 0 {
+		tAg := uint64(dAtA[0])
+		if tAg-8 < 0x78 {
+			dAtA = dAtA[1:]
+		} else {
+			rEad, nN := grpcfastimpl.ReadTag(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			tAg, dAtA = rEad, dAtA[nN:]
+		}
+		switch tAg {
+		case 10: // users
+			for {
+				var vAl []byte
+				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(dAtA)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, dAtA = rEad, dAtA[nN:]
+				}
+				var eL *CreateUserRequest
+				if nN := len(x.Users); nN < cap(x.Users) {
+					x.Users = x.Users[:nN+1]
+					eL = x.Users[nN]
+				} else {
+					x.Users = grpcfastimpl.AppendMessage(x.Users, dEc, 10, dAtA)
+					eL = x.Users[nN]
+				}
+				if eL == nil {
+					eL = grpcfastimpl.Spare[CreateUserRequest](dEc, grpcfastSpare_examplepb_user_CreateUserRequest)
+					x.Users[len(x.Users)-1] = eL
+				}
+				if dEpth < 1 {
+					return grpcfastimpl.ErrDepth
+				}
+				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+					return eRr
+				}
+				if len(dAtA) == 0 || dAtA[0] != 10 {
+					break
+				}
+				dAtA = dAtA[1:]
+			}
+			continue
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it, its tag in the shortest form.
+		nN := grpcfastimpl.SkipField(tAg, dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
+		dAtA = dAtA[nN:]
+	}
+	return nil
+}
+
+// GrpcfastRecord implements grpcfastimpl.Owner.
+func (x *CreateUsersResponse) GrpcfastRecord(rEc *grpcfastimpl.Record) {
+	grpcfastimpl.RecordOwners(rEc, x.Users)
+}
+
+// GrpcfastReuse implements grpcfastimpl.Owner.
+func (x *CreateUsersResponse) GrpcfastReuse(rEc *grpcfastimpl.Record) {
+	if x == nil {
+		return
+	}
+	f0 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_examplepb_user_CreateUserResponse, x.Users)
+	*x = CreateUsersResponse{
+		Users: f0,
+	}
+}
+
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
+func (x *CreateUsersResponse) GrpcfastUnknownFields() *[]byte {
+	return &x.unknownFields
+}
+
+// GrpcfastDecode implements grpcfastimpl.Decoder.
+func (x *CreateUsersResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	for len(dAtA) > 0 {
+		tAg := uint64(dAtA[0])
+		if tAg-8 < 0x78 {
+			dAtA = dAtA[1:]
+		} else {
+			rEad, nN := grpcfastimpl.ReadTag(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			tAg, dAtA = rEad, dAtA[nN:]
+		}
+		switch tAg {
+		case 10: // users
+			for {
+				var vAl []byte
+				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(dAtA)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, dAtA = rEad, dAtA[nN:]
+				}
+				var eL *CreateUserResponse
+				if nN := len(x.Users); nN < cap(x.Users) {
+					x.Users = x.Users[:nN+1]
+					eL = x.Users[nN]
+				} else {
+					x.Users = grpcfastimpl.AppendMessage(x.Users, dEc, 10, dAtA)
+					eL = x.Users[nN]
+				}
+				if eL == nil {
+					eL = grpcfastimpl.Spare[CreateUserResponse](dEc, grpcfastSpare_examplepb_user_CreateUserResponse)
+					x.Users[len(x.Users)-1] = eL
+				}
+				if dEpth < 1 {
+					return grpcfastimpl.ErrDepth
+				}
+				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+					return eRr
+				}
+				if len(dAtA) == 0 || dAtA[0] != 10 {
+					break
+				}
+				dAtA = dAtA[1:]
+			}
+			continue
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it, its tag in the shortest form.
+		nN := grpcfastimpl.SkipField(tAg, dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
+		dAtA = dAtA[nN:]
+	}
+	return nil
+}
+
+// The lists of spares (nested messages and oneof wrappers that a reset gave
+// back) that the generated decoders of this file take from, one per type.
+var (
+	grpcfastSpare_examplepb_user_CreateUserRequest  = grpcfastimpl.NewSpareKind() // CreateUserRequest
+	grpcfastSpare_examplepb_user_CreateUserResponse = grpcfastimpl.NewSpareKind() // CreateUserResponse
+)
+
 // UserServiceReusingClient receives the responses of UserService's methods that
-// have one (CreateUser) into messages that it reuses, one pair per method,
-// where UserServiceClient allocates a new response for every call
+// have one (CreateUser, CreateUsers) into messages that it reuses, one pair per
+// method, where UserServiceClient allocates a new response for every call
 // (grpcfast.Responses). A response is valid only until the next successful call
 // of the same method through the client, or Release; keep one with the method's
 // Take, or copy it (proto.Clone). A failed call leaves the last response as it
@@ -248,8 +425,9 @@ func (x *CreateUserResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decod
 // A UserServiceReusingClient is for one goroutine at a time: give each
 // goroutine its own. Rules: docs/receivers.md of github.com/grpcfast/grpcfast.
 type UserServiceReusingClient struct {
-	cc                  grpc.ClientConnInterface
-	createUserResponses *grpcfast.Responses[CreateUserResponse]
+	cc                   grpc.ClientConnInterface
+	createUserResponses  *grpcfast.Responses[CreateUserResponse]
+	createUsersResponses *grpcfast.Responses[CreateUsersResponse]
 }
 
 // NewUserServiceReusingClient returns a UserServiceReusingClient that calls cc.
@@ -257,8 +435,9 @@ type UserServiceReusingClient struct {
 // one copy of each response (docs/pooled.md).
 func NewUserServiceReusingClient(cc grpc.ClientConnInterface, opts ...grpcfast.PooledOption) *UserServiceReusingClient {
 	return &UserServiceReusingClient{
-		cc:                  cc,
-		createUserResponses: grpcfast.NewResponses[CreateUserResponse](opts...),
+		cc:                   cc,
+		createUserResponses:  grpcfast.NewResponses[CreateUserResponse](opts...),
+		createUsersResponses: grpcfast.NewResponses[CreateUsersResponse](opts...),
 	}
 }
 
@@ -279,21 +458,40 @@ func (c *UserServiceReusingClient) TakeCreateUser() *CreateUserResponse {
 	return c.createUserResponses.Take()
 }
 
+// CreateUsers calls UserService.CreateUsers as UserServiceClient's CreateUsers
+// does, and returns the response in a message that c reuses: valid until the
+// next successful CreateUsers through c.
+//
+// UserService.CreateUsers:
+// CreateUsers registers users in one call and returns their ids, in the
+// order of the request; it fails, registering none, if one has no name.
+func (c *UserServiceReusingClient) CreateUsers(ctx context.Context, in *CreateUsersRequest, opts ...grpc.CallOption) (*CreateUsersResponse, error) {
+	return c.createUsersResponses.Invoke(ctx, c.cc, "/grpcfast.example.v1.UserService/CreateUsers", in, opts...)
+}
+
+// TakeCreateUsers returns the response of the last UserService.CreateUsers call
+// through c and lets go of it: it is the caller's for good. It returns nil if
+// that call failed or none was made.
+func (c *UserServiceReusingClient) TakeCreateUsers() *CreateUsersResponse {
+	return c.createUsersResponses.Take()
+}
+
 // Release gives the client's responses, and the memory they keep, to the next
 // user of their types; the responses of its last calls must not be used after
 // it. The client may be used again.
 func (c *UserServiceReusingClient) Release() {
 	c.createUserResponses.Release()
+	c.createUsersResponses.Release()
 }
 
 // RegisterUserServiceServerPooled registers srv with s as
-// RegisterUserServiceServer does, but the unary method CreateUser decodes each
-// request into a message taken from a pool, and gives it back when the method
-// and the interceptors have returned: the request is valid only until then. To
-// keep it, call grpcfast.KeepRequest(ctx) before returning, or copy it
-// (proto.Clone). A reply must not share memory (bytes, slices, nested messages)
-// with the request: gRPC encodes it after the method returns. Streams are
-// served as RegisterUserServiceServer serves them.
+// RegisterUserServiceServer does, but the unary methods (CreateUser,
+// CreateUsers) decode each request into a message taken from a pool, and give
+// it back when the method and the interceptors have returned: the request is
+// valid only until then. To keep it, call grpcfast.KeepRequest(ctx) before
+// returning, or copy it (proto.Clone). A reply must not share memory (bytes,
+// slices, nested messages) with the request: gRPC encodes it after the method
+// returns. Streams are served as RegisterUserServiceServer serves them.
 //
 // Options: grpcfast.WithStringsInOneCopy decodes strings and bytes as views of
 // one copy of each request. Rules and trade-offs: docs/pooled.md of
@@ -302,6 +500,9 @@ func RegisterUserServiceServerPooled(s grpc.ServiceRegistrar, srv UserServiceSer
 	RegisterUserServiceServer(grpcfastimpl.PooledRegistrar(s, opts,
 		grpcfastimpl.PooledUnary("CreateUser", func(impl any, ctx context.Context, in *CreateUserRequest) (any, error) {
 			return impl.(UserServiceServer).CreateUser(ctx, in)
+		}),
+		grpcfastimpl.PooledUnary("CreateUsers", func(impl any, ctx context.Context, in *CreateUsersRequest) (any, error) {
+			return impl.(UserServiceServer).CreateUsers(ctx, in)
 		}),
 	), srv)
 }

@@ -31,5 +31,6 @@ import (
 func BenchmarkGrpcfast_UserService(b *testing.B) {
 	grpcfastbench.Run(b, "grpcfast.example.v1.UserService",
 		grpcfastbench.Unary[CreateUserRequest, CreateUserResponse]("CreateUser"),
+		grpcfastbench.Unary[CreateUsersRequest, CreateUsersResponse]("CreateUsers"),
 	)
 }

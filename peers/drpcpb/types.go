@@ -11,9 +11,11 @@ import "github.com/grpcfast/grpcfast/example/examplepb"
 
 // The example's messages, under the names the generated code uses.
 type (
-	Chunk              = examplepb.Chunk
-	PutResponse        = examplepb.PutResponse
-	GetRequest         = examplepb.GetRequest
-	CreateUserRequest  = examplepb.CreateUserRequest
-	CreateUserResponse = examplepb.CreateUserResponse
+	Chunk               = examplepb.Chunk
+	PutResponse         = examplepb.PutResponse
+	GetRequest          = examplepb.GetRequest
+	CreateUserRequest   = examplepb.CreateUserRequest
+	CreateUserResponse  = examplepb.CreateUserResponse
+	CreateUsersRequest  = examplepb.CreateUsersRequest
+	CreateUsersResponse = examplepb.CreateUsersResponse
 )

@@ -34,6 +34,7 @@ type DRPCUserServiceClient interface {
 	DRPCConn() drpc.Conn
 
 	CreateUser(ctx context.Context, in *CreateUserRequest) (*CreateUserResponse, error)
+	CreateUsers(ctx context.Context, in *CreateUsersRequest) (*CreateUsersResponse, error)
 }
 
 type drpcUserServiceClient struct {
@@ -55,8 +56,18 @@ func (c *drpcUserServiceClient) CreateUser(ctx context.Context, in *CreateUserRe
 	return out, nil
 }
 
+func (c *drpcUserServiceClient) CreateUsers(ctx context.Context, in *CreateUsersRequest) (*CreateUsersResponse, error) {
+	out := new(CreateUsersResponse)
+	err := c.cc.Invoke(ctx, "/grpcfast.example.v1.UserService/CreateUsers", drpcEncoding_File_examplepb_user_proto{}, in, out)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 type DRPCUserServiceServer interface {
 	CreateUser(context.Context, *CreateUserRequest) (*CreateUserResponse, error)
+	CreateUsers(context.Context, *CreateUsersRequest) (*CreateUsersResponse, error)
 }
 
 type DRPCUserServiceUnimplementedServer struct{}
@@ -65,9 +76,13 @@ func (s *DRPCUserServiceUnimplementedServer) CreateUser(context.Context, *Create
 	return nil, drpcerr.WithCode(errors.New("Unimplemented"), drpcerr.Unimplemented)
 }
 
+func (s *DRPCUserServiceUnimplementedServer) CreateUsers(context.Context, *CreateUsersRequest) (*CreateUsersResponse, error) {
+	return nil, drpcerr.WithCode(errors.New("Unimplemented"), drpcerr.Unimplemented)
+}
+
 type DRPCUserServiceDescription struct{}
 
-func (DRPCUserServiceDescription) NumMethods() int { return 1 }
+func (DRPCUserServiceDescription) NumMethods() int { return 2 }
 
 func (DRPCUserServiceDescription) Method(n int) (string, drpc.Encoding, drpc.Receiver, interface{}, bool) {
 	switch n {
@@ -80,6 +95,15 @@ func (DRPCUserServiceDescription) Method(n int) (string, drpc.Encoding, drpc.Rec
 						in1.(*CreateUserRequest),
 					)
 			}, DRPCUserServiceServer.CreateUser, true
+	case 1:
+		return "/grpcfast.example.v1.UserService/CreateUsers", drpcEncoding_File_examplepb_user_proto{},
+			func(srv interface{}, ctx context.Context, in1, in2 interface{}) (drpc.Message, error) {
+				return srv.(DRPCUserServiceServer).
+					CreateUsers(
+						ctx,
+						in1.(*CreateUsersRequest),
+					)
+			}, DRPCUserServiceServer.CreateUsers, true
 	default:
 		return "", nil, nil, nil, false
 	}
@@ -103,6 +127,26 @@ func (x *drpcUserService_CreateUserStream) GetStream() drpc.Stream {
 }
 
 func (x *drpcUserService_CreateUserStream) SendAndClose(m *CreateUserResponse) error {
+	if err := x.MsgSend(m, drpcEncoding_File_examplepb_user_proto{}); err != nil {
+		return err
+	}
+	return x.CloseSend()
+}
+
+type DRPCUserService_CreateUsersStream interface {
+	drpc.Stream
+	SendAndClose(*CreateUsersResponse) error
+}
+
+type drpcUserService_CreateUsersStream struct {
+	drpc.Stream
+}
+
+func (x *drpcUserService_CreateUsersStream) GetStream() drpc.Stream {
+	return x.Stream
+}
+
+func (x *drpcUserService_CreateUsersStream) SendAndClose(m *CreateUsersResponse) error {
 	if err := x.MsgSend(m, drpcEncoding_File_examplepb_user_proto{}); err != nil {
 		return err
 	}

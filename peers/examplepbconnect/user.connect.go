@@ -35,12 +35,17 @@ const (
 const (
 	// UserServiceCreateUserProcedure is the fully-qualified name of the UserService's CreateUser RPC.
 	UserServiceCreateUserProcedure = "/grpcfast.example.v1.UserService/CreateUser"
+	// UserServiceCreateUsersProcedure is the fully-qualified name of the UserService's CreateUsers RPC.
+	UserServiceCreateUsersProcedure = "/grpcfast.example.v1.UserService/CreateUsers"
 )
 
 // UserServiceClient is a client for the grpcfast.example.v1.UserService service.
 type UserServiceClient interface {
 	// CreateUser registers a user and returns its id.
 	CreateUser(context.Context, *connect.Request[examplepb.CreateUserRequest]) (*connect.Response[examplepb.CreateUserResponse], error)
+	// CreateUsers registers users in one call and returns their ids, in the
+	// order of the request; it fails, registering none, if one has no name.
+	CreateUsers(context.Context, *connect.Request[examplepb.CreateUsersRequest]) (*connect.Response[examplepb.CreateUsersResponse], error)
 }
 
 // NewUserServiceClient constructs a client for the grpcfast.example.v1.UserService service. By
@@ -60,12 +65,19 @@ func NewUserServiceClient(httpClient connect.HTTPClient, baseURL string, opts ..
 			connect.WithSchema(userServiceMethods.ByName("CreateUser")),
 			connect.WithClientOptions(opts...),
 		),
+		createUsers: connect.NewClient[examplepb.CreateUsersRequest, examplepb.CreateUsersResponse](
+			httpClient,
+			baseURL+UserServiceCreateUsersProcedure,
+			connect.WithSchema(userServiceMethods.ByName("CreateUsers")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
 // userServiceClient implements UserServiceClient.
 type userServiceClient struct {
-	createUser *connect.Client[examplepb.CreateUserRequest, examplepb.CreateUserResponse]
+	createUser  *connect.Client[examplepb.CreateUserRequest, examplepb.CreateUserResponse]
+	createUsers *connect.Client[examplepb.CreateUsersRequest, examplepb.CreateUsersResponse]
 }
 
 // CreateUser calls grpcfast.example.v1.UserService.CreateUser.
@@ -73,10 +85,18 @@ func (c *userServiceClient) CreateUser(ctx context.Context, req *connect.Request
 	return c.createUser.CallUnary(ctx, req)
 }
 
+// CreateUsers calls grpcfast.example.v1.UserService.CreateUsers.
+func (c *userServiceClient) CreateUsers(ctx context.Context, req *connect.Request[examplepb.CreateUsersRequest]) (*connect.Response[examplepb.CreateUsersResponse], error) {
+	return c.createUsers.CallUnary(ctx, req)
+}
+
 // UserServiceHandler is an implementation of the grpcfast.example.v1.UserService service.
 type UserServiceHandler interface {
 	// CreateUser registers a user and returns its id.
 	CreateUser(context.Context, *connect.Request[examplepb.CreateUserRequest]) (*connect.Response[examplepb.CreateUserResponse], error)
+	// CreateUsers registers users in one call and returns their ids, in the
+	// order of the request; it fails, registering none, if one has no name.
+	CreateUsers(context.Context, *connect.Request[examplepb.CreateUsersRequest]) (*connect.Response[examplepb.CreateUsersResponse], error)
 }
 
 // NewUserServiceHandler builds an HTTP handler from the service implementation. It returns the path
@@ -92,10 +112,18 @@ func NewUserServiceHandler(svc UserServiceHandler, opts ...connect.HandlerOption
 		connect.WithSchema(userServiceMethods.ByName("CreateUser")),
 		connect.WithHandlerOptions(opts...),
 	)
+	userServiceCreateUsersHandler := connect.NewUnaryHandler(
+		UserServiceCreateUsersProcedure,
+		svc.CreateUsers,
+		connect.WithSchema(userServiceMethods.ByName("CreateUsers")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/grpcfast.example.v1.UserService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case UserServiceCreateUserProcedure:
 			userServiceCreateUserHandler.ServeHTTP(w, r)
+		case UserServiceCreateUsersProcedure:
+			userServiceCreateUsersHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -107,4 +135,8 @@ type UnimplementedUserServiceHandler struct{}
 
 func (UnimplementedUserServiceHandler) CreateUser(context.Context, *connect.Request[examplepb.CreateUserRequest]) (*connect.Response[examplepb.CreateUserResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("grpcfast.example.v1.UserService.CreateUser is not implemented"))
+}
+
+func (UnimplementedUserServiceHandler) CreateUsers(context.Context, *connect.Request[examplepb.CreateUsersRequest]) (*connect.Response[examplepb.CreateUsersResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("grpcfast.example.v1.UserService.CreateUsers is not implemented"))
 }
