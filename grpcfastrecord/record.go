@@ -202,12 +202,20 @@ func New(dir string, opts Options) (*Recorder, error) {
 	return &Recorder{corpus: c, opts: opts, redact: redact, sinks: map[string]*sink{}}, nil
 }
 
-// splitMethod splits "/pkg.Service/Method".
+// splitMethod splits "/pkg.Service/Method". Each part becomes a directory
+// name under the corpus, so it is refused where it would not name a
+// directory of its own there: empty, ".", "..", or holding a path
+// separator or a NUL (a method name that a client or an unknown-service
+// handler passes on is not checked by gRPC).
 func splitMethod(full string) (service, method string, ok bool) {
 	service, method, ok = strings.Cut(strings.TrimPrefix(full, "/"), "/")
-	ok = ok && strings.HasPrefix(full, "/") && service != "" && method != "" &&
-		!strings.ContainsAny(method, "/\\") && !strings.Contains(service, "..") && !strings.ContainsAny(service, "/\\")
+	ok = ok && strings.HasPrefix(full, "/") && dirName(service) && dirName(method)
 	return service, method, ok
+}
+
+// dirName reports whether name can be a directory name of its own.
+func dirName(name string) bool {
+	return name != "" && name != "." && name != ".." && !strings.ContainsAny(name, "/\\\x00")
 }
 
 // sink is one file being recorded: a method's requests or responses.
