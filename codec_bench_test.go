@@ -96,6 +96,12 @@ func BenchmarkCodec(b *testing.B) {
 			// 16 KiB and the 4-byte tail.
 			"2": func(b []byte) mem.BufferSlice { return sliceAt(b, 16384) },
 		}},
+		// 1 MiB of short strings, whole and as the transport hands it
+		// over: a repeated string field of 100,000 elements.
+		{"strings1m", stringsMessage(1 << 20), map[string]func([]byte) mem.BufferSlice{
+			"1":      whole,
+			"frames": frames,
+		}},
 		{"1mib", &kinds.Rich{Data: pattern(1 << 20)}, map[string]func([]byte) mem.BufferSlice{
 			"1":      whole,
 			"frames": frames,

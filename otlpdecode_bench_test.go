@@ -28,7 +28,7 @@ func BenchmarkDecodeOTLP(b *testing.B) {
 // BenchmarkDecodeStrings decodes 1 and 16 KiB of short strings, the shape of
 // the example's CreateUser, on each receive path (benchDecodePaths).
 func BenchmarkDecodeStrings(b *testing.B) {
-	for _, size := range []int{1024, 16384} {
+	for _, size := range []int{1024, 16384, 1 << 20} {
 		b.Run(fmt.Sprintf("size=%d", size), func(b *testing.B) {
 			benchDecodePaths[kinds.Rich](b, []proto.Message{stringsMessage(size)})
 		})

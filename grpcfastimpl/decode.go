@@ -169,30 +169,53 @@ var errNotMessage = errors.New("grpcfast: not a protobuf message")
 
 // Grow returns s, when its length is its capacity, with room for one more
 // element, and for those of the field of tag tag that follow it in rest
-// (Run), or as much as append would give it if that is more.
+// (runAhead), or as much as append would give it if that is more.
 func Grow[T any](s []T, tag uint64, rest []byte) []T {
-	return GrowBy(s, 1+decode.Run(tag, rest))
+	return GrowBy(s, 1+runAhead(tag, rest, len(s)))
+}
+
+// runAhead counts the elements of the field of tag tag that follow one
+// another at the start of rest, for a field that holds have: up to
+// decode.MaxRun, or up to have if that is more. A field of 100,000 strings
+// then takes about 8 arrays of doubling size rather than 20 growing by a
+// quarter, and a run that fails at its end cost at most as much again as
+// what was decoded before it.
+func runAhead(tag uint64, rest []byte, have int) int {
+	return decode.RunUpTo(tag, rest, max(decode.MaxRun, have))
 }
 
 // GrowBy returns s with room for n more elements at least: its length and
 // n, or, if that is less, what append gives (twice a short slice, 1.25
 // times a long one), so that elements that come apart still cost O(log n)
-// arrays.
+// arrays. The new array holds s's elements and zeros beyond them.
+//
+// Where that capacity is append's own (one step of its growth, or more
+// than twice the length), it grows s with append, which the compiler turns
+// into one call of the runtime's growslice: that clears only the part of
+// the new array beyond the copied elements, and copies them with a write
+// barrier on the source alone. A make and a copy clear the whole array,
+// then copy with barriers on both sides: at 1 MiB of short strings, while
+// the collector ran, that was most of the decode of a repeated string field.
+// Between the two (a run ahead longer than append's step), append would
+// overshoot by further steps: make and copy give the capacity asked.
 func GrowBy[T any](s []T, n int) []T {
 	if cap(s)-len(s) >= n {
 		return s
 	}
-	c := len(s) + n
-	if g := appendCap(len(s)); c < g {
-		c = g
+	l := len(s)
+	step := appendCap(l)
+	c := max(l+n, step)
+	if c == step || c > 2*l {
+		return append(s[:l:l], make([]T, c-l)...)[:l]
 	}
-	t := make([]T, len(s), c)
+	t := make([]T, l, c)
 	copy(t, s)
 	return t
 }
 
 // appendCap is the capacity that append gives a full slice of length l,
-// as the runtime's nextslicecap computes it.
+// as the runtime's nextslicecap computes it, before rounding up to the
+// allocator's size class.
 func appendCap(l int) int {
 	if l < 256 {
 		return 2 * l
@@ -209,16 +232,22 @@ func PackedVarints(b []byte) int { return decode.Varints(b) }
 // for those that follow it in rest (Grow). The caller decodes into the new
 // last element if it is not nil, and into a spare otherwise. In a decode
 // into a fresh message (d has no record), the new element and those that
-// follow it in rest are allocated together, and set in s beyond its length,
-// where the next elements of the field find them.
+// follow it in rest are allocated together, in chunks of at most
+// 1+decode.MaxRun, and set in s beyond its length, where the next elements
+// of the field find them.
 func AppendMessage[T any](s []*T, d *Decoding, tag uint64, rest []byte) []*T {
-	n := 1 + decode.Run(tag, rest)
+	n := 1 + runAhead(tag, rest, len(s))
 	s = GrowBy(s, n)[:len(s)+1]
 	if d.Record == nil {
-		all := make([]T, n)
+		// In chunks of at most 1+MaxRun elements, so that an element kept
+		// keeps at most that many of its siblings alive.
 		next := s[len(s)-1 : len(s)-1+n]
-		for i := range next {
-			next[i] = &all[i]
+		for len(next) > 0 {
+			all := make([]T, min(len(next), 1+decode.MaxRun))
+			for i := range all {
+				next[i] = &all[i]
+			}
+			next = next[len(all):]
 		}
 	}
 	return s

@@ -2,6 +2,7 @@ package grpcfastimpl_test
 
 import (
 	"testing"
+	"unsafe"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
@@ -77,8 +78,87 @@ func TestGrowRun(t *testing.T) {
 	if got := decode.Run(tag, long); got != decode.MaxRun {
 		t.Errorf("a run of 3000: Run = %d, want MaxRun (%d)", got, decode.MaxRun)
 	}
+	// Room for the element and the 100 after it, rounded up to the
+	// allocator's size class as append rounds it (101 ints: 808 bytes, in
+	// the class of 896).
 	s := grpcfastimpl.Grow([]int(nil), tag, run)
-	if len(s) != 0 || cap(s) != 101 {
-		t.Errorf("Grow before a run of 100: len %d cap %d, want 0 and 101", len(s), cap(s))
+	if len(s) != 0 || cap(s) < 101 || cap(s) > 112 {
+		t.Errorf("Grow before a run of 100: len %d cap %d, want 0 and 101 to 112", len(s), cap(s))
+	}
+	// The new array holds the elements and zeros beyond them, never what
+	// the old one held past its length.
+	old := make([]*int, 3, 4)
+	x := 7
+	old[:4][3] = &x
+	g := grpcfastimpl.GrowBy(old[:3], 5)
+	if len(g) != 3 || cap(g) < 8 || g[:cap(g)][3] != nil {
+		t.Errorf("GrowBy of a slice with an element past its length: len %d cap %d, element 3 %v; want 3, at least 8, nil", len(g), cap(g), g[:cap(g)][3])
+	}
+}
+
+// A long run of one field sizes it from what it already holds: 100,000
+// strings in one run take a few arrays, each about twice the last, where
+// growing by a quarter past 1024 (append's step) took about 20.
+func TestGrowLongRun(t *testing.T) {
+	const n = 100000
+	const tag = 9<<3 | 2
+	var b []byte
+	for range n {
+		b = protowire.AppendString(protowire.AppendTag(b, 9, protowire.BytesType), "tag")
+	}
+	var s []string
+	arrays := 0
+	for rest := b; len(rest) > 0; {
+		_, _, k := protowire.ConsumeTag(rest)
+		v, m := protowire.ConsumeString(rest[k:])
+		rest = rest[k+m:]
+		if len(s) == cap(s) {
+			s = grpcfastimpl.Grow(s, tag, rest)
+			arrays++
+		}
+		s = append(s, v)
+	}
+	if len(s) != n || arrays > 8 {
+		t.Errorf("%d elements in one run: %d arrays, cap %d; want %d elements in at most 8 arrays", len(s), arrays, cap(s), n)
+	}
+	if cap(s) > 2*n {
+		t.Errorf("%d elements in one run: cap %d, want at most %d", n, cap(s), 2*n)
+	}
+}
+
+type chunked struct{ a, b int64 }
+
+// The elements that AppendMessage allocates ahead for a fresh message come
+// in chunks of at most 1+MaxRun, so that an element kept keeps at most that
+// many siblings alive: a run of 3000 after 3000 elements takes 3 chunks and
+// the new array of pointers.
+func TestAppendMessageChunks(t *testing.T) {
+	const tag = 9<<3 | 2
+	var rest []byte
+	for range 2999 {
+		rest = protowire.AppendBytes(protowire.AppendTag(rest, 9, protowire.BytesType), nil)
+	}
+	full := make([]*chunked, 3000)
+	var got []*chunked
+	allocs := testing.AllocsPerRun(20, func() {
+		got = grpcfastimpl.AppendMessage(full, &grpcfastimpl.Decoding{}, tag, rest)
+	})
+	if allocs != 4 {
+		t.Errorf("AppendMessage ahead of 3000 elements: %v allocations, want 4 (3 chunks, 1 array)", allocs)
+	}
+	all := got[len(got)-1 : len(got)-1+3000]
+	for i, e := range all {
+		if e == nil {
+			t.Fatalf("element %d ahead is nil", i)
+		}
+	}
+	// Within a chunk the elements are adjacent; across its end they are not.
+	size := unsafe.Sizeof(chunked{})
+	adjacent := func(i int) bool {
+		return uintptr(unsafe.Pointer(all[i+1]))-uintptr(unsafe.Pointer(all[i])) == size
+	}
+	if !adjacent(0) || !adjacent(decode.MaxRun-1) || adjacent(decode.MaxRun) {
+		t.Errorf("chunk bounds: 0-1 adjacent %v, %d-%d adjacent %v, %d-%d adjacent %v; want true, true, false",
+			adjacent(0), decode.MaxRun-1, decode.MaxRun, adjacent(decode.MaxRun-1), decode.MaxRun, decode.MaxRun+1, adjacent(decode.MaxRun))
 	}
 }

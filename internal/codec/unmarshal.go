@@ -91,17 +91,19 @@ func (c *Codec) decodeGenerated(data mem.BufferSlice, gen generatedDecoder, v an
 	}
 	if _, ok := v.(bytesFielder); !ok && len(data) > 1 {
 		// No bytes field to copy straight from the buffers, nor to view:
-		// one copy of a message of a few frames costs less than finding
-		// the runs of its top-level fields (a message of many short
-		// strings has thousands).
-		if n := data.Len(); n <= maxGather {
-			p := c.Pool.Get(n)
-			b := (*p)[:n]
-			data.CopyTo(b)
-			err := decodeAll(b, gen, d.st, v)
-			c.putBuf(p) // strings and bytes are copies: nothing refers to b
-			return err
-		}
+		// one copy of the message costs less than finding the runs of its
+		// top-level fields (a message of many short strings has
+		// thousands), and the decoder then sees each repeated field's
+		// elements together, across the transport's buffers, and sizes the
+		// field for them (grpcfastimpl.Grow). gRPC's standard codec makes
+		// the same copy (MaterializeToBuffer).
+		n := data.Len()
+		p := c.Pool.Get(n)
+		b := (*p)[:n]
+		data.CopyTo(b)
+		err := decodeAll(b, gen, d.st, v)
+		c.putBuf(p) // strings and bytes are copies: nothing refers to b
+		return err
 	}
 	if err := c.decodeRuns(data, d, v, vw); err != nil {
 		return err
@@ -109,9 +111,6 @@ func (c *Codec) decodeGenerated(data mem.BufferSlice, gen generatedDecoder, v an
 	return checkInitialized(v, nil, data)
 }
 
-// maxGather is the largest message without bytes fields that a generated
-// decoder decodes from one scratch copy rather than in runs.
-const maxGather = 64 << 10
 
 // decodeRuns decodes data into v with d, whole or in runs of whole
 // top-level fields.

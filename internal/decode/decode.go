@@ -239,9 +239,12 @@ func Sint32(v uint64) int32 { return int32(protowire.DecodeZigZag(v & math.MaxUi
 // since an encoder writes a field's elements together. It is a hint for the
 // capacity of the field, never an error: it stops at anything else,
 // malformed input included, which the decode reports when it gets there.
-func Run(tag uint64, b []byte) int {
+func Run(tag uint64, b []byte) int { return RunUpTo(tag, b, MaxRun) }
+
+// RunUpTo is Run, counting up to limit.
+func RunUpTo(tag uint64, b []byte, limit int) int {
 	n := 0
-	for len(b) > 0 && n < MaxRun {
+	for len(b) > 0 && n < limit {
 		t, i := uint64(b[0]), 1
 		if t >= 0x80 {
 			t, i = Tag(b)
@@ -271,9 +274,11 @@ func Run(tag uint64, b []byte) int {
 }
 
 // MaxRun bounds what Run counts, and so what a decoder allocates ahead of
-// elements it has not yet decoded: a field's elements cost at most this
-// many in advance, whatever the input, and a longer run grows its field
-// again as append would.
+// elements it has not yet decoded: a field's first elements cost at most
+// this many in advance, whatever the input. A field that already holds more
+// counts as many as it holds (grpcfastimpl.Grow): what it allocates ahead is
+// then at most what the input has already been found to hold, as when
+// append doubles a slice.
 const MaxRun = 1024
 
 // Varints returns how many varints b holds, a packed field's elements: the
