@@ -46,4 +46,17 @@
 // fill), the receiver checks every byte (Put: CRC-32C, which the server
 // answers with; Get: against the blob), so every benchmark operation checks
 // the payload.
+//
+// OTLP: BenchmarkOTLPCollectors replays the recorded OTLP trace exports of
+// internal/testprotos/otlp's corpus (CorpusDir) to an OpenTelemetry trace
+// receiver served five ways, each in a process of its own (collector=NAME,
+// Collectors): the OpenTelemetry Collector's pdata
+// (ptraceotlp.RegisterGRPCServer) with its pooling gate pdata.useProtoPooling
+// off (pdata) and on (pdata-pooled), and gRPC-Go with its standard codec
+// (grpc-std), grpcfast's codec (grpcfast) and a pooled handler with
+// grpcfast.WithStringsInOneCopy (grpcfast-pooled-copy). BenchmarkDecodeOTLP
+// decodes the same exports alone on the root's receive paths and pdata's
+// (path=NAME). Linking pdata and internal/testprotos/otlp in one binary is
+// fine: pdata registers no protobuf-go descriptors, and its "proto" codec
+// and grpcfast's hand each other the types they do not keep.
 package peers

@@ -26,6 +26,13 @@ const (
 )
 
 func TestMain(m *testing.M) {
+	if name := os.Getenv(collectorChildEnv); name != "" {
+		if err := serveCollectorChild(name); err != nil {
+			fmt.Fprintln(os.Stderr, "peers: OTLP collector process:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if os.Getenv(childEnv) != "" {
 		if err := serveChild(); err != nil {
 			fmt.Fprintln(os.Stderr, "peers: server process:", err)
@@ -34,10 +41,12 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	code := m.Run()
-	if err := stopChild(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		if code == 0 {
-			code = 1
+	for _, err := range []error{stopChild(), stopCollectorChildren()} {
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			if code == 0 {
+				code = 1
+			}
 		}
 	}
 	os.Exit(code)
