@@ -111,7 +111,6 @@ func (c *Codec) decodeGenerated(data mem.BufferSlice, gen generatedDecoder, v an
 	return checkInitialized(v, nil, data)
 }
 
-
 // decodeRuns decodes data into v with d, whole or in runs of whole
 // top-level fields.
 func (c *Codec) decodeRuns(data mem.BufferSlice, d runDecoder, v any, vw *reuse.Header) error {
