@@ -102,6 +102,11 @@ func BenchmarkCodec(b *testing.B) {
 			"1":      whole,
 			"frames": frames,
 		}},
+		// A repeated message field of 100,000 small elements.
+		{"messages100k", messagesMessage(100000), map[string]func([]byte) mem.BufferSlice{
+			"1":      whole,
+			"frames": frames,
+		}},
 		{"1mib", &kinds.Rich{Data: pattern(1 << 20)}, map[string]func([]byte) mem.BufferSlice{
 			"1":      whole,
 			"frames": frames,

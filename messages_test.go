@@ -195,6 +195,16 @@ func stringsMessage(n int) *kinds.Rich {
 	return m
 }
 
+// messagesMessage returns a message with n small nested messages in one
+// repeated field.
+func messagesMessage(n int) *kinds.Rich {
+	m := &kinds.Rich{Name: "Ada Lovelace"}
+	for i := range n {
+		m.Inners = append(m.Inners, &kinds.Inner{Label: fmt.Sprintf("inner-%06d", i), Values: []uint32{uint32(i)}})
+	}
+	return m
+}
+
 // wordyMessage is a string-heavy message: a name, 64 words, 16 map keys
 // and 8 nested messages with labels.
 func wordyMessage() *kinds.Rich {

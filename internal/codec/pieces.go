@@ -121,21 +121,96 @@ func (c *Codec) straddling(r *pieceReader, d runDecoder, bf bytesFielder, vw *re
 		// Malformed, or truncated at the end of the message.
 		return c.gather(r, d, r.remain)
 	}
-	if f.typ == protowire.BytesType && bf != nil && f.size > f.hdr {
-		if p := bf.GrpcfastBytesField(f.num); p != nil {
-			// What the generated decoder does for a singular bytes field:
-			// m.F = append(m.F[:0], payload...), in pieces.
-			r.skip(f.hdr)
-			n := f.size - f.hdr
-			dst := (*p)[:0]
-			if cap(dst) < n || vw != nil && vw.Viewing(p) {
-				dst = make([]byte, 0, n)
-			}
-			*p = r.appendTo(dst, n)
-			return nil
-		}
+	if p := straddlingBytes(f, bf); p != nil {
+		copyBytesField(r, f, p, vw)
+		return nil
 	}
 	return c.gather(r, d, f.size)
+}
+
+// straddlingBytes returns the singular bytes field of bf that f, a field
+// with a payload, is, or nil.
+func straddlingBytes(f field, bf bytesFielder) *[]byte {
+	if f.typ != protowire.BytesType || bf == nil || f.size <= f.hdr {
+		return nil
+	}
+	return bf.GrpcfastBytesField(f.num)
+}
+
+// copyBytesField copies the field f at the reader's position, the singular
+// bytes field *p, straight into it, as the generated decoder does for it
+// (m.F = append(m.F[:0], payload...)), in pieces.
+func copyBytesField(r *pieceReader, f field, p *[]byte, vw *reuse.Header) {
+	r.skip(f.hdr)
+	n := f.size - f.hdr
+	dst := (*p)[:0]
+	if cap(dst) < n || vw != nil && vw.Viewing(p) {
+		dst = make([]byte, 0, n)
+	}
+	*p = r.appendTo(dst, n)
+}
+
+// decodePiecesCopy decodes a message that arrived in several buffers into a
+// message that no slot prepared: its fields are copied, in order, into one
+// scratch buffer and decoded together, but for the singular bytes fields
+// that straddle two buffers, which are copied straight into the message
+// between the decodes of what precedes and what follows them. The decoder so
+// sees a repeated field's elements together across the transport's frames
+// and sizes the field for them (grpcfastimpl.Grow), where a decode per
+// frame sized it a frame's worth at a time, and a large bytes field is still
+// copied once. Fields are copied whole, so each decode is of a
+// field-aligned segment, as in decodePieces.
+func (c *Codec) decodePiecesCopy(r *pieceReader, d runDecoder, bf bytesFielder) error {
+	var p *[]byte // the scratch buffer, taken when a field is first copied
+	var seg []byte
+	add := func(n int) {
+		if p == nil {
+			p = c.Pool.Get(r.remain)
+			seg = (*p)[:0]
+		}
+		seg = r.appendTo(seg, n)
+	}
+	defer func() {
+		if p != nil {
+			c.putBuf(p) // strings and bytes are copies: nothing refers to it
+		}
+	}()
+	for r.remain > 0 && len(r.cur) > 0 {
+		n, st := scanFields(r.cur)
+		if n > 0 {
+			if len(seg) == 0 && n == r.remain {
+				// The rest of the message, whole in this buffer: in place.
+				return d.decode(r.cur[:n])
+			}
+			add(n)
+			continue
+		}
+		if st != fieldBad {
+			var hdr [maxFieldHeader]byte
+			f, st := parseField(hdr[:r.peek(hdr[:])])
+			if st != fieldBad && f.size >= 0 && f.size <= r.remain {
+				if fp := straddlingBytes(f, bf); fp != nil {
+					if len(seg) > 0 {
+						if err := d.decode(seg); err != nil {
+							return err
+						}
+						seg = seg[:0]
+					}
+					copyBytesField(r, f, fp, nil)
+				} else {
+					add(f.size)
+				}
+				continue
+			}
+		}
+		// Malformed, or truncated at the end of the message: the decoder
+		// decides on the rest, as it would on the whole.
+		add(r.remain)
+	}
+	if len(seg) == 0 {
+		return nil
+	}
+	return d.decode(seg)
 }
 
 // gather copies the next n bytes into a scratch buffer from the pool and

@@ -141,5 +141,8 @@ func (c *Codec) decodeRuns(data mem.BufferSlice, d runDecoder, v any, vw *reuse.
 	}
 	r := pieceReader{data: data, remain: total}
 	r.advance(0)
+	if vw == nil {
+		return c.decodePiecesCopy(&r, d, bf)
+	}
 	return c.decodePieces(&r, d, bf, vw)
 }
