@@ -114,10 +114,13 @@ func registerFlags(fs *flag.FlagSet, c *config) {
 }
 
 // transportOptions returns the server and dial options of the transport
-// flags that were given, for both ends of every path.
+// flags that were given, for both ends of every path, with no limit on the
+// size of a received message.
 func (c *config) transportOptions() ([]grpc.ServerOption, []grpc.DialOption) {
-	var sopts []grpc.ServerOption
-	var dopts []grpc.DialOption
+	// Messages of any size: -grpcfast.size, -batch and replayed traffic may
+	// make them larger than gRPC's default limit of 4 MiB on receive.
+	sopts := []grpc.ServerOption{grpc.MaxRecvMsgSize(math.MaxInt32)}
+	dopts := []grpc.DialOption{grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(math.MaxInt32))}
 	if c.writeBuf >= 0 {
 		sopts = append(sopts, grpc.WriteBufferSize(c.writeBuf))
 		dopts = append(dopts, grpc.WithWriteBufferSize(c.writeBuf))

@@ -93,6 +93,10 @@ if only interop; then
 fi
 run knobs "gRPC-Go's transport settings on bulk streams, interleaved rounds (scripts/knobs.sh)" \
 	env BENCH_COUNT="$count" BENCH_TIME="$btime" ./scripts/knobs.sh
+run size-sweep "how cost grows with the request: CreateUser of 16 KiB to 2 MiB of short strings, CreateUsers of 100,000 users, server in its own process" \
+	./scripts/sizesweep.sh "$count" -test.benchmem -test.benchtime "$btime"
+run peers-otlp "OTLP collectors: pdata (pooling gate off and on) against gRPC-Go and grpcfast, collector in its own process; decoding alone" \
+	env GOFLAGS= bash -c 'cd peers && ../scripts/gobench.sh "$0" . -test.bench "^Benchmark(OTLPCollectors|DecodeOTLP)\$" -test.benchmem -test.benchtime "$1"' "$count" "$btime"
 run peers "the peers: grpcfast, gRPC's standard path, drpc and connect-go, server in-process and in its own process" \
 	env GOFLAGS= bash -c 'cd peers && ../scripts/gobench.sh "$0" . -test.bench "^BenchmarkPeers\$" -test.benchmem -test.benchtime "$1"' "$count" "$btime"
 
@@ -254,19 +258,27 @@ of a stream on this machine." \
 	section "Codec alone" \
 "\`scripts/gobench.sh $count . -test.bench '^BenchmarkCodec' -test.benchmem\`: gRPC's standard codec
 (std), grpcfast, and vtprotobuf's own codec/grpc (vtgrpc, a V1 codec, wrapped as gRPC wraps V1
-codecs). small is a CreateUser-like message, strings16k 16 KiB of short strings, chunk16k a
-16384-byte bytes field, 1mib 1 MiB; unmarshal decodes into a reused message from one buffer, two,
-or 16 KiB frames." \
+codecs). small is a CreateUser-like message, strings16k 16 KiB of short strings, strings1m 1 MiB of them
+(100,000 in one repeated field), messages100k a repeated message field of 100,000 small messages,
+chunk16k a 16384-byte bytes field, 1mib 1 MiB; unmarshal decodes into a reused message from one
+buffer, two, or 16 KiB frames." \
 		codec -col /codec
 	section "Decoding alone, by receive path" \
 "\`scripts/gobench.sh $count . -test.bench '^BenchmarkDecode(OTLP|Strings)\$' -test.benchmem\`: the
-replayed OTLP exports of the OTLP sections above, and 1 and 16 KiB of short strings (the example's
-CreateUser), decoded from one buffer: by gRPC's standard codec (std) and vtprotobuf's
+replayed OTLP exports of the OTLP sections above, and 1 KiB, 16 KiB and 1 MiB of short strings (the
+example's CreateUser), decoded from one buffer: by gRPC's standard codec (std) and vtprotobuf's
 UnmarshalVT (vt) into a new message, by grpcfast into a new message (fresh, the default path),
 into a reused slot as a pooled handler or a receiver prepares it (slot), and into a slot with
 strings and bytes as views of one owned copy (slot-copy, \`WithStringsInOneCopy\`). slot and
 slot-copy include the reset that readies the slot for the next request." \
 		decode-paths -col /path
+	section "How cost grows with the request" \
+"\`scripts/sizesweep.sh $count -test.benchmem -test.benchtime $btime\`: the example's CreateUser with
+16 KiB to 2 MiB of short strings (\`-grpcfast.size\`; size=N), and CreateUsers with 100,000 users
+(\`-grpcfast.batch=6600000\`, a repeated message field of 66-byte elements), on gRPC's standard path,
+vtprotobuf's codec and grpcfast's default path, server in its own process, every size in each
+interleaved round. srv-cpu-ns/op is what the server spends per call." \
+		size-sweep -col /codec
 	section "Hostile input" \
 "\`scripts/gobench.sh $count . -test.bench '^BenchmarkHostile\$' -test.benchmem -test.benchtime 5x\` (\`make bench-hostile\`):
 the worst malformed (and one valid) 4 MiB inputs that docs/differences.md lists, in one buffer and
@@ -323,6 +335,22 @@ protocol over h2c, gzip off; connect-vtproto: the same with a vtprotobuf codec. 
 every figure counts client and server; server=process: the figures are the client's, srv-* the
 server's." \
 		peers -col /peer
+	section "OTLP collectors: pdata against grpcfast" \
+"\`cd peers && ../scripts/gobench.sh $count . -test.bench '^Benchmark(OTLPCollectors|DecodeOTLP)\$' -test.benchmem
+-test.benchtime $btime\`, then \`benchstat -filter '.name:/OTLPCollectors/' -col /collector\`: one client replays
+the recorded OTLP exports of internal/testprotos/otlp (4 exports of 100 spans, about 45 KB each) to a
+trace collector in a process of its own. pdata: the OpenTelemetry Collector's
+\`ptraceotlp.RegisterGRPCServer\`, its own codec, each export released as the Collector's pipeline does
+(\`pref.UnrefTraces\`); pdata-pooled: the same with its \`pdata.useProtoPooling\` gate on; grpc-std: gRPC-Go
+with its standard codec; grpcfast: grpcfast's codec; grpcfast-pooled-copy:
+\`RegisterTraceServiceServerPooled\` with \`WithStringsInOneCopy\`. srv-* are the collector's figures
+per export; every answer is checked." \
+		peers-otlp -filter '.name:/OTLPCollectors/' -col /collector
+	section "OTLP decoding alone: pdata against grpcfast" \
+"The same run, \`benchstat -filter '.name:/DecodeOTLP/' -col /path\`: the same exports decoded alone, in
+peers/, on the receive paths of \`BenchmarkDecodeOTLP\` (std, vt, fresh, slot, slot-copy) and by pdata's
+\`UnmarshalProto\` into a new request (pdata) and into one from its pool, released after (pdata-pooled)." \
+		peers-otlp -filter '.name:/DecodeOTLP/' -col /path
 } > BENCHMARKS.md.tmp
 mv BENCHMARKS.md.tmp BENCHMARKS.md
 echo "==> wrote BENCHMARKS.md" >&2
