@@ -457,14 +457,16 @@ func TestTransportFlags(t *testing.T) {
 		return c
 	}
 	c := parse()
-	if s, d := c.transportOptions(); len(s) != 0 || len(d) != 0 || c.transportKey() != "default" {
-		t.Errorf("no transport flags: %d server and %d dial options, key %q; want none and \"default\"", len(s), len(d), c.transportKey())
+	// One option on each end, always: no limit on the size of a received
+	// message.
+	if s, d := c.transportOptions(); len(s) != 1 || len(d) != 1 || c.transportKey() != "default" {
+		t.Errorf("no transport flags: %d server and %d dial options, key %q; want 1, 1 and \"default\"", len(s), len(d), c.transportKey())
 	}
 	edge := []string{"-grpcfast.writebuf=0", "-grpcfast.readbuf=0", "-grpcfast.window=65536",
 		"-grpcfast.connwindow=65536", "-grpcfast.sharedwrite=false"}
 	c = parse(edge...)
-	if s, d := c.transportOptions(); len(s) != 5 || len(d) != 5 {
-		t.Errorf("every transport flag: %d server and %d dial options, want 5 and 5", len(s), len(d))
+	if s, d := c.transportOptions(); len(s) != 6 || len(d) != 6 {
+		t.Errorf("every transport flag: %d server and %d dial options, want 6 and 6", len(s), len(d))
 	}
 	if c.writeBuf != 0 || c.readBuf != 0 {
 		t.Errorf("-grpcfast.writebuf=0 -grpcfast.readbuf=0: %d and %d, want 0 (gRPC-Go: no buffer)", c.writeBuf, c.readBuf)
