@@ -139,9 +139,10 @@ const file_earlypb_probe_proto_rawDesc = "" +
 	"\x03seq\x18\x02 \x01(\x03R\x03seq\"1\n" +
 	"\x03Ack\x12\x14\n" +
 	"\x05count\x18\x01 \x01(\x03R\x05count\x12\x14\n" +
-	"\x05bytes\x18\x02 \x01(\x03R\x05bytes2R\n" +
+	"\x05bytes\x18\x02 \x01(\x03R\x05bytes2\x9d\x01\n" +
 	"\x05Probe\x12I\n" +
-	"\x03Put\x12 .grpcfast.compose.early.v1.Chunk\x1a\x1e.grpcfast.compose.early.v1.Ack(\x01B.Z,github.com/grpcfast/grpcfast/compose/earlypbb\x06proto3"
+	"\x03Put\x12 .grpcfast.compose.early.v1.Chunk\x1a\x1e.grpcfast.compose.early.v1.Ack(\x01\x12I\n" +
+	"\x05Check\x12 .grpcfast.compose.early.v1.Chunk\x1a\x1e.grpcfast.compose.early.v1.AckB.Z,github.com/grpcfast/grpcfast/compose/earlypbb\x06proto3"
 
 var (
 	file_earlypb_probe_proto_rawDescOnce sync.Once
@@ -162,9 +163,11 @@ var file_earlypb_probe_proto_goTypes = []any{
 }
 var file_earlypb_probe_proto_depIdxs = []int32{
 	0, // 0: grpcfast.compose.early.v1.Probe.Put:input_type -> grpcfast.compose.early.v1.Chunk
-	1, // 1: grpcfast.compose.early.v1.Probe.Put:output_type -> grpcfast.compose.early.v1.Ack
-	1, // [1:2] is the sub-list for method output_type
-	0, // [0:1] is the sub-list for method input_type
+	0, // 1: grpcfast.compose.early.v1.Probe.Check:input_type -> grpcfast.compose.early.v1.Chunk
+	1, // 2: grpcfast.compose.early.v1.Probe.Put:output_type -> grpcfast.compose.early.v1.Ack
+	1, // 3: grpcfast.compose.early.v1.Probe.Check:output_type -> grpcfast.compose.early.v1.Ack
+	2, // [2:4] is the sub-list for method output_type
+	0, // [0:2] is the sub-list for method input_type
 	0, // [0:0] is the sub-list for extension type_name
 	0, // [0:0] is the sub-list for extension extendee
 	0, // [0:0] is the sub-list for field type_name

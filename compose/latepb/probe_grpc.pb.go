@@ -23,16 +23,18 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	Probe_Put_FullMethodName = "/grpcfast.compose.late.v1.Probe/Put"
+	Probe_Put_FullMethodName   = "/grpcfast.compose.late.v1.Probe/Put"
+	Probe_Check_FullMethodName = "/grpcfast.compose.late.v1.Probe/Check"
 )
 
 // ProbeClient is the client API for Probe service.
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// Probe receives a stream of chunks.
+// Probe receives a stream of chunks, or one.
 type ProbeClient interface {
 	Put(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[Chunk, Ack], error)
+	Check(ctx context.Context, in *Chunk, opts ...grpc.CallOption) (*Ack, error)
 }
 
 type probeClient struct {
@@ -56,13 +58,24 @@ func (c *probeClient) Put(ctx context.Context, opts ...grpc.CallOption) (grpc.Cl
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Probe_PutClient = grpc.ClientStreamingClient[Chunk, Ack]
 
+func (c *probeClient) Check(ctx context.Context, in *Chunk, opts ...grpc.CallOption) (*Ack, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Ack)
+	err := c.cc.Invoke(ctx, Probe_Check_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ProbeServer is the server API for Probe service.
 // All implementations must embed UnimplementedProbeServer
 // for forward compatibility.
 //
-// Probe receives a stream of chunks.
+// Probe receives a stream of chunks, or one.
 type ProbeServer interface {
 	Put(grpc.ClientStreamingServer[Chunk, Ack]) error
+	Check(context.Context, *Chunk) (*Ack, error)
 	mustEmbedUnimplementedProbeServer()
 }
 
@@ -75,6 +88,9 @@ type UnimplementedProbeServer struct{}
 
 func (UnimplementedProbeServer) Put(grpc.ClientStreamingServer[Chunk, Ack]) error {
 	return status.Error(codes.Unimplemented, "method Put not implemented")
+}
+func (UnimplementedProbeServer) Check(context.Context, *Chunk) (*Ack, error) {
+	return nil, status.Error(codes.Unimplemented, "method Check not implemented")
 }
 func (UnimplementedProbeServer) mustEmbedUnimplementedProbeServer() {}
 func (UnimplementedProbeServer) testEmbeddedByValue()               {}
@@ -104,13 +120,36 @@ func _Probe_Put_Handler(srv interface{}, stream grpc.ServerStream) error {
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Probe_PutServer = grpc.ClientStreamingServer[Chunk, Ack]
 
+func _Probe_Check_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(Chunk)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ProbeServer).Check(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Probe_Check_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ProbeServer).Check(ctx, req.(*Chunk))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Probe_ServiceDesc is the grpc.ServiceDesc for Probe service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
 var Probe_ServiceDesc = grpc.ServiceDesc{
 	ServiceName: "grpcfast.compose.late.v1.Probe",
 	HandlerType: (*ProbeServer)(nil),
-	Methods:     []grpc.MethodDesc{},
+	Methods: []grpc.MethodDesc{
+		{
+			MethodName: "Check",
+			Handler:    _Probe_Check_Handler,
+		},
+	},
 	Streams: []grpc.StreamDesc{
 		{
 			StreamName:    "Put",

@@ -11,6 +11,7 @@
 package latepb
 
 import (
+	context "context"
 	grpcfast "github.com/grpcfast/grpcfast"
 	grpcfastimpl "github.com/grpcfast/grpcfast/grpcfastimpl"
 	grpc "google.golang.org/grpc"
@@ -206,17 +207,18 @@ func NewProbe_PutRequestReceiver(stream grpc.ClientStreamingServer[Chunk, Ack]) 
 }
 
 // ProbeReusingClient receives the responses of Probe's methods that have one
-// (Put) into messages that it reuses, one pair per method, where ProbeClient
-// allocates a new response for every call (grpcfast.Responses). A response is
-// valid only until the next successful call of the same method through the
-// client, or Release; keep one with the method's Take, or copy it
+// (Put, Check) into messages that it reuses, one pair per method, where
+// ProbeClient allocates a new response for every call (grpcfast.Responses). A
+// response is valid only until the next successful call of the same method
+// through the client, or Release; keep one with the method's Take, or copy it
 // (proto.Clone). A failed call leaves the last response as it was.
 //
 // A ProbeReusingClient is for one goroutine at a time: give each goroutine its
 // own. Rules: docs/receivers.md of github.com/grpcfast/grpcfast.
 type ProbeReusingClient struct {
-	cc           grpc.ClientConnInterface
-	putResponses *grpcfast.Responses[Ack]
+	cc             grpc.ClientConnInterface
+	putResponses   *grpcfast.Responses[Ack]
+	checkResponses *grpcfast.Responses[Ack]
 }
 
 // NewProbeReusingClient returns a ProbeReusingClient that calls cc. Options:
@@ -224,8 +226,9 @@ type ProbeReusingClient struct {
 // of each response (docs/pooled.md).
 func NewProbeReusingClient(cc grpc.ClientConnInterface, opts ...grpcfast.PooledOption) *ProbeReusingClient {
 	return &ProbeReusingClient{
-		cc:           cc,
-		putResponses: grpcfast.NewResponses[Ack](opts...),
+		cc:             cc,
+		putResponses:   grpcfast.NewResponses[Ack](opts...),
+		checkResponses: grpcfast.NewResponses[Ack](opts...),
 	}
 }
 
@@ -244,9 +247,43 @@ func (c *ProbeReusingClient) TakePut() *Ack {
 	return c.putResponses.Take()
 }
 
+// Check calls Probe.Check as ProbeClient's Check does, and returns the response
+// in a message that c reuses: valid until the next successful Check through c.
+func (c *ProbeReusingClient) Check(ctx context.Context, in *Chunk, opts ...grpc.CallOption) (*Ack, error) {
+	return c.checkResponses.Invoke(ctx, c.cc, "/grpcfast.compose.late.v1.Probe/Check", in, opts...)
+}
+
+// TakeCheck returns the response of the last Probe.Check call through c and
+// lets go of it: it is the caller's for good. It returns nil if that call
+// failed or none was made.
+func (c *ProbeReusingClient) TakeCheck() *Ack {
+	return c.checkResponses.Take()
+}
+
 // Release gives the client's responses, and the memory they keep, to the next
 // user of their types; the responses of its last calls must not be used after
 // it. The client may be used again.
 func (c *ProbeReusingClient) Release() {
 	c.putResponses.Release()
+	c.checkResponses.Release()
+}
+
+// RegisterProbeServerPooled registers srv with s as RegisterProbeServer does,
+// but the unary method Check decodes each request into a message taken from a
+// pool, and gives it back when the method and the interceptors have returned:
+// the request is valid only until then. To keep it, call
+// grpcfast.KeepRequest(ctx) before returning, or copy it (proto.Clone). A reply
+// must not share memory (bytes, slices, nested messages) with the request: gRPC
+// encodes it after the method returns. Streams are served as
+// RegisterProbeServer serves them.
+//
+// Options: grpcfast.WithStringsInOneCopy decodes strings and bytes as views of
+// one copy of each request. Rules and trade-offs: docs/pooled.md of
+// github.com/grpcfast/grpcfast.
+func RegisterProbeServerPooled(s grpc.ServiceRegistrar, srv ProbeServer, opts ...grpcfast.PooledOption) {
+	RegisterProbeServer(grpcfastimpl.PooledRegistrar(s, opts,
+		grpcfastimpl.PooledUnary("Check", func(impl any, ctx context.Context, in *Chunk) (any, error) {
+			return impl.(ProbeServer).Check(ctx, in)
+		}),
+	), srv)
 }

@@ -27,6 +27,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/compose/keepbuf"
 )
 
@@ -199,7 +200,12 @@ func KeptBuffers(t *testing.T) {
 // Stream is the generated service of a scenario: Chunk and Ack of earlypb
 // or latepb, whose packages are generated alike.
 type Stream[C, A any] struct {
-	Register    func(grpc.ServiceRegistrar, func(grpc.ClientStreamingServer[C, A]) error)
+	Register func(grpc.ServiceRegistrar, func(grpc.ClientStreamingServer[C, A]) error)
+	// RegisterPooled registers the service with its generated
+	// Register<Service>ServerPooled: check serves the unary Check.
+	RegisterPooled func(grpc.ServiceRegistrar, func(context.Context, *C) (*A, error), ...grpcfast.PooledOption)
+	// NewReusingClient returns the generated reusing client's Check.
+	NewReusingClient func(grpc.ClientConnInterface, ...grpcfast.PooledOption) (check func(context.Context, *C) (*A, error), release func())
 	NewReceiver func(grpc.ClientStreamingServer[C, A]) interface {
 		Recv() (*C, error)
 		Release()
@@ -261,6 +267,59 @@ func Streams[C, A any](t *testing.T, s Stream[C, A], opts ...grpc.ServerOption) 
 		if n, got := s.Ack(ack); n != 64 || got != size {
 			t.Fatalf("ack: %d chunks, %d bytes; want 64, %d", n, got, size)
 		}
+	}
+}
+
+// Pooled makes 200 unary calls, each with another chunk, to the generated
+// pooled registration (with and without strings and bytes in one owned
+// copy) through the generated reusing client (with and without it too): the
+// server checks each request, keeps every tenth with KeepRequest and checks
+// the kept ones at the end; the client checks each response against the
+// call's.
+func Pooled[C, A any](t *testing.T, s Stream[C, A]) {
+	for _, copied := range []bool{false, true} {
+		var opts []grpcfast.PooledOption
+		if copied {
+			opts = append(opts, grpcfast.WithStringsInOneCopy())
+		}
+		var mu sync.Mutex
+		kept := map[int64]*C{}
+		conn := Serve(t, func(srv *grpc.Server) {
+			s.RegisterPooled(srv, func(ctx context.Context, m *C) (*A, error) {
+				seq, data := s.Chunk(m)
+				if !bytes.Equal(data, chunkData(seq)) {
+					return nil, status.Errorf(codes.DataLoss, "chunk %d: %d bytes, not its own", seq, len(data))
+				}
+				if seq%10 == 0 {
+					grpcfast.KeepRequest(ctx)
+					mu.Lock()
+					kept[seq] = m
+					mu.Unlock()
+				}
+				return s.NewAck(seq, int64(len(data))), nil
+			}, opts...)
+		})
+		check, release := s.NewReusingClient(conn, opts...)
+		for i := range int64(200) {
+			ack, err := check(context.Background(), s.NewChunk(i, chunkData(i)))
+			if err != nil {
+				t.Fatalf("one copy %v: call %d: %v", copied, i, err)
+			}
+			if n, size := s.Ack(ack); n != i || size != int64(len(chunkData(i))) {
+				t.Fatalf("one copy %v: call %d: ack %d, %d bytes", copied, i, n, size)
+			}
+		}
+		release()
+		mu.Lock()
+		for seq, m := range kept {
+			if got, data := s.Chunk(m); got != seq || !bytes.Equal(data, chunkData(seq)) {
+				t.Errorf("one copy %v: the request kept at call %d changed after later calls", copied, seq)
+			}
+		}
+		if len(kept) != 20 {
+			t.Errorf("one copy %v: %d requests kept, want 20", copied, len(kept))
+		}
+		mu.Unlock()
 	}
 }
 

@@ -7,13 +7,19 @@ import (
 
 	"google.golang.org/grpc"
 
+	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/compose/earlypb"
 	"github.com/grpcfast/grpcfast/compose/internal/check"
 )
 
 type server struct {
 	earlypb.UnimplementedProbeServer
-	put func(grpc.ClientStreamingServer[earlypb.Chunk, earlypb.Ack]) error
+	put   func(grpc.ClientStreamingServer[earlypb.Chunk, earlypb.Ack]) error
+	check func(context.Context, *earlypb.Chunk) (*earlypb.Ack, error)
+}
+
+func (s server) Check(ctx context.Context, m *earlypb.Chunk) (*earlypb.Ack, error) {
+	return s.check(ctx, m)
 }
 
 func (s server) Put(stream grpc.ClientStreamingServer[earlypb.Chunk, earlypb.Ack]) error {
@@ -24,6 +30,13 @@ func (s server) Put(stream grpc.ClientStreamingServer[earlypb.Chunk, earlypb.Ack
 var Stream = check.Stream[earlypb.Chunk, earlypb.Ack]{
 	Register: func(r grpc.ServiceRegistrar, put func(grpc.ClientStreamingServer[earlypb.Chunk, earlypb.Ack]) error) {
 		earlypb.RegisterProbeServer(r, server{put: put})
+	},
+	RegisterPooled: func(r grpc.ServiceRegistrar, check func(context.Context, *earlypb.Chunk) (*earlypb.Ack, error), opts ...grpcfast.PooledOption) {
+		earlypb.RegisterProbeServerPooled(r, server{check: check}, opts...)
+	},
+	NewReusingClient: func(cc grpc.ClientConnInterface, opts ...grpcfast.PooledOption) (func(context.Context, *earlypb.Chunk) (*earlypb.Ack, error), func()) {
+		c := earlypb.NewProbeReusingClient(cc, opts...)
+		return func(ctx context.Context, m *earlypb.Chunk) (*earlypb.Ack, error) { return c.Check(ctx, m) }, c.Release
 	},
 	NewReceiver: func(s grpc.ClientStreamingServer[earlypb.Chunk, earlypb.Ack]) interface {
 		Recv() (*earlypb.Chunk, error)

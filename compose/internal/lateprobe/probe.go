@@ -7,13 +7,19 @@ import (
 
 	"google.golang.org/grpc"
 
+	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/compose/internal/check"
 	"github.com/grpcfast/grpcfast/compose/latepb"
 )
 
 type server struct {
 	latepb.UnimplementedProbeServer
-	put func(grpc.ClientStreamingServer[latepb.Chunk, latepb.Ack]) error
+	put   func(grpc.ClientStreamingServer[latepb.Chunk, latepb.Ack]) error
+	check func(context.Context, *latepb.Chunk) (*latepb.Ack, error)
+}
+
+func (s server) Check(ctx context.Context, m *latepb.Chunk) (*latepb.Ack, error) {
+	return s.check(ctx, m)
 }
 
 func (s server) Put(stream grpc.ClientStreamingServer[latepb.Chunk, latepb.Ack]) error {
@@ -24,6 +30,13 @@ func (s server) Put(stream grpc.ClientStreamingServer[latepb.Chunk, latepb.Ack])
 var Stream = check.Stream[latepb.Chunk, latepb.Ack]{
 	Register: func(r grpc.ServiceRegistrar, put func(grpc.ClientStreamingServer[latepb.Chunk, latepb.Ack]) error) {
 		latepb.RegisterProbeServer(r, server{put: put})
+	},
+	RegisterPooled: func(r grpc.ServiceRegistrar, check func(context.Context, *latepb.Chunk) (*latepb.Ack, error), opts ...grpcfast.PooledOption) {
+		latepb.RegisterProbeServerPooled(r, server{check: check}, opts...)
+	},
+	NewReusingClient: func(cc grpc.ClientConnInterface, opts ...grpcfast.PooledOption) (func(context.Context, *latepb.Chunk) (*latepb.Ack, error), func()) {
+		c := latepb.NewProbeReusingClient(cc, opts...)
+		return func(ctx context.Context, m *latepb.Chunk) (*latepb.Ack, error) { return c.Check(ctx, m) }, c.Release
 	},
 	NewReceiver: func(s grpc.ClientStreamingServer[latepb.Chunk, latepb.Ack]) interface {
 		Recv() (*latepb.Chunk, error)

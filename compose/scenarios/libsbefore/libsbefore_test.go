@@ -19,3 +19,4 @@ func TestPData(t *testing.T)       { check.PData(t) }
 func TestKeptBuffers(t *testing.T) { check.KeptBuffers(t) }
 func TestStreams(t *testing.T)     { check.Streams(t, lateprobe.Stream) }
 func TestInEffect(t *testing.T)    { check.InEffect(t, lateprobe.Stream, grpcfast.StandardCodec()) }
+func TestPooled(t *testing.T)      { check.Pooled(t, lateprobe.Stream) }

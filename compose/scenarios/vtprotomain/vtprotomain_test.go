@@ -74,3 +74,4 @@ func TestOtherTypesToVTProto(t *testing.T) {
 		t.Fatalf("UnmarshalVT called %d times, decoded %v; want once, seq 3, data abc", calls, m.Chunk)
 	}
 }
+func TestPooled(t *testing.T) { check.Pooled(t, earlyprobe.Stream) }
