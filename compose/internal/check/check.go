@@ -206,7 +206,7 @@ type Stream[C, A any] struct {
 	RegisterPooled func(grpc.ServiceRegistrar, func(context.Context, *C) (*A, error), ...grpcfast.PooledOption)
 	// NewReusingClient returns the generated reusing client's Check.
 	NewReusingClient func(grpc.ClientConnInterface, ...grpcfast.PooledOption) (check func(context.Context, *C) (*A, error), release func())
-	NewReceiver func(grpc.ClientStreamingServer[C, A]) interface {
+	NewReceiver      func(grpc.ClientStreamingServer[C, A]) interface {
 		Recv() (*C, error)
 		Release()
 	}
