@@ -3,10 +3,13 @@ package grpcfast_test
 import (
 	"testing"
 
+	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/grpcfastrecord"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
+	"github.com/grpcfast/grpcfast/internal/testprotos/otlp"
 )
 
 func skipIfRace(t *testing.T) {
@@ -120,6 +123,41 @@ func TestUnmarshalAllocs(t *testing.T) {
 			if !proto.Equal(tc.in, into) {
 				t.Fatal("decoded message differs")
 			}
+		}
+	}
+}
+
+// TestFreshDecodeAllocs: a decode into a new message allocates its nested
+// messages and oneof wrappers of each type together (decode.Slabs), its
+// repeated messages in chunks, and one string per string field: the
+// recorded OTLP exports (100 spans of 7 attributes, about 45 KB each)
+// decoded by protobuf-go take about 4,630 allocations each, by grpcfast's
+// codec at most 2,200 (3,595 before slabs).
+func TestFreshDecodeAllocs(t *testing.T) {
+	skipIfRace(t)
+	msgs, err := grpcfastrecord.Read("internal/testprotos/otlp/testdata/corpus", "grpcfast.testdata.otlp.TraceService", "Export", true,
+		func() proto.Message { return new(otlp.ExportTraceServiceRequest) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := grpcfast.NewCodec()
+	for i, m := range msgs {
+		b, err := proto.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got *otlp.ExportTraceServiceRequest
+		allocs := testing.AllocsPerRun(20, func() {
+			got = new(otlp.ExportTraceServiceRequest)
+			if err := c.Unmarshal(mem.BufferSlice{mem.SliceBuffer(b)}, got); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if !proto.Equal(got, m) {
+			t.Fatalf("export %d: decoded %v, want %v", i, got, m)
+		}
+		if allocs > 2200 {
+			t.Errorf("export %d (%d bytes): %v allocations, want at most 2,200", i, len(b), allocs)
 		}
 	}
 }

@@ -97,10 +97,15 @@ type SpareKind = own.SpareKind
 // once per type.
 func NewSpareKind() SpareKind { return own.NewSpareKind() }
 
-// Spare returns a spare *T of kind k from d's record, or a new one.
+// Spare returns a spare *T of kind k from d's record, or a new one: in a
+// decode into a fresh message, from the decode's slabs of its type
+// (decode.Slabs).
 func Spare[T any](d *Decoding, k SpareKind) *T {
 	if p := d.Record.TakeSpare(k); p != nil {
 		return (*T)(p)
+	}
+	if d.Slabs != nil {
+		return decode.Take[T](d.Slabs, k)
 	}
 	return new(T)
 }

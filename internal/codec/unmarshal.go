@@ -80,8 +80,12 @@ func (d runDecoder) decode(b []byte) error {
 // two buffers copied straight into the field or, in a slot, left a view of
 // the buffer (pieces.go). Required fields are checked at the end.
 func (c *Codec) decodeGenerated(data mem.BufferSlice, gen generatedDecoder, v any, vw *reuse.Header) error {
-	d := runDecoder{gen: gen, st: c.freshState()}
-	if vw != nil {
+	d := runDecoder{gen: gen}
+	if vw == nil {
+		f, st := decode.GetFresh(c.NoUTF8)
+		defer decode.PutFresh(f)
+		d.st = st
+	} else {
 		// The slot's next reset gives the nested messages and oneof
 		// wrappers of this decode back to it, for the next decode.
 		d.st = vw.State(c.NoUTF8)

@@ -19,20 +19,15 @@ type generatedDecoder = decode.Decoder
 func (c *Codec) decodeFresh(b []byte, d generatedDecoder, v any) error {
 	reuse.ResetForDecode(v)
 	// decodeAll, written out: one frame less on the way to the decoder.
-	if err := d.GrpcfastDecode(b, c.freshState(), decode.Limit); err != nil {
+	f, st := decode.GetFresh(c.NoUTF8)
+	err := d.GrpcfastDecode(b, st, decode.Limit)
+	decode.PutFresh(f)
+	if err != nil {
 		return err
 	}
 	return checkInitialized(v, b, nil)
 }
 
-// freshState is the state of a decode into a message that no slot
-// prepared.
-func (c *Codec) freshState() *decode.State {
-	if c.NoUTF8 {
-		return decode.FreshNoUTF8
-	}
-	return decode.Fresh
-}
 
 // decodeAll decodes b, a whole message, into v with its generated decoder
 // d, and checks its required fields.

@@ -102,6 +102,9 @@ type State struct {
 	// or an input known to be 7-bit).
 	noUTF8 bool
 	ascii  *State // this state without the UTF-8 check
+	// Slabs allocates the nested messages of a decode into a fresh message
+	// (GetFresh); nil for the shared fresh states and for slots.
+	Slabs *Slabs
 }
 
 // States is a state and its twin without the UTF-8 check, for a slot to
@@ -117,16 +120,6 @@ func (s *States) Init(o *own.Record, views, noUTF8 bool) *State {
 	return &s.state
 }
 
-// Shared states of decodes into a fresh message: they are never written.
-var (
-	Fresh       = &State{}
-	FreshNoUTF8 = &State{noUTF8: true}
-)
-
-func init() {
-	Fresh.ascii = FreshNoUTF8
-	FreshNoUTF8.ascii = FreshNoUTF8
-}
 
 // Sweep returns s without the UTF-8 check if s checks and b is 7-bit
 // (IsASCII), s otherwise: a generated decoder decodes the rest of a message

@@ -1,0 +1,102 @@
+package decode
+
+import (
+	"sync"
+	"unsafe"
+
+	"github.com/grpcfast/grpcfast/internal/own"
+)
+
+// MaxSlab is the most messages of one type that a decode into a fresh
+// message allocates together (Slabs): a message that a caller keeps holds
+// at most MaxSlab-1 others of its type alive, all from the same decode.
+const MaxSlab = 32
+
+// slabKinds is how many message types one decode allocates in slabs; the
+// others' messages are allocated one by one.
+const slabKinds = 24
+
+// Slabs allocates the nested messages and oneof wrappers of one decode into
+// a fresh message, of each type together: the first one alone, then 2, 4 and
+// so on up to MaxSlab at a time, so that a message of a few nested messages
+// costs what it did, and one of thousands (an OTLP export's attribute
+// values) a few dozen allocations. Nothing of a decode is handed to
+// another: a decode takes its Slabs from a pool empty, and drops every slab
+// before it gives them back.
+type Slabs struct {
+	e    [2 * slabKinds]slab // open addressing by kind
+	used int
+}
+
+type slab struct {
+	kind int32          // the SpareKind plus one; 0: an empty entry
+	p    unsafe.Pointer // the array being handed out
+	i, n int32          // elements handed out, and in the array
+}
+
+// Take returns a new, zero *T of kind k from s.
+func Take[T any](s *Slabs, k own.SpareKind) *T {
+	var zero T
+	size := unsafe.Sizeof(zero)
+	if size == 0 {
+		return new(T)
+	}
+	h := int(k)
+	for j := range len(s.e) {
+		e := &s.e[(h+j)%len(s.e)]
+		switch e.kind {
+		case int32(k) + 1:
+			if e.i == e.n {
+				n := min(2*e.n, MaxSlab)
+				a := make([]T, n)
+				e.p, e.i, e.n = unsafe.Pointer(unsafe.SliceData(a)), 0, n
+			}
+			p := (*T)(unsafe.Add(e.p, uintptr(e.i)*size))
+			e.i++
+			return p
+		case 0:
+			if s.used == slabKinds {
+				return new(T)
+			}
+			s.used++
+			p := new(T)
+			*e = slab{kind: int32(k) + 1, p: unsafe.Pointer(p), i: 1, n: 1}
+			return p
+		}
+	}
+	return new(T)
+}
+
+// drop lets go of every slab, so that s keeps nothing of the decode alive.
+func (s *Slabs) drop() {
+	if s.used > 0 {
+		s.e = [len(s.e)]slab{}
+		s.used = 0
+	}
+}
+
+// FreshStates is the state of one decode into a fresh message, and its
+// slabs.
+type FreshStates struct {
+	States
+	slabs Slabs
+}
+
+var freshPool = sync.Pool{New: func() any { return new(FreshStates) }}
+
+// GetFresh returns the state of a decode into a fresh message, which
+// allocates its nested messages in slabs. PutFresh gives it back once the
+// decode is done.
+func GetFresh(noUTF8 bool) (*FreshStates, *State) {
+	f := freshPool.Get().(*FreshStates)
+	st := f.Init(nil, false, noUTF8)
+	st.Slabs = &f.slabs
+	f.ascii.Slabs = &f.slabs
+	return f, st
+}
+
+// PutFresh gives f back, dropping its slabs.
+func PutFresh(f *FreshStates) {
+	f.slabs.drop()
+	freshPool.Put(f)
+}

@@ -1,0 +1,103 @@
+package decode
+
+import (
+	"testing"
+	"unsafe"
+
+	"github.com/grpcfast/grpcfast/internal/own"
+)
+
+type slabbed struct {
+	a, b int64
+	s    string
+}
+
+// Take hands out zero messages of one kind in arrays of 1, 2, 4 ... up to
+// MaxSlab, so that a message kept holds at most MaxSlab-1 others alive:
+// 200 messages take 11 arrays (1, 2, 4, 8, 16, then 6 of 32), and the
+// messages of one array are adjacent.
+func TestSlabsSizes(t *testing.T) {
+	k := own.NewSpareKind()
+	var s Slabs
+	var got [200]*slabbed
+	allocs := testing.AllocsPerRun(5, func() {
+		s = Slabs{}
+		for i := range got {
+			got[i] = Take[slabbed](&s, k)
+		}
+	})
+	if allocs != 11 {
+		t.Errorf("200 messages: %v allocations, want 11", allocs)
+	}
+	size := unsafe.Sizeof(slabbed{})
+	for _, array := range [][2]int{{1, 3}, {3, 7}, {7, 15}, {15, 31}, {31, 63}, {63, 95}, {159, 191}} {
+		for i := array[0] + 1; i < array[1]; i++ {
+			if uintptr(unsafe.Pointer(got[i]))-uintptr(unsafe.Pointer(got[i-1])) != size {
+				t.Fatalf("messages %d and %d, of one array, are not adjacent", i-1, i)
+			}
+		}
+	}
+	seen := map[*slabbed]bool{}
+	for i, p := range got {
+		if seen[p] || *p != (slabbed{}) {
+			t.Fatalf("message %d: handed out twice, or not zero", i)
+		}
+		seen[p] = true
+	}
+}
+
+// Kinds have slabs of their own, up to slabKinds of them in one decode;
+// messages of further kinds are allocated one by one.
+func TestSlabsKinds(t *testing.T) {
+	var s Slabs
+	var kinds []own.SpareKind
+	for range slabKinds + 5 {
+		kinds = append(kinds, own.NewSpareKind())
+	}
+	first := map[own.SpareKind]*slabbed{}
+	for _, k := range kinds {
+		first[k] = Take[slabbed](&s, k)
+	}
+	if s.used != slabKinds {
+		t.Fatalf("%d kinds in slabs, want %d", s.used, slabKinds)
+	}
+	for i, k := range kinds {
+		second := Take[slabbed](&s, k)
+		inSlab := i < slabKinds
+		// A kind's second message starts its array of 2; a kind without
+		// slabs gets a message of its own each time: never the first's.
+		if second == first[k] {
+			t.Fatalf("kind %d: the same message twice", i)
+		}
+		third := Take[slabbed](&s, k)
+		adjacent := uintptr(unsafe.Pointer(third))-uintptr(unsafe.Pointer(second)) == unsafe.Sizeof(slabbed{})
+		if inSlab && !adjacent {
+			t.Errorf("kind %d (in slabs): second and third messages not in one array", i)
+		}
+	}
+}
+
+// A decode takes its slabs empty: nothing of an earlier decode is handed
+// out again.
+func TestFreshSlabsPerDecode(t *testing.T) {
+	k := own.NewSpareKind()
+	f, st := GetFresh(false)
+	if st.Slabs == nil || st.Sweep([]byte("ascii")).Slabs != st.Slabs {
+		t.Fatal("a fresh state and its 7-bit twin do not share the decode's slabs")
+	}
+	before := map[*slabbed]bool{}
+	for range 10 {
+		before[Take[slabbed](st.Slabs, k)] = true
+	}
+	PutFresh(f)
+	f, st = GetFresh(false)
+	defer PutFresh(f)
+	if st.Slabs.used != 0 {
+		t.Fatalf("the next decode's slabs hold %d kinds, want none", st.Slabs.used)
+	}
+	for range 10 {
+		if before[Take[slabbed](st.Slabs, k)] {
+			t.Fatal("the next decode got a message of the last one")
+		}
+	}
+}
