@@ -28,7 +28,6 @@ func (c *Codec) decodeFresh(b []byte, d generatedDecoder, v any) error {
 	return checkInitialized(v, b, nil)
 }
 
-
 // decodeAll decodes b, a whole message, into v with its generated decoder
 // d, and checks its required fields.
 func decodeAll(b []byte, d generatedDecoder, st *decode.State, v any) error {

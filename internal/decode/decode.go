@@ -120,7 +120,6 @@ func (s *States) Init(o *own.Record, views, noUTF8 bool) *State {
 	return &s.state
 }
 
-
 // Sweep returns s without the UTF-8 check if s checks and b is 7-bit
 // (IsASCII), s otherwise: a generated decoder decodes the rest of a message
 // with what it returns, so that no string in it, nested ones included, is
