@@ -16,8 +16,8 @@ var notInMakeTest = map[string]string{
 // TestMakeTestStages keeps make test and docs/development.md true to each
 // other: every stage of make test has a help line (make help) and prints
 // what it does (an echo "==> line), docs/development.md names each one as
-// `make <stage>`, and every test-* target is a stage of make test or says
-// in notInMakeTest why it is not.
+// `make <stage>`, every test-* target is a stage of make test or says in
+// notInMakeTest why it is not, and test-checked picks no tests by name.
 func TestMakeTestStages(t *testing.T) {
 	makefile, err := os.ReadFile("Makefile")
 	if err != nil {
@@ -55,6 +55,7 @@ func TestMakeTestStagesCatchesOmissions(t *testing.T) {
 		{"Makefile", `@echo "==> test-peers: `, `@echo "peers: `, "test-peers prints no"},
 		{"Makefile", "test-checked: ## ", "test-checked: # ", "test-checked has no help line"},
 		{"Makefile", " test-thirdparty test-fuzz ##", " test-fuzz ##", "test-thirdparty is not a stage of make test"},
+		{"Makefile", "go test -tags grpcfast_checked -count=1 .", "go test -tags grpcfast_checked -count=1 -run 'Checked' .", "test-checked selects tests with -run"},
 	} {
 		m, p := string(makefile), string(page)
 		target := &m
@@ -117,6 +118,11 @@ func makeTestProblems(makefile, page string) (stages []string, problems []string
 		if !strings.Contains(page, "`make "+s+"`") {
 			problems = append(problems, "docs/development.md does not name `make "+s+"`, a stage of make test")
 		}
+	}
+	// The checked build runs every test, so that none is left out by its
+	// name (skipInCheckedBuild says why one cannot hold there).
+	if _, lines := recipe("test-checked"); slices.ContainsFunc(lines, func(l string) bool { return strings.Contains(l, " -run ") }) {
+		problems = append(problems, "test-checked selects tests with -run: a test whose name does not fit is left out of the checked build")
 	}
 	for _, t := range makeTarget.FindAllStringSubmatch(makefile, -1) {
 		name := t[1]
