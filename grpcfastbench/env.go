@@ -22,8 +22,9 @@ import (
 	"github.com/grpcfast/grpcfast/internal/stdcodec"
 )
 
-// Names of the paths, as in the sub-benchmark names codec=proto,
-// codec=vtproto and codec=grpcfast.
+// Names of the paths, as in the sub-benchmark names: codec=proto,
+// codec=vtproto, codec=grpcfast, codec=grpcfast-pooled,
+// codec=grpcfast-pooled-copy and codec=floor.
 const (
 	PathProto    = "proto"
 	PathVtproto  = "vtproto"
@@ -64,7 +65,7 @@ var (
 	wrapCodecV1 func(path string, c encoding.Codec) encoding.Codec
 )
 
-// newPaths returns the three paths:
+// newPaths returns the paths, five, and a sixth with -grpcfast.floor:
 //
 //   - codec=proto: gRPC's standard codec, and the stream's Recv;
 //   - codec=vtproto: vtprotobuf's own gRPC codec (codec/grpc, a V1 codec
