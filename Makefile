@@ -103,9 +103,9 @@ test-newest: newest-mod ## The runtime's and the example's tests with -race on t
 	GOFLAGS="$$(go env GOFLAGS) -modfile=$(COMPAT_MOD)" go test -race -count=1 $(COMPAT_PKGS)
 
 .PHONY: test-checked
-test-checked: ## Every test of the root package in a grpcfast_checked build (memory taken back is poisoned, never reused); a test that cannot hold there says why it skips.
-	@echo "==> test-checked: every test of the root package in a grpcfast_checked build (memory taken back is poisoned and never reused); those that cannot hold there skip and say why"
-	go test -tags grpcfast_checked -count=1 .
+test-checked: ## Every test of the root module in a grpcfast_checked build (memory taken back is poisoned, never reused); a test that cannot hold there says why it skips.
+	@echo "==> test-checked: every test of the root module in a grpcfast_checked build (memory taken back is poisoned and never reused); those that cannot hold there skip and say why"
+	go test -tags grpcfast_checked -count=1 ./...
 
 .PHONY: test-benchmarks
 test-benchmarks: ## Every benchmark of the root module once, the generated ones included (-benchtime 1x: their figures mean nothing).

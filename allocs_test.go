@@ -21,7 +21,7 @@ func skipIfRace(t *testing.T) {
 // poisoned and never reused, so that a message keeps none of its memory, a
 // receiver or a pool hands out new memory every time, and every decode
 // allocates what a reused message would have kept. make test-checked runs
-// every other test of the package in that build.
+// every other test of the module in that build.
 func skipInCheckedBuild(t testing.TB, why string) {
 	t.Helper()
 	if own.Quarantine {

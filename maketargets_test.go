@@ -55,7 +55,7 @@ func TestMakeTestStagesCatchesOmissions(t *testing.T) {
 		{"Makefile", `@echo "==> test-peers: `, `@echo "peers: `, "test-peers prints no"},
 		{"Makefile", "test-checked: ## ", "test-checked: # ", "test-checked has no help line"},
 		{"Makefile", " test-thirdparty test-fuzz ##", " test-fuzz ##", "test-thirdparty is not a stage of make test"},
-		{"Makefile", "go test -tags grpcfast_checked -count=1 .", "go test -tags grpcfast_checked -count=1 -run 'Checked' .", "test-checked selects tests with -run"},
+		{"Makefile", "go test -tags grpcfast_checked -count=1 ./...", "go test -tags grpcfast_checked -count=1 -run 'Checked' ./...", "test-checked selects tests with -run"},
 	} {
 		m, p := string(makefile), string(page)
 		target := &m
