@@ -19,10 +19,6 @@ FUZZ_TIME ?= 10s
 # make ghz: how long ghz loads each method, and with how many calls at once.
 GHZ_TIME ?= 5s
 GHZ_CONCURRENCY ?= 16
-GHZ_OUT := $(CURDIR)/.cache/ghz
-# The two ways ghz's own cut-off at -z ends the calls it has in flight: it
-# closes its connection under them.
-GHZ_CUTOFF := code = Unavailable desc = transport is closing|code = Canceled desc = grpc: the client connection is closing
 
 # make test-compat: the oldest Go toolchain this module supports (its go.mod
 # requires the oldest grpc-go and protobuf-go), and the newest grpc-go and
@@ -83,6 +79,7 @@ generate: tools build peers-tools ## Regenerate the example and testdata code, d
 
 .PHONY: checkgenerate
 checkgenerate: generate ## Fail if regenerating changes the tree.
+	@echo "==> checkgenerate: is the tree as make generate left it?"
 	@changes=$$(git status --porcelain --untracked-files=all -- example internal testdata peers compose); \
 	if [ -n "$$changes" ]; then \
 		echo "generated code is stale; run make generate and commit:"; echo "$$changes"; \
@@ -90,34 +87,55 @@ checkgenerate: generate ## Fail if regenerating changes the tree.
 	fi
 
 .PHONY: test
-test: lint checkgenerate ## Run every test: lint, generation check, unit, golden, end-to-end and race tests, each benchmark once, a short fuzz.
-	@echo "==> unit, golden, end-to-end and stream tests, with the race detector"
+test: lint checkgenerate test-fast test-newest test-checked test-benchmarks test-peers test-thirdparty test-fuzz ## Run every test (what CI runs): lint, checkgenerate, then each test-* stage below but test-compat's oldest Go.
+
+.PHONY: test-fast
+test-fast: ## Unit, golden, end-to-end and stream tests of the root module with the race detector, then the allocation counts without it.
+	@echo "==> test-fast: unit, golden, end-to-end and stream tests, with the race detector"
 	go test -race -count=1 ./...
-	@echo "==> the runtime's allocation counts (testing.AllocsPerRun), without the race detector, which makes sync.Pool drop items"
+	@echo "==> test-fast: the runtime's allocation counts (testing.AllocsPerRun), without the race detector, which makes sync.Pool drop items"
 	go test -count=1 -run 'Allocs' .
-	@echo "==> the runtime's and the example's race tests again on the newest grpc-go and protobuf-go tested (go.mod requires the oldest)"
-	@$(MAKE) newest-mod
-	GOFLAGS=-modfile=$(COMPAT_MOD) go test -race -count=1 $(COMPAT_PKGS)
-	@echo "==> ownership and misuse tests in a grpcfast_checked build (memory taken back is poisoned and never reused)"
-	go test -tags grpcfast_checked -count=1 -run 'Checked|LastMessage|MergingCodec|CallerMemory|HandlerMemory|TestReceiver|TestPooled|TestCopy|TestGeneratedDecode|TestResponses|TestReusingClient' .
-	@echo "==> every benchmark once, generated ones included (their figures mean nothing at one iteration)"
+
+.PHONY: test-newest
+test-newest: newest-mod ## The runtime's and the example's tests with -race on the newest grpc-go and protobuf-go tested (go.mod requires the oldest).
+	@echo "==> test-newest: $$(go env GOVERSION) with grpc-go $(COMPAT_NEWEST_GRPC) and protobuf-go $(COMPAT_NEWEST_PROTOBUF), in a copy of go.mod ($(COMPAT_MOD)): $(COMPAT_PKGS) with the race detector"
+	@go list -modfile=$(COMPAT_MOD) -m $(COMPAT_MODULES)
+	GOFLAGS="$$(go env GOFLAGS) -modfile=$(COMPAT_MOD)" go test -race -count=1 $(COMPAT_PKGS)
+
+.PHONY: test-checked
+test-checked: ## Every test of the root module in a grpcfast_checked build (memory taken back is poisoned, never reused); a test that cannot hold there says why it skips.
+	@echo "==> test-checked: every test of the root module in a grpcfast_checked build (memory taken back is poisoned and never reused); those that cannot hold there skip and say why"
+	go test -tags grpcfast_checked -count=1 ./...
+
+.PHONY: test-benchmarks
+test-benchmarks: ## Every benchmark of the root module once, the generated ones included (-benchtime 1x: their figures mean nothing).
+	@echo "==> test-benchmarks: every benchmark of the root module once, generated ones included (their figures mean nothing at one iteration)"
 	go test -run '^$$' -bench . -benchtime 1x ./...
-	@echo "==> the peers module (drpc, connect-go): its tests with the race detector, then every peers benchmark once"
+
+.PHONY: test-peers
+test-peers: ## The peers module (drpc, connect-go): its tests with -race, then every peers benchmark once.
+	@echo "==> test-peers: the peers module (drpc, connect-go): its tests with the race detector, then every peers benchmark once"
 	go -C peers test -race -count=1 ./...
 	go -C peers test -run '^$$' -bench . -benchtime 1x ./...
-	@echo "==> testdata/thirdparty (remote-apis' shape, docs/third-party.md): built, a ByteStream Write served, its benchmarks once"
+
+.PHONY: test-thirdparty
+test-thirdparty: ## The third-party modules (testdata/thirdparty, testdata/annotated, compose): -race, a grpcfast_checked build where they have one, benchmarks once.
+	@echo "==> test-thirdparty: testdata/thirdparty (remote-apis' shape, docs/third-party.md): built, a ByteStream Write served, its benchmarks once"
 	go -C testdata/thirdparty test -race -count=1 ./...
 	go -C testdata/thirdparty test -run '^$$' -bench . -benchtime 1x ./...
-	@echo "==> testdata/annotated (docs/third-party.md's annotation and containerd recipes through buf; protovalidate-go in front of pooled handlers): -race, then a grpcfast_checked build, then its benchmarks once"
+	@echo "==> test-thirdparty: testdata/annotated (docs/third-party.md's annotation and containerd recipes through buf; protovalidate-go in front of pooled handlers): -race, then a grpcfast_checked build, then its benchmarks once"
 	go -C testdata/annotated test -race -count=1 ./...
 	go -C testdata/annotated test -tags grpcfast_checked -count=1 ./...
 	go -C testdata/annotated test -run '^$$' -bench . -benchtime 1x ./...
-	@echo "==> compose/ (grpcfast beside the OpenTelemetry Collector's pdata, a Cortex-style codec and vtprotobuf's, registered before and after it): -race, then a grpcfast_checked build"
+	@echo "==> test-thirdparty: compose/ (grpcfast beside the OpenTelemetry Collector's pdata, a Cortex-style codec and vtprotobuf's, registered before and after it): -race, then a grpcfast_checked build"
 	go -C compose test -race -count=1 ./...
 	go -C compose test -tags grpcfast_checked -count=1 ./...
-	@echo "==> fuzzing FuzzUnmarshal for $(FUZZ_TIME) (compiling the fuzz binary first)"
+
+.PHONY: test-fuzz
+test-fuzz: ## FuzzUnmarshal, then FuzzGeneratedDecode, for FUZZ_TIME (10s) each.
+	@echo "==> test-fuzz: FuzzUnmarshal for $(FUZZ_TIME) (compiling the fuzz binary first)"
 	go test -run '^$$' -fuzz '^FuzzUnmarshal$$' -fuzztime $(FUZZ_TIME) .
-	@echo "==> fuzzing FuzzGeneratedDecode (the generated decoders, into reused slots) for $(FUZZ_TIME)"
+	@echo "==> test-fuzz: FuzzGeneratedDecode (the generated decoders, into reused slots) for $(FUZZ_TIME)"
 	@# Minimizing each new interesting input for up to a minute (the default) left this target at
 	@# a few executions per second; 10 runs each keeps it at thousands.
 	go test -run '^$$' -fuzz '^FuzzGeneratedDecode$$' -fuzztime $(FUZZ_TIME) -fuzzminimizetime 10x .
@@ -130,16 +148,12 @@ newest-mod: ## Write .cache/compat/newest.mod: go.mod with the newest grpc-go an
 	@echo "==> $(COMPAT_MOD): go.mod with grpc-go $(COMPAT_NEWEST_GRPC) and protobuf-go $(COMPAT_NEWEST_PROTOBUF), which the benchmarks build with"
 
 .PHONY: test-compat
-test-compat: ## Run the runtime's and the example's tests with -race on the oldest Go, grpc-go and protobuf-go go.mod allows, then on the newest tested.
-	@echo "==> oldest: $(COMPAT_OLDEST_GO) (GOTOOLCHAIN, from the module proxy the first time) with go.mod's requirements"
+test-compat: ## The runtime's and the example's tests with -race on the oldest Go, grpc-go and protobuf-go go.mod allows, then test-newest.
+	@echo "==> test-compat: oldest: $(COMPAT_OLDEST_GO) (GOTOOLCHAIN, from the module proxy the first time) with go.mod's requirements"
 	@GOTOOLCHAIN=$(COMPAT_OLDEST_GO) go version
 	@GOTOOLCHAIN=$(COMPAT_OLDEST_GO) go list -m $(COMPAT_MODULES)
 	GOTOOLCHAIN=$(COMPAT_OLDEST_GO) go test -race -count=1 $(COMPAT_PKGS)
-	@echo "==> newest: $$(go env GOVERSION) with grpc-go $(COMPAT_NEWEST_GRPC) and protobuf-go $(COMPAT_NEWEST_PROTOBUF), in a copy of go.mod ($(COMPAT_MOD))"
-	@$(MAKE) newest-mod
-	@go version
-	@go list -modfile=$(COMPAT_MOD) -m $(COMPAT_MODULES)
-	GOFLAGS="$$(go env GOFLAGS) -modfile=$(COMPAT_MOD)" go test -race -count=1 $(COMPAT_PKGS)
+	@$(MAKE) test-newest
 
 .PHONY: bench
 bench: generate newest-mod ## Run the example's generated benchmarks (gRPC's standard path, vtprotobuf's codec and grpcfast; server in-process and in its own process) and end with one screen: grpcfast against each.
@@ -214,68 +228,11 @@ bench-codec: tools newest-mod ## Run the codec benchmarks: gRPC's standard codec
 	benchstat -col /codec $(BENCH_OUT)/codec.txt
 
 .PHONY: ghz
-ghz: ## Load example/cmd/server with ghz through reflection: CreateUser and the Put stream, server codec grpcfast then standard.
-	@mkdir -p $(GHZ_OUT)
-	@echo "==> building ghz (pinned in tools/ghz/go.mod, about 30 s the first time) and example/cmd/server into .bin"
-	go build -modfile=tools/ghz/go.mod -o $(BIN)/ github.com/bojand/ghz/cmd/ghz
-	go build -o $(BIN)/example-server ./example/cmd/server
-	@echo "==> writing the Put stream's messages to $(GHZ_OUT)/put.json: 16 chunks of 16 KiB (256 KiB per call)"
-	@chunk=$$(head -c 16384 /dev/zero | base64 -w0); \
-	{ printf '['; for i in $$(seq 16); do [ $$i = 1 ] || printf ','; printf '{"data":"%s"}' "$$chunk"; done; printf ']'; } > $(GHZ_OUT)/put.json
-	@pid=; trap '[ -z "$$pid" ] || kill $$pid 2>/dev/null || true' EXIT; \
-	for codec in grpcfast standard; do \
-		log=$(GHZ_OUT)/server-$$codec.log; rm -f $$log; \
-		$(BIN)/example-server -addr 127.0.0.1:0 -codec $$codec > $$log 2>&1 & pid=$$!; \
-		for i in $$(seq 100); do [ -s $$log ] && break; sleep 0.1; done; \
-		addr=$$(head -n 1 $$log | awk '/ listening on /{print $$NF}'); \
-		[ -n "$$addr" ] || { echo "the server did not start:"; cat $$log; exit 1; }; \
-		echo "==> server -codec $$codec on $$addr: ghz CreateUser for $(GHZ_TIME), $(GHZ_CONCURRENCY) calls at once"; \
-		$(BIN)/ghz --insecure -z $(GHZ_TIME) -c $(GHZ_CONCURRENCY) --call grpcfast.example.v1.UserService.CreateUser \
-			-d '{"name":"gopher","email":"gopher@example.com","age":16,"tags":["a","b"]}' $$addr > $(GHZ_OUT)/$$codec-CreateUser.txt; \
-		echo "==> server -codec $$codec on $$addr: ghz Put (16 x 16 KiB per call) for $(GHZ_TIME), $(GHZ_CONCURRENCY) calls at once"; \
-		$(BIN)/ghz --insecure -z $(GHZ_TIME) -c $(GHZ_CONCURRENCY) --call grpcfast.example.v1.ChunkService.Put \
-			--data-file $(GHZ_OUT)/put.json $$addr > $(GHZ_OUT)/$$codec-Put.txt; \
-		kill -TERM $$pid; wait $$pid; pid=; \
-		echo "    $$(tail -n 1 $$log)"; \
-	done; \
-	for f in {grpcfast,standard}-{CreateUser,Put}; do \
-		echo "==> ghz summary: $${f/-/ server, } (from $(GHZ_OUT)/$$f.txt)"; \
-		sed -n '/^Summary:/,$$p' $(GHZ_OUT)/$$f.txt | grep -v '^\s*$$' | grep -v -e '^Response time histogram' -e '^  [0-9.]* \[' ; \
-	done; \
-	echo "==> side by side"; \
-	printf '%-10s %-11s %12s %10s %10s %8s\n' codec method requests/s p50 p99 errors; \
-	for f in {grpcfast,standard}-{CreateUser,Put}; do \
-		awk -v name="$$f" '/Requests\/sec:/{rps=$$2} /^  50 % in/{p50=$$4" "$$5} /^  99 % in/{p99=$$4" "$$5} \
-			/^Error distribution:/{e=1; next} e && NF {gsub(/[][]/, "", $$1); errs+=$$1} \
-			END {split(name, n, "-"); printf "%-10s %-11s %12s %10s %10s %8d\n", n[1], n[2], rps, p50, p99, errs}' $(GHZ_OUT)/$$f.txt; \
-	done; \
-	echo "==> checking the errors: only ghz's cut-off at -z $(GHZ_TIME) may fail calls. It closes its connection under"; \
-	echo "    the calls in flight (at most one per concurrent call, $(GHZ_CONCURRENCY)): 'Unavailable: transport is closing'"; \
-	echo "    or 'Canceled: grpc: the client connection is closing'. Any other error, or more of those, fails."; \
-	for f in {grpcfast,standard}-{CreateUser,Put}; do \
-		errs=$$(sed -n '/^Error distribution:/,$$p' $(GHZ_OUT)/$$f.txt | sed 1d | grep -v '^\s*$$' || true); \
-		other=$$(grep -v -E '^\s*\[[0-9]+\]\s+rpc error: ($(GHZ_CUTOFF))\s*$$' <<<"$$errs" | grep . || true); \
-		n=$$(awk '{gsub(/[][]/, "", $$1); s+=$$1} END {print s+0}' <<<"$$errs"); \
-		ok=$$(awk '/^  \[OK\]/{print $$2}' $(GHZ_OUT)/$$f.txt); \
-		if [ -n "$$other" ] || [ "$$n" -gt $(GHZ_CONCURRENCY) ] || [ -z "$$ok" ]; then \
-			echo "FAIL $$f: $${ok:-no} OK calls, $$n errors, of which not the cut-off's:"; echo "$$other"; exit 1; \
-		fi; \
-		echo "    $$f: $$ok OK, $$n cut off at the end"; \
-	done
+ghz: ## Load example/cmd/server with ghz through reflection: CreateUser and the Put stream, server codec grpcfast then standard (scripts/ghz.sh).
+	GHZ_TIME=$(GHZ_TIME) GHZ_CONCURRENCY=$(GHZ_CONCURRENCY) ./scripts/ghz.sh
 
 .PHONY: lint
-lint: ## gofmt, go vet and go mod tidy checks.
-	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
-	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
-	go vet ./...
-	go mod tidy -diff
-	cd tools && go mod tidy -diff
-	cd tools/ghz && go mod tidy -diff
-	go -C peers vet ./...
-	cd peers && go mod tidy -diff
-	go -C testdata/thirdparty vet ./...
-	cd testdata/thirdparty && go mod tidy -diff
-	go -C testdata/annotated vet ./...
-	cd testdata/annotated && go mod tidy -diff
-	go -C compose vet ./...
-	cd compose && go mod tidy -diff
+lint: ## gofmt, then go vet, staticcheck and go mod tidy over the root module and every nested one (scripts/lint.sh).
+	@echo "==> lint: building staticcheck (pinned in tools/go.mod) into .bin"
+	go build -modfile=tools/go.mod -o $(BIN)/ honnef.co/go/tools/cmd/staticcheck
+	./scripts/lint.sh

@@ -36,6 +36,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/grpcfast/grpcfast/internal/own"
 	"github.com/grpcfast/grpcfast/internal/testprotos/bytestream"
 )
 
@@ -548,7 +549,8 @@ func TestByteStream(t *testing.T) {
 						t.Errorf("download: the grpcfast server's codec took %d buffers from its pool for %d chunks", got, msgs)
 					}
 				}
-				if got := moves.Load() - moves0; got != 0 {
+				// A grpcfast_checked build keeps no memory of a message (own.Quarantine).
+				if got := moves.Load() - moves0; got != 0 && !own.Quarantine {
 					t.Errorf("the data field of the grpcfast end's reused message moved %d times: was the grpcfast codec decoding?", got)
 				}
 				t.Logf("%d MiB: upload %v (%.0f MiB/s) in %d chunks, download %v (%.0f MiB/s) in %d chunks",

@@ -9,14 +9,16 @@ import (
 // PooledOption configures the unary handlers that a generated
 // Register<Service>ServerPooled function registers, and the responses of a
 // generated New<Service>ReusingClient (NewResponses). WithStringsInOneCopy
-// makes one.
-type PooledOption interface{ pooledOption() }
+// makes one. Other packages cannot implement it (its method takes a type
+// internal to this module), so that no value of another type can be passed
+// as an option and then ignored; a struct that embeds a PooledOption is
+// that option.
+type PooledOption interface{ pooled.Option }
 
 // pooledOption is the PooledOption that sets a field of pooled.Config;
 // pooled.ConfigOf applies it.
 type pooledOption func(*pooled.Config)
 
-func (pooledOption) pooledOption()            {}
 func (o pooledOption) Apply(c *pooled.Config) { o(c) }
 
 // WithStringsInOneCopy makes pooled unary handlers decode each request (and

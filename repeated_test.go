@@ -119,7 +119,7 @@ func TestRepeatedRuns(t *testing.T) {
 		"packed cut":          append(packed(nil, 1, 2), 5<<3|2, 3, 0x80, 0x80, 0x80),
 		"packed overlong":     append(packed(nil, 1), 5<<3|2, 11, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01),
 		"unpacked cut":        append(number(nil, 1), 5<<3, 0x80),
-		"other wire type":     append(inners(nil, "a"), 9<<3|0, 1, 9<<3|2, 0),
+		"other wire type":     append(inners(nil, "a"), 9<<3 /* varint */, 1, 9<<3|2, 0),
 	}
 	c := grpcfast.NewCodec()
 	for name, b := range inputs {

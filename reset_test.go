@@ -59,6 +59,7 @@ func decodeOwned(t testing.TB, src proto.Message, dst interface {
 // A Receiver's message whose nested types vtprotobuf pools keeps its
 // repeated elements, and returns its singular message fields to the pool.
 func TestReuseKeepsPooledElements(t *testing.T) {
+	skipInCheckedBuild(t, "it asserts that a reset message keeps its elements' and fields' memory")
 	// 512 bytes of Data: decoded into the message's own memory, not a view
 	// of the transport buffer (reuse.MinView).
 	s := listStream[kinds.Pooled](t, pooledMsg(3, 512, true), pooledMsg(1, 10, false), pooledMsg(2, 100, false))
@@ -92,6 +93,7 @@ func TestReuseKeepsPooledElements(t *testing.T) {
 // GrpcfastReuse keeps memory but not presence: an optional bytes field must
 // become nil, a map empty, a oneof unset.
 func TestReuseKeepsNoPresence(t *testing.T) {
+	skipInCheckedBuild(t, "it asserts that a reset message keeps the memory its decode allocated")
 	src := fullRich(64)
 	src.Maybe = []byte("x")
 	src.Choice = &kinds.Rich_Nested{Nested: &kinds.Inner{Label: "n"}}
@@ -148,6 +150,7 @@ func TestReuseDropsWhatItDidNotRecord(t *testing.T) {
 }
 
 func TestReusePooledAllocs(t *testing.T) {
+	skipInCheckedBuild(t, "allocation counts: a reset message keeps none of its memory, so each decode allocates it again")
 	if raceEnabled {
 		t.Skip("the race detector makes sync.Pool drop items")
 	}

@@ -47,6 +47,7 @@ import (
 	"google.golang.org/grpc/encoding/gzip"
 
 	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/internal/own"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 )
 
@@ -54,8 +55,13 @@ import (
 // The audit pool.
 
 // waitQuiet waits, at most 5 s, until no buffer of pools is out, and
-// reports whether that happened.
+// reports whether that happened. In a grpcfast_checked build, which gives no
+// buffer back (own.Quarantine: poisoned, never reused), it reports false at
+// once.
 func waitQuiet(pools ...*testPool) bool {
+	if own.Quarantine {
+		return false
+	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		n := 0

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/grpcfast/grpcfast/example"
+	"github.com/grpcfast/grpcfast/internal/own"
 )
 
 // TestAllocsPerMessage measures, over a real loopback connection, how many
@@ -28,6 +29,10 @@ import (
 func TestAllocsPerMessage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("profiles every allocation")
+	}
+	if own.Quarantine {
+		t.Skip("cannot hold in a grpcfast_checked build, which poisons memory taken back and never reuses it: " +
+			"allocation counts: a receiver's messages keep none of their memory, so each Recv allocates it again")
 	}
 	const size = 4 << 20
 	type result struct {

@@ -24,7 +24,7 @@ const (
 	linePrefix = "grpcfastbench: "
 )
 
-// serveChild is Run in the child process: it serves both paths on loopback
+// serveChild is Run in the child process: it serves every path on loopback
 // TCP until its standard input closes, and answers stats requests.
 func serveChild(service string, methods []Method, ms []msgs, cfg *config) error {
 	var addrs []string

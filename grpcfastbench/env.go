@@ -17,12 +17,14 @@ import (
 	vtgrpc "github.com/planetscale/vtprotobuf/codec/grpc"
 
 	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/grpcfastimpl"
 	"github.com/grpcfast/grpcfast/grpcfastrecord"
 	"github.com/grpcfast/grpcfast/internal/stdcodec"
 )
 
-// Names of the paths, as in the sub-benchmark names codec=proto,
-// codec=vtproto and codec=grpcfast.
+// Names of the paths, as in the sub-benchmark names: codec=proto,
+// codec=vtproto, codec=grpcfast, codec=grpcfast-pooled,
+// codec=grpcfast-pooled-copy and codec=floor.
 const (
 	PathProto    = "proto"
 	PathVtproto  = "vtproto"
@@ -63,7 +65,7 @@ var (
 	wrapCodecV1 func(path string, c encoding.Codec) encoding.Codec
 )
 
-// newPaths returns the three paths:
+// newPaths returns the paths, five, and a sixth with -grpcfast.floor:
 //
 //   - codec=proto: gRPC's standard codec, and the stream's Recv;
 //   - codec=vtproto: vtprotobuf's own gRPC codec (codec/grpc, a V1 codec
@@ -279,23 +281,46 @@ func (s *stub) res() proto.Message {
 	return s.ress[(s.next.Add(1)-1)%uint64(len(s.ress))]
 }
 
+// stubs is the implementation that the stub server registers for a
+// service: the stub of each method, by name.
+type stubs map[string]*stub
+
 // newServer returns a gRPC server that serves the stub service on path p:
 // the methods' default case under service, and their batch cases under
-// serviceOf(service, ShapeBatch).
+// serviceOf(service, ShapeBatch). On the pooled paths it registers each
+// through grpcfastimpl.PooledRegistrar, with the unary methods as a
+// generated Register<Service>ServerPooled function passes them, so that
+// codec=grpcfast-pooled and codec=grpcfast-pooled-copy serve what users
+// register.
 func newServer(service string, methods []Method, ms []msgs, p *path, cfg *config) *grpc.Server {
 	def := &grpc.ServiceDesc{ServiceName: service, HandlerType: (*any)(nil)}
 	batch := &grpc.ServiceDesc{ServiceName: serviceOf(service, ShapeBatch), HandlerType: (*any)(nil)}
+	defStubs, batchStubs := stubs{}, stubs{}
+	var defPooled, batchPooled []grpcfastimpl.PooledMethod
 	for i, m := range methods {
-		addMethod(def, m, ms[i], p, cfg)
+		defStubs[m.name] = addMethod(def, m, ms[i], p, cfg)
+		if m.kind == unary {
+			defPooled = append(defPooled, m.pooled)
+		}
 		if ms[i].batch != nil {
-			addMethod(batch, m, *ms[i].batch, p, cfg)
+			batchStubs[m.name] = addMethod(batch, m, *ms[i].batch, p, cfg)
+			if m.kind == unary {
+				batchPooled = append(batchPooled, m.pooled)
+			}
 		}
 	}
 	sopts, _ := cfg.transportOptions()
 	srv := grpc.NewServer(append([]grpc.ServerOption{p.serverOpt}, sopts...)...)
-	srv.RegisterService(def, struct{}{})
+	register := func(desc *grpc.ServiceDesc, impl stubs, pooled []grpcfastimpl.PooledMethod) {
+		var r grpc.ServiceRegistrar = srv
+		if p.pooled {
+			r = grpcfastimpl.PooledRegistrar(srv, copyOption(p.copy), pooled...)
+		}
+		r.RegisterService(desc, impl)
+	}
+	register(def, defStubs, defPooled)
 	if len(batch.Methods)+len(batch.Streams) > 0 {
-		srv.RegisterService(batch, struct{}{})
+		register(batch, batchStubs, batchPooled)
 	}
 	return srv
 }
@@ -310,20 +335,20 @@ func serviceOf(service, shape string) string {
 	return service + "." + strings.ReplaceAll(shape, "=", "_")
 }
 
-// addMethod adds m, answering with ms, to desc.
-func addMethod(desc *grpc.ServiceDesc, m Method, ms msgs, p *path, cfg *config) {
+// addMethod adds m, answering with ms, to desc, and returns its stub. A
+// unary method gets the handler that protoc-gen-go-grpc generates (a new
+// request per call), which grpcfastimpl.PooledRegistrar replaces on the
+// pooled paths.
+func addMethod(desc *grpc.ServiceDesc, m Method, ms msgs, p *path, cfg *config) *stub {
 	st := &stub{cfg: cfg, reqs: ms.reqs, ress: ms.ress}
 	if m.kind == unary {
-		handler := func(_ any, ctx context.Context, dec func(any) error, _ grpc.UnaryServerInterceptor) (any, error) {
-			return m.unary(ctx, st, dec)
-		}
-		if p.pooled {
-			if h := m.pooledUnary("/"+desc.ServiceName+"/"+m.name, st, p.copy); h != nil {
-				handler = h
-			}
-		}
-		desc.Methods = append(desc.Methods, grpc.MethodDesc{MethodName: m.name, Handler: handler})
-		return
+		desc.Methods = append(desc.Methods, grpc.MethodDesc{
+			MethodName: m.name,
+			Handler: func(_ any, ctx context.Context, dec func(any) error, _ grpc.UnaryServerInterceptor) (any, error) {
+				return m.unary(ctx, st, dec)
+			},
+		})
+		return st
 	}
 	desc.Streams = append(desc.Streams, grpc.StreamDesc{
 		StreamName:    m.name,
@@ -331,6 +356,7 @@ func addMethod(desc *grpc.ServiceDesc, m Method, ms msgs, p *path, cfg *config) 
 		ClientStreams: m.kind == clientStreaming || m.kind == bidiStreaming,
 		ServerStreams: m.kind == serverStreaming || m.kind == bidiStreaming,
 	})
+	return st
 }
 
 // listen returns a listener for cfg's transport, and the dial options that

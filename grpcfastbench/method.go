@@ -10,8 +10,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/grpcfast/grpcfast"
-	"github.com/grpcfast/grpcfast/internal/pooled"
-	"github.com/grpcfast/grpcfast/internal/reuse"
+	"github.com/grpcfast/grpcfast/grpcfastimpl"
 )
 
 // kind is a method's kind.
@@ -38,13 +37,12 @@ type Method struct {
 	serve func(s *stub, p *path, stream grpc.ServerStream) error
 	// unary handles one unary call on the stub server.
 	unary func(ctx context.Context, s *stub, dec func(any) error) (any, error)
-	// pooledUnary returns the handler of a unary call with a pooled request,
-	// with the owned copy if copy; nil when the request type cannot be
-	// pooled (pooledSkip).
-	pooledUnary func(fullMethod string, s *stub, copy bool) func(srv any, ctx context.Context, dec func(any) error, interceptor grpc.UnaryServerInterceptor) (any, error)
-	// pooledSkip says why a pooled path (copy: with the owned copy) cannot
-	// run the method, or "".
-	pooledSkip func(copy bool) string
+	// pooled is the unary method as a generated
+	// Register<Service>ServerPooled function hands it to
+	// grpcfastimpl.PooledRegistrar, which the pooled paths' stub server
+	// registers through; it calls the stub that the server registers as
+	// the service's implementation (stubs).
+	pooled grpcfastimpl.PooledMethod
 	// call makes one call from the client and checks what it received.
 	call func(ctx context.Context, c *client, p *path, fullMethod string) error
 }
@@ -81,23 +79,9 @@ func Unary[Req, Res any](name string) Method {
 		}
 		return serveUnary(ctx, name, s, in)
 	}
-	m.pooledSkip = func(copy bool) string {
-		switch {
-		case !pooled.Poolable[Req]():
-			return "its request type has no grpcfast methods: not pooled"
-		case copy && !reuse.HasGeneratedDecoder[Req]():
-			return "its request type has no generated decoder (groups or extension ranges)"
-		}
-		return ""
-	}
-	m.pooledUnary = func(fullMethod string, s *stub, copy bool) func(any, context.Context, func(any) error, grpc.UnaryServerInterceptor) (any, error) {
-		if m.pooledSkip(copy) != "" {
-			return nil
-		}
-		return pooled.New(fullMethod, func(_ any, ctx context.Context, in *Req) (any, error) {
-			return serveUnary(ctx, name, s, in)
-		}, pooled.Config{Copy: copy}).Handle
-	}
+	m.pooled = grpcfastimpl.PooledUnary(name, func(srv any, ctx context.Context, in *Req) (any, error) {
+		return serveUnary(ctx, name, srv.(stubs)[name], in)
+	})
 	// The reused responses of the pooled paths, one Responses per calling
 	// goroutine at a time: [0] plain, [1] with the owned copy. Not in a
 	// sync.Pool, which drops some of what it holds at each garbage
@@ -142,8 +126,20 @@ func Unary[Req, Res any](name string) Method {
 	return m
 }
 
-// copyOption returns the options of a Responses with the owned copy, if
-// copy.
+// pooledSkip says why a pooled path (copy: with the owned copy) cannot run
+// the unary method m, as grpcfastimpl.PooledRegistrar would serve it, or "".
+func (m Method) pooledSkip(copy bool) string {
+	switch ok, copies := m.pooled.Pooling(copyOption(copy)); {
+	case !ok:
+		return "its request type has no grpcfast methods: not pooled"
+	case copy && !copies:
+		return "its request type has no generated decoder (groups or extension ranges)"
+	}
+	return ""
+}
+
+// copyOption returns the options of a Responses, and of the pooled paths'
+// registration, with the owned copy if copy.
 func copyOption(copy bool) []grpcfast.PooledOption {
 	if copy {
 		return []grpcfast.PooledOption{grpcfast.WithStringsInOneCopy()}

@@ -54,14 +54,19 @@ type Record = own.Record
 
 // Owner is implemented by every generated message that has a decoder
 // (Decoder), and by others that have bytes, repeated, map or message
-// fields: what a grpcfast.Receiver needs to reuse only the memory that a
-// grpcfast codec's decode allocated in the message.
+// fields: what grpcfast needs to reuse, in a message that it decodes into
+// again, only the memory that a grpcfast codec's decode allocated there.
+// Three reuse messages, each through a slot that resets and marks the
+// message before the decode: a stream's
+// receiver (grpcfast.Receiver), a pooled unary handler (a generated
+// Register<Service>ServerPooled, through PooledRegistrar) and a reusing
+// client (grpcfast.Responses, in a generated New<Service>ReusingClient).
 //
 // GrpcfastRecord adds to o the memory that the message holds: the arrays of
 // its bytes and repeated fields, its maps, and its nested messages with
-// what they hold. A receiver calls it after a grpcfast codec decoded into a
-// message that the receiver had reset, so everything recorded was allocated
-// by that decode or kept by that reset.
+// what they hold. The slot calls it after a grpcfast codec decoded into a
+// message that the slot had reset, so everything recorded was allocated by
+// that decode or kept by that reset.
 //
 // GrpcfastReuse resets the message as Reset does, but keeps, for the next
 // decode, the memory that o, read from its start, records as the
@@ -77,7 +82,7 @@ type Record = own.Record
 // memory kept is overwritten with a poison pattern first.
 //
 // GrpcfastUnknownFields returns a pointer to the message's unknown fields,
-// where a receiver and the codec leave marks (grpcfast.Receiver).
+// where the slot and the codec leave their marks.
 type Owner = reuse.Owner
 
 // BytesFielder is implemented by generated messages that have singular bytes

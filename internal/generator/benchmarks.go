@@ -36,10 +36,10 @@ func genBenchmarks(p *protogen.Plugin, f *protogen.File) {
 		g.P("//\tbenchstat -col /codec bench.txt")
 		g.P("//")
 		comment(g, "Rounds of -count 1 interleave the paths, where -count 6 would run each six times in a row. "+
-			"The -grpcfast.* flags (message sizes and the fields that grow, recorded messages "+
-			"to replay, messages per stream, concurrent streams, transport, server process, the codec=floor path, profiles) "+
-			"are described in "+
-			g.QualifiedGoIdent(benchPackage.Ident("Run"))+".")
+			"The -grpcfast.* flags (message sizes and the fields that grow, the shape=batch case, recorded messages "+
+			"to replay, messages per stream, concurrent streams and connections, the transport and its settings, "+
+			"a server process, the codec=floor path, profiles) are listed in the Flags section of the documentation "+
+			"of package "+string(benchPackage)+".")
 		g.P("func ", n.benchmark, "(b *", testingPackage.Ident("B"), ") {")
 		g.P(benchPackage.Ident("Run"), "(b, ", strconv.Quote(full), ",")
 		for _, m := range n.methods {

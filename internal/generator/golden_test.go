@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -120,17 +119,6 @@ func runNotes(t testing.TB, req *pluginpb.CodeGeneratorRequest, notes io.Writer)
 		p.Error(err)
 	}
 	return p.Response()
-}
-
-// vtprotoExtProto returns the path of vtprotobuf's ext.proto in the module
-// cache.
-func vtprotoExtProto(t *testing.T) string {
-	t.Helper()
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/planetscale/vtprotobuf").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return filepath.Join(strings.TrimSpace(string(out)), "include", "github.com", "planetscale", "vtprotobuf", "vtproto", "ext.proto")
 }
 
 func ptr[T any](v T) *T { return &v }

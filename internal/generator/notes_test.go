@@ -1,7 +1,6 @@
 package generator_test
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 )
@@ -212,42 +211,6 @@ service TraceService { rpc Export(ExportTraceServiceRequest) returns (ExportTrac
 message ExportTraceServiceRequest { repeated opentelemetry.proto.trace.v1.ResourceSpans resource_spans = 1; }
 message ExportTraceServiceResponse { string error_message = 1; }
 `,
-}
-
-// manyTypes returns a service of methods unary methods whose requests reach
-// perPackage message types in each of the Go packages named, under
-// example.com/gen/big/.
-func manyTypes(methods int, packages []string, perPackage int) map[string]string {
-	files := map[string]string{}
-	var svc strings.Builder
-	svc.WriteString("syntax = \"proto3\";\npackage big.svc;\noption go_package = \"example.com/gen/big/svc\";\n")
-	for _, p := range packages {
-		fmt.Fprintf(&svc, "import \"big/%s/%s.proto\";\n", p, p)
-		var f strings.Builder
-		fmt.Fprintf(&f, "syntax = \"proto3\";\npackage big.%s;\noption go_package = \"example.com/gen/big/%s\";\n", p, p)
-		for i := range perPackage {
-			next := ""
-			if i+1 < perPackage {
-				next = fmt.Sprintf(" T%d next = 2;", i+1)
-			}
-			fmt.Fprintf(&f, "message T%d { string s = 1;%s }\n", i, next)
-		}
-		files["big/"+p+"/"+p+".proto"] = f.String()
-	}
-	svc.WriteString("service Big {\n")
-	for i := range methods {
-		fmt.Fprintf(&svc, "  rpc M%d(Req%d) returns (Req%d);\n", i, i, i)
-	}
-	svc.WriteString("}\n")
-	for i := range methods {
-		fmt.Fprintf(&svc, "message Req%d { Req%d self = 100;", i, i)
-		for j, p := range packages {
-			fmt.Fprintf(&svc, " big.%s.T0 f%d = %d;", p, j, j+1)
-		}
-		svc.WriteString(" }\n")
-	}
-	files["big/svc/svc.proto"] = svc.String()
-	return files
 }
 
 // Minimal shapes of the validation and gateway annotations that buf-based

@@ -59,14 +59,15 @@ func PoisonScalars[T any](s []T) {
 // Marks. A slot (reuse.Slot) marks a message that it has prepared with a
 // mark of its own that points at its Header (reuse.Header); the codec then
 // decodes into it without a reset that would drop the memory the slot kept,
-// and replaces the slot's mark with Decoded (or DecodedCopy, for a decode
-// into one owned copy) after a successful decode, so that the slot knows
-// which codec decoded, and how. All marks are empty slices with no
-// capacity, so the message reads as having no unknown fields, and appending
-// to them (vtprotobuf's decoder appends unknown fields) allocates: nothing
-// is ever written into the arrays they point to.
+// and replaces the slot's mark with decoded (SetDecoded; or decodedCopy,
+// SetDecodedCopy, for a decode into one owned copy) after a successful
+// decode, so that the slot knows which codec decoded, and how. All marks
+// are empty slices with no capacity, so the message reads as having no
+// unknown fields, and appending to them (vtprotobuf's decoder appends
+// unknown fields) allocates: nothing is ever written into the arrays they
+// point to.
 //
-// With DecodedCopy the strings and bytes of the message are views of one
+// With decodedCopy the strings and bytes of the message are views of one
 // array that no slot ever reuses (the codec makes a later copy in it only
 // once nothing refers to it); the record of the message's memory then
 // leaves out what points into it (LeaveOutBytes).
@@ -115,8 +116,8 @@ func SetDecoded(uf *[]byte) { setDecoded(uf, decoded) }
 // views of one owned copy.
 func SetDecodedCopy(uf *[]byte) { setDecoded(uf, decodedCopy) }
 
-// TakeDecoded removes any mark from *uf, and reports whether it was Decoded
-// or DecodedCopy (ok), and which (copied).
+// TakeDecoded removes any mark from *uf, and reports whether it was decoded
+// or decodedCopy (ok), and which (copied).
 func TakeDecoded(uf *[]byte) (ok, copied bool) {
 	i := markOf(*uf)
 	if i >= 0 {

@@ -20,16 +20,19 @@ type Config struct {
 	Copy bool
 }
 
-// Option is implemented by the grpcfast.PooledOption values that the root
-// package makes.
+// Option is what grpcfast.PooledOption embeds: every option sets fields of
+// a Config. Only this module can implement it, since no other can name
+// Config.
 type Option interface{ Apply(*Config) }
 
-// ConfigOf returns the Config that opts (grpcfast.PooledOption values) set;
-// nil options are skipped.
-func ConfigOf[O any](opts []O) Config {
+// ConfigOf returns the Config that opts (grpcfast.PooledOption values, or of
+// any other type that implements Option) set; nil options are skipped. The
+// type parameter lets the compiler check the options' type, which this
+// package cannot name (grpcfast imports it).
+func ConfigOf[O Option](opts []O) Config {
 	var cfg Config
 	for _, o := range opts {
-		if o, ok := any(o).(Option); ok {
+		if any(o) != nil {
 			o.Apply(&cfg)
 		}
 	}
@@ -62,12 +65,16 @@ func New[Req any](fullMethod string, call func(srv any, ctx context.Context, in 
 		fullMethod: fullMethod,
 		call:       call,
 		pool:       reuse.Pool[Req](),
-		copy:       cfg.Copy && reuse.HasGeneratedDecoder[Req](),
+		copy:       Copies[Req](cfg),
 	}
 }
 
-// Copies reports whether the handler decodes into one owned copy.
-func (h *Handler[Req]) Copies() bool { return h.copy }
+// Copies reports whether a Handler of requests of type Req made with cfg
+// decodes each into one owned copy: cfg.Copy, and Req has a generated
+// decoder (not a type with groups or extension ranges).
+func Copies[Req any](cfg Config) bool {
+	return cfg.Copy && reuse.HasGeneratedDecoder[Req]()
+}
 
 // Handle is a grpc.MethodHandler. It decodes the request into a prepared
 // message from the pool, calls the interceptor, or the server method, as

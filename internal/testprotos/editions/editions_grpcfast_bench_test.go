@@ -25,9 +25,10 @@ import (
 //
 // Rounds of -count 1 interleave the paths, where -count 6 would run each six
 // times in a row. The -grpcfast.* flags (message sizes and the fields that
-// grow, recorded messages to replay, messages per stream, concurrent streams,
-// transport, server process, the codec=floor path, profiles) are described in
-// grpcfastbench.Run.
+// grow, the shape=batch case, recorded messages to replay, messages per stream,
+// concurrent streams and connections, the transport and its settings, a server
+// process, the codec=floor path, profiles) are listed in the Flags section of
+// the documentation of package github.com/grpcfast/grpcfast/grpcfastbench.
 func BenchmarkGrpcfast_Notes(b *testing.B) {
 	grpcfastbench.Run(b, "grpcfast.testdata.editions.Notes",
 		grpcfastbench.Unary[Note, Note]("Add"),

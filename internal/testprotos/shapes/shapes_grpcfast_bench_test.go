@@ -22,9 +22,10 @@ import (
 //
 // Rounds of -count 1 interleave the paths, where -count 6 would run each six
 // times in a row. The -grpcfast.* flags (message sizes and the fields that
-// grow, recorded messages to replay, messages per stream, concurrent streams,
-// transport, server process, the codec=floor path, profiles) are described in
-// grpcfastbench.Run.
+// grow, the shape=batch case, recorded messages to replay, messages per stream,
+// concurrent streams and connections, the transport and its settings, a server
+// process, the codec=floor path, profiles) are listed in the Flags section of
+// the documentation of package github.com/grpcfast/grpcfast/grpcfastbench.
 func BenchmarkGrpcfast_Foo(b *testing.B) {
 	grpcfastbench.Run(b, "grpcfast.testdata.shapes.Foo",
 		grpcfastbench.ClientStream[Tree, Tree]("BarBaz", NewFoo_BarBazRequestReceiver),
@@ -42,9 +43,10 @@ func BenchmarkGrpcfast_Foo(b *testing.B) {
 //
 // Rounds of -count 1 interleave the paths, where -count 6 would run each six
 // times in a row. The -grpcfast.* flags (message sizes and the fields that
-// grow, recorded messages to replay, messages per stream, concurrent streams,
-// transport, server process, the codec=floor path, profiles) are described in
-// grpcfastbench.Run.
+// grow, the shape=batch case, recorded messages to replay, messages per stream,
+// concurrent streams and connections, the transport and its settings, a server
+// process, the codec=floor path, profiles) are listed in the Flags section of
+// the documentation of package github.com/grpcfast/grpcfast/grpcfastbench.
 func BenchmarkGrpcfast_FooBar(b *testing.B) {
 	grpcfastbench.Run(b, "grpcfast.testdata.shapes.FooBar",
 		grpcfastbench.Bidi[Tree, Tree]("Baz", NewFooBar_BazRequestReceiver, NewFooBar_BazResponseReceiver),
