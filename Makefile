@@ -190,13 +190,17 @@ bench-knobs: tools newest-mod ## Measure gRPC-Go's transport settings (buffers, 
 	benchstat -col grpcfast-transport -filter '.unit:(cpu-ns/op OR srv-cpu-ns/op)' $(BENCH_OUT)/knobs.txt
 
 .PHONY: bench-peers
-bench-peers: tools ## Run Put, Get and CreateUser on grpcfast, gRPC's standard path and its sending floor, drpc and connect-go side by side; one benchstat table.
+bench-peers: tools ## Run Put, Get and CreateUser on grpcfast, gRPC's standard path and its sending floor, drpc and connect-go side by side; then OTLP collectors on pdata and grpcfast.
 	@mkdir -p $(BENCH_OUT)
 	@echo "==> the peers benchmarks (peers/): Put and Get of 4 MiB in 16 KiB chunks and CreateUser on 7 peers, server"
 	@echo "    in-process and in its own process: 42 sub-benchmarks, $(BENCH_COUNT) x $(BENCH_TIME) each (about 4 minutes at the defaults)"
 	go -C peers test -run '^$$' -bench '^BenchmarkPeers$$' -benchmem -count $(BENCH_COUNT) -benchtime $(BENCH_TIME) . | tee $(BENCH_OUT)/peers.txt
 	@echo "==> every peer against grpcfast (the first column)"
 	benchstat -col /peer $(BENCH_OUT)/peers.txt
+	@echo "==> OTLP exports to the OpenTelemetry Collector's pdata (pooling gate off and on), gRPC-Go's standard codec and grpcfast, each collector in its own process; then decoding alone ($(BENCH_COUNT) interleaved rounds)"
+	cd peers && GOFLAGS= ../scripts/gobench.sh $(BENCH_COUNT) . -test.bench '^Benchmark(OTLPCollectors|DecodeOTLP)$$' -test.benchmem -test.benchtime $(BENCH_TIME) | tee $(BENCH_OUT)/peers-otlp.txt
+	benchstat -filter '.name:/OTLPCollectors/' -col /collector $(BENCH_OUT)/peers-otlp.txt
+	benchstat -filter '.name:/DecodeOTLP/' -col /path $(BENCH_OUT)/peers-otlp.txt
 
 .PHONY: benchmarks-md
 benchmarks-md: tools newest-mod ## Rewrite BENCHMARKS.md from one run of every benchmark (takes about 25 minutes).

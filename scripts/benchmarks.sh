@@ -139,8 +139,9 @@ trap 'rm -f BENCHMARKS.md.tmp' EXIT # nothing half written is left when a step f
 	printf -- '- %s, %s, %s\n' "$(go list -m -f '{{.Path}} {{.Version}}' google.golang.org/grpc)" \
 		"$(go list -m -f '{{.Path}} {{.Version}}' google.golang.org/protobuf)" \
 		"$(go list -m -f '{{.Path}} {{.Version}}' github.com/planetscale/vtprotobuf)"
-	printf -- '- peers: %s, %s\n' "$(GOFLAGS= go -C peers list -m -f '{{.Path}} {{.Version}}' storj.io/drpc)" \
-		"$(GOFLAGS= go -C peers list -m -f '{{.Path}} {{.Version}}' connectrpc.com/connect)"
+	printf -- '- peers: %s, %s, %s\n' "$(GOFLAGS= go -C peers list -m -f '{{.Path}} {{.Version}}' storj.io/drpc)" \
+		"$(GOFLAGS= go -C peers list -m -f '{{.Path}} {{.Version}}' connectrpc.com/connect)" \
+		"$(GOFLAGS= go -C peers list -m -f '{{.Path}} {{.Version}}' go.opentelemetry.io/collector/pdata)"
 	printf -- '- one sample per sub-benchmark from each interleaved round (scripts/gobench.sh): the number after gobench.sh in each command\n\n' 
 	if [[ -s $out/gen.txt && -s $out/gen-process.txt ]]; then
 		printf '## Summary\n\n'
