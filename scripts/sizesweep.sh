@@ -18,7 +18,7 @@ cd "$(go list -f '{{.Dir}}' ./example/examplepb)"
 codecs='codec=(proto|vtproto|grpcfast)$'
 for ((i = 1; i <= count; i++)); do
 	for size in 16384 65536 262144 1048576 2097152; do
-		"$bin/pkg.test" -test.run '^$' -test.count 1 -test.bench "Grpcfast_UserService/CreateUser/$codecs" \
+		"$bin/pkg.test" -test.run '^$' -test.count 1 -test.bench "Grpcfast_UserService/^CreateUser$/$codecs" \
 			-grpcfast.size="$size" -grpcfast.server=process "$@" |
 			sed "s|/CreateUser/codec=|/CreateUser/size=$size/codec=|"
 	done
