@@ -13,19 +13,12 @@ import (
 // WithPoolingThreshold, for the tests' message sizes.
 const DefaultPoolingThreshold = codec.DefaultThreshold
 
-// MinPooledCap is the smallest buffer capacity that gRPC returns to a pool.
-var MinPooledCap = codec.MinPooledCap()
-
 // NewCodecOver returns NewCodec(opts...) as if prev were the codec
 // registered under "proto".
 func NewCodecOver(prev encoding.CodecV2, opts ...Option) *Codec { return newCodec(prev, opts...) }
 
 // NextOf returns the codec that c hands the values it does not keep to.
 func NextOf(c *Codec) encoding.CodecV2 { return c.c.Next }
-
-// HasExtensionRanges reports whether a message type reaches extension
-// ranges, which vtprotobuf encodes wrongly (internal/codec).
-var HasExtensionRanges = codec.HasExtensionRanges
 
 // UnmarshalCopy decodes data with c into a new *M, prepared as a pooled
 // handler with WithStringsInOneCopy prepares its request, and hands it over

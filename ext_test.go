@@ -42,27 +42,6 @@ message Plain3 { string name = 1; }
 `,
 }
 
-// TestHasExtensionRanges checks which types the codec hands to protobuf-go
-// in both directions because of extensions: those with extension ranges,
-// directly or in a message type reachable through their fields (nested,
-// repeated, map values, recursive).
-func TestHasExtensionRanges(t *testing.T) {
-	files := prototest.Compile(t, extProtos)
-	for name, want := range map[protoreflect.FullName]bool{
-		"exttest.Extendable": true,
-		"exttest.Holder":     true,
-		"exttest.MapHolder":  true,
-		"exttest.Deep":       true,
-		"exttest.Wrapper3":   true,
-		"exttest.Plain":      false,
-		"exttest.Plain3":     false,
-	} {
-		if got := grpcfast.HasExtensionRanges(prototest.FindMessage(t, files, name)); got != want {
-			t.Errorf("%s: %v, want %v", name, got, want)
-		}
-	}
-}
-
 // vtExtendable is a dynamic message with vtprotobuf methods that behave as
 // vtprotobuf's generated code does for a message with extension ranges:
 // SizeVT and MarshalToSizedBufferVT leave out extension fields, and
