@@ -25,11 +25,11 @@ import (
 // field) is left to d: the rest of the message from that field on is
 // gathered into one scratch buffer and decoded as a whole, so the result,
 // and the error, are those of decoding the message in one buffer.
-func (c *Codec) decodePieces(r *pieceReader, d runDecoder, bf bytesFielder, vw *reuse.Header) error {
+func (c *Codec) decodePieces(r *pieceReader, d runDecoder, bf bytesFielder, slot *reuse.Header) error {
 	for r.remain > 0 && len(r.cur) > 0 {
 		n, st := scanFields(r.cur)
 		if n > 0 {
-			if err := decodeRun(r.cur[:n], r.buf(), d, bf, vw); err != nil {
+			if err := decodeRun(r.cur[:n], r.buf(), d, bf, slot); err != nil {
 				return err
 			}
 			r.advance(n)
@@ -38,7 +38,7 @@ func (c *Codec) decodePieces(r *pieceReader, d runDecoder, bf bytesFielder, vw *
 		if st == fieldBad {
 			return c.gather(r, d, r.remain)
 		}
-		if err := c.straddling(r, d, bf, vw); err != nil {
+		if err := c.straddling(r, d, bf, slot); err != nil {
 			return err
 		}
 	}
@@ -46,23 +46,23 @@ func (c *Codec) decodePieces(r *pieceReader, d runDecoder, bf bytesFielder, vw *
 }
 
 // decodeWhole decodes a message that arrived in one buffer.
-func (c *Codec) decodeWhole(buf mem.Buffer, d runDecoder, bf bytesFielder, vw *reuse.Header) error {
+func (c *Codec) decodeWhole(buf mem.Buffer, d runDecoder, bf bytesFielder, slot *reuse.Header) error {
 	b := buf.ReadOnlyData()
-	if vw == nil {
+	if slot == nil {
 		return d.decode(b)
 	}
-	return decodeRun(b, buf, d, bf, vw)
+	return decodeRun(b, buf, d, bf, slot)
 }
 
 // decodeRun decodes b, a run of whole top-level fields that lies in buf.
-// With views (vw not nil), a singular bytes field of at least
+// With views (slot not nil), a singular bytes field of at least
 // reuse.MinView bytes is not copied: the message's field becomes a view of
-// buf, with no capacity beyond its length, and vw holds a reference on buf.
+// buf, with no capacity beyond its length, and slot holds a reference on buf.
 // This is what the generated decoder does for the field, m.F =
 // append(m.F[:0], payload...), without the copy; the runs around it are
 // decoded by the generated decoder, which merges, in order.
-func decodeRun(b []byte, buf mem.Buffer, d runDecoder, bf bytesFielder, vw *reuse.Header) error {
-	if vw == nil || len(b) < reuse.MinView {
+func decodeRun(b []byte, buf mem.Buffer, d runDecoder, bf bytesFielder, slot *reuse.Header) error {
+	if slot == nil || len(b) < reuse.MinView {
 		return d.decode(b)
 	}
 	start := 0
@@ -76,7 +76,7 @@ func decodeRun(b []byte, buf mem.Buffer, d runDecoder, bf bytesFielder, vw *reus
 		}
 		if f.typ == protowire.BytesType {
 			if p := bf.GrpcfastBytesField(f.num); p != nil {
-				large, viewed := f.size-f.hdr >= reuse.MinView, vw.Viewing(p)
+				large, viewed := f.size-f.hdr >= reuse.MinView, slot.Viewing(p)
 				if large || viewed {
 					if start < off {
 						if err := d.decode(b[start:off]); err != nil {
@@ -88,7 +88,7 @@ func decodeRun(b []byte, buf mem.Buffer, d runDecoder, bf bytesFielder, vw *reus
 				switch {
 				case large:
 					end := off + f.size
-					vw.Hold(buf, b[off+f.hdr:end:end], p)
+					slot.Hold(buf, b[off+f.hdr:end:end], p)
 					start = end
 				case viewed:
 					// A later occurrence of a field decoded as a view
@@ -113,7 +113,7 @@ const maxFieldHeader = 20
 
 // straddling decodes the field at the reader's position, which runs past the
 // end of the current buffer.
-func (c *Codec) straddling(r *pieceReader, d runDecoder, bf bytesFielder, vw *reuse.Header) error {
+func (c *Codec) straddling(r *pieceReader, d runDecoder, bf bytesFielder, slot *reuse.Header) error {
 	var hdr [maxFieldHeader]byte
 	k := r.peek(hdr[:])
 	f, st := parseField(hdr[:k])
@@ -122,7 +122,7 @@ func (c *Codec) straddling(r *pieceReader, d runDecoder, bf bytesFielder, vw *re
 		return c.gather(r, d, r.remain)
 	}
 	if p := straddlingBytes(f, bf); p != nil {
-		copyBytesField(r, f, p, vw)
+		copyBytesField(r, f, p, slot)
 		return nil
 	}
 	return c.gather(r, d, f.size)
@@ -140,11 +140,11 @@ func straddlingBytes(f field, bf bytesFielder) *[]byte {
 // copyBytesField copies the field f at the reader's position, the singular
 // bytes field *p, straight into it, as the generated decoder does for it
 // (m.F = append(m.F[:0], payload...)), in pieces.
-func copyBytesField(r *pieceReader, f field, p *[]byte, vw *reuse.Header) {
+func copyBytesField(r *pieceReader, f field, p *[]byte, slot *reuse.Header) {
 	r.skip(f.hdr)
 	n := f.size - f.hdr
 	dst := (*p)[:0]
-	if cap(dst) < n || vw != nil && vw.Viewing(p) {
+	if cap(dst) < n || slot != nil && slot.Viewing(p) {
 		dst = make([]byte, 0, n)
 	}
 	*p = r.appendTo(dst, n)

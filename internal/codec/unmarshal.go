@@ -26,12 +26,12 @@ func (c *Codec) Unmarshal(data mem.BufferSlice, v any) error {
 		return c.Next.Unmarshal(data, v)
 	}
 	var uf *[]byte
-	var vw *reuse.Header
+	var slot *reuse.Header
 	if o, ok := v.(reuse.Owner); ok {
 		uf = o.GrpcfastUnknownFields()
-		vw = reuse.TakeHeader(own.PointerOf(v), uf)
+		slot = reuse.TakeHeader(own.PointerOf(v), uf)
 	}
-	if vw == nil && len(data) == 1 {
+	if slot == nil && len(data) == 1 {
 		// The most common receive (a unary request, a reply in one
 		// buffer), with as few frames as can be between gRPC's call and
 		// the generated decoder: a new goroutine's stack (gRPC's server
@@ -41,15 +41,15 @@ func (c *Codec) Unmarshal(data mem.BufferSlice, v any) error {
 	}
 	var err error
 	switch {
-	case vw == nil:
+	case slot == nil:
 		reuse.ResetForDecode(v)
 		err = c.decodeGenerated(data, d, v, nil)
-	case vw.Copy():
-		if err = c.decodeCopy(data, d, v, vw); err == nil {
+	case slot.Copy():
+		if err = c.decodeCopy(data, d, v, slot); err == nil {
 			own.SetDecodedCopy(uf)
 		}
 	default:
-		if err = c.decodeGenerated(data, d, v, vw); err == nil {
+		if err = c.decodeGenerated(data, d, v, slot); err == nil {
 			own.SetDecoded(uf)
 		}
 	}
@@ -74,22 +74,22 @@ func (d runDecoder) decode(b []byte) error {
 	return d.gen.GrpcfastDecode(b, d.st, decode.Limit)
 }
 
-// decodeGenerated decodes data into v, reset or prepared by a slot (vw), with
-// its generated decoder gen: whole, or in runs of whole top-level fields of
-// the transport buffers it arrived in, a large bytes field that straddles
-// two buffers copied straight into the field or, in a slot, left a view of
-// the buffer (pieces.go). Required fields are checked at the end.
-func (c *Codec) decodeGenerated(data mem.BufferSlice, gen generatedDecoder, v any, vw *reuse.Header) error {
+// decodeGenerated decodes data into v, reset, or prepared by the slot whose
+// Header is slot, with its generated decoder gen: whole, or in field-aligned
+// segments of the transport buffers it arrived in, a large bytes field that
+// straddles two buffers copied straight into the field or, in a slot, left a
+// view of the buffer (pieces.go). Required fields are checked at the end.
+func (c *Codec) decodeGenerated(data mem.BufferSlice, gen generatedDecoder, v any, slot *reuse.Header) error {
 	d := runDecoder{gen: gen}
-	if vw == nil {
+	if slot == nil {
 		f, st := decode.GetFresh(c.NoUTF8)
 		defer decode.PutFresh(f)
 		d.st = st
 	} else {
 		// The slot's next reset gives the nested messages and oneof
 		// wrappers of this decode back to it, for the next decode.
-		d.st = vw.State(c.NoUTF8)
-		if o := vw.Record(); o != nil {
+		d.st = slot.State(c.NoUTF8)
+		if o := slot.Record(); o != nil {
 			o.SetGenerated()
 		}
 	}
@@ -109,7 +109,7 @@ func (c *Codec) decodeGenerated(data mem.BufferSlice, gen generatedDecoder, v an
 		c.putBuf(p) // strings and bytes are copies: nothing refers to b
 		return err
 	}
-	if err := c.decodeRuns(data, d, v, vw); err != nil {
+	if err := c.decodeRuns(data, d, v, slot); err != nil {
 		return err
 	}
 	return checkInitialized(v, nil, data)
@@ -117,17 +117,17 @@ func (c *Codec) decodeGenerated(data mem.BufferSlice, gen generatedDecoder, v an
 
 // decodeRuns decodes data into v with d, whole or in runs of whole
 // top-level fields.
-func (c *Codec) decodeRuns(data mem.BufferSlice, d runDecoder, v any, vw *reuse.Header) error {
+func (c *Codec) decodeRuns(data mem.BufferSlice, d runDecoder, v any, slot *reuse.Header) error {
 	bf, _ := v.(bytesFielder)
 	if bf == nil {
 		// Views are of singular bytes fields.
-		vw = nil
+		slot = nil
 	}
 	switch len(data) {
 	case 0:
 		return d.decode(nil)
 	case 1:
-		return c.decodeWhole(data[0], d, bf, vw)
+		return c.decodeWhole(data[0], d, bf, slot)
 	}
 	total, nonEmpty, last := 0, 0, 0
 	for i, b := range data {
@@ -141,12 +141,12 @@ func (c *Codec) decodeRuns(data mem.BufferSlice, d runDecoder, v any, vw *reuse.
 	case 0:
 		return d.decode(nil)
 	case 1:
-		return c.decodeWhole(data[last], d, bf, vw)
+		return c.decodeWhole(data[last], d, bf, slot)
 	}
 	r := pieceReader{data: data, remain: total}
 	r.advance(0)
-	if vw == nil {
+	if slot == nil {
 		return c.decodePiecesCopy(&r, d, bf)
 	}
-	return c.decodePieces(&r, d, bf, vw)
+	return c.decodePieces(&r, d, bf, slot)
 }

@@ -62,9 +62,9 @@ func checkInitialized(v any, b []byte, data mem.BufferSlice) error {
 	return proto.Unmarshal(b, m.ProtoReflect().New().Interface())
 }
 
-// decodeCopy decodes data into v, a message that a slot (vw) prepared for
-// the owned copy (grpcfast.WithStringsInOneCopy), with its generated
-// decoder d: the whole message is copied into one array that nothing else
+// decodeCopy decodes data into v, a message that the slot whose Header is
+// slot prepared for the owned copy (grpcfast.WithStringsInOneCopy), with its
+// generated decoder d: the whole message is copied into one array that nothing else
 // refers to (ownedCopy: new, or one that the collector found unreferenced),
 // which this codec never writes into again, and every string and bytes
 // field is a view of it instead of an allocation of its own. gRPC frees
@@ -72,11 +72,11 @@ func checkInitialized(v any, b []byte, data mem.BufferSlice) error {
 // as long as anything refers to it. The decoder takes
 // the nested messages and oneof wrappers that the slot's last reset gave
 // back to its record.
-func (c *Codec) decodeCopy(data mem.BufferSlice, d generatedDecoder, v any, vw *reuse.Header) error {
+func (c *Codec) decodeCopy(data mem.BufferSlice, d generatedDecoder, v any, slot *reuse.Header) error {
 	b := ownedCopy(data) // reused only once unreferenced (copies.go)
-	o := vw.Record()
+	o := slot.Record()
 	o.SetGenerated()
-	err := decodeAll(b, d, vw.CopyState(c.NoUTF8), v)
+	err := decodeAll(b, d, slot.CopyState(c.NoUTF8), v)
 	if err != nil {
 		o.Clear() // the slot keeps nothing of a failed decode
 	}

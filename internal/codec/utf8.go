@@ -71,8 +71,6 @@ func (p *utf8Plan) field(tag uint64) *utf8Field {
 	return p.sparse[protowire.Number(num)]
 }
 
-func enforceUTF8(fd protoreflect.FieldDescriptor) bool { return fieldrule.EnforceUTF8(fd) }
-
 // newUTF8Plan returns the plan of md, or nil if no message of its type can
 // hold a string that must be valid UTF-8 (in itself or in any message type
 // reachable through its fields).
@@ -98,7 +96,7 @@ func newUTF8Plan(md protoreflect.MessageDescriptor) *utf8Plan {
 		for i := range fields.Len() {
 			fd := fields.Get(i)
 			switch {
-			case enforceUTF8(fd):
+			case fieldrule.EnforceUTF8(fd):
 				n.strs = append(n.strs, fd)
 			case fd.Message() != nil:
 				n.subs = append(n.subs, fd)
@@ -245,7 +243,7 @@ func (p *utf8Plan) check(b []byte) error {
 					}
 					high = rest - n
 				}
-				if len(b)-end < high && !validUTF8(b[i:end]) {
+				if len(b)-end < high && !decode.ValidUTF8(b[i:end]) {
 					return &invalidUTF8Error{p.dense[c>>3].str}
 				}
 			} else if op == opMessage && len(b)-end < high {
@@ -321,7 +319,7 @@ func (p *utf8Plan) checkField(b []byte) (int, error) {
 		v := b[off : off+int(l)]
 		if f := p.field(tag); f != nil {
 			if f.str != nil {
-				if !validUTF8(v) {
+				if !decode.ValidUTF8(v) {
 					return 0, &invalidUTF8Error{f.str}
 				}
 			} else if !f.group {
@@ -345,8 +343,6 @@ func (p *utf8Plan) checkField(b []byte) (int, error) {
 	}
 	return 0, nil
 }
-
-func validUTF8(v []byte) bool { return decode.ValidUTF8(v) }
 
 // groupBody returns the length of the body of the group that starts at b
 // (just after its start tag) and the length of the body and its end tag,
