@@ -114,10 +114,8 @@ const maxFieldHeader = 20
 // straddling decodes the field at the reader's position, which runs past the
 // end of the current buffer.
 func (c *Codec) straddling(r *pieceReader, d runDecoder, bf bytesFielder, slot *reuse.Header) error {
-	var hdr [maxFieldHeader]byte
-	k := r.peek(hdr[:])
-	f, st := parseField(hdr[:k])
-	if st == fieldBad || f.size < 0 || f.size > r.remain {
+	f, ok := r.peekField()
+	if !ok {
 		// Malformed, or truncated at the end of the message.
 		return c.gather(r, d, r.remain)
 	}
@@ -126,6 +124,15 @@ func (c *Codec) straddling(r *pieceReader, d runDecoder, bf bytesFielder, slot *
 		return nil
 	}
 	return c.gather(r, d, f.size)
+}
+
+// peekField parses the field at the reader's position, which may run past
+// the end of the current buffer, without consuming it. It reports false for
+// a malformed field, or one that runs past the end of the message.
+func (r *pieceReader) peekField() (field, bool) {
+	var hdr [maxFieldHeader]byte
+	f, st := parseField(hdr[:r.peek(hdr[:])])
+	return f, st != fieldBad && f.size >= 0 && f.size <= r.remain
 }
 
 // straddlingBytes returns the singular bytes field of bf that f, a field
@@ -186,9 +193,7 @@ func (c *Codec) decodePiecesCopy(r *pieceReader, d runDecoder, bf bytesFielder) 
 			continue
 		}
 		if st != fieldBad {
-			var hdr [maxFieldHeader]byte
-			f, st := parseField(hdr[:r.peek(hdr[:])])
-			if st != fieldBad && f.size >= 0 && f.size <= r.remain {
+			if f, ok := r.peekField(); ok {
 				if fp := straddlingBytes(f, bf); fp != nil {
 					if len(seg) > 0 {
 						if err := d.decode(seg); err != nil {

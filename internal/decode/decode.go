@@ -103,7 +103,7 @@ type State struct {
 	noUTF8 bool
 	ascii  *State // this state without the UTF-8 check
 	// Slabs allocates the nested messages of a decode into a fresh message
-	// (GetFresh); nil for the shared fresh states and for slots.
+	// (GetFresh); nil in a slot, whose record keeps spares instead.
 	Slabs *Slabs
 }
 
