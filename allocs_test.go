@@ -145,10 +145,11 @@ func TestUnmarshalAllocs(t *testing.T) {
 
 // TestFreshDecodeAllocs: a decode into a new message allocates its nested
 // messages and oneof wrappers of each type together (decode.Slabs), its
-// repeated messages in chunks, and one string per string field: the
-// recorded OTLP exports (100 spans of 7 attributes, about 45 KB each)
-// decoded by protobuf-go take about 4,630 allocations each, by grpcfast's
-// codec at most 2,200 (3,595 before slabs).
+// repeated messages in chunks, and its short strings and bytes in chunks of
+// a few KiB: the recorded OTLP exports (100 spans of 7 attributes, about 45
+// KB each) decoded by protobuf-go take about 4,630 allocations each, by
+// grpcfast's codec at most 400 (3,595 before slabs, 2,106 before chunks of
+// strings).
 func TestFreshDecodeAllocs(t *testing.T) {
 	skipIfRace(t)
 	msgs, err := grpcfastrecord.Read("internal/testprotos/otlp/testdata/corpus", "grpcfast.testdata.otlp.TraceService", "Export", true,
@@ -172,8 +173,9 @@ func TestFreshDecodeAllocs(t *testing.T) {
 		if !proto.Equal(got, m) {
 			t.Fatalf("export %d: decoded %v, want %v", i, got, m)
 		}
-		if allocs > 2200 {
-			t.Errorf("export %d (%d bytes): %v allocations, want at most 2,200", i, len(b), allocs)
+		t.Logf("export %d (%d bytes): %v allocations", i, len(b), allocs)
+		if allocs > 400 {
+			t.Errorf("export %d (%d bytes): %v allocations, want at most 400", i, len(b), allocs)
 		}
 	}
 }

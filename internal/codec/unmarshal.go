@@ -82,7 +82,7 @@ func (d runDecoder) decode(b []byte) error {
 func (c *Codec) decodeGenerated(data mem.BufferSlice, gen generatedDecoder, v any, slot *reuse.Header) error {
 	d := runDecoder{gen: gen}
 	if slot == nil {
-		f, st := decode.GetFresh(c.NoUTF8)
+		f, st := decode.GetFresh(data.Len(), c.NoUTF8)
 		defer decode.PutFresh(f)
 		d.st = st
 	} else {

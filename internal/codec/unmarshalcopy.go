@@ -19,7 +19,7 @@ type generatedDecoder = decode.Decoder
 func (c *Codec) decodeFresh(b []byte, d generatedDecoder, v any) error {
 	reuse.ResetForDecode(v)
 	// decodeAll, written out: one frame less on the way to the decoder.
-	f, st := decode.GetFresh(c.NoUTF8)
+	f, st := decode.GetFresh(len(b), c.NoUTF8)
 	err := d.GrpcfastDecode(b, st, decode.Limit)
 	decode.PutFresh(f)
 	if err != nil {

@@ -157,6 +157,10 @@ func (s *State) String(b []byte) string {
 	if s.views && len(b) > 0 {
 		return unsafe.String(unsafe.SliceData(b), len(b))
 	}
+	if s.Slabs != nil && len(b) > 0 && len(b) <= MaxChunked {
+		c := s.Slabs.copy(b)
+		return unsafe.String(unsafe.SliceData(c), len(c))
+	}
 	return string(b)
 }
 
@@ -165,6 +169,9 @@ func (s *State) String(b []byte) string {
 func (s *State) Bytes(dst, b []byte) []byte {
 	if s.views {
 		return b[:len(b):len(b)]
+	}
+	if s.Slabs != nil && cap(dst) < len(b) && len(b) <= MaxChunked {
+		return s.Slabs.copy(b)
 	}
 	return append(dst[:0], b...)
 }
@@ -177,6 +184,9 @@ func (s *State) BytesPresent(b []byte) []byte {
 	}
 	if len(b) == 0 {
 		return []byte{}
+	}
+	if s.Slabs != nil && len(b) <= MaxChunked {
+		return s.Slabs.copy(b)
 	}
 	return append([]byte(nil), b...)
 }

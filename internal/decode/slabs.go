@@ -26,6 +26,40 @@ const slabKinds = 24
 type Slabs struct {
 	e    [2 * slabKinds]slab // open addressing by kind
 	used int
+	// chunk is where the decode's short strings and bytes are copied
+	// (copy): its length is what was handed out.
+	chunk []byte
+	// left bounds what the rest of the decode copies: the input's length
+	// less what was copied, so that no chunk is larger than what could
+	// still fill it.
+	left int
+}
+
+// MaxChunked is the longest string or bytes value that a decode into a
+// fresh message copies into a chunk shared with others of the same decode;
+// a longer one is allocated alone.
+const MaxChunked = 256
+
+// MaxChunk is the largest chunk of strings and bytes: a value that a caller
+// keeps holds at most MaxChunk bytes alive, all from the same decode.
+const MaxChunk = 4096
+
+// minChunk is the first chunk's size, unless the input is shorter: a
+// message of a few short strings allocates one chunk of their size.
+const minChunk = 256
+
+// copy returns a copy of b (0 < len(b) <= MaxChunked) in s's current
+// chunk, with no capacity beyond it, taking a new chunk when it is full.
+func (s *Slabs) copy(b []byte) []byte {
+	i := len(s.chunk)
+	if len(b) > cap(s.chunk)-i {
+		n := max(min(max(2*cap(s.chunk), minChunk), MaxChunk, s.left), len(b))
+		s.chunk = make([]byte, 0, n)
+		i = 0
+	}
+	s.left -= len(b)
+	s.chunk = append(s.chunk, b...)
+	return s.chunk[i:len(s.chunk):len(s.chunk)]
 }
 
 type slab struct {
@@ -73,6 +107,7 @@ func (s *Slabs) drop() {
 		s.e = [len(s.e)]slab{}
 		s.used = 0
 	}
+	s.chunk, s.left = nil, 0
 }
 
 // FreshStates is the state of one decode into a fresh message, and its
@@ -84,11 +119,13 @@ type FreshStates struct {
 
 var freshPool = sync.Pool{New: func() any { return new(FreshStates) }}
 
-// GetFresh returns the state of a decode into a fresh message, which
-// allocates its nested messages in slabs. PutFresh gives it back once the
+// GetFresh returns the state of a decode of size bytes into a fresh
+// message, which allocates its nested messages in slabs and copies its
+// short strings and bytes into chunks. PutFresh gives it back once the
 // decode is done.
-func GetFresh(noUTF8 bool) (*FreshStates, *State) {
+func GetFresh(size int, noUTF8 bool) (*FreshStates, *State) {
 	f := freshPool.Get().(*FreshStates)
+	f.slabs.left = size
 	st := f.Init(nil, false, noUTF8)
 	st.Slabs = &f.slabs
 	f.ascii.Slabs = &f.slabs

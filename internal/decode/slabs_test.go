@@ -1,6 +1,7 @@
 package decode
 
 import (
+	"bytes"
 	"testing"
 	"unsafe"
 
@@ -81,7 +82,7 @@ func TestSlabsKinds(t *testing.T) {
 // out again.
 func TestFreshSlabsPerDecode(t *testing.T) {
 	k := own.NewSpareKind()
-	f, st := GetFresh(false)
+	f, st := GetFresh(1024, false)
 	if st.Slabs == nil || st.Sweep([]byte("ascii")).Slabs != st.Slabs {
 		t.Fatal("a fresh state and its 7-bit twin do not share the decode's slabs")
 	}
@@ -90,7 +91,7 @@ func TestFreshSlabsPerDecode(t *testing.T) {
 		before[Take[slabbed](st.Slabs, k)] = true
 	}
 	PutFresh(f)
-	f, st = GetFresh(false)
+	f, st = GetFresh(1024, false)
 	defer PutFresh(f)
 	if st.Slabs.used != 0 {
 		t.Fatalf("the next decode's slabs hold %d kinds, want none", st.Slabs.used)
@@ -100,4 +101,64 @@ func TestFreshSlabsPerDecode(t *testing.T) {
 			t.Fatal("the next decode got a message of the last one")
 		}
 	}
+}
+
+// A decode into a fresh message copies its short strings and bytes into
+// chunks of at most MaxChunk bytes, none larger than its input, each value
+// with no capacity beyond it; longer values, and the values of the next
+// decode, are allocated apart.
+func TestFreshChunks(t *testing.T) {
+	chunkOf := func(b []byte) unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(b)) }
+	t.Run("short input", func(t *testing.T) {
+		f, st := GetFresh(40, false)
+		defer PutFresh(f)
+		a := st.BytesPresent([]byte("0123456789"))
+		b := st.String([]byte("abcdefghij"))
+		if cap(st.Slabs.chunk) != 40 {
+			t.Fatalf("a decode of 40 bytes took a chunk of %d", cap(st.Slabs.chunk))
+		}
+		if uintptr(unsafe.Pointer(unsafe.StringData(b)))-uintptr(chunkOf(a)) != 10 {
+			t.Fatal("two short values of one decode are not side by side in its chunk")
+		}
+		if cap(a) != len(a) {
+			t.Fatalf("a value has capacity %d beyond its length %d", cap(a), len(a))
+		}
+		a = append(a, 'x')
+		a[0] = 'y'
+		if b != "abcdefghij" {
+			t.Fatalf("appending to and writing a bytes value changed its neighbour: %q", b)
+		}
+	})
+	t.Run("long input", func(t *testing.T) {
+		f, st := GetFresh(1<<20, false)
+		v := make([]byte, 100)
+		seen := map[unsafe.Pointer]bool{}
+		for i := range 1000 {
+			v[0] = byte(i)
+			got := st.BytesPresent(v)
+			if !bytes.Equal(got, v) {
+				t.Fatal("a copied value differs from the input")
+			}
+			if c := cap(st.Slabs.chunk); c > MaxChunk {
+				t.Fatalf("a chunk of %d bytes, want at most %d", c, MaxChunk)
+			}
+			seen[unsafe.Pointer(unsafe.SliceData(st.Slabs.chunk))] = true
+		}
+		// 100,000 bytes in chunks of 256, 512, ... up to 4096 bytes.
+		if n := len(seen); n < 100000/MaxChunk || n > 100000/MaxChunk+8 {
+			t.Fatalf("1000 values of 100 bytes in %d chunks, want about %d", n, 100000/MaxChunk)
+		}
+		long := st.BytesPresent(make([]byte, MaxChunked+1))
+		if seen[chunkOf(long)] || chunkOf(long) == unsafe.Pointer(unsafe.SliceData(st.Slabs.chunk)) {
+			t.Fatal("a value longer than MaxChunked was copied into a chunk")
+		}
+		last := st.String([]byte("last"))
+		PutFresh(f)
+		f, st = GetFresh(1<<20, false)
+		defer PutFresh(f)
+		next := st.String([]byte("next"))
+		if st.Slabs.chunk == nil || uintptr(unsafe.Pointer(unsafe.StringData(next)))-uintptr(unsafe.Pointer(unsafe.StringData(last))) == 4 {
+			t.Fatal("the next decode copied into the last one's chunk")
+		}
+	})
 }
