@@ -14,7 +14,11 @@ const MaxSlab = 32
 
 // slabKinds is how many message types one decode allocates in slabs; the
 // others' messages are allocated one by one.
-const slabKinds = 24
+const slabKinds = 32
+
+// Slabs' table has 2*slabKinds entries, found with a mask: this fails to
+// compile unless that is a power of two.
+const _ uint = -((2 * slabKinds) & (2*slabKinds - 1))
 
 // Slabs allocates the nested messages and oneof wrappers of one decode into
 // a fresh message, of each type together: the first one alone, then 2, 4 and
@@ -24,11 +28,12 @@ const slabKinds = 24
 // another: a decode takes its Slabs from a pool empty, and drops every slab
 // before it gives them back.
 type Slabs struct {
-	e    [2 * slabKinds]slab // open addressing by kind
+	e    [2 * slabKinds]slab // open addressing by kind; a power of two
 	used int
 	// chunk is where the decode's short strings and bytes are copied
-	// (copy): its length is what was handed out.
-	chunk []byte
+	// (copy); its first filled bytes were handed out.
+	chunk  []byte
+	filled int
 	// left bounds what the rest of the decode copies: the input's length
 	// less what was copied, so that no chunk is larger than what could
 	// still fill it.
@@ -50,16 +55,21 @@ const minChunk = 256
 
 // copy returns a copy of b (0 < len(b) <= MaxChunked) in s's current
 // chunk, with no capacity beyond it, taking a new chunk when it is full.
+// Only a new chunk writes a pointer into s: the garbage collector's write
+// barrier is paid once a chunk, not once a value.
 func (s *Slabs) copy(b []byte) []byte {
-	i := len(s.chunk)
-	if len(b) > cap(s.chunk)-i {
-		n := max(min(max(2*cap(s.chunk), minChunk), MaxChunk, s.left), len(b))
-		s.chunk = make([]byte, 0, n)
+	i := s.filled
+	if len(b) > len(s.chunk)-i {
+		n := max(min(max(2*len(s.chunk), minChunk), MaxChunk, s.left), len(b))
+		s.chunk = make([]byte, n)
 		i = 0
 	}
+	j := i + len(b)
+	s.filled = j
 	s.left -= len(b)
-	s.chunk = append(s.chunk, b...)
-	return s.chunk[i:len(s.chunk):len(s.chunk)]
+	c := s.chunk[i:j:j]
+	copy(c, b)
+	return c
 }
 
 type slab struct {
@@ -77,7 +87,7 @@ func Take[T any](s *Slabs, k own.SpareKind) *T {
 	}
 	h := int(k)
 	for j := range len(s.e) {
-		e := &s.e[(h+j)%len(s.e)]
+		e := &s.e[(h+j)&(len(s.e)-1)]
 		switch e.kind {
 		case int32(k) + 1:
 			if e.i == e.n {
@@ -107,7 +117,7 @@ func (s *Slabs) drop() {
 		s.e = [len(s.e)]slab{}
 		s.used = 0
 	}
-	s.chunk, s.left = nil, 0
+	s.chunk, s.filled, s.left = nil, 0, 0
 }
 
 // FreshStates is the state of one decode into a fresh message, and its

@@ -114,8 +114,8 @@ func TestFreshChunks(t *testing.T) {
 		defer PutFresh(f)
 		a := st.BytesPresent([]byte("0123456789"))
 		b := st.String([]byte("abcdefghij"))
-		if cap(st.Slabs.chunk) != 40 {
-			t.Fatalf("a decode of 40 bytes took a chunk of %d", cap(st.Slabs.chunk))
+		if len(st.Slabs.chunk) != 40 {
+			t.Fatalf("a decode of 40 bytes took a chunk of %d", len(st.Slabs.chunk))
 		}
 		if uintptr(unsafe.Pointer(unsafe.StringData(b)))-uintptr(chunkOf(a)) != 10 {
 			t.Fatal("two short values of one decode are not side by side in its chunk")
@@ -139,7 +139,7 @@ func TestFreshChunks(t *testing.T) {
 			if !bytes.Equal(got, v) {
 				t.Fatal("a copied value differs from the input")
 			}
-			if c := cap(st.Slabs.chunk); c > MaxChunk {
+			if c := len(st.Slabs.chunk); c > MaxChunk {
 				t.Fatalf("a chunk of %d bytes, want at most %d", c, MaxChunk)
 			}
 			seen[unsafe.Pointer(unsafe.SliceData(st.Slabs.chunk))] = true
