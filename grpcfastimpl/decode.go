@@ -34,7 +34,7 @@ type RequiredHolder = decode.RequiredHolder
 
 // Decoding is the state of one decode: strings and bytes copied or views,
 // the UTF-8 check on or off, the record of the slot decoded into.
-type Decoding = decode.State
+type Decoding = decode.Decoding
 
 // The calls below are how generated decoders use a Decoding: functions of
 // this package, which generated code imports, so that the compiler has their
@@ -66,7 +66,7 @@ func Sweep(d *Decoding, b []byte) *Decoding { return d.Sweep(b) }
 var ErrDepth = decode.ErrDepth
 
 // ErrWire returns the error for n, a negative length from a read.
-func ErrWire(n int) error { return decode.Err(n) }
+func ErrWire(n int) error { return decode.ErrWire(n) }
 
 // MapLevel is 1 if the linked protobuf-go counts a map entry as a level of
 // nesting, 0 otherwise.
@@ -74,11 +74,11 @@ var MapLevel = decode.MapLevel
 
 // ReadTag reads a tag as protobuf-go does: negative length if malformed or
 // its field number is outside [1, 2^29-1].
-func ReadTag(b []byte) (uint64, int) { return decode.Tag(b) }
+func ReadTag(b []byte) (uint64, int) { return decode.ReadTag(b) }
 
 // SkipField returns the length of the value of field tag at the start of
 // b, or a negative number if it is malformed.
-func SkipField(tag uint64, b []byte) int { return decode.Skip(tag, b) }
+func SkipField(tag uint64, b []byte) int { return decode.SkipField(tag, b) }
 
 // AppendUnknown appends to b the unknown field of tag tag and value v, as
 // protobuf-go keeps it: the tag in its shortest form.

@@ -118,10 +118,10 @@ type Scalar interface {
 
 // RecordSlice records the array of a bytes or repeated scalar, string or
 // bytes field.
-func RecordSlice[T any](o *Record, s []T) { own.AddSlice(o, s) }
+func RecordSlice[T any](o *Record, s []T) { own.RecordSlice(o, s) }
 
 // RecordMap records a map field.
-func RecordMap[K comparable, V any](o *Record, m map[K]V) { own.AddMap(o, m) }
+func RecordMap[K comparable, V any](o *Record, m map[K]V) { own.RecordMap(o, m) }
 
 // RecordMessage records a singular message field (or a oneof's message
 // field: nil when another case is set) and what the message holds.
@@ -138,7 +138,7 @@ func RecordMessage[M any](o *Record, m *M) {
 // RecordMessages records a repeated message field: its array, and every
 // element in its capacity with what the element holds.
 func RecordMessages[M any](o *Record, s []*M) {
-	own.AddSlice(o, s)
+	own.RecordSlice(o, s)
 	i := o.OpenGroup()
 	for _, m := range s[:cap(s)] {
 		RecordMessage(o, m)

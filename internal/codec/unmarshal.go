@@ -67,7 +67,7 @@ type bytesFielder interface {
 // generated decoder, in the state st.
 type runDecoder struct {
 	gen generatedDecoder
-	st  *decode.State
+	st  *decode.Decoding
 }
 
 func (d runDecoder) decode(b []byte) error {
@@ -88,7 +88,7 @@ func (c *Codec) decodeGenerated(data mem.BufferSlice, gen generatedDecoder, v an
 	} else {
 		// The slot's next reset gives the nested messages and oneof
 		// wrappers of this decode back to it, for the next decode.
-		d.st = slot.State(c.NoUTF8)
+		d.st = slot.Decoding(c.NoUTF8)
 		if o := slot.Record(); o != nil {
 			o.SetGenerated()
 		}

@@ -30,7 +30,7 @@ func (c *Codec) decodeFresh(b []byte, d generatedDecoder, v any) error {
 
 // decodeAll decodes b, a whole message, into v with its generated decoder
 // d, and checks its required fields.
-func decodeAll(b []byte, d generatedDecoder, st *decode.State, v any) error {
+func decodeAll(b []byte, d generatedDecoder, st *decode.Decoding, v any) error {
 	if err := d.GrpcfastDecode(b, st, decode.Limit); err != nil {
 		return err
 	}
@@ -76,7 +76,7 @@ func (c *Codec) decodeCopy(data mem.BufferSlice, d generatedDecoder, v any, slot
 	b := ownedCopy(data) // reused only once unreferenced (copies.go)
 	o := slot.Record()
 	o.SetGenerated()
-	err := decodeAll(b, d, slot.CopyState(c.NoUTF8), v)
+	err := decodeAll(b, d, slot.CopyDecoding(c.NoUTF8), v)
 	if err != nil {
 		o.Clear() // the slot keeps nothing of a failed decode
 	}

@@ -56,9 +56,9 @@ var (
 	ErrDepth = errors.New("grpcfast: exceeded maximum recursion depth")
 )
 
-// Err returns the error for n, a negative length from a read: protowire's
+// ErrWire returns the error for n, a negative length from a read: protowire's
 // error codes, where -1 is input that ends too soon.
-func Err(n int) error {
+func ErrWire(n int) error {
 	if n == -1 {
 		return ErrTruncated
 	}
@@ -68,7 +68,7 @@ func Err(n int) error {
 // Decoder is implemented by the messages that protoc-gen-go-grpcfast wrote a
 // decoder for (grpcfastimpl.Decoder has its contract).
 type Decoder interface {
-	GrpcfastDecode(b []byte, d *State, depth int) error
+	GrpcfastDecode(b []byte, d *Decoding, depth int) error
 }
 
 // RequiredHolder is implemented by generated messages with a decoder whose
@@ -85,12 +85,12 @@ func (e *UTF8Error) Error() string {
 	return "grpcfast: field " + e.Field + " contains invalid UTF-8"
 }
 
-// State is what one decode needs besides the bytes: how strings and bytes
+// Decoding is what one decode needs besides the bytes: how strings and bytes
 // are decoded, whether UTF-8 is checked, and the record of the slot that
 // the message is decoded into. A state is read, never written, while it
 // decodes; its twin (ASCII) is the same state without the UTF-8 check, for
 // the rest of an input known to be 7-bit.
-type State struct {
+type Decoding struct {
 	// Record is the record of the slot whose message is decoded, where the
 	// decoder finds the spares that its last reset gave back; nil for a
 	// message that no slot prepared.
@@ -101,21 +101,21 @@ type State struct {
 	// noUTF8 turns off the UTF-8 check (grpcfast.WithoutUTF8Validation,
 	// or an input known to be 7-bit).
 	noUTF8 bool
-	ascii  *State // this state without the UTF-8 check
+	ascii  *Decoding // this decoding without the UTF-8 check
 	// Slabs allocates the nested messages of a decode into a fresh message
 	// (GetFresh); nil in a slot, whose record keeps spares instead.
 	Slabs *Slabs
 }
 
-// States is a state and its twin without the UTF-8 check, for a slot to
+// Decodings is a Decoding and its twin without the UTF-8 check, for a slot to
 // keep (Init).
-type States struct{ state, ascii State }
+type Decodings struct{ state, ascii Decoding }
 
 // Init sets s up for a decode into the slot that o records, with strings
 // and bytes as views of the input or copied, and returns the state.
-func (s *States) Init(o *own.Record, views, noUTF8 bool) *State {
-	s.state = State{Record: o, views: views, noUTF8: noUTF8, ascii: &s.ascii}
-	s.ascii = State{Record: o, views: views, noUTF8: true}
+func (s *Decodings) Init(o *own.Record, views, noUTF8 bool) *Decoding {
+	s.state = Decoding{Record: o, views: views, noUTF8: noUTF8, ascii: &s.ascii}
+	s.ascii = Decoding{Record: o, views: views, noUTF8: true}
 	s.ascii.ascii = &s.ascii
 	return &s.state
 }
@@ -124,7 +124,7 @@ func (s *States) Init(o *own.Record, views, noUTF8 bool) *State {
 // (IsASCII), s otherwise: a generated decoder decodes the rest of a message
 // with what it returns, so that no string in it, nested ones included, is
 // checked again, and nested messages do not sweep what was swept.
-func (s *State) Sweep(b []byte) *State {
+func (s *Decoding) Sweep(b []byte) *Decoding {
 	if s.noUTF8 || !IsASCII(b) {
 		return s
 	}
@@ -153,7 +153,7 @@ func ASCIIPrefix(b []byte) int {
 }
 
 // String returns b as a string: a copy, or a view of the input.
-func (s *State) String(b []byte) string {
+func (s *Decoding) String(b []byte) string {
 	if s.views && len(b) > 0 {
 		return unsafe.String(unsafe.SliceData(b), len(b))
 	}
@@ -166,7 +166,7 @@ func (s *State) String(b []byte) string {
 
 // Bytes returns b as the value of a bytes field without presence: copied
 // into dst's array, or a view of the input with no capacity beyond it.
-func (s *State) Bytes(dst, b []byte) []byte {
+func (s *Decoding) Bytes(dst, b []byte) []byte {
 	if s.views {
 		return b[:len(b):len(b)]
 	}
@@ -178,7 +178,7 @@ func (s *State) Bytes(dst, b []byte) []byte {
 
 // BytesPresent returns b as the value of a bytes field whose presence is
 // tracked by nil, or of an element of a repeated bytes field: never nil.
-func (s *State) BytesPresent(b []byte) []byte {
+func (s *Decoding) BytesPresent(b []byte) []byte {
 	if s.views {
 		return b[:len(b):len(b)]
 	}
@@ -194,7 +194,7 @@ func (s *State) BytesPresent(b []byte) []byte {
 // CheckUTF8 returns an error naming field if b is not valid UTF-8, unless
 // the check is off. It inlines into generated decoders: with the check off,
 // it costs them no call.
-func (s *State) CheckUTF8(b []byte, field string) error {
+func (s *Decoding) CheckUTF8(b []byte, field string) error {
 	if s.noUTF8 {
 		return nil
 	}
@@ -211,11 +211,11 @@ func checkUTF8(b []byte, field string) error {
 
 func utf8Error(field string) error { return &UTF8Error{Field: field} }
 
-// Tag reads the tag at the start of b as protobuf-go does: the tag and its
+// ReadTag reads the tag at the start of b as protobuf-go does: the tag and its
 // length, or a negative length for a malformed varint or a field number
 // outside [1, 2^29-1]. Generated decoders read a tag of one byte inline and
 // call it for the rest.
-func Tag(b []byte) (uint64, int) {
+func ReadTag(b []byte) (uint64, int) {
 	v, n := protowire.ConsumeVarint(b)
 	switch {
 	case n < 0:
@@ -226,10 +226,10 @@ func Tag(b []byte) (uint64, int) {
 	return v, n
 }
 
-// Skip returns the length of the value of an unknown field (or of a known
+// SkipField returns the length of the value of an unknown field (or of a known
 // one with another wire type) of tag tag at the start of b, or -1, as
 // protobuf-go skips it.
-func Skip(tag uint64, b []byte) int {
+func SkipField(tag uint64, b []byte) int {
 	return protowire.ConsumeFieldValue(protowire.Number(tag>>3), protowire.Type(tag&7), b)
 }
 
@@ -249,7 +249,7 @@ func RunUpTo(tag uint64, b []byte, limit int) int {
 	for len(b) > 0 && n < limit {
 		t, i := uint64(b[0]), 1
 		if t >= 0x80 {
-			t, i = Tag(b)
+			t, i = ReadTag(b)
 		}
 		if i < 0 || t != tag {
 			return n
@@ -263,7 +263,7 @@ func RunUpTo(tag uint64, b []byte, limit int) int {
 			}
 			i = j + int(l)
 		case protowire.VarintType, protowire.Fixed32Type, protowire.Fixed64Type:
-			if i = Skip(tag, b); i < 0 {
+			if i = SkipField(tag, b); i < 0 {
 				return n
 			}
 		default: // groups: their fields are decoded by protobuf-go

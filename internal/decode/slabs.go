@@ -120,21 +120,21 @@ func (s *Slabs) drop() {
 	s.chunk, s.filled, s.left = nil, 0, 0
 }
 
-// FreshStates is the state of one decode into a fresh message, and its
+// FreshDecoding is the state of one decode into a fresh message, and its
 // slabs.
-type FreshStates struct {
-	States
+type FreshDecoding struct {
+	Decodings
 	slabs Slabs
 }
 
-var freshPool = sync.Pool{New: func() any { return new(FreshStates) }}
+var freshPool = sync.Pool{New: func() any { return new(FreshDecoding) }}
 
 // GetFresh returns the state of a decode of size bytes into a fresh
 // message, which allocates its nested messages in slabs and copies its
 // short strings and bytes into chunks. PutFresh gives it back once the
 // decode is done.
-func GetFresh(size int, noUTF8 bool) (*FreshStates, *State) {
-	f := freshPool.Get().(*FreshStates)
+func GetFresh(size int, noUTF8 bool) (*FreshDecoding, *Decoding) {
+	f := freshPool.Get().(*FreshDecoding)
 	f.slabs.left = size
 	st := f.Init(nil, false, noUTF8)
 	st.Slabs = &f.slabs
@@ -143,7 +143,7 @@ func GetFresh(size int, noUTF8 bool) (*FreshStates, *State) {
 }
 
 // PutFresh gives f back, dropping its slabs.
-func PutFresh(f *FreshStates) {
+func PutFresh(f *FreshDecoding) {
 	f.slabs.drop()
 	freshPool.Put(f)
 }

@@ -182,8 +182,8 @@ func (o *Record) next() entry {
 	return e
 }
 
-// AddSlice records s's array and capacity.
-func AddSlice[T any](o *Record, s []T) {
+// RecordSlice records s's array and capacity.
+func RecordSlice[T any](o *Record, s []T) {
 	if o.noBytes && isBytes[T]() {
 		o.add(nil, 0) // matches nothing: the field is dropped, as Reset drops it
 		return
@@ -203,8 +203,8 @@ func mapPointer[K comparable, V any](m map[K]V) unsafe.Pointer {
 	return *(*unsafe.Pointer)(unsafe.Pointer(&m))
 }
 
-// AddMap records map m.
-func AddMap[K comparable, V any](o *Record, m map[K]V) { o.add(mapPointer(m), 0) }
+// RecordMap records map m.
+func RecordMap[K comparable, V any](o *Record, m map[K]V) { o.add(mapPointer(m), 0) }
 
 // MatchMap reads the next entry and reports whether it records m.
 func MatchMap[K comparable, V any](o *Record, m map[K]V) bool {

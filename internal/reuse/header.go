@@ -25,24 +25,24 @@ import (
 // mark only if it lies exactly where a slot puts it, before the message, and
 // names the message as its own (TakeHeader); anything else is not a mark.
 type Header struct {
-	msg    unsafe.Pointer // the slot's message; nil if views are off for the slot
-	held   []held
-	owned  *own.Record // the slot's record, where a generated decoder finds its spares
-	copy   bool        // decode into one owned copy (PrepareCopy), not into views
-	states decode.States
+	msg       unsafe.Pointer // the slot's message; nil if views are off for the slot
+	held      []held
+	owned     *own.Record // the slot's record, where a generated decoder finds its spares
+	copy      bool        // decode into one owned copy (PrepareCopy), not into views
+	decodings decode.Decodings
 }
 
-// State returns the state of a generated decoder's decode into the slot's
-// message, with strings and bytes copied.
-func (h *Header) State(noUTF8 bool) *decode.State {
-	return h.states.Init(h.owned, false, noUTF8)
+// Decoding returns the state of a generated decoder's decode into the
+// slot's message, with strings and bytes copied.
+func (h *Header) Decoding(noUTF8 bool) *decode.Decoding {
+	return h.decodings.Init(h.owned, false, noUTF8)
 }
 
-// CopyState returns the state of a generated decoder's decode into the
+// CopyDecoding returns the state of a generated decoder's decode into the
 // owned copy, for the slot: strings and bytes as views of the copy, the
 // slot's record for spares.
-func (h *Header) CopyState(noUTF8 bool) *decode.State {
-	return h.states.Init(h.owned, true, noUTF8)
+func (h *Header) CopyDecoding(noUTF8 bool) *decode.Decoding {
+	return h.decodings.Init(h.owned, true, noUTF8)
 }
 
 // Record returns the record of the slot: a generated decoder takes the
