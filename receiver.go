@@ -139,10 +139,10 @@ func (r *Receiver[M]) Release() { r.slots.release() }
 // between: the one it last returned, which stays the caller's until the
 // next successful receive, and the one it decodes into next.
 type slotPair[M any] struct {
-	cur    *reuse.Slot[M]  // holds the message the last successful receive returned
-	next   *reuse.Slot[M]  // holds a message ready to be decoded into
-	spares *reuse.Slots[M] // slots that release gives back
-	valid  bool            // cur holds the message the last receive returned
+	cur   *reuse.Slot[M]  // holds the message the last successful receive returned
+	next  *reuse.Slot[M]  // holds a message ready to be decoded into
+	slots *reuse.Slots[M] // where get takes and release gives back slots
+	valid bool            // cur holds the message the last receive returned
 }
 
 // get returns the prepared slot to decode the next message into.
@@ -150,18 +150,18 @@ func (p *slotPair[M]) get() *reuse.Slot[M] {
 	s := p.next
 	p.next = nil
 	if s == nil {
-		s = reuse.Get[M](p.pool())
+		s = p.slotsOf().Get()
 	}
 	return s
 }
 
-// pool returns the pool of spare slots of M, found on first use so that
-// the zero slotPair works.
-func (p *slotPair[M]) pool() *reuse.Slots[M] {
-	if p.spares == nil {
-		p.spares = reuse.Pool[M]()
+// slotsOf returns the spare slots of M, found on first use so that the
+// zero slotPair works.
+func (p *slotPair[M]) slotsOf() *reuse.Slots[M] {
+	if p.slots == nil {
+		p.slots = reuse.SlotsOf[M]()
 	}
-	return p.spares
+	return p.slots
 }
 
 // settle records the outcome err of a receive into s, which get returned,
@@ -197,7 +197,7 @@ func (p *slotPair[M]) take() *M {
 func (p *slotPair[M]) release() {
 	for _, s := range [2]*reuse.Slot[M]{p.cur, p.next} {
 		if s != nil {
-			reuse.Put(p.pool(), s)
+			p.slotsOf().Put(s)
 		}
 	}
 	p.cur, p.next, p.valid = nil, nil, false

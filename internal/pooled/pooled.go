@@ -44,7 +44,7 @@ func ConfigOf[O Option](opts []O) Config {
 type Handler[Req any] struct {
 	fullMethod string
 	call       func(srv any, ctx context.Context, in *Req) (any, error)
-	pool       *reuse.Slots[Req]
+	slots      *reuse.Slots[Req]
 	copy       bool // Config.Copy, and Req has a generated decoder
 }
 
@@ -64,7 +64,7 @@ func New[Req any](fullMethod string, call func(srv any, ctx context.Context, in 
 	return &Handler[Req]{
 		fullMethod: fullMethod,
 		call:       call,
-		pool:       reuse.Pool[Req](),
+		slots:      reuse.SlotsOf[Req](),
 		copy:       Copies[Req](cfg),
 	}
 }
@@ -86,13 +86,13 @@ func Copies[Req any](cfg Config) bool {
 // back: gRPC-Go does not recover, and whatever recovers above it may still
 // hold the message.
 func (h *Handler[Req]) Handle(srv any, ctx context.Context, dec func(any) error, interceptor grpc.UnaryServerInterceptor) (any, error) {
-	s := reuse.Get[Req](h.pool)
+	s := h.slots.Get()
 	if h.copy {
 		s.PrepareCopy()
 	}
 	if err := dec(s.Msg); !s.Settle(err) {
 		// Settle dropped whatever a failed decode left; the slot is clean.
-		reuse.Put(h.pool, s)
+		h.slots.Put(s)
 		return nil, err
 	}
 	c := &call{Context: ctx}
@@ -109,7 +109,7 @@ func (h *Handler[Req]) Handle(srv any, ctx context.Context, dec func(any) error,
 		})
 	}
 	if c.state.CompareAndSwap(active, returned) {
-		reuse.Put(h.pool, s)
+		h.slots.Put(s)
 	} else {
 		// Kept: the transport buffers its views point into are the
 		// request's for good.

@@ -10,7 +10,7 @@ import (
 )
 
 // Slots is the pool of spare, prepared slots of one message type M, shared
-// by every receiver and pooled handler of that type (Pool).
+// by every receiver and pooled handler of that type (SlotsOf).
 //
 // A sync.Pool alone loses slots to garbage collections: a collection moves
 // what it holds to its victim cache, and the victim's private entry of a
@@ -39,33 +39,34 @@ type hotSlot[M any] struct {
 	_ [56]byte
 }
 
-// pools holds the Slots of each message type: reflect.Type of M → *Slots[M].
-var pools sync.Map
+// slotsByType holds the Slots of each message type: reflect.Type of M →
+// *Slots[M].
+var slotsByType sync.Map
 
-// Pool returns the pool of spare, prepared slots of message type M.
-func Pool[M any]() *Slots[M] {
+// SlotsOf returns the spare, prepared slots of message type M.
+func SlotsOf[M any]() *Slots[M] {
 	t := reflect.TypeFor[M]()
-	if p, ok := pools.Load(t); ok {
+	if p, ok := slotsByType.Load(t); ok {
 		return p.(*Slots[M])
 	}
-	p, loaded := pools.LoadOrStore(t, new(Slots[M]))
+	p, loaded := slotsByType.LoadOrStore(t, new(Slots[M]))
 	if !loaded {
 		ageing.add(p.(*Slots[M]))
 	}
 	return p.(*Slots[M])
 }
 
-// Get returns a prepared slot from pool, or a new one.
-func Get[M any](pool *Slots[M]) *Slot[M] {
-	for i := range pool.hot {
-		h := &pool.hot[i].p
+// Get returns a prepared slot from ss, or a new one.
+func (ss *Slots[M]) Get() *Slot[M] {
+	for i := range ss.hot {
+		h := &ss.hot[i].p
 		if h.Load() != nil {
 			if s := h.Swap(nil); s != nil {
 				return s
 			}
 		}
 	}
-	if s, ok := pool.cold.Get().(*Slot[M]); ok {
+	if s, ok := ss.cold.Get().(*Slot[M]); ok {
 		return s
 	}
 	s := New[M]()
@@ -73,22 +74,22 @@ func Get[M any](pool *Slots[M]) *Slot[M] {
 	return s
 }
 
-// Put prepares s and gives it to pool. In quarantine builds it is dropped
+// Put prepares s and gives it to ss. In quarantine builds it is dropped
 // instead, once poisoned, so that the poison stays visible to whatever still
 // holds it.
-func Put[M any](pool *Slots[M], s *Slot[M]) {
+func (ss *Slots[M]) Put(s *Slot[M]) {
 	s.Prepare()
 	if own.Quarantine {
 		return
 	}
 	s.given.Store(gcCycles.Load())
-	for i := range pool.hot {
-		h := &pool.hot[i].p
+	for i := range ss.hot {
+		h := &ss.hot[i].p
 		if h.Load() == nil && h.CompareAndSwap(nil, s) {
 			return
 		}
 	}
-	pool.cold.Put(s)
+	ss.cold.Put(s)
 }
 
 // age lets go of the hot slots that no Get took since they were given
@@ -97,9 +98,9 @@ func Put[M any](pool *Slots[M], s *Slot[M]) {
 // count one that happened before the slot was given back, late. A slot
 // taken and given back again meanwhile may be let go too, which costs that
 // slot and nothing else.
-func (pool *Slots[M]) age(cycle uint32) {
-	for i := range pool.hot {
-		h := &pool.hot[i].p
+func (ss *Slots[M]) age(cycle uint32) {
+	for i := range ss.hot {
+		h := &ss.hot[i].p
 		if s := h.Load(); s != nil && cycle-s.given.Load() >= 3 {
 			h.CompareAndSwap(s, nil)
 		}

@@ -20,13 +20,13 @@ func TestPoolKeepsSlotsAcrossGC(t *testing.T) {
 	if own.Quarantine {
 		t.Skip("quarantine builds drop every slot given back")
 	}
-	p := reuse.Pool[kinds.Rich]()
-	s := reuse.Get[kinds.Rich](p)
+	p := reuse.SlotsOf[kinds.Rich]()
+	s := p.Get()
 	for i := range 100 {
-		reuse.Put(p, s)
+		p.Put(s)
 		runtime.GC()
 		got := make(chan *reuse.Slot[kinds.Rich])
-		go func() { got <- reuse.Get[kinds.Rich](p) }() // on any P
+		go func() { got <- p.Get() }() // on any P
 		if g := <-got; g != s {
 			t.Fatalf("Get after Put and a garbage collection (round %d, GOMAXPROCS=%d) returned a new slot, not the one given back", i, runtime.GOMAXPROCS(0))
 		}
@@ -37,11 +37,11 @@ func TestPoolKeepsSlotsAcrossGC(t *testing.T) {
 // garbage collections, as a sync.Pool lets go of what it holds, so that a
 // process that stops receiving a type does not keep its slots for good.
 func TestPoolReleasesIdleSlots(t *testing.T) {
-	p := reuse.Pool[kinds.Summary]()
-	s := reuse.Get[kinds.Summary](p)
+	p := reuse.SlotsOf[kinds.Summary]()
+	s := p.Get()
 	released := make(chan struct{})
 	runtime.SetFinalizer(s, func(*reuse.Slot[kinds.Summary]) { close(released) })
-	reuse.Put(p, s)
+	p.Put(s)
 	s = nil
 	for range 1000 {
 		runtime.GC()
