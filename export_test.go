@@ -5,7 +5,6 @@ import (
 	"google.golang.org/grpc/mem"
 
 	"github.com/grpcfast/grpcfast/internal/codec"
-	"github.com/grpcfast/grpcfast/internal/own"
 	"github.com/grpcfast/grpcfast/internal/reuse"
 )
 
@@ -30,7 +29,7 @@ func UnmarshalCopy[M any](c *Codec, data mem.BufferSlice) (m *M, copied bool, er
 	s.PrepareCopy()
 	err = c.Unmarshal(data, s.Msg)
 	if o, ok := any(s.Msg).(reuse.Owner); ok && err == nil {
-		_, copied = own.TakeDecoded(o.GrpcfastUnknownFields())
+		_, copied = reuse.TakeDecoded(o.GrpcfastUnknownFields())
 	}
 	s.Detach()
 	return s.Msg, copied, err

@@ -46,11 +46,11 @@ func (c *Codec) Unmarshal(data mem.BufferSlice, v any) error {
 		err = c.decodeGenerated(data, d, v, nil)
 	case slot.Copy():
 		if err = c.decodeCopy(data, d, v, slot); err == nil {
-			own.SetDecodedCopy(uf)
+			reuse.SetDecodedCopy(uf)
 		}
 	default:
 		if err = c.decodeGenerated(data, d, v, slot); err == nil {
-			own.SetDecoded(uf)
+			reuse.SetDecoded(uf)
 		}
 	}
 	return err

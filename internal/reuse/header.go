@@ -70,31 +70,6 @@ var headerOffset = unsafe.Offsetof(Slot[struct{ _ *int }]{}.m)
 // of a few hundred bytes costs about as much as.
 const MinView = 1024
 
-func (h *Header) mark() []byte {
-	return unsafe.Slice((*byte)(unsafe.Pointer(h)), 1)[:0:0]
-}
-
-func (h *Header) isMark(b []byte) bool {
-	return cap(b) == 0 && unsafe.Pointer(unsafe.SliceData(b)) == unsafe.Pointer(h)
-}
-
-// TakeHeader returns the Header of the slot that holds msg, a pointer to a
-// message whose unknown fields are *uf, and removes the mark, if *uf carries
-// the mark of a prepared slot; it returns nil otherwise.
-func TakeHeader(msg unsafe.Pointer, uf *[]byte) *Header {
-	b := *uf
-	p := unsafe.Pointer(unsafe.SliceData(b))
-	if cap(b) != 0 || p == nil || msg == nil || uintptr(msg)-uintptr(p) != headerOffset {
-		return nil
-	}
-	h := (*Header)(p)
-	if h.msg != msg {
-		return nil
-	}
-	*uf = nil
-	return h
-}
-
 // Hold takes a reference on buf, which view lies in, until the slot's
 // message is reset, and sets *field to view. A view that the field held
 // before (a peer may send a singular field more than once; the last wins)

@@ -123,7 +123,7 @@ func (s *Slot[M]) Settle(err error) bool {
 	if s.ow == nil {
 		return true
 	}
-	ok, copied := own.TakeDecoded(s.ow.GrpcfastUnknownFields())
+	ok, copied := TakeDecoded(s.ow.GrpcfastUnknownFields())
 	if !ok {
 		return true
 	}

@@ -1,130 +1,6 @@
-// Package own holds what the grpcfast codec, its receivers and generated
-// code share to reuse only memory they allocated themselves: the record of
-// what a decode left in a message, the marks that a receiver and the codec
-// leave in a message's unknown fields, and the poisoning of memory taken
-// back in checked builds.
 package own
 
-import (
-	"unsafe"
-)
-
-// PointerOf returns the pointer that v, an interface holding a pointer (a
-// message), holds; nil for a nil interface.
-func PointerOf(v any) unsafe.Pointer {
-	return (*[2]unsafe.Pointer)(unsafe.Pointer(&v))[1]
-}
-
-// TypePointerOf returns the address of the runtime type descriptor of v's
-// dynamic type (the interface's first word); nil for a nil interface.
-func TypePointerOf(v any) unsafe.Pointer {
-	return (*[2]unsafe.Pointer)(unsafe.Pointer(&v))[0]
-}
-
-// VTPooled is implemented by messages generated with vtprotobuf's pool
-// feature.
-type VTPooled interface {
-	ResetVT()
-	ReturnToVTPool()
-}
-
-// Poison is the byte pattern that checked builds write over memory taken
-// back: 0xDEADBEEF repeated, easy to spot in a failing test's output.
-var poison = [8]byte{0xDE, 0xAD, 0xBE, 0xEF, 0xDE, 0xAD, 0xBE, 0xEF}
-
-// PoisonBytes overwrites b with the poison pattern in checked builds, and
-// does nothing otherwise.
-func PoisonBytes(b []byte) {
-	if !Checked || len(b) == 0 {
-		return
-	}
-	n := copy(b, poison[:])
-	for n < len(b) {
-		n += copy(b[n:], b[:n])
-	}
-}
-
-// PoisonScalars overwrites the whole capacity of s, a slice of a type
-// without pointers whose every bit pattern is a valid value (integers,
-// floats, enums), with the poison pattern in checked builds.
-func PoisonScalars[T any](s []T) {
-	if !Checked || cap(s) == 0 {
-		return
-	}
-	var zero T
-	s = s[:cap(s)]
-	PoisonBytes(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(zero))))
-}
-
-// Marks. A slot (reuse.Slot) marks a message that it has prepared with a
-// mark of its own that points at its Header (reuse.Header); the codec then
-// decodes into it without a reset that would drop the memory the slot kept,
-// and replaces the slot's mark with decoded (SetDecoded; or decodedCopy,
-// SetDecodedCopy, for a decode into one owned copy) after a successful
-// decode, so that the slot knows which codec decoded, and how. All marks
-// are empty slices with no capacity, so the message reads as having no
-// unknown fields, and appending to them (vtprotobuf's decoder appends
-// unknown fields) allocates: nothing is ever written into the arrays they
-// point to.
-//
-// With decodedCopy the strings and bytes of the message are views of one
-// array that no slot ever reuses (the codec makes a later copy in it only
-// once nothing refers to it); the record of the message's memory then
-// leaves out what points into it (LeaveOutBytes).
-//
-// Each mark points at an array of its own: a slice of zero capacity keeps
-// the address of the array it was cut from, not of the index it was cut at.
-const (
-	decoded = iota
-	decodedCopy
-	numMarks
-)
-
-var marks = func() (m [numMarks]*[1]byte) {
-	for i := range m {
-		m[i] = new([1]byte)
-	}
-	return m
-}()
-
-// markOf returns which mark b is, or -1.
-func markOf(b []byte) int {
-	if cap(b) == 0 {
-		for i, m := range marks {
-			if unsafe.SliceData(b) == &m[0] {
-				return i
-			}
-		}
-	}
-	return -1
-}
-
-// setDecoded marks a prepared message that a grpcfast codec decoded into. A
-// message that got unknown fields from the decode keeps them and is not
-// marked: its slot then treats it as decoded by another codec and keeps
-// none of its memory.
-func setDecoded(uf *[]byte, i int) {
-	if len(*uf) == 0 {
-		*uf = marks[i][:0:0]
-	}
-}
-
-// SetDecoded marks a prepared message that a grpcfast codec decoded into.
-func SetDecoded(uf *[]byte) { setDecoded(uf, decoded) }
-
-// SetDecodedCopy marks a prepared message that a grpcfast codec decoded as
-// views of one owned copy.
-func SetDecodedCopy(uf *[]byte) { setDecoded(uf, decodedCopy) }
-
-// TakeDecoded removes any mark from *uf, and reports whether it was decoded
-// or decodedCopy (ok), and which (copied).
-func TakeDecoded(uf *[]byte) (ok, copied bool) {
-	i := markOf(*uf)
-	if i >= 0 {
-		*uf = nil
-	}
-	return i == decoded || i == decodedCopy, i == decodedCopy
-}
+import "unsafe"
 
 // Record records the memory that a grpcfast codec's decode left in a message,
 // so that the next reset keeps only that memory: a slice, map or nested
@@ -260,4 +136,18 @@ func (o *Record) Forget(p unsafe.Pointer) {
 			o.e[i] = entry{}
 		}
 	}
+}
+
+// LeaveOutBytes makes the record leave out, from now until Clear, the arrays of
+// bytes fields: after a decode into one owned copy they are views of it,
+// which must never be written into (strings of the same message point into
+// it too) nor reused.
+func (o *Record) LeaveOutBytes() { o.noBytes = true }
+
+// isBytes reports whether T is byte: a []byte is a bytes field (no other
+// field is a slice of bytes).
+func isBytes[T any]() bool {
+	var zero T
+	_, ok := any(zero).(byte)
+	return ok
 }
