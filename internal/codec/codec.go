@@ -2,11 +2,12 @@
 // which values it keeps and which it hands to the codec registered before
 // it (Codec.Next), encoding through vtprotobuf's methods into pooled buffers
 // (marshal.go), decoding with the generated decoders in one pass, whole or
-// in runs of the transport's buffers (unmarshal.go, unmarshalcopy.go,
-// pieces.go), the owned copies of pooled requests (copies.go), what the
-// codec knows per message type (info.go), the UTF-8 check of encoded strings
-// (utf8.go) and the non-zeroing buffer pool (pool.go). docs/internals.md
-// follows a received message through it.
+// in runs of the transport's buffers (unmarshal.go; unmarshalfresh.go into a
+// new message, unmarshalcopy.go into the owned copy; pieces.go), the owned
+// copies of pooled requests (copies.go), what the codec knows per message
+// type (info.go), the UTF-8 check of encoded strings (utf8.go) and the
+// non-zeroing buffer pool (pool.go). docs/internals.md follows a received
+// message through it.
 package codec
 
 import (
