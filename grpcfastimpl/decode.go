@@ -110,7 +110,7 @@ func Spare[T any](d *Decoding, k SpareKind) *T {
 	return new(T)
 }
 
-// PutSpare gives p, a oneof wrapper of kind k that o recorded (MatchOneof)
+// PutSpare gives p, a oneof wrapper of kind k that o recorded (Record.MatchOneof)
 // and that has been cleared, to o's spares, if the decode that o records
 // was a generated decoder's.
 func PutSpare[T any](o *Record, k SpareKind, p *T) {
@@ -135,22 +135,6 @@ func SpareMessage[M any](o *Record, k SpareKind, m *M) {
 	}
 	o.Seek(end)
 }
-
-// OpenOneof starts the record of a oneof field: the wrapper it holds (nil
-// if unset), then the message of a message case, up to the Close of the
-// index it returns.
-func OpenOneof(o *Record, v any) int { return o.Open(own.PointerOf(v)) }
-
-// CloseOneof ends the record that OpenOneof started at i.
-func CloseOneof(o *Record, i int) { o.Close(i) }
-
-// MatchOneof reads the record that OpenOneof started and reports whether it
-// records the wrapper that v holds (then the case's message, if any, is read
-// next), and the index of the entry that follows the oneof's.
-func MatchOneof(o *Record, v any) (bool, int) { return o.MatchMessage(own.PointerOf(v)) }
-
-// EndOneof moves past the record of a oneof, to end (from MatchOneof).
-func EndOneof(o *Record, end int) { o.Seek(end) }
 
 // DecodeMessage merges b into m, a message of a type that has no generated
 // decoder in the generated file that calls it, with depth levels left below

@@ -111,7 +111,7 @@ func genOwner(g *protogen.GeneratedFile, f *protogen.File, m *protogen.Message, 
 	for _, fd := range fields {
 		if o, ok := oneofStart(fd); ok {
 			v := "oN" + strconv.Itoa(wrapped[o])
-			g.P(v, " := ", implPackage.Ident("OpenOneof"), "(rEc, x.", o.GoName, ")")
+			g.P(v, " := rEc.OpenOneof(x.", o.GoName, ")")
 			if cases := messageCases(o); len(cases) > 0 {
 				g.P("switch cAse := x.", o.GoName, ".(type) {")
 				for _, c := range cases {
@@ -124,7 +124,7 @@ func genOwner(g *protogen.GeneratedFile, f *protogen.File, m *protogen.Message, 
 				}
 				g.P("}")
 			}
-			g.P(implPackage.Ident("CloseOneof"), "(rEc, ", v, ")")
+			g.P("rEc.Close(", v, ")")
 			continue
 		}
 		switch keepActionOf(fd) {
@@ -158,7 +158,7 @@ func genOwner(g *protogen.GeneratedFile, f *protogen.File, m *protogen.Message, 
 	for _, fd := range fields {
 		if o, ok := oneofStart(fd); ok {
 			i := strconv.Itoa(wrapped[o])
-			g.P("wR", i, ", eNd", i, " := ", implPackage.Ident("MatchOneof"), "(rEc, x.", o.GoName, ")")
+			g.P("wR", i, ", eNd", i, " := rEc.MatchOneof(x.", o.GoName, ")")
 			if cases := messageCases(o); len(cases) > 0 {
 				g.P("if wR", i, " {")
 				g.P("switch cAse := x.", o.GoName, ".(type) {")
@@ -173,7 +173,7 @@ func genOwner(g *protogen.GeneratedFile, f *protogen.File, m *protogen.Message, 
 				g.P("}")
 				g.P("}")
 			}
-			g.P(implPackage.Ident("EndOneof"), "(rEc, eNd", i, ")")
+			g.P("rEc.Seek(eNd", i, ")")
 			continue
 		}
 		v := "f" + strconv.Itoa(len(kept))

@@ -113,6 +113,16 @@ func (o *Record) MatchMessage(p unsafe.Pointer) (bool, int) {
 	return false, end
 }
 
+// OpenOneof starts the record of a oneof field v: the wrapper it holds (nil
+// if unset), then the message of a message case, up to the Close of the
+// index it returns.
+func (o *Record) OpenOneof(v any) int { return o.Open(PointerOf(v)) }
+
+// MatchOneof reads the record that OpenOneof started and reports whether it
+// records the wrapper that v holds (then the case's message, if any, is read
+// next), and the index of the entry that follows the oneof's (for Seek).
+func (o *Record) MatchOneof(v any) (bool, int) { return o.MatchMessage(PointerOf(v)) }
+
 // OpenGroup starts an entry that counts the entries after it, up to the
 // Close of the index it returns: the elements of a repeated message field.
 func (o *Record) OpenGroup() int { return o.Open(nil) }

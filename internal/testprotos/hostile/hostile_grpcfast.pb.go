@@ -48,12 +48,12 @@ func (x *Node) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 	grpcfastimpl.RecordSlice(rEc, x.Packed)
 	grpcfastimpl.RecordSlice(rEc, x.Fixed)
 	grpcfastimpl.RecordSlice(rEc, x.Ratios)
-	oN0 := grpcfastimpl.OpenOneof(rEc, x.Choice)
+	oN0 := rEc.OpenOneof(x.Choice)
 	switch cAse := x.Choice.(type) {
 	case *Node_Alt:
 		grpcfastimpl.RecordOwner(rEc, cAse.Alt)
 	}
-	grpcfastimpl.CloseOneof(rEc, oN0)
+	rEc.Close(oN0)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
@@ -68,14 +68,14 @@ func (x *Node) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	f3 := grpcfastimpl.KeepScalars(rEc, x.Packed)
 	f4 := grpcfastimpl.KeepScalars(rEc, x.Fixed)
 	f5 := grpcfastimpl.KeepScalars(rEc, x.Ratios)
-	wR0, eNd0 := grpcfastimpl.MatchOneof(rEc, x.Choice)
+	wR0, eNd0 := rEc.MatchOneof(x.Choice)
 	if wR0 {
 		switch cAse := x.Choice.(type) {
 		case *Node_Alt:
 			grpcfastimpl.SpareOwner(rEc, grpcfastSpare_hostile_hostile_Node, cAse.Alt)
 		}
 	}
-	grpcfastimpl.EndOneof(rEc, eNd0)
+	rEc.Seek(eNd0)
 	if wR0 {
 		switch wR := x.Choice.(type) {
 		case *Node_Alt:

@@ -112,12 +112,12 @@ func (x *FromV) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 	grpcfastimpl.RecordMessage(rEc, x.M)
 	grpcfastimpl.RecordMessages(rEc, x.Ms)
 	grpcfastimpl.RecordSlice(rEc, x.Es)
-	oN0 := grpcfastimpl.OpenOneof(rEc, x.Choice)
+	oN0 := rEc.OpenOneof(x.Choice)
 	switch cAse := x.Choice.(type) {
 	case *FromV_One:
 		grpcfastimpl.RecordMessage(rEc, cAse.One)
 	}
-	grpcfastimpl.CloseOneof(rEc, oN0)
+	rEc.Close(oN0)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
@@ -128,14 +128,14 @@ func (x *FromV) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_imports_imports_M, x.M)
 	f0 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_imports_imports_M, x.Ms)
 	f1 := grpcfastimpl.KeepScalars(rEc, x.Es)
-	wR0, eNd0 := grpcfastimpl.MatchOneof(rEc, x.Choice)
+	wR0, eNd0 := rEc.MatchOneof(x.Choice)
 	if wR0 {
 		switch cAse := x.Choice.(type) {
 		case *FromV_One:
 			grpcfastimpl.SpareMessage(rEc, grpcfastSpare_imports_imports_M, cAse.One)
 		}
 	}
-	grpcfastimpl.EndOneof(rEc, eNd0)
+	rEc.Seek(eNd0)
 	if wR0 {
 		switch wR := x.Choice.(type) {
 		case *FromV_One:

@@ -58,12 +58,12 @@ func (x *Rich) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 	grpcfastimpl.RecordOwner(rEc, x.Inner)
 	grpcfastimpl.RecordOwners(rEc, x.Inners)
 	grpcfastimpl.RecordMap(rEc, x.Counts)
-	oN0 := grpcfastimpl.OpenOneof(rEc, x.Choice)
+	oN0 := rEc.OpenOneof(x.Choice)
 	switch cAse := x.Choice.(type) {
 	case *Rich_Nested:
 		grpcfastimpl.RecordOwner(rEc, cAse.Nested)
 	}
-	grpcfastimpl.CloseOneof(rEc, oN0)
+	rEc.Close(oN0)
 	grpcfastimpl.RecordSlice(rEc, x.Colors)
 }
 
@@ -79,14 +79,14 @@ func (x *Rich) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_kinds_kinds_Inner, x.Inner)
 	f4 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_kinds_kinds_Inner, x.Inners)
 	f5 := grpcfastimpl.KeepMap(rEc, x.Counts)
-	wR0, eNd0 := grpcfastimpl.MatchOneof(rEc, x.Choice)
+	wR0, eNd0 := rEc.MatchOneof(x.Choice)
 	if wR0 {
 		switch cAse := x.Choice.(type) {
 		case *Rich_Nested:
 			grpcfastimpl.SpareOwner(rEc, grpcfastSpare_kinds_kinds_Inner, cAse.Nested)
 		}
 	}
-	grpcfastimpl.EndOneof(rEc, eNd0)
+	rEc.Seek(eNd0)
 	f6 := grpcfastimpl.KeepScalars(rEc, x.Colors)
 	if wR0 {
 		switch wR := x.Choice.(type) {
@@ -1357,20 +1357,20 @@ func (x *Decodable) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 	grpcfastimpl.RecordOwners(rEc, x.Children)
 	grpcfastimpl.RecordOwner(rEc, x.Rich)
 	grpcfastimpl.RecordOwners(rEc, x.Riches)
-	oN0 := grpcfastimpl.OpenOneof(rEc, x.Choice)
+	oN0 := rEc.OpenOneof(x.Choice)
 	switch cAse := x.Choice.(type) {
 	case *Decodable_Node:
 		grpcfastimpl.RecordOwner(rEc, cAse.Node)
 	case *Decodable_Other:
 		grpcfastimpl.RecordOwner(rEc, cAse.Other)
 	}
-	grpcfastimpl.CloseOneof(rEc, oN0)
-	oN1 := grpcfastimpl.OpenOneof(rEc, x.Second)
+	rEc.Close(oN0)
+	oN1 := rEc.OpenOneof(x.Second)
 	switch cAse := x.Second.(type) {
 	case *Decodable_Inner:
 		grpcfastimpl.RecordOwner(rEc, cAse.Inner)
 	}
-	grpcfastimpl.CloseOneof(rEc, oN1)
+	rEc.Close(oN1)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
@@ -1395,7 +1395,7 @@ func (x *Decodable) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	f13 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_kinds_kinds_Decodable, x.Children)
 	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_kinds_kinds_Rich, x.Rich)
 	f14 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_kinds_kinds_Rich, x.Riches)
-	wR0, eNd0 := grpcfastimpl.MatchOneof(rEc, x.Choice)
+	wR0, eNd0 := rEc.MatchOneof(x.Choice)
 	if wR0 {
 		switch cAse := x.Choice.(type) {
 		case *Decodable_Node:
@@ -1404,15 +1404,15 @@ func (x *Decodable) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 			grpcfastimpl.SpareOwner(rEc, grpcfastSpare_kinds_kinds_Rich, cAse.Other)
 		}
 	}
-	grpcfastimpl.EndOneof(rEc, eNd0)
-	wR1, eNd1 := grpcfastimpl.MatchOneof(rEc, x.Second)
+	rEc.Seek(eNd0)
+	wR1, eNd1 := rEc.MatchOneof(x.Second)
 	if wR1 {
 		switch cAse := x.Second.(type) {
 		case *Decodable_Inner:
 			grpcfastimpl.SpareOwner(rEc, grpcfastSpare_kinds_kinds_Inner, cAse.Inner)
 		}
 	}
-	grpcfastimpl.EndOneof(rEc, eNd1)
+	rEc.Seek(eNd1)
 	if wR0 {
 		switch wR := x.Choice.(type) {
 		case *Decodable_Text:

@@ -1473,14 +1473,14 @@ func (x *Status) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 
 // GrpcfastRecord implements grpcfastimpl.Owner.
 func (x *AnyValue) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	oN0 := grpcfastimpl.OpenOneof(rEc, x.Value)
+	oN0 := rEc.OpenOneof(x.Value)
 	switch cAse := x.Value.(type) {
 	case *AnyValue_ArrayValue:
 		grpcfastimpl.RecordOwner(rEc, cAse.ArrayValue)
 	case *AnyValue_KvlistValue:
 		grpcfastimpl.RecordOwner(rEc, cAse.KvlistValue)
 	}
-	grpcfastimpl.CloseOneof(rEc, oN0)
+	rEc.Close(oN0)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
@@ -1488,7 +1488,7 @@ func (x *AnyValue) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	if x == nil {
 		return
 	}
-	wR0, eNd0 := grpcfastimpl.MatchOneof(rEc, x.Value)
+	wR0, eNd0 := rEc.MatchOneof(x.Value)
 	if wR0 {
 		switch cAse := x.Value.(type) {
 		case *AnyValue_ArrayValue:
@@ -1497,7 +1497,7 @@ func (x *AnyValue) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 			grpcfastimpl.SpareOwner(rEc, grpcfastSpare_otlp_otlp_KeyValueList, cAse.KvlistValue)
 		}
 	}
-	grpcfastimpl.EndOneof(rEc, eNd0)
+	rEc.Seek(eNd0)
 	if wR0 {
 		switch wR := x.Value.(type) {
 		case *AnyValue_StringValue:

@@ -149,12 +149,12 @@ func (x *Entries) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 	grpcfastimpl.RecordMap(rEc, x.ByLevel)
 	grpcfastimpl.RecordMap(rEc, x.Blobs)
 	grpcfastimpl.RecordSlice(rEc, x.Tags)
-	oN0 := grpcfastimpl.OpenOneof(rEc, x.Choice)
+	oN0 := rEc.OpenOneof(x.Choice)
 	switch cAse := x.Choice.(type) {
 	case *Entries_Sub:
 		grpcfastimpl.RecordOwner(rEc, cAse.Sub)
 	}
-	grpcfastimpl.CloseOneof(rEc, oN0)
+	rEc.Close(oN0)
 }
 
 // GrpcfastReuse implements grpcfastimpl.Owner.
@@ -169,14 +169,14 @@ func (x *Entries) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	f3 := grpcfastimpl.KeepMap(rEc, x.ByLevel)
 	f4 := grpcfastimpl.KeepMap(rEc, x.Blobs)
 	f5 := grpcfastimpl.KeepCleared(rEc, x.Tags)
-	wR0, eNd0 := grpcfastimpl.MatchOneof(rEc, x.Choice)
+	wR0, eNd0 := rEc.MatchOneof(x.Choice)
 	if wR0 {
 		switch cAse := x.Choice.(type) {
 		case *Entries_Sub:
 			grpcfastimpl.SpareOwner(rEc, grpcfastSpare_proto2_proto2_Entries, cAse.Sub)
 		}
 	}
-	grpcfastimpl.EndOneof(rEc, eNd0)
+	rEc.Seek(eNd0)
 	if wR0 {
 		switch wR := x.Choice.(type) {
 		case *Entries_Text:

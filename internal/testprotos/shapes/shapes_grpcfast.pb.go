@@ -43,14 +43,14 @@ func (x *Tree) GrpcfastRecord(rEc *grpcfastimpl.Record) {
 	grpcfastimpl.RecordOwner(rEc, x.Parent)
 	grpcfastimpl.RecordMap(rEc, x.Named)
 	grpcfastimpl.RecordOwner(rEc, x.Leaf)
-	oN0 := grpcfastimpl.OpenOneof(rEc, x.Pick)
+	oN0 := rEc.OpenOneof(x.Pick)
 	switch cAse := x.Pick.(type) {
 	case *Tree_One:
 		grpcfastimpl.RecordOwner(rEc, cAse.One)
 	case *Tree_Subtree:
 		grpcfastimpl.RecordOwner(rEc, cAse.Subtree)
 	}
-	grpcfastimpl.CloseOneof(rEc, oN0)
+	rEc.Close(oN0)
 	grpcfastimpl.RecordSlice(rEc, x.Flags)
 	grpcfastimpl.RecordSlice(rEc, x.Weights)
 	grpcfastimpl.RecordSlice(rEc, x.Codes)
@@ -67,7 +67,7 @@ func (x *Tree) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_shapes_shapes_Tree, x.Parent)
 	f1 := grpcfastimpl.KeepMap(rEc, x.Named)
 	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_shapes_shapes_Leaf, x.Leaf)
-	wR0, eNd0 := grpcfastimpl.MatchOneof(rEc, x.Pick)
+	wR0, eNd0 := rEc.MatchOneof(x.Pick)
 	if wR0 {
 		switch cAse := x.Pick.(type) {
 		case *Tree_One:
@@ -76,7 +76,7 @@ func (x *Tree) GrpcfastReuse(rEc *grpcfastimpl.Record) {
 			grpcfastimpl.SpareOwner(rEc, grpcfastSpare_shapes_shapes_Tree, cAse.Subtree)
 		}
 	}
-	grpcfastimpl.EndOneof(rEc, eNd0)
+	rEc.Seek(eNd0)
 	f2 := grpcfastimpl.KeepCleared(rEc, x.Flags)
 	f3 := grpcfastimpl.KeepScalars(rEc, x.Weights)
 	f4 := grpcfastimpl.KeepScalars(rEc, x.Codes)
