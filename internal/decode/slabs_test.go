@@ -129,6 +129,23 @@ func TestFreshChunks(t *testing.T) {
 			t.Fatalf("appending to and writing a bytes value changed its neighbour: %q", b)
 		}
 	})
+	t.Run("field sent twice", func(t *testing.T) {
+		// A singular bytes field sent twice: the second value is copied
+		// over the first, within the first's piece of the chunk.
+		f, st := GetFresh(64, false)
+		defer PutFresh(f)
+		field := st.Bytes(nil, []byte("0123456789abcdef"))
+		next := st.String([]byte("neighbour"))
+		field = st.Bytes(field, []byte("XYZ"))
+		if string(field) != "XYZ" || cap(field) != 16 {
+			t.Fatalf("the second value is %q with capacity %d, want \"XYZ\" in the first's 16 bytes", field, cap(field))
+		}
+		field = append(field[:cap(field)], '!')
+		field[15] = '?'
+		if next != "neighbour" {
+			t.Fatalf("writing and appending past the field's piece changed its neighbour: %q", next)
+		}
+	})
 	t.Run("long input", func(t *testing.T) {
 		f, st := GetFresh(1<<20, false)
 		v := make([]byte, 100)
