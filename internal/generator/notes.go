@@ -36,6 +36,8 @@ func writeRegisteredNotes(w io.Writer, p *protogen.Plugin) {
 	var wkts []*protogen.File
 	var moved []movedKey
 	byDeclared := map[movedKey][]*protogen.File{}
+	var modules []string // in the order of their first file
+	byModule := map[string][]*protogen.File{}
 	for _, f := range p.Files {
 		if !f.Generate {
 			continue
@@ -51,7 +53,10 @@ func writeRegisteredNotes(w io.Writer, p *protogen.Plugin) {
 			}
 			byDeclared[k] = append(byDeclared[k], f)
 		case ok && string(f.GoImportPath) != r.goPackage:
-			writeRegisteredNote(w, f, r)
+			if byModule[r.module] == nil {
+				modules = append(modules, r.module)
+			}
+			byModule[r.module] = append(byModule[r.module], f)
 		case strings.HasPrefix(path, "google/protobuf/"):
 			if ok || strings.HasPrefix(string(f.GoImportPath), "google.golang.org/protobuf/") {
 				wkts = append(wkts, f)
@@ -65,6 +70,16 @@ func writeRegisteredNotes(w io.Writer, p *protogen.Plugin) {
 	}
 	for _, k := range moved {
 		writeMovedNote(w, k, byDeclared[k])
+	}
+	for _, m := range modules {
+		files := byModule[m]
+		if len(files) == 1 || m == "" || registeredFiles[files[0].Desc.Path()].goPackage == grpcLinkedStatus {
+			for _, f := range files {
+				writeRegisteredNote(w, f, registeredFiles[f.Desc.Path()])
+			}
+			continue
+		}
+		writeModuleNote(w, m, files)
 	}
 	for _, pkg := range google {
 		writeGoogleNote(w, pkg, byPackage[pkg])
@@ -125,6 +140,44 @@ func writeRegisteredNote(w io.Writer, f *protogen.File, r registeredFile) {
 		PluginName, path, string(f.GoImportPath), registers, linked, path,
 		r.goPackage, path, services)
 }
+
+// writeModuleNote writes one note for files (two or more) that module
+// registers already (registeredFiles), each generated into another Go
+// package than the module's: a tree that generates a copy of a module's
+// files (OTLP's, as docs/third-party.md's recipe does, to serve them with
+// generated decoders) gets one note, not one per file.
+func writeModuleNote(w io.Writer, module string, files []*protogen.File) {
+	var paths, moved []string
+	services := false
+	for _, f := range files {
+		r := registeredFiles[f.Desc.Path()]
+		paths = append(paths, f.Desc.Path())
+		moved = append(moved, fmt.Sprintf("%s into %s (its package: %s)", f.Desc.Path(), string(f.GoImportPath), r.goPackage))
+		services = services || len(f.Services) > 0
+	}
+	grep := fmt.Sprintf("go list -deps -test ./... | grep -E '^%s(/|$)' prints nothing", regexpQuote(module))
+	use := fmt.Sprintf(" To serve or call their services with this plugin's receivers, pooled handlers or reusing clients, "+
+		"keep generating them, with the files their messages come from, and make sure that no program links module %s as well (%s).", module, grep)
+	if !services {
+		use = fmt.Sprintf(" If a service you generate uses their messages and you serve or call that service with this plugin's "+
+			"receivers, pooled handlers or reusing clients, keep generating them too (their messages' decoders are generated with them) "+
+			"and make sure that no program links module %s as well (%s).", module, grep)
+	}
+	if module == otlpModule {
+		use += " If a program must link both (OpenTelemetry-Go's OTLP exporters link " + otlpModule + "), " +
+			"run it with GOLANG_PROTOBUF_REGISTRATION_CONFLICT=warn, or build it with " +
+			"-ldflags=-X=google.golang.org/protobuf/reflect/protoregistry.conflictPolicy=warn: it starts, and lookups by name " +
+			"(reflection, Any) find one copy only (docs/third-party.md of github.com/grpcfast/grpcfast)."
+	}
+	fmt.Fprintf(w, "%s: note: module %s registers %d of the files generated here already, and a program that links both copies "+
+		"panics at start: proto: file %q is already registered. Generated: %s. To use the module's packages instead, do not generate "+
+		"these files (leave them out of the inputs, with buf exclude_paths) and keep their own go_package (with buf managed mode, "+
+		"disable go_package_prefix for them), then run go mod tidy.%s\n",
+		PluginName, module, len(files), paths[0], strings.Join(moved, "; "), use)
+}
+
+// regexpQuote quotes the dots of a module path for grep -E.
+func regexpQuote(s string) string { return strings.ReplaceAll(s, ".", `\.`) }
 
 // writeGoogleNote writes the note for files of Google's that no list names,
 // generated into Go package pkg, outside Google's own.

@@ -95,6 +95,10 @@ message Result { google.rpc.Status status = 1; bytes output = 2; }
 			"google/protobuf/empty.proto": src(emptyProto, "example.com/gen/emptypb"),
 		}, emptyNote},
 		{"OTLP's common.proto, which go.opentelemetry.io/proto/otlp registers", []string{"opentelemetry/proto/common/v1/common.proto"}, otlpFiles, otlpNote},
+		{"a trace collector's OTLP files, as docs/third-party.md generates them: one note", []string{
+			"opentelemetry/proto/common/v1/common.proto", "opentelemetry/proto/resource/v1/resource.proto",
+			"opentelemetry/proto/trace/v1/trace.proto", "opentelemetry/proto/collector/trace/v1/trace_service.proto",
+		}, otlpFiles, otlpCollectorNote},
 		{"a file of one's own", []string{"acme/rpc/mine.proto"}, map[string]string{
 			"acme/rpc/mine.proto": "syntax = \"proto3\";\npackage acme.rpc;\noption go_package = \"example.com/gen/mine\";\nmessage Mine {}\n",
 		}, ""},
@@ -168,6 +172,22 @@ const wktNote = `protoc-gen-go-grpcfast: note: google/protobuf/{duration,timesta
 	`and every import of them resolves there. This run writes a second copy into the output tree that nothing imports; ` +
 	`with paths=source_relative its Go packages share one directory, google/protobuf, and go build ./... and go vet ./... fail (found packages ...). ` +
 	`Do not generate them: leave google/protobuf out of the inputs (buf exclude_paths; with protoc, do not name those files).` + "\n"
+
+// otlpCollectorNote is the one note for a trace collector's four OTLP files,
+// generated into packages of one's own.
+const otlpCollectorNote = `protoc-gen-go-grpcfast: note: module go.opentelemetry.io/proto/otlp registers 4 of the files generated here already, ` +
+	`and a program that links both copies panics at start: proto: file "opentelemetry/proto/common/v1/common.proto" is already registered. ` +
+	`Generated: opentelemetry/proto/common/v1/common.proto into example.com/gen/opentelemetry/proto/common/v1 (its package: go.opentelemetry.io/proto/otlp/common/v1); ` +
+	`opentelemetry/proto/resource/v1/resource.proto into example.com/gen/opentelemetry/proto/resource/v1 (its package: go.opentelemetry.io/proto/otlp/resource/v1); ` +
+	`opentelemetry/proto/trace/v1/trace.proto into example.com/gen/opentelemetry/proto/trace/v1 (its package: go.opentelemetry.io/proto/otlp/trace/v1); ` +
+	`opentelemetry/proto/collector/trace/v1/trace_service.proto into example.com/gen/opentelemetry/proto/collector/trace/v1 (its package: go.opentelemetry.io/proto/otlp/collector/trace/v1). ` +
+	`To use the module's packages instead, do not generate these files (leave them out of the inputs, with buf exclude_paths) ` +
+	`and keep their own go_package (with buf managed mode, disable go_package_prefix for them), then run go mod tidy. ` +
+	`To serve or call their services with this plugin's receivers, pooled handlers or reusing clients, keep generating them, with the files their messages come from, ` +
+	`and make sure that no program links module go.opentelemetry.io/proto/otlp as well (go list -deps -test ./... | grep -E '^go\.opentelemetry\.io/proto/otlp(/|$)' prints nothing). ` +
+	`If a program must link both (OpenTelemetry-Go's OTLP exporters link go.opentelemetry.io/proto/otlp), run it with GOLANG_PROTOBUF_REGISTRATION_CONFLICT=warn, ` +
+	`or build it with -ldflags=-X=google.golang.org/protobuf/reflect/protoregistry.conflictPolicy=warn: it starts, and lookups by name ` +
+	`(reflection, Any) find one copy only (docs/third-party.md of github.com/grpcfast/grpcfast).` + "\n"
 
 // OTLP-shaped files: four Go packages, as buf's managed mode names them (two
 // of them tracev1), and the request tree of TraceService.Export across them.
@@ -422,17 +442,16 @@ func TestMovedNotes(t *testing.T) {
 // openapiv2ListNote is the list's note for grpc-gateway's two option files
 // under managed mode: one per file, as for every file the list names.
 func openapiv2ListNote() string {
-	var s strings.Builder
-	for _, name := range []string{"openapiv2", "annotations"} {
-		path := "protoc-gen-openapiv2/options/" + name + ".proto"
-		s.WriteString(`protoc-gen-go-grpcfast: note: ` + path + ` is generated into Go package example.com/gen/openapiv2, ` +
-			`but module github.com/grpc-ecosystem/grpc-gateway/v2 registers it already (package github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-openapiv2/options), ` +
-			`and a program that links both panics at start: proto: file "` + path + `" is already registered. ` +
-			`Import github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-openapiv2/options instead: do not generate ` + path + ` (leave it out of the inputs, with buf exclude_paths) ` +
-			`and keep its own go_package (with buf managed mode, disable go_package_prefix for it), then run go mod tidy.` +
-			listUses("github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-openapiv2/options"))
-	}
-	return s.String()
+	const pkg = "github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-openapiv2/options"
+	return `protoc-gen-go-grpcfast: note: module github.com/grpc-ecosystem/grpc-gateway/v2 registers 2 of the files generated here already, ` +
+		`and a program that links both copies panics at start: proto: file "protoc-gen-openapiv2/options/openapiv2.proto" is already registered. ` +
+		`Generated: protoc-gen-openapiv2/options/openapiv2.proto into example.com/gen/openapiv2 (its package: ` + pkg + `); ` +
+		`protoc-gen-openapiv2/options/annotations.proto into example.com/gen/openapiv2 (its package: ` + pkg + `). ` +
+		`To use the module's packages instead, do not generate these files (leave them out of the inputs, with buf exclude_paths) ` +
+		`and keep their own go_package (with buf managed mode, disable go_package_prefix for them), then run go mod tidy. ` +
+		`If a service you generate uses their messages and you serve or call that service with this plugin's receivers, pooled handlers or reusing clients, ` +
+		`keep generating them too (their messages' decoders are generated with them) and make sure that no program links module ` +
+		`github.com/grpc-ecosystem/grpc-gateway/v2 as well (go list -deps -test ./... | grep -E '^github\.com/grpc-ecosystem/grpc-gateway/v2(/|$)' prints nothing).` + "\n"
 }
 
 // listUses is the end of the list's note for a file without services.
