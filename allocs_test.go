@@ -8,39 +8,20 @@ import (
 
 	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/grpcfastrecord"
-	"github.com/grpcfast/grpcfast/internal/own"
+	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 	"github.com/grpcfast/grpcfast/internal/testprotos/otlp"
 )
 
-func skipIfRace(t *testing.T) {
-	if raceEnabled {
-		t.Skip("the race detector makes sync.Pool drop items at random")
-	}
-}
-
-// skipInCheckedBuild skips t in a grpcfast_checked build (own.Quarantine),
-// saying why t cannot hold there: in that build memory taken back is
-// poisoned and never reused, so that a message keeps none of its memory, a
-// receiver or a pool hands out new memory every time, and every decode
-// allocates what a reused message would have kept. make test-checked runs
-// every other test of the module in that build.
-func skipInCheckedBuild(t testing.TB, why string) {
-	t.Helper()
-	if own.Quarantine {
-		t.Skip("cannot hold in a grpcfast_checked build, which poisons memory taken back and never reuses it: " + why)
-	}
-}
-
 func TestMarshalAllocs(t *testing.T) {
-	skipInCheckedBuild(t, "allocation counts: each Free poisons the buffer and drops it, so the next Marshal allocates a new one")
-	skipIfRace(t)
+	grpcfasttest.SkipInCheckedBuild(t, "allocation counts: each Free poisons the buffer and drops it, so the next Marshal allocates a new one")
+	grpcfasttest.SkipIfRace(t)
 	c := grpcfast.NewCodec()
 	for _, m := range []proto.Message{
-		&kinds.Rich{Data: pattern(16384)},
-		richOfSize(t, grpcfast.DefaultPoolingThreshold+1),
-		&kinds.Pooled{Data: pattern(1 << 20)},
-		fullRich(3000),
+		&kinds.Rich{Data: grpcfasttest.Pattern(16384)},
+		grpcfasttest.RichOfSize(t, grpcfasttest.DefaultPoolingThreshold+1),
+		&kinds.Pooled{Data: grpcfasttest.Pattern(1 << 20)},
+		grpcfasttest.FullRich(3000),
 	} {
 		allocs := testing.AllocsPerRun(100, func() {
 			out, err := c.Marshal(m)
@@ -62,9 +43,9 @@ func TestMarshalAllocs(t *testing.T) {
 		allocs float64
 	}{
 		{c, &kinds.Rich{Name: "n", Id: 3}, 1},
-		{c, richOfSize(t, grpcfast.DefaultPoolingThreshold), 1},
-		{grpcfast.NewCodec(grpcfast.WithPoolingThreshold(4096)), richOfSize(t, 73), 2},
-		{grpcfast.NewCodec(grpcfast.WithPoolingThreshold(4096)), richOfSize(t, 1000), 2},
+		{c, grpcfasttest.RichOfSize(t, grpcfasttest.DefaultPoolingThreshold), 1},
+		{grpcfast.NewCodec(grpcfast.WithPoolingThreshold(4096)), grpcfasttest.RichOfSize(t, 73), 2},
+		{grpcfast.NewCodec(grpcfast.WithPoolingThreshold(4096)), grpcfasttest.RichOfSize(t, 1000), 2},
 	} {
 		want, err := proto.Marshal(tc.m)
 		if err != nil {
@@ -91,27 +72,27 @@ func TestMarshalAllocs(t *testing.T) {
 // into a message the caller made, it allocates the bytes field: the codec
 // drops what the caller's message held, as gRPC's standard codec does.
 func TestUnmarshalAllocs(t *testing.T) {
-	skipInCheckedBuild(t, "allocation counts: a message keeps none of its memory, so each decode allocates it again")
-	skipIfRace(t)
+	grpcfasttest.SkipInCheckedBuild(t, "allocation counts: a message keeps none of its memory, so each decode allocates it again")
+	grpcfasttest.SkipIfRace(t)
 	c := grpcfast.NewCodec()
 	for _, tc := range []struct {
 		in   proto.Message
 		into func() proto.Message
 		recv func(want proto.Message, wire []byte, cuts ...int) float64
 	}{
-		{&kinds.Rich{Data: pattern(16384)}, func() proto.Message { return &kinds.Rich{} },
+		{&kinds.Rich{Data: grpcfasttest.Pattern(16384)}, func() proto.Message { return &kinds.Rich{} },
 			func(w proto.Message, b []byte, cuts ...int) float64 {
 				return allocsPerRecv(t, w.(*kinds.Rich), b, cuts...)
 			}},
-		{&kinds.Pooled{Data: pattern(16384)}, func() proto.Message { return &kinds.Pooled{} },
+		{&kinds.Pooled{Data: grpcfasttest.Pattern(16384)}, func() proto.Message { return &kinds.Pooled{} },
 			func(w proto.Message, b []byte, cuts ...int) float64 {
 				return allocsPerRecv(t, w.(*kinds.Pooled), b, cuts...)
 			}},
-		{&kinds.Rich{Data: pattern(16376)}, func() proto.Message { return &kinds.Rich{} },
+		{&kinds.Rich{Data: grpcfasttest.Pattern(16376)}, func() proto.Message { return &kinds.Rich{} },
 			func(w proto.Message, b []byte, cuts ...int) float64 {
 				return allocsPerRecv(t, w.(*kinds.Rich), b, cuts...)
 			}},
-		{&kinds.Rich{Data: pattern(1 << 20)}, func() proto.Message { return &kinds.Rich{} },
+		{&kinds.Rich{Data: grpcfasttest.Pattern(1 << 20)}, func() proto.Message { return &kinds.Rich{} },
 			func(w proto.Message, b []byte, cuts ...int) float64 {
 				return allocsPerRecv(t, w.(*kinds.Rich), b, cuts...)
 			}},
@@ -128,7 +109,7 @@ func TestUnmarshalAllocs(t *testing.T) {
 				t.Errorf("Receiver.Recv of a %d-byte %T cut at %v: %v allocations, want 0", len(b), tc.in, cuts, n)
 			}
 			into := tc.into()
-			data := sliceAt(b, cuts...)
+			data := grpcfasttest.SliceAt(b, cuts...)
 			if n := testing.AllocsPerRun(20, func() {
 				if err := c.Unmarshal(data, into); err != nil {
 					t.Fatal(err)
@@ -151,7 +132,7 @@ func TestUnmarshalAllocs(t *testing.T) {
 // grpcfast's codec at most 400 (3,595 before slabs, 2,106 before chunks of
 // strings).
 func TestFreshDecodeAllocs(t *testing.T) {
-	skipIfRace(t)
+	grpcfasttest.SkipIfRace(t)
 	msgs, err := grpcfastrecord.Read("internal/testprotos/otlp/testdata/corpus", "grpcfast.testdata.otlp.TraceService", "Export", true,
 		func() proto.Message { return new(otlp.ExportTraceServiceRequest) })
 	if err != nil {

@@ -36,6 +36,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
 	"github.com/grpcfast/grpcfast/internal/own"
 	"github.com/grpcfast/grpcfast/internal/testprotos/bytestream"
 )
@@ -165,7 +166,7 @@ func newBSServer(plain bool) *bsServer {
 }
 
 func (s *bsServer) Write(stream grpc.ClientStreamingServer[bytestream.WriteRequest, bytestream.WriteResponse]) error {
-	recv := recvFunc(s.plain, stream.Recv, bytestream.NewByteStream_WriteRequestReceiver(stream))
+	recv := grpcfasttest.RecvFunc(s.plain, stream.Recv, bytestream.NewByteStream_WriteRequestReceiver(stream))
 	check := reuseCheck{moves: &s.moves}
 	var up *bsUpload
 	for {
@@ -305,7 +306,7 @@ func (s *bsServer) Read(req *bytestream.ReadRequest, stream grpc.ServerStreaming
 // startBS serves impl on 127.0.0.1 and dials it.
 func startBS(t *testing.T, impl bytestream.ByteStreamServer, sopts []grpc.ServerOption, dopts []grpc.DialOption) bytestream.ByteStreamClient {
 	t.Helper()
-	_, conn := serveAndDial(t, func(s *grpc.Server) { bytestream.RegisterByteStreamServer(s, impl) }, sopts, dopts)
+	_, conn := grpcfasttest.ServeAndDial(t, func(s *grpc.Server) { bytestream.RegisterByteStreamServer(s, impl) }, sopts, dopts)
 	return bytestream.NewByteStreamClient(conn)
 }
 
@@ -361,7 +362,7 @@ func bsRead(ctx context.Context, c bytestream.ByteStreamClient, req *bytestream.
 	if err != nil {
 		return 0, err
 	}
-	recv := recvFunc(plain, stream.Recv, bytestream.NewByteStream_ReadResponseReceiver(stream))
+	recv := grpcfasttest.RecvFunc(plain, stream.Recv, bytestream.NewByteStream_ReadResponseReceiver(stream))
 	check := reuseCheck{moves: moves}
 	for n := 0; ; n++ {
 		m, err := recv()
@@ -411,11 +412,11 @@ func TestByteStream(t *testing.T) {
 	}
 	blob := bsBlob()[:size]
 	digest := digestOf(blob)
-	for _, mix := range []struct{ srv, cli side }{{fastSide, stdSide}, {stdSide, fastSide}} {
+	for _, mix := range []struct{ srv, cli grpcfasttest.Side }{{grpcfasttest.FastSide, grpcfasttest.StdSide}, {grpcfasttest.StdSide, grpcfasttest.FastSide}} {
 		t.Run(fmt.Sprintf("server=%v/client=%v", mix.srv, mix.cli), func(t *testing.T) {
-			srv, cli := newEndpoint(mix.srv, "server"), newEndpoint(mix.cli, "client")
-			impl := newBSServer(srv.plain)
-			c := startBS(t, impl, srv.serverOptions(), cli.dialOptions())
+			srv, cli := grpcfasttest.NewEndpoint(mix.srv, "server"), grpcfasttest.NewEndpoint(mix.cli, "client")
+			impl := newBSServer(srv.Plain)
+			c := startBS(t, impl, srv.ServerOptions(), cli.DialOptions())
 			var cliMoves atomic.Int64
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
@@ -457,7 +458,7 @@ func TestByteStream(t *testing.T) {
 						t.Errorf("%s: resumed write committed %d bytes, want %d", tc.name, committed, d.size)
 					}
 				}
-				if err := readAll(ctx, c, &bytestream.ReadRequest{ResourceName: d.blobName()}, cli.plain, &cliMoves, small); err != nil {
+				if err := readAll(ctx, c, &bytestream.ReadRequest{ResourceName: d.blobName()}, cli.Plain, &cliMoves, small); err != nil {
 					t.Errorf("reading the resumed blob: %v", err)
 				}
 
@@ -466,7 +467,7 @@ func TestByteStream(t *testing.T) {
 				liar := bsDigest{digestOf(blob[1 : len(small)+1]).hash, d.size}
 				_, err := bsWrite(ctx, c, bsChunks(liar.uploadName("liar"), small, 0))
 				wantCode(t, "wrong digest", err, codes.InvalidArgument, "SHA-256")
-				_, err = bsRead(ctx, c, &bytestream.ReadRequest{ResourceName: liar.blobName()}, cli.plain, &cliMoves, func([]byte) {})
+				_, err = bsRead(ctx, c, &bytestream.ReadRequest{ResourceName: liar.blobName()}, cli.Plain, &cliMoves, func([]byte) {})
 				wantCode(t, "reading the refused blob", err, codes.NotFound, "no blob")
 
 				// A Write whose first request resumes an upload nobody began.
@@ -486,19 +487,19 @@ func TestByteStream(t *testing.T) {
 				// each once; the grpcfast end's codec takes a buffer from
 				// its pool for every chunk it sends, and its Receiver keeps
 				// one message whose data never moves.
-				std := srv.std
+				std := srv.Std
 				if std == nil {
-					std = cli.std
+					std = cli.Std
 				}
-				fast := srv.pool
+				fast := srv.Pool
 				if fast == nil {
-					fast = cli.pool
+					fast = cli.Pool
 				}
 				moves := &impl.moves
-				if !cli.plain {
+				if !cli.Plain {
 					moves = &cliMoves
 				}
-				std0, fast0, moves0 := std.calls.Load(), fast.largeGets.Load(), moves.Load()
+				std0, fast0, moves0 := std.Calls.Load(), fast.LargeGets.Load(), moves.Load()
 
 				start := time.Now()
 				committed, err := bsWrite(ctx, c, bsChunks(digest.uploadName("blob"), blob, 0))
@@ -510,11 +511,11 @@ func TestByteStream(t *testing.T) {
 					t.Fatalf("upload committed %d bytes, want %d", committed, size)
 				}
 				chunks := int64((size + bsWriteChunk - 1) / bsWriteChunk)
-				if got := std.calls.Load() - std0; got != chunks+1 {
+				if got := std.Calls.Load() - std0; got != chunks+1 {
 					t.Errorf("upload: the standard codec encoded or decoded %d messages, want %d chunks and a response", got, chunks+1)
 				}
-				if mix.cli == fastSide {
-					if got := fast.largeGets.Load() - fast0; got < chunks {
+				if mix.cli == grpcfasttest.FastSide {
+					if got := fast.LargeGets.Load() - fast0; got < chunks {
 						t.Errorf("upload: the grpcfast client's codec took %d buffers from its pool for %d chunks", got, chunks)
 					}
 				}
@@ -526,10 +527,10 @@ func TestByteStream(t *testing.T) {
 					t.Errorf("QueryWriteStatus: committed %d (complete %v), want %d (complete)", st.CommittedSize, st.Complete, size)
 				}
 
-				std0, fast0 = std.calls.Load(), fast.largeGets.Load()
+				std0, fast0 = std.Calls.Load(), fast.LargeGets.Load()
 				start = time.Now()
 				h, read := sha256.New(), 0
-				msgs, err := bsRead(ctx, c, &bytestream.ReadRequest{ResourceName: digest.blobName()}, cli.plain, &cliMoves,
+				msgs, err := bsRead(ctx, c, &bytestream.ReadRequest{ResourceName: digest.blobName()}, cli.Plain, &cliMoves,
 					func(b []byte) { h.Write(b); read += len(b) })
 				if err != nil {
 					t.Fatalf("download: %v", err)
@@ -541,11 +542,11 @@ func TestByteStream(t *testing.T) {
 				if want := (size + bsReadChunk - 1) / bsReadChunk; msgs != want {
 					t.Errorf("download: %d messages, want %d", msgs, want)
 				}
-				if got := std.calls.Load() - std0; got != int64(msgs)+1 {
+				if got := std.Calls.Load() - std0; got != int64(msgs)+1 {
 					t.Errorf("download: the standard codec encoded or decoded %d messages, want a request and %d chunks", got, msgs)
 				}
-				if mix.srv == fastSide {
-					if got := fast.largeGets.Load() - fast0; got < int64(msgs) {
+				if mix.srv == grpcfasttest.FastSide {
+					if got := fast.LargeGets.Load() - fast0; got < int64(msgs) {
 						t.Errorf("download: the grpcfast server's codec took %d buffers from its pool for %d chunks", got, msgs)
 					}
 				}
@@ -569,7 +570,7 @@ func TestByteStream(t *testing.T) {
 						end = min(end, r.off+r.limit)
 					}
 					req := &bytestream.ReadRequest{ResourceName: digest.blobName(), ReadOffset: r.off, ReadLimit: r.limit}
-					if err := readAll(ctx, c, req, cli.plain, &cliMoves, blob[r.off:end]); err != nil {
+					if err := readAll(ctx, c, req, cli.Plain, &cliMoves, blob[r.off:end]); err != nil {
 						t.Error(err)
 					}
 				}
@@ -583,18 +584,18 @@ func TestByteStream(t *testing.T) {
 					{0, -1, codes.InvalidArgument, "read_limit"},
 				} {
 					req := &bytestream.ReadRequest{ResourceName: digest.blobName(), ReadOffset: r.off, ReadLimit: r.limit}
-					_, err := bsRead(ctx, c, req, cli.plain, &cliMoves, func([]byte) {})
+					_, err := bsRead(ctx, c, req, cli.Plain, &cliMoves, func([]byte) {})
 					wantCode(t, fmt.Sprintf("read_offset %d, read_limit %d", r.off, r.limit), err, r.code, r.msg)
 				}
 			})
 
-			srv.checkUsed(t, "server")
-			cli.checkUsed(t, "client")
-			if srv.pool != nil {
-				waitBalanced(t, "server", srv.pool)
+			srv.CheckUsed(t, "server")
+			cli.CheckUsed(t, "client")
+			if srv.Pool != nil {
+				grpcfasttest.WaitBalanced(t, "server", srv.Pool)
 			}
-			if cli.pool != nil {
-				waitBalanced(t, "client", cli.pool)
+			if cli.Pool != nil {
+				grpcfasttest.WaitBalanced(t, "client", cli.Pool)
 			}
 		})
 	}

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 	"github.com/grpcfast/grpcfast/internal/testprotos/otlp"
 )
@@ -19,7 +20,7 @@ import (
 // numbers. kinds.Rich and kinds.Inner are in no vtprotobuf pool= option.
 func nestedRich(i int) *kinds.Rich {
 	inner := func(j int) *kinds.Inner {
-		return &kinds.Inner{Label: "l", Payload: pattern(64 + j + i), Values: []uint32{uint32(i), uint32(j), 7}}
+		return &kinds.Inner{Label: "l", Payload: grpcfasttest.Pattern(64 + j + i), Values: []uint32{uint32(i), uint32(j), 7}}
 	}
 	return &kinds.Rich{Id: int64(i), Inner: inner(1), Inners: []*kinds.Inner{inner(2), inner(3)},
 		Choice: &kinds.Rich_Nested{Nested: inner(4)}}
@@ -107,7 +108,7 @@ func TestCheckedPooledKeptNested(t *testing.T) {
 		t.Run(mode.name, func(t *testing.T) {
 			srv := otlpKeeper{kept: make(chan []proto.Message, 1)}
 			done := outPayloads{done: make(chan struct{}, 1)}
-			_, conn := serveAndDial(t, func(s *grpc.Server) { otlp.RegisterTraceServiceServerPooled(s, srv, mode.opts...) },
+			_, conn := grpcfasttest.ServeAndDial(t, func(s *grpc.Server) { otlp.RegisterTraceServiceServerPooled(s, srv, mode.opts...) },
 				[]grpc.ServerOption{grpc.StatsHandler(done)}, nil)
 			client := otlp.NewTraceServiceClient(conn)
 			for i := range 10 {
@@ -191,7 +192,7 @@ func TestCheckedReceiverKeptNested(t *testing.T) {
 		t.Skip("poison needs a checked build (-race or -tags grpcfast_checked)")
 	}
 	srv := bidiKeeper{changed: make(chan bool, 1)}
-	_, conn := serveAndDial(t, func(s *grpc.Server) { kinds.RegisterKindsServer(s, srv) }, nil, nil)
+	_, conn := grpcfasttest.ServeAndDial(t, func(s *grpc.Server) { kinds.RegisterKindsServer(s, srv) }, nil, nil)
 	client := kinds.NewKindsClient(conn)
 	t.Run("Rich", func(t *testing.T) {
 		stream, err := client.Bidi(context.Background())
@@ -217,9 +218,9 @@ func TestCheckedReceiverKeptNested(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range 3 {
-			m := &kinds.Pooled{Name: "p", One: &kinds.PooledInner{Payload: pattern(10 + i), Values: []int64{int64(i)}},
-				Items:  []*kinds.PooledInner{{Payload: pattern(20 + i), Values: []int64{1, 2}}},
-				Inners: []*kinds.Inner{{Label: "x", Payload: pattern(30 + i), Values: []uint32{3}}}}
+			m := &kinds.Pooled{Name: "p", One: &kinds.PooledInner{Payload: grpcfasttest.Pattern(10 + i), Values: []int64{int64(i)}},
+				Items:  []*kinds.PooledInner{{Payload: grpcfasttest.Pattern(20 + i), Values: []int64{1, 2}}},
+				Inners: []*kinds.Inner{{Label: "x", Payload: grpcfasttest.Pattern(30 + i), Values: []uint32{3}}}}
 			if err := stream.Send(m); err != nil {
 				t.Fatal(err)
 			}

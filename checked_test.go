@@ -18,33 +18,13 @@ import (
 
 	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/example/examplepb"
+	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
+	"github.com/grpcfast/grpcfast/internal/own"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 )
 
-var deadbeef = []byte{0xDE, 0xAD, 0xBE, 0xEF}
-
-// poisoned reports whether b is the poison pattern, at least 4 bytes of it.
-func poisoned(b []byte) bool {
-	if len(b) < 4 {
-		return false
-	}
-	for i := range b {
-		if b[i] != deadbeef[i%4] {
-			return false
-		}
-	}
-	return true
-}
-
-func needChecked(t *testing.T) {
-	t.Helper()
-	if !grpcfast.Checked {
-		t.Skip("not a checked build: run with -race or -tags grpcfast_checked")
-	}
-}
-
 func TestCheckedIsOnUnderRace(t *testing.T) {
-	if raceEnabled && !grpcfast.Checked {
+	if grpcfasttest.Race && !grpcfast.Checked {
 		t.Error("a build with the race detector is not checked")
 	}
 }
@@ -53,13 +33,13 @@ func TestCheckedIsOnUnderRace(t *testing.T) {
 // next Recv (the message is then reused) reads the poison pattern, and so
 // does a nested pooled message's.
 func TestCheckedKeptPastNextRecv(t *testing.T) {
-	needChecked(t)
+	grpcfasttest.NeedChecked(t)
 	msgs := []proto.Message{
-		&kinds.Pooled{Data: pattern(5000), Items: []*kinds.PooledInner{{Payload: pattern(300)}}, One: &kinds.PooledInner{Payload: pattern(200)}},
-		&kinds.Pooled{Data: pattern(100)},
-		&kinds.Pooled{Data: pattern(10)},
+		&kinds.Pooled{Data: grpcfasttest.Pattern(5000), Items: []*kinds.PooledInner{{Payload: grpcfasttest.Pattern(300)}}, One: &kinds.PooledInner{Payload: grpcfasttest.Pattern(200)}},
+		&kinds.Pooled{Data: grpcfasttest.Pattern(100)},
+		&kinds.Pooled{Data: grpcfasttest.Pattern(10)},
 	}
-	r := grpcfast.NewReceiver[kinds.Pooled](listStream[kinds.Pooled](t, msgs...))
+	r := grpcfast.NewReceiver[kinds.Pooled](grpcfasttest.ListStream[kinds.Pooled](t, msgs...))
 	m, err := r.Recv()
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +49,7 @@ func TestCheckedKeptPastNextRecv(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, b := range map[string][]byte{"Data": data, "Items[0].Payload": item, "One.Payload": one} {
-		if !poisoned(b) {
+		if !grpcfasttest.Poisoned(b) {
 			t.Errorf("%s kept past the next Recv reads %x..., want the poison pattern", name, b[:8])
 		}
 	}
@@ -82,9 +62,9 @@ func TestCheckedKeptPastNextRecv(t *testing.T) {
 // poison pattern once the Receiver is released; the message taken with Take
 // does not.
 func TestCheckedAfterRelease(t *testing.T) {
-	needChecked(t)
-	chunk := &examplepb.Chunk{Data: pattern(16 << 10)}
-	s := listStream[examplepb.Chunk](t, chunk, chunk, chunk)
+	grpcfasttest.NeedChecked(t)
+	chunk := &examplepb.Chunk{Data: grpcfasttest.Pattern(16 << 10)}
+	s := grpcfasttest.ListStream[examplepb.Chunk](t, chunk, chunk, chunk)
 	r := grpcfast.NewReceiver[examplepb.Chunk](s)
 	first, _ := r.Recv()
 	taken := r.Take()
@@ -94,7 +74,7 @@ func TestCheckedAfterRelease(t *testing.T) {
 	last, _ := r.Recv()
 	data := last.Data
 	r.Release()
-	if !poisoned(data) {
+	if !grpcfasttest.Poisoned(data) {
 		t.Errorf("the last message's data after Release reads %x..., want the poison pattern", data[:8])
 	}
 	if !bytes.Equal(taken.Data, chunk.Data) {
@@ -105,8 +85,8 @@ func TestCheckedAfterRelease(t *testing.T) {
 // TestCheckedNotAtEnd: the end of a stream poisons nothing: the last message
 // is the caller's.
 func TestCheckedNotAtEnd(t *testing.T) {
-	chunk := &examplepb.Chunk{Data: pattern(16 << 10)}
-	r := grpcfast.NewReceiver[examplepb.Chunk](listStream[examplepb.Chunk](t, chunk, chunk))
+	chunk := &examplepb.Chunk{Data: grpcfasttest.Pattern(16 << 10)}
+	r := grpcfast.NewReceiver[examplepb.Chunk](grpcfasttest.ListStream[examplepb.Chunk](t, chunk, chunk))
 	var last *examplepb.Chunk
 	for m, err := range r.All() {
 		if err != nil {
@@ -124,10 +104,10 @@ func TestCheckedNotAtEnd(t *testing.T) {
 // pieces) is poisoned first, and a sent BufferSlice read after its final
 // Free reads the poison pattern, not the next message.
 func TestCheckedPoolBuffers(t *testing.T) {
-	needChecked(t)
-	pool := newRecordingPool(grpcfast.NewBufferPool())
+	grpcfasttest.NeedChecked(t)
+	pool := grpcfasttest.NewRecordingPool(grpcfast.NewBufferPool())
 	c := grpcfast.NewCodec(grpcfast.WithBufferPool(pool))
-	m := &kinds.Rich{Data: pattern(20000), Name: "n", Words: []string{"a", "b"}}
+	m := &kinds.Rich{Data: grpcfasttest.Pattern(20000), Name: "n", Words: []string{"a", "b"}}
 	out, err := c.Marshal(m)
 	if err != nil {
 		t.Fatal(err)
@@ -135,22 +115,22 @@ func TestCheckedPoolBuffers(t *testing.T) {
 	b := out.Materialize()
 	sent := out // the array gRPC held, kept past the final Free: a misuse
 	out.Free()
-	if got := sent[0].ReadOnlyData(); !poisoned(got) {
+	if got := sent[0].ReadOnlyData(); !grpcfasttest.Poisoned(got) {
 		t.Errorf("a sent buffer slice read after its final Free holds %x..., want the poison pattern", got[:8])
 	}
 	// A message split inside a string is gathered into a scratch buffer.
 	into := new(kinds.Rich)
-	if err := c.Unmarshal(sliceAt(b, len(b)-2), into); err != nil {
+	if err := c.Unmarshal(grpcfasttest.SliceAt(b, len(b)-2), into); err != nil {
 		t.Fatal(err)
 	}
 	if !proto.Equal(into, m) {
 		t.Fatal("decoded message differs")
 	}
-	if len(pool.puts) < 2 && !quarantine {
-		t.Fatalf("%d buffers given back, want the sent one and a scratch one", len(pool.puts))
+	if len(pool.Puts) < 2 && !own.Quarantine {
+		t.Fatalf("%d buffers given back, want the sent one and a scratch one", len(pool.Puts))
 	}
-	for i, p := range pool.puts {
-		if !poisoned(p) {
+	for i, p := range pool.Puts {
+		if !grpcfasttest.Poisoned(p) {
 			t.Errorf("buffer %d was given back to the pool holding %x..., want the poison pattern", i, p[:8])
 		}
 	}
@@ -180,9 +160,9 @@ func (s *keeperServer) ClientStream(stream grpc.ClientStreamingServer[kinds.Rich
 	defer s.mu.Unlock()
 	for i, d := range kept[:len(kept)-1] { // all but the last were taken back
 		switch {
-		case poisoned(d):
+		case grpcfasttest.Poisoned(d):
 			s.poisoned++
-		case bytes.Equal(d, noiseBytes(int64(i), len(d))):
+		case bytes.Equal(d, grpcfasttest.NoiseBytes(int64(i), len(d))):
 			s.intact++
 		}
 	}
@@ -194,8 +174,8 @@ func (s *keeperServer) ClientStream(stream grpc.ClientStreamingServer[kinds.Rich
 // streams at once; with the grpcfast_checked tag every one reads the poison
 // pattern.
 func TestCheckedCatchesKeeperOverGRPC(t *testing.T) {
-	needChecked(t)
-	if raceEnabled && !quarantine {
+	grpcfasttest.NeedChecked(t)
+	if grpcfasttest.Race && !own.Quarantine {
 		// A kept view of a transport buffer that gRPC has since given to
 		// another stream is a use after free that the race detector
 		// reports by itself, failing the test: this misuse is caught
@@ -203,16 +183,16 @@ func TestCheckedCatchesKeeperOverGRPC(t *testing.T) {
 		t.Skip("with -race alone, a kept view is reported as a data race")
 	}
 	srv := &keeperServer{}
-	env := startEnv(t, srv, nil, nil)
+	env := grpcfasttest.StartEnv(t, srv, nil, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	err := concurrently(ctx, 8, func(ctx context.Context, s int) error {
-		cs, err := env.client.ClientStream(ctx)
+	err := grpcfasttest.Concurrently(ctx, 8, func(ctx context.Context, s int) error {
+		cs, err := env.Client.ClientStream(ctx)
 		if err != nil {
 			return err
 		}
 		for i := range 5 {
-			if err := cs.Send(&kinds.Rich{Data: noiseBytes(int64(i), 3000)}); err != nil && err != io.EOF {
+			if err := cs.Send(&kinds.Rich{Data: grpcfasttest.NoiseBytes(int64(i), 3000)}); err != nil && err != io.EOF {
 				return err
 			}
 		}
@@ -225,7 +205,7 @@ func TestCheckedCatchesKeeperOverGRPC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if srv.intact != 0 || (quarantine && srv.poisoned != 8*4) {
+	if srv.intact != 0 || (own.Quarantine && srv.poisoned != 8*4) {
 		t.Errorf("slices kept past the next Recv: %d poisoned, %d still intact; want 0 intact (and %d poisoned with the grpcfast_checked tag)", srv.poisoned, srv.intact, 8*4)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
 	"github.com/grpcfast/grpcfast/internal/stdcodec"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 )
@@ -59,16 +60,6 @@ func settle(b *testing.B) {
 	b.ResetTimer()
 }
 
-// frames cuts an encoded message as gRPC's transport hands it over: HTTP/2
-// DATA frames of 16 KiB, the first shortened by the 5-byte message header.
-func frames(b []byte) mem.BufferSlice {
-	var cuts []int
-	for c := 16384 - 5; c < len(b); c += 16384 {
-		cuts = append(cuts, c)
-	}
-	return sliceAt(b, cuts...)
-}
-
 // BenchmarkCodec compares gRPC's standard codec, grpcfast and vtprotobuf's
 // own (V1) codec side by side:
 //
@@ -85,31 +76,31 @@ func BenchmarkCodec(b *testing.B) {
 		// bufs are the ways the received message is split.
 		bufs map[string]func([]byte) mem.BufferSlice
 	}
-	whole := func(b []byte) mem.BufferSlice { return sliceAt(b) }
+	whole := func(b []byte) mem.BufferSlice { return grpcfasttest.SliceAt(b) }
 	inputs := []input{
-		{"small", smallMessage(), map[string]func([]byte) mem.BufferSlice{"1": whole}},
+		{"small", grpcfasttest.SmallMessage(), map[string]func([]byte) mem.BufferSlice{"1": whole}},
 		// 16 KiB of short strings, as a CreateUser of tags or a batch of
 		// names: the decode is mostly string allocations and UTF-8 checks.
-		{"strings16k", stringsMessage(16384), map[string]func([]byte) mem.BufferSlice{"1": whole}},
-		{"chunk16k", &kinds.Rich{Data: pattern(16384)}, map[string]func([]byte) mem.BufferSlice{
+		{"strings16k", grpcfasttest.StringsMessage(16384), map[string]func([]byte) mem.BufferSlice{"1": whole}},
+		{"chunk16k", &kinds.Rich{Data: grpcfasttest.Pattern(16384)}, map[string]func([]byte) mem.BufferSlice{
 			"1": whole,
 			// 16 KiB and the 4-byte tail.
-			"2": func(b []byte) mem.BufferSlice { return sliceAt(b, 16384) },
+			"2": func(b []byte) mem.BufferSlice { return grpcfasttest.SliceAt(b, 16384) },
 		}},
 		// 1 MiB of short strings, whole and as the transport hands it
 		// over: a repeated string field of 100,000 elements.
-		{"strings1m", stringsMessage(1 << 20), map[string]func([]byte) mem.BufferSlice{
+		{"strings1m", grpcfasttest.StringsMessage(1 << 20), map[string]func([]byte) mem.BufferSlice{
 			"1":      whole,
-			"frames": frames,
+			"frames": grpcfasttest.Frames,
 		}},
 		// A repeated message field of 100,000 small elements.
-		{"messages100k", messagesMessage(100000), map[string]func([]byte) mem.BufferSlice{
+		{"messages100k", grpcfasttest.MessagesMessage(100000), map[string]func([]byte) mem.BufferSlice{
 			"1":      whole,
-			"frames": frames,
+			"frames": grpcfasttest.Frames,
 		}},
-		{"1mib", &kinds.Rich{Data: pattern(1 << 20)}, map[string]func([]byte) mem.BufferSlice{
+		{"1mib", &kinds.Rich{Data: grpcfasttest.Pattern(1 << 20)}, map[string]func([]byte) mem.BufferSlice{
 			"1":      whole,
-			"frames": frames,
+			"frames": grpcfasttest.Frames,
 		}},
 	}
 	// Message by message, every codec in turn: a codec's sub-benchmarks
@@ -199,7 +190,7 @@ func BenchmarkThreshold(b *testing.B) {
 		{"pooled", grpcfast.NewCodec(grpcfast.WithPoolingThreshold(0))},
 	}
 	for _, size := range []int{16, 32, 64, 128, 256, 384, 512, 768, 1024, 2048, 4096} {
-		m := richOfSize(b, size)
+		m := grpcfasttest.RichOfSize(b, size)
 		for _, par := range []bool{false, true} {
 			for _, mode := range modes {
 				name := fmt.Sprintf("size=%d/parallel=%v/mode=%s", size, par, mode.name)
@@ -244,7 +235,7 @@ func BenchmarkUTF8(b *testing.B) {
 	for _, msg := range []struct {
 		name string
 		m    *kinds.Rich
-	}{{"small", smallMessage()}, {"wordy", wordyMessage()}, {"chunk16k", &kinds.Rich{Data: pattern(16384)}}} {
+	}{{"small", grpcfasttest.SmallMessage()}, {"wordy", grpcfasttest.WordyMessage()}, {"chunk16k", &kinds.Rich{Data: grpcfasttest.Pattern(16384)}}} {
 		wire, err := proto.Marshal(msg.m)
 		if err != nil {
 			b.Fatal(err)
@@ -268,7 +259,7 @@ func BenchmarkUTF8(b *testing.B) {
 			b.Run(fmt.Sprintf("msg=%s/op=unmarshal/utf8=%s", msg.name, cc.name), func(b *testing.B) {
 				b.SetBytes(int64(len(wire)))
 				b.ReportAllocs()
-				data := sliceAt(wire)
+				data := grpcfasttest.SliceAt(wire)
 				into := &kinds.Rich{}
 				for range b.N {
 					if err := c.Unmarshal(data, into); err != nil {
@@ -299,12 +290,12 @@ func BenchmarkForcedCodec(b *testing.B) {
 				if forced && side == "client" {
 					dopts = append(dopts, grpcfast.DialOption())
 				}
-				e := startEnv(b, &kindsServer{}, sopts, dopts)
-				in := genRich(1)
+				e := grpcfasttest.StartEnv(b, &grpcfasttest.KindsServer{}, sopts, dopts)
+				in := grpcfasttest.GenRich(1)
 				ctx := context.Background()
 				b.ReportAllocs()
 				for range b.N {
-					if _, err := e.client.Unary(ctx, in); err != nil {
+					if _, err := e.Client.Unary(ctx, in); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/grpcfastimpl"
+	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
 	"github.com/grpcfast/grpcfast/internal/own"
 	"github.com/grpcfast/grpcfast/internal/reuse"
 	"github.com/grpcfast/grpcfast/internal/stdcodec"
@@ -32,7 +33,7 @@ import (
 // sizes and 4 MiB.
 func testSizes() []int {
 	sizes := []int{0, 2, 3, 4, 5, 10, 100, 127, 128, 129}
-	for _, s := range []int{grpcfast.DefaultPoolingThreshold, 1024} {
+	for _, s := range []int{grpcfasttest.DefaultPoolingThreshold, 1024} {
 		sizes = append(sizes, s-1, s, s+1)
 	}
 	// Class edges: 256 · (8+k)/8 · 2^e.
@@ -57,7 +58,7 @@ func decodeAll(t *testing.T, c *grpcfast.Codec, b []byte, want proto.Message, r 
 	fresh := func() proto.Message { return want.ProtoReflect().New().Interface() }
 	dirty := fresh()
 	if rich, ok := dirty.(*kinds.Rich); ok {
-		proto.Merge(rich, fullRich(5000))
+		proto.Merge(rich, grpcfasttest.FullRich(5000))
 	}
 	check := func(what string, data mem.BufferSlice) {
 		t.Helper()
@@ -71,7 +72,7 @@ func decodeAll(t *testing.T, c *grpcfast.Codec, b []byte, want proto.Message, r 
 		}
 	}
 	check("whole", mem.BufferSlice{mem.SliceBuffer(b)})
-	check("no buffers or empty ones", sliceAt(b, 0, 0, len(b), len(b)))
+	check("no buffers or empty ones", grpcfasttest.SliceAt(b, 0, 0, len(b), len(b)))
 	n := len(b)
 	switch {
 	case n <= 2100:
@@ -79,13 +80,13 @@ func decodeAll(t *testing.T, c *grpcfast.Codec, b []byte, want proto.Message, r 
 		// in small messages), a sample of the others.
 		for i := 0; i <= n; i++ {
 			if n <= 300 || i <= 40 || i >= n-40 || i%61 == 0 {
-				check(fmt.Sprintf("split at %d", i), sliceAt(b, i))
+				check(fmt.Sprintf("split at %d", i), grpcfasttest.SliceAt(b, i))
 			}
 		}
 		if n <= 64 {
 			for i := 0; i <= n; i++ {
 				for j := i; j <= n; j++ {
-					check(fmt.Sprintf("split at %d, %d", i, j), sliceAt(b, i, j))
+					check(fmt.Sprintf("split at %d, %d", i, j), grpcfasttest.SliceAt(b, i, j))
 				}
 			}
 		}
@@ -95,8 +96,8 @@ func decodeAll(t *testing.T, c *grpcfast.Codec, b []byte, want proto.Message, r 
 			tries = 3 // the race detector makes large copies slow
 		}
 		for range tries {
-			cuts := randomCuts(r, n, 1+r.IntN(6))
-			check(fmt.Sprintf("split at %v", cuts), sliceAt(b, cuts...))
+			cuts := grpcfasttest.RandomCuts(r, n, 1+r.IntN(6))
+			check(fmt.Sprintf("split at %v", cuts), grpcfasttest.SliceAt(b, cuts...))
 		}
 		// As the transport delivers it: 16 KiB frames, the first shortened by
 		// gRPC's 5-byte message header.
@@ -104,14 +105,14 @@ func decodeAll(t *testing.T, c *grpcfast.Codec, b []byte, want proto.Message, r 
 		for c := 16384 - 5; c < n; c += 16384 {
 			cuts = append(cuts, c)
 		}
-		check("16 KiB frames", sliceAt(b, cuts...))
+		check("16 KiB frames", grpcfasttest.SliceAt(b, cuts...))
 	}
 }
 
 func TestRoundTripSizes(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	pool := newCountingPool(grpcfast.NewBufferPool())
-	poisoned := newPoisonPool()
+	pool := grpcfasttest.NewCountingPool(grpcfast.NewBufferPool())
+	poisoned := grpcfasttest.NewPoisonPool()
 	codecs := map[string]*grpcfast.Codec{
 		"default":       grpcfast.NewCodec(grpcfast.WithBufferPool(pool)),
 		"pool-all":      grpcfast.NewCodec(grpcfast.WithBufferPool(poisoned), grpcfast.WithPoolingThreshold(0)),
@@ -124,12 +125,12 @@ func TestRoundTripSizes(t *testing.T) {
 		if size == 1 {
 			continue
 		}
-		msgs = append(msgs, richOfSize(t, size))
+		msgs = append(msgs, grpcfasttest.RichOfSize(t, size))
 	}
 	for _, n := range []int{0, 1, 2, 1000, 16376, 16384} { // Data lengths
-		msgs = append(msgs, &kinds.Rich{Data: pattern(n)})
+		msgs = append(msgs, &kinds.Rich{Data: grpcfasttest.Pattern(n)})
 	}
-	msgs = append(msgs, fullRich(0), fullRich(20000))
+	msgs = append(msgs, grpcfasttest.FullRich(0), grpcfasttest.FullRich(20000))
 	for i, m := range msgs {
 		size := m.SizeVT()
 		want, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
@@ -164,8 +165,8 @@ func TestRoundTripSizes(t *testing.T) {
 			decodeAll(t, codecs["pool-all"], want, m, r)
 		}
 	}
-	pool.check(t, "counting pool")
-	poisoned.check(t, "poisoned pool")
+	pool.Check(t, "counting pool")
+	poisoned.Check(t, "poisoned pool")
 }
 
 // TestReuse decodes many different messages into one reused message and
@@ -173,12 +174,12 @@ func TestRoundTripSizes(t *testing.T) {
 // message may be left over.
 func TestReuse(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	pool := newCountingPool(grpcfast.NewBufferPool())
+	pool := grpcfasttest.NewCountingPool(grpcfast.NewBufferPool())
 	c := grpcfast.NewCodec(grpcfast.WithBufferPool(pool))
 	reused := &kinds.Rich{}
 	reusedSplit := &kinds.Rich{}
 	for i := range 2000 {
-		m := randomRich(r)
+		m := grpcfasttest.RandomRich(r)
 		b, err := proto.Marshal(m)
 		if err != nil {
 			t.Fatal(err)
@@ -193,15 +194,15 @@ func TestReuse(t *testing.T) {
 		if !proto.Equal(reused, fresh) {
 			t.Fatalf("message %d: reused message differs from a fresh decode:\n got %v\nwant %v", i, reused, fresh)
 		}
-		cuts := randomCuts(r, len(b), 1+r.IntN(4))
-		if err := c.Unmarshal(sliceAt(b, cuts...), reusedSplit); err != nil {
+		cuts := grpcfasttest.RandomCuts(r, len(b), 1+r.IntN(4))
+		if err := c.Unmarshal(grpcfasttest.SliceAt(b, cuts...), reusedSplit); err != nil {
 			t.Fatalf("message %d split at %v: %v", i, cuts, err)
 		}
 		if !proto.Equal(reusedSplit, fresh) {
 			t.Fatalf("message %d split at %v: reused message differs from a fresh decode:\n got %v\nwant %v", i, cuts, reusedSplit, fresh)
 		}
 	}
-	pool.check(t, "counting pool")
+	pool.Check(t, "counting pool")
 }
 
 // Wrappers that expose only some of the reset methods, to check that the
@@ -229,7 +230,7 @@ func TestResetChoices(t *testing.T) {
 	pooled := onlyResetVT{&kinds.Pooled{}}
 	rich := onlyReset{&kinds.Rich{}}
 	for i := range 300 {
-		rm := randomRich(r)
+		rm := grpcfasttest.RandomRich(r)
 		pm := &kinds.Pooled{Data: rm.Data, Numbers: rm.Numbers, Inners: rm.Inners, Name: rm.Name}
 		for _, tc := range []struct {
 			target any
@@ -243,8 +244,8 @@ func TestResetChoices(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cuts := randomCuts(r, len(b), r.IntN(3))
-			if err := c.Unmarshal(sliceAt(b, cuts...), tc.target); err != nil {
+			cuts := grpcfasttest.RandomCuts(r, len(b), r.IntN(3))
+			if err := c.Unmarshal(grpcfasttest.SliceAt(b, cuts...), tc.target); err != nil {
 				t.Fatalf("%d: %T: %v", i, tc.target, err)
 			}
 			if !proto.Equal(tc.got, tc.want) {
@@ -263,15 +264,15 @@ func TestCapacityKept(t *testing.T) {
 		t.Run(fmt.Sprint("split=", split), func(t *testing.T) {
 			var rich, pooled []proto.Message
 			for i, n := range sizes {
-				data := pattern(n)
+				data := grpcfasttest.Pattern(n)
 				data[0] = byte(i)
 				rich = append(rich, &kinds.Rich{Data: data, Words: []string{"a"}})
 				pooled = append(pooled, &kinds.Pooled{Data: data, Numbers: []int64{int64(i)}})
 			}
-			rs := listStream[kinds.Rich](t, rich...)
-			ps := listStream[kinds.Pooled](t, pooled...)
+			rs := grpcfasttest.ListStream[kinds.Rich](t, rich...)
+			ps := grpcfasttest.ListStream[kinds.Pooled](t, pooled...)
 			if split {
-				rs.split, ps.split = true, true // the data field straddles
+				rs.Split, ps.Split = true, true // the data field straddles
 			}
 			rr, pr := grpcfast.NewReceiver[kinds.Rich](rs), grpcfast.NewReceiver[kinds.Pooled](ps)
 			var richData, pooledData []*byte
@@ -293,7 +294,7 @@ func TestCapacityKept(t *testing.T) {
 					// Whole in one buffer: a large Data is a view of it
 					// (views_test.go); a small one is copied into memory
 					// of the message's own, new after a view.
-					for name, v := range map[string]bool{"Rich": rs.isView(r.Data), "Pooled": ps.isView(p.Data)} {
+					for name, v := range map[string]bool{"Rich": rs.IsView(r.Data), "Pooled": ps.IsView(p.Data)} {
 						if (sizes[i] >= reuse.MinView) != v {
 							t.Errorf("message %d: %s.Data of %d bytes: view %v, want %v", i, name, sizes[i], v, sizes[i] >= reuse.MinView)
 						}
@@ -313,19 +314,19 @@ func TestCapacityKept(t *testing.T) {
 // they are freed: the decoded message must not refer to them.
 func TestNoReadAfterFree(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
-	pool := newPoisonPool()
+	pool := grpcfasttest.NewPoisonPool()
 	c := grpcfast.NewCodec(grpcfast.WithBufferPool(pool))
-	msgs := []*kinds.Rich{fullRich(0), fullRich(3000), fullRich(40000), {Data: pattern(16384)}}
+	msgs := []*kinds.Rich{grpcfasttest.FullRich(0), grpcfasttest.FullRich(3000), grpcfasttest.FullRich(40000), {Data: grpcfasttest.Pattern(16384)}}
 	for range 300 {
-		msgs = append(msgs, randomRich(r))
+		msgs = append(msgs, grpcfasttest.RandomRich(r))
 	}
-	transport := newPoisonPool() // gRPC's receive buffers, poisoned when freed
+	transport := grpcfasttest.NewPoisonPool() // gRPC's receive buffers, poisoned when freed
 	for i, m := range msgs {
 		b, err := proto.Marshal(m)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, cuts := range [][]int{nil, {len(b) / 2}, randomCuts(r, len(b), 1+r.IntN(5))} {
+		for _, cuts := range [][]int{nil, {len(b) / 2}, grpcfasttest.RandomCuts(r, len(b), 1+r.IntN(5))} {
 			var data mem.BufferSlice
 			prev := 0
 			for _, cut := range append(cuts, len(b)) {
@@ -344,43 +345,15 @@ func TestNoReadAfterFree(t *testing.T) {
 			}
 		}
 	}
-	pool.check(t, "scratch buffers")
-}
-
-// malformed returns encodings that must not decode into a Rich. (A known
-// field with another wire type is not one: protobuf-go keeps it as an
-// unknown field; TestLaxInputAccepted has those.)
-func malformed() map[string][]byte {
-	valid, _ := proto.Marshal(fullRich(100))
-	cases := map[string][]byte{
-		"varint too long":        append([]byte{0x08}, bytes.Repeat([]byte{0xff}, 11)...),
-		"tag too long":           bytes.Repeat([]byte{0x80}, 11),
-		"field number 0":         {0x00, 0x01},
-		"wire type 6":            {0x0e, 0x01},
-		"wire type 7":            {0x0f, 0x01},
-		"end group at top level": {0x0c},
-		"group without end":      {0x0b, 0x08, 0x01},
-		"group with wrong end":   {0x5b, 0x08, 0x01, 0x64},
-		"length past end":        {0x1a, 0x05, 1, 2, 3},
-		"negative length":        append([]byte{0x1a}, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01),
-		"huge length":            append([]byte{0x1a}, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f),
-		"truncated tag":          {0x80},
-		"truncated fixed64":      {0x81, 0x01, 1, 2, 3},
-		"truncated fixed32":      {0x8d, 0x01, 1, 2, 3},
-		"bad nested message":     {0x42, 0x02, 0x0a, 0x05},
-		"after valid fields":     append(append([]byte{}, valid...), 0x1a, 0x05, 1),
-		"truncated in data":      valid[:60],
-		"long data truncated":    append([]byte{0x1a, 0x80, 0x80, 0x01}, make([]byte, 16000)...),
-	}
-	return cases
+	pool.Check(t, "scratch buffers")
 }
 
 // TestMalformed checks that malformed input fails, whole and in pieces, with
 // the same error, and that every scratch buffer goes back to the pool.
 func TestMalformed(t *testing.T) {
-	pool := newCountingPool(grpcfast.NewBufferPool())
+	pool := grpcfasttest.NewCountingPool(grpcfast.NewBufferPool())
 	c := grpcfast.NewCodec(grpcfast.WithBufferPool(pool))
-	for name, b := range malformed() {
+	for name, b := range grpcfasttest.Malformed() {
 		whole := c.Unmarshal(mem.BufferSlice{mem.SliceBuffer(b)}, &kinds.Rich{})
 		if whole == nil {
 			t.Errorf("%s: no error", name)
@@ -391,7 +364,7 @@ func TestMalformed(t *testing.T) {
 			step = 97
 		}
 		for i := 0; i <= len(b); i += step {
-			for _, data := range []mem.BufferSlice{sliceAt(b, i), sliceAt(b, i/2, i)} {
+			for _, data := range []mem.BufferSlice{grpcfasttest.SliceAt(b, i), grpcfasttest.SliceAt(b, i/2, i)} {
 				err := c.Unmarshal(data, &kinds.Rich{})
 				if err == nil || err.Error() != whole.Error() {
 					t.Errorf("%s, split at %d: error %v, whole: %v", name, i, err, whole)
@@ -399,7 +372,7 @@ func TestMalformed(t *testing.T) {
 			}
 		}
 	}
-	pool.check(t, "counting pool")
+	pool.Check(t, "counting pool")
 }
 
 // TestTruncated checks that a message cut short at any point, whole or in
@@ -407,7 +380,7 @@ func TestMalformed(t *testing.T) {
 // inside a large field is reported as io.ErrUnexpectedEOF.
 func TestTruncated(t *testing.T) {
 	c := grpcfast.NewCodec()
-	m := fullRich(300)
+	m := grpcfasttest.FullRich(300)
 	b, _ := proto.Marshal(m)
 	boundaries := map[int]bool{}
 	for off := 0; off < len(b); {
@@ -425,14 +398,14 @@ func TestTruncated(t *testing.T) {
 			t.Fatalf("cut at %d: error %v, field boundary %v", end, whole, boundaries[end])
 		}
 		for i := 0; i <= end; i += 7 {
-			err := c.Unmarshal(sliceAt(p, i), &kinds.Rich{})
+			err := c.Unmarshal(grpcfasttest.SliceAt(p, i), &kinds.Rich{})
 			if (err == nil) != (whole == nil) || (err != nil && err.Error() != whole.Error()) {
 				t.Fatalf("cut at %d, split at %d: error %v, whole: %v", end, i, err, whole)
 			}
 		}
 	}
-	big, _ := proto.Marshal(&kinds.Rich{Data: pattern(40000)})
-	for _, data := range []mem.BufferSlice{sliceAt(big[:30000]), sliceAt(big[:30000], 16379)} {
+	big, _ := proto.Marshal(&kinds.Rich{Data: grpcfasttest.Pattern(40000)})
+	for _, data := range []mem.BufferSlice{grpcfasttest.SliceAt(big[:30000]), grpcfasttest.SliceAt(big[:30000], 16379)} {
 		if err := c.Unmarshal(data, &kinds.Rich{}); !errors.Is(err, io.ErrUnexpectedEOF) {
 			t.Errorf("truncated 16 KiB chunk in %d buffers: error %v, want io.ErrUnexpectedEOF", len(data), err)
 		}
@@ -443,17 +416,17 @@ func TestTruncated(t *testing.T) {
 // with groups (proto2, which vtprotobuf v0.6 cannot decode) and values that
 // are not messages: the codec must behave as gRPC's standard codec.
 func TestFallback(t *testing.T) {
-	pool := newCountingPool(grpcfast.NewBufferPool())
+	pool := grpcfasttest.NewCountingPool(grpcfast.NewBufferPool())
 	c := grpcfast.NewCodec(grpcfast.WithBufferPool(pool))
 	std := stdcodec.Codec()
 	msgs := []proto.Message{
 		&editions.Note{},
-		&editions.Note{Text: proto.String("hello"), Body: pattern(10), Rank: 3},
-		&editions.Note{Text: proto.String("x"), Body: pattern(50000)},
+		&editions.Note{Text: proto.String("hello"), Body: grpcfasttest.Pattern(10), Rank: 3},
+		&editions.Note{Text: proto.String("x"), Body: grpcfasttest.Pattern(50000)},
 		&proto2.Item{Id: proto.Int32(0)},
-		&proto2.Item{Id: proto.Int32(7), Data: pattern(3000), Tags: []int32{1, 2, 3}},
-		&proto2.Item{Id: proto.Int32(7), Data: pattern(30), Extra: &proto2.Item_Extra{Note: proto.String("group")}},
-		&proto2.Item{Id: proto.Int32(7), Data: pattern(20000), Extra: &proto2.Item_Extra{}},
+		&proto2.Item{Id: proto.Int32(7), Data: grpcfasttest.Pattern(3000), Tags: []int32{1, 2, 3}},
+		&proto2.Item{Id: proto.Int32(7), Data: grpcfasttest.Pattern(30), Extra: &proto2.Item_Extra{Note: proto.String("group")}},
+		&proto2.Item{Id: proto.Int32(7), Data: grpcfasttest.Pattern(20000), Extra: &proto2.Item_Extra{}},
 	}
 	r := rand.New(rand.NewPCG(9, 10))
 	for i, m := range msgs {
@@ -474,8 +447,8 @@ func TestFallback(t *testing.T) {
 		decodeAll(t, c, b, m, r)
 	}
 	// A message missing a required field fails, whole and in pieces.
-	b, _ := proto.MarshalOptions{AllowPartial: true}.Marshal(&proto2.Item{Data: pattern(100)})
-	for _, data := range []mem.BufferSlice{sliceAt(b), sliceAt(b, 50)} {
+	b, _ := proto.MarshalOptions{AllowPartial: true}.Marshal(&proto2.Item{Data: grpcfasttest.Pattern(100)})
+	for _, data := range []mem.BufferSlice{grpcfasttest.SliceAt(b), grpcfasttest.SliceAt(b, 50)} {
 		if err := c.Unmarshal(data, &proto2.Item{}); err == nil {
 			t.Errorf("missing required field in %d buffers: no error", len(data))
 		}
@@ -493,7 +466,7 @@ func TestFallback(t *testing.T) {
 			t.Errorf("Unmarshal(%T): error %v, standard codec: %v", v, err, stdErr)
 		}
 	}
-	pool.check(t, "counting pool")
+	pool.Check(t, "counting pool")
 }
 
 // legacyMessage is an APIv1 message (protoadapt.MessageV1) with no
@@ -523,7 +496,7 @@ func TestMessageV1(t *testing.T) {
 		t.Fatal("Marshal differs from the standard codec")
 	}
 	out := &legacyMessage{Num: 5}
-	if err := c.Unmarshal(sliceAt(b, 3), out); err != nil {
+	if err := c.Unmarshal(grpcfasttest.SliceAt(b, 3), out); err != nil {
 		t.Fatal(err)
 	}
 	if *out != *in {
@@ -559,7 +532,7 @@ func TestPoolClasses(t *testing.T) {
 			break
 		}
 	}
-	if !reused && !raceEnabled {
+	if !reused && !grpcfasttest.Race {
 		t.Error("a buffer put back was never reused")
 	}
 	// Foreign capacities go to the largest class not above them: a buffer
@@ -578,7 +551,7 @@ func TestPoolClasses(t *testing.T) {
 			break
 		}
 	}
-	if !foreign && !raceEnabled {
+	if !foreign && !grpcfasttest.Race {
 		t.Error("a buffer of foreign capacity was never reused for its class")
 	}
 	b := make([]byte, 10, 20000)
@@ -637,10 +610,10 @@ func TestRegister(t *testing.T) {
 	// on a server and a connection whatever is registered: checked with the
 	// standard codec registered, through a codec that counts its calls.
 	encoding.RegisterCodecV2(stdcodec.Codec())
-	sp := newBalancePool("server", grpcfast.NewBufferPool())
+	sp := grpcfasttest.NewBalancePool("server", grpcfast.NewBufferPool())
 	checkForcedCodec(t, "ServerOption", sp,
 		[]grpc.ServerOption{grpcfast.ServerOption(grpcfast.WithBufferPool(sp), grpcfast.WithPoolingThreshold(0))}, nil)
-	cp := newBalancePool("client", grpcfast.NewBufferPool())
+	cp := grpcfasttest.NewBalancePool("client", grpcfast.NewBufferPool())
 	checkForcedCodec(t, "DialOption", cp,
 		nil, []grpc.DialOption{grpcfast.DialOption(grpcfast.WithBufferPool(cp), grpcfast.WithPoolingThreshold(0))})
 }
@@ -648,18 +621,18 @@ func TestRegister(t *testing.T) {
 // checkForcedCodec makes a unary call on a server and
 // connection made with sopts and dopts, and checks that the codec forced by
 // them marshalled through pool: the only way a buffer can come from it.
-func checkForcedCodec(t *testing.T, what string, pool *testPool, sopts []grpc.ServerOption, dopts []grpc.DialOption) {
+func checkForcedCodec(t *testing.T, what string, pool *grpcfasttest.Pool, sopts []grpc.ServerOption, dopts []grpc.DialOption) {
 	t.Helper()
-	e := startEnv(t, &kindsServer{}, sopts, dopts)
-	in := genRich(3)
-	out, err := e.client.Unary(context.Background(), in)
+	e := grpcfasttest.StartEnv(t, &grpcfasttest.KindsServer{}, sopts, dopts)
+	in := grpcfasttest.GenRich(3)
+	out, err := e.Client.Unary(context.Background(), in)
 	if err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
 	if !proto.Equal(in, out) {
 		t.Fatalf("%s: the echoed message differs", what)
 	}
-	if pool.largeGets.Load() == 0 {
+	if pool.LargeGets.Load() == 0 {
 		t.Errorf("%s: the forced codec was not used (its pool gave out no buffer)", what)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
 	"github.com/grpcfast/grpcfast/internal/pooled"
 	"github.com/grpcfast/grpcfast/internal/testprotos/hostile"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
@@ -25,35 +26,35 @@ import (
 func TestCopyParity(t *testing.T) {
 	c := grpcfast.NewCodec()
 	inputs := map[string][]byte{}
-	for name, b := range malformed() {
+	for name, b := range grpcfasttest.Malformed() {
 		inputs["malformed "+name] = b
 	}
-	for name, m := range utf8Cases() {
-		if b := vtMarshal(t, m); b != nil {
+	for name, m := range grpcfasttest.UTF8Cases() {
+		if b := grpcfasttest.VTMarshal(t, m); b != nil {
 			inputs["utf8 "+name] = b
 		}
 	}
-	full, _ := proto.Marshal(fullRich(3000))
+	full, _ := proto.Marshal(grpcfasttest.FullRich(3000))
 	inputs["full"] = full
 	inputs["empty"] = nil
-	inputs["10,001 levels"] = nested(repeatTags(10001, tag(1, 2)), nil)
+	inputs["10,001 levels"] = grpcfasttest.Nested(grpcfasttest.RepeatTags(10001, grpcfasttest.Tag(1, 2)), nil)
 	inputs["wire type mismatch"] = []byte{0x10, 0x01}
 	for name, b := range inputs {
 		for _, tc := range []struct {
 			newMsg   func() proto.Message
 			copyInto func(*grpcfast.Codec, mem.BufferSlice) (proto.Message, error)
 		}{
-			{func() proto.Message { return &kinds.Rich{} }, copyInto[kinds.Rich]()},
-			{func() proto.Message { return &kinds.Pooled{} }, copyInto[kinds.Pooled]()},
-			{func() proto.Message { return &hostile.Node{} }, copyInto[hostile.Node]()},
+			{func() proto.Message { return &kinds.Rich{} }, grpcfasttest.CopyInto[kinds.Rich]()},
+			{func() proto.Message { return &kinds.Pooled{} }, grpcfasttest.CopyInto[kinds.Pooled]()},
+			{func() proto.Message { return &hostile.Node{} }, grpcfasttest.CopyInto[hostile.Node]()},
 		} {
 			for _, cuts := range [][]int{nil, {len(b) / 2}, {1, len(b) / 3, len(b) - 1}} {
 				if len(cuts) > 0 && len(b) < 3*len(cuts) {
 					continue
 				}
 				plain := tc.newMsg()
-				errPlain := c.Unmarshal(sliceAt(b, cuts...), plain)
-				viewed, errViewed := tc.copyInto(c, sliceAt(b, cuts...))
+				errPlain := c.Unmarshal(grpcfasttest.SliceAt(b, cuts...), plain)
+				viewed, errViewed := tc.copyInto(c, grpcfasttest.SliceAt(b, cuts...))
 				if (errPlain == nil) != (errViewed == nil) || (errPlain != nil && errPlain.Error() != errViewed.Error()) {
 					t.Errorf("%s into %T, cut at %v: without the copy: %v; with: %v", name, plain, cuts, errPlain, errViewed)
 					continue
@@ -72,10 +73,10 @@ func TestCopyParity(t *testing.T) {
 // marked as copied.
 func TestCopyViews(t *testing.T) {
 	c := grpcfast.NewCodec()
-	want := &kinds.Rich{Name: "a name", Data: pattern(100), Words: []string{"one", "two"}}
+	want := &kinds.Rich{Name: "a name", Data: grpcfasttest.Pattern(100), Words: []string{"one", "two"}}
 	b, _ := proto.Marshal(want)
 	in := append([]byte(nil), b...)
-	m, copied, err := grpcfast.UnmarshalCopy[kinds.Rich](c, mem.BufferSlice{mem.SliceBuffer(in)})
+	m, copied, err := grpcfasttest.UnmarshalCopy[kinds.Rich](c, mem.BufferSlice{mem.SliceBuffer(in)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,12 +125,12 @@ func TestCopyKeptThroughRecycling(t *testing.T) {
 	}, pooled.Config{Copy: true})
 	var sent []*kinds.Rich
 	for n = range 200 {
-		m := fullRich(6000 + n%7*1000) // size classes of 8 and 16 KiB
+		m := grpcfasttest.FullRich(6000 + n%7*1000) // size classes of 8 and 16 KiB
 		m.Name = fmt.Sprintf("request %d", n)
 		m.Data[0] = byte(n)
 		sent = append(sent, m)
 		b, _ := proto.Marshal(m)
-		if _, err := h.Handle(nil, context.Background(), func(v any) error { return c.Unmarshal(sliceAt(b, len(b)/2), v) }, nil); err != nil {
+		if _, err := h.Handle(nil, context.Background(), func(v any) error { return c.Unmarshal(grpcfasttest.SliceAt(b, len(b)/2), v) }, nil); err != nil {
 			t.Fatal(err)
 		}
 		if n%4 == 0 {

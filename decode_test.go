@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
 	"github.com/grpcfast/grpcfast/internal/own"
 	"github.com/grpcfast/grpcfast/internal/testprotos/hostile"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
@@ -34,9 +35,9 @@ func marshalOK(t testing.TB, m proto.Message) []byte {
 func decodableInputs(t testing.TB) map[string][]byte {
 	in := map[string][]byte{"empty": nil}
 	for choice := range 10 {
-		in["full/choice="+string(rune('0'+choice))] = marshalOK(t, fullDecodable(4, 2, choice))
+		in["full/choice="+string(rune('0'+choice))] = marshalOK(t, grpcfasttest.FullDecodable(4, 2, choice))
 	}
-	in["large"] = marshalOK(t, fullDecodable(300, 3, 2))
+	in["large"] = marshalOK(t, grpcfasttest.FullDecodable(300, 3, 2))
 	tag := func(b []byte, num protowire.Number, typ protowire.Type) []byte {
 		return protowire.AppendTag(b, num, typ)
 	}
@@ -91,13 +92,13 @@ func decodableInputs(t testing.TB) map[string][]byte {
 func TestGeneratedDecode(t *testing.T) {
 	c := grpcfast.NewCodec()
 	in := decodableInputs(t)
-	s := grpcfast.NewCopySlot[kinds.Decodable]()
+	s := grpcfasttest.NewCopySlot[kinds.Decodable]()
 	for _, name := range []string{"large", "full/choice=2", "empty", "repeated fields", "large", "oneofs switching",
 		"packed and not", "full/choice=7", "unknown fields", "full/choice=0", "large", "full/choice=9"} {
 		b := in[name]
 		for round := range 2 {
-			generated, err := s.Decode(c, sliceAt(b, len(b)/2))
-			checkOracle(t, b, s.Msg(), err)
+			generated, err := s.Decode(c, grpcfasttest.SliceAt(b, len(b)/2))
+			grpcfasttest.CheckOracle(t, b, s.Msg(), err)
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
@@ -109,8 +110,8 @@ func TestGeneratedDecode(t *testing.T) {
 	}
 	for _, b := range in {
 		// Without a slot (no spares), vtprotobuf's unsafe decoder.
-		m, _, err := grpcfast.UnmarshalCopy[kinds.Decodable](c, sliceAt(b, len(b)/3))
-		checkOracle(t, b, m, err)
+		m, _, err := grpcfasttest.UnmarshalCopy[kinds.Decodable](c, grpcfasttest.SliceAt(b, len(b)/3))
+		grpcfasttest.CheckOracle(t, b, m, err)
 	}
 }
 
@@ -123,9 +124,9 @@ func TestGeneratedDecodeOwnership(t *testing.T) {
 		t.Skip("quarantine builds keep nothing")
 	}
 	c := grpcfast.NewCodec()
-	full := marshalOK(t, fullDecodable(5, 2, 0))
-	s := grpcfast.NewCopySlot[kinds.Decodable]()
-	if generated, err := s.Decode(c, sliceAt(full, 10)); err != nil || !generated {
+	full := marshalOK(t, grpcfasttest.FullDecodable(5, 2, 0))
+	s := grpcfasttest.NewCopySlot[kinds.Decodable]()
+	if generated, err := s.Decode(c, grpcfasttest.SliceAt(full, 10)); err != nil || !generated {
 		t.Fatalf("decode: generated %v, %v", generated, err)
 	}
 	m := s.Msg()
@@ -144,9 +145,9 @@ func TestGeneratedDecodeOwnership(t *testing.T) {
 	m.Children[1] = m.Children[0] // the same element twice
 	m.Riches = append(m.Riches[:0:0], m.Riches...)
 	s.Reset()
-	for _, b := range [][]byte{full, marshalOK(t, fullDecodable(7, 3, 0))} {
-		generated, err := s.Decode(c, sliceAt(b, len(b)/2))
-		checkOracle(t, b, s.Msg(), err)
+	for _, b := range [][]byte{full, marshalOK(t, grpcfasttest.FullDecodable(7, 3, 0))} {
+		generated, err := s.Decode(c, grpcfasttest.SliceAt(b, len(b)/2))
+		grpcfasttest.CheckOracle(t, b, s.Msg(), err)
 		if !generated {
 			t.Fatal("not decoded by the generated decoder")
 		}
@@ -180,8 +181,8 @@ func TestGeneratedDecodeOwnership(t *testing.T) {
 func TestGeneratedDecodeViews(t *testing.T) {
 	c := grpcfast.NewCodec()
 	b := marshalOK(t, &kinds.Decodable{Data: []byte("abc"), Name: "after", Blobs: [][]byte{[]byte("x")}})
-	s := grpcfast.NewCopySlot[kinds.Decodable]()
-	if generated, err := s.Decode(c, sliceAt(b, 3)); err != nil || !generated {
+	s := grpcfasttest.NewCopySlot[kinds.Decodable]()
+	if generated, err := s.Decode(c, grpcfasttest.SliceAt(b, 3)); err != nil || !generated {
 		t.Fatalf("decode: generated %v, %v", generated, err)
 	}
 	m := s.Msg()
@@ -209,12 +210,12 @@ func FuzzGeneratedDecode(f *testing.F) {
 			f.Add(b, uint16(len(b)/2))
 		}
 	}
-	for _, b := range malformed() {
+	for _, b := range grpcfasttest.Malformed() {
 		f.Add(b, uint16(1))
 	}
 	f.Add(marshalOK(f, &otlp.AnyValue{Value: &otlp.AnyValue_StringValue{StringValue: "s"}}), uint16(2))
 	// Maps, optional fields and proto2 (Rich, proto2.Entries).
-	f.Add(marshalOK(f, fullRich(30)), uint16(9))
+	f.Add(marshalOK(f, grpcfasttest.FullRich(30)), uint16(9))
 	for _, b := range mapEntryInputs(f) {
 		f.Add(b, uint16(len(b)/2))
 	}
@@ -223,42 +224,42 @@ func FuzzGeneratedDecode(f *testing.F) {
 
 var (
 	fuzzCodec = grpcfast.NewCodec()
-	fuzzFull  = marshalOK(nil, fullDecodable(3, 2, 2))
+	fuzzFull  = marshalOK(nil, grpcfasttest.FullDecodable(3, 2, 2))
 )
 
 func fuzzBody(t *testing.T, b []byte, cut uint16) {
 	c, full := fuzzCodec, fuzzFull
 	{
-		s := grpcfast.NewCopySlot[kinds.Decodable]()
+		s := grpcfasttest.NewCopySlot[kinds.Decodable]()
 		if generated, err := s.Decode(c, mem.BufferSlice{mem.SliceBuffer(full)}); err != nil || !generated {
 			t.Fatalf("decoding a full message: generated %v, %v", generated, err)
 		}
 		for range 2 {
 			s.Reset()
-			_, err := s.Decode(c, sliceAt(b, int(cut)%(len(b)+1)))
-			checkOracle(t, b, s.Msg(), err)
+			_, err := s.Decode(c, grpcfasttest.SliceAt(b, int(cut)%(len(b)+1)))
+			grpcfasttest.CheckOracle(t, b, s.Msg(), err)
 		}
 		// The same through OTLP's types, whose oneof is AnyValue's.
-		o := grpcfast.NewCopySlot[otlp.KeyValue]()
+		o := grpcfasttest.NewCopySlot[otlp.KeyValue]()
 		for range 2 {
 			_, err := o.Decode(c, mem.BufferSlice{mem.SliceBuffer(b)})
-			checkOracle(t, b, o.Msg(), err)
+			grpcfasttest.CheckOracle(t, b, o.Msg(), err)
 			o.Reset()
 		}
 		// Maps, optional fields, proto2 and required fields, into reused
 		// slots and into new messages.
-		r := grpcfast.NewCopySlot[kinds.Rich]()
-		e := grpcfast.NewCopySlot[proto2.Entries]()
+		r := grpcfasttest.NewCopySlot[kinds.Rich]()
+		e := grpcfasttest.NewCopySlot[proto2.Entries]()
 		for range 2 {
-			_, err := r.Decode(c, sliceAt(b, int(cut)%(len(b)+1)))
-			checkOracle(t, b, r.Msg(), err)
+			_, err := r.Decode(c, grpcfasttest.SliceAt(b, int(cut)%(len(b)+1)))
+			grpcfasttest.CheckOracle(t, b, r.Msg(), err)
 			r.Reset()
 			_, err = e.Decode(c, mem.BufferSlice{mem.SliceBuffer(b)})
-			checkOracle(t, b, e.Msg(), err)
+			grpcfasttest.CheckOracle(t, b, e.Msg(), err)
 			e.Reset()
 		}
 		for _, m := range []proto.Message{&kinds.Rich{}, &proto2.Entries{}, &hostile.Node{}} {
-			checkOracle(t, b, m, c.Unmarshal(sliceAt(b, int(cut)%(len(b)+1)), m))
+			grpcfasttest.CheckOracle(t, b, m, c.Unmarshal(grpcfasttest.SliceAt(b, int(cut)%(len(b)+1)), m))
 		}
 	}
 }
@@ -289,8 +290,8 @@ func TestCopyBytesCannotGrow(t *testing.T) {
 		}
 	}
 	b := marshalOK(t, rich)
-	s := grpcfast.NewCopySlot[kinds.Rich]()
-	if _, err := s.Decode(c, sliceAt(b, 7)); err != nil {
+	s := grpcfasttest.NewCopySlot[kinds.Rich]()
+	if _, err := s.Decode(c, grpcfasttest.SliceAt(b, 7)); err != nil {
 		t.Fatal(err)
 	}
 	check("a Rich", s.Msg(), true)
@@ -320,8 +321,8 @@ func TestCopyBytesCannotGrow(t *testing.T) {
 	}
 
 	d := marshalOK(t, &kinds.Decodable{Rich: rich, Riches: []*kinds.Rich{rich}, Choice: &kinds.Decodable_Other{Other: rich}})
-	ds := grpcfast.NewCopySlot[kinds.Decodable]()
-	if generated, err := ds.Decode(c, sliceAt(d, 7)); err != nil || !generated {
+	ds := grpcfasttest.NewCopySlot[kinds.Decodable]()
+	if generated, err := ds.Decode(c, grpcfasttest.SliceAt(d, 7)); err != nil || !generated {
 		t.Fatalf("generated %v, %v", generated, err)
 	}
 	m := ds.Msg()
@@ -336,7 +337,7 @@ func TestCopyBytesCannotGrow(t *testing.T) {
 // constant shape (the owned copy): the elements that a shorter request left
 // unused wait among the slot's spares for the next longer one.
 func TestGeneratedDecodeVaryingCounts(t *testing.T) {
-	skipIfRace(t)
+	grpcfasttest.SkipIfRace(t)
 	if own.Quarantine {
 		t.Skip("quarantine builds never reuse")
 	}
@@ -349,7 +350,7 @@ func TestGeneratedDecodeVaryingCounts(t *testing.T) {
 		}
 		in = append(in, mem.BufferSlice{mem.SliceBuffer(marshalOK(t, m))})
 	}
-	s := grpcfast.NewCopySlot[kinds.Decodable]()
+	s := grpcfasttest.NewCopySlot[kinds.Decodable]()
 	i := 0
 	got := testing.AllocsPerRun(100, func() {
 		data := in[i%len(in)]
@@ -370,7 +371,7 @@ func TestGeneratedDecodeVaryingCounts(t *testing.T) {
 // what each held, grew to 40,201 messages after 200 requests.
 func TestSlotBounded(t *testing.T) {
 	c := grpcfast.NewCodec()
-	s := grpcfast.NewCopySlot[kinds.Decodable]()
+	s := grpcfasttest.NewCopySlot[kinds.Decodable]()
 	big := &kinds.Decodable{Children: make([]*kinds.Decodable, 200)}
 	for i := range big.Children {
 		big.Children[i] = &kinds.Decodable{}
@@ -415,7 +416,7 @@ func TestSlotBounded(t *testing.T) {
 // panic. Decodable nests through child (field 29), past protobuf-go's limit
 // of 10,000.
 func TestGeneratedDecodeHostile(t *testing.T) {
-	name := protowire.AppendString(tag(15, protowire.BytesType), "before")
+	name := protowire.AppendString(grpcfasttest.Tag(15, protowire.BytesType), "before")
 	after := func(b ...[]byte) []byte {
 		out := append([]byte{}, name...)
 		for _, p := range b {
@@ -428,21 +429,21 @@ func TestGeneratedDecodeHostile(t *testing.T) {
 		b    []byte
 		step int
 	}{
-		{"valid", after(protowire.AppendString(tag(27, protowire.BytesType), "w")), 1},
-		{"field 2^32+6", after(bigTag(pow2(32, 6), protowire.BytesType), []byte{1, 'x'}), 1},
-		{"field 2^29", after(bigTag(pow2(29, 0), protowire.VarintType), []byte{1}), 1},
-		{"varint too long", after(tag(2, protowire.VarintType), bytes.Repeat([]byte{0xff}, 11)), 1},
-		{"unclosed group", after(tag(40, protowire.StartGroupType)), 1},
-		{"string not UTF-8", after(protowire.AppendBytes(tag(33, protowire.BytesType), []byte{0xff})), 1},
-		{"nested 9,999", after(nested(repeatTags(9999, tag(29, protowire.BytesType)), nil)), 7919},
-		{"nested 10,001", after(nested(repeatTags(10001, tag(29, protowire.BytesType)), nil)), 7919},
+		{"valid", after(protowire.AppendString(grpcfasttest.Tag(27, protowire.BytesType), "w")), 1},
+		{"field 2^32+6", after(grpcfasttest.BigTag(grpcfasttest.Pow2(32, 6), protowire.BytesType), []byte{1, 'x'}), 1},
+		{"field 2^29", after(grpcfasttest.BigTag(grpcfasttest.Pow2(29, 0), protowire.VarintType), []byte{1}), 1},
+		{"varint too long", after(grpcfasttest.Tag(2, protowire.VarintType), bytes.Repeat([]byte{0xff}, 11)), 1},
+		{"unclosed group", after(grpcfasttest.Tag(40, protowire.StartGroupType)), 1},
+		{"string not UTF-8", after(protowire.AppendBytes(grpcfasttest.Tag(33, protowire.BytesType), []byte{0xff})), 1},
+		{"nested 9,999", after(grpcfasttest.Nested(grpcfasttest.RepeatTags(9999, grpcfasttest.Tag(29, protowire.BytesType)), nil)), 7919},
+		{"nested 10,001", after(grpcfasttest.Nested(grpcfasttest.RepeatTags(10001, grpcfasttest.Tag(29, protowire.BytesType)), nil)), 7919},
 	}
 	c := grpcfast.NewCodec()
-	full := marshalOK(t, fullDecodable(4, 3, 1))
+	full := marshalOK(t, grpcfasttest.FullDecodable(4, 3, 1))
 	for _, tc := range cases {
 		for cut := 0; cut < len(tc.b); cut += tc.step {
-			s := grpcfast.NewCopySlot[kinds.Decodable]()
-			if generated, err := s.Decode(c, sliceAt(full, len(full)/2)); err != nil || !generated {
+			s := grpcfasttest.NewCopySlot[kinds.Decodable]()
+			if generated, err := s.Decode(c, grpcfasttest.SliceAt(full, len(full)/2)); err != nil || !generated {
 				t.Fatalf("a full message: generated %v, %v", generated, err)
 			}
 			for round := range 2 {
@@ -451,8 +452,8 @@ func TestGeneratedDecodeHostile(t *testing.T) {
 				if cut > 0 {
 					cuts = []int{cut}
 				}
-				_, err := s.Decode(c, sliceAt(tc.b, cuts...))
-				checkOracle(t, tc.b, s.Msg(), err)
+				_, err := s.Decode(c, grpcfasttest.SliceAt(tc.b, cuts...))
+				grpcfasttest.CheckOracle(t, tc.b, s.Msg(), err)
 				if t.Failed() {
 					t.Fatalf("%s, split at %v, round %d", tc.name, cuts, round)
 				}
@@ -470,9 +471,9 @@ func TestOneofRecordOwnership(t *testing.T) {
 		t.Skip("quarantine builds keep nothing")
 	}
 	c := grpcfast.NewCodec()
-	full := marshalOK(t, fullDecodable(5, 2, 2)) // Choice: a Node; Second: an Inner
-	s := grpcfast.NewCopySlot[kinds.Decodable]()
-	if generated, err := s.Decode(c, sliceAt(full)); err != nil || !generated {
+	full := marshalOK(t, grpcfasttest.FullDecodable(5, 2, 2)) // Choice: a Node; Second: an Inner
+	s := grpcfasttest.NewCopySlot[kinds.Decodable]()
+	if generated, err := s.Decode(c, grpcfasttest.SliceAt(full)); err != nil || !generated {
 		t.Fatalf("decode: generated %v, %v", generated, err)
 	}
 	m := s.Msg()
@@ -486,9 +487,9 @@ func TestOneofRecordOwnership(t *testing.T) {
 	myWrapper := &kinds.Decodable_Inner{Inner: inner} // the handler's wrapper, the decoder's message
 	m.Second = myWrapper
 	s.Reset()
-	for _, b := range [][]byte{full, marshalOK(t, fullDecodable(3, 2, 2)), full} {
-		generated, err := s.Decode(c, sliceAt(b, len(b)/3))
-		checkOracle(t, b, s.Msg(), err)
+	for _, b := range [][]byte{full, marshalOK(t, grpcfasttest.FullDecodable(3, 2, 2)), full} {
+		generated, err := s.Decode(c, grpcfasttest.SliceAt(b, len(b)/3))
+		grpcfasttest.CheckOracle(t, b, s.Msg(), err)
 		if !generated {
 			t.Fatal("not decoded by the generated decoder")
 		}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/grpcfastimpl"
+	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 )
 
@@ -73,14 +74,14 @@ func TestGeneratedDecodedOnce(t *testing.T) {
 		for _, cuts := range [][]int{nil, {100}, {3, 5000, 9000}} {
 			n := 0
 			m := generatedRich{&kinds.Rich{}, &n}
-			err := c.Unmarshal(sliceAt(tc.b, cuts...), m)
+			err := c.Unmarshal(grpcfasttest.SliceAt(tc.b, cuts...), m)
 			if (err == nil) != tc.ok {
 				t.Errorf("%s, cut at %v: %v, want accepted: %v", tc.name, cuts, err, tc.ok)
 			}
 			if n != len(tc.b) {
 				t.Errorf("%s, cut at %v: the generated decoder was given %d bytes of %d, want all once", tc.name, cuts, n, len(tc.b))
 			}
-			checkOracle(t, tc.b, m.Rich, err)
+			grpcfasttest.CheckOracle(t, tc.b, m.Rich, err)
 		}
 	}
 }
@@ -95,14 +96,14 @@ func TestVTOnlyHandedOn(t *testing.T) {
 		for _, cuts := range [][]int{nil, {100}, {3, 5000, 9000}} {
 			n := 0
 			m := countingRich{Rich: &kinds.Rich{}, decoded: &n}
-			err := c.Unmarshal(sliceAt(tc.b, cuts...), m)
+			err := c.Unmarshal(grpcfasttest.SliceAt(tc.b, cuts...), m)
 			if (err == nil) != tc.ok {
 				t.Errorf("%s, cut at %v: %v, want accepted: %v", tc.name, cuts, err, tc.ok)
 			}
 			if n != 0 {
 				t.Errorf("%s, cut at %v: UnmarshalVT decoded %d bytes, want none (the standard codec decodes)", tc.name, cuts, n)
 			}
-			checkOracle(t, tc.b, m.Rich, err)
+			grpcfasttest.CheckOracle(t, tc.b, m.Rich, err)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
 	"github.com/grpcfast/grpcfast/internal/stdcodec"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 )
@@ -71,10 +72,10 @@ func TestDifferenceUnknownFieldsInWellKnownTypes(t *testing.T) {
 	b = protowire.AppendVarint(b, 1)
 
 	got, std := &kinds.WellKnown{}, &kinds.WellKnown{}
-	if err := grpcfast.NewCodec().Unmarshal(sliceAt(b), got); err != nil {
+	if err := grpcfast.NewCodec().Unmarshal(grpcfasttest.SliceAt(b), got); err != nil {
 		t.Fatal(err)
 	}
-	if err := stdcodec.Codec().Unmarshal(sliceAt(b), std); err != nil {
+	if err := stdcodec.Codec().Unmarshal(grpcfasttest.SliceAt(b), std); err != nil {
 		t.Fatal(err)
 	}
 	if !proto.Equal(got, std) || len(got.Time.ProtoReflect().GetUnknown()) == 0 {

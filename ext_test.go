@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
 	"github.com/grpcfast/grpcfast/internal/prototest"
 	"github.com/grpcfast/grpcfast/internal/stdcodec"
 )
@@ -102,7 +103,7 @@ func TestExtensionsParity(t *testing.T) {
 	note := dynamicpb.NewExtensionType(xd.(protoreflect.ExtensionDescriptor))
 	m := dynamicpb.NewMessage(md)
 	m.Set(md.Fields().ByName("id"), protoreflect.ValueOfInt32(7))
-	m.Set(md.Fields().ByName("data"), protoreflect.ValueOfBytes(pattern(100)))
+	m.Set(md.Fields().ByName("data"), protoreflect.ValueOfBytes(grpcfasttest.Pattern(100)))
 	m.Set(note.TypeDescriptor(), protoreflect.ValueOfString("an extension"))
 
 	c := grpcfast.NewCodec()
@@ -127,7 +128,7 @@ func TestExtensionsParity(t *testing.T) {
 		t.Errorf("Marshal sent %v, standard codec %v, want %v", g, w, m)
 	}
 	b := want.Materialize()
-	for _, data := range []mem.BufferSlice{sliceAt(b), sliceAt(b, 5), sliceAt(b, len(b)-3)} {
+	for _, data := range []mem.BufferSlice{grpcfasttest.SliceAt(b), grpcfasttest.SliceAt(b, 5), grpcfasttest.SliceAt(b, len(b)-3)} {
 		gotMsg := dynamicpb.NewMessage(md)
 		if err := c.Unmarshal(data, vtExtendable{gotMsg}); err != nil {
 			t.Fatal(err)
@@ -167,7 +168,7 @@ func TestGeneratedExtensions(t *testing.T) {
 	}
 	m := mt.New()
 	m.Set(mt.Descriptor().Fields().ByName("id"), protoreflect.ValueOfInt32(7))
-	m.Set(mt.Descriptor().Fields().ByName("data"), protoreflect.ValueOfBytes(pattern(100)))
+	m.Set(mt.Descriptor().Fields().ByName("data"), protoreflect.ValueOfBytes(grpcfasttest.Pattern(100)))
 	m.Set(xt.TypeDescriptor(), protoreflect.ValueOfString("an extension"))
 	c := grpcfast.NewCodec()
 	out, err := c.Marshal(m.Interface())
@@ -179,7 +180,7 @@ func TestGeneratedExtensions(t *testing.T) {
 	if err := proto.Unmarshal(b, sent); err != nil || !proto.Equal(sent, m.Interface()) {
 		t.Fatalf("sent %v (%v), want %v", sent, err, m.Interface())
 	}
-	for _, data := range []mem.BufferSlice{sliceAt(b), sliceAt(b, 5), sliceAt(b, len(b)-3)} {
+	for _, data := range []mem.BufferSlice{grpcfasttest.SliceAt(b), grpcfasttest.SliceAt(b, 5), grpcfasttest.SliceAt(b, len(b)-3)} {
 		got := mt.New().Interface()
 		if err := c.Unmarshal(data, got); err != nil {
 			t.Fatal(err)

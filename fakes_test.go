@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 )
 
@@ -67,16 +68,16 @@ func TestRequiredFields(t *testing.T) {
 	md := requiredDescriptor(t)
 	want := dynamicpb.NewMessage(md)
 	want.Set(md.Fields().ByName("id"), protoreflect.ValueOfInt32(5))
-	want.Set(md.Fields().ByName("data"), protoreflect.ValueOfBytes(pattern(20000)))
+	want.Set(md.Fields().ByName("data"), protoreflect.ValueOfBytes(grpcfasttest.Pattern(20000)))
 	b, err := proto.Marshal(want)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pool := newCountingPool(grpcfast.NewBufferPool())
+	pool := grpcfasttest.NewCountingPool(grpcfast.NewBufferPool())
 	c := grpcfast.NewCodec(grpcfast.WithBufferPool(pool))
 	for _, cut := range []int{0, 1, 2, 5, 100, 10000, len(b) - 1} {
 		got := requiredMsg{dynamicpb.NewMessage(md)}
-		if err := c.Unmarshal(sliceAt(b, cut), got); err != nil {
+		if err := c.Unmarshal(grpcfasttest.SliceAt(b, cut), got); err != nil {
 			t.Fatalf("split at %d: %v", cut, err)
 		}
 		if !proto.Equal(got.Message, want) {
@@ -84,13 +85,13 @@ func TestRequiredFields(t *testing.T) {
 		}
 	}
 	// Without the required field: an error, whole and in pieces.
-	partial, _ := proto.MarshalOptions{AllowPartial: true}.Marshal(&kinds.Rich{Data: pattern(100)}) // field 3: unknown here
-	for _, data := range []mem.BufferSlice{sliceAt(partial), sliceAt(partial, 50)} {
+	partial, _ := proto.MarshalOptions{AllowPartial: true}.Marshal(&kinds.Rich{Data: grpcfasttest.Pattern(100)}) // field 3: unknown here
+	for _, data := range []mem.BufferSlice{grpcfasttest.SliceAt(partial), grpcfasttest.SliceAt(partial, 50)} {
 		if err := c.Unmarshal(data, requiredMsg{dynamicpb.NewMessage(md)}); err == nil {
 			t.Errorf("message without its required field in %d buffers: no error", len(data))
 		}
 	}
-	pool.check(t, "counting pool")
+	pool.Check(t, "counting pool")
 }
 
 // lyingSize reports one byte more than it encodes, as a message modified
@@ -102,15 +103,15 @@ func (m lyingSize) SizeVT() int { return m.Rich.SizeVT() + 1 }
 // TestMarshalSizeMismatch checks that Marshal fails rather than send a
 // buffer whose start was never written, and returns the buffer to the pool.
 func TestMarshalSizeMismatch(t *testing.T) {
-	pool := newPoisonPool()
+	pool := grpcfasttest.NewPoisonPool()
 	for _, threshold := range []int{0, 1 << 30} {
 		c := grpcfast.NewCodec(grpcfast.WithBufferPool(pool), grpcfast.WithPoolingThreshold(threshold))
 		for _, n := range []int{10, 5000} {
-			if out, err := c.Marshal(lyingSize{&kinds.Rich{Data: pattern(n)}}); err == nil {
+			if out, err := c.Marshal(lyingSize{&kinds.Rich{Data: grpcfasttest.Pattern(n)}}); err == nil {
 				out.Free()
 				t.Errorf("threshold %d, %d bytes: no error", threshold, n)
 			}
 		}
 	}
-	pool.check(t, "pool")
+	pool.Check(t, "pool")
 }

@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
 	"github.com/grpcfast/grpcfast/internal/testprotos/hostile"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 	"github.com/grpcfast/grpcfast/internal/testprotos/proto2"
@@ -32,12 +33,12 @@ import (
 func FuzzUnmarshal(f *testing.F) {
 	for _, m := range []*kinds.Rich{
 		{},
-		fullRich(0),
-		fullRich(40),
-		fullRich(300),
-		{Data: pattern(200), Words: []string{"a", "b"}},
-		{Choice: &kinds.Rich_Raw{Raw: pattern(20)}, Maybe: []byte{}},
-		{Data: pattern(1500), Maybe: pattern(1100), Id: 3}, // views (reuse.MinView)
+		grpcfasttest.FullRich(0),
+		grpcfasttest.FullRich(40),
+		grpcfasttest.FullRich(300),
+		{Data: grpcfasttest.Pattern(200), Words: []string{"a", "b"}},
+		{Choice: &kinds.Rich_Raw{Raw: grpcfasttest.Pattern(20)}, Maybe: []byte{}},
+		{Data: grpcfasttest.Pattern(1500), Maybe: grpcfasttest.Pattern(1100), Id: 3}, // views (reuse.MinView)
 	} {
 		b, err := proto.Marshal(m)
 		if err != nil {
@@ -53,7 +54,7 @@ func FuzzUnmarshal(f *testing.F) {
 		}
 		f.Add(garbled, uint16(len(b)/2), uint16(len(b)/3), uint8(1))
 	}
-	for _, b := range malformed() {
+	for _, b := range grpcfasttest.Malformed() {
 		f.Add(b, uint16(len(b)/2), uint16(1), uint8(0))
 	}
 	// Map entries that repeat, reorder or leave out their fields, closed
@@ -73,14 +74,14 @@ func FuzzUnmarshal(f *testing.F) {
 	for _, b := range [][]byte{
 		// Past the limit only: a message nested 9,999 deep, accepted, is
 		// slow to mutate and decode (hostile_test.go has it).
-		nested(repeatTags(10000, tag(1, 2)), nil),
-		nested(repeatTags(10001, tag(4, 2)), nil),
-		append(bigTag(pow2(32, 2), 2), append([]byte{3}, "\xff\xfe\xfd"...)...),
-		append(bigTag(pow2(32, 1), 0), 0x2a),
-		append(bigTag(pow2(61, 1), 0), 0x2a),
-		append(bigTag(pow2(29, 0), 0), 0x2a),
-		append(bigTag(pow2(29, -1), 0), 0x2a),
-		append(bigTag(big.NewInt(0), 0), 0x2a),
+		grpcfasttest.Nested(grpcfasttest.RepeatTags(10000, grpcfasttest.Tag(1, 2)), nil),
+		grpcfasttest.Nested(grpcfasttest.RepeatTags(10001, grpcfasttest.Tag(4, 2)), nil),
+		append(grpcfasttest.BigTag(grpcfasttest.Pow2(32, 2), 2), append([]byte{3}, "\xff\xfe\xfd"...)...),
+		append(grpcfasttest.BigTag(grpcfasttest.Pow2(32, 1), 0), 0x2a),
+		append(grpcfasttest.BigTag(grpcfasttest.Pow2(61, 1), 0), 0x2a),
+		append(grpcfasttest.BigTag(grpcfasttest.Pow2(29, 0), 0), 0x2a),
+		append(grpcfasttest.BigTag(grpcfasttest.Pow2(29, -1), 0), 0x2a),
+		append(grpcfasttest.BigTag(big.NewInt(0), 0), 0x2a),
 		{0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02},
 		{0xa3, 0x06, 0x08, 0x01, 0xac, 0x06},
 		{0x10, 0x01}, // a known string field with wire type 0
@@ -88,31 +89,31 @@ func FuzzUnmarshal(f *testing.F) {
 		f.Add(b, uint16(len(b)/2), uint16(1), uint8(0))
 	}
 
-	pool := newCountingPool(grpcfast.NewBufferPool())
+	pool := grpcfasttest.NewCountingPool(grpcfast.NewBufferPool())
 	c := grpcfast.NewCodec(grpcfast.WithBufferPool(pool))
 	f.Fuzz(func(t *testing.T, b []byte, cut1, cut2 uint16, every uint8) {
 		whole := &kinds.Rich{}
 		errWhole := c.Unmarshal(mem.BufferSlice{mem.SliceBuffer(b)}, whole)
-		checkOracle(t, b, whole, errWhole)
-		pooled := fullPooled()
-		checkOracle(t, b, pooled, c.Unmarshal(mem.BufferSlice{mem.SliceBuffer(b)}, pooled))
+		grpcfasttest.CheckOracle(t, b, whole, errWhole)
+		pooled := grpcfasttest.FullPooled()
+		grpcfasttest.CheckOracle(t, b, pooled, c.Unmarshal(mem.BufferSlice{mem.SliceBuffer(b)}, pooled))
 		ext := &proto2.Extendable{}
-		checkOracle(t, b, ext, c.Unmarshal(sliceAt(b, len(b)/2), ext))
+		grpcfasttest.CheckOracle(t, b, ext, c.Unmarshal(grpcfasttest.SliceAt(b, len(b)/2), ext))
 		copies := []func(*grpcfast.Codec, mem.BufferSlice) (proto.Message, error){
-			copyInto[hostile.Node](), copyInto[hostile.Holder](), copyInto[hostile.Req](), copyInto[proto2.Entries](),
+			grpcfasttest.CopyInto[hostile.Node](), grpcfasttest.CopyInto[hostile.Holder](), grpcfasttest.CopyInto[hostile.Req](), grpcfasttest.CopyInto[proto2.Entries](),
 		}
 		for i, m := range []proto.Message{&hostile.Node{}, &hostile.Holder{}, &hostile.Req{}, &proto2.Entries{}} {
-			checkOracle(t, b, m, c.Unmarshal(mem.BufferSlice{mem.SliceBuffer(b)}, m))
+			grpcfasttest.CheckOracle(t, b, m, c.Unmarshal(mem.BufferSlice{mem.SliceBuffer(b)}, m))
 			m = m.ProtoReflect().New().Interface()
-			checkOracle(t, b, m, c.Unmarshal(sliceAt(b, len(b)/3, len(b)*2/3), m))
+			grpcfasttest.CheckOracle(t, b, m, c.Unmarshal(grpcfasttest.SliceAt(b, len(b)/3, len(b)*2/3), m))
 			// The owned copy of pooled handlers (WithStringsInOneCopy).
-			m, err := copies[i](c, sliceAt(b, len(b)/2))
-			checkOracle(t, b, m, err)
+			m, err := copies[i](c, grpcfasttest.SliceAt(b, len(b)/2))
+			grpcfasttest.CheckOracle(t, b, m, err)
 		}
 		// The owned copy accepts, rejects and decodes exactly as the codec
 		// does without it, with the same error.
-		viewed, _, errViewed := grpcfast.UnmarshalCopy[kinds.Rich](c, sliceAt(b, len(b)/3))
-		checkOracle(t, b, viewed, errViewed)
+		viewed, _, errViewed := grpcfasttest.UnmarshalCopy[kinds.Rich](c, grpcfasttest.SliceAt(b, len(b)/3))
+		grpcfasttest.CheckOracle(t, b, viewed, errViewed)
 		if (errViewed == nil) != (errWhole == nil) || (errWhole != nil && errViewed.Error() != errWhole.Error()) {
 			t.Fatalf("whole: %v; into one owned copy: %v", errWhole, errViewed)
 		}
@@ -127,8 +128,8 @@ func FuzzUnmarshal(f *testing.F) {
 			c1, c2 := int(cut1)%(len(b)+1), int(cut2)%(len(b)+1)
 			cuts = []int{min(c1, c2), max(c1, c2)}
 		}
-		for _, into := range []*kinds.Rich{{}, fullRich(500)} {
-			errPieces := c.Unmarshal(sliceAt(b, cuts...), into)
+		for _, into := range []*kinds.Rich{{}, grpcfasttest.FullRich(500)} {
+			errPieces := c.Unmarshal(grpcfasttest.SliceAt(b, cuts...), into)
 			if (errWhole == nil) != (errPieces == nil) {
 				t.Fatalf("whole: %v; in pieces at %v: %v", errWhole, cuts, errPieces)
 			}
@@ -142,19 +143,19 @@ func FuzzUnmarshal(f *testing.F) {
 				t.Fatalf("in pieces at %v: decoded\n%v\nwhole:\n%v", cuts, into, whole)
 			}
 		}
-		pool.check(t, "scratch buffers")
+		pool.Check(t, "scratch buffers")
 
 		// Through a Receiver, in reference-counted transport buffers: large
 		// bytes fields are views; the third message decodes into the
 		// first's memory.
-		first, err := proto.Marshal(fullRich(1500))
+		first, err := proto.Marshal(grpcfasttest.FullRich(1500))
 		if err != nil {
 			t.Fatal(err)
 		}
-		rs := &codecListStream[kinds.Rich]{codec: c, wire: [][]byte{first, b, b}}
+		rs := &grpcfasttest.CodecListStream[kinds.Rich]{Codec: c, Wire: [][]byte{first, b, b}}
 		r := grpcfast.NewReceiver[kinds.Rich](rs)
-		for i, w := range rs.wire {
-			rs.split = i == 2 && len(b) > 1
+		for i, w := range rs.Wire {
+			rs.Split = i == 2 && len(b) > 1
 			m, err := r.Recv()
 			if err != nil {
 				if proto.Unmarshal(w, new(kinds.Rich)) == nil {
@@ -162,7 +163,7 @@ func FuzzUnmarshal(f *testing.F) {
 				}
 				continue
 			}
-			checkOracle(t, w, m, nil)
+			grpcfasttest.CheckOracle(t, w, m, nil)
 		}
 		r.Release()
 	})

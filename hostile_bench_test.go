@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
 	"github.com/grpcfast/grpcfast/internal/stdcodec"
 	"github.com/grpcfast/grpcfast/internal/testprotos/hostile"
 )
@@ -35,7 +36,7 @@ func hostileInputs() []struct {
 	// Items, each a whole Req with its id: the top-level Req lacks its own.
 	var items []byte
 	item, _ := proto.Marshal(&hostile.Req{Id: proto.Int32(2), Name: proto.String("abcdefgh")})
-	item = protowire.AppendBytes(tag(3, protowire.BytesType), item)
+	item = protowire.AppendBytes(grpcfasttest.Tag(3, protowire.BytesType), item)
 	for len(items) < size-64 {
 		items = append(items, item...)
 	}
@@ -48,13 +49,13 @@ func hostileInputs() []struct {
 	}{
 		// Required field missing at the top, checked after everything.
 		{"required-missing", items, req, false},
-		{"deep-child", nested(repeatTags(size/4, tag(1, 2)), nil), node, false},
-		{"deep-value", nested(append([][]byte{tag(1, 2)}, repeatTags(size/4, tag(6, 2), tag(1, 2))...), nil), holder, false},
-		{"alias-at-end", cat(children, append(bigTag(pow2(32, 3), 0), 1)), node, false},
+		{"deep-child", grpcfasttest.Nested(grpcfasttest.RepeatTags(size/4, grpcfasttest.Tag(1, 2)), nil), node, false},
+		{"deep-value", grpcfasttest.Nested(append([][]byte{grpcfasttest.Tag(1, 2)}, grpcfasttest.RepeatTags(size/4, grpcfasttest.Tag(6, 2), grpcfasttest.Tag(1, 2))...), nil), holder, false},
+		{"alias-at-end", cat(children, append(grpcfasttest.BigTag(grpcfasttest.Pow2(32, 3), 0), 1)), node, false},
 		{"utf8-at-end", cat(children, []byte{0x12, 0x02, 0xff, 0xfe}), node, false},
 		{"truncated-at-end", cat(children, []byte{0x22, 0x05, 0x08}), node, false},
 		{"bad-packed-at-end", cat(children, []byte{0x42, 0x03, 1, 2, 3}), node, false},
-		{"groups-deep", bytes.Repeat(tag(99, 3), size/2), node, false},
+		{"groups-deep", bytes.Repeat(grpcfasttest.Tag(99, 3), size/2), node, false},
 		// Valid: a known field with another wire type, at the end.
 		{"wrong-wire-type-at-end", cat(children, []byte{0x10, 0x01}), node, true},
 	}
@@ -73,9 +74,9 @@ func BenchmarkHostile(b *testing.B) {
 	}{{"std", stdcodec.Codec()}, {"grpcfast", grpcfast.NewCodec()}}
 	for _, in := range hostileInputs() {
 		for _, bufs := range []string{"1", "frames"} {
-			data := sliceAt(in.b)
+			data := grpcfasttest.SliceAt(in.b)
 			if bufs == "frames" {
-				data = frames(in.b)
+				data = grpcfasttest.Frames(in.b)
 			}
 			for _, cc := range codecs {
 				b.Run(fmt.Sprintf("input=%s/bufs=%s/codec=%s", in.name, bufs, cc.name), func(b *testing.B) {

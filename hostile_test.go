@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
 	"github.com/grpcfast/grpcfast/internal/stdcodec"
 	"github.com/grpcfast/grpcfast/internal/testprotos/hostile"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
@@ -46,7 +47,7 @@ func rich() proto.Message   { return &kinds.Rich{} }
 // codec's error.
 func checkLikeStd(t *testing.T, c *grpcfast.Codec, tc hostileCase) error {
 	t.Helper()
-	stdErr := stdcodec.Codec().Unmarshal(sliceAt(tc.b), tc.msg())
+	stdErr := stdcodec.Codec().Unmarshal(grpcfasttest.SliceAt(tc.b), tc.msg())
 	step := tc.step
 	if step == 0 {
 		step = max(1, len(tc.b)/64)
@@ -64,65 +65,10 @@ func checkLikeStd(t *testing.T, c *grpcfast.Codec, tc hostileCase) error {
 	}
 	for _, cuts := range splits {
 		got := tc.msg()
-		err := c.Unmarshal(sliceAt(tc.b, cuts...), got)
-		checkOracleAt(t, fmt.Sprintf("%s (%d bytes, split at %v)", tc.name, len(tc.b), cuts), tc.b, got, err)
+		err := c.Unmarshal(grpcfasttest.SliceAt(tc.b, cuts...), got)
+		grpcfasttest.CheckOracleAt(t, fmt.Sprintf("%s (%d bytes, split at %v)", tc.name, len(tc.b), cuts), tc.b, got, err)
 	}
 	return stdErr
-}
-
-// nested returns leaf wrapped in len(tags) length-delimited fields, the
-// tag of the outermost first, in one pass (no quadratic copying).
-func nested(tags [][]byte, leaf []byte) []byte {
-	n := len(tags)
-	payload := make([]int, n) // payload[i]: bytes inside the field of tags[i]
-	l := len(leaf)
-	size := l
-	for i := n - 1; i >= 0; i-- {
-		payload[i] = l
-		l = len(tags[i]) + protowire.SizeVarint(uint64(l)) + l
-		size = l
-	}
-	b := make([]byte, 0, size)
-	for i := range n {
-		b = append(b, tags[i]...)
-		b = protowire.AppendVarint(b, uint64(payload[i]))
-	}
-	return append(b, leaf...)
-}
-
-// repeatTags returns depth tags cycling through pattern.
-func repeatTags(depth int, pattern ...[]byte) [][]byte {
-	tags := make([][]byte, depth)
-	for i := range tags {
-		tags[i] = pattern[i%len(pattern)]
-	}
-	return tags
-}
-
-func tag(num protowire.Number, typ protowire.Type) []byte {
-	return protowire.AppendTag(nil, num, typ)
-}
-
-// bigTag encodes num<<3|typ as a varint of as many bytes as it needs, up to
-// the 70 bits of a 10-byte varint: field numbers of 2^61 and more set bits
-// beyond the 64th, which vtprotobuf drops.
-func bigTag(num *big.Int, typ protowire.Type) []byte {
-	v := new(big.Int).Lsh(num, 3)
-	v.Or(v, big.NewInt(int64(typ)))
-	var b []byte
-	for {
-		low := byte(new(big.Int).And(v, big.NewInt(0x7f)).Int64())
-		v.Rsh(v, 7)
-		if v.Sign() == 0 {
-			return append(b, low)
-		}
-		b = append(b, low|0x80)
-	}
-}
-
-func pow2(n uint, plus int64) *big.Int {
-	x := new(big.Int).Lsh(big.NewInt(1), n)
-	return x.Add(x, big.NewInt(plus))
 }
 
 // TestHostileNesting: messages nested at and past protobuf-go's limit
@@ -139,12 +85,12 @@ func TestHostileNesting(t *testing.T) {
 		first []byte   // the outermost tag, if not tags[0]
 		leaf  []byte
 	}{
-		{name: "Node.child", msg: node, tags: [][]byte{tag(1, 2)}, leaf: leafNode},
-		{name: "Node.children", msg: node, tags: [][]byte{tag(4, 2)}, leaf: leafNode},
-		{name: "Node.alt (oneof)", msg: node, tags: [][]byte{tag(10, 2)}, leaf: leafNode},
-		{name: "Node.by_name (map entry, value)", msg: node, tags: [][]byte{tag(5, 2), tag(2, 2)}, leaf: leafNode},
-		{name: "Holder.value list_value", msg: holder, first: tag(1, 2), tags: [][]byte{tag(6, 2), tag(1, 2)}, leaf: leafValue},
-		{name: "Holder.fields struct_value", msg: holder, first: tag(2, 2), tags: [][]byte{tag(1, 2), tag(2, 2), tag(5, 2)}, leaf: nil},
+		{name: "Node.child", msg: node, tags: [][]byte{grpcfasttest.Tag(1, 2)}, leaf: leafNode},
+		{name: "Node.children", msg: node, tags: [][]byte{grpcfasttest.Tag(4, 2)}, leaf: leafNode},
+		{name: "Node.alt (oneof)", msg: node, tags: [][]byte{grpcfasttest.Tag(10, 2)}, leaf: leafNode},
+		{name: "Node.by_name (map entry, value)", msg: node, tags: [][]byte{grpcfasttest.Tag(5, 2), grpcfasttest.Tag(2, 2)}, leaf: leafNode},
+		{name: "Holder.value list_value", msg: holder, first: grpcfasttest.Tag(1, 2), tags: [][]byte{grpcfasttest.Tag(6, 2), grpcfasttest.Tag(1, 2)}, leaf: leafValue},
+		{name: "Holder.fields struct_value", msg: holder, first: grpcfasttest.Tag(2, 2), tags: [][]byte{grpcfasttest.Tag(1, 2), grpcfasttest.Tag(2, 2), grpcfasttest.Tag(5, 2)}, leaf: nil},
 	}
 	for _, p := range paths {
 		t.Run(p.name, func(t *testing.T) {
@@ -153,11 +99,11 @@ func TestHostileNesting(t *testing.T) {
 			// messages as it has tags where protobuf-go does not count
 			// the entries (v1.36.0; mapEntryIsLevel).
 			for _, depth := range []int{1, 2, 3, 9999, 10000, 10001, 20002} {
-				tags := repeatTags(depth, p.tags...)
+				tags := grpcfasttest.RepeatTags(depth, p.tags...)
 				if p.first != nil {
 					tags = append([][]byte{p.first}, tags[:depth-1]...)
 				}
-				b := nested(tags, p.leaf)
+				b := grpcfasttest.Nested(tags, p.leaf)
 				step := -1
 				if depth < 10 {
 					step = 1
@@ -179,11 +125,11 @@ func TestHostileNesting(t *testing.T) {
 func TestHostileDeepNoCrash(t *testing.T) {
 	c := grpcfast.NewCodec()
 	for _, tc := range []hostileCase{
-		{name: "Node.child", b: nested(repeatTags(1<<20, tag(1, 2)), nil), msg: node},
-		{name: "Value list", b: nested(append([][]byte{tag(1, 2)}, repeatTags(1<<20, tag(6, 2), tag(1, 2))...), nil), msg: holder},
+		{name: "Node.child", b: grpcfasttest.Nested(grpcfasttest.RepeatTags(1<<20, grpcfasttest.Tag(1, 2)), nil), msg: node},
+		{name: "Value list", b: grpcfasttest.Nested(append([][]byte{grpcfasttest.Tag(1, 2)}, grpcfasttest.RepeatTags(1<<20, grpcfasttest.Tag(6, 2), grpcfasttest.Tag(1, 2))...), nil), msg: holder},
 	} {
 		for _, cuts := range [][]int{nil, {len(tc.b) / 3, len(tc.b) / 2}} {
-			if err := c.Unmarshal(sliceAt(tc.b, cuts...), tc.msg()); err == nil {
+			if err := c.Unmarshal(grpcfasttest.SliceAt(tc.b, cuts...), tc.msg()); err == nil {
 				t.Errorf("%s nested 2^20 (%d bytes, split at %v): accepted", tc.name, len(tc.b), cuts)
 			}
 		}
@@ -198,9 +144,9 @@ func TestHostileFieldNumbers(t *testing.T) {
 	c := grpcfast.NewCodec()
 	nums := []*big.Int{
 		big.NewInt(0), big.NewInt(1), big.NewInt(2), big.NewInt(3),
-		pow2(29, -1), pow2(29, 0), pow2(31, -1), pow2(31, 0),
-		pow2(32, 0), pow2(32, 1), pow2(32, 2), pow2(32, 3), pow2(32, 6),
-		pow2(61, 1), pow2(61, 2), pow2(61, 3), pow2(63, 2), pow2(64, 2),
+		grpcfasttest.Pow2(29, -1), grpcfasttest.Pow2(29, 0), grpcfasttest.Pow2(31, -1), grpcfasttest.Pow2(31, 0),
+		grpcfasttest.Pow2(32, 0), grpcfasttest.Pow2(32, 1), grpcfasttest.Pow2(32, 2), grpcfasttest.Pow2(32, 3), grpcfasttest.Pow2(32, 6),
+		grpcfasttest.Pow2(61, 1), grpcfasttest.Pow2(61, 2), grpcfasttest.Pow2(61, 3), grpcfasttest.Pow2(63, 2), grpcfasttest.Pow2(64, 2),
 	}
 	values := map[protowire.Type][]byte{
 		protowire.VarintType:  {0x05},
@@ -214,22 +160,26 @@ func TestHostileFieldNumbers(t *testing.T) {
 	}{
 		{"top", func(f []byte) []byte { return f }},
 		{"after a valid field", func(f []byte) []byte { return append([]byte{0x18, 0x01}, f...) }},
-		{"in child", func(f []byte) []byte { return nested([][]byte{tag(1, 2)}, f) }},
-		{"5 deep", func(f []byte) []byte { return nested(repeatTags(5, tag(4, 2)), f) }},
-		{"in map entry", func(f []byte) []byte { return nested([][]byte{tag(5, 2)}, f) }},
-		{"in map value", func(f []byte) []byte { return nested([][]byte{tag(5, 2), tag(2, 2)}, f) }},
+		{"in child", func(f []byte) []byte { return grpcfasttest.Nested([][]byte{grpcfasttest.Tag(1, 2)}, f) }},
+		{"5 deep", func(f []byte) []byte {
+			return grpcfasttest.Nested(grpcfasttest.RepeatTags(5, grpcfasttest.Tag(4, 2)), f)
+		}},
+		{"in map entry", func(f []byte) []byte { return grpcfasttest.Nested([][]byte{grpcfasttest.Tag(5, 2)}, f) }},
+		{"in map value", func(f []byte) []byte {
+			return grpcfasttest.Nested([][]byte{grpcfasttest.Tag(5, 2), grpcfasttest.Tag(2, 2)}, f)
+		}},
 		{"in unknown group", func(f []byte) []byte {
-			return append(append(tag(99, protowire.StartGroupType), f...), tag(99, protowire.EndGroupType)...)
+			return append(append(grpcfasttest.Tag(99, protowire.StartGroupType), f...), grpcfasttest.Tag(99, protowire.EndGroupType)...)
 		}},
 		{"in Value", nil},
 	}
 	for _, w := range wraps {
 		for _, num := range nums {
 			for typ, v := range values {
-				f := append(bigTag(num, typ), v...)
+				f := append(grpcfasttest.BigTag(num, typ), v...)
 				tc := hostileCase{name: fmt.Sprintf("%s: field %v, wire type %d", w.name, num, typ), msg: node, step: 1}
 				if w.wrap == nil {
-					tc.msg, tc.b = holder, nested([][]byte{tag(1, 2)}, f)
+					tc.msg, tc.b = holder, grpcfasttest.Nested([][]byte{grpcfasttest.Tag(1, 2)}, f)
 				} else {
 					tc.b = w.wrap(f)
 				}
@@ -244,15 +194,15 @@ func TestHostileFieldNumbers(t *testing.T) {
 func TestHostileAliasing(t *testing.T) {
 	c := grpcfast.NewCodec()
 	for _, tc := range []hostileCase{
-		{name: "2^32+2 string", b: append(bigTag(pow2(32, 2), 2), append([]byte{7}, "\xff\xfeadmin"...)...), msg: node},
-		{name: "2^32+3 varint", b: append(bigTag(pow2(32, 3), 0), 0x2a), msg: node},
-		{name: "2^32+3 varint nested", b: nested([][]byte{tag(1, 2)}, append(bigTag(pow2(32, 3), 0), 0x2a)), msg: node},
-		{name: "2^61+3 varint", b: append(bigTag(pow2(61, 3), 0), 0x2a), msg: node},
-		{name: "2^29 unknown", b: append(bigTag(pow2(29, 0), 0), 0x2a), msg: node},
-		{name: "2^32+2 in Rich", b: append(bigTag(pow2(32, 2), 2), append([]byte{3}, "\xff\xfe\xfd"...)...), msg: rich},
+		{name: "2^32+2 string", b: append(grpcfasttest.BigTag(grpcfasttest.Pow2(32, 2), 2), append([]byte{7}, "\xff\xfeadmin"...)...), msg: node},
+		{name: "2^32+3 varint", b: append(grpcfasttest.BigTag(grpcfasttest.Pow2(32, 3), 0), 0x2a), msg: node},
+		{name: "2^32+3 varint nested", b: grpcfasttest.Nested([][]byte{grpcfasttest.Tag(1, 2)}, append(grpcfasttest.BigTag(grpcfasttest.Pow2(32, 3), 0), 0x2a)), msg: node},
+		{name: "2^61+3 varint", b: append(grpcfasttest.BigTag(grpcfasttest.Pow2(61, 3), 0), 0x2a), msg: node},
+		{name: "2^29 unknown", b: append(grpcfasttest.BigTag(grpcfasttest.Pow2(29, 0), 0), 0x2a), msg: node},
+		{name: "2^32+2 in Rich", b: append(grpcfasttest.BigTag(grpcfasttest.Pow2(32, 2), 2), append([]byte{3}, "\xff\xfe\xfd"...)...), msg: rich},
 	} {
 		got := tc.msg()
-		if err := c.Unmarshal(sliceAt(tc.b), got); err == nil {
+		if err := c.Unmarshal(grpcfasttest.SliceAt(tc.b), got); err == nil {
 			t.Errorf("%s: accepted as %v", tc.name, got)
 		}
 		if err := checkLikeStd(t, c, tc); err == nil {
@@ -268,12 +218,12 @@ func TestHostileLengths(t *testing.T) {
 	lengths := []uint64{1, 5, 1<<31 - 1, 1 << 31, 1<<31 + 1, 1<<32 - 1, 1 << 32, 1<<63 - 1, 1 << 63, 1<<64 - 1}
 	for _, num := range []protowire.Number{1, 2, 5, 6, 7, 8, 99} {
 		for _, l := range lengths {
-			f := protowire.AppendVarint(tag(num, 2), l)
+			f := protowire.AppendVarint(grpcfasttest.Tag(num, 2), l)
 			f = append(f, "abc"...)
 			for name, b := range map[string][]byte{
 				"top":                    f,
-				"nested":                 nested([][]byte{tag(1, 2)}, f),
-				"inside a nested length": append(protowire.AppendVarint(tag(1, 2), l), f...),
+				"nested":                 grpcfasttest.Nested([][]byte{grpcfasttest.Tag(1, 2)}, f),
+				"inside a nested length": append(protowire.AppendVarint(grpcfasttest.Tag(1, 2), l), f...),
 			} {
 				checkLikeStd(t, c, hostileCase{name: fmt.Sprintf("%s: field %d, length %d", name, num, l), b: b, msg: node, step: 1})
 			}
@@ -293,28 +243,28 @@ func TestHostileVarints(t *testing.T) {
 	for _, last := range []byte{0x00, 0x01, 0x02, 0x7f, 0x80} {
 		v := ten(last)
 		cases = append(cases,
-			hostileCase{name: fmt.Sprintf("value ..%02x", last), b: append(tag(3, 0), v...)},
-			hostileCase{name: fmt.Sprintf("value ..%02x, more", last), b: append(append(tag(3, 0), v...), 0x18, 0x01)},
-			hostileCase{name: fmt.Sprintf("packed ..%02x", last), b: append(append(tag(7, 2), byte(len(v))), v...)},
-			hostileCase{name: fmt.Sprintf("packed ..%02x, then 1", last), b: append(append(tag(7, 2), byte(len(v)+1)), append(v, 1)...)},
-			hostileCase{name: fmt.Sprintf("length ..%02x", last), b: append(tag(6, 2), v...)},
+			hostileCase{name: fmt.Sprintf("value ..%02x", last), b: append(grpcfasttest.Tag(3, 0), v...)},
+			hostileCase{name: fmt.Sprintf("value ..%02x, more", last), b: append(append(grpcfasttest.Tag(3, 0), v...), 0x18, 0x01)},
+			hostileCase{name: fmt.Sprintf("packed ..%02x", last), b: append(append(grpcfasttest.Tag(7, 2), byte(len(v))), v...)},
+			hostileCase{name: fmt.Sprintf("packed ..%02x, then 1", last), b: append(append(grpcfasttest.Tag(7, 2), byte(len(v)+1)), append(v, 1)...)},
+			hostileCase{name: fmt.Sprintf("length ..%02x", last), b: append(grpcfasttest.Tag(6, 2), v...)},
 			hostileCase{name: fmt.Sprintf("tag ..%02x", last), b: append(v, 0x01)},
 			// A 10-byte tag whose value, bits beyond the 64th dropped, is field 3.
 			hostileCase{name: fmt.Sprintf("non-minimal tag of field 3, ..%02x", last), b: append(append([]byte{0x98, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80}, last), 0x05)},
 		)
 	}
 	cases = append(cases,
-		hostileCase{name: "11-byte value", b: append(append(tag(3, 0), ten(0x80)...), 0x01)},
+		hostileCase{name: "11-byte value", b: append(append(grpcfasttest.Tag(3, 0), ten(0x80)...), 0x01)},
 		hostileCase{name: "packed varint running past its field", b: []byte{0x3a, 0x01, 0xff, 0x18, 0x01}},
-		hostileCase{name: "packed varint running past its field, nested", b: nested([][]byte{tag(1, 2)}, []byte{0x3a, 0x01, 0xff, 0x18, 0x01})},
+		hostileCase{name: "packed varint running past its field, nested", b: grpcfasttest.Nested([][]byte{grpcfasttest.Tag(1, 2)}, []byte{0x3a, 0x01, 0xff, 0x18, 0x01})},
 	)
 	// Every prefix of a message full of long varints and tags, in pieces.
 	full, _ := proto.Marshal(&hostile.Node{
-		N: -1, Z: -1 << 62, Name: "name", Data: pattern(200), Packed: []int64{-1, 1 << 40, 3},
+		N: -1, Z: -1 << 62, Name: "name", Data: grpcfasttest.Pattern(200), Packed: []int64{-1, 1 << 40, 3},
 		Fixed: []uint32{1, 2}, Ratios: []float64{1.5}, Child: &hostile.Node{N: -5, Name: "c"},
 		ByName: map[string]*hostile.Node{"k": {N: 1 << 50}}, Choice: &hostile.Node_Label{Label: "l"},
 	})
-	full = append(full, bigTag(big.NewInt(1<<20), 0)...)
+	full = append(full, grpcfasttest.BigTag(big.NewInt(1<<20), 0)...)
 	full = append(full, 0xff, 0xff, 0x01)
 	for end := 0; end <= len(full); end++ {
 		cases = append(cases, hostileCase{name: fmt.Sprintf("prefix of %d", end), b: full[:end], step: 1})
@@ -338,11 +288,11 @@ func TestHostilePacked(t *testing.T) {
 			for i := range payload {
 				payload[i] = byte(i + 1)
 			}
-			f := append(protowire.AppendVarint(tag(num, 2), uint64(l)), payload...)
+			f := append(protowire.AppendVarint(grpcfasttest.Tag(num, 2), uint64(l)), payload...)
 			for name, b := range map[string][]byte{
 				"top":    f,
 				"then":   append(append([]byte{}, f...), 0x18, 0x01, 0x12, 0x01, 'x'),
-				"nested": nested([][]byte{tag(4, 2)}, f),
+				"nested": grpcfasttest.Nested([][]byte{grpcfasttest.Tag(4, 2)}, f),
 			} {
 				checkLikeStd(t, c, hostileCase{name: fmt.Sprintf("%s: field %d, %d bytes", name, num, l), b: b, msg: node, step: 1})
 			}
@@ -354,8 +304,8 @@ func TestHostilePacked(t *testing.T) {
 // and past protobuf-go's limit, and known fields sent as groups.
 func TestHostileGroups(t *testing.T) {
 	c := grpcfast.NewCodec()
-	sg := func(n protowire.Number) []byte { return tag(n, protowire.StartGroupType) }
-	eg := func(n protowire.Number) []byte { return tag(n, protowire.EndGroupType) }
+	sg := func(n protowire.Number) []byte { return grpcfasttest.Tag(n, protowire.StartGroupType) }
+	eg := func(n protowire.Number) []byte { return grpcfasttest.Tag(n, protowire.EndGroupType) }
 	cat := func(parts ...[]byte) []byte {
 		var b []byte
 		for _, p := range parts {
@@ -379,30 +329,30 @@ func TestHostileGroups(t *testing.T) {
 		{name: "valid", b: cat(sg(99), []byte{0x08, 0x01}, eg(99))},
 		{name: "wrong end", b: cat(sg(99), []byte{0x08, 0x01}, eg(98))},
 		{name: "end only", b: eg(99)},
-		{name: "end only, nested", b: nested([][]byte{tag(1, 2)}, eg(99))},
+		{name: "end only, nested", b: grpcfasttest.Nested([][]byte{grpcfasttest.Tag(1, 2)}, eg(99))},
 		{name: "unclosed", b: cat(sg(99), []byte{0x08, 0x01})},
-		{name: "unclosed in nested", b: nested([][]byte{tag(1, 2)}, cat(sg(99), []byte{0x08, 0x01}))},
-		{name: "closed after nested end", b: cat(nested([][]byte{tag(1, 2)}, sg(99)), eg(99))},
+		{name: "unclosed in nested", b: grpcfasttest.Nested([][]byte{grpcfasttest.Tag(1, 2)}, cat(sg(99), []byte{0x08, 0x01}))},
+		{name: "closed after nested end", b: cat(grpcfasttest.Nested([][]byte{grpcfasttest.Tag(1, 2)}, sg(99)), eg(99))},
 		{name: "nested groups", b: cat(sg(99), sg(98), eg(98), eg(99))},
 		{name: "crossed", b: cat(sg(99), sg(98), eg(99), eg(98))},
 		{name: "field 0 inside", b: cat(sg(99), []byte{0x00, 0x01}, eg(99))},
-		{name: "2^29 inside", b: cat(sg(99), bigTag(pow2(29, 0), 0), []byte{1}, eg(99))},
-		{name: "2^31-1 inside", b: cat(sg(99), bigTag(pow2(31, -1), 0), []byte{1}, eg(99))},
-		{name: "2^31 inside", b: cat(sg(99), bigTag(pow2(31, 0), 0), []byte{1}, eg(99))},
+		{name: "2^29 inside", b: cat(sg(99), grpcfasttest.BigTag(grpcfasttest.Pow2(29, 0), 0), []byte{1}, eg(99))},
+		{name: "2^31-1 inside", b: cat(sg(99), grpcfasttest.BigTag(grpcfasttest.Pow2(31, -1), 0), []byte{1}, eg(99))},
+		{name: "2^31 inside", b: cat(sg(99), grpcfasttest.BigTag(grpcfasttest.Pow2(31, 0), 0), []byte{1}, eg(99))},
 		{name: "wire type 6 inside", b: cat(sg(99), []byte{0x0e, 0x01}, eg(99))},
 		{name: "group of field 0", b: cat([]byte{0x03}, eg(0))},
-		{name: "group of 2^29", b: cat(bigTag(pow2(29, 0), 3), bigTag(pow2(29, 0), 4))},
+		{name: "group of 2^29", b: cat(grpcfasttest.BigTag(grpcfasttest.Pow2(29, 0), 3), grpcfasttest.BigTag(grpcfasttest.Pow2(29, 0), 4))},
 		{name: "known string field as a group", b: cat(sg(2), []byte{0x08, 0x01}, eg(2))},
 		{name: "known message field as a group", b: cat(sg(1), []byte{0x18, 0x01}, eg(1))},
 		{name: "known map field as a group", b: cat(sg(5), eg(5))},
 		{name: "known string field with wire type 0", b: []byte{0x10, 0x01}},
 		{name: "known message field with wire type 5", b: []byte{0x0d, 1, 2, 3, 4}},
-		{name: "map entry key with wire type 0", b: nested([][]byte{tag(5, 2)}, []byte{0x08, 0x01})},
+		{name: "map entry key with wire type 0", b: grpcfasttest.Nested([][]byte{grpcfasttest.Tag(5, 2)}, []byte{0x08, 0x01})},
 	}
 	for _, n := range []int{10000, 10001, 10002, 10003} {
 		cases = append(cases,
 			hostileCase{name: fmt.Sprintf("%d nested groups", n), b: deepGroups(n, true), step: 977},
-			hostileCase{name: fmt.Sprintf("%d nested groups in a nested message", n), b: nested(repeatTags(50, tag(1, 2)), deepGroups(n, true)), step: 977},
+			hostileCase{name: fmt.Sprintf("%d nested groups in a nested message", n), b: grpcfasttest.Nested(grpcfasttest.RepeatTags(50, grpcfasttest.Tag(1, 2)), deepGroups(n, true)), step: 977},
 			hostileCase{name: fmt.Sprintf("%d unclosed groups", n), b: deepGroups(n, false), step: 977},
 		)
 	}
@@ -421,7 +371,7 @@ func TestHostileWrongWireTypeDeepMap(t *testing.T) {
 	c := grpcfast.NewCodec()
 	for _, depth := range []int{9999, 10000} {
 		for _, f := range [][]byte{{0x28, 0x01}, {0x2a, 0x00}, {0x10, 0x01}} {
-			checkLikeStd(t, c, hostileCase{name: fmt.Sprintf("%x at depth %d", f, depth), b: nested(repeatTags(depth, tag(1, 2)), f), msg: node, step: -1})
+			checkLikeStd(t, c, hostileCase{name: fmt.Sprintf("%x at depth %d", f, depth), b: grpcfasttest.Nested(grpcfasttest.RepeatTags(depth, grpcfasttest.Tag(1, 2)), f), msg: node, step: -1})
 		}
 	}
 }
@@ -437,9 +387,9 @@ func TestHostileRequired(t *testing.T) {
 			name string
 			tags [][]byte
 		}{
-			{"child", [][]byte{tag(2, 2)}},
-			{"items", [][]byte{tag(3, 2)}},
-			{"by_id", [][]byte{tag(5, 2), tag(2, 2)}},
+			{"child", [][]byte{grpcfasttest.Tag(2, 2)}},
+			{"items", [][]byte{grpcfasttest.Tag(3, 2)}},
+			{"by_id", [][]byte{grpcfasttest.Tag(5, 2), grpcfasttest.Tag(2, 2)}},
 		} {
 			for missing := -1; missing <= depth; missing++ {
 				// Level i holds id unless i == missing.
@@ -497,14 +447,14 @@ func TestHostileRequired(t *testing.T) {
 func TestHostileUTF8Option(t *testing.T) {
 	// Without UTF-8 validation, the walk still rejects what it must.
 	c := grpcfast.NewCodec(grpcfast.WithoutUTF8Validation())
-	bad := append(tag(2, 2), append([]byte{2}, "\xff\xfe"...)...)
-	if err := c.Unmarshal(sliceAt(bad), &hostile.Node{}); err != nil {
+	bad := append(grpcfasttest.Tag(2, 2), append([]byte{2}, "\xff\xfe"...)...)
+	if err := c.Unmarshal(grpcfasttest.SliceAt(bad), &hostile.Node{}); err != nil {
 		t.Errorf("invalid UTF-8 without validation: %v", err)
 	}
-	if err := c.Unmarshal(sliceAt(nested(repeatTags(10001, tag(1, 2)), nil)), &hostile.Node{}); err == nil {
+	if err := c.Unmarshal(grpcfasttest.SliceAt(grpcfasttest.Nested(grpcfasttest.RepeatTags(10001, grpcfasttest.Tag(1, 2)), nil)), &hostile.Node{}); err == nil {
 		t.Error("10,001 levels without UTF-8 validation: accepted")
 	}
-	if err := c.Unmarshal(sliceAt(append(bigTag(pow2(32, 2), 2), bad[1:]...)), &hostile.Node{}); err == nil {
+	if err := c.Unmarshal(grpcfasttest.SliceAt(append(grpcfasttest.BigTag(grpcfasttest.Pow2(32, 2), 2), bad[1:]...)), &hostile.Node{}); err == nil {
 		t.Error("2^32+2 without UTF-8 validation: accepted")
 	}
 }
@@ -538,13 +488,13 @@ func (echoServer) EchoHolder(_ context.Context, h *hostile.Holder) (*hostile.Hol
 // request, and one with an aliasing tag, with an error status, and goes on
 // serving valid requests on the same connection.
 func TestHostileServer(t *testing.T) {
-	_, conn := serveAndDial(t, func(s *grpc.Server) { hostile.RegisterHostileServer(s, echoServer{}) },
+	_, conn := grpcfasttest.ServeAndDial(t, func(s *grpc.Server) { hostile.RegisterHostileServer(s, echoServer{}) },
 		[]grpc.ServerOption{grpc.ForceServerCodecV2(grpcfast.NewCodec())}, nil)
 	ctx := context.Background()
 	valid, _ := proto.Marshal(&hostile.Node{Name: "ok", Child: &hostile.Node{N: 1}})
-	deep := nested(repeatTags(10001, tag(1, 2)), nil)
-	deepValue := nested(append([][]byte{tag(1, 2)}, repeatTags(4_000_000/2/3, tag(6, 2), tag(1, 2))...), nil)
-	alias := append(bigTag(pow2(32, 2), 2), append([]byte{7}, "\xff\xfeadmin"...)...)
+	deep := grpcfasttest.Nested(grpcfasttest.RepeatTags(10001, grpcfasttest.Tag(1, 2)), nil)
+	deepValue := grpcfasttest.Nested(append([][]byte{grpcfasttest.Tag(1, 2)}, grpcfasttest.RepeatTags(4_000_000/2/3, grpcfasttest.Tag(6, 2), grpcfasttest.Tag(1, 2))...), nil)
+	alias := append(grpcfasttest.BigTag(grpcfasttest.Pow2(32, 2), 2), append([]byte{7}, "\xff\xfeadmin"...)...)
 	call := func(method string, b []byte) ([]byte, error) {
 		var out []byte
 		err := conn.Invoke(ctx, "/grpcfast.testdata.hostile.Hostile/"+method, &b, &out, grpc.ForceCodecV2(rawCodec{}))
@@ -602,8 +552,8 @@ func TestRejectsWhatVTProtobufAccepts(t *testing.T) {
 		{"field number 0", []byte{0x00, 0x01}, func() proto.Message { return &kinds.Rich{} }},
 	} {
 		for _, data := range [][]int{nil, {len(tc.b) / 2}} {
-			err := grpcfast.NewCodec().Unmarshal(sliceAt(tc.b, data...), tc.newMsg())
-			stdErr := stdcodec.Codec().Unmarshal(sliceAt(tc.b, data...), tc.newMsg())
+			err := grpcfast.NewCodec().Unmarshal(grpcfasttest.SliceAt(tc.b, data...), tc.newMsg())
+			stdErr := stdcodec.Codec().Unmarshal(grpcfasttest.SliceAt(tc.b, data...), tc.newMsg())
 			if stdErr == nil {
 				t.Fatalf("%s: the standard codec accepts it", tc.name)
 			}

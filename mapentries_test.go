@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
 	"github.com/grpcfast/grpcfast/internal/testprotos/hostile"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 	"github.com/grpcfast/grpcfast/internal/testprotos/proto2"
@@ -58,8 +59,8 @@ func mapEntryInputs(t testing.TB) map[string][]byte {
 // handler's message, with and without the owned copy.
 func TestMapEntries(t *testing.T) {
 	c := grpcfast.NewCodec()
-	s := grpcfast.NewCopySlot[proto2.Entries]()
-	p := grpcfast.NewPlainSlot[proto2.Entries]()
+	s := grpcfasttest.NewCopySlot[proto2.Entries]()
+	p := grpcfasttest.NewPlainSlot[proto2.Entries]()
 	for name, b := range mapEntryInputs(t) {
 		want := &proto2.Entries{}
 		if err := proto.Unmarshal(b, want); err != nil {
@@ -67,7 +68,7 @@ func TestMapEntries(t *testing.T) {
 		}
 		for cut := 0; cut <= len(b); cut++ {
 			got := &proto2.Entries{}
-			if err := c.Unmarshal(sliceAt(b, cut), got); err != nil {
+			if err := c.Unmarshal(grpcfasttest.SliceAt(b, cut), got); err != nil {
 				t.Fatalf("%s, split at %d: %v", name, cut, err)
 			}
 			if !proto.Equal(got, want) {
@@ -77,9 +78,9 @@ func TestMapEntries(t *testing.T) {
 		for round := range 2 {
 			for _, slot := range []struct {
 				name string
-				s    *grpcfast.CopySlot[proto2.Entries]
+				s    *grpcfasttest.CopySlot[proto2.Entries]
 			}{{"owned copy", s}, {"pooled, without the copy", p}} {
-				generated, err := slot.s.Decode(c, sliceAt(b, len(b)/2))
+				generated, err := slot.s.Decode(c, grpcfasttest.SliceAt(b, len(b)/2))
 				if err != nil || !generated {
 					t.Fatalf("%s: %s, round %d: %v, generated %v", name, slot.name, round, err, generated)
 				}
@@ -94,15 +95,15 @@ func TestMapEntries(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rs := &codecListStream[proto2.Entries]{codec: c, wire: [][]byte{first, b, b}}
+		rs := &grpcfasttest.CodecListStream[proto2.Entries]{Codec: c, Wire: [][]byte{first, b, b}}
 		r := grpcfast.NewReceiver[proto2.Entries](rs)
-		for i, w := range rs.wire {
-			rs.split = i == 2
+		for i, w := range rs.Wire {
+			rs.Split = i == 2
 			m, err := r.Recv()
 			if err != nil {
 				t.Fatalf("%s: receiver, message %d: %v", name, i, err)
 			}
-			checkOracle(t, w, m, nil)
+			grpcfasttest.CheckOracle(t, w, m, nil)
 		}
 		r.Release()
 	}
@@ -155,18 +156,18 @@ func TestRequiredChecked(t *testing.T) {
 		if tc.ok == oracle {
 			want = proto.Unmarshal(b, &proto2.Entries{}) == nil
 		}
-		copied, plain := grpcfast.NewCopySlot[proto2.Entries](), grpcfast.NewPlainSlot[proto2.Entries]()
+		copied, plain := grpcfasttest.NewCopySlot[proto2.Entries](), grpcfasttest.NewPlainSlot[proto2.Entries]()
 		for cut := 0; cut <= len(b); cut++ {
 			m := &proto2.Entries{}
-			err := c.Unmarshal(sliceAt(b, cut), m)
-			checkOracle(t, b, m, err)
+			err := c.Unmarshal(grpcfasttest.SliceAt(b, cut), m)
+			grpcfasttest.CheckOracle(t, b, m, err)
 			if (err == nil) != want {
 				t.Fatalf("%s, split at %d: %v, want accepted: %v", tc.name, cut, err, want)
 			}
-			for _, s := range []*grpcfast.CopySlot[proto2.Entries]{copied, plain} {
+			for _, s := range []*grpcfasttest.CopySlot[proto2.Entries]{copied, plain} {
 				s.Reset()
-				_, err := s.Decode(c, sliceAt(b, cut))
-				checkOracle(t, b, s.Msg(), err)
+				_, err := s.Decode(c, grpcfasttest.SliceAt(b, cut))
+				grpcfasttest.CheckOracle(t, b, s.Msg(), err)
 			}
 		}
 	}
@@ -205,11 +206,11 @@ func TestUTF8AfterASCII(t *testing.T) {
 		}
 		for cut := 0; cut <= len(b); cut += 7 {
 			got := &kinds.Rich{}
-			checkOracle(t, b, got, c.Unmarshal(sliceAt(b, cut), got))
+			grpcfasttest.CheckOracle(t, b, got, c.Unmarshal(grpcfasttest.SliceAt(b, cut), got))
 		}
-		s := grpcfast.NewCopySlot[kinds.Rich]()
-		_, err = s.Decode(c, sliceAt(b))
-		checkOracle(t, b, s.Msg(), err)
+		s := grpcfasttest.NewCopySlot[kinds.Rich]()
+		_, err = s.Decode(c, grpcfasttest.SliceAt(b))
+		grpcfasttest.CheckOracle(t, b, s.Msg(), err)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/grpcfastimpl"
+	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
 	"github.com/grpcfast/grpcfast/internal/testprotos/noservice"
 )
 
@@ -24,7 +25,7 @@ func TestMessagesOnlyFileKeepsCapacity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := grpcfast.NewReceiver[noservice.Lonely](&codecStream[noservice.Lonely]{codec: grpcfast.NewCodec(), data: sliceAt(wire)})
+	r := grpcfast.NewReceiver[noservice.Lonely](&grpcfasttest.CodecStream[noservice.Lonely]{Codec: grpcfast.NewCodec(), Data: grpcfasttest.SliceAt(wire)})
 	var firsts []*byte
 	for range 3 {
 		m, err := r.Recv()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/grpcfastrecord"
+	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 	"github.com/grpcfast/grpcfast/internal/testprotos/otlp"
 )
@@ -30,7 +31,7 @@ func BenchmarkDecodeOTLP(b *testing.B) {
 func BenchmarkDecodeStrings(b *testing.B) {
 	for _, size := range []int{1024, 16384, 1 << 20} {
 		b.Run(fmt.Sprintf("size=%d", size), func(b *testing.B) {
-			benchDecodePaths[kinds.Rich](b, []proto.Message{stringsMessage(size)})
+			benchDecodePaths[kinds.Rich](b, []proto.Message{grpcfasttest.StringsMessage(size)})
 		})
 	}
 }
@@ -77,8 +78,8 @@ func benchDecodePaths[M any, P interface {
 	})
 	for _, p := range []struct {
 		name string
-		slot func() *grpcfast.CopySlot[M]
-	}{{"slot", grpcfast.NewPlainSlot[M]}, {"slot-copy", grpcfast.NewCopySlot[M]}} {
+		slot func() *grpcfasttest.CopySlot[M]
+	}{{"slot", grpcfasttest.NewPlainSlot[M]}, {"slot-copy", grpcfasttest.NewCopySlot[M]}} {
 		b.Run("path="+p.name, func(b *testing.B) {
 			s := p.slot()
 			run(b, func(w []byte) error {

@@ -24,6 +24,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 )
 
@@ -44,7 +45,7 @@ func useLast(last *kinds.Rich, id int64) error {
 	}
 	for range 10 {
 		runtime.Gosched()
-		if err := checkRich(last, id); err != nil {
+		if err := grpcfasttest.CheckRich(last, id); err != nil {
 			return fmt.Errorf("after the end of the stream, the last message changed: %w", err)
 		}
 	}
@@ -57,7 +58,7 @@ func useLast(last *kinds.Rich, id int64) error {
 }
 
 func (s *lastServer) ClientStream(stream grpc.ClientStreamingServer[kinds.Rich, kinds.Summary]) error {
-	recv := recvFunc(s.plain, stream.Recv, kinds.NewKinds_ClientStreamRequestReceiver(stream))
+	recv := grpcfasttest.RecvFunc(s.plain, stream.Recv, kinds.NewKinds_ClientStreamRequestReceiver(stream))
 	var last *kinds.Rich
 	var lastID int64
 	n := int64(0)
@@ -69,21 +70,21 @@ func (s *lastServer) ClientStream(stream grpc.ClientStreamingServer[kinds.Rich, 
 		if err != nil {
 			return err
 		}
-		if err := checkRich(m, -1); err != nil {
-			return dataLoss(err)
+		if err := grpcfasttest.CheckRich(m, -1); err != nil {
+			return grpcfasttest.DataLoss(err)
 		}
 		last, lastID = m, m.Id
 		n++
 	}
 	if err := useLast(last, lastID); err != nil {
-		return dataLoss(err)
+		return grpcfasttest.DataLoss(err)
 	}
 	return stream.SendAndClose(&kinds.Summary{Count: n})
 }
 
 func (s *lastServer) ServerStream(req *kinds.Rich, stream grpc.ServerStreamingServer[kinds.Rich]) error {
 	for i := range int(req.Id) {
-		if err := stream.Send(genRich(msgID(int(req.F32), i))); err != nil {
+		if err := stream.Send(grpcfasttest.GenRich(grpcfasttest.MsgID(int(req.F32), i))); err != nil {
 			return err
 		}
 	}
@@ -109,7 +110,7 @@ func shortStreams(t *testing.T, client kinds.KindsClient, streams, msgs int, pla
 				return err
 			}
 			for i := range msgs {
-				if err := cs.Send(genRich(msgID(s, i))); err != nil {
+				if err := cs.Send(grpcfasttest.GenRich(grpcfasttest.MsgID(s, i))); err != nil {
 					return err
 				}
 			}
@@ -124,7 +125,7 @@ func shortStreams(t *testing.T, client kinds.KindsClient, streams, msgs int, pla
 			if err != nil {
 				return err
 			}
-			recv := recvFunc(plainClient, ss.Recv, kinds.NewKinds_ServerStreamResponseReceiver(ss))
+			recv := grpcfasttest.RecvFunc(plainClient, ss.Recv, kinds.NewKinds_ServerStreamResponseReceiver(ss))
 			var last *kinds.Rich
 			var lastID int64
 			for i := 0; ; i++ {
@@ -135,7 +136,7 @@ func shortStreams(t *testing.T, client kinds.KindsClient, streams, msgs int, pla
 				if err != nil {
 					return err
 				}
-				if err := checkRich(m, msgID(s, i)); err != nil {
+				if err := grpcfasttest.CheckRich(m, grpcfasttest.MsgID(s, i)); err != nil {
 					return err
 				}
 				last, lastID = m, m.Id
@@ -145,7 +146,7 @@ func shortStreams(t *testing.T, client kinds.KindsClient, streams, msgs int, pla
 			}
 		}
 	}
-	if err := concurrently(ctx, 16, work); err != nil {
+	if err := grpcfasttest.Concurrently(ctx, 16, work); err != nil {
 		t.Error(err)
 	}
 }
@@ -156,13 +157,13 @@ func shortStreams(t *testing.T, client kinds.KindsClient, streams, msgs int, pla
 // Recv is the reference.
 func TestLastMessageAfterEnd(t *testing.T) {
 	streams := 400
-	if testing.Short() || raceEnabled {
+	if testing.Short() || grpcfasttest.Race {
 		streams = 160
 	}
 	for _, plain := range []bool{true, false} {
 		t.Run(fmt.Sprint("plain=", plain), func(t *testing.T) {
-			env := startEnv(t, &lastServer{plain: plain}, nil, nil)
-			shortStreams(t, env.client, streams, 3, plain)
+			env := grpcfasttest.StartEnv(t, &lastServer{plain: plain}, nil, nil)
+			shortStreams(t, env.Client, streams, 3, plain)
 		})
 	}
 }
@@ -188,11 +189,11 @@ func TestReceiverWithMergingCodec(t *testing.T) {
 			if tc.client {
 				dopts = append(dopts, grpc.WithDefaultCallOptions(grpc.ForceCodec(vtcodec.Codec{})))
 			}
-			env := startEnv(t, &lastServer{}, sopts, dopts)
-			shortStreams(t, env.client, streams, 6, false)
+			env := grpcfasttest.StartEnv(t, &lastServer{}, sopts, dopts)
+			shortStreams(t, env.Client, streams, 6, false)
 			// And the general stream test, every kind, receivers on both ends.
-			env2 := startEnv(t, &kindsServer{}, sopts, dopts)
-			runAllKinds(t, env2.client, 4, 40, false)
+			env2 := grpcfasttest.StartEnv(t, &grpcfasttest.KindsServer{}, sopts, dopts)
+			grpcfasttest.RunAllKinds(t, env2.Client, 4, 40, false)
 		})
 	}
 }
@@ -311,22 +312,22 @@ func (c *callerMemory) check() error {
 // write there.
 func richWith(seed int64) *kinds.Rich {
 	return &kinds.Rich{
-		Id: seed, Data: noiseBytes(seed, 30000),
+		Id: seed, Data: grpcfasttest.NoiseBytes(seed, 30000),
 		Words:   []string{"theirs", "x", "y", "z"},
 		Counts:  map[string]int64{"theirs": seed, "mine": 99},
-		Inner:   &kinds.Inner{Label: "theirs", Payload: noiseBytes(seed+1, 90), Values: []uint32{1}},
-		Inners:  []*kinds.Inner{{Label: "t0", Payload: noiseBytes(seed+2, 3)}, {Label: "t1", Payload: noiseBytes(seed+3, 5)}, {Label: "t2"}},
+		Inner:   &kinds.Inner{Label: "theirs", Payload: grpcfasttest.NoiseBytes(seed+1, 90), Values: []uint32{1}},
+		Inners:  []*kinds.Inner{{Label: "t0", Payload: grpcfasttest.NoiseBytes(seed+2, 3)}, {Label: "t1", Payload: grpcfasttest.NoiseBytes(seed+3, 5)}, {Label: "t2"}},
 		Numbers: []int64{-1, -2, -3, -4, -5},
-		Choice:  &kinds.Rich_Nested{Nested: &kinds.Inner{Label: "theirs too", Payload: noiseBytes(seed+4, 50)}},
+		Choice:  &kinds.Rich_Nested{Nested: &kinds.Inner{Label: "theirs too", Payload: grpcfasttest.NoiseBytes(seed+4, 50)}},
 	}
 }
 
 func pooledWith(seed int64) *kinds.Pooled {
 	return &kinds.Pooled{
-		Data: noiseBytes(seed, 30000), Numbers: []int64{seed, -2, -3},
-		Inners: []*kinds.Inner{{Label: "t0", Payload: noiseBytes(seed+2, 3)}, {Label: "t1"}},
-		One:    &kinds.PooledInner{Payload: noiseBytes(seed+5, 80), Values: []int64{9, 9}},
-		Items:  []*kinds.PooledInner{{Payload: noiseBytes(seed+6, 7)}, {Payload: noiseBytes(seed+7, 9)}, {}},
+		Data: grpcfasttest.NoiseBytes(seed, 30000), Numbers: []int64{seed, -2, -3},
+		Inners: []*kinds.Inner{{Label: "t0", Payload: grpcfasttest.NoiseBytes(seed+2, 3)}, {Label: "t1"}},
+		One:    &kinds.PooledInner{Payload: grpcfasttest.NoiseBytes(seed+5, 80), Values: []int64{9, 9}},
+		Items:  []*kinds.PooledInner{{Payload: grpcfasttest.NoiseBytes(seed+6, 7)}, {Payload: grpcfasttest.NoiseBytes(seed+7, 9)}, {}},
 	}
 }
 
@@ -341,7 +342,7 @@ func TestCodecLeavesCallerMemory(t *testing.T) {
 		mem.intoRich(rich)
 		want := richWith(1)
 		b, _ := proto.Marshal(want)
-		if err := c.Unmarshal(sliceAt(b, cuts...), rich); err != nil {
+		if err := c.Unmarshal(grpcfasttest.SliceAt(b, cuts...), rich); err != nil {
 			t.Fatal(err)
 		}
 		if !proto.Equal(rich, want) {
@@ -356,7 +357,7 @@ func TestCodecLeavesCallerMemory(t *testing.T) {
 		mem.intoPooled(pooled)
 		wantP := pooledWith(2)
 		b, _ = proto.Marshal(wantP)
-		if err := c.Unmarshal(sliceAt(b, cuts...), pooled); err != nil {
+		if err := c.Unmarshal(grpcfasttest.SliceAt(b, cuts...), pooled); err != nil {
 			t.Fatal(err)
 		}
 		if !proto.Equal(pooled, wantP) {
@@ -377,16 +378,16 @@ func (unaryEcho) Unary(_ context.Context, m *kinds.Rich) (*kinds.Rich, error) { 
 // its own memory before conn.Invoke, 16 calls at once, keeps that memory
 // untouched.
 func TestInvokeLeavesCallerMemory(t *testing.T) {
-	env := startEnv(t, unaryEcho{}, nil, nil)
+	env := grpcfasttest.StartEnv(t, unaryEcho{}, nil, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	err := concurrently(ctx, 16, func(ctx context.Context, s int) error {
+	err := grpcfasttest.Concurrently(ctx, 16, func(ctx context.Context, s int) error {
 		for i := range 20 {
 			mem := newCallerMemory()
 			reply := new(kinds.Rich)
 			mem.intoRich(reply)
 			want := richWith(int64(s*100 + i))
-			if err := env.conn.Invoke(ctx, kinds.Kinds_Unary_FullMethodName, want, reply); err != nil {
+			if err := env.Conn.Invoke(ctx, kinds.Kinds_Unary_FullMethodName, want, reply); err != nil {
 				return err
 			}
 			if !proto.Equal(reply, want) {
@@ -417,11 +418,11 @@ func (assigningServer) ClientStream(stream grpc.ClientStreamingServer[kinds.Rich
 			return err
 		}
 		if !proto.Equal(m, richWith(m.Id)) {
-			return dataLoss(fmt.Errorf("message %d differs from what was sent", m.Id))
+			return grpcfasttest.DataLoss(fmt.Errorf("message %d differs from what was sent", m.Id))
 		}
 		for _, c := range mems {
 			if err := c.check(); err != nil {
-				return dataLoss(err)
+				return grpcfasttest.DataLoss(err)
 			}
 		}
 		c := newCallerMemory()
@@ -431,7 +432,7 @@ func (assigningServer) ClientStream(stream grpc.ClientStreamingServer[kinds.Rich
 	}
 	for _, c := range mems {
 		if err := c.check(); err != nil {
-			return dataLoss(err)
+			return grpcfasttest.DataLoss(err)
 		}
 	}
 	return stream.SendAndClose(&kinds.Summary{Count: n})
@@ -445,11 +446,11 @@ func (assigningServer) PooledBidi(stream grpc.BidiStreamingServer[kinds.Pooled, 
 			return err
 		}
 		if len(m.Numbers) == 0 || !proto.Equal(m, pooledWith(m.Numbers[0])) {
-			return dataLoss(errors.New("pooled message differs from what was sent"))
+			return grpcfasttest.DataLoss(errors.New("pooled message differs from what was sent"))
 		}
 		for _, c := range mems {
 			if err := c.check(); err != nil {
-				return dataLoss(err)
+				return grpcfasttest.DataLoss(err)
 			}
 		}
 		c := newCallerMemory()
@@ -458,7 +459,7 @@ func (assigningServer) PooledBidi(stream grpc.BidiStreamingServer[kinds.Pooled, 
 	}
 	for _, c := range mems {
 		if err := c.check(); err != nil {
-			return dataLoss(err)
+			return grpcfasttest.DataLoss(err)
 		}
 	}
 	return nil
@@ -468,11 +469,11 @@ func (assigningServer) PooledBidi(stream grpc.BidiStreamingServer[kinds.Pooled, 
 // and nested messages into the message a receiver returned finds them
 // untouched by the following Recvs, 16 streams at once.
 func TestHandlerMemoryKept(t *testing.T) {
-	env := startEnv(t, assigningServer{}, nil, nil)
+	env := grpcfasttest.StartEnv(t, assigningServer{}, nil, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	err := concurrently(ctx, 16, func(ctx context.Context, s int) error {
-		cs, err := env.client.ClientStream(ctx)
+	err := grpcfasttest.Concurrently(ctx, 16, func(ctx context.Context, s int) error {
+		cs, err := env.Client.ClientStream(ctx)
 		if err != nil {
 			return err
 		}
@@ -486,7 +487,7 @@ func TestHandlerMemoryKept(t *testing.T) {
 		if _, err := cs.CloseAndRecv(); err != nil {
 			return err
 		}
-		bs, err := env.client.PooledBidi(ctx)
+		bs, err := env.Client.PooledBidi(ctx)
 		if err != nil {
 			return err
 		}

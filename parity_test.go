@@ -5,20 +5,15 @@ import (
 	"testing"
 
 	vtproto2 "github.com/planetscale/vtprotobuf/testproto/proto2"
-	"github.com/planetscale/vtprotobuf/testproto/wkt"
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/dynamicpb"
-	"google.golang.org/protobuf/types/known/anypb"
-	"google.golang.org/protobuf/types/known/fieldmaskpb"
-	"google.golang.org/protobuf/types/known/structpb"
-	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
 	"github.com/grpcfast/grpcfast/internal/stdcodec"
-	"github.com/grpcfast/grpcfast/internal/testprotos/editions"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 	"github.com/grpcfast/grpcfast/internal/testprotos/proto2"
 )
@@ -41,7 +36,7 @@ func splits(b []byte) map[string]mem.BufferSlice {
 		"several empty buffers": {mem.SliceBuffer(nil), mem.SliceBuffer{}, mem.SliceBuffer(nil)},
 	}
 	if len(b) > 0 {
-		out["one buffer"] = sliceAt(b)
+		out["one buffer"] = grpcfasttest.SliceAt(b)
 		var many mem.BufferSlice
 		for i := range b {
 			many = append(many, mem.SliceBuffer(b[i:i+1]), mem.SliceBuffer(nil))
@@ -71,8 +66,8 @@ func TestRequiredParity(t *testing.T) {
 		name string
 		msg  proto.Message
 	}{
-		{"Item without id", &proto2.Item{Data: pattern(40), Tags: []int32{1, 2}}},
-		{"Item with id", &proto2.Item{Id: proto.Int32(7), Data: pattern(40), Tags: []int32{1, 2}}},
+		{"Item without id", &proto2.Item{Data: grpcfasttest.Pattern(40), Tags: []int32{1, 2}}},
+		{"Item with id", &proto2.Item{Id: proto.Int32(7), Data: grpcfasttest.Pattern(40), Tags: []int32{1, 2}}},
 		{"empty Item", &proto2.Item{}},
 		{"vtprotobuf Int32Message without required", &vtproto2.Int32Message{OptionalField: proto.Int32(3), PackedField: []int32{1, 300}}},
 		{"vtprotobuf Int32Message with required", &vtproto2.Int32Message{RequiredField: proto.Int32(0), PackedField: []int32{1, 300}}},
@@ -107,7 +102,7 @@ func stdVerdict(t *testing.T, c *grpcfast.Codec, name string, b []byte, newMsg f
 			continue // the empty message, not b
 		}
 		for _, got := range []proto.Message{newMsg(), dirty} {
-			checkOracleAt(t, name+": Unmarshal from "+split, b, got, c.Unmarshal(data, got))
+			grpcfasttest.CheckOracleAt(t, name+": Unmarshal from "+split, b, got, c.Unmarshal(data, got))
 		}
 	}
 }
@@ -118,7 +113,7 @@ func stdVerdict(t *testing.T, c *grpcfast.Codec, name string, b []byte, newMsg f
 // vtprotobuf.
 func TestLaxInputAccepted(t *testing.T) {
 	c := grpcfast.NewCodec()
-	valid, _ := proto.Marshal(fullRich(300))
+	valid, _ := proto.Marshal(grpcfasttest.FullRich(300))
 	for name, b := range map[string][]byte{
 		"bytes field as varint":        {0x18, 0x01},
 		"string field as fixed32":      {0x15, 1, 2, 3, 4},
@@ -129,63 +124,11 @@ func TestLaxInputAccepted(t *testing.T) {
 		"packed enum as fixed32":       {0xa5, 0x01, 1, 0, 0, 0},
 		"oneof bytes as varint":        {0x60, 0x05},
 	} {
-		stdVerdict(t, c, name, b, func() proto.Message { return &kinds.Rich{} }, fullRich(100))
+		stdVerdict(t, c, name, b, func() proto.Message { return &kinds.Rich{} }, grpcfasttest.FullRich(100))
 	}
 	withMismatch := append(append([]byte{}, valid...), 0x18, 0x01)
 	withMismatch = append(withMismatch, valid...)
-	stdVerdict(t, c, "valid fields around a mismatch", withMismatch, func() proto.Message { return &kinds.Rich{} }, fullRich(100))
-}
-
-// utf8Cases returns messages with strings in every place a string can be,
-// valid or not, for the types that vtprotobuf generates here.
-func utf8Cases() map[string]proto.Message {
-	const bad, cut, good = "a\xffb", "ok\xe2\x82", "héllo ✓ 😀"
-	rich := func(s string, set func(m *kinds.Rich, s string)) *kinds.Rich {
-		m := fullRich(40)
-		set(m, s)
-		return m
-	}
-	cases := map[string]proto.Message{}
-	for _, s := range []struct{ name, s string }{{"invalid", bad}, {"truncated", cut}, {"valid", good}} {
-		add := func(name string, m proto.Message) { cases[s.name+" "+name] = m }
-		add("Rich.name", rich(s.s, func(m *kinds.Rich, s string) { m.Name = s }))
-		add("Rich.words", rich(s.s, func(m *kinds.Rich, s string) { m.Words = []string{"x", s, "y"} }))
-		add("Rich.counts key", rich(s.s, func(m *kinds.Rich, s string) { m.Counts = map[string]int64{"k": 1, s: 2} }))
-		add("Rich.text (oneof)", rich(s.s, func(m *kinds.Rich, s string) { m.Choice = &kinds.Rich_Text{Text: s} }))
-		add("Rich.inner.label", rich(s.s, func(m *kinds.Rich, s string) { m.Inner.Label = s }))
-		add("Rich.inners[2].label", rich(s.s, func(m *kinds.Rich, s string) { m.Inners[2].Label = s }))
-		add("Rich.nested.label (oneof)", rich(s.s, func(m *kinds.Rich, s string) { m.Choice = &kinds.Rich_Nested{Nested: &kinds.Inner{Label: s}} }))
-		add("Pooled.name", &kinds.Pooled{Data: pattern(30), Name: s.s})
-		add("Pooled.inners[0].label", &kinds.Pooled{Inners: []*kinds.Inner{{Label: s.s}}})
-		add("WKT StringValue", &wkt.MessageWithWKT{StringValue: wrapperspb.String(s.s)})
-		add("WKT FieldMask", &wkt.MessageWithWKT{FieldMask: &fieldmaskpb.FieldMask{Paths: []string{"a", s.s}}})
-		add("WKT Any type_url", &wkt.MessageWithWKT{Any: &anypb.Any{TypeUrl: s.s, Value: []byte{1}}})
-		add("WKT Struct key", &wkt.MessageWithWKT{StructValue: &structpb.Struct{Fields: map[string]*structpb.Value{s.s: structpb.NewNumberValue(1)}}})
-		add("WKT Struct value", &wkt.MessageWithWKT{StructValue: &structpb.Struct{Fields: map[string]*structpb.Value{"k": structpb.NewStringValue(s.s)}}})
-		add("WKT ListValue in Value", &wkt.MessageWithWKT{ValueValue: structpb.NewListValue(&structpb.ListValue{Values: []*structpb.Value{structpb.NewBoolValue(true), structpb.NewStringValue(s.s)}})})
-		// proto2 strings are not validated, by either codec.
-		add("proto2 StringMessage", &vtproto2.StringMessage{RequiredField: proto.String(s.s), RepeatedField: []string{s.s}})
-		add("proto2 Item.extra.note (group)", &proto2.Item{Id: proto.Int32(1), Extra: &proto2.Item_Extra{Note: proto.String(s.s)}})
-		// Editions (no vtprotobuf methods): validated, as utf8_validation
-		// defaults to VERIFY.
-		add("editions Note.text", &editions.Note{Text: proto.String(s.s)})
-	}
-	return cases
-}
-
-// vtMarshal encodes m with vtprotobuf's MarshalVT, which does not check
-// strings, or returns nil if m has no such method.
-func vtMarshal(t *testing.T, m proto.Message) []byte {
-	t.Helper()
-	vm, ok := m.(interface{ MarshalVT() ([]byte, error) })
-	if !ok {
-		return nil
-	}
-	b, err := vm.MarshalVT()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	stdVerdict(t, c, "valid fields around a mismatch", withMismatch, func() proto.Message { return &kinds.Rich{} }, grpcfasttest.FullRich(100))
 }
 
 // TestUTF8Parity checks strings that must be valid UTF-8 (proto3, editions
@@ -194,14 +137,14 @@ func vtMarshal(t *testing.T, m proto.Message) []byte {
 func TestUTF8Parity(t *testing.T) {
 	c := grpcfast.NewCodec()
 	std := stdcodec.Codec()
-	for name, m := range utf8Cases() {
+	for name, m := range grpcfasttest.UTF8Cases() {
 		out, err := c.Marshal(m)
 		_, stdErr := std.Marshal(m)
 		sameVerdict(t, name+": Marshal", err, stdErr)
 		if err == nil {
 			out.Free()
 		}
-		b := vtMarshal(t, m)
+		b := grpcfasttest.VTMarshal(t, m)
 		if b == nil {
 			// No vtprotobuf methods (editions): protobuf-go both ways.
 			// Only a valid message can be encoded to decode it.
@@ -255,15 +198,15 @@ func TestPresenceAfterResetVT(t *testing.T) {
 	c := grpcfast.NewCodec()
 	reused := vtPooledRich{&kinds.Rich{}}
 	for i, m := range []*kinds.Rich{
-		{Maybe: []byte("x"), Data: pattern(100)},
-		{Data: pattern(50)},
+		{Maybe: []byte("x"), Data: grpcfasttest.Pattern(100)},
+		{Data: grpcfasttest.Pattern(50)},
 		{Maybe: []byte{}},
 		{Name: "n"},
-		{Maybe: pattern(2000), Words: []string{"a"}},
+		{Maybe: grpcfasttest.Pattern(2000), Words: []string{"a"}},
 		{},
 	} {
 		b, _ := proto.Marshal(m)
-		for _, data := range []mem.BufferSlice{sliceAt(b), sliceAt(b, len(b)/2)} {
+		for _, data := range []mem.BufferSlice{grpcfasttest.SliceAt(b), grpcfasttest.SliceAt(b, len(b)/2)} {
 			if err := c.Unmarshal(data, reused); err != nil {
 				t.Fatal(err)
 			}
@@ -311,7 +254,7 @@ func TestPooledChildPresence(t *testing.T) {
 		if withMaybe {
 			m.Set(maybe, protoreflect.ValueOfBytes([]byte("m")))
 		}
-		m.Set(data, protoreflect.ValueOfBytes(pattern(10+depth)))
+		m.Set(data, protoreflect.ValueOfBytes(grpcfasttest.Pattern(10+depth)))
 		if depth > 0 {
 			m.Set(one, protoreflect.ValueOfMessage(build(depth-1, withMaybe)))
 			l := m.Mutable(items).List()
@@ -330,7 +273,7 @@ func TestPooledChildPresence(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, into := range []proto.Message{reused, mt.New().Interface()} {
-			if err := c.Unmarshal(sliceAt(b), into); err != nil {
+			if err := c.Unmarshal(grpcfasttest.SliceAt(b), into); err != nil {
 				t.Fatal(err)
 			}
 			if !proto.Equal(into, want) {

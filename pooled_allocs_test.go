@@ -9,6 +9,7 @@ import (
 
 	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/grpcfastrecord"
+	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
 	"github.com/grpcfast/grpcfast/internal/pooled"
 	"github.com/grpcfast/grpcfast/internal/testprotos/otlp"
 )
@@ -64,8 +65,8 @@ func decodeCosts(m protoreflect.Message) (strs, wrappers int) {
 // (GrpcfastDecode) reuses the oneof wrappers: two allocations per export,
 // where the standard path makes thousands.
 func TestPooledAllocs(t *testing.T) {
-	skipIfRace(t)
-	skipInCheckedBuild(t, "allocation counts: a pooled request keeps none of its memory, so each call allocates it again")
+	grpcfasttest.SkipIfRace(t)
+	grpcfasttest.SkipInCheckedBuild(t, "allocation counts: a pooled request keeps none of its memory, so each call allocates it again")
 	reqs, err := grpcfastrecord.Read(otlpCorpus, "grpcfast.testdata.otlp.TraceService", "Export", true,
 		func() proto.Message { return new(otlp.ExportTraceServiceRequest) })
 	if err != nil || len(reqs) == 0 {
@@ -78,7 +79,7 @@ func TestPooledAllocs(t *testing.T) {
 	for i := 16384; i < len(b); i += 16384 {
 		cuts = append(cuts, i)
 	}
-	data := sliceAt(b, cuts...)
+	data := grpcfasttest.SliceAt(b, cuts...)
 	strs, wrappers := decodeCosts(req.ProtoReflect())
 	dec := func(v any) error { return c.Unmarshal(data, v) }
 	standard := testing.AllocsPerRun(20, func() {

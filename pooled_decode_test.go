@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
 	"github.com/grpcfast/grpcfast/internal/testprotos/otlp"
 )
 
@@ -44,21 +45,21 @@ func TestPooledGeneratedDecoder(t *testing.T) {
 	// ExportTraceServiceRequest.resource_spans, ResourceSpans.scope_spans,
 	// ScopeSpans.spans, Span.attributes, then KeyValue.value,
 	// AnyValue.kvlist_value, KeyValueList.values over and over.
-	path := [][]byte{tag(1, protowire.BytesType), tag(2, protowire.BytesType), tag(2, protowire.BytesType), tag(9, protowire.BytesType)}
-	deep := nested(append(path, repeatTags(10002, tag(2, protowire.BytesType), tag(6, protowire.BytesType), tag(1, protowire.BytesType))...), nil)
+	path := [][]byte{grpcfasttest.Tag(1, protowire.BytesType), grpcfasttest.Tag(2, protowire.BytesType), grpcfasttest.Tag(2, protowire.BytesType), grpcfasttest.Tag(9, protowire.BytesType)}
+	deep := grpcfasttest.Nested(append(path, grpcfasttest.RepeatTags(10002, grpcfasttest.Tag(2, protowire.BytesType), grpcfasttest.Tag(6, protowire.BytesType), grpcfasttest.Tag(1, protowire.BytesType))...), nil)
 	bad := [][]byte{deep}
-	for _, b := range malformed() {
+	for _, b := range grpcfasttest.Malformed() {
 		bad = append(bad, b)
 	}
 	for _, mode := range pooledModes {
 		t.Run(mode.name, func(t *testing.T) {
-			_, conn := serveAndDial(t, func(s *grpc.Server) {
+			_, conn := grpcfasttest.ServeAndDial(t, func(s *grpc.Server) {
 				otlp.RegisterTraceServiceServerPooled(s, varyingOTLP{}, mode.opts...)
 			}, nil, nil)
 			client := otlp.NewTraceServiceClient(conn)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			err := concurrently(ctx, 8, func(ctx context.Context, c int) error {
+			err := grpcfasttest.Concurrently(ctx, 8, func(ctx context.Context, c int) error {
 				for i := range 40 {
 					if c%2 == 1 && i%4 == 0 {
 						b := bad[(c+i)%len(bad)]

@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/types/known/emptypb"
 
 	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
 	"github.com/grpcfast/grpcfast/internal/own"
 	"github.com/grpcfast/grpcfast/internal/testprotos/hostile"
 	"github.com/grpcfast/grpcfast/internal/testprotos/imports"
@@ -46,7 +47,7 @@ func (s pooledUnary) Unary(ctx context.Context, in *kinds.Rich) (*kinds.Rich, er
 // startPooled serves impl with RegisterKindsServerPooled on 127.0.0.1.
 func startPooled(t testing.TB, impl kinds.KindsServer, opts []grpcfast.PooledOption, sopts ...grpc.ServerOption) *grpc.ClientConn {
 	t.Helper()
-	_, conn := serveAndDial(t, func(s *grpc.Server) { kinds.RegisterKindsServerPooled(s, impl, opts...) }, sopts, nil)
+	_, conn := grpcfasttest.ServeAndDial(t, func(s *grpc.Server) { kinds.RegisterKindsServerPooled(s, impl, opts...) }, sopts, nil)
 	return conn
 }
 
@@ -92,12 +93,12 @@ func TestPooledUnary(t *testing.T) {
 			client := kinds.NewKindsClient(conn)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			err := concurrently(ctx, 16, func(ctx context.Context, s int) error {
+			err := grpcfasttest.Concurrently(ctx, 16, func(ctx context.Context, s int) error {
 				r := rand.New(rand.NewPCG(uint64(s), 20))
 				for i := range 40 {
-					want := randomRich(r)
+					want := grpcfasttest.RandomRich(r)
 					if i%7 == 0 {
-						want = fullRich(300 * i)
+						want = grpcfasttest.FullRich(300 * i)
 					}
 					got, err := client.Unary(ctx, want)
 					if err != nil {
@@ -115,7 +116,7 @@ func TestPooledUnary(t *testing.T) {
 			// One client in turn: with a pool, messages come back.
 			seen, calls, distinct = sync.Map{}, 0, 0
 			for i := range 50 {
-				if _, err := client.Unary(ctx, fullRich(i)); err != nil {
+				if _, err := client.Unary(ctx, grpcfasttest.FullRich(i)); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -146,7 +147,7 @@ func TestPooledEchoPoisoned(t *testing.T) {
 			// 1000 bytes are decoded into the request's memory; 4000, in one
 			// frame, as a view of the transport buffer.
 			for i, size := range []int{1000, 4000, 1001, 4001} {
-				want := pattern(size)
+				want := grpcfasttest.Pattern(size)
 				got, err := client.Unary(context.Background(), &kinds.Rich{Data: want})
 				if err != nil {
 					t.Fatal(err)
@@ -322,7 +323,7 @@ func TestPooledCarelessKeep(t *testing.T) {
 				}
 				return &kinds.Rich{}, nil
 			}}, nil, sopts...)
-			want := &kinds.Rich{Name: "kept", Data: pattern(500)}
+			want := &kinds.Rich{Name: "kept", Data: grpcfasttest.Pattern(500)}
 			if _, err := kinds.NewKindsClient(conn).Unary(context.Background(), want); err != nil {
 				t.Fatal(err)
 			}
@@ -344,7 +345,7 @@ func TestPooledCarelessKeep(t *testing.T) {
 func TestPooledHostileInput(t *testing.T) {
 	for _, mode := range pooledModes {
 		t.Run(mode.name, func(t *testing.T) {
-			_, conn := serveAndDial(t, func(s *grpc.Server) {
+			_, conn := grpcfasttest.ServeAndDial(t, func(s *grpc.Server) {
 				kinds.RegisterKindsServerPooled(s, pooledUnary{fn: func(_ context.Context, in *kinds.Rich) (*kinds.Rich, error) {
 					return proto.Clone(in).(*kinds.Rich), nil
 				}}, mode.opts...)
@@ -352,13 +353,13 @@ func TestPooledHostileInput(t *testing.T) {
 			}, nil, nil)
 			client := kinds.NewKindsClient(conn)
 			var bad [][]byte
-			for _, b := range malformed() {
+			for _, b := range grpcfasttest.Malformed() {
 				bad = append(bad, b)
 			}
-			deep := nested(repeatTags(10001, tag(1, 2)), nil)
+			deep := grpcfasttest.Nested(grpcfasttest.RepeatTags(10001, grpcfasttest.Tag(1, 2)), nil)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			err := concurrently(ctx, 8, func(ctx context.Context, s int) error {
+			err := grpcfasttest.Concurrently(ctx, 8, func(ctx context.Context, s int) error {
 				r := rand.New(rand.NewPCG(uint64(s), 21))
 				for i := range 30 {
 					if s%2 == 0 {
@@ -376,7 +377,7 @@ func TestPooledHostileInput(t *testing.T) {
 						}
 						continue
 					}
-					want := randomRich(r)
+					want := grpcfasttest.RandomRich(r)
 					got, err := client.Unary(ctx, want)
 					if err != nil {
 						return err
@@ -431,7 +432,7 @@ func TestPooledPanicRecovered(t *testing.T) {
 			client := kinds.NewKindsClient(conn)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			err := concurrently(ctx, 8, func(ctx context.Context, s int) error {
+			err := grpcfasttest.Concurrently(ctx, 8, func(ctx context.Context, s int) error {
 				for i := range 30 {
 					want := richWith(int64(s*1000 + i))
 					got, err := client.Unary(ctx, want)
@@ -476,7 +477,7 @@ func TestPooledForeignRequestType(t *testing.T) {
 	for _, mode := range pooledModes {
 		t.Run(mode.name, func(t *testing.T) {
 			srv := emptyStore{keep: make(chan bool, 1)}
-			_, conn := serveAndDial(t, func(s *grpc.Server) { imports.RegisterStoreServerPooled(s, srv, mode.opts...) }, nil, nil)
+			_, conn := grpcfasttest.ServeAndDial(t, func(s *grpc.Server) { imports.RegisterStoreServerPooled(s, srv, mode.opts...) }, nil, nil)
 			if _, err := imports.NewStoreClient(conn).Clear(context.Background(), &emptypb.Empty{}); err != nil {
 				t.Fatal(err)
 			}
@@ -493,7 +494,7 @@ func callUnary(t *testing.T, client kinds.KindsClient, n int, req func(id int64)
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	err := concurrently(ctx, 8, func(ctx context.Context, s int) error {
+	err := grpcfasttest.Concurrently(ctx, 8, func(ctx context.Context, s int) error {
 		for i := range n {
 			if _, err := client.Unary(ctx, req(int64(s*1000+i))); err != nil {
 				return err

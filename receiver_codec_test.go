@@ -1,9 +1,6 @@
 package grpcfast_test
 
 import (
-	"io"
-	"unsafe"
-
 	"testing"
 
 	"google.golang.org/grpc/mem"
@@ -11,31 +8,16 @@ import (
 
 	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/example/examplepb"
+	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 )
-
-// codecStream is a grpcfast.Stream whose RecvMsg decodes a prepared
-// message with the grpcfast codec, as gRPC's RecvMsg does once the
-// transport has read the message: it measures what receiving costs in our
-// code alone, without the transport.
-type codecStream[M any] struct {
-	codec *grpcfast.Codec
-	data  mem.BufferSlice
-}
-
-func (s *codecStream[M]) RecvMsg(m any) error { return s.codec.Unmarshal(s.data, m) }
-
-func (s *codecStream[M]) Recv() (*M, error) {
-	m := new(M)
-	return m, s.RecvMsg(m)
-}
 
 // allocsPerRecv returns the allocations per Receiver.Recv of the message
 // that wire encodes, cut at cuts, after a first Recv has sized the reused
 // message; it also checks that every Recv decodes the message right.
 func allocsPerRecv[M any](t *testing.T, want *M, wire []byte, cuts ...int) float64 {
 	t.Helper()
-	s := &codecStream[M]{codec: grpcfast.NewCodec(), data: sliceAt(wire, cuts...)}
+	s := &grpcfasttest.CodecStream[M]{Codec: grpcfast.NewCodec(), Data: grpcfasttest.SliceAt(wire, cuts...)}
 	r := grpcfast.NewReceiver[M](s)
 	check := func() {
 		m, err := r.Recv()
@@ -61,8 +43,8 @@ func allocsPerRecv[M any](t *testing.T, want *M, wire []byte, cuts ...int) float
 // message arrives in one buffer or in several (cut inside the field
 // framing, inside the bytes, and at the HTTP/2 frame boundary).
 func TestRecvAllocsWithCodec(t *testing.T) {
-	skipInCheckedBuild(t, "allocation counts: a Receiver's messages keep none of their memory, so each Recv allocates it again")
-	chunk := &examplepb.Chunk{Data: noiseBytes(1, 16<<10)}
+	grpcfasttest.SkipInCheckedBuild(t, "allocation counts: a Receiver's messages keep none of their memory, so each Recv allocates it again")
+	chunk := &examplepb.Chunk{Data: grpcfasttest.NoiseBytes(1, 16<<10)}
 	chunkWire, err := chunk.MarshalVT()
 	if err != nil {
 		t.Fatal(err)
@@ -70,8 +52,8 @@ func TestRecvAllocsWithCodec(t *testing.T) {
 	// A Rich with scalars of every wire type, an enum, bytes and a
 	// repeated bytes field. Repeated scalars are in TestRecvAllocsKnownCosts.
 	flat := &kinds.Rich{
-		Id: 42, Data: noiseBytes(2, 16<<10), Color: kinds.Color_COLOR_GREEN,
-		Blobs: [][]byte{noiseBytes(6, 0), noiseBytes(7, 0)},
+		Id: 42, Data: grpcfasttest.NoiseBytes(2, 16<<10), Color: kinds.Color_COLOR_GREEN,
+		Blobs: [][]byte{grpcfasttest.NoiseBytes(6, 0), grpcfasttest.NoiseBytes(7, 0)},
 		Ratio: 0.25, F32: 7, Sf64: -9, Flag: true,
 	}
 	flatWire, err := flat.MarshalVT()
@@ -104,8 +86,10 @@ func TestRecvAllocsWithCodec(t *testing.T) {
 // gave back (spares), so only what Go cannot reuse is allocated: strings,
 // presence-tracking scalars (proto3 optional) and repeated bytes elements.
 func TestRecvAllocsKnownCosts(t *testing.T) {
-	skipInCheckedBuild(t, "allocation counts: a Receiver's messages keep none of their memory, so each Recv allocates it again")
-	inner := func() *kinds.Inner { return &kinds.Inner{Payload: noiseBytes(3, 100), Values: []uint32{1, 2}} }
+	grpcfasttest.SkipInCheckedBuild(t, "allocation counts: a Receiver's messages keep none of their memory, so each Recv allocates it again")
+	inner := func() *kinds.Inner {
+		return &kinds.Inner{Payload: grpcfasttest.NoiseBytes(3, 100), Values: []uint32{1, 2}}
+	}
 	level := int32(5)
 	for _, tc := range []struct {
 		name string
@@ -113,13 +97,13 @@ func TestRecvAllocsKnownCosts(t *testing.T) {
 		want float64
 	}{
 		// The Inner, its Payload and its Values: all kept or spare.
-		{"Inner", &kinds.Rich{Id: 1, Data: noiseBytes(4, 1000), Inner: inner()}, 0},
+		{"Inner", &kinds.Rich{Id: 1, Data: grpcfasttest.NoiseBytes(4, 1000), Inner: inner()}, 0},
 		{"Inners2", &kinds.Rich{Id: 1, Inners: []*kinds.Inner{inner(), inner()}}, 0},
 		{"Numbers", &kinds.Rich{Id: 1, Numbers: []int64{1, -2, 1 << 40}}, 0},
 		{"Colors", &kinds.Rich{Id: 1, Colors: []kinds.Color{kinds.Color_COLOR_RED, kinds.Color_COLOR_GREEN}}, 0},
 		{"Name", &kinds.Rich{Id: 1, Name: "name"}, 1},
 		{"Level", &kinds.Rich{Id: 1, Level: &level}, 1},
-		{"Blobs2", &kinds.Rich{Id: 1, Blobs: [][]byte{noiseBytes(8, 10), noiseBytes(9, 20)}}, 2},
+		{"Blobs2", &kinds.Rich{Id: 1, Blobs: [][]byte{grpcfasttest.NoiseBytes(8, 10), grpcfasttest.NoiseBytes(9, 20)}}, 2},
 	} {
 		wire, err := tc.msg.MarshalVT()
 		if err != nil {
@@ -131,7 +115,7 @@ func TestRecvAllocsKnownCosts(t *testing.T) {
 			t.Errorf("Rich with %s: %v allocations per Recv, want %v", tc.name, got, tc.want)
 		}
 	}
-	pooled := &kinds.Pooled{Data: noiseBytes(5, 2000), Inners: []*kinds.Inner{inner(), inner()}}
+	pooled := &kinds.Pooled{Data: grpcfasttest.NoiseBytes(5, 2000), Inners: []*kinds.Inner{inner(), inner()}}
 	wire, err := pooled.MarshalVT()
 	if err != nil {
 		t.Fatal(err)
@@ -143,15 +127,15 @@ func TestRecvAllocsKnownCosts(t *testing.T) {
 	}
 	// Nested types pooled by vtprotobuf too: nothing is allocated either.
 	allPooled := &kinds.Pooled{
-		Data:    noiseBytes(6, 2000),
+		Data:    grpcfasttest.NoiseBytes(6, 2000),
 		Numbers: []int64{1, -2, 1 << 40},
-		One:     &kinds.PooledInner{Payload: noiseBytes(7, 100), Values: []int64{3, 4}},
+		One:     &kinds.PooledInner{Payload: grpcfasttest.NoiseBytes(7, 100), Values: []int64{3, 4}},
 		Items: []*kinds.PooledInner{
-			{Payload: noiseBytes(8, 100), Values: []int64{5}},
-			{Payload: noiseBytes(9, 50), Values: []int64{6, 7}},
+			{Payload: grpcfasttest.NoiseBytes(8, 100), Values: []int64{5}},
+			{Payload: grpcfasttest.NoiseBytes(9, 50), Values: []int64{6, 7}},
 		},
 	}
-	if raceEnabled {
+	if grpcfasttest.Race {
 		return // the race detector makes sync.Pool drop items
 	}
 	if wire, err = allPooled.MarshalVT(); err != nil {
@@ -162,64 +146,6 @@ func TestRecvAllocsKnownCosts(t *testing.T) {
 	if got != 0 {
 		t.Errorf("Pooled with pooled nested messages: %v allocations per Recv, want 0", got)
 	}
-}
-
-// codecListStream is a grpcfast.Stream whose RecvMsg decodes the messages of
-// wire in turn with the grpcfast codec, then returns io.EOF.
-type codecListStream[M any] struct {
-	codec     *grpcfast.Codec
-	wire      [][]byte
-	next      int
-	split     bool           // deliver each message in two buffers, cut in the middle
-	cuts      []int          // or cut every message at these offsets
-	delivered [][]byte       // the buffers of the last message delivered
-	pool      mem.BufferPool // where delivered buffers come from; mem.DefaultBufferPool() if nil
-}
-
-func (s *codecListStream[M]) RecvMsg(m any) error {
-	if s.next == len(s.wire) {
-		return io.EOF
-	}
-	s.next++
-	b := s.wire[s.next-1]
-	// As gRPC's transport: pooled, reference-counted buffers, freed once
-	// the codec has returned.
-	pool := s.pool
-	if pool == nil {
-		pool = mem.DefaultBufferPool()
-	}
-	cuts := s.cuts
-	if s.split {
-		cuts = []int{len(b) / 2}
-	}
-	data := pooledAt(pool, b, cuts...)
-	s.delivered = s.delivered[:0]
-	for _, buf := range data {
-		s.delivered = append(s.delivered, buf.ReadOnlyData())
-	}
-	err := s.codec.Unmarshal(data, m)
-	data.Free()
-	return err
-}
-
-// isView reports whether b lies in a buffer of the last message delivered.
-func (s *codecListStream[M]) isView(b []byte) bool {
-	if len(b) == 0 {
-		return false
-	}
-	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	for _, d := range s.delivered {
-		start := uintptr(unsafe.Pointer(unsafe.SliceData(d)))
-		if p >= start && p+uintptr(len(b)) <= start+uintptr(len(d)) {
-			return true
-		}
-	}
-	return false
-}
-
-func (s *codecListStream[M]) Recv() (*M, error) {
-	m := new(M)
-	return m, s.RecvMsg(m)
 }
 
 // cyclingStream is a codecStream whose messages take turns among several.
@@ -246,15 +172,15 @@ func (s *cyclingStream[M]) Recv() (*M, error) {
 // back to vtprotobuf's pool, which the next long one takes them from, and a
 // receiver's message keeps no more than its last message used.
 func TestRecvAllocsVaryingCounts(t *testing.T) {
-	skipInCheckedBuild(t, "allocation counts: a Receiver's messages keep none of their memory, so each Recv allocates it again")
-	skipIfRace(t)
+	grpcfasttest.SkipInCheckedBuild(t, "allocation counts: a Receiver's messages keep none of their memory, so each Recv allocates it again")
+	grpcfasttest.SkipIfRace(t)
 	var data []mem.BufferSlice
 	for _, n := range []int{10, 3, 3} {
 		m := &kinds.Pooled{Name: "p"}
 		for i := range n {
 			m.Items = append(m.Items, &kinds.PooledInner{Values: []int64{int64(i)}})
 		}
-		data = append(data, sliceAt(marshalOK(t, m)))
+		data = append(data, grpcfasttest.SliceAt(marshalOK(t, m)))
 	}
 	s := &cyclingStream[kinds.Pooled]{codec: grpcfast.NewCodec(), data: data}
 	r := grpcfast.NewReceiver[kinds.Pooled](s)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/example/examplepb"
+	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
 )
 
 // BenchmarkShortStream receives short streams of 16 KiB chunks through the
@@ -14,7 +15,7 @@ import (
 // collector at the end of each stream (the default), and a Receiver released
 // at the end of each stream (Release). B/op is per stream.
 func BenchmarkShortStream(b *testing.B) {
-	chunk := &examplepb.Chunk{Data: noiseBytes(1, 16<<10)}
+	chunk := &examplepb.Chunk{Data: grpcfasttest.NoiseBytes(1, 16<<10)}
 	wire, err := chunk.MarshalVT()
 	if err != nil {
 		b.Fatal(err)
@@ -22,7 +23,7 @@ func BenchmarkShortStream(b *testing.B) {
 	for _, msgs := range []int{1, 4, 64} {
 		for _, how := range []string{"recv", "receiver", "release"} {
 			b.Run(fmt.Sprintf("msgs=%d/how=%s", msgs, how), func(b *testing.B) {
-				s := &endingStream[examplepb.Chunk]{codecStream: codecStream[examplepb.Chunk]{codec: grpcfast.NewCodec(), data: sliceAt(wire, 16384-5)}}
+				s := &endingStream[examplepb.Chunk]{CodecStream: grpcfasttest.CodecStream[examplepb.Chunk]{Codec: grpcfast.NewCodec(), Data: grpcfasttest.SliceAt(wire, 16384-5)}}
 				b.SetBytes(int64(msgs * len(chunk.Data)))
 				b.ReportAllocs()
 				for range b.N {

@@ -10,6 +10,8 @@ import (
 
 	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/example/examplepb"
+	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
+	"github.com/grpcfast/grpcfast/internal/own"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 )
 
@@ -29,8 +31,8 @@ func TestReceiverReuseAcrossShortStreams(t *testing.T) {
 	if testing.Short() {
 		perWorker = 10
 	}
-	srv, cli := newEndpoint(fastSide, "server"), newEndpoint(fastSide, "client")
-	e := startEnv(t, &kindsServer{}, srv.serverOptions(), cli.dialOptions())
+	srv, cli := grpcfasttest.NewEndpoint(grpcfasttest.FastSide, "server"), grpcfasttest.NewEndpoint(grpcfasttest.FastSide, "client")
+	e := grpcfasttest.StartEnv(t, &grpcfasttest.KindsServer{}, srv.ServerOptions(), cli.DialOptions())
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
@@ -42,7 +44,7 @@ func TestReceiverReuseAcrossShortStreams(t *testing.T) {
 	// serverStream receives one short server stream; every tenth stream
 	// takes its last message.
 	serverStream := func(ctx context.Context, s int) error {
-		stream, err := e.client.ServerStream(ctx, &kinds.Rich{Id: msgID(s, 0), Numbers: []int64{int64(msgs)}})
+		stream, err := e.Client.ServerStream(ctx, &kinds.Rich{Id: grpcfasttest.MsgID(s, 0), Numbers: []int64{int64(msgs)}})
 		if err != nil {
 			return err
 		}
@@ -59,7 +61,7 @@ func TestReceiverReuseAcrossShortStreams(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			if err := checkRich(m, msgID(s, i)); err != nil {
+			if err := grpcfasttest.CheckRich(m, grpcfasttest.MsgID(s, i)); err != nil {
 				return err
 			}
 			mu.Lock()
@@ -75,11 +77,13 @@ func TestReceiverReuseAcrossShortStreams(t *testing.T) {
 		run  func(ctx context.Context, s int) error
 	}{
 		{"ServerStream", serverStream},
-		{"ClientStream", func(ctx context.Context, s int) error { return runClientStream(ctx, e.client, s, msgs) }},
-		{"Bidi", func(ctx context.Context, s int) error { return runBidi(ctx, e.client, s, msgs, false) }},
-		{"PooledBidi", func(ctx context.Context, s int) error { return runPooledBidi(ctx, e.client, s, msgs, false) }},
+		{"ClientStream", func(ctx context.Context, s int) error { return grpcfasttest.RunClientStream(ctx, e.Client, s, msgs) }},
+		{"Bidi", func(ctx context.Context, s int) error { return grpcfasttest.RunBidi(ctx, e.Client, s, msgs, false) }},
+		{"PooledBidi", func(ctx context.Context, s int) error {
+			return grpcfasttest.RunPooledBidi(ctx, e.Client, s, msgs, false)
+		}},
 	} {
-		err := concurrently(ctx, workers, func(ctx context.Context, w int) error {
+		err := grpcfasttest.Concurrently(ctx, workers, func(ctx context.Context, w int) error {
 			for i := range perWorker {
 				if err := k.run(ctx, w*perWorker+i); err != nil {
 					return err
@@ -92,7 +96,7 @@ func TestReceiverReuseAcrossShortStreams(t *testing.T) {
 		}
 	}
 	for _, m := range taken {
-		if err := checkRich(m, -1); err != nil {
+		if err := grpcfasttest.CheckRich(m, -1); err != nil {
 			t.Errorf("a taken message changed after its stream ended: %v", err)
 		}
 	}
@@ -103,25 +107,25 @@ func TestReceiverReuseAcrossShortStreams(t *testing.T) {
 	// quarter of what it is given, so then only some reuse can be asserted.
 	streams, limit := workers*perWorker, len(taken)+8*workers
 	switch {
-	case quarantine:
+	case own.Quarantine:
 		// Release gives nothing back in quarantine builds: two messages
 		// per stream.
 		limit = 2 * streams
-	case raceEnabled:
+	case grpcfasttest.Race:
 		limit = streams - len(taken) - 1
 	}
 	if len(used) > limit {
 		t.Errorf("%d server streams decoded into %d distinct messages, want at most %d", streams, len(used), limit)
 	}
-	srv.checkUsed(t, "server")
-	cli.checkUsed(t, "client")
+	srv.CheckUsed(t, "server")
+	cli.CheckUsed(t, "client")
 }
 
 // endingStream is a grpcfast.Stream that decodes n copies of a prepared
 // message with the grpcfast codec, then returns io.EOF: a short stream
 // without the transport.
 type endingStream[M any] struct {
-	codecStream[M]
+	grpcfasttest.CodecStream[M]
 	left int
 }
 
@@ -130,7 +134,7 @@ func (s *endingStream[M]) RecvMsg(m any) error {
 		return io.EOF
 	}
 	s.left--
-	return s.codecStream.RecvMsg(m)
+	return s.CodecStream.RecvMsg(m)
 }
 
 func (s *endingStream[M]) Recv() (*M, error) {
@@ -145,16 +149,16 @@ func (s *endingStream[M]) Recv() (*M, error) {
 // the compiler keeps it on the stack). Without Release, each stream
 // allocates its two messages and their bytes.
 func TestShortStreamAllocs(t *testing.T) {
-	skipInCheckedBuild(t, "allocation counts: Release gives no slot back for the next stream to reuse")
-	if raceEnabled {
+	grpcfasttest.SkipInCheckedBuild(t, "allocation counts: Release gives no slot back for the next stream to reuse")
+	if grpcfasttest.Race {
 		t.Skip("the race detector makes sync.Pool drop items at random")
 	}
-	chunk := &examplepb.Chunk{Data: noiseBytes(1, 16<<10)}
+	chunk := &examplepb.Chunk{Data: grpcfasttest.NoiseBytes(1, 16<<10)}
 	wire, err := chunk.MarshalVT()
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &endingStream[examplepb.Chunk]{codecStream: codecStream[examplepb.Chunk]{codec: grpcfast.NewCodec(), data: sliceAt(wire)}}
+	s := &endingStream[examplepb.Chunk]{CodecStream: grpcfasttest.CodecStream[examplepb.Chunk]{Codec: grpcfast.NewCodec(), Data: grpcfasttest.SliceAt(wire)}}
 	release := true
 	stream := func() {
 		s.left = 4

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 )
 
@@ -17,7 +18,7 @@ import (
 // follow each other are allocated together in a decode into a fresh
 // message: decoding n elements costs the allocations of one.
 func TestRepeatedAllocs(t *testing.T) {
-	skipIfRace(t)
+	grpcfasttest.SkipIfRace(t)
 	c := grpcfast.NewCodec()
 	cases := []struct {
 		name string
@@ -53,7 +54,7 @@ func TestRepeatedAllocs(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				data := sliceAt(b)
+				data := grpcfasttest.SliceAt(b)
 				return testing.AllocsPerRun(50, func() {
 					m := &kinds.Rich{}
 					if err := c.Unmarshal(data, m); err != nil {
@@ -126,7 +127,7 @@ func TestRepeatedRuns(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			for cut := 0; cut <= len(b); cut++ {
 				m := &kinds.Rich{}
-				checkOracleAt(t, fmt.Sprintf("%s, split at %d", name, cut), b, m, c.Unmarshal(sliceAt(b, cut), m))
+				grpcfasttest.CheckOracleAt(t, fmt.Sprintf("%s, split at %d", name, cut), b, m, c.Unmarshal(grpcfasttest.SliceAt(b, cut), m))
 			}
 		})
 	}
@@ -137,14 +138,14 @@ func TestRepeatedRuns(t *testing.T) {
 // that fails cost the decode that fails at the first a bounded allocation,
 // as they cost protobuf-go.
 func TestRepeatedRunBounded(t *testing.T) {
-	skipIfRace(t)
+	grpcfasttest.SkipIfRace(t)
 	b := protowire.AppendTag(nil, 9, protowire.BytesType)
 	b = protowire.AppendBytes(b, []byte{1<<3 | 2, 1, 0xff}) // a label of invalid UTF-8
 	for range 100000 {
 		b = append(b, 9<<3|2, 0)
 	}
 	c := grpcfast.NewCodec()
-	data := sliceAt(b)
+	data := grpcfasttest.SliceAt(b)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	if err := c.Unmarshal(data, &kinds.Rich{}); err == nil {

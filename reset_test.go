@@ -8,33 +8,19 @@ import (
 
 	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/grpcfastimpl"
+	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 )
 
 func pooledMsg(items, data int, one bool) *kinds.Pooled {
-	m := &kinds.Pooled{Data: pattern(data), Numbers: []int64{1, 2, 300000}, Name: "a pooled message"}
+	m := &kinds.Pooled{Data: grpcfasttest.Pattern(data), Numbers: []int64{1, 2, 300000}, Name: "a pooled message"}
 	for i := range items {
-		m.Items = append(m.Items, &kinds.PooledInner{Payload: pattern(10 + i), Values: []int64{int64(i)}})
+		m.Items = append(m.Items, &kinds.PooledInner{Payload: grpcfasttest.Pattern(10 + i), Values: []int64{int64(i)}})
 	}
 	if one {
 		m.One = &kinds.PooledInner{Payload: []byte("one")}
 	}
 	return m
-}
-
-// listStream is a grpcfast.Stream whose RecvMsg decodes the given messages
-// in turn with the grpcfast codec, then returns io.EOF.
-func listStream[M any](t testing.TB, msgs ...proto.Message) *codecListStream[M] {
-	t.Helper()
-	s := &codecListStream[M]{codec: grpcfast.NewCodec()}
-	for _, m := range msgs {
-		b, err := proto.Marshal(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.wire = append(s.wire, b)
-	}
-	return s
 }
 
 // decodeOwned decodes src into dst with the codec and returns the record of
@@ -48,7 +34,7 @@ func decodeOwned(t testing.TB, src proto.Message, dst interface {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := grpcfast.NewCodec().Unmarshal(sliceAt(b), dst); err != nil {
+	if err := grpcfast.NewCodec().Unmarshal(grpcfasttest.SliceAt(b), dst); err != nil {
 		t.Fatal(err)
 	}
 	o := new(grpcfastimpl.Record)
@@ -59,10 +45,10 @@ func decodeOwned(t testing.TB, src proto.Message, dst interface {
 // A Receiver's message whose nested types vtprotobuf pools keeps its
 // repeated elements, and returns its singular message fields to the pool.
 func TestReuseKeepsPooledElements(t *testing.T) {
-	skipInCheckedBuild(t, "it asserts that a reset message keeps its elements' and fields' memory")
+	grpcfasttest.SkipInCheckedBuild(t, "it asserts that a reset message keeps its elements' and fields' memory")
 	// 512 bytes of Data: decoded into the message's own memory, not a view
 	// of the transport buffer (reuse.MinView).
-	s := listStream[kinds.Pooled](t, pooledMsg(3, 512, true), pooledMsg(1, 10, false), pooledMsg(2, 100, false))
+	s := grpcfasttest.ListStream[kinds.Pooled](t, pooledMsg(3, 512, true), pooledMsg(1, 10, false), pooledMsg(2, 100, false))
 	r := grpcfast.NewReceiver[kinds.Pooled](s)
 	first, _ := r.Recv()
 	items := append([]*kinds.PooledInner(nil), first.Items...)
@@ -93,8 +79,8 @@ func TestReuseKeepsPooledElements(t *testing.T) {
 // GrpcfastReuse keeps memory but not presence: an optional bytes field must
 // become nil, a map empty, a oneof unset.
 func TestReuseKeepsNoPresence(t *testing.T) {
-	skipInCheckedBuild(t, "it asserts that a reset message keeps the memory its decode allocated")
-	src := fullRich(64)
+	grpcfasttest.SkipInCheckedBuild(t, "it asserts that a reset message keeps the memory its decode allocated")
+	src := grpcfasttest.FullRich(64)
 	src.Maybe = []byte("x")
 	src.Choice = &kinds.Rich_Nested{Nested: &kinds.Inner{Label: "n"}}
 	m := new(kinds.Rich)
@@ -150,8 +136,8 @@ func TestReuseDropsWhatItDidNotRecord(t *testing.T) {
 }
 
 func TestReusePooledAllocs(t *testing.T) {
-	skipInCheckedBuild(t, "allocation counts: a reset message keeps none of its memory, so each decode allocates it again")
-	if raceEnabled {
+	grpcfasttest.SkipInCheckedBuild(t, "allocation counts: a reset message keeps none of its memory, so each decode allocates it again")
+	if grpcfasttest.Race {
 		t.Skip("the race detector makes sync.Pool drop items")
 	}
 	want := pooledMsg(4, 16384, true)

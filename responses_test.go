@@ -20,6 +20,8 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
+	"github.com/grpcfast/grpcfast/internal/own"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 )
 
@@ -68,7 +70,7 @@ func newReplyConn(t testing.TB, codec encoding.CodecV2, replies ...proto.Message
 		if err != nil {
 			t.Fatal(err)
 		}
-		c.replies = append(c.replies, sliceAt(b, len(b)/2))
+		c.replies = append(c.replies, grpcfasttest.SliceAt(b, len(b)/2))
 	}
 	return c
 }
@@ -99,15 +101,15 @@ func TestResponsesReuse(t *testing.T) {
 // scalars, which a reused response holds without allocating again.
 func reuseResponses() []proto.Message {
 	return []proto.Message{
-		&kinds.Rich{Id: 1, Data: pattern(3000), Inner: &kinds.Inner{Payload: pattern(100), Values: []uint32{1, 2}}, Inners: []*kinds.Inner{{Payload: pattern(5)}}, Numbers: []int64{1, 2, 3}},
-		&kinds.Rich{Id: 2, Data: pattern(2000), Inner: &kinds.Inner{Payload: pattern(50), Values: []uint32{3}}},
+		&kinds.Rich{Id: 1, Data: grpcfasttest.Pattern(3000), Inner: &kinds.Inner{Payload: grpcfasttest.Pattern(100), Values: []uint32{1, 2}}, Inners: []*kinds.Inner{{Payload: grpcfasttest.Pattern(5)}}, Numbers: []int64{1, 2, 3}},
+		&kinds.Rich{Id: 2, Data: grpcfasttest.Pattern(2000), Inner: &kinds.Inner{Payload: grpcfasttest.Pattern(50), Values: []uint32{3}}},
 	}
 }
 
 // TestResponsesAllocs: once its two messages hold what the responses need,
 // a call through a Responses allocates nothing to receive them.
 func TestResponsesAllocs(t *testing.T) {
-	if raceEnabled || quarantine {
+	if grpcfasttest.Race || own.Quarantine {
 		t.Skip("the race detector makes sync.Pool drop items at random; grpcfast_checked builds never reuse memory taken back")
 	}
 	cc := newReplyConn(t, grpcfast.NewCodec(), reuseResponses()...)
@@ -126,7 +128,7 @@ func TestResponsesAllocs(t *testing.T) {
 // one that fails to decode, returns nil and leaves the last response as it
 // was, still the caller's; the next call decodes right.
 func TestResponsesFailedCallKeepsLast(t *testing.T) {
-	sent := &kinds.Rich{Id: 7, Name: "seven", Data: pattern(4000), Words: []string{"a", "b"}}
+	sent := &kinds.Rich{Id: 7, Name: "seven", Data: grpcfasttest.Pattern(4000), Words: []string{"a", "b"}}
 	for _, copy := range []bool{false, true} {
 		cc := newReplyConn(t, grpcfast.NewCodec(), sent)
 		cc.fail[1], cc.fail[2], cc.fail[3] = "status", "decode", "decode"
@@ -145,7 +147,7 @@ func TestResponsesFailedCallKeepsLast(t *testing.T) {
 			if m != nil || err == nil || (i == 1) != (err == errBadStatus) {
 				t.Fatalf("copy %v, call %d: %v, %v; want nil and its error", copy, i, m, err)
 			}
-			if !proto.Equal(first, want) || !bytes.Equal(first.Data, pattern(4000)) {
+			if !proto.Equal(first, want) || !bytes.Equal(first.Data, grpcfasttest.Pattern(4000)) {
 				t.Fatalf("copy %v: a failed call changed the last response", copy)
 			}
 			if r.Take() != nil {
@@ -163,8 +165,8 @@ func TestResponsesFailedCallKeepsLast(t *testing.T) {
 // change it (in checked builds, never poison it), and Release does not.
 func TestResponsesTake(t *testing.T) {
 	sent := []proto.Message{
-		&kinds.Rich{Id: 1, Data: pattern(5000), Inner: &kinds.Inner{Payload: pattern(300)}},
-		&kinds.Rich{Id: 2, Data: pattern(6000)},
+		&kinds.Rich{Id: 1, Data: grpcfasttest.Pattern(5000), Inner: &kinds.Inner{Payload: grpcfasttest.Pattern(300)}},
+		&kinds.Rich{Id: 2, Data: grpcfasttest.Pattern(6000)},
 	}
 	cc := newReplyConn(t, grpcfast.NewCodec(), sent...)
 	r := grpcfast.NewResponses[kinds.Rich]()
@@ -190,7 +192,7 @@ func TestResponsesTake(t *testing.T) {
 // TestResponsesCallerMemory: what the caller put into a response is dropped
 // at the next call, never written into.
 func TestResponsesCallerMemory(t *testing.T) {
-	sent := &kinds.Rich{Data: pattern(3000), Inner: &kinds.Inner{Payload: pattern(200)}, Blobs: [][]byte{pattern(40)}}
+	sent := &kinds.Rich{Data: grpcfasttest.Pattern(3000), Inner: &kinds.Inner{Payload: grpcfasttest.Pattern(200)}, Blobs: [][]byte{grpcfasttest.Pattern(40)}}
 	cc := newReplyConn(t, grpcfast.NewCodec(), sent)
 	r := grpcfast.NewResponses[kinds.Rich]()
 	mine := bytes.Repeat([]byte{'m'}, 8000)
@@ -217,8 +219,8 @@ func TestResponsesCallerMemory(t *testing.T) {
 // never overwritten by a later decode.
 func TestResponsesOtherCodecs(t *testing.T) {
 	sent := []proto.Message{
-		&kinds.Rich{Id: 1, Data: pattern(3000), Words: []string{"x"}, Inner: &kinds.Inner{Payload: pattern(10)}},
-		&kinds.Rich{Id: 2, Blobs: [][]byte{pattern(7)}},
+		&kinds.Rich{Id: 1, Data: grpcfasttest.Pattern(3000), Words: []string{"x"}, Inner: &kinds.Inner{Payload: grpcfasttest.Pattern(10)}},
+		&kinds.Rich{Id: 2, Blobs: [][]byte{grpcfasttest.Pattern(7)}},
 	}
 	for name, codec := range map[string]encoding.CodecV2{"standard": grpcfast.StandardCodec(), "vtproto": vtMergingCodec{}} {
 		cc := newReplyConn(t, codec, sent...)
@@ -296,8 +298,8 @@ func TestResponsesOneGoroutine(t *testing.T) {
 // intact through later calls.
 func TestResponsesStringsInOneCopy(t *testing.T) {
 	sent := []proto.Message{
-		&kinds.Rich{Name: "first", Words: []string{"alpha", "beta"}, Data: pattern(2000)},
-		&kinds.Rich{Name: "second", Words: []string{"gamma"}, Data: pattern(1000)},
+		&kinds.Rich{Name: "first", Words: []string{"alpha", "beta"}, Data: grpcfasttest.Pattern(2000)},
+		&kinds.Rich{Name: "second", Words: []string{"gamma"}, Data: grpcfasttest.Pattern(1000)},
 	}
 	cc := newReplyConn(t, grpcfast.NewCodec(), sent...)
 	r := grpcfast.NewResponses[kinds.Rich](grpcfast.WithStringsInOneCopy())
@@ -329,8 +331,8 @@ func TestResponsesStringsInOneCopy(t *testing.T) {
 // response kept past the next call reads the poison pattern, and so does
 // the last response's after Release.
 func TestCheckedResponseKeptPastNextCall(t *testing.T) {
-	needChecked(t)
-	sent := &kinds.Rich{Data: pattern(5000), Inner: &kinds.Inner{Payload: pattern(300)}}
+	grpcfasttest.NeedChecked(t)
+	sent := &kinds.Rich{Data: grpcfasttest.Pattern(5000), Inner: &kinds.Inner{Payload: grpcfasttest.Pattern(300)}}
 	cc := newReplyConn(t, grpcfast.NewCodec(), sent)
 	r := grpcfast.NewResponses[kinds.Rich]()
 	m, err := r.Invoke(context.Background(), cc, "/m", nil)
@@ -342,12 +344,12 @@ func TestCheckedResponseKeptPastNextCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !poisoned(data) || !poisoned(payload) {
+	if !grpcfasttest.Poisoned(data) || !grpcfasttest.Poisoned(payload) {
 		t.Errorf("slices kept past the next call read %x..., %x...; want the poison pattern", data[:8], payload[:8])
 	}
 	last := m2.Data
 	r.Release()
-	if !poisoned(last) {
+	if !grpcfasttest.Poisoned(last) {
 		t.Errorf("the last response's data after Release reads %x..., want the poison pattern", last[:8])
 	}
 }
@@ -397,18 +399,18 @@ func TestReusingClientOverGRPC(t *testing.T) {
 		}
 		return invoker(ctx, method, req, reply, cc, opts...)
 	}
-	env := startEnv(t, reusingServer{}, nil, []grpc.DialOption{grpc.WithUnaryInterceptor(count)})
+	env := grpcfasttest.StartEnv(t, reusingServer{}, nil, []grpc.DialOption{grpc.WithUnaryInterceptor(count)})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	const calls = 40
 	var failures atomic.Int64
-	err := concurrently(ctx, 4, func(ctx context.Context, g int) error {
-		c := kinds.NewKindsReusingClient(env.conn)
+	err := grpcfasttest.Concurrently(ctx, 4, func(ctx context.Context, g int) error {
+		c := kinds.NewKindsReusingClient(env.Conn)
 		defer c.Release()
 		var kept []*kinds.Rich
 		var last *kinds.Rich
 		for i := range calls {
-			want := &kinds.Rich{Id: int64(g*1000 + i), Name: fmt.Sprint("call ", i), Data: noiseBytes(int64(i), 100*i), Words: []string{"w", fmt.Sprint(g)}}
+			want := &kinds.Rich{Id: int64(g*1000 + i), Name: fmt.Sprint("call ", i), Data: grpcfasttest.NoiseBytes(int64(i), 100*i), Words: []string{"w", fmt.Sprint(g)}}
 			if i%7 == 3 && last != nil {
 				// A failed call leaves the last response as it was.
 				failures.Add(1)
@@ -448,12 +450,12 @@ func TestReusingClientOverGRPC(t *testing.T) {
 			}
 		}
 		for j, m := range kept {
-			if m.Id != int64(g*1000+j*10) || m.Name != fmt.Sprint("call ", j*10) || !bytes.Equal(m.Data, noiseBytes(int64(j*10), 100*j*10)) {
+			if m.Id != int64(g*1000+j*10) || m.Name != fmt.Sprint("call ", j*10) || !bytes.Equal(m.Data, grpcfasttest.NoiseBytes(int64(j*10), 100*j*10)) {
 				return fmt.Errorf("goroutine %d: the response kept with Take at call %d changed", g, j*10)
 			}
 		}
 		for n := range 3 {
-			cs, err := env.client.ClientStream(ctx)
+			cs, err := env.Client.ClientStream(ctx)
 			if err != nil {
 				return err
 			}
@@ -499,7 +501,7 @@ func TestResponsesCloseAndRecv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := &closingStream{codec: grpcfast.NewCodec(), reply: sliceAt(b)}
+	st := &closingStream{codec: grpcfast.NewCodec(), reply: grpcfasttest.SliceAt(b)}
 	r := grpcfast.NewResponses[kinds.Summary]()
 	m, err := r.CloseAndRecv(st)
 	if err != nil || !proto.Equal(m, sent) {

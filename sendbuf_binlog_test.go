@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/binarylog"
 	binlogpb "google.golang.org/grpc/binarylog/grpc_binarylog_v1"
 
+	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 )
 
@@ -67,7 +68,7 @@ func testBinaryLogChild(t *testing.T) {
 	}
 	sink := &recordingSink{}
 	binarylog.SetSink(sink)
-	e := startSB(t, &kindsServer{}, nil, nil, nil, nil, false)
+	e := startSB(t, &grpcfasttest.KindsServer{}, nil, nil, nil, nil, false)
 	sbLoad.run(t, e.client)
 	requireUsed(t, e.srvPool, e.cliPool)
 	e.finish(t)
@@ -133,7 +134,7 @@ func checkLogged(method string, fromClient bool, data []byte) error {
 		if err := m.UnmarshalVT(data); err != nil {
 			return err
 		}
-		return checkPooled(m, -1)
+		return grpcfasttest.CheckPooled(m, -1)
 	case method == "ClientStream" && !fromClient:
 		m := &kinds.Summary{}
 		if err := m.UnmarshalVT(data); err != nil {
@@ -157,7 +158,7 @@ func checkLogged(method string, fromClient bool, data []byte) error {
 		if err := m.UnmarshalVT(data); err != nil {
 			return err
 		}
-		return checkRich(m, -1)
+		return grpcfasttest.CheckRich(m, -1)
 	}
 	return fmt.Errorf("unknown method %q", method)
 }

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
 )
 
 // ---------------------------------------------------------------------------
@@ -37,17 +38,17 @@ func (c earlyFreeCodec) Marshal(v any) (mem.BufferSlice, error) {
 // then what is sent) makes every call fail at the peer, and the pools
 // still balance.
 func TestSendBufReadAfterFreeIsCaught(t *testing.T) {
-	cliPool := newAuditPool("client codec pool")
+	cliPool := grpcfasttest.NewAuditPool("client codec pool")
 	early := earlyFreeCodec{grpcfast.NewCodec(sbCodecOptions(cliPool)...)}
-	e := startSB(t, &kindsServer{}, nil, cliPool, nil,
+	e := startSB(t, &grpcfasttest.KindsServer{}, nil, cliPool, nil,
 		[]grpc.DialOption{grpc.WithDefaultCallOptions(grpc.ForceCodecV2(early))}, false)
 	for _, i := range []int{0, 6} { // 4000 and 16388 data bytes
-		_, err := e.client.Unary(context.Background(), genRich(msgID(6, i)))
+		_, err := e.client.Unary(context.Background(), grpcfasttest.GenRich(grpcfasttest.MsgID(6, i)))
 		if code := status.Code(err); code != codes.Internal && code != codes.DataLoss {
 			t.Errorf("message %d sent from a freed buffer: %v, want the server to reject it", i, err)
 		}
 	}
-	if gets, _ := cliPool.counts(); gets != 2 {
+	if gets, _ := cliPool.Counts(); gets != 2 {
 		t.Errorf("the client codec took %d buffers, want 2", gets)
 	}
 	e.finish(t)

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc/encoding/gzip"
 	"google.golang.org/grpc/status"
 
+	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
 	"github.com/grpcfast/grpcfast/internal/own"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 )
@@ -23,19 +24,19 @@ import (
 // checks that Encode returned the codec's buffer at once: nothing else of
 // the server's codec pool is out while it runs.
 type preparedServer struct {
-	kindsServer
-	pool *testPool
+	grpcfasttest.KindsServer
+	pool *grpcfasttest.Pool
 }
 
 func (s *preparedServer) ServerStream(req *kinds.Rich, stream grpc.ServerStreamingServer[kinds.Rich]) error {
 	for i := range req.Numbers[0] {
-		gets, _ := s.pool.counts()
+		gets, _ := s.pool.Counts()
 		var pm grpc.PreparedMsg
-		if err := pm.Encode(stream, genRich(req.Id+i)); err != nil {
+		if err := pm.Encode(stream, grpcfasttest.GenRich(req.Id+i)); err != nil {
 			return err
 		}
 		// A grpcfast_checked build gives no buffer back (own.Quarantine).
-		if g, out := s.pool.counts(); g != gets+1 || (out != 0 && !own.Quarantine) {
+		if g, out := s.pool.Counts(); g != gets+1 || (out != 0 && !own.Quarantine) {
 			return status.Errorf(codes.Internal, "PreparedMsg.Encode took %d buffers, %d still out", g-gets, out)
 		}
 		if err := stream.SendMsg(&pm); err != nil {
@@ -51,7 +52,7 @@ func testPreparedMsg(t *testing.T, gz bool) {
 		copts = append(copts, grpc.UseCompressor(gzip.Name))
 	}
 	srvStats, cliStats, sopts, dopts := statsOptions(gz)
-	srvPool := newAuditPool("server codec pool")
+	srvPool := grpcfasttest.NewAuditPool("server codec pool")
 	e := startSB(t, &preparedServer{pool: srvPool}, srvPool, nil, sopts, dopts, false)
 	ctx := context.Background()
 
@@ -63,14 +64,14 @@ func testPreparedMsg(t *testing.T, gz bool) {
 	}
 	var want kinds.Summary
 	for i := range n {
-		m := genRich(msgID(4, i))
-		gets, _ := e.cliPool.counts()
+		m := grpcfasttest.GenRich(grpcfasttest.MsgID(4, i))
+		gets, _ := e.cliPool.Counts()
 		var pm grpc.PreparedMsg
 		if err := pm.Encode(stream, m); err != nil {
 			t.Fatalf("Encode %d: %v", i, err)
 		}
 		// A grpcfast_checked build gives no buffer back (own.Quarantine).
-		if g, out := e.cliPool.counts(); g != gets+1 || (out != 0 && !own.Quarantine) {
+		if g, out := e.cliPool.Counts(); g != gets+1 || (out != 0 && !own.Quarantine) {
 			t.Fatalf("PreparedMsg.Encode took %d buffers, %d still out", g-gets, out)
 		}
 		if err := stream.SendMsg(&pm); err != nil {
@@ -78,7 +79,7 @@ func testPreparedMsg(t *testing.T, gz bool) {
 		}
 		want.Count++
 		want.Bytes += int64(len(m.Data))
-		want.Crc32C = crc32.Update(want.Crc32C, castagnoli, m.Data)
+		want.Crc32C = crc32.Update(want.Crc32C, grpcfasttest.Castagnoli, m.Data)
 	}
 	got, err := stream.CloseAndRecv()
 	if err != nil {
@@ -91,9 +92,9 @@ func testPreparedMsg(t *testing.T, gz bool) {
 	// The server sends PreparedMsgs on a server stream, once its pool is
 	// quiet (the summary's buffer may still be on its way out).
 	if !waitQuiet(e.srvPool) {
-		e.srvPool.check(t, "before the server stream")
+		e.srvPool.Check(t, "before the server stream")
 	}
-	if err := runServerStream(ctx, withOpts{e.client, copts}, 5, n, false); err != nil {
+	if err := grpcfasttest.RunServerStream(ctx, withOpts{e.client, copts}, 5, n, false); err != nil {
 		t.Error(err)
 	}
 	requireUsed(t, e.cliPool, e.srvPool)

@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 )
 
@@ -93,8 +94,8 @@ func recvAllChecked(recv func() (*kinds.Rich, error)) ([]*kinds.Rich, error) {
 		if err != nil {
 			return msgs, err
 		}
-		if err := checkRich(m, next); err != nil {
-			return msgs, dataLoss(err)
+		if err := grpcfasttest.CheckRich(m, next); err != nil {
+			return msgs, grpcfasttest.DataLoss(err)
 		}
 		next = m.Id + 1
 		msgs = append(msgs, m)
@@ -133,7 +134,7 @@ func summaryOf(msgs []*kinds.Rich) *kinds.Summary {
 	for _, m := range msgs {
 		sum.Count++
 		sum.Bytes += int64(len(m.Data))
-		sum.Crc32C = crc32.Update(sum.Crc32C, castagnoli, m.Data)
+		sum.Crc32C = crc32.Update(sum.Crc32C, grpcfasttest.Castagnoli, m.Data)
 	}
 	return &sum
 }
@@ -168,7 +169,7 @@ func testRetryReplay(t *testing.T) {
 		}
 		var sent []*kinds.Rich
 		for i := range n {
-			m := genRich(msgID(1, i))
+			m := grpcfasttest.GenRich(grpcfasttest.MsgID(1, i))
 			sent = append(sent, m)
 			if err := stream.Send(m); err != nil {
 				t.Fatalf("send %d: %v", i, err)
@@ -195,7 +196,7 @@ func testRetryReplay(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range n {
-			if err := stream.Send(genRich(msgID(2, i))); err != nil {
+			if err := stream.Send(grpcfasttest.GenRich(grpcfasttest.MsgID(2, i))); err != nil {
 				t.Fatalf("send %d: %v", i, err)
 			}
 		}
@@ -213,7 +214,7 @@ func testRetryReplay(t *testing.T) {
 			if err != nil {
 				t.Fatalf("recv %d: %v", i, err)
 			}
-			if err := checkRich(m, msgID(2, i)); err != nil {
+			if err := grpcfasttest.CheckRich(m, grpcfasttest.MsgID(2, i)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -233,7 +234,7 @@ func testRetryReplay(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range n {
-			if err := stream.Send(genRich(msgID(3, i))); err != nil {
+			if err := stream.Send(grpcfasttest.GenRich(grpcfasttest.MsgID(3, i))); err != nil {
 				t.Fatalf("send %d: %v", i, err)
 			}
 		}

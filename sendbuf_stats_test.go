@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/encoding/gzip"
 	"google.golang.org/grpc/stats"
@@ -134,7 +135,7 @@ func statsOptions(gz bool) (*auditStats, *auditStats, []grpc.ServerOption, []grp
 // holds it.
 func TestSendBufStatsHandlers(t *testing.T) {
 	srvStats, cliStats, sopts, dopts := statsOptions(false)
-	e := startSB(t, &kindsServer{}, nil, nil, sopts, dopts, false)
+	e := startSB(t, &grpcfasttest.KindsServer{}, nil, nil, sopts, dopts, false)
 	sbLoad.run(t, e.client)
 	requireUsed(t, e.srvPool, e.cliPool)
 	e.finish(t)

@@ -47,6 +47,7 @@ import (
 	"google.golang.org/grpc/encoding/gzip"
 
 	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
 	"github.com/grpcfast/grpcfast/internal/own"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 )
@@ -58,7 +59,7 @@ import (
 // reports whether that happened. In a grpcfast_checked build, which gives no
 // buffer back (own.Quarantine: poisoned, never reused), it reports false at
 // once.
-func waitQuiet(pools ...*testPool) bool {
+func waitQuiet(pools ...*grpcfasttest.Pool) bool {
 	if own.Quarantine {
 		return false
 	}
@@ -66,7 +67,7 @@ func waitQuiet(pools ...*testPool) bool {
 	for {
 		n := 0
 		for _, p := range pools {
-			n += p.numOut()
+			n += p.NumOut()
 		}
 		if n == 0 {
 			return true
@@ -80,26 +81,24 @@ func waitQuiet(pools ...*testPool) bool {
 
 // waitAudit waits until every buffer of pools is back and fails t with
 // anything the pools recorded.
-func waitAudit(t *testing.T, what string, pools ...*testPool) {
+func waitAudit(t *testing.T, what string, pools ...*grpcfasttest.Pool) {
 	t.Helper()
 	waitQuiet(pools...)
 	for _, p := range pools {
-		p.check(t, what)
+		p.Check(t, what)
 	}
 }
 
 // requireUsed fails t if a pool never handed out a buffer (the codec was not
 // used) or none of at least 16 KiB (no message spanned HTTP/2 frames).
-func requireUsed(t *testing.T, pools ...*testPool) {
+func requireUsed(t *testing.T, pools ...*grpcfasttest.Pool) {
 	t.Helper()
 	for _, p := range pools {
-		p.mu.Lock()
-		gets, big := p.gets, p.big
-		p.mu.Unlock()
+		gets, big := p.Gets()
 		if gets == 0 {
-			t.Errorf("%s: no buffer was taken: was the grpcfast codec used?", p.name)
+			t.Errorf("%s: no buffer was taken: was the grpcfast codec used?", p.Name)
 		} else if big == 0 {
-			t.Errorf("%s: no buffer of 16 KiB or more was taken", p.name)
+			t.Errorf("%s: no buffer of 16 KiB or more was taken", p.Name)
 		}
 	}
 }
@@ -110,7 +109,7 @@ func requireUsed(t *testing.T, pools ...*testPool) {
 // sbEnv is a server and a connection with the grpcfast codec forced on both
 // ends, with a pooling threshold of 0 and an auditPool each.
 type sbEnv struct {
-	srvPool, cliPool *testPool
+	srvPool, cliPool *grpcfasttest.Pool
 	client           kinds.KindsClient
 	h2Requests       atomic.Int64 // ServeHTTP: requests served over HTTP/2
 	closeOnce        sync.Once
@@ -119,7 +118,7 @@ type sbEnv struct {
 
 func (e *sbEnv) close() { e.closeOnce.Do(e.closeFn) }
 
-func sbCodecOptions(p *testPool) []grpcfast.Option {
+func sbCodecOptions(p *grpcfasttest.Pool) []grpcfast.Option {
 	return []grpcfast.Option{grpcfast.WithBufferPool(p), grpcfast.WithPoolingThreshold(0)}
 }
 
@@ -127,15 +126,15 @@ func sbCodecOptions(p *testPool) []grpcfast.Option {
 // ones. With serveHTTP, the grpc.Server is served by net/http (unencrypted
 // HTTP/2 with prior knowledge) through Server.ServeHTTP instead of
 // Server.Serve.
-func startSB(t *testing.T, impl kinds.KindsServer, srvPool, cliPool *testPool,
+func startSB(t *testing.T, impl kinds.KindsServer, srvPool, cliPool *grpcfasttest.Pool,
 	sopts []grpc.ServerOption, dopts []grpc.DialOption, serveHTTP bool,
 ) *sbEnv {
 	t.Helper()
 	if srvPool == nil {
-		srvPool = newAuditPool("server codec pool")
+		srvPool = grpcfasttest.NewAuditPool("server codec pool")
 	}
 	if cliPool == nil {
-		cliPool = newAuditPool("client codec pool")
+		cliPool = grpcfasttest.NewAuditPool("client codec pool")
 	}
 	e := &sbEnv{srvPool: srvPool, cliPool: cliPool}
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
@@ -229,17 +228,23 @@ func (w sbWorkload) run(t *testing.T, c kinds.KindsClient, opts ...grpc.CallOpti
 		name string
 		run  func(ctx context.Context, s int) error
 	}{
-		{"Unary", func(ctx context.Context, s int) error { return runUnary(ctx, withOpts{c, opts}, s, w.unary) }},
-		{"ClientStream", func(ctx context.Context, s int) error { return runClientStream(ctx, withOpts{c, opts}, s, w.msgs) }},
-		{"ServerStream", func(ctx context.Context, s int) error {
-			return runServerStream(ctx, withOpts{c, opts}, s, w.msgs, false)
+		{"Unary", func(ctx context.Context, s int) error {
+			return grpcfasttest.RunUnary(ctx, withOpts{c, opts}, s, w.unary)
 		}},
-		{"Bidi", func(ctx context.Context, s int) error { return runBidi(ctx, withOpts{c, opts}, s, w.msgs, false) }},
+		{"ClientStream", func(ctx context.Context, s int) error {
+			return grpcfasttest.RunClientStream(ctx, withOpts{c, opts}, s, w.msgs)
+		}},
+		{"ServerStream", func(ctx context.Context, s int) error {
+			return grpcfasttest.RunServerStream(ctx, withOpts{c, opts}, s, w.msgs, false)
+		}},
+		{"Bidi", func(ctx context.Context, s int) error {
+			return grpcfasttest.RunBidi(ctx, withOpts{c, opts}, s, w.msgs, false)
+		}},
 		{"PooledBidi", func(ctx context.Context, s int) error {
-			return runPooledBidi(ctx, withOpts{c, opts}, s, w.msgs, false)
+			return grpcfasttest.RunPooledBidi(ctx, withOpts{c, opts}, s, w.msgs, false)
 		}},
 	} {
-		if err := concurrently(ctx, w.streams, k.run); err != nil {
+		if err := grpcfasttest.Concurrently(ctx, w.streams, k.run); err != nil {
 			t.Errorf("%s: %v", k.name, err)
 		}
 	}
@@ -278,7 +283,7 @@ func (c withOpts) PooledBidi(ctx context.Context, opts ...grpc.CallOption) (grpc
 // (encode, SendMsg's references, the HTTP/2 transports and loopy writer,
 // the one-commit bookkeeping of client streams).
 func TestSendBufBaseline(t *testing.T) {
-	e := startSB(t, &kindsServer{}, nil, nil, nil, nil, false)
+	e := startSB(t, &grpcfasttest.KindsServer{}, nil, nil, nil, nil, false)
 	sbLoad.run(t, e.client)
 	requireUsed(t, e.srvPool, e.cliPool)
 	e.finish(t)
@@ -292,7 +297,7 @@ func TestSendBufBaseline(t *testing.T) {
 func TestSendBufGzip(t *testing.T) {
 	srvStats, cliStats, sopts, dopts := statsOptions(true)
 	dopts = append(dopts, grpc.WithDefaultCallOptions(grpc.UseCompressor(gzip.Name)))
-	e := startSB(t, &kindsServer{}, nil, nil, sopts, dopts, false)
+	e := startSB(t, &grpcfasttest.KindsServer{}, nil, nil, sopts, dopts, false)
 	sbLoad.run(t, e.client)
 	requireUsed(t, e.srvPool, e.cliPool)
 	e.finish(t)
@@ -304,7 +309,7 @@ func TestSendBufGzip(t *testing.T) {
 // the handler transport takes a reference in Write and frees it once the
 // write closure, run on the ServeHTTP goroutine, has copied the bytes out.
 func TestSendBufServeHTTP(t *testing.T) {
-	e := startSB(t, &kindsServer{}, nil, nil, nil, nil, true)
+	e := startSB(t, &grpcfasttest.KindsServer{}, nil, nil, nil, nil, true)
 	sbLoad.run(t, e.client)
 	if n := e.h2Requests.Load(); n != int64(sbLoad.rpcs()) {
 		t.Errorf("net/http served %d HTTP/2 requests, want %d", n, sbLoad.rpcs())

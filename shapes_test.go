@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
 	"github.com/grpcfast/grpcfast/internal/testprotos/shapes"
 )
 
@@ -23,14 +24,14 @@ func randomTree(r *rand.Rand, depth int) *shapes.Tree {
 		t.Flags = append(t.Flags, r.IntN(2) == 0)
 		t.Weights = append(t.Weights, r.Float64())
 		t.Codes = append(t.Codes, r.Uint32())
-		t.Blobs = append(t.Blobs, pattern(r.IntN(40)))
-		t.Leaves = append(t.Leaves, &shapes.Leaf{Data: pattern(r.IntN(100))})
+		t.Blobs = append(t.Blobs, grpcfasttest.Pattern(r.IntN(40)))
+		t.Leaves = append(t.Leaves, &shapes.Leaf{Data: grpcfasttest.Pattern(r.IntN(100))})
 	}
 	if r.IntN(2) == 0 {
-		t.Leaf = &shapes.Leaf{Data: pattern(r.IntN(300))}
+		t.Leaf = &shapes.Leaf{Data: grpcfasttest.Pattern(r.IntN(300))}
 	}
 	if r.IntN(3) == 0 {
-		t.Maybe = pattern(r.IntN(5))
+		t.Maybe = grpcfasttest.Pattern(r.IntN(5))
 	}
 	if depth > 0 {
 		for range r.IntN(3) {
@@ -44,7 +45,7 @@ func randomTree(r *rand.Rand, depth int) *shapes.Tree {
 		}
 		switch r.IntN(4) {
 		case 1:
-			t.Pick = &shapes.Tree_One{One: &shapes.Leaf{Data: pattern(r.IntN(50))}}
+			t.Pick = &shapes.Tree_One{One: &shapes.Leaf{Data: grpcfasttest.Pattern(r.IntN(50))}}
 		case 2:
 			t.Pick = &shapes.Tree_Label{Label: "label"}
 		case 3:
@@ -65,8 +66,8 @@ func TestReceiverTreeShapes(t *testing.T) {
 		trees = append(trees, randomTree(r, 3))
 	}
 	for _, split := range []bool{false, true} {
-		s := listStream[shapes.Tree](t, trees...)
-		s.split = split
+		s := grpcfasttest.ListStream[shapes.Tree](t, trees...)
+		s.Split = split
 		rcv := grpcfast.NewReceiver[shapes.Tree](s)
 		type owned struct {
 			leaf   *shapes.Leaf

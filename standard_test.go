@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 )
 
@@ -37,7 +38,7 @@ func TestStandardCodec(t *testing.T) {
 		t.Error("StandardCodec returns a different codec on a second call")
 	}
 
-	in := fullRich(1 << 10)
+	in := grpcfasttest.FullRich(1 << 10)
 	b, err := std.Marshal(in)
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +65,7 @@ func TestStandardCodec(t *testing.T) {
 		{"standard both", forceServer, forceClient},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, conn := serveAndDial(t, func(s *grpc.Server) { kinds.RegisterKindsServer(s, echoKinds{}) }, tc.sopts, tc.dopts)
+			_, conn := grpcfasttest.ServeAndDial(t, func(s *grpc.Server) { kinds.RegisterKindsServer(s, echoKinds{}) }, tc.sopts, tc.dopts)
 			got, err := kinds.NewKindsClient(conn).Unary(context.Background(), in)
 			if err != nil {
 				t.Fatal(err)

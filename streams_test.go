@@ -22,6 +22,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
 	"github.com/grpcfast/grpcfast/internal/stdcodec"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 )
@@ -47,16 +48,16 @@ func TestStreamsConcurrent(t *testing.T) {
 	if testing.Short() {
 		streams, msgs = 4, 50
 	}
-	srv, cli := newEndpoint(fastSide, "server"), newEndpoint(fastSide, "client")
-	srvTransport := newBalancePool("server transport pool", mem.DefaultBufferPool())
-	cliTransport := newBalancePool("client transport pool", mem.DefaultBufferPool())
-	e := startEnv(t, &kindsServer{},
-		append(srv.serverOptions(), experimental.BufferPool(srvTransport)),
-		append(cli.dialOptions(), experimental.WithBufferPool(cliTransport)))
-	runAllKinds(t, e.client, streams, msgs, false)
-	srv.checkUsed(t, "server")
-	cli.checkUsed(t, "client")
-	waitBalanced(t, "after all streams ended", srv.pool, cli.pool, srvTransport, cliTransport)
+	srv, cli := grpcfasttest.NewEndpoint(grpcfasttest.FastSide, "server"), grpcfasttest.NewEndpoint(grpcfasttest.FastSide, "client")
+	srvTransport := grpcfasttest.NewBalancePool("server transport pool", mem.DefaultBufferPool())
+	cliTransport := grpcfasttest.NewBalancePool("client transport pool", mem.DefaultBufferPool())
+	e := grpcfasttest.StartEnv(t, &grpcfasttest.KindsServer{},
+		append(srv.ServerOptions(), experimental.BufferPool(srvTransport)),
+		append(cli.DialOptions(), experimental.WithBufferPool(cliTransport)))
+	grpcfasttest.RunAllKinds(t, e.Client, streams, msgs, false)
+	srv.CheckUsed(t, "server")
+	cli.CheckUsed(t, "client")
+	grpcfasttest.WaitBalanced(t, "after all streams ended", srv.Pool, cli.Pool, srvTransport, cliTransport)
 }
 
 // TestInterop runs every method kind between every pair of ends: grpcfast's
@@ -67,19 +68,19 @@ func TestInterop(t *testing.T) {
 	if testing.Short() {
 		streams, msgs = 2, 15
 	}
-	for _, ss := range []side{fastSide, registeredSide, stdSide} {
-		for _, cs := range []side{fastSide, registeredSide, stdSide} {
+	for _, ss := range []grpcfasttest.Side{grpcfasttest.FastSide, grpcfasttest.RegisteredSide, grpcfasttest.StdSide} {
+		for _, cs := range []grpcfasttest.Side{grpcfasttest.FastSide, grpcfasttest.RegisteredSide, grpcfasttest.StdSide} {
 			t.Run(fmt.Sprintf("server=%v/client=%v", ss, cs), func(t *testing.T) {
-				srv, cli := newEndpoint(ss, "server"), newEndpoint(cs, "client")
-				e := startEnv(t, &kindsServer{plain: srv.plain}, srv.serverOptions(), cli.dialOptions())
-				runAllKinds(t, e.client, streams, msgs, cli.plain)
-				srv.checkUsed(t, "server")
-				cli.checkUsed(t, "client")
-				if ss == fastSide {
-					waitBalanced(t, "server", srv.pool)
+				srv, cli := grpcfasttest.NewEndpoint(ss, "server"), grpcfasttest.NewEndpoint(cs, "client")
+				e := grpcfasttest.StartEnv(t, &grpcfasttest.KindsServer{Plain: srv.Plain}, srv.ServerOptions(), cli.DialOptions())
+				grpcfasttest.RunAllKinds(t, e.Client, streams, msgs, cli.Plain)
+				srv.CheckUsed(t, "server")
+				cli.CheckUsed(t, "client")
+				if ss == grpcfasttest.FastSide {
+					grpcfasttest.WaitBalanced(t, "server", srv.Pool)
 				}
-				if cs == fastSide {
-					waitBalanced(t, "client", cli.pool)
+				if cs == grpcfasttest.FastSide {
+					grpcfasttest.WaitBalanced(t, "client", cli.Pool)
 				}
 			})
 		}
@@ -157,11 +158,11 @@ func waitGoroutines(t *testing.T, before int) {
 func TestStreamEndsReleaseEverything(t *testing.T) {
 	// Warm up: let grpc-go start whatever it starts once per process.
 	{
-		e := startEnv(t, &kindsServer{}, nil, nil)
-		if err := runUnary(context.Background(), e.client, 0, 1); err != nil {
+		e := grpcfasttest.StartEnv(t, &grpcfasttest.KindsServer{}, nil, nil)
+		if err := grpcfasttest.RunUnary(context.Background(), e.Client, 0, 1); err != nil {
 			t.Fatal(err)
 		}
-		e.close()
+		e.Close()
 	}
 	time.Sleep(10 * time.Millisecond)
 	before := runtime.NumGoroutine()
@@ -186,7 +187,7 @@ func TestStreamEndsReleaseEverything(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i := range 30 {
-				if err := stream.Send(genRich(msgID(1, i))); err != nil {
+				if err := stream.Send(grpcfasttest.GenRich(grpcfasttest.MsgID(1, i))); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -203,7 +204,7 @@ func TestStreamEndsReleaseEverything(t *testing.T) {
 		run: func(t *testing.T, c kinds.KindsClient, ends handlerEnds) {
 			ctx, cancel := context.WithCancel(bg)
 			defer cancel()
-			stream, err := c.ServerStream(ctx, &kinds.Rich{Id: msgID(2, 0), Numbers: []int64{-1}})
+			stream, err := c.ServerStream(ctx, &kinds.Rich{Id: grpcfasttest.MsgID(2, 0), Numbers: []int64{-1}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -214,7 +215,7 @@ func TestStreamEndsReleaseEverything(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := checkRich(m, msgID(2, i)); err != nil {
+				if err := grpcfasttest.CheckRich(m, grpcfasttest.MsgID(2, i)); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -239,7 +240,7 @@ func TestStreamEndsReleaseEverything(t *testing.T) {
 		run: func(t *testing.T, c kinds.KindsClient, ends handlerEnds) {
 			ctx, cancel := context.WithTimeout(bg, 300*time.Millisecond)
 			defer cancel()
-			stream, err := c.ServerStream(ctx, &kinds.Rich{Id: msgID(3, 0), Numbers: []int64{-1}})
+			stream, err := c.ServerStream(ctx, &kinds.Rich{Id: grpcfasttest.MsgID(3, 0), Numbers: []int64{-1}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -265,7 +266,7 @@ func TestStreamEndsReleaseEverything(t *testing.T) {
 		name:           "HandlerErrorServerStream",
 		serverReadsAll: true,
 		run: func(t *testing.T, c kinds.KindsClient, ends handlerEnds) {
-			stream, err := c.ServerStream(bg, &kinds.Rich{Id: msgID(4, 0), Numbers: []int64{1000, 50}})
+			stream, err := c.ServerStream(bg, &kinds.Rich{Id: grpcfasttest.MsgID(4, 0), Numbers: []int64{1000, 50}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -279,7 +280,7 @@ func TestStreamEndsReleaseEverything(t *testing.T) {
 					}
 					break
 				}
-				if err := checkRich(m, msgID(4, n)); err != nil {
+				if err := grpcfasttest.CheckRich(m, grpcfasttest.MsgID(4, n)); err != nil {
 					t.Fatal(err)
 				}
 				n++
@@ -299,9 +300,9 @@ func TestStreamEndsReleaseEverything(t *testing.T) {
 			}
 			sent := 0
 			for i := range 2000 {
-				m := genRich(msgID(5, i))
+				m := grpcfasttest.GenRich(grpcfasttest.MsgID(5, i))
 				if i == 30 {
-					m.Name = failName
+					m.Name = grpcfasttest.FailName
 				}
 				if err := stream.Send(m); err != nil {
 					if err != io.EOF {
@@ -330,7 +331,7 @@ func TestStreamEndsReleaseEverything(t *testing.T) {
 				t.Fatal(err)
 			}
 			// The first message goes before anything receives: see runBidi.
-			if err := stream.Send(genRich(msgID(6, 0))); err != nil {
+			if err := stream.Send(grpcfasttest.GenRich(grpcfasttest.MsgID(6, 0))); err != nil {
 				t.Fatal(err)
 			}
 			sendDone, firstEcho := make(chan struct{}), make(chan struct{})
@@ -338,11 +339,11 @@ func TestStreamEndsReleaseEverything(t *testing.T) {
 				defer close(sendDone)
 				for i := 1; i < 2000; i++ {
 					if i == 1 {
-						waitFirst(ctx, firstEcho)
+						grpcfasttest.WaitFirst(ctx, firstEcho)
 					}
-					m := genRich(msgID(6, i))
+					m := grpcfasttest.GenRich(grpcfasttest.MsgID(6, i))
 					if i == 40 {
-						m.Name = failName
+						m.Name = grpcfasttest.FailName
 					}
 					if stream.Send(m) != nil {
 						return
@@ -363,7 +364,7 @@ func TestStreamEndsReleaseEverything(t *testing.T) {
 				if n == 0 {
 					close(firstEcho)
 				}
-				if err := checkRich(m, msgID(6, n)); err != nil {
+				if err := grpcfasttest.CheckRich(m, grpcfasttest.MsgID(6, n)); err != nil {
 					t.Fatal(err)
 				}
 				n++
@@ -377,12 +378,12 @@ func TestStreamEndsReleaseEverything(t *testing.T) {
 		},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			srvCodec := newBalancePool("server codec pool", grpcfast.NewBufferPool())
-			cliCodec := newBalancePool("client codec pool", grpcfast.NewBufferPool())
-			srvTransport := newBalancePool("server transport pool", mem.DefaultBufferPool())
-			cliTransport := newBalancePool("client transport pool", mem.DefaultBufferPool())
+			srvCodec := grpcfasttest.NewBalancePool("server codec pool", grpcfast.NewBufferPool())
+			cliCodec := grpcfasttest.NewBalancePool("client codec pool", grpcfast.NewBufferPool())
+			srvTransport := grpcfasttest.NewBalancePool("server transport pool", mem.DefaultBufferPool())
+			cliTransport := grpcfasttest.NewBalancePool("client transport pool", mem.DefaultBufferPool())
 			ends := make(handlerEnds, 16)
-			e := startEnv(t, &kindsServer{},
+			e := grpcfasttest.StartEnv(t, &grpcfasttest.KindsServer{},
 				[]grpc.ServerOption{
 					grpcfast.ServerOption(grpcfast.WithBufferPool(srvCodec)),
 					experimental.BufferPool(srvTransport),
@@ -392,12 +393,12 @@ func TestStreamEndsReleaseEverything(t *testing.T) {
 					grpcfast.DialOption(grpcfast.WithBufferPool(cliCodec)),
 					experimental.WithBufferPool(cliTransport),
 				})
-			tc.run(t, e.client, ends)
-			pools := []*testPool{cliTransport}
+			tc.run(t, e.Client, ends)
+			pools := []*grpcfasttest.Pool{cliTransport}
 			if tc.serverReadsAll {
 				pools = append(pools, srvTransport)
 			}
-			var racy *testPool
+			var racy *grpcfasttest.Pool
 			switch tc.racySender {
 			case "client":
 				racy = cliCodec
@@ -408,29 +409,29 @@ func TestStreamEndsReleaseEverything(t *testing.T) {
 			default:
 				pools = append(pools, srvCodec, cliCodec)
 			}
-			waitBalanced(t, "after the stream ended", pools...)
+			grpcfasttest.WaitBalanced(t, "after the stream ended", pools...)
 			if racy != nil {
-				waitBalancedSlack(t, "after the stream ended", 1, racy)
+				grpcfasttest.WaitBalancedSlack(t, "after the stream ended", 1, racy)
 			}
-			if srvCodec.largeGets.Load()+cliCodec.largeGets.Load() == 0 {
+			if srvCodec.LargeGets.Load()+cliCodec.LargeGets.Load() == 0 {
 				t.Error("no buffer was taken from the codecs' pools: was the codec used?")
 			}
 			// The connection still works.
-			if err := runBidi(bg, e.client, 7, 20, false); err != nil {
+			if err := grpcfasttest.RunBidi(bg, e.Client, 7, 20, false); err != nil {
 				t.Fatal(err)
 			}
 			ends.wait(t, "bidi after", codes.OK)
-			e.close()
-			waitBalanced(t, "after closing", pools...)
+			e.Close()
+			grpcfasttest.WaitBalanced(t, "after closing", pools...)
 			if racy != nil {
-				waitBalancedSlack(t, "after closing", 1, racy)
-				if n := racy.unreturned(); n != 0 {
-					t.Logf("%s: %d buffer dropped by gRPC-Go's loopy writer, not returned", racy.name, n)
+				grpcfasttest.WaitBalancedSlack(t, "after closing", 1, racy)
+				if n := racy.Unreturned(); n != 0 {
+					t.Logf("%s: %d buffer dropped by gRPC-Go's loopy writer, not returned", racy.Name, n)
 				}
 			}
 			if !tc.serverReadsAll {
 				t.Logf("server transport: %d of %d buffers dropped by gRPC-Go, not returned to the pool",
-					srvTransport.unreturned(), srvTransport.largeGets.Load())
+					srvTransport.Unreturned(), srvTransport.LargeGets.Load())
 			}
 		})
 	}

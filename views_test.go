@@ -12,6 +12,8 @@ import (
 
 	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/example/examplepb"
+	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
+	"github.com/grpcfast/grpcfast/internal/own"
 	"github.com/grpcfast/grpcfast/internal/reuse"
 	"github.com/grpcfast/grpcfast/internal/testprotos/hostile"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
@@ -26,11 +28,11 @@ import (
 func TestViewsHoldTransportBuffers(t *testing.T) {
 	var msgs []proto.Message
 	for i := range 4 {
-		msgs = append(msgs, &examplepb.Chunk{Data: noiseBytes(int64(i), 4000)})
+		msgs = append(msgs, &examplepb.Chunk{Data: grpcfasttest.NoiseBytes(int64(i), 4000)})
 	}
-	pool := newTrackingPool()
-	s := listStream[examplepb.Chunk](t, msgs...)
-	s.pool = pool
+	pool := grpcfasttest.NewTrackingPool()
+	s := grpcfasttest.ListStream[examplepb.Chunk](t, msgs...)
+	s.Pool = pool
 	r := grpcfast.NewReceiver[examplepb.Chunk](s)
 	type got struct {
 		m    *examplepb.Chunk
@@ -47,15 +49,15 @@ func TestViewsHoldTransportBuffers(t *testing.T) {
 		if !proto.Equal(m, msgs[i]) {
 			t.Fatalf("message %d differs", i)
 		}
-		if !s.isView(m.Data) {
+		if !s.IsView(m.Data) {
 			t.Fatalf("message %d: Data is not a view of the transport buffer", i)
 		}
 		if cap(m.Data) != len(m.Data) {
 			t.Errorf("message %d: the view has capacity %d past its length %d: an append would write into the transport buffer", i, cap(m.Data), len(m.Data))
 		}
-		g := got{m, m.Data, s.delivered[0]}
+		g := got{m, m.Data, s.Delivered[0]}
 		all = append(all, g)
-		if !pool.isOut(g.buf) {
+		if !pool.IsOut(g.buf) {
 			t.Fatalf("message %d: its transport buffer went back to the pool while the message is live", i)
 		}
 		return g
@@ -64,15 +66,15 @@ func TestViewsHoldTransportBuffers(t *testing.T) {
 	second := recv(1)
 	// Quarantine builds never give a buffer back: the poison stays where a
 	// view kept too long points.
-	if pool.isOut(first.buf) != quarantine {
-		t.Errorf("the first message's buffer out of the pool after the next Recv: %v, want %v", pool.isOut(first.buf), quarantine)
+	if pool.IsOut(first.buf) != own.Quarantine {
+		t.Errorf("the first message's buffer out of the pool after the next Recv: %v, want %v", pool.IsOut(first.buf), own.Quarantine)
 	}
 	switch {
-	case quarantine:
-		if !poisoned(first.data) {
+	case own.Quarantine:
+		if !grpcfasttest.Poisoned(first.data) {
 			t.Error("the first message's view is not poisoned after the next Recv")
 		}
-	case pool.poisonedAtPut[unsafe.SliceData(first.buf)] != grpcfast.Checked:
+	case pool.PoisonedAtPut(unsafe.SliceData(first.buf)) != grpcfast.Checked:
 		t.Errorf("the first message's buffer given back poisoned: %v, want %v (checked build)", !grpcfast.Checked, grpcfast.Checked)
 	}
 	taken := r.Take()
@@ -81,28 +83,28 @@ func TestViewsHoldTransportBuffers(t *testing.T) {
 	}
 	recv(2)
 	last := recv(3)
-	if !pool.isOut(second.buf) {
+	if !pool.IsOut(second.buf) {
 		t.Error("the buffer of a message handed over by Take went back to the pool")
 	}
-	if !bytes.Equal(taken.Data, noiseBytes(1, 4000)) {
+	if !bytes.Equal(taken.Data, grpcfasttest.NoiseBytes(1, 4000)) {
 		t.Error("a message handed over by Take changed")
 	}
 	data := last.m.Data
 	if _, err := r.Recv(); err != io.EOF {
 		t.Fatalf("Recv at the end = %v, want io.EOF", err)
 	}
-	if !pool.isOut(last.buf) || !bytes.Equal(data, noiseBytes(3, 4000)) {
+	if !pool.IsOut(last.buf) || !bytes.Equal(data, grpcfasttest.NoiseBytes(3, 4000)) {
 		t.Error("the end of the stream let go of the last message's buffer")
 	}
 	r.Release()
-	if pool.isOut(last.buf) != quarantine {
-		t.Errorf("the last message's buffer out of the pool after Release: %v, want %v", pool.isOut(last.buf), quarantine)
+	if pool.IsOut(last.buf) != own.Quarantine {
+		t.Errorf("the last message's buffer out of the pool after Release: %v, want %v", pool.IsOut(last.buf), own.Quarantine)
 	}
-	if grpcfast.Checked && !poisoned(data) {
+	if grpcfast.Checked && !grpcfasttest.Poisoned(data) {
 		t.Errorf("the last message's view after Release reads %x..., want the poison pattern", data[:8])
 	}
 	r.Release() // idempotent: nothing is freed twice (mem.Buffer panics if it is)
-	if !pool.isOut(second.buf) {
+	if !pool.IsOut(second.buf) {
 		t.Error("Release gave back the buffer of a message handed over by Take")
 	}
 }
@@ -113,13 +115,13 @@ func TestViewsHoldTransportBuffers(t *testing.T) {
 func TestViewsSmallFieldsCopied(t *testing.T) {
 	for _, split := range []bool{false, true} {
 		msgs := []proto.Message{
-			&examplepb.Chunk{Data: noiseBytes(1, reuse.MinView-1)},
-			&examplepb.Chunk{Data: noiseBytes(2, reuse.MinView)},
-			&examplepb.Chunk{Data: noiseBytes(3, 3*reuse.MinView)},
+			&examplepb.Chunk{Data: grpcfasttest.NoiseBytes(1, reuse.MinView-1)},
+			&examplepb.Chunk{Data: grpcfasttest.NoiseBytes(2, reuse.MinView)},
+			&examplepb.Chunk{Data: grpcfasttest.NoiseBytes(3, 3*reuse.MinView)},
 		}
-		pool := newTrackingPool()
-		s := listStream[examplepb.Chunk](t, msgs...)
-		s.pool, s.split = pool, split
+		pool := grpcfasttest.NewTrackingPool()
+		s := grpcfasttest.ListStream[examplepb.Chunk](t, msgs...)
+		s.Pool, s.Split = pool, split
 		r := grpcfast.NewReceiver[examplepb.Chunk](s)
 		for i := range msgs {
 			m, err := r.Recv()
@@ -131,12 +133,12 @@ func TestViewsSmallFieldsCopied(t *testing.T) {
 			}
 			// In two pieces cut in the middle, the field straddles: copied.
 			want := !split && len(m.Data) >= reuse.MinView
-			if got := s.isView(m.Data); got != want {
+			if got := s.IsView(m.Data); got != want {
 				t.Errorf("split=%v: message %d of %d bytes: a view %v, want %v", split, i, len(m.Data), got, want)
 			}
 			held := 0
-			for _, d := range s.delivered {
-				if pool.isOut(d) {
+			for _, d := range s.Delivered {
+				if pool.IsOut(d) {
 					held++
 				}
 			}
@@ -145,7 +147,7 @@ func TestViewsSmallFieldsCopied(t *testing.T) {
 			}
 		}
 		r.Release()
-		if n := len(pool.out); n != 0 && !quarantine {
+		if n := pool.NumOut(); n != 0 && !own.Quarantine {
 			t.Errorf("split=%v: %d buffers not given back after Release", split, n)
 		}
 	}
@@ -167,10 +169,10 @@ func TestViewsRepeatedField(t *testing.T) {
 		return protowire.AppendVarint(b, v)
 	}
 	cases := map[string][]byte{
-		"large then small":      id(field(field(nil, noiseBytes(1, 2000)), []byte("small")), 7),
-		"large then empty":      field(id(field(nil, noiseBytes(1, 2000)), 7), nil),
-		"large then large":      field(field(nil, noiseBytes(1, 2000)), noiseBytes(2, 3000)),
-		"large then straddling": field(field(nil, noiseBytes(1, 2000)), noiseBytes(2, 1500)),
+		"large then small":      id(field(field(nil, grpcfasttest.NoiseBytes(1, 2000)), []byte("small")), 7),
+		"large then empty":      field(id(field(nil, grpcfasttest.NoiseBytes(1, 2000)), 7), nil),
+		"large then large":      field(field(nil, grpcfasttest.NoiseBytes(1, 2000)), grpcfasttest.NoiseBytes(2, 3000)),
+		"large then straddling": field(field(nil, grpcfasttest.NoiseBytes(1, 2000)), grpcfasttest.NoiseBytes(2, 1500)),
 	}
 	for name, wire := range cases {
 		for _, split := range []bool{false, true} {
@@ -178,11 +180,11 @@ func TestViewsRepeatedField(t *testing.T) {
 			if err := proto.Unmarshal(wire, want); err != nil {
 				t.Fatal(err)
 			}
-			pool := newTrackingPool()
-			s := &codecListStream[kinds.Rich]{codec: grpcfast.NewCodec(), wire: [][]byte{wire}, pool: pool}
+			pool := grpcfasttest.NewTrackingPool()
+			s := &grpcfasttest.CodecListStream[kinds.Rich]{Codec: grpcfast.NewCodec(), Wire: [][]byte{wire}, Pool: pool}
 			if split {
 				// Cut inside the second occurrence, after the first.
-				s.split = true
+				s.Split = true
 			}
 			r := grpcfast.NewReceiver[kinds.Rich](s)
 			m, err := r.Recv()
@@ -193,7 +195,7 @@ func TestViewsRepeatedField(t *testing.T) {
 				t.Errorf("%s, split=%v: decoded %d bytes of data, protobuf-go %d", name, split, len(m.Data), len(want.Data))
 			}
 			var delivered []byte
-			for _, d := range s.delivered {
+			for _, d := range s.Delivered {
 				delivered = append(delivered, d...)
 			}
 			if !bytes.Equal(delivered, wire) {
@@ -212,7 +214,7 @@ func TestViewsOnePerField(t *testing.T) {
 	var wire []byte
 	for i := range 2000 {
 		wire = protowire.AppendTag(wire, 3, protowire.BytesType) // Rich.data
-		wire = protowire.AppendBytes(wire, noiseBytes(int64(i), reuse.MinView+i%7))
+		wire = protowire.AppendBytes(wire, grpcfasttest.NoiseBytes(int64(i), reuse.MinView+i%7))
 	}
 	want := new(kinds.Rich)
 	if err := proto.Unmarshal(wire, want); err != nil {
@@ -223,8 +225,8 @@ func TestViewsOnePerField(t *testing.T) {
 	for c := 16 << 10; c < len(wire); c += 16 << 10 {
 		cuts = append(cuts, c)
 	}
-	pool := newTrackingPool()
-	s := &codecListStream[kinds.Rich]{codec: grpcfast.NewCodec(), wire: [][]byte{wire}, pool: pool, cuts: cuts}
+	pool := grpcfasttest.NewTrackingPool()
+	s := &grpcfasttest.CodecListStream[kinds.Rich]{Codec: grpcfast.NewCodec(), Wire: [][]byte{wire}, Pool: pool, Cuts: cuts}
 	r := grpcfast.NewReceiver[kinds.Rich](s)
 	m, err := r.Recv()
 	if err != nil {
@@ -233,11 +235,11 @@ func TestViewsOnePerField(t *testing.T) {
 	if !proto.Equal(m, want) {
 		t.Fatal("the message differs from protobuf-go's decode")
 	}
-	if n := len(pool.out); n > 1 {
+	if n := pool.NumOut(); n > 1 {
 		t.Errorf("%d transport buffers held after the decode, want at most 1 (one view per field)", n)
 	}
 	r.Release()
-	if n := len(pool.out); n != 0 && !quarantine {
+	if n := pool.NumOut(); n != 0 && !own.Quarantine {
 		t.Errorf("%d transport buffers held after Release", n)
 	}
 }
@@ -250,21 +252,21 @@ func TestViewsOnePerField(t *testing.T) {
 // vtprotobuf would read as the bytes field 6, a field number of 2^29, a
 // varint too long, an unclosed group.
 func TestViewsHostile(t *testing.T) {
-	data := protowire.AppendBytes(tag(6, protowire.BytesType), noiseBytes(1, 1500)) // Node.data
+	data := protowire.AppendBytes(grpcfasttest.Tag(6, protowire.BytesType), grpcfasttest.NoiseBytes(1, 1500)) // Node.data
 	lenField := func(tag []byte, n int) []byte {
-		return protowire.AppendBytes(append([]byte{}, tag...), noiseBytes(2, n))
+		return protowire.AppendBytes(append([]byte{}, tag...), grpcfasttest.NoiseBytes(2, n))
 	}
 	cases := []struct {
 		name string
 		b    []byte
 		step int
 	}{
-		{"valid", append(append([]byte{}, data...), lenField(tag(6, protowire.BytesType), 1100)...), 1},
-		{"field 2^32+6", append(append([]byte{}, data...), lenField(bigTag(pow2(32, 6), protowire.BytesType), 1100)...), 1},
-		{"field 2^29", append(append([]byte{}, data...), lenField(bigTag(pow2(29, 0), protowire.BytesType), 10)...), 1},
-		{"varint too long", append(append(append([]byte{}, data...), tag(3, protowire.VarintType)...), bytes.Repeat([]byte{0xff}, 11)...), 1},
-		{"unclosed group", append(append([]byte{}, data...), tag(40, protowire.StartGroupType)...), 1},
-		{"nested 10,001", append(append([]byte{}, data...), nested(repeatTags(10001, tag(1, protowire.BytesType)), nil)...), 7919},
+		{"valid", append(append([]byte{}, data...), lenField(grpcfasttest.Tag(6, protowire.BytesType), 1100)...), 1},
+		{"field 2^32+6", append(append([]byte{}, data...), lenField(grpcfasttest.BigTag(grpcfasttest.Pow2(32, 6), protowire.BytesType), 1100)...), 1},
+		{"field 2^29", append(append([]byte{}, data...), lenField(grpcfasttest.BigTag(grpcfasttest.Pow2(29, 0), protowire.BytesType), 10)...), 1},
+		{"varint too long", append(append(append([]byte{}, data...), grpcfasttest.Tag(3, protowire.VarintType)...), bytes.Repeat([]byte{0xff}, 11)...), 1},
+		{"unclosed group", append(append([]byte{}, data...), grpcfasttest.Tag(40, protowire.StartGroupType)...), 1},
+		{"nested 10,001", append(append([]byte{}, data...), grpcfasttest.Nested(grpcfasttest.RepeatTags(10001, grpcfasttest.Tag(1, protowire.BytesType)), nil)...), 7919},
 	}
 	c := grpcfast.NewCodec()
 	for _, tc := range cases {
@@ -284,14 +286,14 @@ func TestViewsHostile(t *testing.T) {
 			if cut > 0 {
 				cuts = []int{cut}
 			}
-			s := &codecListStream[hostile.Node]{codec: c, wire: [][]byte{tc.b}, cuts: cuts}
+			s := &grpcfasttest.CodecListStream[hostile.Node]{Codec: c, Wire: [][]byte{tc.b}, Cuts: cuts}
 			r := grpcfast.NewReceiver[hostile.Node](s)
 			got, err := r.Recv()
 			check("through a Receiver", cuts, got, err)
 			r.Release()
 
-			data := pooledAt(mem.DefaultBufferPool(), tc.b, cuts...)
-			m, _, err := grpcfast.UnmarshalCopy[hostile.Node](c, data)
+			data := grpcfasttest.PooledAt(mem.DefaultBufferPool(), tc.b, cuts...)
+			m, _, err := grpcfasttest.UnmarshalCopy[hostile.Node](c, data)
 			data.Free()
 			check("into the owned copy", cuts, m, err)
 		}
@@ -303,21 +305,21 @@ func TestViewsHostile(t *testing.T) {
 // poisoned at the next Recv, and the transport buffer still goes back.
 func TestViewsCallerBuffer(t *testing.T) {
 	msgs := []proto.Message{
-		&examplepb.Chunk{Data: noiseBytes(1, 4000)},
-		&examplepb.Chunk{Data: noiseBytes(2, 4000)},
-		&examplepb.Chunk{Data: noiseBytes(3, 100)},
-		&examplepb.Chunk{Data: noiseBytes(4, 200)},
+		&examplepb.Chunk{Data: grpcfasttest.NoiseBytes(1, 4000)},
+		&examplepb.Chunk{Data: grpcfasttest.NoiseBytes(2, 4000)},
+		&examplepb.Chunk{Data: grpcfasttest.NoiseBytes(3, 100)},
+		&examplepb.Chunk{Data: grpcfasttest.NoiseBytes(4, 200)},
 	}
-	pool := newTrackingPool()
-	s := listStream[examplepb.Chunk](t, msgs...)
-	s.pool = pool
+	pool := grpcfasttest.NewTrackingPool()
+	s := grpcfasttest.ListStream[examplepb.Chunk](t, msgs...)
+	s.Pool = pool
 	r := grpcfast.NewReceiver[examplepb.Chunk](s)
 	mine := bytes.Repeat([]byte{7}, 4096)
 	first, _ := r.Recv()
-	firstBuf := s.delivered[0]
+	firstBuf := s.Delivered[0]
 	first.Data = mine[:10] // the caller's own buffer, with room to spare
 	second, _ := r.Recv()
-	secondBuf := s.delivered[0]
+	secondBuf := s.Delivered[0]
 	second.Data = second.Data[:0] // the view, emptied: its capacity is the transport buffer's
 	for i := 2; i < len(msgs); i++ {
 		m, err := r.Recv()
@@ -338,8 +340,8 @@ func TestViewsCallerBuffer(t *testing.T) {
 		// Unchecked builds never poison: any change is a decode's.
 		t.Error("a later decode wrote into the transport buffer of an emptied view")
 	}
-	if pool.isOut(firstBuf) != quarantine || pool.isOut(secondBuf) != quarantine {
-		t.Errorf("transport buffers out after the next Recvs: %v, %v; want %v", pool.isOut(firstBuf), pool.isOut(secondBuf), quarantine)
+	if pool.IsOut(firstBuf) != own.Quarantine || pool.IsOut(secondBuf) != own.Quarantine {
+		t.Errorf("transport buffers out after the next Recvs: %v, %v; want %v", pool.IsOut(firstBuf), pool.IsOut(secondBuf), own.Quarantine)
 	}
 	r.Release()
 }

@@ -1,8 +1,8 @@
 //go:build !race
 
-package grpcfast_test
+package grpcfasttest
 
-// raceEnabled reports whether the race detector is on. It makes sync.Pool
+// Race reports whether the race detector is on. It makes sync.Pool
 // drop a random share of the items put into it, so allocation counts and
 // buffer reuse cannot be asserted.
-const raceEnabled = false
+const Race = false

@@ -1,4 +1,4 @@
-package grpcfast_test
+package grpcfasttest
 
 // The tests' message builders: deterministic messages of every shape the
 // codec decodes (sizes, strings, every field kind, nesting). Builders made
@@ -19,9 +19,9 @@ import (
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 )
 
-// richOfSize returns a Rich whose encoding is exactly size bytes: a Data field
+// RichOfSize returns a Rich whose encoding is exactly size bytes: a Data field
 // of deterministic pseudo-random bytes, padded with an Id field.
-func richOfSize(t testing.TB, size int) *kinds.Rich {
+func RichOfSize(t testing.TB, size int) *kinds.Rich {
 	t.Helper()
 	if size == 0 {
 		return &kinds.Rich{}
@@ -42,7 +42,7 @@ func richOfSize(t testing.TB, size int) *kinds.Rich {
 		default:
 			continue
 		}
-		m := &kinds.Rich{Id: id, Data: pattern(l)}
+		m := &kinds.Rich{Id: id, Data: Pattern(l)}
 		if got := m.SizeVT(); got != size {
 			t.Fatalf("richOfSize(%d): built a message of %d bytes", size, got)
 		}
@@ -52,9 +52,9 @@ func richOfSize(t testing.TB, size int) *kinds.Rich {
 	return nil
 }
 
-// pattern returns n bytes that differ from one position to the next, so that
+// Pattern returns n bytes that differ from one position to the next, so that
 // a shifted or stale copy is noticed.
-func pattern(n int) []byte {
+func Pattern(n int) []byte {
 	if n == 0 {
 		return nil
 	}
@@ -69,8 +69,8 @@ func pattern(n int) []byte {
 	return b
 }
 
-// randomRich returns a message with a random subset of Rich's fields set.
-func randomRich(r *rand.Rand) *kinds.Rich {
+// RandomRich returns a message with a random subset of Rich's fields set.
+func RandomRich(r *rand.Rand) *kinds.Rich {
 	m := &kinds.Rich{}
 	bytesOf := func(max int) []byte {
 		b := make([]byte, r.IntN(max+1))
@@ -150,22 +150,22 @@ func randomRich(r *rand.Rand) *kinds.Rich {
 	return m
 }
 
-// fullRich returns a message with every field of Rich set, with data bytes
+// FullRich returns a message with every field of Rich set, with data bytes
 // of payload.
-func fullRich(data int) *kinds.Rich {
+func FullRich(data int) *kinds.Rich {
 	level := int32(-3)
 	return &kinds.Rich{
 		Id:      -42,
 		Name:    "full",
-		Data:    pattern(data),
+		Data:    Pattern(data),
 		Color:   kinds.Color_COLOR_GREEN,
 		Numbers: []int64{1, -1, 1 << 40},
 		Words:   []string{"alpha", "beta", ""},
-		Blobs:   [][]byte{{1, 2, 3}, {}, pattern(100)},
-		Inner:   &kinds.Inner{Label: "in", Payload: pattern(33), Values: []uint32{7, 8}},
+		Blobs:   [][]byte{{1, 2, 3}, {}, Pattern(100)},
+		Inner:   &kinds.Inner{Label: "in", Payload: Pattern(33), Values: []uint32{7, 8}},
 		Inners:  []*kinds.Inner{{Label: "a"}, {Payload: []byte{9}}, {}},
 		Counts:  map[string]int64{"x": 1},
-		Choice:  &kinds.Rich_Nested{Nested: &kinds.Inner{Label: "nested", Payload: pattern(70)}},
+		Choice:  &kinds.Rich_Nested{Nested: &kinds.Inner{Label: "nested", Payload: Pattern(70)}},
 		Maybe:   []byte{},
 		Level:   &level,
 		Ratio:   3.5,
@@ -176,8 +176,8 @@ func fullRich(data int) *kinds.Rich {
 	}
 }
 
-// smallMessage is a typical unary request, like a CreateUserRequest.
-func smallMessage() *kinds.Rich {
+// SmallMessage is a typical unary request, like a CreateUserRequest.
+func SmallMessage() *kinds.Rich {
 	return &kinds.Rich{
 		Id:     1234567,
 		Name:   "Ada Lovelace",
@@ -186,8 +186,8 @@ func smallMessage() *kinds.Rich {
 	}
 }
 
-// stringsMessage returns a message of about n bytes of short strings.
-func stringsMessage(n int) *kinds.Rich {
+// StringsMessage returns a message of about n bytes of short strings.
+func StringsMessage(n int) *kinds.Rich {
 	m := &kinds.Rich{Name: "Ada Lovelace"}
 	for i := 0; i < n/10; i++ {
 		m.Words = append(m.Words, fmt.Sprintf("tag-%04d", i))
@@ -195,9 +195,9 @@ func stringsMessage(n int) *kinds.Rich {
 	return m
 }
 
-// messagesMessage returns a message with n small nested messages in one
+// MessagesMessage returns a message with n small nested messages in one
 // repeated field.
-func messagesMessage(n int) *kinds.Rich {
+func MessagesMessage(n int) *kinds.Rich {
 	m := &kinds.Rich{Name: "Ada Lovelace"}
 	for i := range n {
 		m.Inners = append(m.Inners, &kinds.Inner{Label: fmt.Sprintf("inner-%06d", i), Values: []uint32{uint32(i)}})
@@ -205,10 +205,10 @@ func messagesMessage(n int) *kinds.Rich {
 	return m
 }
 
-// wordyMessage is a string-heavy message: a name, 64 words, 16 map keys
+// WordyMessage is a string-heavy message: a name, 64 words, 16 map keys
 // and 8 nested messages with labels.
-func wordyMessage() *kinds.Rich {
-	m := smallMessage()
+func WordyMessage() *kinds.Rich {
+	m := SmallMessage()
 	for i := range 64 {
 		m.Words = append(m.Words, fmt.Sprintf("word-%d-lorem-ipsum", i))
 	}
@@ -222,15 +222,15 @@ func wordyMessage() *kinds.Rich {
 	return m
 }
 
-// fullDecodable returns a Decodable with every field set, n elements in
+// FullDecodable returns a Decodable with every field set, n elements in
 // its repeated fields and nested Decodables depth levels deep, its oneofs
 // set to case choice (of 10) and second (of 2).
-func fullDecodable(n, depth, choice int) *kinds.Decodable {
+func FullDecodable(n, depth, choice int) *kinds.Decodable {
 	m := &kinds.Decodable{
 		I32: -7, I64: math.MinInt64, U32: math.MaxUint32, U64: math.MaxUint64,
 		S32: math.MinInt32, S64: -3, Flag: true, Color: kinds.Color(77),
 		F32: 9, Sf32: -9, Fl: float32(math.Inf(-1)), F64: 1 << 60, Sf64: -1 << 60, Db: math.Pi,
-		Name: "dé" + strings.Repeat("n", n), Data: pattern(n + 1),
+		Name: "dé" + strings.Repeat("n", n), Data: Pattern(n + 1),
 		Rich: &kinds.Rich{Id: 5, Counts: map[string]int64{"a": 1}, Maybe: []byte{}},
 	}
 	for i := range n {
@@ -245,23 +245,23 @@ func fullDecodable(n, depth, choice int) *kinds.Decodable {
 		m.Rfl = append(m.Rfl, float32(i))
 		m.Rsf64 = append(m.Rsf64, -int64(i))
 		m.Words = append(m.Words, strings.Repeat("w", i))
-		m.Blobs = append(m.Blobs, pattern(i))
+		m.Blobs = append(m.Blobs, Pattern(i))
 		m.Riches = append(m.Riches, &kinds.Rich{Name: "r", Inners: []*kinds.Inner{{Label: "x"}}})
 	}
 	if depth > 0 {
-		m.Child = fullDecodable(n/2, depth-1, choice+1)
+		m.Child = FullDecodable(n/2, depth-1, choice+1)
 		for i := range min(n, 3) {
-			m.Children = append(m.Children, fullDecodable(i, depth-1, choice+i))
+			m.Children = append(m.Children, FullDecodable(i, depth-1, choice+i))
 		}
 	}
 	switch choice % 10 {
 	case 0:
 		m.Choice = &kinds.Decodable_Text{Text: "texté"}
 	case 1:
-		m.Choice = &kinds.Decodable_Raw{Raw: pattern(5)}
+		m.Choice = &kinds.Decodable_Raw{Raw: Pattern(5)}
 	case 2:
 		if depth > 0 {
-			m.Choice = &kinds.Decodable_Node{Node: fullDecodable(1, depth-1, 0)}
+			m.Choice = &kinds.Decodable_Node{Node: FullDecodable(1, depth-1, 0)}
 		}
 	case 3:
 		m.Choice = &kinds.Decodable_Num{Num: -1}
@@ -286,12 +286,12 @@ func fullDecodable(n, depth, choice int) *kinds.Decodable {
 	return m
 }
 
-// fullPooled returns a Pooled with every field set, to decode into again.
-func fullPooled() *kinds.Pooled {
+// FullPooled returns a Pooled with every field set, to decode into again.
+func FullPooled() *kinds.Pooled {
 	return &kinds.Pooled{
-		Data: pattern(30), Numbers: []int64{1, 2, 3}, Name: "old",
-		Inners: []*kinds.Inner{{Label: "x", Payload: pattern(5)}},
-		One:    &kinds.PooledInner{Payload: pattern(7), Values: []int64{9}},
-		Items:  []*kinds.PooledInner{{Payload: pattern(3)}, {Values: []int64{4, 5}}},
+		Data: Pattern(30), Numbers: []int64{1, 2, 3}, Name: "old",
+		Inners: []*kinds.Inner{{Label: "x", Payload: Pattern(5)}},
+		One:    &kinds.PooledInner{Payload: Pattern(7), Values: []int64{9}},
+		Items:  []*kinds.PooledInner{{Payload: Pattern(3)}, {Values: []int64{4, 5}}},
 	}
 }

@@ -1,4 +1,4 @@
-package grpcfast_test
+package grpcfasttest
 
 import (
 	"math/rand/v2"
@@ -9,20 +9,20 @@ import (
 	"github.com/grpcfast/grpcfast"
 )
 
-// sliceAt returns b as a BufferSlice of SliceBuffers cut at the given offsets.
-// copyInto returns a function that decodes into a new *M with the owned
-// copy of pooled handlers (grpcfast.UnmarshalCopy), for lists of types.
-func copyInto[M any, P interface {
+// SliceAt returns b as a BufferSlice of SliceBuffers cut at the given offsets.
+// CopyInto returns a function that decodes into a new *M with the owned
+// copy of pooled handlers (UnmarshalCopy), for lists of types.
+func CopyInto[M any, P interface {
 	*M
 	proto.Message
 }]() func(*grpcfast.Codec, mem.BufferSlice) (proto.Message, error) {
 	return func(c *grpcfast.Codec, data mem.BufferSlice) (proto.Message, error) {
-		m, _, err := grpcfast.UnmarshalCopy[M](c, data)
+		m, _, err := UnmarshalCopy[M](c, data)
 		return P(m), err
 	}
 }
 
-func sliceAt(b []byte, cuts ...int) mem.BufferSlice {
+func SliceAt(b []byte, cuts ...int) mem.BufferSlice {
 	var out mem.BufferSlice
 	prev := 0
 	for _, c := range cuts {
@@ -32,11 +32,11 @@ func sliceAt(b []byte, cuts ...int) mem.BufferSlice {
 	return append(out, mem.SliceBuffer(b[prev:]))
 }
 
-// pooledAt returns a copy of b as a BufferSlice of buffers from pool cut at
+// PooledAt returns a copy of b as a BufferSlice of buffers from pool cut at
 // the given offsets, as gRPC's transport delivers a message: reference
 // counted, and given back to pool on their last Free. Free the slice once
 // the codec has returned, as gRPC does.
-func pooledAt(pool mem.BufferPool, b []byte, cuts ...int) mem.BufferSlice {
+func PooledAt(pool mem.BufferPool, b []byte, cuts ...int) mem.BufferSlice {
 	var out mem.BufferSlice
 	prev := 0
 	for _, c := range append(cuts, len(b)) {
@@ -48,8 +48,8 @@ func pooledAt(pool mem.BufferPool, b []byte, cuts ...int) mem.BufferSlice {
 	return out
 }
 
-// randomCuts returns n sorted cut offsets in [0, size].
-func randomCuts(r *rand.Rand, size, n int) []int {
+// RandomCuts returns n sorted cut offsets in [0, size].
+func RandomCuts(r *rand.Rand, size, n int) []int {
 	cuts := make([]int, n)
 	for i := range cuts {
 		cuts[i] = r.IntN(size + 1)
@@ -60,4 +60,14 @@ func randomCuts(r *rand.Rand, size, n int) []int {
 		}
 	}
 	return cuts
+}
+
+// Frames cuts an encoded message as gRPC's transport hands it over: HTTP/2
+// DATA frames of 16 KiB, the first shortened by the 5-byte message header.
+func Frames(b []byte) mem.BufferSlice {
+	var cuts []int
+	for c := 16384 - 5; c < len(b); c += 16384 {
+		cuts = append(cuts, c)
+	}
+	return SliceAt(b, cuts...)
 }

@@ -1,4 +1,4 @@
-package grpcfast_test
+package grpcfasttest
 
 // What the end-to-end tests share (streams_test.go, and most tests that run
 // over real gRPC): deterministic messages that the receiving side can
@@ -59,8 +59,8 @@ var noise = func() []byte {
 	return b
 }()
 
-// noiseBytes returns n bytes determined by seed; nil if n is 0.
-func noiseBytes(seed int64, n int) []byte {
+// NoiseBytes returns n bytes determined by seed; nil if n is 0.
+func NoiseBytes(seed int64, n int) []byte {
 	if n == 0 {
 		return nil
 	}
@@ -68,14 +68,14 @@ func noiseBytes(seed int64, n int) []byte {
 	return append([]byte(nil), noise[off:off+n]...)
 }
 
-// msgID is the id of message i of stream s.
-func msgID(s, i int) int64 { return int64(s)<<20 | int64(i) }
+// MsgID is the id of message i of stream s.
+func MsgID(s, i int) int64 { return int64(s)<<20 | int64(i) }
 
-// genRich returns the Rich with the given id.
-func genRich(id int64) *kinds.Rich {
+// GenRich returns the Rich with the given id.
+func GenRich(id int64) *kinds.Rich {
 	s, i := int(id>>20), int(id&(1<<20-1))
 	sel := i + 3*s
-	m := &kinds.Rich{Id: id, Data: noiseBytes(id, streamSizes[sel%len(streamSizes)])}
+	m := &kinds.Rich{Id: id, Data: NoiseBytes(id, streamSizes[sel%len(streamSizes)])}
 	switch sel % 3 {
 	case 1:
 		m.Color = kinds.Color_COLOR_RED
@@ -93,13 +93,13 @@ func genRich(id int64) *kinds.Rich {
 		m.Words = []string{"w", strconv.Itoa(sel), ""}
 	}
 	if sel%4 == 2 {
-		m.Blobs = [][]byte{noiseBytes(id+1, 10), {}, noiseBytes(id+2, 300+sel%7)}
+		m.Blobs = [][]byte{NoiseBytes(id+1, 10), {}, NoiseBytes(id+2, 300+sel%7)}
 	}
 	if sel%2 == 1 {
-		m.Inner = &kinds.Inner{Label: "in", Payload: noiseBytes(id+3, sel%50), Values: []uint32{1, 2, 3}[:sel%4]}
+		m.Inner = &kinds.Inner{Label: "in", Payload: NoiseBytes(id+3, sel%50), Values: []uint32{1, 2, 3}[:sel%4]}
 	}
 	for k := range sel % 5 {
-		m.Inners = append(m.Inners, &kinds.Inner{Label: strconv.Itoa(k), Payload: noiseBytes(id+int64(k), k*k), Values: []uint32{uint32(k)}})
+		m.Inners = append(m.Inners, &kinds.Inner{Label: strconv.Itoa(k), Payload: NoiseBytes(id+int64(k), k*k), Values: []uint32{uint32(k)}})
 	}
 	if sel%3 == 1 {
 		m.Counts = map[string]int64{"x": id, "y": int64(sel), "": 0}
@@ -108,15 +108,15 @@ func genRich(id int64) *kinds.Rich {
 	case 1:
 		m.Choice = &kinds.Rich_Text{Text: "text " + strconv.Itoa(sel)}
 	case 2:
-		m.Choice = &kinds.Rich_Raw{Raw: noiseBytes(id+5, sel%20)}
+		m.Choice = &kinds.Rich_Raw{Raw: NoiseBytes(id+5, sel%20)}
 	case 3:
-		m.Choice = &kinds.Rich_Nested{Nested: &kinds.Inner{Payload: noiseBytes(id+6, 40)}}
+		m.Choice = &kinds.Rich_Nested{Nested: &kinds.Inner{Payload: NoiseBytes(id+6, 40)}}
 	}
 	switch sel % 3 {
 	case 1:
 		m.Maybe = []byte{} // present and empty
 	case 2:
-		m.Maybe = noiseBytes(id+7, 1+sel%30)
+		m.Maybe = NoiseBytes(id+7, 1+sel%30)
 	}
 	if sel%2 == 0 {
 		level := int32(sel)
@@ -129,16 +129,16 @@ func genRich(id int64) *kinds.Rich {
 	return m
 }
 
-// genPooled returns the Pooled with the given id (carried in Numbers[0]).
-func genPooled(id int64) *kinds.Pooled {
+// GenPooled returns the Pooled with the given id (carried in Numbers[0]).
+func GenPooled(id int64) *kinds.Pooled {
 	s, i := int(id>>20), int(id&(1<<20-1))
 	sel := i + 3*s
 	m := &kinds.Pooled{
-		Data:    noiseBytes(id, streamSizes[sel%len(streamSizes)]),
+		Data:    NoiseBytes(id, streamSizes[sel%len(streamSizes)]),
 		Numbers: []int64{id, int64(sel), -1}[:1+sel%3],
 	}
 	for k := range sel % 3 {
-		m.Inners = append(m.Inners, &kinds.Inner{Label: "p", Payload: noiseBytes(id+int64(k), 1+k*100)})
+		m.Inners = append(m.Inners, &kinds.Inner{Label: "p", Payload: NoiseBytes(id+int64(k), 1+k*100)})
 	}
 	if sel%2 == 1 {
 		m.Name = "pooled"
@@ -146,34 +146,34 @@ func genPooled(id int64) *kinds.Pooled {
 	return m
 }
 
-func pooledID(m *kinds.Pooled) int64 {
+func PooledID(m *kinds.Pooled) int64 {
 	if len(m.Numbers) == 0 {
 		return -1
 	}
 	return m.Numbers[0]
 }
 
-// failName marks a message that makes the test server's handler fail.
-const failName = "fail"
+// FailName marks a message that makes the test server's handler fail.
+const FailName = "fail"
 
-// checkRich compares m with the message its id stands for, and its id with
+// CheckRich compares m with the message its id stands for, and its id with
 // want unless want is negative.
-func checkRich(m *kinds.Rich, want int64) error {
+func CheckRich(m *kinds.Rich, want int64) error {
 	if want >= 0 && m.Id != want {
 		return fmt.Errorf("received message %#x, want %#x", m.Id, want)
 	}
-	if g := genRich(m.Id); !g.EqualVT(m) {
+	if g := GenRich(m.Id); !g.EqualVT(m) {
 		return fmt.Errorf("message %#x differs from what was sent (data %d bytes, want %d)", m.Id, len(m.Data), len(g.Data))
 	}
 	return nil
 }
 
-func checkPooled(m *kinds.Pooled, want int64) error {
-	id := pooledID(m)
+func CheckPooled(m *kinds.Pooled, want int64) error {
+	id := PooledID(m)
 	if want >= 0 && id != want {
 		return fmt.Errorf("received pooled message %#x, want %#x", id, want)
 	}
-	if id < 0 || !genPooled(id).EqualVT(m) {
+	if id < 0 || !GenPooled(id).EqualVT(m) {
 		return fmt.Errorf("pooled message %#x differs from what was sent", id)
 	}
 	return nil
@@ -184,41 +184,41 @@ func checkPooled(m *kinds.Pooled, want int64) error {
 // set it receives with the streams' own Recv, as code without grpcfast does;
 // otherwise with the generated helpers.
 
-type kindsServer struct {
+type KindsServer struct {
 	kinds.UnimplementedKindsServer
-	plain bool
+	Plain bool
 }
 
-// recvFunc returns the function that a handler or client receives with.
-func recvFunc[M any](plain bool, recv func() (*M, error), r *grpcfast.Receiver[M]) func() (*M, error) {
+// RecvFunc returns the function that a handler or client receives with.
+func RecvFunc[M any](plain bool, recv func() (*M, error), r *grpcfast.Receiver[M]) func() (*M, error) {
 	if plain {
 		return recv
 	}
 	return r.Recv
 }
 
-// release gives r's messages, and the transport buffers their views hold,
+// Release gives r's messages, and the transport buffers their views hold,
 // back (Release), if r is not nil: what a handler does when it is done with
 // the last message.
-func release[M any](r *grpcfast.Receiver[M]) {
+func Release[M any](r *grpcfast.Receiver[M]) {
 	if r != nil {
 		r.Release()
 	}
 }
 
-func dataLoss(err error) error { return status.Error(codes.DataLoss, err.Error()) }
+func DataLoss(err error) error { return status.Error(codes.DataLoss, err.Error()) }
 
-func (s *kindsServer) Unary(_ context.Context, m *kinds.Rich) (*kinds.Rich, error) {
-	if err := checkRich(m, -1); err != nil {
-		return nil, dataLoss(err)
+func (s *KindsServer) Unary(_ context.Context, m *kinds.Rich) (*kinds.Rich, error) {
+	if err := CheckRich(m, -1); err != nil {
+		return nil, DataLoss(err)
 	}
 	return m, nil
 }
 
-func (s *kindsServer) ClientStream(stream grpc.ClientStreamingServer[kinds.Rich, kinds.Summary]) error {
+func (s *KindsServer) ClientStream(stream grpc.ClientStreamingServer[kinds.Rich, kinds.Summary]) error {
 	r := kinds.NewKinds_ClientStreamRequestReceiver(stream)
-	defer release(r)
-	recv := recvFunc(s.plain, stream.Recv, r)
+	defer Release(r)
+	recv := RecvFunc(s.Plain, stream.Recv, r)
 	var sum kinds.Summary
 	next := int64(-1)
 	for {
@@ -229,22 +229,22 @@ func (s *kindsServer) ClientStream(stream grpc.ClientStreamingServer[kinds.Rich,
 		if err != nil {
 			return err
 		}
-		if m.Name == failName {
+		if m.Name == FailName {
 			return status.Error(codes.Aborted, "handler failed on request")
 		}
-		if err := checkRich(m, next); err != nil {
-			return dataLoss(err)
+		if err := CheckRich(m, next); err != nil {
+			return DataLoss(err)
 		}
 		next = m.Id + 1
 		sum.Count++
 		sum.Bytes += int64(len(m.Data))
-		sum.Crc32C = crc32.Update(sum.Crc32C, castagnoli, m.Data)
+		sum.Crc32C = crc32.Update(sum.Crc32C, Castagnoli, m.Data)
 	}
 }
 
 // ServerStream sends the messages req.Id, req.Id+1, … : req.Numbers[0] of
 // them (forever if negative). With a second number n, it fails after n.
-func (s *kindsServer) ServerStream(req *kinds.Rich, stream grpc.ServerStreamingServer[kinds.Rich]) error {
+func (s *KindsServer) ServerStream(req *kinds.Rich, stream grpc.ServerStreamingServer[kinds.Rich]) error {
 	if len(req.Numbers) == 0 {
 		return status.Error(codes.InvalidArgument, "no count")
 	}
@@ -256,17 +256,17 @@ func (s *kindsServer) ServerStream(req *kinds.Rich, stream grpc.ServerStreamingS
 		if i == failAt {
 			return status.Error(codes.Aborted, "handler failed mid-stream")
 		}
-		if err := stream.Send(genRich(req.Id + i)); err != nil {
+		if err := stream.Send(GenRich(req.Id + i)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (s *kindsServer) Bidi(stream grpc.BidiStreamingServer[kinds.Rich, kinds.Rich]) error {
+func (s *KindsServer) Bidi(stream grpc.BidiStreamingServer[kinds.Rich, kinds.Rich]) error {
 	r := kinds.NewKinds_BidiRequestReceiver(stream)
-	defer release(r)
-	recv := recvFunc(s.plain, stream.Recv, r)
+	defer Release(r)
+	recv := RecvFunc(s.Plain, stream.Recv, r)
 	next := int64(-1)
 	for {
 		m, err := recv()
@@ -276,11 +276,11 @@ func (s *kindsServer) Bidi(stream grpc.BidiStreamingServer[kinds.Rich, kinds.Ric
 		if err != nil {
 			return err
 		}
-		if m.Name == failName {
+		if m.Name == FailName {
 			return status.Error(codes.Aborted, "handler failed on request")
 		}
-		if err := checkRich(m, next); err != nil {
-			return dataLoss(err)
+		if err := CheckRich(m, next); err != nil {
+			return DataLoss(err)
 		}
 		next = m.Id + 1
 		// Sending the reused message back is safe here: no stats handler
@@ -291,10 +291,10 @@ func (s *kindsServer) Bidi(stream grpc.BidiStreamingServer[kinds.Rich, kinds.Ric
 	}
 }
 
-func (s *kindsServer) PooledBidi(stream grpc.BidiStreamingServer[kinds.Pooled, kinds.Pooled]) error {
+func (s *KindsServer) PooledBidi(stream grpc.BidiStreamingServer[kinds.Pooled, kinds.Pooled]) error {
 	r := kinds.NewKinds_PooledBidiRequestReceiver(stream)
-	defer release(r)
-	recv := recvFunc(s.plain, stream.Recv, r)
+	defer Release(r)
+	recv := RecvFunc(s.Plain, stream.Recv, r)
 	next := int64(-1)
 	for {
 		m, err := recv()
@@ -304,50 +304,50 @@ func (s *kindsServer) PooledBidi(stream grpc.BidiStreamingServer[kinds.Pooled, k
 		if err != nil {
 			return err
 		}
-		if err := checkPooled(m, next); err != nil {
-			return dataLoss(err)
+		if err := CheckPooled(m, next); err != nil {
+			return DataLoss(err)
 		}
-		next = pooledID(m) + 1
+		next = PooledID(m) + 1
 		if err := stream.Send(m); err != nil {
 			return err
 		}
 	}
 }
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+var Castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // ---------------------------------------------------------------------------
 // Clients. Each runs stream s with n messages and checks everything it
 // receives. With plain set, they receive with the streams' own Recv.
 
-func runUnary(ctx context.Context, c kinds.KindsClient, s, n int) error {
+func RunUnary(ctx context.Context, c kinds.KindsClient, s, n int) error {
 	for i := range n {
-		m, err := c.Unary(ctx, genRich(msgID(s, i)))
+		m, err := c.Unary(ctx, GenRich(MsgID(s, i)))
 		if err != nil {
 			return fmt.Errorf("unary %d: %w", i, err)
 		}
-		if err := checkRich(m, msgID(s, i)); err != nil {
+		if err := CheckRich(m, MsgID(s, i)); err != nil {
 			return fmt.Errorf("unary: %w", err)
 		}
 	}
 	return nil
 }
 
-func runClientStream(ctx context.Context, c kinds.KindsClient, s, n int) error {
+func RunClientStream(ctx context.Context, c kinds.KindsClient, s, n int) error {
 	stream, err := c.ClientStream(ctx)
 	if err != nil {
 		return err
 	}
 	var want kinds.Summary
 	for i := range n {
-		m := genRich(msgID(s, i))
+		m := GenRich(MsgID(s, i))
 		if err := stream.Send(m); err != nil {
 			_, err = stream.CloseAndRecv()
 			return fmt.Errorf("client stream: send %d: %w", i, err)
 		}
 		want.Count++
 		want.Bytes += int64(len(m.Data))
-		want.Crc32C = crc32.Update(want.Crc32C, castagnoli, m.Data)
+		want.Crc32C = crc32.Update(want.Crc32C, Castagnoli, m.Data)
 	}
 	got, err := stream.CloseAndRecv()
 	if err != nil {
@@ -375,6 +375,7 @@ func (k *keeper[M]) maybeTake(r *grpcfast.Receiver[M], i int, id int64) error {
 	}
 	m := r.Take()
 	if m == nil {
+		//lint:ignore ST1005 it starts with the name of the method, Take
 		return errors.New("Take after a successful Recv returned nil")
 	}
 	k.kept = append(k.kept, m)
@@ -391,8 +392,8 @@ func (k *keeper[M]) verify() error {
 	return nil
 }
 
-func runServerStream(ctx context.Context, c kinds.KindsClient, s, n int, plain bool) error {
-	stream, err := c.ServerStream(ctx, &kinds.Rich{Id: msgID(s, 0), Numbers: []int64{int64(n)}})
+func RunServerStream(ctx context.Context, c kinds.KindsClient, s, n int, plain bool) error {
+	stream, err := c.ServerStream(ctx, &kinds.Rich{Id: MsgID(s, 0), Numbers: []int64{int64(n)}})
 	if err != nil {
 		return err
 	}
@@ -400,9 +401,9 @@ func runServerStream(ctx context.Context, c kinds.KindsClient, s, n int, plain b
 	if !plain {
 		r = kinds.NewKinds_ServerStreamResponseReceiver(stream)
 	}
-	defer release(r)
-	recv := recvFunc(plain, stream.Recv, r)
-	k := keeper[kinds.Rich]{check: checkRich}
+	defer Release(r)
+	recv := RecvFunc(plain, stream.Recv, r)
+	k := keeper[kinds.Rich]{check: CheckRich}
 	for i := 0; ; i++ {
 		m, err := recv()
 		if err == io.EOF {
@@ -414,7 +415,7 @@ func runServerStream(ctx context.Context, c kinds.KindsClient, s, n int, plain b
 		if err != nil {
 			return fmt.Errorf("server stream: recv %d: %w", i, err)
 		}
-		if err := checkRich(m, msgID(s, i)); err != nil {
+		if err := CheckRich(m, MsgID(s, i)); err != nil {
 			return fmt.Errorf("server stream: %w", err)
 		}
 		if err := k.maybeTake(r, i, m.Id); err != nil {
@@ -423,15 +424,15 @@ func runServerStream(ctx context.Context, c kinds.KindsClient, s, n int, plain b
 	}
 }
 
-// waitFirst waits until first is closed or ctx is done.
-func waitFirst(ctx context.Context, first <-chan struct{}) {
+// WaitFirst waits until first is closed or ctx is done.
+func WaitFirst(ctx context.Context, first <-chan struct{}) {
 	select {
 	case <-first:
 	case <-ctx.Done():
 	}
 }
 
-// runBidi sends from one goroutine while it receives and checks the echoes.
+// RunBidi sends from one goroutine while it receives and checks the echoes.
 //
 // The first message is sent before anything receives, and the sender sends
 // the second only once the first echo has arrived, so that no SendMsg runs
@@ -447,23 +448,23 @@ func waitFirst(ctx context.Context, first <-chan struct{}) {
 // (the garbage collector reclaims it). At most one message per stream is
 // affected, with any codec. (Sending the first message from the sender
 // goroutine too left that race open for it, and CI lost one buffer so.)
-func runBidi(ctx context.Context, c kinds.KindsClient, s, n int, plain bool) error {
+func RunBidi(ctx context.Context, c kinds.KindsClient, s, n int, plain bool) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stream, err := c.Bidi(ctx)
 	if err != nil {
 		return err
 	}
-	send := func(i int) error { return stream.Send(genRich(msgID(s, i))) }
+	send := func(i int) error { return stream.Send(GenRich(MsgID(s, i))) }
 	var r *grpcfast.Receiver[kinds.Rich]
 	if !plain {
 		r = kinds.NewKinds_BidiResponseReceiver(stream)
 	}
 	idOf := func(m *kinds.Rich) int64 { return m.Id }
-	return runEcho(ctx, "bidi", stream, r, send, checkRich, idOf, s, n, plain)
+	return runEcho(ctx, "bidi", stream, r, send, CheckRich, idOf, s, n, plain)
 }
 
-func runPooledBidi(ctx context.Context, c kinds.KindsClient, s, n int, plain bool) error {
+func RunPooledBidi(ctx context.Context, c kinds.KindsClient, s, n int, plain bool) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stream, err := c.PooledBidi(ctx)
@@ -475,7 +476,7 @@ func runPooledBidi(ctx context.Context, c kinds.KindsClient, s, n int, plain boo
 	// by then and nothing else here keeps it.
 	send := func(i int) error {
 		m := kinds.PooledFromVTPool()
-		g := genPooled(msgID(s, i))
+		g := GenPooled(MsgID(s, i))
 		m.Data = append(m.Data, g.Data...)
 		m.Numbers = append(m.Numbers, g.Numbers...)
 		m.Inners = append(m.Inners, g.Inners...)
@@ -488,7 +489,7 @@ func runPooledBidi(ctx context.Context, c kinds.KindsClient, s, n int, plain boo
 	if !plain {
 		r = kinds.NewKinds_PooledBidiResponseReceiver(stream)
 	}
-	return runEcho(ctx, "pooled bidi", stream, r, send, checkPooled, pooledID, s, n, plain)
+	return runEcho(ctx, "pooled bidi", stream, r, send, CheckPooled, PooledID, s, n, plain)
 }
 
 // runEcho sends n messages with send from one goroutine while it receives
@@ -507,7 +508,7 @@ func runEcho[M any](ctx context.Context, name string, stream grpc.BidiStreamingC
 	go func() {
 		for i := 1; i < n; i++ {
 			if i == 1 {
-				waitFirst(ctx, firstEcho)
+				WaitFirst(ctx, firstEcho)
 			}
 			if err := send(i); err != nil {
 				sendErr <- fmt.Errorf("%s: send %d: %w", name, i, err)
@@ -516,8 +517,8 @@ func runEcho[M any](ctx context.Context, name string, stream grpc.BidiStreamingC
 		}
 		sendErr <- stream.CloseSend()
 	}()
-	defer release(r)
-	recv := recvFunc(plain, stream.Recv, r)
+	defer Release(r)
+	recv := RecvFunc(plain, stream.Recv, r)
 	k := keeper[M]{check: check}
 	for i := 0; ; i++ {
 		m, err := recv()
@@ -536,7 +537,7 @@ func runEcho[M any](ctx context.Context, name string, stream grpc.BidiStreamingC
 		if i == 0 {
 			close(firstEcho)
 		}
-		if err := check(m, msgID(s, i)); err != nil {
+		if err := check(m, MsgID(s, i)); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		if err := k.maybeTake(r, i, idOf(m)); err != nil {
@@ -545,19 +546,19 @@ func runEcho[M any](ctx context.Context, name string, stream grpc.BidiStreamingC
 	}
 }
 
-// waitBalanced waits, at most 3 s, until every buffer taken from pools has
+// WaitBalanced waits, at most 3 s, until every buffer taken from pools has
 // been returned. After a failure it does nothing: buffers that a failed
 // stream left behind would only add noise, and waiting would slow down the
 // failing run. Nor in a grpcfast_checked build, which gives no buffer back
 // (own.Quarantine: poisoned, never reused).
-func waitBalanced(t *testing.T, what string, pools ...*testPool) {
+func WaitBalanced(t *testing.T, what string, pools ...*Pool) {
 	t.Helper()
-	waitBalancedSlack(t, what, 0, pools...)
+	WaitBalancedSlack(t, what, 0, pools...)
 }
 
-// waitBalancedSlack is waitBalanced allowing up to slack buffers per pool
+// WaitBalancedSlack is waitBalanced allowing up to slack buffers per pool
 // not to come back.
-func waitBalancedSlack(t *testing.T, what string, slack int64, pools ...*testPool) {
+func WaitBalancedSlack(t *testing.T, what string, slack int64, pools ...*Pool) {
 	t.Helper()
 	if t.Failed() || own.Quarantine {
 		return
@@ -566,8 +567,8 @@ func waitBalancedSlack(t *testing.T, what string, slack int64, pools ...*testPoo
 	for {
 		var bad []string
 		for _, p := range pools {
-			if n := p.unreturned(); n > slack {
-				bad = append(bad, fmt.Sprintf("%s: %d of %d buffers not returned", p.name, n, p.largeGets.Load()))
+			if n := p.Unreturned(); n > slack {
+				bad = append(bad, fmt.Sprintf("%s: %d of %d buffers not returned", p.Name, n, p.LargeGets.Load()))
 			}
 		}
 		if len(bad) == 0 {
@@ -580,110 +581,110 @@ func waitBalancedSlack(t *testing.T, what string, slack int64, pools ...*testPoo
 	}
 }
 
-// countingCodec counts the calls to the codec it wraps; it proves that a
-// side of a call really used gRPC's standard codec.
-type countingCodec struct {
+// CountingCodec counts the calls to the codec it wraps; it proves that a
+// Side of a call really used gRPC's standard codec.
+type CountingCodec struct {
 	encoding.CodecV2
-	calls atomic.Int64
+	Calls atomic.Int64
 }
 
-func (c *countingCodec) Marshal(v any) (mem.BufferSlice, error) {
-	c.calls.Add(1)
+func (c *CountingCodec) Marshal(v any) (mem.BufferSlice, error) {
+	c.Calls.Add(1)
 	return c.CodecV2.Marshal(v)
 }
 
-func (c *countingCodec) Unmarshal(data mem.BufferSlice, v any) error {
-	c.calls.Add(1)
+func (c *CountingCodec) Unmarshal(data mem.BufferSlice, v any) error {
+	c.Calls.Add(1)
 	return c.CodecV2.Unmarshal(data, v)
 }
 
-// side is how one end of a call encodes and receives.
-type side int
+// Side is how one end of a call encodes and receives.
+type Side int
 
 const (
-	// fastSide forces grpcfast's codec (ServerOption, DialOption) with a
+	// FastSide forces grpcfast's codec (ServerOption, DialOption) with a
 	// counted pool, and receives with the generated helpers.
-	fastSide side = iota
-	// registeredSide relies on the codec that the generated package
+	FastSide Side = iota
+	// RegisteredSide relies on the codec that the generated package
 	// registered under "proto", and receives with the generated helpers.
-	registeredSide
-	// stdSide forces gRPC's standard codec and receives with the streams'
+	RegisteredSide
+	// StdSide forces gRPC's standard codec and receives with the streams'
 	// own Recv, as a program without grpcfast does.
-	stdSide
+	StdSide
 )
 
-func (s side) String() string { return [...]string{"grpcfast", "registered", "std"}[s] }
+func (s Side) String() string { return [...]string{"grpcfast", "registered", "std"}[s] }
 
-// endpoint is one end's configuration: its codec pool or standard codec.
-type endpoint struct {
-	side  side
-	pool  *testPool      // fastSide: the codec's pool
-	std   *countingCodec // stdSide: the standard codec
-	plain bool
+// Endpoint is one end's configuration: its codec pool or standard codec.
+type Endpoint struct {
+	Side  Side
+	Pool  *Pool          // FastSide: the codec's pool
+	Std   *CountingCodec // StdSide: the standard codec
+	Plain bool
 }
 
-func newEndpoint(s side, name string) *endpoint {
-	e := &endpoint{side: s, plain: s == stdSide}
+func NewEndpoint(s Side, name string) *Endpoint {
+	e := &Endpoint{Side: s, Plain: s == StdSide}
 	switch s {
-	case fastSide:
-		e.pool = newBalancePool(name+" codec pool", grpcfast.NewBufferPool())
-	case stdSide:
-		e.std = &countingCodec{CodecV2: stdcodec.Codec()}
+	case FastSide:
+		e.Pool = NewBalancePool(name+" codec pool", grpcfast.NewBufferPool())
+	case StdSide:
+		e.Std = &CountingCodec{CodecV2: stdcodec.Codec()}
 	}
 	return e
 }
 
-func (e *endpoint) serverOptions() []grpc.ServerOption {
-	switch e.side {
-	case fastSide:
-		return []grpc.ServerOption{grpcfast.ServerOption(grpcfast.WithBufferPool(e.pool))}
-	case stdSide:
-		return []grpc.ServerOption{grpc.ForceServerCodecV2(e.std)}
+func (e *Endpoint) ServerOptions() []grpc.ServerOption {
+	switch e.Side {
+	case FastSide:
+		return []grpc.ServerOption{grpcfast.ServerOption(grpcfast.WithBufferPool(e.Pool))}
+	case StdSide:
+		return []grpc.ServerOption{grpc.ForceServerCodecV2(e.Std)}
 	}
 	return nil
 }
 
-func (e *endpoint) dialOptions() []grpc.DialOption {
-	switch e.side {
-	case fastSide:
-		return []grpc.DialOption{grpcfast.DialOption(grpcfast.WithBufferPool(e.pool))}
-	case stdSide:
-		return []grpc.DialOption{grpc.WithDefaultCallOptions(grpc.ForceCodecV2(e.std))}
+func (e *Endpoint) DialOptions() []grpc.DialOption {
+	switch e.Side {
+	case FastSide:
+		return []grpc.DialOption{grpcfast.DialOption(grpcfast.WithBufferPool(e.Pool))}
+	case StdSide:
+		return []grpc.DialOption{grpc.WithDefaultCallOptions(grpc.ForceCodecV2(e.Std))}
 	}
 	return nil
 }
 
-// checkUsed fails the test if the end's codec was not used at all.
-func (e *endpoint) checkUsed(t *testing.T, what string) {
+// CheckUsed fails the test if the end's codec was not used at all.
+func (e *Endpoint) CheckUsed(t *testing.T, what string) {
 	t.Helper()
-	switch e.side {
-	case fastSide:
-		if e.pool.largeGets.Load() == 0 {
+	switch e.Side {
+	case FastSide:
+		if e.Pool.LargeGets.Load() == 0 {
 			t.Errorf("%s: the grpcfast codec took no buffer from its pool: was it used?", what)
 		}
-	case stdSide:
-		if e.std.calls.Load() == 0 {
+	case StdSide:
+		if e.Std.Calls.Load() == 0 {
 			t.Errorf("%s: the standard codec was never called", what)
 		}
 	}
 }
 
-type testEnv struct {
+type Env struct {
 	srv    *grpc.Server
-	conn   *grpc.ClientConn
-	client kinds.KindsClient
+	Conn   *grpc.ClientConn
+	Client kinds.KindsClient
 }
 
-// startEnv serves impl on 127.0.0.1 and dials it.
-func startEnv(t testing.TB, impl kinds.KindsServer, sopts []grpc.ServerOption, dopts []grpc.DialOption) *testEnv {
+// StartEnv serves impl on 127.0.0.1 and dials it.
+func StartEnv(t testing.TB, impl kinds.KindsServer, sopts []grpc.ServerOption, dopts []grpc.DialOption) *Env {
 	t.Helper()
-	srv, conn := serveAndDial(t, func(s *grpc.Server) { kinds.RegisterKindsServer(s, impl) }, sopts, dopts)
-	return &testEnv{srv: srv, conn: conn, client: kinds.NewKindsClient(conn)}
+	srv, conn := ServeAndDial(t, func(s *grpc.Server) { kinds.RegisterKindsServer(s, impl) }, sopts, dopts)
+	return &Env{srv: srv, Conn: conn, Client: kinds.NewKindsClient(conn)}
 }
 
-// serveAndDial starts a server on 127.0.0.1 with the services register
+// ServeAndDial starts a server on 127.0.0.1 with the services register
 // adds, and dials it; both are stopped when the test ends.
-func serveAndDial(t testing.TB, register func(*grpc.Server), sopts []grpc.ServerOption, dopts []grpc.DialOption) (*grpc.Server, *grpc.ClientConn) {
+func ServeAndDial(t testing.TB, register func(*grpc.Server), sopts []grpc.ServerOption, dopts []grpc.DialOption) (*grpc.Server, *grpc.ClientConn) {
 	t.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -710,15 +711,15 @@ func serveAndDial(t testing.TB, register func(*grpc.Server), sopts []grpc.Server
 	return srv, conn
 }
 
-func (e *testEnv) close() {
-	e.conn.Close()
+func (e *Env) Close() {
+	e.Conn.Close()
 	e.srv.Stop()
 }
 
-// concurrently runs fn for streams 0 to n-1 at once and returns the errors.
+// Concurrently runs fn for streams 0 to n-1 at once and returns the errors.
 // The first error cancels the context that the other streams run with, so
 // that a failing run ends quickly.
-func concurrently(ctx context.Context, n int, fn func(ctx context.Context, s int) error) error {
+func Concurrently(ctx context.Context, n int, fn func(ctx context.Context, s int) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
@@ -749,10 +750,10 @@ func concurrently(ctx context.Context, n int, fn func(ctx context.Context, s int
 	return first
 }
 
-// runAllKinds runs every method kind with streams concurrent streams of msgs
+// RunAllKinds runs every method kind with streams concurrent streams of msgs
 // messages (unary: streams goroutines of msgs/8 calls). clientPlain makes the
 // client receive with the streams' own Recv.
-func runAllKinds(t *testing.T, client kinds.KindsClient, streams, msgs int, clientPlain bool) {
+func RunAllKinds(t *testing.T, client kinds.KindsClient, streams, msgs int, clientPlain bool) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -760,14 +761,14 @@ func runAllKinds(t *testing.T, client kinds.KindsClient, streams, msgs int, clie
 		name string
 		run  func(ctx context.Context, s int) error
 	}{
-		{"Unary", func(ctx context.Context, s int) error { return runUnary(ctx, client, s, max(msgs/8, 1)) }},
-		{"ClientStream", func(ctx context.Context, s int) error { return runClientStream(ctx, client, s, msgs) }},
-		{"ServerStream", func(ctx context.Context, s int) error { return runServerStream(ctx, client, s, msgs, clientPlain) }},
-		{"Bidi", func(ctx context.Context, s int) error { return runBidi(ctx, client, s, msgs, clientPlain) }},
-		{"PooledBidi", func(ctx context.Context, s int) error { return runPooledBidi(ctx, client, s, msgs, clientPlain) }},
+		{"Unary", func(ctx context.Context, s int) error { return RunUnary(ctx, client, s, max(msgs/8, 1)) }},
+		{"ClientStream", func(ctx context.Context, s int) error { return RunClientStream(ctx, client, s, msgs) }},
+		{"ServerStream", func(ctx context.Context, s int) error { return RunServerStream(ctx, client, s, msgs, clientPlain) }},
+		{"Bidi", func(ctx context.Context, s int) error { return RunBidi(ctx, client, s, msgs, clientPlain) }},
+		{"PooledBidi", func(ctx context.Context, s int) error { return RunPooledBidi(ctx, client, s, msgs, clientPlain) }},
 	}
 	for _, k := range kindsToRun {
-		if err := concurrently(ctx, streams, k.run); err != nil {
+		if err := Concurrently(ctx, streams, k.run); err != nil {
 			t.Errorf("%s: %v", k.name, err)
 		}
 	}

@@ -1,4 +1,4 @@
-package grpcfast_test
+package grpcfasttest
 
 // The tests' oracle: protobuf-go, which gRPC's standard codec calls.
 
@@ -9,16 +9,16 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// checkOracle fails t unless the codec accepted b (err == nil) exactly when
+// CheckOracle fails t unless the codec accepted b (err == nil) exactly when
 // protobuf-go, and so gRPC's standard codec, does, and decoded it into got
 // as protobuf-go does. It is the tests' one oracle.
-func checkOracle(t *testing.T, b []byte, got proto.Message, err error) {
+func CheckOracle(t *testing.T, b []byte, got proto.Message, err error) {
 	t.Helper()
-	checkOracleAt(t, fmt.Sprintf("%T", got), b, got, err)
+	CheckOracleAt(t, fmt.Sprintf("%T", got), b, got, err)
 }
 
-// checkOracleAt is checkOracle, naming what was decoded (what) in failures.
-func checkOracleAt(t *testing.T, what string, b []byte, got proto.Message, err error) {
+// CheckOracleAt is checkOracle, naming what was decoded (what) in failures.
+func CheckOracleAt(t *testing.T, what string, b []byte, got proto.Message, err error) {
 	t.Helper()
 	want := got.ProtoReflect().New().Interface()
 	stdErr := proto.Unmarshal(b, want)

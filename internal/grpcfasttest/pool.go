@@ -1,4 +1,4 @@
-package grpcfast_test
+package grpcfasttest
 
 import (
 	"bytes"
@@ -15,13 +15,13 @@ import (
 	"github.com/grpcfast/grpcfast/internal/reuse"
 )
 
-// testPool is the tests' one mem.BufferPool, configured for what each test
+// Pool is the tests' one mem.BufferPool, configured for what each test
 // audits. It takes buffers from inner or, when inner is nil, makes a new one
 // for every Get and never reuses one, so that a buffer it poisons stays
-// poisoned. It keeps track of every buffer out (by its pointer, and by its
+// Poisoned. It keeps track of every buffer out (by its pointer, and by its
 // array for views), records every misuse, and counts what goes through it.
-type testPool struct {
-	name   string
+type Pool struct {
+	Name   string
 	inner  mem.BufferPool
 	junk   bool // fill what Get hands out with 0x5a: the codec must overwrite what it uses
 	poison bool // overwrite what Put gets with 0xa5: a read after free sees garbage
@@ -37,14 +37,14 @@ type testPool struct {
 	back          map[*[]byte]bool // given back, and not handed out again
 	arrays        map[*byte]bool   // the arrays of the buffers out
 	poisonedAtPut map[*byte]bool   // whether it held checked builds' poison when it came back
-	puts          [][]byte         // with keep
+	Puts          [][]byte         // with keep
 	gets, big     int              // Gets, and Gets of 16 KiB or more
 	errs          []string
 
 	// Buffers above 1 KiB, the only ones that gRPC gives back to a pool
 	// (smaller ones become SliceBuffers); dropped is reuse.Dropped when the
 	// pool was made.
-	largeGets, largePuts atomic.Int64
+	LargeGets, largePuts atomic.Int64
 	dropped              int64
 }
 
@@ -59,7 +59,7 @@ func fillWith(b, pat []byte) {
 	}
 }
 
-func newTestPool(p *testPool) *testPool {
+func newTestPool(p *Pool) *Pool {
 	p.out = map[*[]byte]int{}
 	p.back = map[*[]byte]bool{}
 	p.arrays = map[*byte]bool{}
@@ -68,42 +68,42 @@ func newTestPool(p *testPool) *testPool {
 	return p
 }
 
-// newAuditPool never reuses a buffer, fills new ones with junk and poisons
+// NewAuditPool never reuses a buffer, fills new ones with junk and poisons
 // what comes back: a read of a freed buffer sends garbage.
-func newAuditPool(name string) *testPool {
-	return newTestPool(&testPool{name: name, junk: true, poison: true})
+func NewAuditPool(name string) *Pool {
+	return newTestPool(&Pool{Name: name, junk: true, poison: true})
 }
 
-// newPoisonPool is an audit pool whose buffers have a capacity above mem's
+// NewPoisonPool is an audit pool whose buffers have a capacity above mem's
 // pooling threshold, so that mem.NewBuffer returns every one of them.
-func newPoisonPool() *testPool {
-	return newTestPool(&testPool{name: "poison pool", junk: true, poison: true, minCap: 2048})
+func NewPoisonPool() *Pool {
+	return newTestPool(&Pool{Name: "poison pool", junk: true, poison: true, minCap: 2048})
 }
 
-// newCountingPool wraps inner, recording every buffer taken and not yet
+// NewCountingPool wraps inner, recording every buffer taken and not yet
 // returned, and misuse.
-func newCountingPool(inner mem.BufferPool) *testPool {
-	return newTestPool(&testPool{name: "counting pool", inner: inner})
+func NewCountingPool(inner mem.BufferPool) *Pool {
+	return newTestPool(&Pool{Name: "counting pool", inner: inner})
 }
 
-// newBalancePool wraps inner, a transport's pool, to count what comes back
+// NewBalancePool wraps inner, a transport's pool, to count what comes back
 // (unreturned).
-func newBalancePool(name string, inner mem.BufferPool) *testPool {
-	return newTestPool(&testPool{name: name, inner: inner})
+func NewBalancePool(name string, inner mem.BufferPool) *Pool {
+	return newTestPool(&Pool{Name: name, inner: inner})
 }
 
-// newTrackingPool knows which of its buffers are out (isOut), and whether
+// NewTrackingPool knows which of its buffers are out (isOut), and whether
 // each came back poisoned (poisonedAtPut).
-func newTrackingPool() *testPool {
-	return newTestPool(&testPool{name: "tracking pool", transport: true})
+func NewTrackingPool() *Pool {
+	return newTestPool(&Pool{Name: "tracking pool", transport: true})
 }
 
-// newRecordingPool wraps inner and keeps a copy of what comes back (puts).
-func newRecordingPool(inner mem.BufferPool) *testPool {
-	return newTestPool(&testPool{name: "recording pool", inner: inner, keep: true})
+// NewRecordingPool wraps inner and keeps a copy of what comes back (puts).
+func NewRecordingPool(inner mem.BufferPool) *Pool {
+	return newTestPool(&Pool{Name: "recording pool", inner: inner, keep: true})
 }
 
-func (p *testPool) Get(n int) *[]byte {
+func (p *Pool) Get(n int) *[]byte {
 	var b *[]byte
 	if p.inner != nil {
 		b = p.inner.Get(n)
@@ -115,7 +115,7 @@ func (p *testPool) Get(n int) *[]byte {
 		fillWith(*b, junkPattern)
 	}
 	if cap(*b) > 1024 {
-		p.largeGets.Add(1)
+		p.LargeGets.Add(1)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -138,7 +138,7 @@ func (p *testPool) Get(n int) *[]byte {
 	return b
 }
 
-func (p *testPool) Put(b *[]byte) {
+func (p *Pool) Put(b *[]byte) {
 	if cap(*b) > 1024 {
 		p.largePuts.Add(1)
 	}
@@ -158,7 +158,7 @@ func (p *testPool) Put(b *[]byte) {
 	delete(p.arrays, a)
 	p.poisonedAtPut[a] = bytes.Contains(*b, []byte{0xDE, 0xAD, 0xBE, 0xEF, 0xDE, 0xAD, 0xBE, 0xEF})
 	if p.keep {
-		p.puts = append(p.puts, bytes.Clone((*b)[:cap(*b)]))
+		p.Puts = append(p.Puts, bytes.Clone((*b)[:cap(*b)]))
 	}
 	p.mu.Unlock()
 	if p.poison {
@@ -169,43 +169,43 @@ func (p *testPool) Put(b *[]byte) {
 	}
 }
 
-// counts returns the number of Gets and of buffers out.
-func (p *testPool) counts() (gets, out int) {
+// Counts returns the number of Gets and of buffers out.
+func (p *Pool) Counts() (gets, out int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.gets, len(p.out)
 }
 
-// numOut returns the number of buffers out.
-func (p *testPool) numOut() int {
-	_, out := p.counts()
+// NumOut returns the number of buffers out.
+func (p *Pool) NumOut() int {
+	_, out := p.Counts()
 	return out
 }
 
-// isOut reports whether the buffer that starts at d is out of the pool.
-func (p *testPool) isOut(d []byte) bool {
+// IsOut reports whether the buffer that starts at d is out of the pool.
+func (p *Pool) IsOut(d []byte) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.arrays[unsafe.SliceData(d)]
 }
 
-// unreturned returns how many buffers above 1 KiB have not come back, less
+// Unreturned returns how many buffers above 1 KiB have not come back, less
 // those that views of messages handed over by Take keep since the pool was
 // made: those go to the garbage collector with the message, never back to
 // the pool (one per view at most).
-func (p *testPool) unreturned() int64 {
-	return p.largeGets.Load() - p.largePuts.Load() - (reuse.Dropped.Load() - p.dropped)
+func (p *Pool) Unreturned() int64 {
+	return p.LargeGets.Load() - p.largePuts.Load() - (reuse.Dropped.Load() - p.dropped)
 }
 
-// check fails t with the pool's misuse and the buffers still out. A
+// Check fails t with the pool's misuse and the buffers still out. A
 // grpcfast_checked build gives no buffer back (own.Quarantine: poisoned,
 // never reused), so there it checks the misuse alone.
-func (p *testPool) check(t testing.TB, what string) {
+func (p *Pool) Check(t testing.TB, what string) {
 	t.Helper()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, e := range p.errs {
-		t.Errorf("%s: %s: %s", what, p.name, e)
+		t.Errorf("%s: %s: %s", what, p.Name, e)
 	}
 	p.errs = nil
 	if len(p.out) != 0 && !own.Quarantine {
@@ -214,7 +214,22 @@ func (p *testPool) check(t testing.TB, what string) {
 			sizes = append(sizes, n)
 		}
 		sort.Ints(sizes)
-		t.Errorf("%s: %s: %d of %d buffers not returned (sizes %v)", what, p.name, len(p.out), p.gets, sizes)
+		t.Errorf("%s: %s: %d of %d buffers not returned (sizes %v)", what, p.Name, len(p.out), p.gets, sizes)
 		clear(p.out)
 	}
+}
+
+// Gets returns the number of Gets, and of Gets of 16 KiB or more.
+func (p *Pool) Gets() (gets, big int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.gets, p.big
+}
+
+// PoisonedAtPut reports whether the buffer whose array starts at a held
+// checked builds' poison when it came back.
+func (p *Pool) PoisonedAtPut(a *byte) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.poisonedAtPut[a]
 }
