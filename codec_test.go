@@ -2,7 +2,6 @@ package grpcfast_test
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,15 +9,12 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/encoding"
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/grpcfast/grpcfast"
-	"github.com/grpcfast/grpcfast/grpcfastimpl"
 	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
 	"github.com/grpcfast/grpcfast/internal/own"
 	"github.com/grpcfast/grpcfast/internal/reuse"
@@ -501,138 +497,5 @@ func TestMessageV1(t *testing.T) {
 	}
 	if *out != *in {
 		t.Fatalf("got %+v, want %+v", out, in)
-	}
-}
-
-func TestPoolClasses(t *testing.T) {
-	p := grpcfast.NewBufferPool()
-	for _, tc := range []struct{ n, cap int }{
-		{0, 256}, {1, 256}, {256, 256}, {257, 288}, {1024, 1024}, {1025, 1152},
-		{16384, 16384}, {16388, 18432}, {16392, 18432}, {1 << 20, 1 << 20},
-		{1<<20 + 4, 1<<20 + 1<<17}, {64 << 20, 64 << 20}, {64<<20 + 1, 64<<20 + 1},
-	} {
-		b := p.Get(tc.n)
-		if len(*b) != tc.n || cap(*b) != tc.cap {
-			t.Errorf("Get(%d): len %d cap %d, want cap %d", tc.n, len(*b), cap(*b), tc.cap)
-		}
-	}
-	// Get does not clear memory, and a buffer comes back from its class (a
-	// sync.Pool may drop it, so try a few times).
-	reused := false
-	for range 10 {
-		b := p.Get(5000)
-		(*b)[0] = 0x77
-		p.Put(b)
-		b2 := p.Get(4900)
-		if &(*b2)[0] == &(*b)[0] {
-			reused = true
-			if (*b2)[0] != 0x77 {
-				t.Fatal("Get cleared the buffer")
-			}
-			break
-		}
-	}
-	if !reused && !grpcfasttest.Race {
-		t.Error("a buffer put back was never reused")
-	}
-	// Foreign capacities go to the largest class not above them: a buffer
-	// of capacity 20000 comes back for 18432 bytes (its class), never for
-	// 20480 (the next one). A sync.Pool may drop what it is given, so try
-	// a few times.
-	foreign := false
-	for range 10 {
-		b := make([]byte, 10, 20000)
-		p.Put(&b)
-		if got := p.Get(18432); &(*got)[:1][0] == &b[:1][0] {
-			if len(*got) != 18432 || cap(*got) != 20000 {
-				t.Fatalf("foreign buffer came back with len %d cap %d", len(*got), cap(*got))
-			}
-			foreign = true
-			break
-		}
-	}
-	if !foreign && !grpcfasttest.Race {
-		t.Error("a buffer of foreign capacity was never reused for its class")
-	}
-	b := make([]byte, 10, 20000)
-	p.Put(&b)
-	for range 10 {
-		if got := p.Get(20480); cap(*got) < 20480 {
-			t.Fatalf("Get(20480) returned a buffer of cap %d from the class below", cap(*got))
-		}
-	}
-	p.Put(&[]byte{}) // too small: dropped
-	p.Put(nil)
-}
-
-func TestRegister(t *testing.T) {
-	orig := encoding.GetCodecV2("proto")
-	t.Cleanup(func() { encoding.RegisterCodecV2(orig) })
-
-	// The generated test packages registered the default codec in init.
-	if _, ok := orig.(*grpcfast.Codec); !ok {
-		t.Fatalf("registered codec is %T after the generated packages' init", orig)
-	}
-
-	std := stdcodec.Codec()
-	if next := grpcfast.NextOf(orig.(*grpcfast.Codec)); next != std {
-		t.Fatalf("the generated packages' codec hands other values to %T, want gRPC's standard codec", next)
-	}
-	// Once a grpcfast codec has been registered in the process, the
-	// generated registration registers none: gRPC's standard codec put
-	// back by hand (or a library's registered after grpcfast's) stays.
-	encoding.RegisterCodecV2(std)
-	grpcfastimpl.RegisterDefault()
-	if got := encoding.GetCodecV2("proto"); got != std {
-		t.Fatalf("RegisterDefault replaced the codec registered after grpcfast's: %T", got)
-	}
-
-	// Register puts a grpcfast codec in front of what it finds, and
-	// replaces a grpcfast codec rather than wrapping it.
-	grpcfast.Register(grpcfast.WithPoolingThreshold(7))
-	custom, ok := encoding.GetCodecV2("proto").(*grpcfast.Codec)
-	if !ok || grpcfast.NextOf(custom) != std {
-		t.Fatalf("Register: %T in front of %T, want a grpcfast codec in front of the standard codec", encoding.GetCodecV2("proto"), grpcfast.NextOf(custom))
-	}
-	grpcfastimpl.RegisterDefault()
-	if encoding.GetCodecV2("proto") != custom {
-		t.Fatal("RegisterDefault replaced a codec registered with Register")
-	}
-	grpcfast.Register()
-	again, ok := encoding.GetCodecV2("proto").(*grpcfast.Codec)
-	if !ok || again == custom || grpcfast.NextOf(again) != std {
-		t.Fatalf("Register over a grpcfast codec: %T in front of %T, want a new grpcfast codec in front of the standard codec", encoding.GetCodecV2("proto"), grpcfast.NextOf(again))
-	}
-	if name := grpcfast.NewCodec().Name(); name != "proto" {
-		t.Fatalf("Name() = %q", name)
-	}
-	// ServerOption and DialOption force a grpcfast codec with its options
-	// on a server and a connection whatever is registered: checked with the
-	// standard codec registered, through a codec that counts its calls.
-	encoding.RegisterCodecV2(stdcodec.Codec())
-	sp := grpcfasttest.NewBalancePool("server", grpcfast.NewBufferPool())
-	checkForcedCodec(t, "ServerOption", sp,
-		[]grpc.ServerOption{grpcfast.ServerOption(grpcfast.WithBufferPool(sp), grpcfast.WithPoolingThreshold(0))}, nil)
-	cp := grpcfasttest.NewBalancePool("client", grpcfast.NewBufferPool())
-	checkForcedCodec(t, "DialOption", cp,
-		nil, []grpc.DialOption{grpcfast.DialOption(grpcfast.WithBufferPool(cp), grpcfast.WithPoolingThreshold(0))})
-}
-
-// checkForcedCodec makes a unary call on a server and
-// connection made with sopts and dopts, and checks that the codec forced by
-// them marshalled through pool: the only way a buffer can come from it.
-func checkForcedCodec(t *testing.T, what string, pool *grpcfasttest.Pool, sopts []grpc.ServerOption, dopts []grpc.DialOption) {
-	t.Helper()
-	e := grpcfasttest.StartEnv(t, &grpcfasttest.KindsServer{}, sopts, dopts)
-	in := grpcfasttest.GenRich(3)
-	out, err := e.Client.Unary(context.Background(), in)
-	if err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
-	if !proto.Equal(in, out) {
-		t.Fatalf("%s: the echoed message differs", what)
-	}
-	if pool.LargeGets.Load() == 0 {
-		t.Errorf("%s: the forced codec was not used (its pool gave out no buffer)", what)
 	}
 }

@@ -1,4 +1,4 @@
-package grpcfast_test
+package codec_test
 
 // Retries: the replay of a client stream's messages (sendbuf_test.go).
 

@@ -1,4 +1,4 @@
-package grpcfast_test
+package codec_test
 
 // The TestSendBuf tests (sendbuf_*_test.go) lock in the reading of grpc-go v1.85.0 that the comment
 // above sendBuf in marshal.go records: Marshal's one-element BufferSlice

@@ -1,4 +1,4 @@
-package grpcfast_test
+package codec_test
 
 // Binary logging of sent messages (sendbuf_test.go).
 

@@ -1,4 +1,4 @@
-package grpcfast_test
+package codec_test
 
 // Stats handlers reading every sent payload (sendbuf_test.go).
 

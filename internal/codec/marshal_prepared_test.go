@@ -1,4 +1,4 @@
-package grpcfast_test
+package codec_test
 
 // PreparedMsg (sendbuf_test.go).
 

@@ -1,4 +1,4 @@
-package grpcfast_test
+package codec_test
 
 // The audit catches a read after free (sendbuf_test.go).
 
