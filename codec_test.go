@@ -288,7 +288,7 @@ func TestCapacityKept(t *testing.T) {
 				pooledData = append(pooledData, &p.Data[0])
 				if !split {
 					// Whole in one buffer: a large Data is a view of it
-					// (views_test.go); a small one is copied into memory
+					// (internal/codec/pieces_test.go); a small one is copied into memory
 					// of the message's own, new after a view.
 					for name, v := range map[string]bool{"Rich": rs.IsView(r.Data), "Pooled": ps.IsView(p.Data)} {
 						if (sizes[i] >= reuse.MinView) != v {

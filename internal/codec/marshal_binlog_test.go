@@ -1,6 +1,6 @@
 package codec_test
 
-// Binary logging of sent messages (sendbuf_test.go).
+// Binary logging of sent messages (marshal_sendbuf_test.go).
 
 import (
 	"bytes"

@@ -1,6 +1,6 @@
 package codec_test
 
-// The audit catches a read after free (sendbuf_test.go).
+// The audit catches a read after free (marshal_sendbuf_test.go).
 
 import (
 	"context"

@@ -1,6 +1,6 @@
 package codec_test
 
-// PreparedMsg (sendbuf_test.go).
+// PreparedMsg (marshal_sendbuf_test.go).
 
 import (
 	"context"

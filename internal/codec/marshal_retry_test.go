@@ -1,6 +1,6 @@
 package codec_test
 
-// Retries: the replay of a client stream's messages (sendbuf_test.go).
+// Retries: the replay of a client stream's messages (marshal_sendbuf_test.go).
 
 import (
 	"context"

@@ -23,7 +23,7 @@ package codec_test
 //   - must be balanced at the end: every buffer handed out came back once.
 //
 // The balance is checked exactly, with no slack for the known gRPC-Go
-// leaks described in streams_test.go, because no test can hit them: no
+// leaks described in receiver_streams_test.go (the root package), because no test can hit them: no
 // stream is cancelled or ended by one side while the other is still sending
 // (TestStreamEndsReleaseEverything), the bidi clients send their second
 // message only once the first echo has committed the call (runBidi), and
@@ -204,7 +204,7 @@ func (e *sbEnv) finish(t *testing.T) {
 
 // ---------------------------------------------------------------------------
 // The workload: every method kind, from concurrent streams, every message
-// checked by the receiver (the helpers of e2e_test.go).
+// checked by the receiver (the helpers of internal/grpcfasttest).
 
 type sbWorkload struct{ streams, unary, msgs int }
 

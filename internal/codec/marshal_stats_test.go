@@ -1,6 +1,6 @@
 package codec_test
 
-// Stats handlers reading every sent payload (sendbuf_test.go).
+// Stats handlers reading every sent payload (marshal_sendbuf_test.go).
 
 import (
 	"context"

@@ -1,11 +1,11 @@
 package grpcfasttest
 
-// What the end-to-end tests share (streams_test.go, and most tests that run
-// over real gRPC): deterministic messages that the receiving side can
+// What the end-to-end tests share (receiver_streams_test.go, and most tests that
+// run over real gRPC): deterministic messages that the receiving side can
 // rebuild from their id, a Kinds server that checks every message it
 // receives, clients for every method kind, pools and codecs that count, the
 // three kinds of endpoint (grpcfast, the registered codec, gRPC's standard
-// codec), and a server and connection on 127.0.0.1 (startEnv, serveAndDial).
+// codec), and a server and connection on 127.0.0.1 (StartEnv, ServeAndDial).
 
 import (
 	"context"

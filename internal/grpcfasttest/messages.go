@@ -2,10 +2,11 @@ package grpcfasttest
 
 // The tests' message builders: deterministic messages of every shape the
 // codec decodes (sizes, strings, every field kind, nesting). Builders made
-// for one test's purpose stay beside it: genRich and genPooled (e2e_test.go,
-// rebuilt from their id by the receiving side), richWith and pooledWith
-// (ownership_test.go), copyRich (pooled_test.go), nestedRich
-// (checked_nested_test.go), pooledMsg (reset_test.go).
+// for one test's purpose stay beside it: GenRich and GenPooled (e2e.go,
+// rebuilt from their id by the receiving side); in the root package,
+// richWith and pooledWith (receiver_ownership_test.go), copyRich
+// (pooled_test.go), nestedRich (checked_nested_test.go), pooledMsg
+// (receiver_reset_test.go).
 
 import (
 	"fmt"

@@ -32,7 +32,7 @@ const (
 // that Bazel's remote caches speak: a blob is named by a resource name, is
 // written by a client stream of chunks that each say where they start, and is
 // read back by a server stream of chunks. The root package's
-// bytestream_test.go runs it between grpcfast and gRPC's standard codec.
+// receiver_bytestream_test.go runs it between grpcfast and gRPC's standard codec.
 type ByteStreamClient interface {
 	// Read sends the bytes of a resource, from read_offset on, in chunks.
 	Read(ctx context.Context, in *ReadRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ReadResponse], error)
@@ -103,7 +103,7 @@ func (c *byteStreamClient) QueryWriteStatus(ctx context.Context, in *QueryWriteS
 // that Bazel's remote caches speak: a blob is named by a resource name, is
 // written by a client stream of chunks that each say where they start, and is
 // read back by a server stream of chunks. The root package's
-// bytestream_test.go runs it between grpcfast and gRPC's standard codec.
+// receiver_bytestream_test.go runs it between grpcfast and gRPC's standard codec.
 type ByteStreamServer interface {
 	// Read sends the bytes of a resource, from read_offset on, in chunks.
 	Read(*ReadRequest, grpc.ServerStreamingServer[ReadResponse]) error

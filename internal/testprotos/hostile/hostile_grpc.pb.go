@@ -27,7 +27,7 @@ const (
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// Hostile takes the message types of the hostile-input tests (hostile_test.go).
+// Hostile takes the message types of the hostile-input tests (codec_hostile_test.go).
 type HostileClient interface {
 	Echo(ctx context.Context, in *Node, opts ...grpc.CallOption) (*Node, error)
 	EchoHolder(ctx context.Context, in *Holder, opts ...grpc.CallOption) (*Holder, error)
@@ -65,7 +65,7 @@ func (c *hostileClient) EchoHolder(ctx context.Context, in *Holder, opts ...grpc
 // All implementations must embed UnimplementedHostileServer
 // for forward compatibility.
 //
-// Hostile takes the message types of the hostile-input tests (hostile_test.go).
+// Hostile takes the message types of the hostile-input tests (codec_hostile_test.go).
 type HostileServer interface {
 	Echo(context.Context, *Node) (*Node, error)
 	EchoHolder(context.Context, *Holder) (*Holder, error)

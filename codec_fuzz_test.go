@@ -68,12 +68,12 @@ func FuzzUnmarshal(f *testing.F) {
 	// Found by fuzzing: a packed varint that runs past the end of its field,
 	// which a single UnmarshalVT accepts by reading into the next field.
 	f.Add([]byte("*\x01\xff0"), uint16(204), uint16(38), uint8(0))
-	// Hostile input (hostile_test.go): nesting at and past the limit,
+	// Hostile input (codec_hostile_test.go): nesting at and past the limit,
 	// field numbers that vtprotobuf aliases or keeps where protobuf-go
 	// rejects them, bits beyond the 64th, groups closed wrongly.
 	for _, b := range [][]byte{
 		// Past the limit only: a message nested 9,999 deep, accepted, is
-		// slow to mutate and decode (hostile_test.go has it).
+		// slow to mutate and decode (codec_hostile_test.go has it).
 		grpcfasttest.Nested(grpcfasttest.RepeatTags(10000, grpcfasttest.Tag(1, 2)), nil),
 		grpcfasttest.Nested(grpcfasttest.RepeatTags(10001, grpcfasttest.Tag(4, 2)), nil),
 		append(grpcfasttest.BigTag(grpcfasttest.Pow2(32, 2), 2), append([]byte{3}, "\xff\xfe\xfd"...)...),

@@ -4,7 +4,7 @@ package grpcfast_test
 // TCP connections on 127.0.0.1: every method kind, many concurrent streams,
 // interoperation with gRPC's standard codec in both directions, and the
 // release of every pooled buffer and goroutine when streams end early. The
-// servers, clients and messages are in e2e_test.go.
+// servers, clients and messages are in internal/grpcfasttest (e2e.go).
 
 import (
 	"context"
