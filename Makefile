@@ -90,11 +90,11 @@ checkgenerate: generate ## Fail if regenerating changes the tree.
 test: lint checkgenerate test-fast test-newest test-checked test-benchmarks test-peers test-thirdparty test-fuzz ## Run every test (what CI runs): lint, checkgenerate, then each test-* stage below but test-compat's oldest Go.
 
 .PHONY: test-fast
-test-fast: ## Unit, golden, end-to-end and stream tests of the root module with the race detector, then the allocation counts without it.
+test-fast: ## Unit, golden, end-to-end and stream tests of the root module with the race detector, then the allocation counts of every package without it.
 	@echo "==> test-fast: unit, golden, end-to-end and stream tests, with the race detector"
 	go test -race -count=1 ./...
-	@echo "==> test-fast: the runtime's allocation counts (testing.AllocsPerRun), without the race detector, which makes sync.Pool drop items"
-	go test -count=1 -run 'Allocs' .
+	@echo "==> test-fast: the allocation counts (testing.AllocsPerRun, tests named *Allocs*) of every package, without the race detector, which makes sync.Pool drop items"
+	go test -count=1 -run 'Allocs' ./...
 
 .PHONY: test-newest
 test-newest: newest-mod ## The runtime's and the example's tests with -race on the newest grpc-go and protobuf-go tested (go.mod requires the oldest).
