@@ -2,10 +2,6 @@ package grpcfast
 
 import "google.golang.org/grpc/encoding"
 
-// NewCodecOver returns NewCodec(opts...) as if prev were the codec
-// registered under "proto".
-func NewCodecOver(prev encoding.CodecV2, opts ...Option) *Codec { return newCodec(prev, opts...) }
-
 // NextOf returns the codec that c hands the values it does not keep to.
 func NextOf(c *Codec) encoding.CodecV2 { return c.c.Next }
 

@@ -1,10 +1,11 @@
-package grpcfast_test
+package codec_test
 
 import (
 	"testing"
 
 	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/grpcfastimpl"
+	"github.com/grpcfast/grpcfast/internal/codec"
 	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 )
@@ -91,7 +92,7 @@ func TestGeneratedDecodedOnce(t *testing.T) {
 // or in frames, valid or not: UnmarshalVT never sees it, and what is
 // accepted and decoded is what gRPC's standard codec accepts and decodes.
 func TestVTOnlyHandedOn(t *testing.T) {
-	c := grpcfast.NewCodecOver(grpcfast.StandardCodec())
+	c := codec.New() // hands what it does not keep to gRPC's standard codec
 	for _, tc := range decodeOnceInputs() {
 		for _, cuts := range [][]int{nil, {100}, {3, 5000, 9000}} {
 			n := 0
