@@ -1,4 +1,4 @@
-package grpcfast_test
+package grpcfastimpl_test
 
 import (
 	"fmt"
