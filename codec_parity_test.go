@@ -93,7 +93,7 @@ func TestRequiredParity(t *testing.T) {
 }
 
 // stdVerdict decodes b with c, split in every way of splits and into a
-// fresh and a reused message, and fails t unless the oracle (checkOracle)
+// fresh and a reused message, and fails t unless the oracle (grpcfasttest.CheckOracle)
 // agrees with every decode.
 func stdVerdict(t *testing.T, c *grpcfast.Codec, name string, b []byte, newMsg func() proto.Message, dirty proto.Message) {
 	t.Helper()

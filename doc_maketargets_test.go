@@ -120,7 +120,7 @@ func makeTestProblems(makefile, page string) (stages []string, problems []string
 		}
 	}
 	// The checked build runs every test, so that none is left out by its
-	// name (skipInCheckedBuild says why one cannot hold there).
+	// name (grpcfasttest.SkipInCheckedBuild says why one cannot hold there).
 	if _, lines := recipe("test-checked"); slices.ContainsFunc(lines, func(l string) bool { return strings.Contains(l, " -run ") }) {
 		problems = append(problems, "test-checked selects tests with -run: a test whose name does not fit is left out of the checked build")
 	}

@@ -148,7 +148,7 @@ func TestRecvAllocsKnownCosts(t *testing.T) {
 	}
 }
 
-// cyclingStream is a codecStream whose messages take turns among several.
+// cyclingStream is a grpcfasttest.CodecStream whose messages take turns among several.
 type cyclingStream[M any] struct {
 	codec *grpcfast.Codec
 	data  []mem.BufferSlice

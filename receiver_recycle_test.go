@@ -23,7 +23,7 @@ import (
 // lifetime and nothing more: a message is used until the next Recv, or
 // taken. Under the race detector, a message handed to one stream while
 // another could still touch it is a reported race; without it, a stale
-// field left by an earlier stream fails checkRich. Messages taken with Take
+// field left by an earlier stream fails grpcfasttest.CheckRich. Messages taken with Take
 // are checked after every stream has ended: no other Receiver may have
 // decoded into them.
 func TestReceiverReuseAcrossShortStreams(t *testing.T) {

@@ -330,7 +330,7 @@ func TestStreamEndsReleaseEverything(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// The first message goes before anything receives: see runBidi.
+			// The first message goes before anything receives: see grpcfasttest.RunBidi.
 			if err := stream.Send(grpcfasttest.GenRich(grpcfasttest.MsgID(6, 0))); err != nil {
 				t.Fatal(err)
 			}

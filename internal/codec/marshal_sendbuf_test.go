@@ -16,7 +16,7 @@ package codec_test
 //     reuses one, so that a buffer put back stays poisoned;
 //   - overwrites a buffer when it is put back (the poison), so that a read of
 //     a freed buffer sends garbage to the peer, where every message is
-//     checked against what was sent (genRich/checkRich, checkPooled, CRC
+//     checked against what was sent (GenRich/CheckRich, CheckPooled, CRC
 //     summaries, binary log copies);
 //   - records a Put of a buffer that it did not hand out, or that was already
 //     put back (a double Free through sendBuf), and fails the test with it;
@@ -26,7 +26,7 @@ package codec_test
 // leaks described in receiver_streams_test.go (the root package), because no test can hit them: no
 // stream is cancelled or ended by one side while the other is still sending
 // (TestStreamEndsReleaseEverything), the bidi clients send their second
-// message only once the first echo has committed the call (runBidi), and
+// message only once the first echo has committed the call (grpcfasttest.RunBidi), and
 // the retried calls send everything before they receive.
 
 import (

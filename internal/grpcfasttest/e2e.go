@@ -498,7 +498,7 @@ func runEcho[M any](ctx context.Context, name string, stream grpc.BidiStreamingC
 	send func(i int) error, check func(*M, int64) error, idOf func(*M) int64, s, n int, plain bool,
 ) error {
 	if n > 0 {
-		// Before the receiver starts: see runBidi.
+		// Before the receiver starts: see RunBidi.
 		if err := send(0); err != nil {
 			return fmt.Errorf("%s: send 0: %w", name, err)
 		}
@@ -556,7 +556,7 @@ func WaitBalanced(t *testing.T, what string, pools ...*Pool) {
 	WaitBalancedSlack(t, what, 0, pools...)
 }
 
-// WaitBalancedSlack is waitBalanced allowing up to slack buffers per pool
+// WaitBalancedSlack is WaitBalanced allowing up to slack buffers per pool
 // not to come back.
 func WaitBalancedSlack(t *testing.T, what string, slack int64, pools ...*Pool) {
 	t.Helper()

@@ -17,7 +17,7 @@ func CheckOracle(t *testing.T, b []byte, got proto.Message, err error) {
 	CheckOracleAt(t, fmt.Sprintf("%T", got), b, got, err)
 }
 
-// CheckOracleAt is checkOracle, naming what was decoded (what) in failures.
+// CheckOracleAt is CheckOracle, naming what was decoded (what) in failures.
 func CheckOracleAt(t *testing.T, what string, b []byte, got proto.Message, err error) {
 	t.Helper()
 	want := got.ProtoReflect().New().Interface()
