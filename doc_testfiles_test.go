@@ -16,15 +16,16 @@ import (
 var strayTestFiles = map[string]string{
 	// Go's convention for the hooks that the package's own tests need into
 	// its unexported names: compiled into those tests alone.
-	"export_test.go": "hooks into the root package for its tests",
+	"export_test.go":         "hooks into the root package for its tests",
+	"example/export_test.go": "hooks into the example package for its tests",
 	// A package of tests alone, beside the generated packages plain and
 	// pooled whose message sizes it checks: it has no source file to match.
 	"internal/testprotos/interop/interop_test.go": "a package without source files",
 }
 
 // TestTestFilesBesideSources keeps each test beside the code it tests: every
-// test file of the root package and of the packages under internal/ is
-// named for a source file of its directory, x_test.go or x_aspect_test.go
+// test file of the root module's packages (all but testdata and the nested
+// modules, compose/ and peers/) is named for a source file of its directory, x_test.go or x_aspect_test.go
 // for x.go (x.pb.go and x_grpc.pb.go count as x and x_grpc), unless
 // strayTestFiles says why not. Tests of the repository itself (its docs,
 // its layout, make test) are doc_*_test.go, beside doc.go.
@@ -43,15 +44,15 @@ func TestTestFilesBesideSources(t *testing.T) {
 
 // TestTestFilesBesideSourcesCatchesStrays: a test file that names no
 // source file is reported, one that names it whole or with an aspect is
-// not, a directory outside the root package and internal/ is not looked
-// at, and an entry of the allow-list that is not there any more is
-// reported.
+// not, testdata and nested modules are not looked at, and an entry of the
+// allow-list that is not there any more is reported.
 func TestTestFilesBesideSourcesCatchesStrays(t *testing.T) {
 	dir := t.TempDir()
 	for _, name := range []string{
 		"codec.go", "codec_test.go", "codec_hostile_test.go", "helpers_test.go", "codecs_test.go",
 		"internal/a/kinds.pb.go", "internal/a/kinds_grpcfast_bench_test.go", "internal/a/b/setup_test.go",
 		"example/e.go", "example/other_test.go",
+		"nested/go.mod", "nested/n.go", "nested/stray_test.go", "internal/a/testdata/stray_test.go",
 	} {
 		path := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -67,12 +68,13 @@ func TestTestFilesBesideSourcesCatchesStrays(t *testing.T) {
 	}
 	want := []string{
 		"codecs_test.go: names no source file of its directory (x_test.go or x_aspect_test.go for x.go)",
+		"example/other_test.go: names no source file of its directory (x_test.go or x_aspect_test.go for x.go)",
 		"export_test.go: in strayTestFiles, but not there",
 		"helpers_test.go: names no source file of its directory (x_test.go or x_aspect_test.go for x.go)",
 		"internal/a/b/setup_test.go: names no source file of its directory (x_test.go or x_aspect_test.go for x.go)",
 	}
-	if checked != 6 || !slices.Equal(problems, want) {
-		t.Errorf("checked %d test files, problems:\n%s\nwant 6 files and:\n%s", checked, strings.Join(problems, "\n"), strings.Join(want, "\n"))
+	if checked != 7 || !slices.Equal(problems, want) {
+		t.Errorf("checked %d test files, problems:\n%s\nwant 7 files and:\n%s", checked, strings.Join(problems, "\n"), strings.Join(want, "\n"))
 	}
 }
 
@@ -111,19 +113,23 @@ func strayTests(root string, allowed map[string]string) (problems []string, chec
 		}
 		return nil
 	}
-	if err := check("."); err != nil {
-		return nil, 0, err
-	}
-	err = filepath.WalkDir(filepath.Join(root, "internal"), func(path string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || !d.IsDir() {
 			return err
-		}
-		if d.Name() == "testdata" {
-			return filepath.SkipDir
 		}
 		rel, err := filepath.Rel(root, path)
 		if err != nil {
 			return err
+		}
+		if rel != "." {
+			// testdata, hidden directories (.cache, .bin) and nested
+			// modules (compose/, peers/) are not the root module's packages.
+			if d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
+				return filepath.SkipDir
+			}
 		}
 		return check(rel)
 	})
