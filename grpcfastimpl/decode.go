@@ -101,11 +101,13 @@ func NewSpareKind() SpareKind { return own.NewSpareKind() }
 // decode into a fresh message, from the decode's slabs of its type
 // (decode.Slabs).
 func Spare[T any](d *Decoding, k SpareKind) *T {
-	if p := d.Record.TakeSpare(k); p != nil {
-		return (*T)(p)
-	}
+	// A decode has slabs (a fresh message) or a record (a slot's), never
+	// both: the slabs first, with no call into the record.
 	if d.Slabs != nil {
 		return decode.Take[T](d.Slabs, k)
+	}
+	if p := d.Record.TakeSpare(k); p != nil {
+		return (*T)(p)
 	}
 	return new(T)
 }
