@@ -100,8 +100,6 @@ func decodedHere(g *protogen.GeneratedFile, f *protogen.File, m *protogen.Messag
 	return m.Desc.ParentFile() == f.Desc && decodable(m)
 }
 
-func enforceUTF8(fd protoreflect.FieldDescriptor) bool { return fieldrule.EnforceUTF8(fd) }
-
 // hasPointer reports whether protoc-gen-go makes fd a pointer to its value:
 // a singular number, bool, enum or string field with presence, outside a
 // oneof.
@@ -180,7 +178,7 @@ type decodeGen struct {
 // sweeps reports whether fd is a string field outside a map whose UTF-8
 // protobuf-go checks.
 func sweeps(fd *protogen.Field) bool {
-	return !fd.Desc.IsMap() && enforceUTF8(fd.Desc)
+	return !fd.Desc.IsMap() && fieldrule.EnforceUTF8(fd.Desc)
 }
 
 func (d *decodeGen) pw(name string) string {
@@ -260,7 +258,7 @@ func (d *decodeGen) fail(cond, err string) {
 // on with the state's twin that checks nothing, for this message and those
 // nested in it, which do not sweep their input again.
 func (d *decodeGen) utf8(fd *protogen.Field) {
-	if !enforceUTF8(fd.Desc) {
+	if !fieldrule.EnforceUTF8(fd.Desc) {
 		return
 	}
 	g := d.g
