@@ -124,10 +124,7 @@ func writeRegisteredNote(w io.Writer, f *protogen.File, r registeredFile) {
 			"and make sure that no program links %s as well (go list -deps -test ./... | grep -x %s prints nothing).", r.goPackage, r.goPackage)
 	}
 	if r.module == otlpModule {
-		services += " If a program must link both (OpenTelemetry-Go's OTLP exporters link " + otlpModule + "), " +
-			"run it with GOLANG_PROTOBUF_REGISTRATION_CONFLICT=warn, or build it with " +
-			"-ldflags=-X=google.golang.org/protobuf/reflect/protoregistry.conflictPolicy=warn: it starts, and lookups by name " +
-			"(reflection, Any) find one copy only (docs/third-party.md of github.com/grpcfast/grpcfast)."
+		services += otlpBoth
 	}
 	registers := "module " + r.module + " registers it already (package " + r.goPackage + ")"
 	if r.module == "" {
@@ -140,6 +137,13 @@ func writeRegisteredNote(w io.Writer, f *protogen.File, r registeredFile) {
 		PluginName, path, string(f.GoImportPath), registers, linked, path,
 		r.goPackage, path, services)
 }
+
+// otlpBoth ends the notes for OTLP's files: how a program that must link
+// both copies starts.
+const otlpBoth = " If a program must link both (OpenTelemetry-Go's OTLP exporters link " + otlpModule + "), " +
+	"run it with GOLANG_PROTOBUF_REGISTRATION_CONFLICT=warn, or build it with " +
+	"-ldflags=-X=google.golang.org/protobuf/reflect/protoregistry.conflictPolicy=warn: it starts, and lookups by name " +
+	"(reflection, Any) find one copy only (docs/third-party.md of github.com/grpcfast/grpcfast)."
 
 // writeModuleNote writes one note for files (two or more) that module
 // registers already (registeredFiles), each generated into another Go
@@ -164,10 +168,7 @@ func writeModuleNote(w io.Writer, module string, files []*protogen.File) {
 			"and make sure that no program links module %s as well (%s).", module, grep)
 	}
 	if module == otlpModule {
-		use += " If a program must link both (OpenTelemetry-Go's OTLP exporters link " + otlpModule + "), " +
-			"run it with GOLANG_PROTOBUF_REGISTRATION_CONFLICT=warn, or build it with " +
-			"-ldflags=-X=google.golang.org/protobuf/reflect/protoregistry.conflictPolicy=warn: it starts, and lookups by name " +
-			"(reflection, Any) find one copy only (docs/third-party.md of github.com/grpcfast/grpcfast)."
+		use += otlpBoth
 	}
 	fmt.Fprintf(w, "%s: note: module %s registers %d of the files generated here already, and a program that links both copies "+
 		"panics at start: proto: file %q is already registered. Generated: %s. To use the module's packages instead, do not generate "+
