@@ -152,11 +152,21 @@ func ASCIIPrefix(b []byte) int {
 	return i
 }
 
-// String returns b as a string: a copy, or a view of the input.
+// String returns b as a string: a view of the input, or a copy (copied).
+// It inlines into generated decoders: a view costs them no call.
 func (s *Decoding) String(b []byte) string {
 	if s.views && len(b) > 0 {
 		return unsafe.String(unsafe.SliceData(b), len(b))
 	}
+	return s.copied(b)
+}
+
+// copied returns a copy of b as a string: in a decode into a fresh message,
+// a value of up to MaxChunked bytes in the decode's chunks (Slabs.copy). It
+// is not inlined, so that String is.
+//
+//go:noinline
+func (s *Decoding) copied(b []byte) string {
 	if s.Slabs != nil && len(b) > 0 && len(b) <= MaxChunked {
 		c := s.Slabs.copy(b)
 		return unsafe.String(unsafe.SliceData(c), len(c))
@@ -164,12 +174,23 @@ func (s *Decoding) String(b []byte) string {
 	return string(b)
 }
 
-// Bytes returns b as the value of a bytes field without presence: copied
-// into dst's array, or a view of the input with no capacity beyond it.
+// Bytes returns b as the value of a bytes field without presence: a view
+// of the input with no capacity beyond it, or a copy (copiedInto). It
+// inlines into generated decoders.
 func (s *Decoding) Bytes(dst, b []byte) []byte {
 	if s.views {
 		return b[:len(b):len(b)]
 	}
+	return s.copiedInto(dst, b)
+}
+
+// copiedInto returns a copy of b: into dst's array if it holds b, as
+// protobuf-go's decode does; otherwise, in a decode into a fresh message, a
+// value of up to MaxChunked bytes in the decode's chunks (Slabs.copy). It
+// is not inlined, so that Bytes is.
+//
+//go:noinline
+func (s *Decoding) copiedInto(dst, b []byte) []byte {
 	if s.Slabs != nil && cap(dst) < len(b) && len(b) <= MaxChunked {
 		return s.Slabs.copy(b)
 	}
@@ -177,11 +198,21 @@ func (s *Decoding) Bytes(dst, b []byte) []byte {
 }
 
 // BytesPresent returns b as the value of a bytes field whose presence is
-// tracked by nil, or of an element of a repeated bytes field: never nil.
+// tracked by nil, or of an element of a repeated bytes field: never nil. It
+// inlines into generated decoders.
 func (s *Decoding) BytesPresent(b []byte) []byte {
 	if s.views {
 		return b[:len(b):len(b)]
 	}
+	return s.copiedPresent(b)
+}
+
+// copiedPresent returns a copy of b, never nil: in a decode into a fresh
+// message, a value of up to MaxChunked bytes in the decode's chunks
+// (Slabs.copy). It is not inlined, so that BytesPresent is.
+//
+//go:noinline
+func (s *Decoding) copiedPresent(b []byte) []byte {
 	if len(b) == 0 {
 		return []byte{}
 	}
