@@ -7,7 +7,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/grpcfast/grpcfast"
-	"github.com/grpcfast/grpcfast/grpcfastimpl"
 	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 )
@@ -23,27 +22,9 @@ func pooledMsg(items, data int, one bool) *kinds.Pooled {
 	return m
 }
 
-// decodeOwned decodes src into dst with the codec and returns the record of
-// what the decode left in dst, as a Receiver makes it.
-func decodeOwned(t testing.TB, src proto.Message, dst interface {
-	proto.Message
-	grpcfastimpl.Owner
-}) *grpcfastimpl.Record {
-	t.Helper()
-	b, err := proto.Marshal(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := grpcfast.NewCodec().Unmarshal(grpcfasttest.SliceAt(b), dst); err != nil {
-		t.Fatal(err)
-	}
-	o := new(grpcfastimpl.Record)
-	dst.GrpcfastRecord(o)
-	return o
-}
-
-// A Receiver's message whose nested types vtprotobuf pools keeps its
-// repeated elements, and returns its singular message fields to the pool.
+// A Receiver's message reuses, for the message after next, the nested
+// messages of its repeated fields, in the order it used them, and the
+// arrays of its fields.
 func TestReuseKeepsPooledElements(t *testing.T) {
 	grpcfasttest.SkipInCheckedBuild(t, "it asserts that a reset message keeps its elements' and fields' memory")
 	// 512 bytes of Data: decoded into the message's own memory, not a view
@@ -51,7 +32,9 @@ func TestReuseKeepsPooledElements(t *testing.T) {
 	s := grpcfasttest.ListStream[kinds.Pooled](t, pooledMsg(3, 512, true), pooledMsg(1, 10, false), pooledMsg(2, 100, false))
 	r := grpcfast.NewReceiver[kinds.Pooled](s)
 	first, _ := r.Recv()
-	items := append([]*kinds.PooledInner(nil), first.Items...)
+	// The nested messages of the first message, in the order its decode
+	// took them.
+	inners := append([]*kinds.PooledInner{first.One}, first.Items...)
 	data := &first.Data[0]
 	r.Recv()
 	got, err := r.Recv() // decoded into the first message's memory
@@ -61,8 +44,8 @@ func TestReuseKeepsPooledElements(t *testing.T) {
 	if !proto.Equal(got, pooledMsg(2, 100, false)) {
 		t.Fatalf("reused decode = %v, want %v", got, pooledMsg(2, 100, false))
 	}
-	if got.Items[0] != items[0] || got.Items[1] != items[1] {
-		t.Error("repeated pooled elements were not reused")
+	if got.Items[0] != inners[0] || got.Items[1] != inners[1] {
+		t.Error("the nested messages of the first message were not reused, in the order it used them")
 	}
 	if got.One != nil {
 		t.Error("One left over from an earlier message")
@@ -70,23 +53,37 @@ func TestReuseKeepsPooledElements(t *testing.T) {
 	if &got.Data[0] != data {
 		t.Error("Data's memory was not reused")
 	}
-	// The third element, beyond the new length, was reset for later reuse.
-	if items[2].Payload == nil || len(items[2].Payload) != 0 || len(items[2].Values) != 0 {
-		t.Errorf("element beyond the length was not reset: %v", items[2])
+	// The others, unused, were reset for later reuse, keeping their arrays.
+	for _, m := range inners[2:] {
+		if m.Payload == nil || len(m.Payload) != 0 || len(m.Values) != 0 {
+			t.Errorf("an unused nested message was not reset: %v", m)
+		}
 	}
 }
 
-// GrpcfastReuse keeps memory but not presence: an optional bytes field must
-// become nil, a map empty, a oneof unset.
+// decodeInto decodes src into slot s's message with the codec.
+func decodeInto[M any](t testing.TB, s *grpcfasttest.CopySlot[M], src proto.Message) *M {
+	t.Helper()
+	b, err := proto.Marshal(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if generated, err := s.Decode(grpcfast.NewCodec(), grpcfasttest.SliceAt(b)); err != nil || !generated {
+		t.Fatalf("decode into a slot: generated %v, error %v", generated, err)
+	}
+	return s.Msg()
+}
+
+// A slot's reset keeps memory but not presence: an optional bytes field
+// must become nil, a map empty, a oneof unset.
 func TestReuseKeepsNoPresence(t *testing.T) {
 	grpcfasttest.SkipInCheckedBuild(t, "it asserts that a reset message keeps the memory its decode allocated")
 	src := grpcfasttest.FullRich(64)
 	src.Maybe = []byte("x")
 	src.Choice = &kinds.Rich_Nested{Nested: &kinds.Inner{Label: "n"}}
-	m := new(kinds.Rich)
-	o := decodeOwned(t, src, m)
-	o.Rewind()
-	m.GrpcfastReuse(o)
+	s := grpcfasttest.NewPlainSlot[kinds.Rich]()
+	m := decodeInto(t, s, src)
+	s.Reset()
 	if m.Maybe != nil {
 		t.Errorf("optional bytes = %q after reset, want nil (absent)", m.Maybe)
 	}
@@ -104,34 +101,53 @@ func TestReuseKeepsNoPresence(t *testing.T) {
 	}
 }
 
-// GrpcfastReuse drops, and never writes into, memory that the record does
-// not hold: what the caller put into the message after the decode.
+// A slot's reset drops, and never writes into, memory that its decode did
+// not leave where it is: what the caller put into the message after the
+// decode, and what another slot's decode left.
 func TestReuseDropsWhatItDidNotRecord(t *testing.T) {
-	m := new(kinds.Rich)
-	o := decodeOwned(t, richWith(3), m)
+	s := grpcfasttest.NewPlainSlot[kinds.Rich]()
+	m := decodeInto(t, s, richWith(3))
 	c := newCallerMemory()
 	c.intoRich(m)
-	o.Rewind()
-	m.GrpcfastReuse(o)
+	s.Reset()
 	if err := c.check(); err != nil {
 		t.Fatal(err)
 	}
 	if m.Data != nil || m.Words != nil || m.Counts != nil || m.Inners != nil || m.Numbers != nil {
 		t.Errorf("the reset kept the caller's memory: %v", m)
 	}
-	// A record of another message drops everything too.
-	other := new(kinds.Rich)
-	o2 := decodeOwned(t, richWith(4), other)
-	c = newCallerMemory()
-	c.intoRich(m)
-	m.Data = bytes.Clone(other.Data)
-	o2.Rewind()
-	m.GrpcfastReuse(o2)
-	if err := c.check(); err != nil {
-		t.Fatal(err)
+	// Another slot's memory, put into this slot's message, is dropped too,
+	// and stays the other message's.
+	o := grpcfasttest.NewPlainSlot[kinds.Rich]()
+	other := decodeInto(t, o, richWith(4))
+	otherWas := proto.Clone(other)
+	m = decodeInto(t, s, richWith(5))
+	m.Data, m.Numbers, m.Inners = other.Data, other.Numbers, other.Inners
+	s.Reset()
+	if m.Data != nil || m.Numbers != nil || m.Inners != nil {
+		t.Errorf("the reset kept another slot's memory: %v", m)
 	}
-	if m.Data != nil {
-		t.Error("the reset kept a slice that another message's record holds")
+	if !proto.Equal(other, otherWas) {
+		t.Errorf("another slot's message changed when this slot was reset: %v, was %v", other, otherWas)
+	}
+}
+
+// A field that a handler gave the array of another field of the same
+// message is dropped, and the array is kept once, in the field that the
+// decode put it in: the next decode never writes two fields into one array.
+func TestReuseDropsAliasedArrays(t *testing.T) {
+	s := grpcfasttest.NewPlainSlot[kinds.Rich]()
+	src := &kinds.Rich{Data: bytes.Repeat([]byte{1}, 64), Inner: &kinds.Inner{Payload: bytes.Repeat([]byte{2}, 64)}}
+	m := decodeInto(t, s, src)
+	m.Data = m.Inner.Payload
+	s.Reset()
+	next := &kinds.Rich{Data: bytes.Repeat([]byte{3}, 32), Inner: &kinds.Inner{Payload: bytes.Repeat([]byte{4}, 32)}}
+	m = decodeInto(t, s, next)
+	if !proto.Equal(m, next) {
+		t.Fatalf("decode after a handler aliased two fields = %v, want %v", m, next)
+	}
+	if &m.Data[0] == &m.Inner.Payload[0] {
+		t.Error("two fields decoded into one array")
 	}
 }
 

@@ -109,33 +109,18 @@ func Spare[T any](d *Decoding, k SpareKind) *T {
 	if p := d.Record.TakeSpare(k); p != nil {
 		return (*T)(p)
 	}
-	return new(T)
+	return adopt[T](d.Record, k)
 }
 
-// PutSpare gives p, a oneof wrapper of kind k that o recorded (Record.MatchOneof)
-// and that has been cleared, to o's spares, if the decode that o records
-// was a generated decoder's.
-func PutSpare[T any](o *Record, k SpareKind, p *T) {
-	if o.Generated() {
-		o.PutSpare(k, unsafe.Pointer(p))
+// adopt returns a new *T and, in a slot's decode, adds it to what the decode
+// took from the slot's record: the slot's next reset resets it and keeps it
+// for the next decode.
+func adopt[T any](o *own.Record, k SpareKind) *T {
+	p := new(T)
+	if o != nil {
+		o.Adopt(k, unsafe.Pointer(p), own.ResetAll[T])
 	}
-}
-
-// SpareMessage reads the record of a singular message field of a type with
-// a generated decoder. If the decode that o records was a generated
-// decoder's and o records m, m is reset (GrpcfastReuse, or Reset for types
-// without it) and given to o's spares of kind k; otherwise it is treated as
-// ReleaseMessage treats it.
-func SpareMessage[M any](o *Record, k SpareKind, m *M) {
-	if !o.Generated() {
-		ReleaseMessage(o, m)
-		return
-	}
-	ok, end := o.MatchMessage(unsafe.Pointer(m))
-	if ok && resetRecorded(o, m) {
-		o.PutSpare(k, unsafe.Pointer(m))
-	}
-	o.Seek(end)
+	return p
 }
 
 // DecodeMessage merges b into m, a message of a type that has no generated

@@ -9,23 +9,21 @@
 package grpcfastimpl
 
 import (
-	"unsafe"
-
 	"google.golang.org/grpc/encoding"
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/internal/codec"
-	"github.com/grpcfast/grpcfast/internal/own"
 	"github.com/grpcfast/grpcfast/internal/reuse"
 )
 
-// SupportPackageIsVersion3 is referenced by generated code so that the build
+// SupportPackageIsVersion4 is referenced by generated code so that the build
 // fails when this package is older than the code generated for it, or newer
-// than it supports: version 3 gave GrpcfastDecode (Decoder) the state of the
-// decode and the depth left, and every message a decoder. Regenerate with
-// the matching protoc-gen-go-grpcfast.
-const SupportPackageIsVersion3 = true
+// than it supports: version 4 has generated decoders record the arrays and
+// maps they leave (LogBytes and the others) in place of the methods
+// GrpcfastRecord and GrpcfastReuse. Regenerate with the matching
+// protoc-gen-go-grpcfast.
+const SupportPackageIsVersion4 = true
 
 // RegisterDefault registers a grpcfast codec with the default options under
 // the name "proto" (grpcfast.Register()), unless a grpcfast codec has been
@@ -47,42 +45,23 @@ func RegisterDefault() {
 	grpcfast.Register()
 }
 
-// Record is the record of the memory that a grpcfast codec's decode left in a
-// message: generated GrpcfastRecord methods write it, GrpcfastReuse methods
-// read it back.
-type Record = own.Record
-
 // Owner is implemented by every generated message that has a decoder
-// (Decoder), and by others that have bytes, repeated, map or message
-// fields: what grpcfast needs to reuse, in a message that it decodes into
-// again, only the memory that a grpcfast codec's decode allocated there.
-// Three reuse messages, each through a slot that resets and marks the
-// message before the decode: a stream's
-// receiver (grpcfast.Receiver), a pooled unary handler (a generated
-// Register<Service>ServerPooled, through PooledRegistrar) and a reusing
-// client (grpcfast.Responses, in a generated New<Service>ReusingClient).
+// (Decoder): GrpcfastUnknownFields returns a pointer to the message's
+// unknown fields, where a slot marks the message it prepared and the codec
+// marks what it decoded into it. Three reuse messages through slots: a
+// stream's receiver (grpcfast.Receiver), a pooled unary handler (a
+// generated Register<Service>ServerPooled, through PooledRegistrar) and a
+// reusing client (grpcfast.Responses, in a generated
+// New<Service>ReusingClient).
 //
-// GrpcfastRecord adds to o the memory that the message holds: the arrays of
-// its bytes and repeated fields, its maps, and its nested messages with
-// what they hold. The slot calls it after a grpcfast codec decoded into a
-// message that the slot had reset, so everything recorded was allocated by
-// that decode or kept by that reset.
-//
-// GrpcfastReuse resets the message as Reset does, but keeps, for the next
-// decode, the memory that o, read from its start, records as the
-// message's: the arrays of its bytes fields without presence, its repeated
-// fields and its maps, emptied. After a decode by a generated decoder
-// (Record.Generated), the elements of repeated message fields are kept in
-// place, reset, and its singular nested messages and oneof wrappers, reset,
-// go to o's spares, where the next decode takes them from; after any other
-// decode, only those of types pooled by vtprotobuf are kept or returned to
-// its pool. A slice, map or message that someone else put into the message
-// since the record was made is dropped as Reset drops it: nothing is
-// written into it. In checked builds (grpcfast_checked tag or -race) the
-// memory kept is overwritten with a poison pattern first.
-//
-// GrpcfastUnknownFields returns a pointer to the message's unknown fields,
-// where the slot and the codec leave their marks.
+// What a slot's reset keeps is what the last decode into it took or
+// allocated: the nested messages and oneof wrappers in its record's spare
+// lists (Spare), reset wherever the handler left them, and the arrays and
+// maps that the generated decoder recorded in their fields (LogBytes and
+// the others) and that the fields still hold. A slice, map or message that
+// someone else put into the message since is dropped as Reset drops it:
+// nothing is written into it. In checked builds (grpcfast_checked tag or
+// -race) the memory kept is overwritten with a poison pattern first.
 type Owner = reuse.Owner
 
 // BytesFielder is implemented by generated messages that have singular bytes
@@ -109,212 +88,9 @@ type RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize interface {
 	UnmarshalVT(dAtA []byte) error
 }
 
-// Scalar is the element type of a repeated field that GrpcfastReuse keeps
-// with KeepScalars: every bit pattern is a valid value, so that checked
+// Scalar is the element type of a repeated field that a decode records
+// with LogScalars: every bit pattern is a valid value, so that checked
 // builds may poison it.
 type Scalar interface {
 	~int32 | ~int64 | ~uint32 | ~uint64 | ~float32 | ~float64
-}
-
-// RecordSlice records the array of a bytes or repeated scalar, string or
-// bytes field.
-func RecordSlice[T any](o *Record, s []T) { own.RecordSlice(o, s) }
-
-// RecordMap records a map field.
-func RecordMap[K comparable, V any](o *Record, m map[K]V) { own.RecordMap(o, m) }
-
-// RecordMessage records a singular message field (or a oneof's message
-// field: nil when another case is set) and what the message holds.
-func RecordMessage[M any](o *Record, m *M) {
-	i := o.Open(unsafe.Pointer(m))
-	if m != nil {
-		if r, ok := any(m).(Owner); ok {
-			r.GrpcfastRecord(o)
-		}
-	}
-	o.Close(i)
-}
-
-// RecordMessages records a repeated message field: its array, and every
-// element in its capacity with what the element holds.
-func RecordMessages[M any](o *Record, s []*M) {
-	own.RecordSlice(o, s)
-	i := o.OpenGroup()
-	for _, m := range s[:cap(s)] {
-		RecordMessage(o, m)
-	}
-	o.Close(i)
-}
-
-// KeepBytes returns s emptied with its capacity, if o records s's array,
-// and nil otherwise.
-func KeepBytes(o *Record, s []byte) []byte {
-	if !own.MatchSlice(o, s) {
-		return nil
-	}
-	own.PoisonBytes(s[:cap(s)])
-	if own.Quarantine {
-		return nil
-	}
-	return s[:0]
-}
-
-// KeepScalars is KeepBytes for repeated numeric and enum fields.
-func KeepScalars[T Scalar](o *Record, s []T) []T {
-	if !own.MatchSlice(o, s) {
-		return nil
-	}
-	own.PoisonScalars(s)
-	if own.Quarantine {
-		return nil
-	}
-	return s[:0]
-}
-
-// KeepCleared is KeepBytes for repeated fields whose elements cannot be
-// poisoned (strings, bytes, bools): the elements are cleared instead.
-func KeepCleared[T any](o *Record, s []T) []T {
-	if !own.MatchSlice(o, s) {
-		return nil
-	}
-	clear(s[:cap(s)])
-	if own.Quarantine {
-		return nil
-	}
-	return s[:0]
-}
-
-// KeepMap returns m emptied, if o records m, and nil otherwise.
-func KeepMap[K comparable, V any](o *Record, m map[K]V) map[K]V {
-	if !own.MatchMap(o, m) {
-		return nil
-	}
-	clear(m)
-	if own.Quarantine {
-		return nil
-	}
-	return m
-}
-
-// ReleaseMessage reads the record of a singular message field. If it
-// records m, and m's type is pooled by vtprotobuf, m is reset (with
-// GrpcfastReuse where protoc-gen-go-grpcfast generated it, as Reset does
-// otherwise) and returned to vtprotobuf's pool, from which vtprotobuf's
-// decoder takes nested messages of pooled types. Otherwise m is left alone:
-// the caller's reset drops the field.
-//
-// A message returned to the pool may be handed to another decode, on any
-// goroutine, as soon as ReleaseMessage returns, as with vtprotobuf's own
-// ReturnToVTPool: a pointer into a received message (m.Inner) is valid only
-// as long as the received message itself.
-func ReleaseMessage[M any](o *Record, m *M) {
-	ok, end := o.MatchMessage(unsafe.Pointer(m))
-	if !ok {
-		return
-	}
-	// A pooled type without a record of its own (only scalars and strings,
-	// or generated without grpcfast) goes back to the pool as a bare struct.
-	if p, isPooled := any(m).(own.VTPooled); isPooled && resetRecorded(o, m) && !own.Quarantine {
-		p.ReturnToVTPool()
-	}
-	o.Seek(end)
-}
-
-// resetRecorded resets m, which o records, before it is kept: with
-// GrpcfastReuse, which reads m's own entries (they follow m's), where the
-// type records its memory, as Reset does otherwise. It reports false if m
-// cannot be reset.
-func resetRecorded[M any](o *Record, m *M) bool {
-	switch r := any(m).(type) {
-	case Owner:
-		r.GrpcfastReuse(o)
-	case interface{ Reset() }:
-		r.Reset()
-	default:
-		return false
-	}
-	return true
-}
-
-// KeepMessages reads the record of a repeated message field. If it records
-// s's array, it returns s emptied with its capacity, keeping (reset with
-// GrpcfastReuse, or as Reset does for types without it) the elements in that
-// capacity that it records, when their type is pooled by vtprotobuf:
-// vtprotobuf's decoder of a pooled message decodes into them (as does a
-// generated decoder, Decoder, after a decode of its own). It keeps those up
-// to twice s's length and 16 more; further ones are reset the same way and
-// returned to vtprotobuf's pool. Other elements are cleared from the array.
-// If it does not record s's array, it returns nil.
-func KeepMessages[M any](o *Record, s []*M) []*M {
-	keep := keepable[M](o)
-	return keepMessages(o, s, func(m *M) bool { return keep && resetRecorded(o, m) }, func(m *M) {
-		if p, ok := any(m).(own.VTPooled); ok && !own.Quarantine {
-			p.ReturnToVTPool()
-		}
-	})
-}
-
-// KeepMessagesSpare is KeepMessages for a repeated field of a message with a
-// generated decoder: after a decode by that decoder, the elements that the
-// array does not keep go to o's spares of kind k rather than to
-// vtprotobuf's pool, and the decoder takes them from there.
-func KeepMessagesSpare[M any](o *Record, k SpareKind, s []*M) []*M {
-	if !o.Generated() {
-		return KeepMessages(o, s)
-	}
-	keep := keepable[M](o)
-	return keepMessages(o, s, func(m *M) bool { return keep && resetRecorded(o, m) },
-		func(m *M) { o.PutSpare(k, unsafe.Pointer(m)) })
-}
-
-// keepable reports whether keepMessages keeps (reset with resetRecorded)
-// the elements of a repeated field of *M: those of types that vtprotobuf
-// pools, and those of types with a generated decoder after a decode by it,
-// which decodes into them as vtprotobuf's pooled one does. The others are
-// dropped.
-func keepable[M any](o *Record) bool {
-	_, isPooled := any((*M)(nil)).(own.VTPooled)
-	_, isDecoder := any((*M)(nil)).(Decoder)
-	return isPooled || isDecoder && o.Generated()
-}
-
-// keepMessages keeps the elements of s that the last decode used (those
-// within its length), and as many again and 16 more beyond it, reset with
-// reset (which reports false for an element that must be dropped):
-// vtprotobuf's pooled decoder, and the generated one, decode into them in
-// place. Those further beyond that o records are reset the same way and
-// given to spare.
-// So an array keeps no more than twice what the last message used, and an
-// element that no message uses for two resets holds nothing beyond that
-// either: what a slot holds never grows beyond a few times its last
-// message, whatever the sequence of messages (TestSlotBounded).
-func keepMessages[M any](o *Record, s []*M, reset func(*M) bool, spare func(*M)) []*M {
-	arrayOK := own.MatchSlice(o, s)
-	end := o.ReadGroup()
-	if !arrayOK {
-		o.Seek(end)
-		return nil
-	}
-	limit := 2*len(s) + 16
-	full := s[:cap(s)]
-	for i, m := range full {
-		ok, next := o.MatchMessage(unsafe.Pointer(m))
-		full[i] = nil
-		// Poisoned in checked builds by the reset, kept or not.
-		if ok && reset(m) {
-			switch {
-			case own.Quarantine:
-			case i < limit:
-				full[i] = m
-			default:
-				spare(m)
-			}
-		}
-		o.Seek(next)
-	}
-	o.Seek(end)
-	if own.Quarantine {
-		return nil
-	}
-	return s[:0]
 }

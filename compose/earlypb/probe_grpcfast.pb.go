@@ -21,7 +21,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion3
+const _ = grpcfastimpl.SupportPackageIsVersion4
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -40,22 +40,6 @@ var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Chunk)(nil)
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Ack)(nil)
 )
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Chunk) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordSlice(rEc, x.Data)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Chunk) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	f0 := grpcfastimpl.KeepBytes(rEc, x.Data)
-	*x = Chunk{
-		Data: f0,
-	}
-}
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *Chunk) GrpcfastUnknownFields() *[]byte {
@@ -121,19 +105,10 @@ func (x *Chunk) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
-	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Ack) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Ack) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
+	if dEc.Record != nil {
+		grpcfastimpl.LogBytes(dEc, &x.Data)
 	}
-	*x = Ack{}
+	return nil
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.

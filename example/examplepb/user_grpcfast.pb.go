@@ -17,7 +17,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion3
+const _ = grpcfastimpl.SupportPackageIsVersion4
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -38,22 +38,6 @@ var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*CreateUsersRequest)(nil)
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*CreateUsersResponse)(nil)
 )
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *CreateUserRequest) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordSlice(rEc, x.Tags)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *CreateUserRequest) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	f0 := grpcfastimpl.KeepCleared(rEc, x.Tags)
-	*x = CreateUserRequest{
-		Tags: f0,
-	}
-}
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *CreateUserRequest) GrpcfastUnknownFields() *[]byte {
@@ -170,19 +154,10 @@ func (x *CreateUserRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decodi
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
-	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *CreateUserResponse) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *CreateUserResponse) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
+	if dEc.Record != nil {
+		grpcfastimpl.LogCleared(dEc, &x.Tags)
 	}
-	*x = CreateUserResponse{}
+	return nil
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -237,22 +212,6 @@ func (x *CreateUserResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decod
 		dAtA = dAtA[nN:]
 	}
 	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *CreateUsersRequest) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordOwners(rEc, x.Users)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *CreateUsersRequest) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	f0 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_examplepb_user_CreateUserRequest, x.Users)
-	*x = CreateUsersRequest{
-		Users: f0,
-	}
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -320,23 +279,10 @@ func (x *CreateUsersRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decod
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+	if dEc.Record != nil {
+		grpcfastimpl.LogCleared(dEc, &x.Users)
+	}
 	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *CreateUsersResponse) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordOwners(rEc, x.Users)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *CreateUsersResponse) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	f0 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_examplepb_user_CreateUserResponse, x.Users)
-	*x = CreateUsersResponse{
-		Users: f0,
-	}
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -404,11 +350,14 @@ func (x *CreateUsersResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Deco
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+	if dEc.Record != nil {
+		grpcfastimpl.LogCleared(dEc, &x.Users)
+	}
 	return nil
 }
 
-// The lists of spares (nested messages and oneof wrappers that a reset gave
-// back) that the generated decoders of this file take from, one per type.
+// The lists of spares (nested messages and oneof wrappers that a slot's reset
+// recycled) that the generated decoders of this file take from, one per type.
 var (
 	grpcfastSpare_examplepb_user_CreateUserRequest  = grpcfastimpl.NewSpareKind() // CreateUserRequest
 	grpcfastSpare_examplepb_user_CreateUserResponse = grpcfastimpl.NewSpareKind() // CreateUserResponse

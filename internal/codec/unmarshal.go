@@ -112,6 +112,15 @@ func (c *Codec) decodeGenerated(data mem.BufferSlice, gen generatedDecoder, v an
 	if err := c.decodeRuns(data, d, v, slot); err != nil {
 		return err
 	}
+	if slot != nil {
+		// The codec may have written bytes fields of the message itself,
+		// between or after the runs (pieces.go): decoding nothing records
+		// the message's fields as they end, for the slot's next reset
+		// (grpcfastimpl.LogBytes and the others).
+		if err := d.decode(nil); err != nil {
+			return err
+		}
+	}
 	return checkInitialized(v, nil, data)
 }
 

@@ -120,6 +120,9 @@ func (s *Decodings) Init(o *own.Record, views, noUTF8 bool) *Decoding {
 	return &s.state
 }
 
+// Views reports whether s's strings and bytes are views of the input.
+func (s *Decoding) Views() bool { return s.views }
+
 // Sweep returns s without the UTF-8 check if s checks and b is 7-bit
 // (IsASCII), s otherwise: a generated decoder decodes the rest of a message
 // with what it returns, so that no string in it, nested ones included, is

@@ -80,10 +80,10 @@ func TestFieldNameClash(t *testing.T) {
 package clash;
 option go_package = "example.com/clash";
 service S { rpc M(Bad) returns (Bad); }
-message Bad { bytes data = 1; int32 grpcfast_reuse = 2; }
+message Bad { bytes data = 1; int32 grpcfast_unknown_fields = 2; }
 `}
 	resp := run(t, compile(t, []string{"clash.proto"}, "", src))
-	want := "clash.proto: field grpcfast_reuse of message clash.Bad has the Go name GrpcfastReuse, which protoc-gen-go-grpcfast needs for a method; rename the field"
+	want := "clash.proto: field grpcfast_unknown_fields of message clash.Bad has the Go name GrpcfastUnknownFields, which protoc-gen-go-grpcfast needs for a method; rename the field"
 	if resp.GetError() != want {
 		t.Errorf("error = %q\nwant    %q", resp.GetError(), want)
 	}

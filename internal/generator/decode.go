@@ -84,8 +84,8 @@ func (s *spares) gen(g *protogen.GeneratedFile) {
 	if len(s.order) == 0 {
 		return
 	}
-	g.P("// The lists of spares (nested messages and oneof wrappers that a reset gave")
-	g.P("// back) that the generated decoders of this file take from, one per type.")
+	g.P("// The lists of spares (nested messages and oneof wrappers that a slot's reset")
+	g.P("// recycled) that the generated decoders of this file take from, one per type.")
 	g.P("var (")
 	for _, t := range s.order {
 		g.P(s.names[t], " = ", implPackage.Ident("NewSpareKind"), "() // ", g.QualifiedGoIdent(t))
@@ -474,7 +474,7 @@ func (d *decodeGen) mapEntry(fd *protogen.Field) {
 	d.read(val, "eNtry")
 	if val.Desc.Kind() == protoreflect.MessageKind {
 		g.P("if mV == nil {")
-		g.P("mV = new(", val.Message.GoIdent, ")")
+		d.spare("mV", val.Message.GoIdent)
 		g.P("}")
 		d.message("mV", val.Message, "dEpth-"+d.impl("MapLevel"))
 	} else {
@@ -488,7 +488,7 @@ func (d *decodeGen) mapEntry(fd *protogen.Field) {
 	g.P("}")
 	if val.Desc.Kind() == protoreflect.MessageKind {
 		g.P("if mV == nil {")
-		g.P("mV = new(", val.Message.GoIdent, ")")
+		d.spare("mV", val.Message.GoIdent)
 		g.P("}")
 	}
 	g.P("if x.", fd.GoName, " == nil {")
@@ -531,20 +531,43 @@ func genDecode(g *protogen.GeneratedFile, f *protogen.File, m *protogen.Message,
 	g.P("x.unknownFields = ", d.impl("AppendUnknown"), "(x.unknownFields, tAg, dAtA[:nN])")
 	g.P("dAtA = dAtA[nN:]")
 	g.P("}")
+	d.logArrays(m)
 	g.P("return nil")
 	g.P("}")
 	g.P()
 }
 
-// oneofsOf returns the real oneofs of m, in the order of their first fields.
-func oneofsOf(m *protogen.Message) []*protogen.Oneof {
-	var out []*protogen.Oneof
-	for _, o := range m.Oneofs {
-		if !o.Desc.IsSynthetic() {
-			out = append(out, o)
+// logArrays writes, for a decode into a slot, the record of the fields of
+// m that hold an array or a map (grpcfastimpl.LogBytes and the others).
+func (d *decodeGen) logArrays(m *protogen.Message) {
+	var calls []string
+	for _, fd := range m.Fields {
+		if realOneof(fd) != nil {
+			continue
 		}
+		var fn string
+		switch keepActionOf(fd) {
+		case keepBytes:
+			fn = "LogBytes"
+		case keepScalars:
+			fn = "LogScalars"
+		case keepCleared, keepMessages:
+			fn = "LogCleared"
+		case keepMap:
+			fn = "LogMap"
+		default:
+			continue
+		}
+		calls = append(calls, d.impl(fn)+"(dEc, &x."+fd.GoName+")")
 	}
-	return out
+	if len(calls) == 0 {
+		return
+	}
+	d.g.P("if dEc.Record != nil {")
+	for _, c := range calls {
+		d.g.P(c)
+	}
+	d.g.P("}")
 }
 
 // holdsRequired reports whether md or a message type reachable through its

@@ -9,13 +9,12 @@ import (
 )
 
 // genMessages writes, for every message declared in the file, the methods
-// the codec and the receivers use: the record and reuse of the memory a
-// decode allocated (grpcfastimpl.Owner), an accessor for singular bytes
-// fields (grpcfastimpl.BytesFielder) and the decoder. A message with a
-// decoder is always an Owner, so that a pooled handler can pool its
-// requests; another gets Owner only when it has fields for it to act on
-// (without it a receiver resets the message with Reset, which does the same
-// for such a message).
+// the codec and the slots use: its unknown fields, where they leave their
+// marks (grpcfastimpl.Owner), an accessor for singular bytes fields
+// (grpcfastimpl.BytesFielder) and, where it gets one (decodable), the
+// decoder, which records what a slot's next reset keeps. The codec hands a
+// message without a decoder to the codec it registered in front of, and a
+// slot resets such a message with Reset before each decode.
 func genMessages(g *protogen.GeneratedFile, f *protogen.File) error {
 	kinds := newSpares(f)
 	for _, m := range allMessages(f.Messages) {
@@ -25,19 +24,16 @@ func genMessages(g *protogen.GeneratedFile, f *protogen.File) error {
 		if err := checkNameClash(m); err != nil {
 			return err
 		}
-		var sp *spares
-		if decodable(m) {
-			sp = kinds
-		}
-		genOwner(g, f, m, sp)
+		genOwner(g, m)
 		genBytesField(g, m)
-		if sp != nil {
-			genDecode(g, f, m, sp)
-			if holdsRequired(m.Desc, map[protoreflect.FullName]bool{}) {
-				comment(g, requiredMethod+" implements "+g.QualifiedGoIdent(implPackage.Ident("RequiredHolder"))+".")
-				g.P("func (x *", m.GoIdent, ") ", requiredMethod, "() {}")
-				g.P()
-			}
+		if !decodable(m) {
+			continue
+		}
+		genDecode(g, f, m, kinds)
+		if holdsRequired(m.Desc, map[protoreflect.FullName]bool{}) {
+			comment(g, requiredMethod+" implements "+g.QualifiedGoIdent(implPackage.Ident("RequiredHolder"))+".")
+			g.P("func (x *", m.GoIdent, ") ", requiredMethod, "() {}")
+			g.P()
 		}
 	}
 	kinds.gen(g)
@@ -56,7 +52,7 @@ func allMessages(ms []*protogen.Message) []*protogen.Message {
 // checkNameClash fails when a field of m would be named like a method the
 // generator adds to m, which would not compile.
 func checkNameClash(m *protogen.Message) error {
-	names := []string{recordMethod, reuseMethod, unknownMethod, bytesFieldMethod}
+	names := []string{unknownMethod, bytesFieldMethod}
 	if decodable(m) {
 		names = append(names, decodeMethod)
 		if holdsRequired(m.Desc, map[protoreflect.FullName]bool{}) {

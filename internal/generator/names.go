@@ -5,8 +5,6 @@ import "google.golang.org/protobuf/compiler/protogen"
 // Method names the generator adds to messages. They must match the
 // interfaces grpcfastimpl.Owner and grpcfastimpl.BytesFielder.
 const (
-	recordMethod     = "GrpcfastRecord"
-	reuseMethod      = "GrpcfastReuse"
 	unknownMethod    = "GrpcfastUnknownFields"
 	bytesFieldMethod = "GrpcfastBytesField"
 	requiredMethod   = "GrpcfastRequired"

@@ -5,16 +5,16 @@ import (
 	"unsafe"
 )
 
-// Spares. A message type that protoc-gen-go-grpcfast generated a decoder for
-// (GrpcfastDecode) gives back, when it is reset for reuse after that
-// decoder decoded it, the memory that a reset drops but that the next
-// decode needs again: its singular nested messages and its oneof wrappers
-// (&AnyValue_StringValue{}). They cannot stay in the message, which must
-// read as empty to any codec that decodes into it next, so they wait in the
-// slot's record (the Record), one list per type, and the generated decoder
-// takes them from there instead of allocating. Only memory that the record
-// proves the decoder allocated is given back, and the lists hold no more
-// than the last two decodes used (DropSpares).
+// Spares. A slot owns the nested messages and oneof wrappers
+// (&AnyValue_StringValue{}) that generated decoders put into its message:
+// its record holds them, one list per Go type (SpareKind). A decode takes
+// them from there (TakeSpare), or allocates them and adds them to the list
+// (Adopt); the next reset of the slot resets every one the decode took,
+// wherever the handler left it, and makes it a spare again (Recycle). A
+// message in the list is never also in another slot's, and nothing but the
+// slot's message refers to it, unless a handler keeps what it was not given
+// (checked builds then find it reset). The lists hold no more than the last
+// two decodes took.
 
 // SpareKind names the list of spares of one Go type; generated code gets
 // one per type from NewSpareKind at init.
@@ -26,79 +26,103 @@ var kinds atomic.Int32
 func NewSpareKind() SpareKind { return SpareKind(kinds.Add(1) - 1) }
 
 // Generated reports whether the record is of a decode by a generated
-// decoder (SetGenerated): the next reset gives spares back.
+// decoder (SetGenerated): the next reset recycles what it took and keeps
+// the arrays it recorded.
 func (o *Record) Generated() bool { return o != nil && o.generated }
 
 // SetGenerated marks the record as that of a decode by a generated decoder,
 // until Clear.
 func (o *Record) SetGenerated() { o.generated = true }
 
-// spareList is the list of spares of one kind: the first n of p. The
-// array keeps its length from one generation to the next, so that a push
-// and a pop only write an element and n; DropSpares clears it all.
+// spareList is the list of one kind: p[:u] were taken by the decodes since
+// the last Recycle, in the order they took them, and p[u:] are spares,
+// reset, in the order the decode before took them: each decode takes them
+// in the same order, so that a message gets the memory that the message in
+// its place had, and the arrays that it kept fit it.
 type spareList struct {
-	p []unsafe.Pointer
-	n int
+	p     []unsafe.Pointer
+	u     int
+	last  int                    // how many the decode before took (recycle)
+	reset func([]unsafe.Pointer) // resets each element, a *T of the kind's type
 }
 
-// PutSpare gives p, which the record proved to be the decoder's and which
-// has been reset, to the list of kind k. Quarantine builds keep nothing.
-func (o *Record) PutSpare(k SpareKind, p unsafe.Pointer) {
-	if Quarantine || o == nil || p == nil {
-		return
-	}
-	if int(k) >= len(o.spares) {
-		o.growSpares(k)
-	}
-	l := &o.spares[k]
-	if l.n < len(l.p) {
-		l.p[l.n] = p
-	} else {
-		l.p = append(l.p, p)
-	}
-	l.n++
-}
-
-func (o *Record) growSpares(k SpareKind) {
-	n := int(k) + 1
-	o.spares = append(o.spares, make([]spareList, n-len(o.spares))...)
-	o.older = append(o.older, make([]spareList, n-len(o.older))...)
-}
-
-// TakeSpare returns a spare of kind k, or nil if there is none: one that
-// the last reset gave back, or else one of the reset before. The element
-// it leaves behind in the array is not cleared: it points to memory that
-// the slot's message holds from now on, and the next PutSpare or
-// DropSpares overwrites it.
+// TakeSpare returns a spare of kind k, or nil if there is none. It is the
+// decode's from now on, until the next Recycle.
 func (o *Record) TakeSpare(k SpareKind) unsafe.Pointer {
 	if o == nil || uint(k) >= uint(len(o.spares)) {
 		return nil
 	}
-	if l := &o.spares[k]; l.n > 0 {
-		l.n--
-		return l.p[l.n]
-	}
-	return o.takeOlder(k)
-}
-
-func (o *Record) takeOlder(k SpareKind) unsafe.Pointer {
-	l := &o.older[k]
-	if l.n == 0 {
+	l := &o.spares[k]
+	if l.u == len(l.p) {
 		return nil
 	}
-	l.n--
-	return l.p[l.n]
+	l.u++
+	return l.p[l.u-1]
 }
 
-// DropSpares starts a new generation of spares, before a reset gives some
-// back: those that the last two decodes left unused are let go, those of
-// the last reset are kept for one more decode. A message whose repeated
-// fields alternate between long and short finds there what the long one
-// left, and a slot keeps no more than its last two messages needed,
-// whatever decoded them.
-func (o *Record) DropSpares() {
-	for i := range o.spares {
-		clear(o.older[i].p)
-		o.older[i], o.spares[i] = o.spares[i], spareList{p: o.older[i].p}
+// Adopt adds p, a new message or wrapper of kind k, to what the decode took:
+// the next Recycle resets it with reset (which resets every element of a
+// slice of pointers to values of the kind's type) and keeps it as a spare.
+func (o *Record) Adopt(k SpareKind, p unsafe.Pointer, reset func([]unsafe.Pointer)) {
+	if int(k) >= len(o.spares) {
+		o.spares = append(o.spares, make([]spareList, int(k)+1-len(o.spares))...)
+	}
+	l := &o.spares[k]
+	if l.reset == nil {
+		l.reset = reset
+		o.kinds = append(o.kinds, k)
+	}
+	l.p = append(l.p, p)
+	if last := len(l.p) - 1; l.u != last {
+		// Spares are left (never, as TakeSpare gave none): after them.
+		l.p[l.u], l.p[last] = l.p[last], l.p[l.u]
+	}
+	l.u++
+}
+
+// recycle resets what the decodes since the last call took and makes it
+// spares again. It keeps, of each kind, twice what the last decode took and
+// 16 more, or what the decode before took if that is more, and lets go of
+// the rest: a message whose repeated fields alternate between long and
+// short finds what the long one left, and a slot keeps no more than a few
+// times what its last two messages needed, whatever decoded them.
+// Quarantine builds keep nothing.
+func (o *Record) recycle() {
+	for _, k := range o.kinds {
+		l := &o.spares[k]
+		took := l.u
+		if took > 0 {
+			l.reset(l.p[:took])
+		}
+		keep := max(2*took+16, l.last)
+		l.last = took
+		if Quarantine {
+			keep = 0
+		}
+		if keep < len(l.p) {
+			clear(l.p[keep:])
+			l.p = l.p[:keep]
+		}
+		l.u = 0
+	}
+}
+
+// Disown lets go of every spare and of what the decode took, without a
+// reset: the slot's message, and what it holds, is handed over for good.
+func (o *Record) Disown() {
+	for _, k := range o.kinds {
+		l := &o.spares[k]
+		clear(l.p)
+		l.p, l.u, l.last = l.p[:0], 0, 0
+	}
+	clear(o.arrays)
+	o.arrays = o.arrays[:0]
+}
+
+// ResetAll resets the *T that each of ps points to, as a generated message's
+// Reset does: a Recycle's reset of a kind whose type is T.
+func ResetAll[T any](ps []unsafe.Pointer) {
+	for _, p := range ps {
+		*(*T)(p) = *new(T)
 	}
 }

@@ -14,12 +14,10 @@ import (
 	"github.com/grpcfast/grpcfast/internal/own"
 )
 
-// Owner is implemented by messages that protoc-gen-go-grpcfast generated
-// the record and reuse of their memory for; grpcfastimpl.Owner, which
-// generated code names, is this interface, with its contract.
+// Owner is implemented by messages that protoc-gen-go-grpcfast generated a
+// decoder for; grpcfastimpl.Owner, which generated code names, is this
+// interface, with its contract.
 type Owner interface {
-	GrpcfastRecord(o *own.Record)
-	GrpcfastReuse(o *own.Record)
 	GrpcfastUnknownFields() *[]byte
 }
 
@@ -80,15 +78,26 @@ func New[M any]() *Slot[M] {
 // marked so that the grpcfast codec decodes into it without resetting it
 // again. A codec that merges into the message (vtprotobuf's) then gets an
 // empty message too.
+//
+// The nested messages and oneof wrappers that the last decode took from
+// the record, or allocated and added to it, are reset wherever the caller
+// left them, and are the next decode's spares (own.Record.Recycle); after a
+// successful decode, the arrays and maps that the decode recorded in their
+// fields, and that the fields still hold, are kept there, emptied
+// (own.Record.CheckArrays). Anything else the message holds is dropped.
 func (s *Slot[M]) Prepare() {
+	keep := s.state == decoded
+	if keep {
+		// Before the reset clears the fields.
+		s.owned.CheckArrays()
+	}
 	switch s.state {
 	case decoded:
-		s.owned.DropSpares()
-		s.owned.Rewind()
-		s.ow.GrpcfastReuse(&s.owned)
+		s.m = *new(M) // a generated message: what its Reset does
 	case foreign:
 		ResetForDecode(s.Msg)
 	}
+	s.owned.Recycle(keep)
 	s.owned.Clear()
 	s.head.release()
 	s.head.copy = false
@@ -101,8 +110,11 @@ func (s *Slot[M]) Prepare() {
 // Detach hands s's message over for good, as Receiver.Take does: the
 // transport buffers that its views point into are let go without being
 // freed, so they are never reused, and the garbage collector reclaims them
-// with the message.
-func (s *Slot[M]) Detach() { s.head.drop() }
+// with the message; so are the messages that its record holds.
+func (s *Slot[M]) Detach() {
+	s.head.drop()
+	s.owned.Disown()
+}
 
 // Settle records what a decode into the prepared slot left, given the
 // error of the call that may have decoded (RecvMsg, or a unary handler's
@@ -123,17 +135,9 @@ func (s *Slot[M]) Settle(err error) bool {
 	if s.ow == nil {
 		return true
 	}
-	ok, copied := TakeDecoded(s.ow.GrpcfastUnknownFields())
-	if !ok {
+	if ok, _ := TakeDecoded(s.ow.GrpcfastUnknownFields()); !ok || !s.owned.Generated() {
 		return true
 	}
-	if copied {
-		// Its bytes fields are views of the codec's owned copy, which
-		// strings of the message (and of whoever kept them) share: never
-		// reused, never poisoned.
-		s.owned.LeaveOutBytes()
-	}
-	s.ow.GrpcfastRecord(&s.owned)
 	// A view points into a transport buffer, not into memory the decode
 	// allocated: the next reset must not keep it.
 	for i := range s.head.held {

@@ -17,7 +17,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion3
+const _ = grpcfastimpl.SupportPackageIsVersion4
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -39,18 +39,6 @@ var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*BatchReadBlobsResponse_Response)(nil)
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Status)(nil)
 )
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Digest) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Digest) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	*x = Digest{}
-}
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *Digest) GrpcfastUnknownFields() *[]byte {
@@ -117,25 +105,6 @@ func (x *Digest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 		dAtA = dAtA[nN:]
 	}
 	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *BatchReadBlobsRequest) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordOwners(rEc, x.Digests)
-	grpcfastimpl.RecordSlice(rEc, x.AcceptableCompressors)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *BatchReadBlobsRequest) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	f0 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_bytestream_cas_Digest, x.Digests)
-	f1 := grpcfastimpl.KeepScalars(rEc, x.AcceptableCompressors)
-	*x = BatchReadBlobsRequest{
-		Digests:               f0,
-		AcceptableCompressors: f1,
-	}
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -281,23 +250,11 @@ func (x *BatchReadBlobsRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.De
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+	if dEc.Record != nil {
+		grpcfastimpl.LogCleared(dEc, &x.Digests)
+		grpcfastimpl.LogScalars(dEc, &x.AcceptableCompressors)
+	}
 	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *BatchReadBlobsResponse) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordOwners(rEc, x.Responses)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *BatchReadBlobsResponse) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	f0 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_bytestream_cas_BatchReadBlobsResponse_Response, x.Responses)
-	*x = BatchReadBlobsResponse{
-		Responses: f0,
-	}
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -365,27 +322,10 @@ func (x *BatchReadBlobsResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.D
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+	if dEc.Record != nil {
+		grpcfastimpl.LogCleared(dEc, &x.Responses)
+	}
 	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *BatchReadBlobsResponse_Response) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordOwner(rEc, x.Digest)
-	grpcfastimpl.RecordSlice(rEc, x.Data)
-	grpcfastimpl.RecordOwner(rEc, x.Status)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *BatchReadBlobsResponse_Response) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_bytestream_cas_Digest, x.Digest)
-	f0 := grpcfastimpl.KeepBytes(rEc, x.Data)
-	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_bytestream_cas_Status, x.Status)
-	*x = BatchReadBlobsResponse_Response{
-		Data: f0,
-	}
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -494,19 +434,10 @@ func (x *BatchReadBlobsResponse_Response) GrpcfastDecode(dAtA []byte, dEc *grpcf
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
-	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Status) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Status) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
+	if dEc.Record != nil {
+		grpcfastimpl.LogBytes(dEc, &x.Data)
 	}
-	*x = Status{}
+	return nil
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -576,8 +507,8 @@ func (x *Status) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 	return nil
 }
 
-// The lists of spares (nested messages and oneof wrappers that a reset gave
-// back) that the generated decoders of this file take from, one per type.
+// The lists of spares (nested messages and oneof wrappers that a slot's reset
+// recycled) that the generated decoders of this file take from, one per type.
 var (
 	grpcfastSpare_bytestream_cas_Digest                          = grpcfastimpl.NewSpareKind() // Digest
 	grpcfastSpare_bytestream_cas_BatchReadBlobsResponse_Response = grpcfastimpl.NewSpareKind() // BatchReadBlobsResponse_Response

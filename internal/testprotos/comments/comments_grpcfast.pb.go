@@ -16,7 +16,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion3
+const _ = grpcfastimpl.SupportPackageIsVersion4
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -34,18 +34,6 @@ func init() {
 var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Event)(nil)
 )
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Event) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Event) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	*x = Event{}
-}
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *Event) GrpcfastUnknownFields() *[]byte {

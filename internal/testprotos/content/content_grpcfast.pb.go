@@ -23,7 +23,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion3
+const _ = grpcfastimpl.SupportPackageIsVersion4
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -47,22 +47,6 @@ var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*WriteContentRequest)(nil)
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*WriteContentResponse)(nil)
 )
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Info) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordMap(rEc, x.Labels)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Info) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	f0 := grpcfastimpl.KeepMap(rEc, x.Labels)
-	*x = Info{
-		Labels: f0,
-	}
-}
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *Info) GrpcfastUnknownFields() *[]byte {
@@ -205,19 +189,10 @@ func (x *Info) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
-	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *InfoRequest) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *InfoRequest) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
+	if dEc.Record != nil {
+		grpcfastimpl.LogMap(dEc, &x.Labels)
 	}
-	*x = InfoRequest{}
+	return nil
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -274,20 +249,6 @@ func (x *InfoRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dE
 	return nil
 }
 
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *InfoResponse) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordOwner(rEc, x.Info)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *InfoResponse) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_content_content_Info, x.Info)
-	*x = InfoResponse{}
-}
-
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *InfoResponse) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
@@ -339,18 +300,6 @@ func (x *InfoResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, d
 		dAtA = dAtA[nN:]
 	}
 	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *ReadContentRequest) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *ReadContentRequest) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	*x = ReadContentRequest{}
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -433,22 +382,6 @@ func (x *ReadContentRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decod
 	return nil
 }
 
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *ReadContentResponse) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordSlice(rEc, x.Data)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *ReadContentResponse) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	f0 := grpcfastimpl.KeepBytes(rEc, x.Data)
-	*x = ReadContentResponse{
-		Data: f0,
-	}
-}
-
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *ReadContentResponse) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
@@ -513,26 +446,10 @@ func (x *ReadContentResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Deco
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+	if dEc.Record != nil {
+		grpcfastimpl.LogBytes(dEc, &x.Data)
+	}
 	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *WriteContentRequest) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordSlice(rEc, x.Data)
-	grpcfastimpl.RecordMap(rEc, x.Labels)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *WriteContentRequest) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	f0 := grpcfastimpl.KeepBytes(rEc, x.Data)
-	f1 := grpcfastimpl.KeepMap(rEc, x.Labels)
-	*x = WriteContentRequest{
-		Data:   f0,
-		Labels: f1,
-	}
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -745,19 +662,11 @@ func (x *WriteContentRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Deco
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
-	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *WriteContentResponse) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *WriteContentResponse) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
+	if dEc.Record != nil {
+		grpcfastimpl.LogBytes(dEc, &x.Data)
+		grpcfastimpl.LogMap(dEc, &x.Labels)
 	}
-	*x = WriteContentResponse{}
+	return nil
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -853,8 +762,8 @@ func (x *WriteContentResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Dec
 	return nil
 }
 
-// The lists of spares (nested messages and oneof wrappers that a reset gave
-// back) that the generated decoders of this file take from, one per type.
+// The lists of spares (nested messages and oneof wrappers that a slot's reset
+// recycled) that the generated decoders of this file take from, one per type.
 var (
 	grpcfastSpare_content_content_Info = grpcfastimpl.NewSpareKind() // Info
 )

@@ -17,7 +17,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion3
+const _ = grpcfastimpl.SupportPackageIsVersion4
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -25,18 +25,6 @@ func init() {
 	// Registers the grpcfast codec under the name "proto" unless a grpcfast codec
 	// is registered already. The register_codec=false option turns this off.
 	grpcfastimpl.RegisterDefault()
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Note) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Note) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	*x = Note{}
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.

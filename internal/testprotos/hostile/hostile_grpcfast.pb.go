@@ -19,7 +19,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion3
+const _ = grpcfastimpl.SupportPackageIsVersion4
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -38,63 +38,6 @@ var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Node)(nil)
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Holder)(nil)
 )
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Node) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordOwner(rEc, x.Child)
-	grpcfastimpl.RecordOwners(rEc, x.Children)
-	grpcfastimpl.RecordMap(rEc, x.ByName)
-	grpcfastimpl.RecordSlice(rEc, x.Data)
-	grpcfastimpl.RecordSlice(rEc, x.Packed)
-	grpcfastimpl.RecordSlice(rEc, x.Fixed)
-	grpcfastimpl.RecordSlice(rEc, x.Ratios)
-	oN0 := rEc.OpenOneof(x.Choice)
-	switch cAse := x.Choice.(type) {
-	case *Node_Alt:
-		grpcfastimpl.RecordOwner(rEc, cAse.Alt)
-	}
-	rEc.Close(oN0)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Node) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_hostile_hostile_Node, x.Child)
-	f0 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_hostile_hostile_Node, x.Children)
-	f1 := grpcfastimpl.KeepMap(rEc, x.ByName)
-	f2 := grpcfastimpl.KeepBytes(rEc, x.Data)
-	f3 := grpcfastimpl.KeepScalars(rEc, x.Packed)
-	f4 := grpcfastimpl.KeepScalars(rEc, x.Fixed)
-	f5 := grpcfastimpl.KeepScalars(rEc, x.Ratios)
-	wR0, eNd0 := rEc.MatchOneof(x.Choice)
-	if wR0 {
-		switch cAse := x.Choice.(type) {
-		case *Node_Alt:
-			grpcfastimpl.SpareOwner(rEc, grpcfastSpare_hostile_hostile_Node, cAse.Alt)
-		}
-	}
-	rEc.Seek(eNd0)
-	if wR0 {
-		switch wR := x.Choice.(type) {
-		case *Node_Alt:
-			*wR = Node_Alt{}
-			grpcfastimpl.PutSpare(rEc, grpcfastSpare_hostile_hostile_Node_Alt, wR)
-		case *Node_Label:
-			*wR = Node_Label{}
-			grpcfastimpl.PutSpare(rEc, grpcfastSpare_hostile_hostile_Node_Label, wR)
-		}
-	}
-	*x = Node{
-		Children: f0,
-		ByName:   f1,
-		Data:     f2,
-		Packed:   f3,
-		Fixed:    f4,
-		Ratios:   f5,
-	}
-}
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *Node) GrpcfastUnknownFields() *[]byte {
@@ -273,7 +216,7 @@ func (x *Node) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 						vAl, eNtry = rEad, eNtry[nN:]
 					}
 					if mV == nil {
-						mV = new(Node)
+						mV = grpcfastimpl.Spare[Node](dEc, grpcfastSpare_hostile_hostile_Node)
 					}
 					if dEpth-grpcfastimpl.MapLevel < 1 {
 						return grpcfastimpl.ErrDepth
@@ -290,7 +233,7 @@ func (x *Node) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				eNtry = eNtry[nN:]
 			}
 			if mV == nil {
-				mV = new(Node)
+				mV = grpcfastimpl.Spare[Node](dEc, grpcfastSpare_hostile_hostile_Node)
 			}
 			if x.ByName == nil {
 				x.ByName = make(map[string]*Node)
@@ -498,27 +441,15 @@ func (x *Node) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+	if dEc.Record != nil {
+		grpcfastimpl.LogCleared(dEc, &x.Children)
+		grpcfastimpl.LogMap(dEc, &x.ByName)
+		grpcfastimpl.LogBytes(dEc, &x.Data)
+		grpcfastimpl.LogScalars(dEc, &x.Packed)
+		grpcfastimpl.LogScalars(dEc, &x.Fixed)
+		grpcfastimpl.LogScalars(dEc, &x.Ratios)
+	}
 	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Holder) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordMessage(rEc, x.Value)
-	grpcfastimpl.RecordMessage(rEc, x.Fields)
-	grpcfastimpl.RecordMessages(rEc, x.Values)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Holder) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_hostile_hostile_Value, x.Value)
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_hostile_hostile_Struct, x.Fields)
-	f0 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_hostile_hostile_Value, x.Values)
-	*x = Holder{
-		Values: f0,
-	}
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -650,11 +581,14 @@ func (x *Holder) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+	if dEc.Record != nil {
+		grpcfastimpl.LogCleared(dEc, &x.Values)
+	}
 	return nil
 }
 
-// The lists of spares (nested messages and oneof wrappers that a reset gave
-// back) that the generated decoders of this file take from, one per type.
+// The lists of spares (nested messages and oneof wrappers that a slot's reset
+// recycled) that the generated decoders of this file take from, one per type.
 var (
 	grpcfastSpare_hostile_hostile_Node       = grpcfastimpl.NewSpareKind() // Node
 	grpcfastSpare_hostile_hostile_Node_Alt   = grpcfastimpl.NewSpareKind() // Node_Alt

@@ -15,7 +15,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion3
+const _ = grpcfastimpl.SupportPackageIsVersion4
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -28,27 +28,6 @@ var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Req)(nil)
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Wide)(nil)
 )
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Req) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordOwner(rEc, x.Child)
-	grpcfastimpl.RecordOwners(rEc, x.Items)
-	grpcfastimpl.RecordMap(rEc, x.ById)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Req) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_hostile_required_Req, x.Child)
-	f0 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_hostile_required_Req, x.Items)
-	f1 := grpcfastimpl.KeepMap(rEc, x.ById)
-	*x = Req{
-		Items: f0,
-		ById:  f1,
-	}
-}
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *Req) GrpcfastUnknownFields() *[]byte {
@@ -212,7 +191,7 @@ func (x *Req) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int)
 						vAl, eNtry = rEad, eNtry[nN:]
 					}
 					if mV == nil {
-						mV = new(Req)
+						mV = grpcfastimpl.Spare[Req](dEc, grpcfastSpare_hostile_required_Req)
 					}
 					if dEpth-grpcfastimpl.MapLevel < 1 {
 						return grpcfastimpl.ErrDepth
@@ -229,7 +208,7 @@ func (x *Req) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int)
 				eNtry = eNtry[nN:]
 			}
 			if mV == nil {
-				mV = new(Req)
+				mV = grpcfastimpl.Spare[Req](dEc, grpcfastSpare_hostile_required_Req)
 			}
 			if x.ById == nil {
 				x.ById = make(map[int32]*Req)
@@ -250,25 +229,15 @@ func (x *Req) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int)
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+	if dEc.Record != nil {
+		grpcfastimpl.LogCleared(dEc, &x.Items)
+		grpcfastimpl.LogMap(dEc, &x.ById)
+	}
 	return nil
 }
 
 // GrpcfastRequired implements grpcfastimpl.RequiredHolder.
 func (x *Req) GrpcfastRequired() {}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Wide) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordOwner(rEc, x.Next)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Wide) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_hostile_required_Wide, x.Next)
-	*x = Wide{}
-}
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *Wide) GrpcfastUnknownFields() *[]byte {
@@ -358,8 +327,8 @@ func (x *Wide) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 // GrpcfastRequired implements grpcfastimpl.RequiredHolder.
 func (x *Wide) GrpcfastRequired() {}
 
-// The lists of spares (nested messages and oneof wrappers that a reset gave
-// back) that the generated decoders of this file take from, one per type.
+// The lists of spares (nested messages and oneof wrappers that a slot's reset
+// recycled) that the generated decoders of this file take from, one per type.
 var (
 	grpcfastSpare_hostile_required_Req  = grpcfastimpl.NewSpareKind() // Req
 	grpcfastSpare_hostile_required_Wide = grpcfastimpl.NewSpareKind() // Wide

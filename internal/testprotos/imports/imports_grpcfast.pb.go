@@ -20,7 +20,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion3
+const _ = grpcfastimpl.SupportPackageIsVersion4
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -39,20 +39,6 @@ var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Local)(nil)
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*FromV)(nil)
 )
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Local) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordMessage(rEc, x.Blob)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Local) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_imports_imports_Blob, x.Blob)
-	*x = Local{}
-}
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *Local) GrpcfastUnknownFields() *[]byte {
@@ -105,51 +91,6 @@ func (x *Local) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 		dAtA = dAtA[nN:]
 	}
 	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *FromV) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordMessage(rEc, x.M)
-	grpcfastimpl.RecordMessages(rEc, x.Ms)
-	grpcfastimpl.RecordSlice(rEc, x.Es)
-	oN0 := rEc.OpenOneof(x.Choice)
-	switch cAse := x.Choice.(type) {
-	case *FromV_One:
-		grpcfastimpl.RecordMessage(rEc, cAse.One)
-	}
-	rEc.Close(oN0)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *FromV) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_imports_imports_M, x.M)
-	f0 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_imports_imports_M, x.Ms)
-	f1 := grpcfastimpl.KeepScalars(rEc, x.Es)
-	wR0, eNd0 := rEc.MatchOneof(x.Choice)
-	if wR0 {
-		switch cAse := x.Choice.(type) {
-		case *FromV_One:
-			grpcfastimpl.SpareMessage(rEc, grpcfastSpare_imports_imports_M, cAse.One)
-		}
-	}
-	rEc.Seek(eNd0)
-	if wR0 {
-		switch wR := x.Choice.(type) {
-		case *FromV_One:
-			*wR = FromV_One{}
-			grpcfastimpl.PutSpare(rEc, grpcfastSpare_imports_imports_FromV_One, wR)
-		case *FromV_Hue:
-			*wR = FromV_Hue{}
-			grpcfastimpl.PutSpare(rEc, grpcfastSpare_imports_imports_FromV_Hue, wR)
-		}
-	}
-	*x = FromV{
-		Ms: f0,
-		Es: f1,
-	}
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -338,11 +279,15 @@ func (x *FromV) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+	if dEc.Record != nil {
+		grpcfastimpl.LogCleared(dEc, &x.Ms)
+		grpcfastimpl.LogScalars(dEc, &x.Es)
+	}
 	return nil
 }
 
-// The lists of spares (nested messages and oneof wrappers that a reset gave
-// back) that the generated decoders of this file take from, one per type.
+// The lists of spares (nested messages and oneof wrappers that a slot's reset
+// recycled) that the generated decoders of this file take from, one per type.
 var (
 	grpcfastSpare_imports_imports_Blob      = grpcfastimpl.NewSpareKind() // common.Blob
 	grpcfastSpare_imports_imports_M         = grpcfastimpl.NewSpareKind() // o.M

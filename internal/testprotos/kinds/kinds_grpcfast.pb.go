@@ -23,7 +23,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion3
+const _ = grpcfastimpl.SupportPackageIsVersion4
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -48,69 +48,6 @@ var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Decodable)(nil)
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*WellKnown)(nil)
 )
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Rich) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordSlice(rEc, x.Data)
-	grpcfastimpl.RecordSlice(rEc, x.Numbers)
-	grpcfastimpl.RecordSlice(rEc, x.Words)
-	grpcfastimpl.RecordSlice(rEc, x.Blobs)
-	grpcfastimpl.RecordOwner(rEc, x.Inner)
-	grpcfastimpl.RecordOwners(rEc, x.Inners)
-	grpcfastimpl.RecordMap(rEc, x.Counts)
-	oN0 := rEc.OpenOneof(x.Choice)
-	switch cAse := x.Choice.(type) {
-	case *Rich_Nested:
-		grpcfastimpl.RecordOwner(rEc, cAse.Nested)
-	}
-	rEc.Close(oN0)
-	grpcfastimpl.RecordSlice(rEc, x.Colors)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Rich) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	f0 := grpcfastimpl.KeepBytes(rEc, x.Data)
-	f1 := grpcfastimpl.KeepScalars(rEc, x.Numbers)
-	f2 := grpcfastimpl.KeepCleared(rEc, x.Words)
-	f3 := grpcfastimpl.KeepCleared(rEc, x.Blobs)
-	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_kinds_kinds_Inner, x.Inner)
-	f4 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_kinds_kinds_Inner, x.Inners)
-	f5 := grpcfastimpl.KeepMap(rEc, x.Counts)
-	wR0, eNd0 := rEc.MatchOneof(x.Choice)
-	if wR0 {
-		switch cAse := x.Choice.(type) {
-		case *Rich_Nested:
-			grpcfastimpl.SpareOwner(rEc, grpcfastSpare_kinds_kinds_Inner, cAse.Nested)
-		}
-	}
-	rEc.Seek(eNd0)
-	f6 := grpcfastimpl.KeepScalars(rEc, x.Colors)
-	if wR0 {
-		switch wR := x.Choice.(type) {
-		case *Rich_Text:
-			*wR = Rich_Text{}
-			grpcfastimpl.PutSpare(rEc, grpcfastSpare_kinds_kinds_Rich_Text, wR)
-		case *Rich_Raw:
-			*wR = Rich_Raw{}
-			grpcfastimpl.PutSpare(rEc, grpcfastSpare_kinds_kinds_Rich_Raw, wR)
-		case *Rich_Nested:
-			*wR = Rich_Nested{}
-			grpcfastimpl.PutSpare(rEc, grpcfastSpare_kinds_kinds_Rich_Nested, wR)
-		}
-	}
-	*x = Rich{
-		Data:    f0,
-		Numbers: f1,
-		Words:   f2,
-		Blobs:   f3,
-		Inners:  f4,
-		Counts:  f5,
-		Colors:  f6,
-	}
-}
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *Rich) GrpcfastUnknownFields() *[]byte {
@@ -612,26 +549,16 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+	if dEc.Record != nil {
+		grpcfastimpl.LogBytes(dEc, &x.Data)
+		grpcfastimpl.LogScalars(dEc, &x.Numbers)
+		grpcfastimpl.LogCleared(dEc, &x.Words)
+		grpcfastimpl.LogCleared(dEc, &x.Blobs)
+		grpcfastimpl.LogCleared(dEc, &x.Inners)
+		grpcfastimpl.LogMap(dEc, &x.Counts)
+		grpcfastimpl.LogScalars(dEc, &x.Colors)
+	}
 	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Inner) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordSlice(rEc, x.Payload)
-	grpcfastimpl.RecordSlice(rEc, x.Values)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Inner) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	f0 := grpcfastimpl.KeepBytes(rEc, x.Payload)
-	f1 := grpcfastimpl.KeepScalars(rEc, x.Values)
-	*x = Inner{
-		Payload: f0,
-		Values:  f1,
-	}
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -750,19 +677,11 @@ func (x *Inner) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
-	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Summary) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Summary) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
+	if dEc.Record != nil {
+		grpcfastimpl.LogBytes(dEc, &x.Payload)
+		grpcfastimpl.LogScalars(dEc, &x.Values)
 	}
-	*x = Summary{}
+	return nil
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -834,33 +753,6 @@ func (x *Summary) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 		dAtA = dAtA[nN:]
 	}
 	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Pooled) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordSlice(rEc, x.Data)
-	grpcfastimpl.RecordSlice(rEc, x.Numbers)
-	grpcfastimpl.RecordOwners(rEc, x.Inners)
-	grpcfastimpl.RecordOwner(rEc, x.One)
-	grpcfastimpl.RecordOwners(rEc, x.Items)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Pooled) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	f0 := grpcfastimpl.KeepBytes(rEc, x.Data)
-	f1 := grpcfastimpl.KeepScalars(rEc, x.Numbers)
-	f2 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_kinds_kinds_Inner, x.Inners)
-	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_kinds_kinds_PooledInner, x.One)
-	f3 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_kinds_kinds_PooledInner, x.Items)
-	*x = Pooled{
-		Data:    f0,
-		Numbers: f1,
-		Inners:  f2,
-		Items:   f3,
-	}
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -1072,26 +964,13 @@ func (x *Pooled) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+	if dEc.Record != nil {
+		grpcfastimpl.LogBytes(dEc, &x.Data)
+		grpcfastimpl.LogScalars(dEc, &x.Numbers)
+		grpcfastimpl.LogCleared(dEc, &x.Inners)
+		grpcfastimpl.LogCleared(dEc, &x.Items)
+	}
 	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *PooledInner) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordSlice(rEc, x.Payload)
-	grpcfastimpl.RecordSlice(rEc, x.Values)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *PooledInner) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	f0 := grpcfastimpl.KeepBytes(rEc, x.Payload)
-	f1 := grpcfastimpl.KeepScalars(rEc, x.Values)
-	*x = PooledInner{
-		Payload: f0,
-		Values:  f1,
-	}
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -1188,28 +1067,11 @@ func (x *PooledInner) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dE
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+	if dEc.Record != nil {
+		grpcfastimpl.LogBytes(dEc, &x.Payload)
+		grpcfastimpl.LogScalars(dEc, &x.Values)
+	}
 	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *PooledMaybe) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordSlice(rEc, x.Data)
-	grpcfastimpl.RecordOwner(rEc, x.One)
-	grpcfastimpl.RecordOwners(rEc, x.Items)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *PooledMaybe) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	f0 := grpcfastimpl.KeepBytes(rEc, x.Data)
-	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_kinds_kinds_PooledMaybe, x.One)
-	f1 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_kinds_kinds_PooledMaybe, x.Items)
-	*x = PooledMaybe{
-		Data:  f0,
-		Items: f1,
-	}
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -1335,145 +1197,11 @@ func (x *PooledMaybe) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dE
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+	if dEc.Record != nil {
+		grpcfastimpl.LogBytes(dEc, &x.Data)
+		grpcfastimpl.LogCleared(dEc, &x.Items)
+	}
 	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Decodable) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordSlice(rEc, x.Data)
-	grpcfastimpl.RecordSlice(rEc, x.Ri32)
-	grpcfastimpl.RecordSlice(rEc, x.Rs64)
-	grpcfastimpl.RecordSlice(rEc, x.Rf32)
-	grpcfastimpl.RecordSlice(rEc, x.Rdb)
-	grpcfastimpl.RecordSlice(rEc, x.Rflag)
-	grpcfastimpl.RecordSlice(rEc, x.Rcolor)
-	grpcfastimpl.RecordSlice(rEc, x.Rs32)
-	grpcfastimpl.RecordSlice(rEc, x.Ru64)
-	grpcfastimpl.RecordSlice(rEc, x.Rfl)
-	grpcfastimpl.RecordSlice(rEc, x.Rsf64)
-	grpcfastimpl.RecordSlice(rEc, x.Words)
-	grpcfastimpl.RecordSlice(rEc, x.Blobs)
-	grpcfastimpl.RecordOwner(rEc, x.Child)
-	grpcfastimpl.RecordOwners(rEc, x.Children)
-	grpcfastimpl.RecordOwner(rEc, x.Rich)
-	grpcfastimpl.RecordOwners(rEc, x.Riches)
-	oN0 := rEc.OpenOneof(x.Choice)
-	switch cAse := x.Choice.(type) {
-	case *Decodable_Node:
-		grpcfastimpl.RecordOwner(rEc, cAse.Node)
-	case *Decodable_Other:
-		grpcfastimpl.RecordOwner(rEc, cAse.Other)
-	}
-	rEc.Close(oN0)
-	oN1 := rEc.OpenOneof(x.Second)
-	switch cAse := x.Second.(type) {
-	case *Decodable_Inner:
-		grpcfastimpl.RecordOwner(rEc, cAse.Inner)
-	}
-	rEc.Close(oN1)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Decodable) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	f0 := grpcfastimpl.KeepBytes(rEc, x.Data)
-	f1 := grpcfastimpl.KeepScalars(rEc, x.Ri32)
-	f2 := grpcfastimpl.KeepScalars(rEc, x.Rs64)
-	f3 := grpcfastimpl.KeepScalars(rEc, x.Rf32)
-	f4 := grpcfastimpl.KeepScalars(rEc, x.Rdb)
-	f5 := grpcfastimpl.KeepCleared(rEc, x.Rflag)
-	f6 := grpcfastimpl.KeepScalars(rEc, x.Rcolor)
-	f7 := grpcfastimpl.KeepScalars(rEc, x.Rs32)
-	f8 := grpcfastimpl.KeepScalars(rEc, x.Ru64)
-	f9 := grpcfastimpl.KeepScalars(rEc, x.Rfl)
-	f10 := grpcfastimpl.KeepScalars(rEc, x.Rsf64)
-	f11 := grpcfastimpl.KeepCleared(rEc, x.Words)
-	f12 := grpcfastimpl.KeepCleared(rEc, x.Blobs)
-	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_kinds_kinds_Decodable, x.Child)
-	f13 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_kinds_kinds_Decodable, x.Children)
-	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_kinds_kinds_Rich, x.Rich)
-	f14 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_kinds_kinds_Rich, x.Riches)
-	wR0, eNd0 := rEc.MatchOneof(x.Choice)
-	if wR0 {
-		switch cAse := x.Choice.(type) {
-		case *Decodable_Node:
-			grpcfastimpl.SpareOwner(rEc, grpcfastSpare_kinds_kinds_Decodable, cAse.Node)
-		case *Decodable_Other:
-			grpcfastimpl.SpareOwner(rEc, grpcfastSpare_kinds_kinds_Rich, cAse.Other)
-		}
-	}
-	rEc.Seek(eNd0)
-	wR1, eNd1 := rEc.MatchOneof(x.Second)
-	if wR1 {
-		switch cAse := x.Second.(type) {
-		case *Decodable_Inner:
-			grpcfastimpl.SpareOwner(rEc, grpcfastSpare_kinds_kinds_Inner, cAse.Inner)
-		}
-	}
-	rEc.Seek(eNd1)
-	if wR0 {
-		switch wR := x.Choice.(type) {
-		case *Decodable_Text:
-			*wR = Decodable_Text{}
-			grpcfastimpl.PutSpare(rEc, grpcfastSpare_kinds_kinds_Decodable_Text, wR)
-		case *Decodable_Raw:
-			*wR = Decodable_Raw{}
-			grpcfastimpl.PutSpare(rEc, grpcfastSpare_kinds_kinds_Decodable_Raw, wR)
-		case *Decodable_Node:
-			*wR = Decodable_Node{}
-			grpcfastimpl.PutSpare(rEc, grpcfastSpare_kinds_kinds_Decodable_Node, wR)
-		case *Decodable_Num:
-			*wR = Decodable_Num{}
-			grpcfastimpl.PutSpare(rEc, grpcfastSpare_kinds_kinds_Decodable_Num, wR)
-		case *Decodable_Hue:
-			*wR = Decodable_Hue{}
-			grpcfastimpl.PutSpare(rEc, grpcfastSpare_kinds_kinds_Decodable_Hue, wR)
-		case *Decodable_Real:
-			*wR = Decodable_Real{}
-			grpcfastimpl.PutSpare(rEc, grpcfastSpare_kinds_kinds_Decodable_Real, wR)
-		case *Decodable_Yes:
-			*wR = Decodable_Yes{}
-			grpcfastimpl.PutSpare(rEc, grpcfastSpare_kinds_kinds_Decodable_Yes, wR)
-		case *Decodable_Other:
-			*wR = Decodable_Other{}
-			grpcfastimpl.PutSpare(rEc, grpcfastSpare_kinds_kinds_Decodable_Other, wR)
-		case *Decodable_Small:
-			*wR = Decodable_Small{}
-			grpcfastimpl.PutSpare(rEc, grpcfastSpare_kinds_kinds_Decodable_Small, wR)
-		case *Decodable_Big:
-			*wR = Decodable_Big{}
-			grpcfastimpl.PutSpare(rEc, grpcfastSpare_kinds_kinds_Decodable_Big, wR)
-		}
-	}
-	if wR1 {
-		switch wR := x.Second.(type) {
-		case *Decodable_Inner:
-			*wR = Decodable_Inner{}
-			grpcfastimpl.PutSpare(rEc, grpcfastSpare_kinds_kinds_Decodable_Inner, wR)
-		case *Decodable_Label:
-			*wR = Decodable_Label{}
-			grpcfastimpl.PutSpare(rEc, grpcfastSpare_kinds_kinds_Decodable_Label, wR)
-		}
-	}
-	*x = Decodable{
-		Data:     f0,
-		Ri32:     f1,
-		Rs64:     f2,
-		Rf32:     f3,
-		Rdb:      f4,
-		Rflag:    f5,
-		Rcolor:   f6,
-		Rs32:     f7,
-		Ru64:     f8,
-		Rfl:      f9,
-		Rsf64:    f10,
-		Words:    f11,
-		Blobs:    f12,
-		Children: f13,
-		Riches:   f14,
-	}
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -2419,23 +2147,24 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
-	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *WellKnown) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordMessage(rEc, x.Time)
-	grpcfastimpl.RecordMessage(rEc, x.Ratio)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *WellKnown) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
+	if dEc.Record != nil {
+		grpcfastimpl.LogBytes(dEc, &x.Data)
+		grpcfastimpl.LogScalars(dEc, &x.Ri32)
+		grpcfastimpl.LogScalars(dEc, &x.Rs64)
+		grpcfastimpl.LogScalars(dEc, &x.Rf32)
+		grpcfastimpl.LogScalars(dEc, &x.Rdb)
+		grpcfastimpl.LogCleared(dEc, &x.Rflag)
+		grpcfastimpl.LogScalars(dEc, &x.Rcolor)
+		grpcfastimpl.LogScalars(dEc, &x.Rs32)
+		grpcfastimpl.LogScalars(dEc, &x.Ru64)
+		grpcfastimpl.LogScalars(dEc, &x.Rfl)
+		grpcfastimpl.LogScalars(dEc, &x.Rsf64)
+		grpcfastimpl.LogCleared(dEc, &x.Words)
+		grpcfastimpl.LogCleared(dEc, &x.Blobs)
+		grpcfastimpl.LogCleared(dEc, &x.Children)
+		grpcfastimpl.LogCleared(dEc, &x.Riches)
 	}
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_kinds_kinds_Timestamp, x.Time)
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_kinds_kinds_DoubleValue, x.Ratio)
-	*x = WellKnown{}
+	return nil
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -2512,8 +2241,8 @@ func (x *WellKnown) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 	return nil
 }
 
-// The lists of spares (nested messages and oneof wrappers that a reset gave
-// back) that the generated decoders of this file take from, one per type.
+// The lists of spares (nested messages and oneof wrappers that a slot's reset
+// recycled) that the generated decoders of this file take from, one per type.
 var (
 	grpcfastSpare_kinds_kinds_Inner           = grpcfastimpl.NewSpareKind() // Inner
 	grpcfastSpare_kinds_kinds_Rich_Text       = grpcfastimpl.NewSpareKind() // Rich_Text

@@ -17,7 +17,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion3
+const _ = grpcfastimpl.SupportPackageIsVersion4
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -35,24 +35,6 @@ func init() {
 var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*AlphaNote)(nil)
 )
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *AlphaNote) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordMessage(rEc, x.Shared)
-	grpcfastimpl.RecordMessages(rEc, x.More)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *AlphaNote) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_multi_a_Shared, x.Shared)
-	f0 := grpcfastimpl.KeepMessagesSpare(rEc, grpcfastSpare_multi_a_Shared, x.More)
-	*x = AlphaNote{
-		More: f0,
-	}
-}
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *AlphaNote) GrpcfastUnknownFields() *[]byte {
@@ -140,11 +122,14 @@ func (x *AlphaNote) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+	if dEc.Record != nil {
+		grpcfastimpl.LogCleared(dEc, &x.More)
+	}
 	return nil
 }
 
-// The lists of spares (nested messages and oneof wrappers that a reset gave
-// back) that the generated decoders of this file take from, one per type.
+// The lists of spares (nested messages and oneof wrappers that a slot's reset
+// recycled) that the generated decoders of this file take from, one per type.
 var (
 	grpcfastSpare_multi_a_Shared = grpcfastimpl.NewSpareKind() // Shared
 )

@@ -18,7 +18,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion3
+const _ = grpcfastimpl.SupportPackageIsVersion4
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -52,18 +52,6 @@ var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*InstrumentationScope)(nil)
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Resource)(nil)
 )
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *GetTracesRequest) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *GetTracesRequest) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	*x = GetTracesRequest{}
-}
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *GetTracesRequest) GrpcfastUnknownFields() *[]byte {
@@ -158,22 +146,6 @@ func (x *GetTracesRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decodin
 	return nil
 }
 
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *TracesData) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordOwners(rEc, x.ResourceSpans)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *TracesData) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	f0 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_otlp_otlp_ResourceSpans, x.ResourceSpans)
-	*x = TracesData{
-		ResourceSpans: f0,
-	}
-}
-
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *TracesData) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
@@ -239,23 +211,10 @@ func (x *TracesData) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+	if dEc.Record != nil {
+		grpcfastimpl.LogCleared(dEc, &x.ResourceSpans)
+	}
 	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *ExportTraceServiceRequest) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordOwners(rEc, x.ResourceSpans)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *ExportTraceServiceRequest) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	f0 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_otlp_otlp_ResourceSpans, x.ResourceSpans)
-	*x = ExportTraceServiceRequest{
-		ResourceSpans: f0,
-	}
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -323,21 +282,10 @@ func (x *ExportTraceServiceRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimp
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
-	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *ExportTraceServiceResponse) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordOwner(rEc, x.PartialSuccess)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *ExportTraceServiceResponse) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
+	if dEc.Record != nil {
+		grpcfastimpl.LogCleared(dEc, &x.ResourceSpans)
 	}
-	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_otlp_otlp_ExportTracePartialSuccess, x.PartialSuccess)
-	*x = ExportTraceServiceResponse{}
+	return nil
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -391,18 +339,6 @@ func (x *ExportTraceServiceResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastim
 		dAtA = dAtA[nN:]
 	}
 	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *ExportTracePartialSuccess) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *ExportTracePartialSuccess) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	*x = ExportTracePartialSuccess{}
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -470,24 +406,6 @@ func (x *ExportTracePartialSuccess) GrpcfastDecode(dAtA []byte, dEc *grpcfastimp
 		dAtA = dAtA[nN:]
 	}
 	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *ResourceSpans) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordOwner(rEc, x.Resource)
-	grpcfastimpl.RecordOwners(rEc, x.ScopeSpans)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *ResourceSpans) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_otlp_otlp_Resource, x.Resource)
-	f0 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_otlp_otlp_ScopeSpans, x.ScopeSpans)
-	*x = ResourceSpans{
-		ScopeSpans: f0,
-	}
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -598,25 +516,10 @@ func (x *ResourceSpans) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, 
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+	if dEc.Record != nil {
+		grpcfastimpl.LogCleared(dEc, &x.ScopeSpans)
+	}
 	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *ScopeSpans) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordOwner(rEc, x.Scope)
-	grpcfastimpl.RecordOwners(rEc, x.Spans)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *ScopeSpans) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_otlp_otlp_InstrumentationScope, x.Scope)
-	f0 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_otlp_otlp_Span, x.Spans)
-	*x = ScopeSpans{
-		Spans: f0,
-	}
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -727,40 +630,10 @@ func (x *ScopeSpans) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+	if dEc.Record != nil {
+		grpcfastimpl.LogCleared(dEc, &x.Spans)
+	}
 	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Span) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordSlice(rEc, x.TraceId)
-	grpcfastimpl.RecordSlice(rEc, x.SpanId)
-	grpcfastimpl.RecordSlice(rEc, x.ParentSpanId)
-	grpcfastimpl.RecordOwners(rEc, x.Attributes)
-	grpcfastimpl.RecordOwners(rEc, x.Events)
-	grpcfastimpl.RecordOwners(rEc, x.Links)
-	grpcfastimpl.RecordOwner(rEc, x.Status)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Span) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	f0 := grpcfastimpl.KeepBytes(rEc, x.TraceId)
-	f1 := grpcfastimpl.KeepBytes(rEc, x.SpanId)
-	f2 := grpcfastimpl.KeepBytes(rEc, x.ParentSpanId)
-	f3 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_otlp_otlp_KeyValue, x.Attributes)
-	f4 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_otlp_otlp_Span_Event, x.Events)
-	f5 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_otlp_otlp_Span_Link, x.Links)
-	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_otlp_otlp_Status, x.Status)
-	*x = Span{
-		TraceId:      f0,
-		SpanId:       f1,
-		ParentSpanId: f2,
-		Attributes:   f3,
-		Events:       f4,
-		Links:        f5,
-	}
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -1092,23 +965,15 @@ func (x *Span) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+	if dEc.Record != nil {
+		grpcfastimpl.LogBytes(dEc, &x.TraceId)
+		grpcfastimpl.LogBytes(dEc, &x.SpanId)
+		grpcfastimpl.LogBytes(dEc, &x.ParentSpanId)
+		grpcfastimpl.LogCleared(dEc, &x.Attributes)
+		grpcfastimpl.LogCleared(dEc, &x.Events)
+		grpcfastimpl.LogCleared(dEc, &x.Links)
+	}
 	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Span_Event) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordOwners(rEc, x.Attributes)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Span_Event) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	f0 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_otlp_otlp_KeyValue, x.Attributes)
-	*x = Span_Event{
-		Attributes: f0,
-	}
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -1219,29 +1084,10 @@ func (x *Span_Event) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+	if dEc.Record != nil {
+		grpcfastimpl.LogCleared(dEc, &x.Attributes)
+	}
 	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Span_Link) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordSlice(rEc, x.TraceId)
-	grpcfastimpl.RecordSlice(rEc, x.SpanId)
-	grpcfastimpl.RecordOwners(rEc, x.Attributes)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Span_Link) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	f0 := grpcfastimpl.KeepBytes(rEc, x.TraceId)
-	f1 := grpcfastimpl.KeepBytes(rEc, x.SpanId)
-	f2 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_otlp_otlp_KeyValue, x.Attributes)
-	*x = Span_Link{
-		TraceId:    f0,
-		SpanId:     f1,
-		Attributes: f2,
-	}
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -1389,19 +1235,12 @@ func (x *Span_Link) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
-	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Status) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Status) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
+	if dEc.Record != nil {
+		grpcfastimpl.LogBytes(dEc, &x.TraceId)
+		grpcfastimpl.LogBytes(dEc, &x.SpanId)
+		grpcfastimpl.LogCleared(dEc, &x.Attributes)
 	}
-	*x = Status{}
+	return nil
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -1469,61 +1308,6 @@ func (x *Status) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 		dAtA = dAtA[nN:]
 	}
 	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *AnyValue) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	oN0 := rEc.OpenOneof(x.Value)
-	switch cAse := x.Value.(type) {
-	case *AnyValue_ArrayValue:
-		grpcfastimpl.RecordOwner(rEc, cAse.ArrayValue)
-	case *AnyValue_KvlistValue:
-		grpcfastimpl.RecordOwner(rEc, cAse.KvlistValue)
-	}
-	rEc.Close(oN0)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *AnyValue) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	wR0, eNd0 := rEc.MatchOneof(x.Value)
-	if wR0 {
-		switch cAse := x.Value.(type) {
-		case *AnyValue_ArrayValue:
-			grpcfastimpl.SpareOwner(rEc, grpcfastSpare_otlp_otlp_ArrayValue, cAse.ArrayValue)
-		case *AnyValue_KvlistValue:
-			grpcfastimpl.SpareOwner(rEc, grpcfastSpare_otlp_otlp_KeyValueList, cAse.KvlistValue)
-		}
-	}
-	rEc.Seek(eNd0)
-	if wR0 {
-		switch wR := x.Value.(type) {
-		case *AnyValue_StringValue:
-			*wR = AnyValue_StringValue{}
-			grpcfastimpl.PutSpare(rEc, grpcfastSpare_otlp_otlp_AnyValue_StringValue, wR)
-		case *AnyValue_BoolValue:
-			*wR = AnyValue_BoolValue{}
-			grpcfastimpl.PutSpare(rEc, grpcfastSpare_otlp_otlp_AnyValue_BoolValue, wR)
-		case *AnyValue_IntValue:
-			*wR = AnyValue_IntValue{}
-			grpcfastimpl.PutSpare(rEc, grpcfastSpare_otlp_otlp_AnyValue_IntValue, wR)
-		case *AnyValue_DoubleValue:
-			*wR = AnyValue_DoubleValue{}
-			grpcfastimpl.PutSpare(rEc, grpcfastSpare_otlp_otlp_AnyValue_DoubleValue, wR)
-		case *AnyValue_ArrayValue:
-			*wR = AnyValue_ArrayValue{}
-			grpcfastimpl.PutSpare(rEc, grpcfastSpare_otlp_otlp_AnyValue_ArrayValue, wR)
-		case *AnyValue_KvlistValue:
-			*wR = AnyValue_KvlistValue{}
-			grpcfastimpl.PutSpare(rEc, grpcfastSpare_otlp_otlp_AnyValue_KvlistValue, wR)
-		case *AnyValue_BytesValue:
-			*wR = AnyValue_BytesValue{}
-			grpcfastimpl.PutSpare(rEc, grpcfastSpare_otlp_otlp_AnyValue_BytesValue, wR)
-		}
-	}
-	*x = AnyValue{}
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -1704,22 +1488,6 @@ func (x *AnyValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 	return nil
 }
 
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *ArrayValue) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordOwners(rEc, x.Values)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *ArrayValue) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	f0 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_otlp_otlp_AnyValue, x.Values)
-	*x = ArrayValue{
-		Values: f0,
-	}
-}
-
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *ArrayValue) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
@@ -1785,23 +1553,10 @@ func (x *ArrayValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+	if dEc.Record != nil {
+		grpcfastimpl.LogCleared(dEc, &x.Values)
+	}
 	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *KeyValueList) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordOwners(rEc, x.Values)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *KeyValueList) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	f0 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_otlp_otlp_KeyValue, x.Values)
-	*x = KeyValueList{
-		Values: f0,
-	}
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -1869,21 +1624,10 @@ func (x *KeyValueList) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, d
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
-	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *KeyValue) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordOwner(rEc, x.Value)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *KeyValue) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
+	if dEc.Record != nil {
+		grpcfastimpl.LogCleared(dEc, &x.Values)
 	}
-	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_otlp_otlp_AnyValue, x.Value)
-	*x = KeyValue{}
+	return nil
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -1959,22 +1703,6 @@ func (x *KeyValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 		dAtA = dAtA[nN:]
 	}
 	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *InstrumentationScope) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordOwners(rEc, x.Attributes)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *InstrumentationScope) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	f0 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_otlp_otlp_KeyValue, x.Attributes)
-	*x = InstrumentationScope{
-		Attributes: f0,
-	}
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -2098,23 +1826,10 @@ func (x *InstrumentationScope) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Dec
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+	if dEc.Record != nil {
+		grpcfastimpl.LogCleared(dEc, &x.Attributes)
+	}
 	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Resource) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordOwners(rEc, x.Attributes)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Resource) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	f0 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_otlp_otlp_KeyValue, x.Attributes)
-	*x = Resource{
-		Attributes: f0,
-	}
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -2195,11 +1910,14 @@ func (x *Resource) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+	if dEc.Record != nil {
+		grpcfastimpl.LogCleared(dEc, &x.Attributes)
+	}
 	return nil
 }
 
-// The lists of spares (nested messages and oneof wrappers that a reset gave
-// back) that the generated decoders of this file take from, one per type.
+// The lists of spares (nested messages and oneof wrappers that a slot's reset
+// recycled) that the generated decoders of this file take from, one per type.
 var (
 	grpcfastSpare_otlp_otlp_ResourceSpans             = grpcfastimpl.NewSpareKind() // ResourceSpans
 	grpcfastSpare_otlp_otlp_ExportTracePartialSuccess = grpcfastimpl.NewSpareKind() // ExportTracePartialSuccess
@@ -2211,14 +1929,14 @@ var (
 	grpcfastSpare_otlp_otlp_Span_Event                = grpcfastimpl.NewSpareKind() // Span_Event
 	grpcfastSpare_otlp_otlp_Span_Link                 = grpcfastimpl.NewSpareKind() // Span_Link
 	grpcfastSpare_otlp_otlp_Status                    = grpcfastimpl.NewSpareKind() // Status
-	grpcfastSpare_otlp_otlp_ArrayValue                = grpcfastimpl.NewSpareKind() // ArrayValue
-	grpcfastSpare_otlp_otlp_KeyValueList              = grpcfastimpl.NewSpareKind() // KeyValueList
 	grpcfastSpare_otlp_otlp_AnyValue_StringValue      = grpcfastimpl.NewSpareKind() // AnyValue_StringValue
 	grpcfastSpare_otlp_otlp_AnyValue_BoolValue        = grpcfastimpl.NewSpareKind() // AnyValue_BoolValue
 	grpcfastSpare_otlp_otlp_AnyValue_IntValue         = grpcfastimpl.NewSpareKind() // AnyValue_IntValue
 	grpcfastSpare_otlp_otlp_AnyValue_DoubleValue      = grpcfastimpl.NewSpareKind() // AnyValue_DoubleValue
 	grpcfastSpare_otlp_otlp_AnyValue_ArrayValue       = grpcfastimpl.NewSpareKind() // AnyValue_ArrayValue
+	grpcfastSpare_otlp_otlp_ArrayValue                = grpcfastimpl.NewSpareKind() // ArrayValue
 	grpcfastSpare_otlp_otlp_AnyValue_KvlistValue      = grpcfastimpl.NewSpareKind() // AnyValue_KvlistValue
+	grpcfastSpare_otlp_otlp_KeyValueList              = grpcfastimpl.NewSpareKind() // KeyValueList
 	grpcfastSpare_otlp_otlp_AnyValue_BytesValue       = grpcfastimpl.NewSpareKind() // AnyValue_BytesValue
 	grpcfastSpare_otlp_otlp_AnyValue                  = grpcfastimpl.NewSpareKind() // AnyValue
 )

@@ -17,7 +17,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion3
+const _ = grpcfastimpl.SupportPackageIsVersion4
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -39,24 +39,6 @@ var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Entries)(nil)
 )
 
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Item) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordSlice(rEc, x.Tags)
-	grpcfastimpl.RecordMessage(rEc, x.Extra)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Item) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	f0 := grpcfastimpl.KeepScalars(rEc, x.Tags)
-	grpcfastimpl.ReleaseMessage(rEc, x.Extra)
-	*x = Item{
-		Tags: f0,
-	}
-}
-
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *Item) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
@@ -69,18 +51,6 @@ func (x *Item) GrpcfastBytesField(num protowire.Number) *[]byte {
 		return &x.Data
 	}
 	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Item_Extra) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Item_Extra) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	*x = Item_Extra{}
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -131,6 +101,11 @@ func (x *Item_Extra) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 	return nil
 }
 
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
+func (x *Extendable) GrpcfastUnknownFields() *[]byte {
+	return &x.unknownFields
+}
+
 // GrpcfastBytesField implements grpcfastimpl.BytesFielder.
 func (x *Extendable) GrpcfastBytesField(num protowire.Number) *[]byte {
 	switch num {
@@ -138,63 +113,6 @@ func (x *Extendable) GrpcfastBytesField(num protowire.Number) *[]byte {
 		return &x.Data
 	}
 	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Entries) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordSlice(rEc, x.Levels)
-	grpcfastimpl.RecordMap(rEc, x.Names)
-	grpcfastimpl.RecordMap(rEc, x.Children)
-	grpcfastimpl.RecordOwner(rEc, x.Next)
-	grpcfastimpl.RecordMap(rEc, x.ByLevel)
-	grpcfastimpl.RecordMap(rEc, x.Blobs)
-	grpcfastimpl.RecordSlice(rEc, x.Tags)
-	oN0 := rEc.OpenOneof(x.Choice)
-	switch cAse := x.Choice.(type) {
-	case *Entries_Sub:
-		grpcfastimpl.RecordOwner(rEc, cAse.Sub)
-	}
-	rEc.Close(oN0)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Entries) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	f0 := grpcfastimpl.KeepScalars(rEc, x.Levels)
-	f1 := grpcfastimpl.KeepMap(rEc, x.Names)
-	f2 := grpcfastimpl.KeepMap(rEc, x.Children)
-	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_proto2_proto2_Entries, x.Next)
-	f3 := grpcfastimpl.KeepMap(rEc, x.ByLevel)
-	f4 := grpcfastimpl.KeepMap(rEc, x.Blobs)
-	f5 := grpcfastimpl.KeepCleared(rEc, x.Tags)
-	wR0, eNd0 := rEc.MatchOneof(x.Choice)
-	if wR0 {
-		switch cAse := x.Choice.(type) {
-		case *Entries_Sub:
-			grpcfastimpl.SpareOwner(rEc, grpcfastSpare_proto2_proto2_Entries, cAse.Sub)
-		}
-	}
-	rEc.Seek(eNd0)
-	if wR0 {
-		switch wR := x.Choice.(type) {
-		case *Entries_Text:
-			*wR = Entries_Text{}
-			grpcfastimpl.PutSpare(rEc, grpcfastSpare_proto2_proto2_Entries_Text, wR)
-		case *Entries_Sub:
-			*wR = Entries_Sub{}
-			grpcfastimpl.PutSpare(rEc, grpcfastSpare_proto2_proto2_Entries_Sub, wR)
-		}
-	}
-	*x = Entries{
-		Levels:   f0,
-		Names:    f1,
-		Children: f2,
-		ByLevel:  f3,
-		Blobs:    f4,
-		Tags:     f5,
-	}
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -400,7 +318,7 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 						vAl, eNtry = rEad, eNtry[nN:]
 					}
 					if mV == nil {
-						mV = new(Entries)
+						mV = grpcfastimpl.Spare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries)
 					}
 					if dEpth-grpcfastimpl.MapLevel < 1 {
 						return grpcfastimpl.ErrDepth
@@ -417,7 +335,7 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 				eNtry = eNtry[nN:]
 			}
 			if mV == nil {
-				mV = new(Entries)
+				mV = grpcfastimpl.Spare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries)
 			}
 			if x.Children == nil {
 				x.Children = make(map[string]*Entries)
@@ -699,14 +617,22 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+	if dEc.Record != nil {
+		grpcfastimpl.LogScalars(dEc, &x.Levels)
+		grpcfastimpl.LogMap(dEc, &x.Names)
+		grpcfastimpl.LogMap(dEc, &x.Children)
+		grpcfastimpl.LogMap(dEc, &x.ByLevel)
+		grpcfastimpl.LogMap(dEc, &x.Blobs)
+		grpcfastimpl.LogCleared(dEc, &x.Tags)
+	}
 	return nil
 }
 
 // GrpcfastRequired implements grpcfastimpl.RequiredHolder.
 func (x *Entries) GrpcfastRequired() {}
 
-// The lists of spares (nested messages and oneof wrappers that a reset gave
-// back) that the generated decoders of this file take from, one per type.
+// The lists of spares (nested messages and oneof wrappers that a slot's reset
+// recycled) that the generated decoders of this file take from, one per type.
 var (
 	grpcfastSpare_proto2_proto2_Entries      = grpcfastimpl.NewSpareKind() // Entries
 	grpcfastSpare_proto2_proto2_Entries_Text = grpcfastimpl.NewSpareKind() // Entries_Text

@@ -17,7 +17,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion3
+const _ = grpcfastimpl.SupportPackageIsVersion4
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -36,75 +36,6 @@ var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Tree)(nil)
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Leaf)(nil)
 )
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Tree) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordOwners(rEc, x.Children)
-	grpcfastimpl.RecordOwner(rEc, x.Parent)
-	grpcfastimpl.RecordMap(rEc, x.Named)
-	grpcfastimpl.RecordOwner(rEc, x.Leaf)
-	oN0 := rEc.OpenOneof(x.Pick)
-	switch cAse := x.Pick.(type) {
-	case *Tree_One:
-		grpcfastimpl.RecordOwner(rEc, cAse.One)
-	case *Tree_Subtree:
-		grpcfastimpl.RecordOwner(rEc, cAse.Subtree)
-	}
-	rEc.Close(oN0)
-	grpcfastimpl.RecordSlice(rEc, x.Flags)
-	grpcfastimpl.RecordSlice(rEc, x.Weights)
-	grpcfastimpl.RecordSlice(rEc, x.Codes)
-	grpcfastimpl.RecordSlice(rEc, x.Blobs)
-	grpcfastimpl.RecordOwners(rEc, x.Leaves)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Tree) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	f0 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_shapes_shapes_Tree, x.Children)
-	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_shapes_shapes_Tree, x.Parent)
-	f1 := grpcfastimpl.KeepMap(rEc, x.Named)
-	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_shapes_shapes_Leaf, x.Leaf)
-	wR0, eNd0 := rEc.MatchOneof(x.Pick)
-	if wR0 {
-		switch cAse := x.Pick.(type) {
-		case *Tree_One:
-			grpcfastimpl.SpareOwner(rEc, grpcfastSpare_shapes_shapes_Leaf, cAse.One)
-		case *Tree_Subtree:
-			grpcfastimpl.SpareOwner(rEc, grpcfastSpare_shapes_shapes_Tree, cAse.Subtree)
-		}
-	}
-	rEc.Seek(eNd0)
-	f2 := grpcfastimpl.KeepCleared(rEc, x.Flags)
-	f3 := grpcfastimpl.KeepScalars(rEc, x.Weights)
-	f4 := grpcfastimpl.KeepScalars(rEc, x.Codes)
-	f5 := grpcfastimpl.KeepCleared(rEc, x.Blobs)
-	f6 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_shapes_shapes_Leaf, x.Leaves)
-	if wR0 {
-		switch wR := x.Pick.(type) {
-		case *Tree_One:
-			*wR = Tree_One{}
-			grpcfastimpl.PutSpare(rEc, grpcfastSpare_shapes_shapes_Tree_One, wR)
-		case *Tree_Label:
-			*wR = Tree_Label{}
-			grpcfastimpl.PutSpare(rEc, grpcfastSpare_shapes_shapes_Tree_Label, wR)
-		case *Tree_Subtree:
-			*wR = Tree_Subtree{}
-			grpcfastimpl.PutSpare(rEc, grpcfastSpare_shapes_shapes_Tree_Subtree, wR)
-		}
-	}
-	*x = Tree{
-		Children: f0,
-		Named:    f1,
-		Flags:    f2,
-		Weights:  f3,
-		Codes:    f4,
-		Blobs:    f5,
-		Leaves:   f6,
-	}
-}
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *Tree) GrpcfastUnknownFields() *[]byte {
@@ -270,7 +201,7 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 						vAl, eNtry = rEad, eNtry[nN:]
 					}
 					if mV == nil {
-						mV = new(Tree)
+						mV = grpcfastimpl.Spare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree)
 					}
 					if dEpth-grpcfastimpl.MapLevel < 1 {
 						return grpcfastimpl.ErrDepth
@@ -287,7 +218,7 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				eNtry = eNtry[nN:]
 			}
 			if mV == nil {
-				mV = new(Tree)
+				mV = grpcfastimpl.Spare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree)
 			}
 			if x.Named == nil {
 				x.Named = make(map[string]*Tree)
@@ -587,23 +518,16 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+	if dEc.Record != nil {
+		grpcfastimpl.LogCleared(dEc, &x.Children)
+		grpcfastimpl.LogMap(dEc, &x.Named)
+		grpcfastimpl.LogCleared(dEc, &x.Flags)
+		grpcfastimpl.LogScalars(dEc, &x.Weights)
+		grpcfastimpl.LogScalars(dEc, &x.Codes)
+		grpcfastimpl.LogCleared(dEc, &x.Blobs)
+		grpcfastimpl.LogCleared(dEc, &x.Leaves)
+	}
 	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Leaf) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordSlice(rEc, x.Data)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Leaf) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	f0 := grpcfastimpl.KeepBytes(rEc, x.Data)
-	*x = Leaf{
-		Data: f0,
-	}
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -657,11 +581,14 @@ func (x *Leaf) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+	if dEc.Record != nil {
+		grpcfastimpl.LogBytes(dEc, &x.Data)
+	}
 	return nil
 }
 
-// The lists of spares (nested messages and oneof wrappers that a reset gave
-// back) that the generated decoders of this file take from, one per type.
+// The lists of spares (nested messages and oneof wrappers that a slot's reset
+// recycled) that the generated decoders of this file take from, one per type.
 var (
 	grpcfastSpare_shapes_shapes_Tree         = grpcfastimpl.NewSpareKind() // Tree
 	grpcfastSpare_shapes_shapes_Leaf         = grpcfastimpl.NewSpareKind() // Leaf

@@ -18,7 +18,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion3
+const _ = grpcfastimpl.SupportPackageIsVersion4
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -30,18 +30,6 @@ var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*M)(nil)
 )
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *M) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *M) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	*x = M{}
-}
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *M) GrpcfastUnknownFields() *[]byte {

@@ -23,7 +23,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion3
+const _ = grpcfastimpl.SupportPackageIsVersion4
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -47,22 +47,6 @@ var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*StreamingInputCallRequest)(nil)
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*StreamingInputCallResponse)(nil)
 )
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Payload) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordSlice(rEc, x.Body)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Payload) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	f0 := grpcfastimpl.KeepBytes(rEc, x.Body)
-	*x = Payload{
-		Body: f0,
-	}
-}
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *Payload) GrpcfastUnknownFields() *[]byte {
@@ -128,19 +112,10 @@ func (x *Payload) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
-	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *EchoStatus) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *EchoStatus) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
+	if dEc.Record != nil {
+		grpcfastimpl.LogBytes(dEc, &x.Body)
 	}
-	*x = EchoStatus{}
+	return nil
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -208,20 +183,6 @@ func (x *EchoStatus) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 		dAtA = dAtA[nN:]
 	}
 	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *ResponseParameters) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordMessage(rEc, x.Compressed)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *ResponseParameters) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_interop_pooled_interop_BoolValue, x.Compressed)
-	*x = ResponseParameters{}
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -301,26 +262,6 @@ func (x *ResponseParameters) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decod
 		dAtA = dAtA[nN:]
 	}
 	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *StreamingOutputCallRequest) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordOwners(rEc, x.ResponseParameters)
-	grpcfastimpl.RecordOwner(rEc, x.Payload)
-	grpcfastimpl.RecordOwner(rEc, x.ResponseStatus)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *StreamingOutputCallRequest) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	f0 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_interop_pooled_interop_ResponseParameters, x.ResponseParameters)
-	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_interop_pooled_interop_Payload, x.Payload)
-	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_interop_pooled_interop_EchoStatus, x.ResponseStatus)
-	*x = StreamingOutputCallRequest{
-		ResponseParameters: f0,
-	}
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -443,21 +384,10 @@ func (x *StreamingOutputCallRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastim
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
-	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *StreamingOutputCallResponse) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordOwner(rEc, x.Payload)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *StreamingOutputCallResponse) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
+	if dEc.Record != nil {
+		grpcfastimpl.LogCleared(dEc, &x.ResponseParameters)
 	}
-	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_interop_pooled_interop_Payload, x.Payload)
-	*x = StreamingOutputCallResponse{}
+	return nil
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -511,22 +441,6 @@ func (x *StreamingOutputCallResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfasti
 		dAtA = dAtA[nN:]
 	}
 	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *StreamingInputCallRequest) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordOwner(rEc, x.Payload)
-	grpcfastimpl.RecordMessage(rEc, x.ExpectCompressed)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *StreamingInputCallRequest) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_interop_pooled_interop_Payload, x.Payload)
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_interop_pooled_interop_BoolValue, x.ExpectCompressed)
-	*x = StreamingInputCallRequest{}
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -603,18 +517,6 @@ func (x *StreamingInputCallRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimp
 	return nil
 }
 
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *StreamingInputCallResponse) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *StreamingInputCallResponse) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	*x = StreamingInputCallResponse{}
-}
-
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *StreamingInputCallResponse) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
@@ -660,8 +562,8 @@ func (x *StreamingInputCallResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastim
 	return nil
 }
 
-// The lists of spares (nested messages and oneof wrappers that a reset gave
-// back) that the generated decoders of this file take from, one per type.
+// The lists of spares (nested messages and oneof wrappers that a slot's reset
+// recycled) that the generated decoders of this file take from, one per type.
 var (
 	grpcfastSpare_interop_pooled_interop_BoolValue          = grpcfastimpl.NewSpareKind() // wrapperspb.BoolValue
 	grpcfastSpare_interop_pooled_interop_ResponseParameters = grpcfastimpl.NewSpareKind() // ResponseParameters

@@ -18,7 +18,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion3
+const _ = grpcfastimpl.SupportPackageIsVersion4
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -30,22 +30,6 @@ var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Descriptor)(nil)
 )
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Descriptor) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordMap(rEc, x.Annotations)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Descriptor) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	f0 := grpcfastimpl.KeepMap(rEc, x.Annotations)
-	*x = Descriptor{
-		Annotations: f0,
-	}
-}
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *Descriptor) GrpcfastUnknownFields() *[]byte {
@@ -208,6 +192,9 @@ func (x *Descriptor) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 		}
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
+	}
+	if dEc.Record != nil {
+		grpcfastimpl.LogMap(dEc, &x.Annotations)
 	}
 	return nil
 }

@@ -24,7 +24,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion3
+const _ = grpcfastimpl.SupportPackageIsVersion4
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -47,18 +47,6 @@ var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*CheckBulkResponse)(nil)
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*CheckBulkResponseItem)(nil)
 )
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *ObjectRef) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *ObjectRef) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	*x = ObjectRef{}
-}
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *ObjectRef) GrpcfastUnknownFields() *[]byte {
@@ -133,22 +121,6 @@ func (x *ObjectRef) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 		dAtA = dAtA[nN:]
 	}
 	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *CheckRequest) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordOwner(rEc, x.Resource)
-	grpcfastimpl.RecordOwner(rEc, x.Subject)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *CheckRequest) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_acme_check_v1_check_ObjectRef, x.Resource)
-	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_acme_check_v1_check_ObjectRef, x.Subject)
-	*x = CheckRequest{}
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -247,18 +219,6 @@ func (x *CheckRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, d
 	return nil
 }
 
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *CheckResponse) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *CheckResponse) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	*x = CheckResponse{}
-}
-
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *CheckResponse) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
@@ -302,22 +262,6 @@ func (x *CheckResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, 
 		dAtA = dAtA[nN:]
 	}
 	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *CheckBulkRequest) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordOwners(rEc, x.Items)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *CheckBulkRequest) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	f0 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_acme_check_v1_check_CheckRequest, x.Items)
-	*x = CheckBulkRequest{
-		Items: f0,
-	}
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -385,23 +329,10 @@ func (x *CheckBulkRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decodin
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+	if dEc.Record != nil {
+		grpcfastimpl.LogCleared(dEc, &x.Items)
+	}
 	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *CheckBulkResponse) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordOwners(rEc, x.Pairs)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *CheckBulkResponse) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	f0 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_acme_check_v1_check_CheckBulkResponseItem, x.Pairs)
-	*x = CheckBulkResponse{
-		Pairs: f0,
-	}
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -469,23 +400,10 @@ func (x *CheckBulkResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decodi
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
-	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *CheckBulkResponseItem) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordOwner(rEc, x.Request)
-	grpcfastimpl.RecordMessage(rEc, x.Error)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *CheckBulkResponseItem) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
+	if dEc.Record != nil {
+		grpcfastimpl.LogCleared(dEc, &x.Pairs)
 	}
-	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_acme_check_v1_check_CheckRequest, x.Request)
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_acme_check_v1_check_Status, x.Error)
-	*x = CheckBulkResponseItem{}
+	return nil
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -575,8 +493,8 @@ func (x *CheckBulkResponseItem) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.De
 	return nil
 }
 
-// The lists of spares (nested messages and oneof wrappers that a reset gave
-// back) that the generated decoders of this file take from, one per type.
+// The lists of spares (nested messages and oneof wrappers that a slot's reset
+// recycled) that the generated decoders of this file take from, one per type.
 var (
 	grpcfastSpare_acme_check_v1_check_ObjectRef             = grpcfastimpl.NewSpareKind() // ObjectRef
 	grpcfastSpare_acme_check_v1_check_CheckRequest          = grpcfastimpl.NewSpareKind() // CheckRequest

@@ -21,7 +21,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion3
+const _ = grpcfastimpl.SupportPackageIsVersion4
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -45,22 +45,6 @@ var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*WriteContentRequest)(nil)
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*WriteContentResponse)(nil)
 )
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Info) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordMap(rEc, x.Labels)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Info) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	f0 := grpcfastimpl.KeepMap(rEc, x.Labels)
-	*x = Info{
-		Labels: f0,
-	}
-}
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *Info) GrpcfastUnknownFields() *[]byte {
@@ -203,19 +187,10 @@ func (x *Info) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
-	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *InfoRequest) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *InfoRequest) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
+	if dEc.Record != nil {
+		grpcfastimpl.LogMap(dEc, &x.Labels)
 	}
-	*x = InfoRequest{}
+	return nil
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -272,20 +247,6 @@ func (x *InfoRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dE
 	return nil
 }
 
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *InfoResponse) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordOwner(rEc, x.Info)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *InfoResponse) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_services_content_v1_content_Info, x.Info)
-	*x = InfoResponse{}
-}
-
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *InfoResponse) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
@@ -337,18 +298,6 @@ func (x *InfoResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, d
 		dAtA = dAtA[nN:]
 	}
 	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *ReadContentRequest) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *ReadContentRequest) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	*x = ReadContentRequest{}
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -431,22 +380,6 @@ func (x *ReadContentRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decod
 	return nil
 }
 
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *ReadContentResponse) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordSlice(rEc, x.Data)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *ReadContentResponse) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	f0 := grpcfastimpl.KeepBytes(rEc, x.Data)
-	*x = ReadContentResponse{
-		Data: f0,
-	}
-}
-
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *ReadContentResponse) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
@@ -511,26 +444,10 @@ func (x *ReadContentResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Deco
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+	if dEc.Record != nil {
+		grpcfastimpl.LogBytes(dEc, &x.Data)
+	}
 	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *WriteContentRequest) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordSlice(rEc, x.Data)
-	grpcfastimpl.RecordMap(rEc, x.Labels)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *WriteContentRequest) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	f0 := grpcfastimpl.KeepBytes(rEc, x.Data)
-	f1 := grpcfastimpl.KeepMap(rEc, x.Labels)
-	*x = WriteContentRequest{
-		Data:   f0,
-		Labels: f1,
-	}
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -743,19 +660,11 @@ func (x *WriteContentRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Deco
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
-	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *WriteContentResponse) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *WriteContentResponse) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
+	if dEc.Record != nil {
+		grpcfastimpl.LogBytes(dEc, &x.Data)
+		grpcfastimpl.LogMap(dEc, &x.Labels)
 	}
-	*x = WriteContentResponse{}
+	return nil
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -851,8 +760,8 @@ func (x *WriteContentResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Dec
 	return nil
 }
 
-// The lists of spares (nested messages and oneof wrappers that a reset gave
-// back) that the generated decoders of this file take from, one per type.
+// The lists of spares (nested messages and oneof wrappers that a slot's reset
+// recycled) that the generated decoders of this file take from, one per type.
 var (
 	grpcfastSpare_services_content_v1_content_Info = grpcfastimpl.NewSpareKind() // Info
 )

@@ -22,7 +22,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion3
+const _ = grpcfastimpl.SupportPackageIsVersion4
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -42,24 +42,6 @@ var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*GetImageRequest)(nil)
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*GetImageResponse)(nil)
 )
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Image) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordMap(rEc, x.Labels)
-	grpcfastimpl.RecordMessage(rEc, x.Target)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Image) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	f0 := grpcfastimpl.KeepMap(rEc, x.Labels)
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_services_images_v1_images_Descriptor, x.Target)
-	*x = Image{
-		Labels: f0,
-	}
-}
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *Image) GrpcfastUnknownFields() *[]byte {
@@ -210,19 +192,10 @@ func (x *Image) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
-	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *GetImageRequest) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *GetImageRequest) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
+	if dEc.Record != nil {
+		grpcfastimpl.LogMap(dEc, &x.Labels)
 	}
-	*x = GetImageRequest{}
+	return nil
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -279,20 +252,6 @@ func (x *GetImageRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding
 	return nil
 }
 
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *GetImageResponse) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordOwner(rEc, x.Image)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *GetImageResponse) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_services_images_v1_images_Image, x.Image)
-	*x = GetImageResponse{}
-}
-
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *GetImageResponse) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
@@ -346,8 +305,8 @@ func (x *GetImageResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decodin
 	return nil
 }
 
-// The lists of spares (nested messages and oneof wrappers that a reset gave
-// back) that the generated decoders of this file take from, one per type.
+// The lists of spares (nested messages and oneof wrappers that a slot's reset
+// recycled) that the generated decoders of this file take from, one per type.
 var (
 	grpcfastSpare_services_images_v1_images_Descriptor = grpcfastimpl.NewSpareKind() // types.Descriptor
 	grpcfastSpare_services_images_v1_images_Image      = grpcfastimpl.NewSpareKind() // Image

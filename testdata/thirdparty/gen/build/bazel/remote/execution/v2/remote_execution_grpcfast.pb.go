@@ -24,7 +24,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion3
+const _ = grpcfastimpl.SupportPackageIsVersion4
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -49,18 +49,6 @@ var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*BatchUpdateBlobsResponse)(nil)
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*BatchUpdateBlobsResponse_Response)(nil)
 )
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *Digest) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *Digest) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	*x = Digest{}
-}
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *Digest) GrpcfastUnknownFields() *[]byte {
@@ -127,20 +115,6 @@ func (x *Digest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 		dAtA = dAtA[nN:]
 	}
 	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *ExecuteRequest) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordOwner(rEc, x.ActionDigest)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *ExecuteRequest) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest, x.ActionDigest)
-	*x = ExecuteRequest{}
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -229,22 +203,6 @@ func (x *ExecuteRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding,
 		dAtA = dAtA[nN:]
 	}
 	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *ExecuteResponse) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordOwner(rEc, x.Result)
-	grpcfastimpl.RecordMessage(rEc, x.Status)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *ExecuteResponse) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_ActionResult, x.Result)
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Status, x.Status)
-	*x = ExecuteResponse{}
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -356,22 +314,6 @@ func (x *ExecuteResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding
 	return nil
 }
 
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *ActionResult) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordOwner(rEc, x.StdoutDigest)
-	grpcfastimpl.RecordMessage(rEc, x.WorkerDuration)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *ActionResult) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest, x.StdoutDigest)
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Duration, x.WorkerDuration)
-	*x = ActionResult{}
-}
-
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *ActionResult) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
@@ -457,22 +399,6 @@ func (x *ActionResult) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, d
 		dAtA = dAtA[nN:]
 	}
 	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *BatchUpdateBlobsRequest) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordOwners(rEc, x.Requests)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *BatchUpdateBlobsRequest) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	f0 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_BatchUpdateBlobsRequest_Request, x.Requests)
-	*x = BatchUpdateBlobsRequest{
-		Requests: f0,
-	}
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -562,25 +488,10 @@ func (x *BatchUpdateBlobsRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+	if dEc.Record != nil {
+		grpcfastimpl.LogCleared(dEc, &x.Requests)
+	}
 	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *BatchUpdateBlobsRequest_Request) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordOwner(rEc, x.Digest)
-	grpcfastimpl.RecordSlice(rEc, x.Data)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *BatchUpdateBlobsRequest_Request) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest, x.Digest)
-	f0 := grpcfastimpl.KeepBytes(rEc, x.Data)
-	*x = BatchUpdateBlobsRequest_Request{
-		Data: f0,
-	}
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -655,23 +566,10 @@ func (x *BatchUpdateBlobsRequest_Request) GrpcfastDecode(dAtA []byte, dEc *grpcf
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+	if dEc.Record != nil {
+		grpcfastimpl.LogBytes(dEc, &x.Data)
+	}
 	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *BatchUpdateBlobsResponse) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordOwners(rEc, x.Responses)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *BatchUpdateBlobsResponse) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
-	}
-	f0 := grpcfastimpl.KeepOwnersSpare(rEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_BatchUpdateBlobsResponse_Response, x.Responses)
-	*x = BatchUpdateBlobsResponse{
-		Responses: f0,
-	}
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -739,23 +637,10 @@ func (x *BatchUpdateBlobsResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
-	return nil
-}
-
-// GrpcfastRecord implements grpcfastimpl.Owner.
-func (x *BatchUpdateBlobsResponse_Response) GrpcfastRecord(rEc *grpcfastimpl.Record) {
-	grpcfastimpl.RecordOwner(rEc, x.Digest)
-	grpcfastimpl.RecordMessage(rEc, x.Status)
-}
-
-// GrpcfastReuse implements grpcfastimpl.Owner.
-func (x *BatchUpdateBlobsResponse_Response) GrpcfastReuse(rEc *grpcfastimpl.Record) {
-	if x == nil {
-		return
+	if dEc.Record != nil {
+		grpcfastimpl.LogCleared(dEc, &x.Responses)
 	}
-	grpcfastimpl.SpareOwner(rEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest, x.Digest)
-	grpcfastimpl.SpareMessage(rEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Status, x.Status)
-	*x = BatchUpdateBlobsResponse_Response{}
+	return nil
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -832,8 +717,8 @@ func (x *BatchUpdateBlobsResponse_Response) GrpcfastDecode(dAtA []byte, dEc *grp
 	return nil
 }
 
-// The lists of spares (nested messages and oneof wrappers that a reset gave
-// back) that the generated decoders of this file take from, one per type.
+// The lists of spares (nested messages and oneof wrappers that a slot's reset
+// recycled) that the generated decoders of this file take from, one per type.
 var (
 	grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest                            = grpcfastimpl.NewSpareKind() // Digest
 	grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_ActionResult                      = grpcfastimpl.NewSpareKind() // ActionResult

@@ -1,8 +1,0 @@
-package own
-
-// VTPooled is implemented by messages generated with vtprotobuf's pool
-// feature.
-type VTPooled interface {
-	ResetVT()
-	ReturnToVTPool()
-}
