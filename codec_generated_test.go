@@ -389,7 +389,7 @@ func TestSlotBounded(t *testing.T) {
 		s.Reset()
 	}
 	// Everything reachable from the slot's message, within its slices'
-	// capacity, after its reset.
+	// capacity, after its reset, and what its record holds.
 	var count func(m *kinds.Decodable) int
 	count = func(m *kinds.Decodable) int {
 		n := 1
@@ -400,12 +400,22 @@ func TestSlotBounded(t *testing.T) {
 		}
 		return n
 	}
-	// The last request: the message, its 200 children and the 200 of its
-	// last child, each array kept up to twice its last length and 16 more:
-	// 1 + (2×200+16) + 200×16 + 200, where keeping every element grew to
-	// 40,201 messages, and more with every request.
-	if n, max := count(s.Msg()), 1+2*200+16+200*16+200; n > max {
+	// The last request took 400 nested messages, the one before 399: the
+	// slot keeps those (at most twice the last and 16 more), where keeping
+	// every element grew to 40,201 messages, and more with every request.
+	if n, max := count(s.Msg())+s.Held(), 1+400; n > max {
 		t.Errorf("the slot holds %d messages after 200 requests of at most 401, want at most %d", n, max)
+	}
+	// Two small requests later, it keeps what they need, and 16 more.
+	small := marshalOK(t, &kinds.Decodable{Children: []*kinds.Decodable{{}}})
+	for range 2 {
+		if _, err := s.Decode(c, mem.BufferSlice{mem.SliceBuffer(small)}); err != nil {
+			t.Fatal(err)
+		}
+		s.Reset()
+	}
+	if n, max := count(s.Msg())+s.Held(), 1+2*1+16; n > max {
+		t.Errorf("the slot holds %d messages after two requests of 2, want at most %d", n, max)
 	}
 }
 

@@ -161,7 +161,7 @@ func TestUTF8Parity(t *testing.T) {
 // feature but without protoc-gen-go-grpcfast: ResetVT is what vtprotobuf's
 // features/pool writes for Rich's fields (it keeps F[:0] of every list and
 // bytes field, the proto3 optional bytes field Maybe included), and there
-// is no GrpcfastReuse.
+// is no generated decoder.
 type vtPooledRich struct{ m *kinds.Rich }
 
 func (w vtPooledRich) UnmarshalVT(b []byte) error         { return w.m.UnmarshalVT(b) }

@@ -168,9 +168,10 @@ func (s *cyclingStream[M]) Recv() (*M, error) {
 
 // TestRecvAllocsVaryingCounts: a stream of vtprotobuf-pooled messages whose
 // repeated message fields take turns at 10, 3 and 3 elements allocates
-// nothing per Recv once warm: the elements a short message leaves unused go
-// back to vtprotobuf's pool, which the next long one takes them from, and a
-// receiver's message keeps no more than its last message used.
+// nothing per Recv once warm: the elements a short message leaves unused
+// wait in the receiver's record, where the next long one takes them from,
+// and a receiver's message keeps no more than a few times what its last two
+// messages used.
 func TestRecvAllocsVaryingCounts(t *testing.T) {
 	grpcfasttest.SkipInCheckedBuild(t, "allocation counts: a Receiver's messages keep none of their memory, so each Recv allocates it again")
 	grpcfasttest.SkipIfRace(t)

@@ -21,9 +21,10 @@ import (
 // that require it, nesting deeper than depth more levels), and fails where
 // protobuf-go fails; it does not check required fields, which the caller
 // checks once the whole message is decoded. Strings and bytes are copied,
-// or are views of b where d says so. It decodes into the memory that the
-// message's GrpcfastReuse kept and takes the nested messages and oneof
-// wrappers that it gave back from d's record.
+// or are views of b where d says so. In a slot's message it decodes into the
+// arrays that the slot's last reset kept, takes the nested messages and
+// oneof wrappers from d's record (Spare), and records the arrays and maps
+// of the message as it ends (LogBytes and the others).
 type Decoder = decode.Decoder
 
 // RequiredHolder is implemented by the generated messages with a decoder

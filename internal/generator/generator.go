@@ -4,9 +4,10 @@
 // One file per concern, named for what it writes: header.go the file
 // header and the build guards; codec.go the codec registration and the
 // vtprotobuf check; messages.go the per-message methods, in order;
-// record.go the record and reuse of a message's memory (GrpcfastRecord,
-// GrpcfastReuse) and GrpcfastBytesField; decode.go the generated decoders
-// (GrpcfastDecode); streams.go the receive helpers; clients.go the reusing
+// record.go what a slot's reset keeps of each field (keepActionOf),
+// GrpcfastUnknownFields and GrpcfastBytesField; decode.go the generated
+// decoders (GrpcfastDecode), which record the arrays and maps they leave;
+// streams.go the receive helpers; clients.go the reusing
 // clients; pooled.go the registrations with pooled unary requests;
 // benchmarks.go the benchmark file. Besides: names.go every generated
 // name, kind.go the method kinds, comments.go the wrapping of generated

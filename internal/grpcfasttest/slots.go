@@ -67,6 +67,10 @@ func (s *CopySlot[M]) Decode(c *grpcfast.Codec, data mem.BufferSlice) (generated
 	return generated, err
 }
 
+// Held returns how many nested messages and oneof wrappers the slot holds
+// for its next decodes, beside its message.
+func (s *CopySlot[M]) Held() int { return s.s.Held() }
+
 // Reset prepares the slot for the next decode, as a pooled handler does
 // when its call ends.
 func (s *CopySlot[M]) Reset() {

@@ -107,6 +107,16 @@ func (o *Record) recycle() {
 	}
 }
 
+// Held returns how many nested messages and oneof wrappers the record
+// holds, spare or taken.
+func (o *Record) Held() int {
+	n := 0
+	for _, k := range o.kinds {
+		n += len(o.spares[k].p)
+	}
+	return n
+}
+
 // Disown lets go of every spare and of what the decode took, without a
 // reset: the slot's message, and what it holds, is handed over for good.
 func (o *Record) Disown() {

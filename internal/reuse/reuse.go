@@ -176,6 +176,10 @@ func HasGeneratedDecoder[M any]() bool {
 	return ok
 }
 
+// Held returns how many nested messages and oneof wrappers s's record
+// holds for its next decodes.
+func (s *Slot[M]) Held() int { return s.owned.Held() }
+
 // Generated reports whether the last decode into s was by a generated
 // decoder (grpcfastimpl.Decoder), which its next reset gives spares back to.
 func (s *Slot[M]) Generated() bool { return s.owned.Generated() }
