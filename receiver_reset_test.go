@@ -166,3 +166,34 @@ func TestReusePooledAllocs(t *testing.T) {
 		t.Errorf("receiving a pooled message allocates %v times, want 1 (the string)", n)
 	}
 }
+
+// Nested messages that a handler moved, shared between fields or dropped
+// are each reset once and decoded into once again: the next decode gets
+// distinct messages, each as the input says.
+func TestReuseAfterHandlerMovedMessages(t *testing.T) {
+	s := grpcfasttest.NewPlainSlot[kinds.Rich]()
+	in := func(label string, n int) *kinds.Inner {
+		return &kinds.Inner{Label: label, Payload: bytes.Repeat([]byte(label), n), Values: []uint32{uint32(n)}}
+	}
+	m := decodeInto(t, s, &kinds.Rich{Inner: in("a", 8), Inners: []*kinds.Inner{in("b", 9), in("c", 10)},
+		Choice: &kinds.Rich_Nested{Nested: in("d", 11)}})
+	// The handler: Inner now shares Inners[1], the oneof's message moved
+	// into Inners, Inners[1] dropped from the message.
+	m.Inner = m.Inners[1]
+	m.Inners[1] = m.GetNested()
+	m.Choice = nil
+	s.Reset()
+	next := &kinds.Rich{Inner: in("e", 12), Inners: []*kinds.Inner{in("f", 13), in("g", 14), in("h", 15)},
+		Choice: &kinds.Rich_Nested{Nested: in("i", 16)}}
+	m = decodeInto(t, s, next)
+	if !proto.Equal(m, next) {
+		t.Fatalf("decode after a handler moved nested messages = %v, want %v", m, next)
+	}
+	seen := map[*kinds.Inner]bool{}
+	for _, x := range append([]*kinds.Inner{m.Inner, m.GetNested()}, m.Inners...) {
+		if seen[x] {
+			t.Fatalf("one nested message is in two places: %p", x)
+		}
+		seen[x] = true
+	}
+}
