@@ -1,9 +1,9 @@
 package decode
 
 import (
-	"os/exec"
-	"regexp"
 	"testing"
+
+	"github.com/grpcfast/grpcfast/internal/prototest"
 )
 
 // TestHotPathsInline: the calls that generated decoders make once a field
@@ -12,23 +12,7 @@ import (
 // them. A change that makes one of them too costly for the compiler's
 // budget fails here, not only in a profile.
 func TestHotPathsInline(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the package with -gcflags=-m")
-	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command:", err)
-	}
-	out, err := exec.Command(goTool, "build", "-gcflags=-m", ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build -gcflags=-m: %v\n%s", err, out)
-	}
-	for _, fn := range []string{
+	prototest.CheckInlined(t,
 		`\(\*Decoding\)\.String`, `\(\*Decoding\)\.Bytes`, `\(\*Decoding\)\.BytesPresent`,
-		`\(\*Decoding\)\.CheckUTF8`, `\(\*Decoding\)\.Sweep`, `\(\*Slabs\)\.copy`,
-	} {
-		if !regexp.MustCompile(`can inline ` + fn + `\b`).Match(out) {
-			t.Errorf("%s does not inline any more (go build -gcflags=-m=2 ./internal/decode says why)", fn)
-		}
-	}
+		`\(\*Decoding\)\.CheckUTF8`, `\(\*Decoding\)\.Sweep`, `\(\*Slabs\)\.copy`)
 }

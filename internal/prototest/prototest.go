@@ -1,5 +1,7 @@
-// Package prototest compiles .proto sources for tests, into descriptors as
-// protobuf-go builds them from generated code.
+// Package prototest holds what the tests of internal packages share: it
+// compiles .proto sources into descriptors as protobuf-go builds them from
+// generated code (prototest.go), and checks what the compiler inlines
+// (inline.go).
 package prototest
 
 import (
