@@ -58,9 +58,22 @@ func BytesPresent(d *Decoding, b []byte) []byte { return d.BytesPresent(b) }
 // does not check.
 func CheckUTF8(d *Decoding, b []byte, field string) error { return d.CheckUTF8(b, field) }
 
-// Sweep returns d without the UTF-8 check if d checks and every byte of b,
-// the rest of a message's input, is below 0x80; d otherwise.
-func Sweep(d *Decoding, b []byte) *Decoding { return d.Sweep(b) }
+// Unswept returns what a generated decoder starts aScii with: -1 if d
+// checks UTF-8, so that the first string field it checks sweeps the rest of
+// the input first (Sweep); 0 if d checks nothing, so that no string is
+// checked and nothing swept.
+func Unswept(d *Decoding) int {
+	if d.Checks() {
+		return -1
+	}
+	return 0
+}
+
+// Sweep returns d without the UTF-8 check, and 0, if every byte of b, the
+// rest of a message's input, is below 0x80; otherwise d, and the length of
+// b's rest from its first byte of 0x80 or more: a string that ends with at
+// least that much input left needs no check.
+func Sweep(d *Decoding, b []byte) (*Decoding, int) { return d.Sweep(b) }
 
 // ErrDepth is the error of generated decoders for messages nested deeper
 // than protobuf-go allows.
@@ -98,17 +111,28 @@ type SpareKind = own.SpareKind
 // once per type.
 func NewSpareKind() SpareKind { return own.NewSpareKind() }
 
-// Spare returns a spare *T of kind k from d's record, or a new one: in a
+// TakeSpare returns the next spare *T of kind k in d's record, or nil if
+// the record has none left (or d has none: a decode into a fresh message).
+// It inlines into generated decoders, which call NewSpare when it returns
+// nil: a slot's decode, which finds its nested messages and wrappers in its
+// record, costs them no call.
+func TakeSpare[T any](d *Decoding, k SpareKind) *T { return (*T)(takeSpare(d, k)) }
+
+// takeSpare is TakeSpare's call into the record. From the body of a generic
+// function, the compiler does not always inline a call into another
+// package (it called the record's TakeSpare from most generated decoders);
+// from this one it does.
+func takeSpare(d *Decoding, k SpareKind) unsafe.Pointer { return d.Record.TakeSpare(k) }
+
+// NewSpare returns a new *T of kind k where TakeSpare returned nil: in a
 // decode into a fresh message, from the decode's slabs of its type
-// (decode.Slabs).
-func Spare[T any](d *Decoding, k SpareKind) *T {
+// (decode.Slabs); in a slot's, allocated and added to the record, whose
+// next reset keeps it as a spare.
+func NewSpare[T any](d *Decoding, k SpareKind) *T {
 	// A decode has slabs (a fresh message) or a record (a slot's), never
-	// both: the slabs first, with no call into the record.
+	// both.
 	if d.Slabs != nil {
 		return decode.Take[T](d.Slabs, k)
-	}
-	if p := d.Record.TakeSpare(k); p != nil {
-		return (*T)(p)
 	}
 	return adopt[T](d.Record, k)
 }

@@ -17,13 +17,13 @@ import (
 	"github.com/grpcfast/grpcfast/internal/reuse"
 )
 
-// SupportPackageIsVersion4 is referenced by generated code so that the build
+// SupportPackageIsVersion5 is referenced by generated code so that the build
 // fails when this package is older than the code generated for it, or newer
-// than it supports: version 4 has generated decoders record the arrays and
-// maps they leave (LogBytes and the others) in place of the methods
-// GrpcfastRecord and GrpcfastReuse. Regenerate with the matching
+// than it supports: version 5 has generated decoders take spares inline
+// (TakeSpare, then NewSpare) and check only the strings beyond the 7-bit
+// prefix that Sweep found. Regenerate with the matching
 // protoc-gen-go-grpcfast.
-const SupportPackageIsVersion4 = true
+const SupportPackageIsVersion5 = true
 
 // RegisterDefault registers a grpcfast codec with the default options under
 // the name "proto" (grpcfast.Register()), unless a grpcfast codec has been

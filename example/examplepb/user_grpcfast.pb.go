@@ -17,7 +17,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion4
+const _ = grpcfastimpl.SupportPackageIsVersion5
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -46,7 +46,7 @@ func (x *CreateUserRequest) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *CreateUserRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
-	sWept := false // the input was checked for 7-bit once (utf8)
+	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -71,12 +71,13 @@ func (x *CreateUserRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decodi
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			if !sWept {
-				sWept = true
-				dEc = grpcfastimpl.Sweep(dEc, fIeld)
+			if aScii < 0 {
+				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 			}
-			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.example.v1.CreateUserRequest.name"); eRr != nil {
-				return eRr
+			if len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.example.v1.CreateUserRequest.name"); eRr != nil {
+					return eRr
+				}
 			}
 			x.Name = grpcfastimpl.String(dEc, vAl)
 			continue
@@ -92,12 +93,13 @@ func (x *CreateUserRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decodi
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			if !sWept {
-				sWept = true
-				dEc = grpcfastimpl.Sweep(dEc, fIeld)
+			if aScii < 0 {
+				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 			}
-			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.example.v1.CreateUserRequest.email"); eRr != nil {
-				return eRr
+			if len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.example.v1.CreateUserRequest.email"); eRr != nil {
+					return eRr
+				}
 			}
 			x.Email = grpcfastimpl.String(dEc, vAl)
 			continue
@@ -127,12 +129,13 @@ func (x *CreateUserRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decodi
 					}
 					vAl, dAtA = rEad, dAtA[nN:]
 				}
-				if !sWept {
-					sWept = true
-					dEc = grpcfastimpl.Sweep(dEc, fIeld)
+				if aScii < 0 {
+					dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 				}
-				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.example.v1.CreateUserRequest.tags"); eRr != nil {
-					return eRr
+				if len(dAtA) < aScii {
+					if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.example.v1.CreateUserRequest.tags"); eRr != nil {
+						return eRr
+					}
 				}
 				if len(x.Tags) == cap(x.Tags) {
 					x.Tags = grpcfastimpl.Grow(x.Tags, 34, dAtA)
@@ -167,7 +170,7 @@ func (x *CreateUserResponse) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *CreateUserResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
-	sWept := false // the input was checked for 7-bit once (utf8)
+	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -192,12 +195,13 @@ func (x *CreateUserResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decod
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			if !sWept {
-				sWept = true
-				dEc = grpcfastimpl.Sweep(dEc, fIeld)
+			if aScii < 0 {
+				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 			}
-			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.example.v1.CreateUserResponse.id"); eRr != nil {
-				return eRr
+			if len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.example.v1.CreateUserResponse.id"); eRr != nil {
+					return eRr
+				}
 			}
 			x.Id = grpcfastimpl.String(dEc, vAl)
 			continue
@@ -254,7 +258,9 @@ func (x *CreateUsersRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decod
 					eL = x.Users[nN]
 				}
 				if eL == nil {
-					eL = grpcfastimpl.Spare[CreateUserRequest](dEc, grpcfastSpare_examplepb_user_CreateUserRequest)
+					if eL = grpcfastimpl.TakeSpare[CreateUserRequest](dEc, grpcfastSpare_examplepb_user_CreateUserRequest); eL == nil {
+						eL = grpcfastimpl.NewSpare[CreateUserRequest](dEc, grpcfastSpare_examplepb_user_CreateUserRequest)
+					}
 					x.Users[len(x.Users)-1] = eL
 				}
 				if dEpth < 1 {
@@ -325,7 +331,9 @@ func (x *CreateUsersResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Deco
 					eL = x.Users[nN]
 				}
 				if eL == nil {
-					eL = grpcfastimpl.Spare[CreateUserResponse](dEc, grpcfastSpare_examplepb_user_CreateUserResponse)
+					if eL = grpcfastimpl.TakeSpare[CreateUserResponse](dEc, grpcfastSpare_examplepb_user_CreateUserResponse); eL == nil {
+						eL = grpcfastimpl.NewSpare[CreateUserResponse](dEc, grpcfastSpare_examplepb_user_CreateUserResponse)
+					}
 					x.Users[len(x.Users)-1] = eL
 				}
 				if dEpth < 1 {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"unsafe"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -123,36 +124,77 @@ func (s *Decodings) Init(o *own.Record, views, noUTF8 bool) *Decoding {
 // Views reports whether s's strings and bytes are views of the input.
 func (s *Decoding) Views() bool { return s.views }
 
-// Sweep returns s without the UTF-8 check if s checks and b is 7-bit
-// (IsASCII), s otherwise: a generated decoder decodes the rest of a message
-// with what it returns, so that no string in it, nested ones included, is
-// checked again, and nested messages do not sweep what was swept.
-func (s *Decoding) Sweep(b []byte) *Decoding {
-	if s.noUTF8 || !IsASCII(b) {
-		return s
+// Sweep returns s without the UTF-8 check, and 0, if s checks and b is
+// 7-bit; otherwise s, and the length of b's rest from its first byte of
+// 0x80 or more (0 if s checks nothing). A generated decoder calls it at the
+// first string field it checks, with the input from that field on, and
+// decodes the rest of the message with the state it returns, so that no
+// string in it, nested ones included, is checked again and nested messages
+// do not sweep what was swept; of the strings that follow, it checks only
+// those that end with less than that length left (within the 7-bit prefix,
+// a string is valid UTF-8). Generated decoders call it only with a state
+// that checks (grpcfastimpl.Unswept), and never inline it.
+//
+//go:noinline
+func (s *Decoding) Sweep(b []byte) (*Decoding, int) {
+	if s.noUTF8 {
+		return s, 0
 	}
-	return s.ascii
+	n := ASCIIPrefix(b)
+	if n == len(b) {
+		return s.ascii, 0
+	}
+	return s, len(b) - n
 }
 
-// IsASCII reports whether every byte of b is below 0x80, 8 at a time.
+// Checks reports whether s checks UTF-8.
+func (s *Decoding) Checks() bool { return !s.noUTF8 }
+
+// IsASCII reports whether every byte of b is below 0x80.
 func IsASCII(b []byte) bool { return ASCIIPrefix(b) == len(b) }
 
 // ASCIIPrefix returns the length of the longest prefix of b whose bytes
-// are all below 0x80, reading 8 at a time.
+// are all below 0x80: reading 32 bytes at a time, then 8, the last 8 bytes
+// of b (overlapping what was read) and, in a b shorter than 8, 4 and 1.
 func ASCIIPrefix(b []byte) int {
 	const hi = 0x8080808080808080
+	n := len(b)
 	i := 0
-	for ; i+8 <= len(b); i += 8 {
-		if binary.LittleEndian.Uint64(b[i:])&hi != 0 {
+	for ; i+32 <= n; i += 32 {
+		w := binary.LittleEndian.Uint64(b[i:]) | binary.LittleEndian.Uint64(b[i+8:]) |
+			binary.LittleEndian.Uint64(b[i+16:]) | binary.LittleEndian.Uint64(b[i+24:])
+		if w&hi != 0 {
 			break
 		}
 	}
-	for ; i < len(b); i++ {
+	for ; i+8 <= n; i += 8 {
+		if w := binary.LittleEndian.Uint64(b[i:]) & hi; w != 0 {
+			return i + bits.TrailingZeros64(w)/8
+		}
+	}
+	if i == n {
+		return n
+	}
+	if n >= 8 {
+		// The last 8 bytes: those before i were found below 0x80, so the
+		// first one found here is at i or after.
+		if w := binary.LittleEndian.Uint64(b[n-8:]) & hi; w != 0 {
+			return n - 8 + bits.TrailingZeros64(w)/8
+		}
+		return n
+	}
+	if n >= 4 {
+		if w := binary.LittleEndian.Uint32(b) & 0x80808080; w != 0 {
+			return bits.TrailingZeros32(w) / 8
+		}
+		i = 4
+	}
+	for ; i < n; i++ {
 		if b[i] >= 0x80 {
 			return i
 		}
 	}
-	return i
+	return n
 }
 
 // String returns b as a string: a view of the input, or a copy (copied).

@@ -29,3 +29,37 @@ func TestValidUTF8(t *testing.T) {
 		}
 	}
 }
+
+// TestASCIIPrefix checks ASCIIPrefix against a byte-by-byte loop for inputs
+// of every length up to 80 with a byte of 0x80 or more at every position, or
+// none: across the 32-byte and 8-byte steps, the overlapping last 8 bytes
+// and the 4-byte step of short inputs.
+func TestASCIIPrefix(t *testing.T) {
+	want := func(b []byte) int {
+		for i, c := range b {
+			if c >= 0x80 {
+				return i
+			}
+		}
+		return len(b)
+	}
+	for n := range 81 {
+		for i := -1; i < n; i++ {
+			for _, hi := range []byte{0x80, 0xff, 0xc3} {
+				b := []byte(strings.Repeat("\x7f", n))
+				if i >= 0 {
+					b[i] = hi
+					if i+1 < n {
+						b[n-1] = hi // a second one, after: the first counts
+					}
+				}
+				if got := ASCIIPrefix(b); got != want(b) {
+					t.Fatalf("ASCIIPrefix(%q) = %d, want %d", b, got, want(b))
+				}
+				if got := IsASCII(b); got != (i < 0) {
+					t.Fatalf("IsASCII(%q) = %v", b, got)
+				}
+			}
+		}
+	}
+}

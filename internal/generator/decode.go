@@ -169,7 +169,7 @@ type decodeGen struct {
 	sp *spares
 	// sweep: the message has string fields outside maps whose UTF-8 is
 	// checked; the decoder keeps fIeld (the input from the value on) and
-	// sWept for them (utf8).
+	// aScii for them (utf8).
 	sweep bool
 	// inMap: the field being written is a map entry's key or value.
 	inMap bool
@@ -256,21 +256,28 @@ func (d *decodeGen) fail(cond, err string) {
 // checks first whether the rest of the message's input (fIeld) is 7-bit,
 // once, unless the state checks nothing already: if it is, the decode goes
 // on with the state's twin that checks nothing, for this message and those
-// nested in it, which do not sweep their input again.
+// nested in it, which do not sweep their input again. If it is not, aScii
+// is how much input is left where its 7-bit prefix ends: a string that ends
+// with that much left or more lies within the prefix and is not checked
+// (the Span name before its fixed64 times, a key before its int value);
+// the others are.
 func (d *decodeGen) utf8(fd *protogen.Field) {
 	if !fieldrule.EnforceUTF8(fd.Desc) {
 		return
 	}
 	g := d.g
 	if !d.inMap {
-		g.P("if !sWept {")
-		g.P("sWept = true")
-		g.P("dEc = ", d.impl("Sweep"), "(dEc, fIeld)")
+		g.P("if aScii < 0 {")
+		g.P("dEc, aScii = ", d.impl("Sweep"), "(dEc, fIeld)")
 		g.P("}")
+		g.P("if len(dAtA) < aScii {")
 	}
 	g.P("if eRr := ", d.impl("CheckUTF8"), "(dEc, vAl, ", strconv.Quote(string(fd.Desc.FullName())), "); eRr != nil {")
 	g.P("return eRr")
 	g.P("}")
+	if !d.inMap {
+		g.P("}")
+	}
 }
 
 // value returns the Go expression of vAl, a value of fd (not a message);
@@ -326,9 +333,13 @@ func (d *decodeGen) message(e string, mt *protogen.Message, depth string) {
 	d.g.P("}")
 }
 
-// spare writes e = a spare *T, or a new one.
+// spare writes e = a spare *T, or a new one: TakeSpare inline, NewSpare
+// called when it finds none.
 func (d *decodeGen) spare(e string, t protogen.GoIdent) {
-	d.g.P(e, " = ", d.impl("Spare"), "[", t, "](dEc, ", d.sp.of(t), ")")
+	k := d.sp.of(t)
+	d.g.P("if ", e, " = ", d.impl("TakeSpare"), "[", t, "](dEc, ", k, "); ", e, " == nil {")
+	d.g.P(e, " = ", d.impl("NewSpare"), "[", t, "](dEc, ", k, ")")
+	d.g.P("}")
 }
 
 // field writes the cases of fd.
@@ -513,7 +524,7 @@ func genDecode(g *protogen.GeneratedFile, f *protogen.File, m *protogen.Message,
 		d.sweep = d.sweep || sweeps(fd)
 	}
 	if d.sweep {
-		g.P("sWept := false // the input was checked for 7-bit once (utf8)")
+		g.P("aScii := ", d.impl("Unswept"), "(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)")
 	}
 	g.P("for len(dAtA) > 0 {")
 	d.tag("dAtA")

@@ -17,7 +17,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion4
+const _ = grpcfastimpl.SupportPackageIsVersion5
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -47,7 +47,7 @@ func (x *Digest) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Digest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
-	sWept := false // the input was checked for 7-bit once (utf8)
+	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -72,12 +72,13 @@ func (x *Digest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			if !sWept {
-				sWept = true
-				dEc = grpcfastimpl.Sweep(dEc, fIeld)
+			if aScii < 0 {
+				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 			}
-			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.bytestream.Digest.hash"); eRr != nil {
-				return eRr
+			if len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.bytestream.Digest.hash"); eRr != nil {
+					return eRr
+				}
 			}
 			x.Hash = grpcfastimpl.String(dEc, vAl)
 			continue
@@ -114,7 +115,7 @@ func (x *BatchReadBlobsRequest) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *BatchReadBlobsRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
-	sWept := false // the input was checked for 7-bit once (utf8)
+	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -139,12 +140,13 @@ func (x *BatchReadBlobsRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.De
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			if !sWept {
-				sWept = true
-				dEc = grpcfastimpl.Sweep(dEc, fIeld)
+			if aScii < 0 {
+				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 			}
-			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.bytestream.BatchReadBlobsRequest.instance_name"); eRr != nil {
-				return eRr
+			if len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.bytestream.BatchReadBlobsRequest.instance_name"); eRr != nil {
+					return eRr
+				}
 			}
 			x.InstanceName = grpcfastimpl.String(dEc, vAl)
 			continue
@@ -169,7 +171,9 @@ func (x *BatchReadBlobsRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.De
 					eL = x.Digests[nN]
 				}
 				if eL == nil {
-					eL = grpcfastimpl.Spare[Digest](dEc, grpcfastSpare_bytestream_cas_Digest)
+					if eL = grpcfastimpl.TakeSpare[Digest](dEc, grpcfastSpare_bytestream_cas_Digest); eL == nil {
+						eL = grpcfastimpl.NewSpare[Digest](dEc, grpcfastSpare_bytestream_cas_Digest)
+					}
 					x.Digests[len(x.Digests)-1] = eL
 				}
 				if dEpth < 1 {
@@ -297,7 +301,9 @@ func (x *BatchReadBlobsResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.D
 					eL = x.Responses[nN]
 				}
 				if eL == nil {
-					eL = grpcfastimpl.Spare[BatchReadBlobsResponse_Response](dEc, grpcfastSpare_bytestream_cas_BatchReadBlobsResponse_Response)
+					if eL = grpcfastimpl.TakeSpare[BatchReadBlobsResponse_Response](dEc, grpcfastSpare_bytestream_cas_BatchReadBlobsResponse_Response); eL == nil {
+						eL = grpcfastimpl.NewSpare[BatchReadBlobsResponse_Response](dEc, grpcfastSpare_bytestream_cas_BatchReadBlobsResponse_Response)
+					}
 					x.Responses[len(x.Responses)-1] = eL
 				}
 				if dEpth < 1 {
@@ -368,7 +374,9 @@ func (x *BatchReadBlobsResponse_Response) GrpcfastDecode(dAtA []byte, dEc *grpcf
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Digest == nil {
-				x.Digest = grpcfastimpl.Spare[Digest](dEc, grpcfastSpare_bytestream_cas_Digest)
+				if x.Digest = grpcfastimpl.TakeSpare[Digest](dEc, grpcfastSpare_bytestream_cas_Digest); x.Digest == nil {
+					x.Digest = grpcfastimpl.NewSpare[Digest](dEc, grpcfastSpare_bytestream_cas_Digest)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -415,7 +423,9 @@ func (x *BatchReadBlobsResponse_Response) GrpcfastDecode(dAtA []byte, dEc *grpcf
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Status == nil {
-				x.Status = grpcfastimpl.Spare[Status](dEc, grpcfastSpare_bytestream_cas_Status)
+				if x.Status = grpcfastimpl.TakeSpare[Status](dEc, grpcfastSpare_bytestream_cas_Status); x.Status == nil {
+					x.Status = grpcfastimpl.NewSpare[Status](dEc, grpcfastSpare_bytestream_cas_Status)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -447,7 +457,7 @@ func (x *Status) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Status) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
-	sWept := false // the input was checked for 7-bit once (utf8)
+	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -485,12 +495,13 @@ func (x *Status) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			if !sWept {
-				sWept = true
-				dEc = grpcfastimpl.Sweep(dEc, fIeld)
+			if aScii < 0 {
+				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 			}
-			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.bytestream.Status.message"); eRr != nil {
-				return eRr
+			if len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.bytestream.Status.message"); eRr != nil {
+					return eRr
+				}
 			}
 			x.Message = grpcfastimpl.String(dEc, vAl)
 			continue

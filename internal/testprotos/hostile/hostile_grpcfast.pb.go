@@ -19,7 +19,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion4
+const _ = grpcfastimpl.SupportPackageIsVersion5
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -55,7 +55,7 @@ func (x *Node) GrpcfastBytesField(num protowire.Number) *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Node) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
-	sWept := false // the input was checked for 7-bit once (utf8)
+	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -80,7 +80,9 @@ func (x *Node) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Child == nil {
-				x.Child = grpcfastimpl.Spare[Node](dEc, grpcfastSpare_hostile_hostile_Node)
+				if x.Child = grpcfastimpl.TakeSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node); x.Child == nil {
+					x.Child = grpcfastimpl.NewSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -101,12 +103,13 @@ func (x *Node) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			if !sWept {
-				sWept = true
-				dEc = grpcfastimpl.Sweep(dEc, fIeld)
+			if aScii < 0 {
+				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 			}
-			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.hostile.Node.name"); eRr != nil {
-				return eRr
+			if len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.hostile.Node.name"); eRr != nil {
+					return eRr
+				}
 			}
 			x.Name = grpcfastimpl.String(dEc, vAl)
 			continue
@@ -144,7 +147,9 @@ func (x *Node) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 					eL = x.Children[nN]
 				}
 				if eL == nil {
-					eL = grpcfastimpl.Spare[Node](dEc, grpcfastSpare_hostile_hostile_Node)
+					if eL = grpcfastimpl.TakeSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node); eL == nil {
+						eL = grpcfastimpl.NewSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node)
+					}
 					x.Children[len(x.Children)-1] = eL
 				}
 				if dEpth < 1 {
@@ -216,7 +221,9 @@ func (x *Node) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 						vAl, eNtry = rEad, eNtry[nN:]
 					}
 					if mV == nil {
-						mV = grpcfastimpl.Spare[Node](dEc, grpcfastSpare_hostile_hostile_Node)
+						if mV = grpcfastimpl.TakeSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node); mV == nil {
+							mV = grpcfastimpl.NewSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node)
+						}
 					}
 					if dEpth-grpcfastimpl.MapLevel < 1 {
 						return grpcfastimpl.ErrDepth
@@ -233,7 +240,9 @@ func (x *Node) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				eNtry = eNtry[nN:]
 			}
 			if mV == nil {
-				mV = grpcfastimpl.Spare[Node](dEc, grpcfastSpare_hostile_hostile_Node)
+				if mV = grpcfastimpl.TakeSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node); mV == nil {
+					mV = grpcfastimpl.NewSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node)
+				}
 			}
 			if x.ByName == nil {
 				x.ByName = make(map[string]*Node)
@@ -379,11 +388,15 @@ func (x *Node) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			wR, oK := x.Choice.(*Node_Alt)
 			if !oK {
-				wR = grpcfastimpl.Spare[Node_Alt](dEc, grpcfastSpare_hostile_hostile_Node_Alt)
+				if wR = grpcfastimpl.TakeSpare[Node_Alt](dEc, grpcfastSpare_hostile_hostile_Node_Alt); wR == nil {
+					wR = grpcfastimpl.NewSpare[Node_Alt](dEc, grpcfastSpare_hostile_hostile_Node_Alt)
+				}
 				x.Choice = wR
 			}
 			if wR.Alt == nil {
-				wR.Alt = grpcfastimpl.Spare[Node](dEc, grpcfastSpare_hostile_hostile_Node)
+				if wR.Alt = grpcfastimpl.TakeSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node); wR.Alt == nil {
+					wR.Alt = grpcfastimpl.NewSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -406,15 +419,18 @@ func (x *Node) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			wR, oK := x.Choice.(*Node_Label)
 			if !oK {
-				wR = grpcfastimpl.Spare[Node_Label](dEc, grpcfastSpare_hostile_hostile_Node_Label)
+				if wR = grpcfastimpl.TakeSpare[Node_Label](dEc, grpcfastSpare_hostile_hostile_Node_Label); wR == nil {
+					wR = grpcfastimpl.NewSpare[Node_Label](dEc, grpcfastSpare_hostile_hostile_Node_Label)
+				}
 				x.Choice = wR
 			}
-			if !sWept {
-				sWept = true
-				dEc = grpcfastimpl.Sweep(dEc, fIeld)
+			if aScii < 0 {
+				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 			}
-			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.hostile.Node.label"); eRr != nil {
-				return eRr
+			if len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.hostile.Node.label"); eRr != nil {
+					return eRr
+				}
 			}
 			wR.Label = grpcfastimpl.String(dEc, vAl)
 			continue
@@ -459,7 +475,7 @@ func (x *Holder) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Holder) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
-	sWept := false // the input was checked for 7-bit once (utf8)
+	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -484,7 +500,9 @@ func (x *Holder) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Value == nil {
-				x.Value = grpcfastimpl.Spare[structpb.Value](dEc, grpcfastSpare_hostile_hostile_Value)
+				if x.Value = grpcfastimpl.TakeSpare[structpb.Value](dEc, grpcfastSpare_hostile_hostile_Value); x.Value == nil {
+					x.Value = grpcfastimpl.NewSpare[structpb.Value](dEc, grpcfastSpare_hostile_hostile_Value)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -505,7 +523,9 @@ func (x *Holder) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Fields == nil {
-				x.Fields = grpcfastimpl.Spare[structpb.Struct](dEc, grpcfastSpare_hostile_hostile_Struct)
+				if x.Fields = grpcfastimpl.TakeSpare[structpb.Struct](dEc, grpcfastSpare_hostile_hostile_Struct); x.Fields == nil {
+					x.Fields = grpcfastimpl.NewSpare[structpb.Struct](dEc, grpcfastSpare_hostile_hostile_Struct)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -526,12 +546,13 @@ func (x *Holder) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			if !sWept {
-				sWept = true
-				dEc = grpcfastimpl.Sweep(dEc, fIeld)
+			if aScii < 0 {
+				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 			}
-			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.hostile.Holder.label"); eRr != nil {
-				return eRr
+			if len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.hostile.Holder.label"); eRr != nil {
+					return eRr
+				}
 			}
 			x.Label = grpcfastimpl.String(dEc, vAl)
 			continue
@@ -556,7 +577,9 @@ func (x *Holder) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 					eL = x.Values[nN]
 				}
 				if eL == nil {
-					eL = grpcfastimpl.Spare[structpb.Value](dEc, grpcfastSpare_hostile_hostile_Value)
+					if eL = grpcfastimpl.TakeSpare[structpb.Value](dEc, grpcfastSpare_hostile_hostile_Value); eL == nil {
+						eL = grpcfastimpl.NewSpare[structpb.Value](dEc, grpcfastSpare_hostile_hostile_Value)
+					}
 					x.Values[len(x.Values)-1] = eL
 				}
 				if dEpth < 1 {

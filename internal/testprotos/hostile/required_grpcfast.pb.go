@@ -15,7 +15,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion4
+const _ = grpcfastimpl.SupportPackageIsVersion5
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -76,7 +76,9 @@ func (x *Req) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int)
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Child == nil {
-				x.Child = grpcfastimpl.Spare[Req](dEc, grpcfastSpare_hostile_required_Req)
+				if x.Child = grpcfastimpl.TakeSpare[Req](dEc, grpcfastSpare_hostile_required_Req); x.Child == nil {
+					x.Child = grpcfastimpl.NewSpare[Req](dEc, grpcfastSpare_hostile_required_Req)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -106,7 +108,9 @@ func (x *Req) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int)
 					eL = x.Items[nN]
 				}
 				if eL == nil {
-					eL = grpcfastimpl.Spare[Req](dEc, grpcfastSpare_hostile_required_Req)
+					if eL = grpcfastimpl.TakeSpare[Req](dEc, grpcfastSpare_hostile_required_Req); eL == nil {
+						eL = grpcfastimpl.NewSpare[Req](dEc, grpcfastSpare_hostile_required_Req)
+					}
 					x.Items[len(x.Items)-1] = eL
 				}
 				if dEpth < 1 {
@@ -191,7 +195,9 @@ func (x *Req) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int)
 						vAl, eNtry = rEad, eNtry[nN:]
 					}
 					if mV == nil {
-						mV = grpcfastimpl.Spare[Req](dEc, grpcfastSpare_hostile_required_Req)
+						if mV = grpcfastimpl.TakeSpare[Req](dEc, grpcfastSpare_hostile_required_Req); mV == nil {
+							mV = grpcfastimpl.NewSpare[Req](dEc, grpcfastSpare_hostile_required_Req)
+						}
 					}
 					if dEpth-grpcfastimpl.MapLevel < 1 {
 						return grpcfastimpl.ErrDepth
@@ -208,7 +214,9 @@ func (x *Req) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int)
 				eNtry = eNtry[nN:]
 			}
 			if mV == nil {
-				mV = grpcfastimpl.Spare[Req](dEc, grpcfastSpare_hostile_required_Req)
+				if mV = grpcfastimpl.TakeSpare[Req](dEc, grpcfastSpare_hostile_required_Req); mV == nil {
+					mV = grpcfastimpl.NewSpare[Req](dEc, grpcfastSpare_hostile_required_Req)
+				}
 			}
 			if x.ById == nil {
 				x.ById = make(map[int32]*Req)
@@ -270,7 +278,9 @@ func (x *Wide) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Next == nil {
-				x.Next = grpcfastimpl.Spare[Wide](dEc, grpcfastSpare_hostile_required_Wide)
+				if x.Next = grpcfastimpl.TakeSpare[Wide](dEc, grpcfastSpare_hostile_required_Wide); x.Next == nil {
+					x.Next = grpcfastimpl.NewSpare[Wide](dEc, grpcfastSpare_hostile_required_Wide)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth

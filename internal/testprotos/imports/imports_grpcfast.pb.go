@@ -20,7 +20,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion4
+const _ = grpcfastimpl.SupportPackageIsVersion5
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -71,7 +71,9 @@ func (x *Local) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Blob == nil {
-				x.Blob = grpcfastimpl.Spare[common.Blob](dEc, grpcfastSpare_imports_imports_Blob)
+				if x.Blob = grpcfastimpl.TakeSpare[common.Blob](dEc, grpcfastSpare_imports_imports_Blob); x.Blob == nil {
+					x.Blob = grpcfastimpl.NewSpare[common.Blob](dEc, grpcfastSpare_imports_imports_Blob)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -124,7 +126,9 @@ func (x *FromV) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.M == nil {
-				x.M = grpcfastimpl.Spare[o.M](dEc, grpcfastSpare_imports_imports_M)
+				if x.M = grpcfastimpl.TakeSpare[o.M](dEc, grpcfastSpare_imports_imports_M); x.M == nil {
+					x.M = grpcfastimpl.NewSpare[o.M](dEc, grpcfastSpare_imports_imports_M)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -154,7 +158,9 @@ func (x *FromV) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 					eL = x.Ms[nN]
 				}
 				if eL == nil {
-					eL = grpcfastimpl.Spare[o.M](dEc, grpcfastSpare_imports_imports_M)
+					if eL = grpcfastimpl.TakeSpare[o.M](dEc, grpcfastSpare_imports_imports_M); eL == nil {
+						eL = grpcfastimpl.NewSpare[o.M](dEc, grpcfastSpare_imports_imports_M)
+					}
 					x.Ms[len(x.Ms)-1] = eL
 				}
 				if dEpth < 1 {
@@ -238,11 +244,15 @@ func (x *FromV) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 			}
 			wR, oK := x.Choice.(*FromV_One)
 			if !oK {
-				wR = grpcfastimpl.Spare[FromV_One](dEc, grpcfastSpare_imports_imports_FromV_One)
+				if wR = grpcfastimpl.TakeSpare[FromV_One](dEc, grpcfastSpare_imports_imports_FromV_One); wR == nil {
+					wR = grpcfastimpl.NewSpare[FromV_One](dEc, grpcfastSpare_imports_imports_FromV_One)
+				}
 				x.Choice = wR
 			}
 			if wR.One == nil {
-				wR.One = grpcfastimpl.Spare[o.M](dEc, grpcfastSpare_imports_imports_M)
+				if wR.One = grpcfastimpl.TakeSpare[o.M](dEc, grpcfastSpare_imports_imports_M); wR.One == nil {
+					wR.One = grpcfastimpl.NewSpare[o.M](dEc, grpcfastSpare_imports_imports_M)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -264,7 +274,9 @@ func (x *FromV) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 			}
 			wR, oK := x.Choice.(*FromV_Hue)
 			if !oK {
-				wR = grpcfastimpl.Spare[FromV_Hue](dEc, grpcfastSpare_imports_imports_FromV_Hue)
+				if wR = grpcfastimpl.TakeSpare[FromV_Hue](dEc, grpcfastSpare_imports_imports_FromV_Hue); wR == nil {
+					wR = grpcfastimpl.NewSpare[FromV_Hue](dEc, grpcfastSpare_imports_imports_FromV_Hue)
+				}
 				x.Choice = wR
 			}
 			wR.Hue = o.E(int32(vAl))

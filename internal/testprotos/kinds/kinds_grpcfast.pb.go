@@ -23,7 +23,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion4
+const _ = grpcfastimpl.SupportPackageIsVersion5
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -67,7 +67,7 @@ func (x *Rich) GrpcfastBytesField(num protowire.Number) *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
-	sWept := false // the input was checked for 7-bit once (utf8)
+	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -105,12 +105,13 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			if !sWept {
-				sWept = true
-				dEc = grpcfastimpl.Sweep(dEc, fIeld)
+			if aScii < 0 {
+				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 			}
-			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Rich.name"); eRr != nil {
-				return eRr
+			if len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Rich.name"); eRr != nil {
+					return eRr
+				}
 			}
 			x.Name = grpcfastimpl.String(dEc, vAl)
 			continue
@@ -196,12 +197,13 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 					}
 					vAl, dAtA = rEad, dAtA[nN:]
 				}
-				if !sWept {
-					sWept = true
-					dEc = grpcfastimpl.Sweep(dEc, fIeld)
+				if aScii < 0 {
+					dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 				}
-				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Rich.words"); eRr != nil {
-					return eRr
+				if len(dAtA) < aScii {
+					if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Rich.words"); eRr != nil {
+						return eRr
+					}
 				}
 				if len(x.Words) == cap(x.Words) {
 					x.Words = grpcfastimpl.Grow(x.Words, 50, dAtA)
@@ -247,7 +249,9 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Inner == nil {
-				x.Inner = grpcfastimpl.Spare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner)
+				if x.Inner = grpcfastimpl.TakeSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner); x.Inner == nil {
+					x.Inner = grpcfastimpl.NewSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -277,7 +281,9 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 					eL = x.Inners[nN]
 				}
 				if eL == nil {
-					eL = grpcfastimpl.Spare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner)
+					if eL = grpcfastimpl.TakeSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner); eL == nil {
+						eL = grpcfastimpl.NewSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner)
+					}
 					x.Inners[len(x.Inners)-1] = eL
 				}
 				if dEpth < 1 {
@@ -380,15 +386,18 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			wR, oK := x.Choice.(*Rich_Text)
 			if !oK {
-				wR = grpcfastimpl.Spare[Rich_Text](dEc, grpcfastSpare_kinds_kinds_Rich_Text)
+				if wR = grpcfastimpl.TakeSpare[Rich_Text](dEc, grpcfastSpare_kinds_kinds_Rich_Text); wR == nil {
+					wR = grpcfastimpl.NewSpare[Rich_Text](dEc, grpcfastSpare_kinds_kinds_Rich_Text)
+				}
 				x.Choice = wR
 			}
-			if !sWept {
-				sWept = true
-				dEc = grpcfastimpl.Sweep(dEc, fIeld)
+			if aScii < 0 {
+				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 			}
-			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Rich.text"); eRr != nil {
-				return eRr
+			if len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Rich.text"); eRr != nil {
+					return eRr
+				}
 			}
 			wR.Text = grpcfastimpl.String(dEc, vAl)
 			continue
@@ -405,7 +414,9 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			wR, oK := x.Choice.(*Rich_Raw)
 			if !oK {
-				wR = grpcfastimpl.Spare[Rich_Raw](dEc, grpcfastSpare_kinds_kinds_Rich_Raw)
+				if wR = grpcfastimpl.TakeSpare[Rich_Raw](dEc, grpcfastSpare_kinds_kinds_Rich_Raw); wR == nil {
+					wR = grpcfastimpl.NewSpare[Rich_Raw](dEc, grpcfastSpare_kinds_kinds_Rich_Raw)
+				}
 				x.Choice = wR
 			}
 			wR.Raw = grpcfastimpl.BytesPresent(dEc, vAl)
@@ -423,11 +434,15 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			wR, oK := x.Choice.(*Rich_Nested)
 			if !oK {
-				wR = grpcfastimpl.Spare[Rich_Nested](dEc, grpcfastSpare_kinds_kinds_Rich_Nested)
+				if wR = grpcfastimpl.TakeSpare[Rich_Nested](dEc, grpcfastSpare_kinds_kinds_Rich_Nested); wR == nil {
+					wR = grpcfastimpl.NewSpare[Rich_Nested](dEc, grpcfastSpare_kinds_kinds_Rich_Nested)
+				}
 				x.Choice = wR
 			}
 			if wR.Nested == nil {
-				wR.Nested = grpcfastimpl.Spare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner)
+				if wR.Nested = grpcfastimpl.TakeSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner); wR.Nested == nil {
+					wR.Nested = grpcfastimpl.NewSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -577,7 +592,7 @@ func (x *Inner) GrpcfastBytesField(num protowire.Number) *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Inner) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
-	sWept := false // the input was checked for 7-bit once (utf8)
+	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -602,12 +617,13 @@ func (x *Inner) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			if !sWept {
-				sWept = true
-				dEc = grpcfastimpl.Sweep(dEc, fIeld)
+			if aScii < 0 {
+				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 			}
-			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Inner.label"); eRr != nil {
-				return eRr
+			if len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Inner.label"); eRr != nil {
+					return eRr
+				}
 			}
 			x.Label = grpcfastimpl.String(dEc, vAl)
 			continue
@@ -771,7 +787,7 @@ func (x *Pooled) GrpcfastBytesField(num protowire.Number) *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Pooled) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
-	sWept := false // the input was checked for 7-bit once (utf8)
+	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -861,7 +877,9 @@ func (x *Pooled) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 					eL = x.Inners[nN]
 				}
 				if eL == nil {
-					eL = grpcfastimpl.Spare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner)
+					if eL = grpcfastimpl.TakeSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner); eL == nil {
+						eL = grpcfastimpl.NewSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner)
+					}
 					x.Inners[len(x.Inners)-1] = eL
 				}
 				if dEpth < 1 {
@@ -888,12 +906,13 @@ func (x *Pooled) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			if !sWept {
-				sWept = true
-				dEc = grpcfastimpl.Sweep(dEc, fIeld)
+			if aScii < 0 {
+				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 			}
-			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Pooled.name"); eRr != nil {
-				return eRr
+			if len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Pooled.name"); eRr != nil {
+					return eRr
+				}
 			}
 			x.Name = grpcfastimpl.String(dEc, vAl)
 			continue
@@ -909,7 +928,9 @@ func (x *Pooled) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.One == nil {
-				x.One = grpcfastimpl.Spare[PooledInner](dEc, grpcfastSpare_kinds_kinds_PooledInner)
+				if x.One = grpcfastimpl.TakeSpare[PooledInner](dEc, grpcfastSpare_kinds_kinds_PooledInner); x.One == nil {
+					x.One = grpcfastimpl.NewSpare[PooledInner](dEc, grpcfastSpare_kinds_kinds_PooledInner)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -939,7 +960,9 @@ func (x *Pooled) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 					eL = x.Items[nN]
 				}
 				if eL == nil {
-					eL = grpcfastimpl.Spare[PooledInner](dEc, grpcfastSpare_kinds_kinds_PooledInner)
+					if eL = grpcfastimpl.TakeSpare[PooledInner](dEc, grpcfastSpare_kinds_kinds_PooledInner); eL == nil {
+						eL = grpcfastimpl.NewSpare[PooledInner](dEc, grpcfastSpare_kinds_kinds_PooledInner)
+					}
 					x.Items[len(x.Items)-1] = eL
 				}
 				if dEpth < 1 {
@@ -1142,7 +1165,9 @@ func (x *PooledMaybe) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dE
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.One == nil {
-				x.One = grpcfastimpl.Spare[PooledMaybe](dEc, grpcfastSpare_kinds_kinds_PooledMaybe)
+				if x.One = grpcfastimpl.TakeSpare[PooledMaybe](dEc, grpcfastSpare_kinds_kinds_PooledMaybe); x.One == nil {
+					x.One = grpcfastimpl.NewSpare[PooledMaybe](dEc, grpcfastSpare_kinds_kinds_PooledMaybe)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -1172,7 +1197,9 @@ func (x *PooledMaybe) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dE
 					eL = x.Items[nN]
 				}
 				if eL == nil {
-					eL = grpcfastimpl.Spare[PooledMaybe](dEc, grpcfastSpare_kinds_kinds_PooledMaybe)
+					if eL = grpcfastimpl.TakeSpare[PooledMaybe](dEc, grpcfastSpare_kinds_kinds_PooledMaybe); eL == nil {
+						eL = grpcfastimpl.NewSpare[PooledMaybe](dEc, grpcfastSpare_kinds_kinds_PooledMaybe)
+					}
 					x.Items[len(x.Items)-1] = eL
 				}
 				if dEpth < 1 {
@@ -1220,7 +1247,7 @@ func (x *Decodable) GrpcfastBytesField(num protowire.Number) *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
-	sWept := false // the input was checked for 7-bit once (utf8)
+	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -1397,12 +1424,13 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			if !sWept {
-				sWept = true
-				dEc = grpcfastimpl.Sweep(dEc, fIeld)
+			if aScii < 0 {
+				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 			}
-			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Decodable.name"); eRr != nil {
-				return eRr
+			if len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Decodable.name"); eRr != nil {
+					return eRr
+				}
 			}
 			x.Name = grpcfastimpl.String(dEc, vAl)
 			continue
@@ -1761,12 +1789,13 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			if !sWept {
-				sWept = true
-				dEc = grpcfastimpl.Sweep(dEc, fIeld)
+			if aScii < 0 {
+				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 			}
-			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Decodable.words"); eRr != nil {
-				return eRr
+			if len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Decodable.words"); eRr != nil {
+					return eRr
+				}
 			}
 			if len(x.Words) == cap(x.Words) {
 				x.Words = grpcfastimpl.Grow(x.Words, 218, dAtA)
@@ -1801,7 +1830,9 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Child == nil {
-				x.Child = grpcfastimpl.Spare[Decodable](dEc, grpcfastSpare_kinds_kinds_Decodable)
+				if x.Child = grpcfastimpl.TakeSpare[Decodable](dEc, grpcfastSpare_kinds_kinds_Decodable); x.Child == nil {
+					x.Child = grpcfastimpl.NewSpare[Decodable](dEc, grpcfastSpare_kinds_kinds_Decodable)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -1830,7 +1861,9 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				eL = x.Children[nN]
 			}
 			if eL == nil {
-				eL = grpcfastimpl.Spare[Decodable](dEc, grpcfastSpare_kinds_kinds_Decodable)
+				if eL = grpcfastimpl.TakeSpare[Decodable](dEc, grpcfastSpare_kinds_kinds_Decodable); eL == nil {
+					eL = grpcfastimpl.NewSpare[Decodable](dEc, grpcfastSpare_kinds_kinds_Decodable)
+				}
 				x.Children[len(x.Children)-1] = eL
 			}
 			if dEpth < 1 {
@@ -1852,7 +1885,9 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Rich == nil {
-				x.Rich = grpcfastimpl.Spare[Rich](dEc, grpcfastSpare_kinds_kinds_Rich)
+				if x.Rich = grpcfastimpl.TakeSpare[Rich](dEc, grpcfastSpare_kinds_kinds_Rich); x.Rich == nil {
+					x.Rich = grpcfastimpl.NewSpare[Rich](dEc, grpcfastSpare_kinds_kinds_Rich)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -1881,7 +1916,9 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				eL = x.Riches[nN]
 			}
 			if eL == nil {
-				eL = grpcfastimpl.Spare[Rich](dEc, grpcfastSpare_kinds_kinds_Rich)
+				if eL = grpcfastimpl.TakeSpare[Rich](dEc, grpcfastSpare_kinds_kinds_Rich); eL == nil {
+					eL = grpcfastimpl.NewSpare[Rich](dEc, grpcfastSpare_kinds_kinds_Rich)
+				}
 				x.Riches[len(x.Riches)-1] = eL
 			}
 			if dEpth < 1 {
@@ -1905,15 +1942,18 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			}
 			wR, oK := x.Choice.(*Decodable_Text)
 			if !oK {
-				wR = grpcfastimpl.Spare[Decodable_Text](dEc, grpcfastSpare_kinds_kinds_Decodable_Text)
+				if wR = grpcfastimpl.TakeSpare[Decodable_Text](dEc, grpcfastSpare_kinds_kinds_Decodable_Text); wR == nil {
+					wR = grpcfastimpl.NewSpare[Decodable_Text](dEc, grpcfastSpare_kinds_kinds_Decodable_Text)
+				}
 				x.Choice = wR
 			}
-			if !sWept {
-				sWept = true
-				dEc = grpcfastimpl.Sweep(dEc, fIeld)
+			if aScii < 0 {
+				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 			}
-			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Decodable.text"); eRr != nil {
-				return eRr
+			if len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Decodable.text"); eRr != nil {
+					return eRr
+				}
 			}
 			wR.Text = grpcfastimpl.String(dEc, vAl)
 			continue
@@ -1930,7 +1970,9 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			}
 			wR, oK := x.Choice.(*Decodable_Raw)
 			if !oK {
-				wR = grpcfastimpl.Spare[Decodable_Raw](dEc, grpcfastSpare_kinds_kinds_Decodable_Raw)
+				if wR = grpcfastimpl.TakeSpare[Decodable_Raw](dEc, grpcfastSpare_kinds_kinds_Decodable_Raw); wR == nil {
+					wR = grpcfastimpl.NewSpare[Decodable_Raw](dEc, grpcfastSpare_kinds_kinds_Decodable_Raw)
+				}
 				x.Choice = wR
 			}
 			wR.Raw = grpcfastimpl.BytesPresent(dEc, vAl)
@@ -1948,11 +1990,15 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			}
 			wR, oK := x.Choice.(*Decodable_Node)
 			if !oK {
-				wR = grpcfastimpl.Spare[Decodable_Node](dEc, grpcfastSpare_kinds_kinds_Decodable_Node)
+				if wR = grpcfastimpl.TakeSpare[Decodable_Node](dEc, grpcfastSpare_kinds_kinds_Decodable_Node); wR == nil {
+					wR = grpcfastimpl.NewSpare[Decodable_Node](dEc, grpcfastSpare_kinds_kinds_Decodable_Node)
+				}
 				x.Choice = wR
 			}
 			if wR.Node == nil {
-				wR.Node = grpcfastimpl.Spare[Decodable](dEc, grpcfastSpare_kinds_kinds_Decodable)
+				if wR.Node = grpcfastimpl.TakeSpare[Decodable](dEc, grpcfastSpare_kinds_kinds_Decodable); wR.Node == nil {
+					wR.Node = grpcfastimpl.NewSpare[Decodable](dEc, grpcfastSpare_kinds_kinds_Decodable)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -1974,7 +2020,9 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			}
 			wR, oK := x.Choice.(*Decodable_Num)
 			if !oK {
-				wR = grpcfastimpl.Spare[Decodable_Num](dEc, grpcfastSpare_kinds_kinds_Decodable_Num)
+				if wR = grpcfastimpl.TakeSpare[Decodable_Num](dEc, grpcfastSpare_kinds_kinds_Decodable_Num); wR == nil {
+					wR = grpcfastimpl.NewSpare[Decodable_Num](dEc, grpcfastSpare_kinds_kinds_Decodable_Num)
+				}
 				x.Choice = wR
 			}
 			wR.Num = int64(vAl)
@@ -1992,7 +2040,9 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			}
 			wR, oK := x.Choice.(*Decodable_Hue)
 			if !oK {
-				wR = grpcfastimpl.Spare[Decodable_Hue](dEc, grpcfastSpare_kinds_kinds_Decodable_Hue)
+				if wR = grpcfastimpl.TakeSpare[Decodable_Hue](dEc, grpcfastSpare_kinds_kinds_Decodable_Hue); wR == nil {
+					wR = grpcfastimpl.NewSpare[Decodable_Hue](dEc, grpcfastSpare_kinds_kinds_Decodable_Hue)
+				}
 				x.Choice = wR
 			}
 			wR.Hue = Color(int32(vAl))
@@ -2005,7 +2055,9 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			dAtA = dAtA[nN:]
 			wR, oK := x.Choice.(*Decodable_Real)
 			if !oK {
-				wR = grpcfastimpl.Spare[Decodable_Real](dEc, grpcfastSpare_kinds_kinds_Decodable_Real)
+				if wR = grpcfastimpl.TakeSpare[Decodable_Real](dEc, grpcfastSpare_kinds_kinds_Decodable_Real); wR == nil {
+					wR = grpcfastimpl.NewSpare[Decodable_Real](dEc, grpcfastSpare_kinds_kinds_Decodable_Real)
+				}
 				x.Choice = wR
 			}
 			wR.Real = math.Float64frombits(vAl)
@@ -2023,7 +2075,9 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			}
 			wR, oK := x.Choice.(*Decodable_Yes)
 			if !oK {
-				wR = grpcfastimpl.Spare[Decodable_Yes](dEc, grpcfastSpare_kinds_kinds_Decodable_Yes)
+				if wR = grpcfastimpl.TakeSpare[Decodable_Yes](dEc, grpcfastSpare_kinds_kinds_Decodable_Yes); wR == nil {
+					wR = grpcfastimpl.NewSpare[Decodable_Yes](dEc, grpcfastSpare_kinds_kinds_Decodable_Yes)
+				}
 				x.Choice = wR
 			}
 			wR.Yes = protowire.DecodeBool(vAl)
@@ -2041,11 +2095,15 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			}
 			wR, oK := x.Choice.(*Decodable_Other)
 			if !oK {
-				wR = grpcfastimpl.Spare[Decodable_Other](dEc, grpcfastSpare_kinds_kinds_Decodable_Other)
+				if wR = grpcfastimpl.TakeSpare[Decodable_Other](dEc, grpcfastSpare_kinds_kinds_Decodable_Other); wR == nil {
+					wR = grpcfastimpl.NewSpare[Decodable_Other](dEc, grpcfastSpare_kinds_kinds_Decodable_Other)
+				}
 				x.Choice = wR
 			}
 			if wR.Other == nil {
-				wR.Other = grpcfastimpl.Spare[Rich](dEc, grpcfastSpare_kinds_kinds_Rich)
+				if wR.Other = grpcfastimpl.TakeSpare[Rich](dEc, grpcfastSpare_kinds_kinds_Rich); wR.Other == nil {
+					wR.Other = grpcfastimpl.NewSpare[Rich](dEc, grpcfastSpare_kinds_kinds_Rich)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -2067,7 +2125,9 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			}
 			wR, oK := x.Choice.(*Decodable_Small)
 			if !oK {
-				wR = grpcfastimpl.Spare[Decodable_Small](dEc, grpcfastSpare_kinds_kinds_Decodable_Small)
+				if wR = grpcfastimpl.TakeSpare[Decodable_Small](dEc, grpcfastSpare_kinds_kinds_Decodable_Small); wR == nil {
+					wR = grpcfastimpl.NewSpare[Decodable_Small](dEc, grpcfastSpare_kinds_kinds_Decodable_Small)
+				}
 				x.Choice = wR
 			}
 			wR.Small = grpcfastimpl.DecodeSint32(vAl)
@@ -2080,7 +2140,9 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			dAtA = dAtA[nN:]
 			wR, oK := x.Choice.(*Decodable_Big)
 			if !oK {
-				wR = grpcfastimpl.Spare[Decodable_Big](dEc, grpcfastSpare_kinds_kinds_Decodable_Big)
+				if wR = grpcfastimpl.TakeSpare[Decodable_Big](dEc, grpcfastSpare_kinds_kinds_Decodable_Big); wR == nil {
+					wR = grpcfastimpl.NewSpare[Decodable_Big](dEc, grpcfastSpare_kinds_kinds_Decodable_Big)
+				}
 				x.Choice = wR
 			}
 			wR.Big = vAl
@@ -2098,11 +2160,15 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			}
 			wR, oK := x.Second.(*Decodable_Inner)
 			if !oK {
-				wR = grpcfastimpl.Spare[Decodable_Inner](dEc, grpcfastSpare_kinds_kinds_Decodable_Inner)
+				if wR = grpcfastimpl.TakeSpare[Decodable_Inner](dEc, grpcfastSpare_kinds_kinds_Decodable_Inner); wR == nil {
+					wR = grpcfastimpl.NewSpare[Decodable_Inner](dEc, grpcfastSpare_kinds_kinds_Decodable_Inner)
+				}
 				x.Second = wR
 			}
 			if wR.Inner == nil {
-				wR.Inner = grpcfastimpl.Spare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner)
+				if wR.Inner = grpcfastimpl.TakeSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner); wR.Inner == nil {
+					wR.Inner = grpcfastimpl.NewSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -2125,15 +2191,18 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 			}
 			wR, oK := x.Second.(*Decodable_Label)
 			if !oK {
-				wR = grpcfastimpl.Spare[Decodable_Label](dEc, grpcfastSpare_kinds_kinds_Decodable_Label)
+				if wR = grpcfastimpl.TakeSpare[Decodable_Label](dEc, grpcfastSpare_kinds_kinds_Decodable_Label); wR == nil {
+					wR = grpcfastimpl.NewSpare[Decodable_Label](dEc, grpcfastSpare_kinds_kinds_Decodable_Label)
+				}
 				x.Second = wR
 			}
-			if !sWept {
-				sWept = true
-				dEc = grpcfastimpl.Sweep(dEc, fIeld)
+			if aScii < 0 {
+				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 			}
-			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Decodable.label"); eRr != nil {
-				return eRr
+			if len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Decodable.label"); eRr != nil {
+					return eRr
+				}
 			}
 			wR.Label = grpcfastimpl.String(dEc, vAl)
 			continue
@@ -2198,7 +2267,9 @@ func (x *WellKnown) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Time == nil {
-				x.Time = grpcfastimpl.Spare[timestamppb.Timestamp](dEc, grpcfastSpare_kinds_kinds_Timestamp)
+				if x.Time = grpcfastimpl.TakeSpare[timestamppb.Timestamp](dEc, grpcfastSpare_kinds_kinds_Timestamp); x.Time == nil {
+					x.Time = grpcfastimpl.NewSpare[timestamppb.Timestamp](dEc, grpcfastSpare_kinds_kinds_Timestamp)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -2219,7 +2290,9 @@ func (x *WellKnown) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Ratio == nil {
-				x.Ratio = grpcfastimpl.Spare[wrapperspb.DoubleValue](dEc, grpcfastSpare_kinds_kinds_DoubleValue)
+				if x.Ratio = grpcfastimpl.TakeSpare[wrapperspb.DoubleValue](dEc, grpcfastSpare_kinds_kinds_DoubleValue); x.Ratio == nil {
+					x.Ratio = grpcfastimpl.NewSpare[wrapperspb.DoubleValue](dEc, grpcfastSpare_kinds_kinds_DoubleValue)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth

@@ -17,7 +17,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion4
+const _ = grpcfastimpl.SupportPackageIsVersion5
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -67,7 +67,9 @@ func (x *AlphaNote) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Shared == nil {
-				x.Shared = grpcfastimpl.Spare[Shared](dEc, grpcfastSpare_multi_a_Shared)
+				if x.Shared = grpcfastimpl.TakeSpare[Shared](dEc, grpcfastSpare_multi_a_Shared); x.Shared == nil {
+					x.Shared = grpcfastimpl.NewSpare[Shared](dEc, grpcfastSpare_multi_a_Shared)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -97,7 +99,9 @@ func (x *AlphaNote) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 					eL = x.More[nN]
 				}
 				if eL == nil {
-					eL = grpcfastimpl.Spare[Shared](dEc, grpcfastSpare_multi_a_Shared)
+					if eL = grpcfastimpl.TakeSpare[Shared](dEc, grpcfastSpare_multi_a_Shared); eL == nil {
+						eL = grpcfastimpl.NewSpare[Shared](dEc, grpcfastSpare_multi_a_Shared)
+					}
 					x.More[len(x.More)-1] = eL
 				}
 				if dEpth < 1 {

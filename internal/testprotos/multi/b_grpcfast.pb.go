@@ -16,7 +16,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion4
+const _ = grpcfastimpl.SupportPackageIsVersion5
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -147,7 +147,7 @@ func (x *Shared) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Shared) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
-	sWept := false // the input was checked for 7-bit once (utf8)
+	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -172,12 +172,13 @@ func (x *Shared) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			if !sWept {
-				sWept = true
-				dEc = grpcfastimpl.Sweep(dEc, fIeld)
+			if aScii < 0 {
+				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 			}
-			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.multi.Shared.s"); eRr != nil {
-				return eRr
+			if len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.multi.Shared.s"); eRr != nil {
+					return eRr
+				}
 			}
 			x.S = grpcfastimpl.String(dEc, vAl)
 			continue
@@ -225,7 +226,9 @@ func (x *BetaNote) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Shared == nil {
-				x.Shared = grpcfastimpl.Spare[Shared](dEc, grpcfastSpare_multi_b_Shared)
+				if x.Shared = grpcfastimpl.TakeSpare[Shared](dEc, grpcfastSpare_multi_b_Shared); x.Shared == nil {
+					x.Shared = grpcfastimpl.NewSpare[Shared](dEc, grpcfastSpare_multi_b_Shared)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -255,7 +258,9 @@ func (x *BetaNote) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 					eL = x.More[nN]
 				}
 				if eL == nil {
-					eL = grpcfastimpl.Spare[Shared](dEc, grpcfastSpare_multi_b_Shared)
+					if eL = grpcfastimpl.TakeSpare[Shared](dEc, grpcfastSpare_multi_b_Shared); eL == nil {
+						eL = grpcfastimpl.NewSpare[Shared](dEc, grpcfastSpare_multi_b_Shared)
+					}
 					x.More[len(x.More)-1] = eL
 				}
 				if dEpth < 1 {

@@ -17,7 +17,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion4
+const _ = grpcfastimpl.SupportPackageIsVersion5
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -43,7 +43,7 @@ func (x *Msg) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Msg) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
-	sWept := false // the input was checked for 7-bit once (utf8)
+	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -68,12 +68,13 @@ func (x *Msg) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int)
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			if !sWept {
-				sWept = true
-				dEc = grpcfastimpl.Sweep(dEc, fIeld)
+			if aScii < 0 {
+				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 			}
-			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.names.Msg.text"); eRr != nil {
-				return eRr
+			if len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.names.Msg.text"); eRr != nil {
+					return eRr
+				}
 			}
 			x.Text = grpcfastimpl.String(dEc, vAl)
 			continue

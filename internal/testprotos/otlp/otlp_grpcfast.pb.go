@@ -18,7 +18,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion4
+const _ = grpcfastimpl.SupportPackageIsVersion5
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -60,7 +60,7 @@ func (x *GetTracesRequest) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *GetTracesRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
-	sWept := false // the input was checked for 7-bit once (utf8)
+	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -85,12 +85,13 @@ func (x *GetTracesRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decodin
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			if !sWept {
-				sWept = true
-				dEc = grpcfastimpl.Sweep(dEc, fIeld)
+			if aScii < 0 {
+				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 			}
-			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.GetTracesRequest.service_name"); eRr != nil {
-				return eRr
+			if len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.GetTracesRequest.service_name"); eRr != nil {
+					return eRr
+				}
 			}
 			x.ServiceName = grpcfastimpl.String(dEc, vAl)
 			continue
@@ -186,7 +187,9 @@ func (x *TracesData) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 					eL = x.ResourceSpans[nN]
 				}
 				if eL == nil {
-					eL = grpcfastimpl.Spare[ResourceSpans](dEc, grpcfastSpare_otlp_otlp_ResourceSpans)
+					if eL = grpcfastimpl.TakeSpare[ResourceSpans](dEc, grpcfastSpare_otlp_otlp_ResourceSpans); eL == nil {
+						eL = grpcfastimpl.NewSpare[ResourceSpans](dEc, grpcfastSpare_otlp_otlp_ResourceSpans)
+					}
 					x.ResourceSpans[len(x.ResourceSpans)-1] = eL
 				}
 				if dEpth < 1 {
@@ -257,7 +260,9 @@ func (x *ExportTraceServiceRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimp
 					eL = x.ResourceSpans[nN]
 				}
 				if eL == nil {
-					eL = grpcfastimpl.Spare[ResourceSpans](dEc, grpcfastSpare_otlp_otlp_ResourceSpans)
+					if eL = grpcfastimpl.TakeSpare[ResourceSpans](dEc, grpcfastSpare_otlp_otlp_ResourceSpans); eL == nil {
+						eL = grpcfastimpl.NewSpare[ResourceSpans](dEc, grpcfastSpare_otlp_otlp_ResourceSpans)
+					}
 					x.ResourceSpans[len(x.ResourceSpans)-1] = eL
 				}
 				if dEpth < 1 {
@@ -319,7 +324,9 @@ func (x *ExportTraceServiceResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastim
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.PartialSuccess == nil {
-				x.PartialSuccess = grpcfastimpl.Spare[ExportTracePartialSuccess](dEc, grpcfastSpare_otlp_otlp_ExportTracePartialSuccess)
+				if x.PartialSuccess = grpcfastimpl.TakeSpare[ExportTracePartialSuccess](dEc, grpcfastSpare_otlp_otlp_ExportTracePartialSuccess); x.PartialSuccess == nil {
+					x.PartialSuccess = grpcfastimpl.NewSpare[ExportTracePartialSuccess](dEc, grpcfastSpare_otlp_otlp_ExportTracePartialSuccess)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -348,7 +355,7 @@ func (x *ExportTracePartialSuccess) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *ExportTracePartialSuccess) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
-	sWept := false // the input was checked for 7-bit once (utf8)
+	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -386,12 +393,13 @@ func (x *ExportTracePartialSuccess) GrpcfastDecode(dAtA []byte, dEc *grpcfastimp
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			if !sWept {
-				sWept = true
-				dEc = grpcfastimpl.Sweep(dEc, fIeld)
+			if aScii < 0 {
+				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 			}
-			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.ExportTracePartialSuccess.error_message"); eRr != nil {
-				return eRr
+			if len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.ExportTracePartialSuccess.error_message"); eRr != nil {
+					return eRr
+				}
 			}
 			x.ErrorMessage = grpcfastimpl.String(dEc, vAl)
 			continue
@@ -415,7 +423,7 @@ func (x *ResourceSpans) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *ResourceSpans) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
-	sWept := false // the input was checked for 7-bit once (utf8)
+	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -440,7 +448,9 @@ func (x *ResourceSpans) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, 
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Resource == nil {
-				x.Resource = grpcfastimpl.Spare[Resource](dEc, grpcfastSpare_otlp_otlp_Resource)
+				if x.Resource = grpcfastimpl.TakeSpare[Resource](dEc, grpcfastSpare_otlp_otlp_Resource); x.Resource == nil {
+					x.Resource = grpcfastimpl.NewSpare[Resource](dEc, grpcfastSpare_otlp_otlp_Resource)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -470,7 +480,9 @@ func (x *ResourceSpans) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, 
 					eL = x.ScopeSpans[nN]
 				}
 				if eL == nil {
-					eL = grpcfastimpl.Spare[ScopeSpans](dEc, grpcfastSpare_otlp_otlp_ScopeSpans)
+					if eL = grpcfastimpl.TakeSpare[ScopeSpans](dEc, grpcfastSpare_otlp_otlp_ScopeSpans); eL == nil {
+						eL = grpcfastimpl.NewSpare[ScopeSpans](dEc, grpcfastSpare_otlp_otlp_ScopeSpans)
+					}
 					x.ScopeSpans[len(x.ScopeSpans)-1] = eL
 				}
 				if dEpth < 1 {
@@ -497,12 +509,13 @@ func (x *ResourceSpans) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, 
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			if !sWept {
-				sWept = true
-				dEc = grpcfastimpl.Sweep(dEc, fIeld)
+			if aScii < 0 {
+				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 			}
-			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.ResourceSpans.schema_url"); eRr != nil {
-				return eRr
+			if len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.ResourceSpans.schema_url"); eRr != nil {
+					return eRr
+				}
 			}
 			x.SchemaUrl = grpcfastimpl.String(dEc, vAl)
 			continue
@@ -529,7 +542,7 @@ func (x *ScopeSpans) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *ScopeSpans) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
-	sWept := false // the input was checked for 7-bit once (utf8)
+	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -554,7 +567,9 @@ func (x *ScopeSpans) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Scope == nil {
-				x.Scope = grpcfastimpl.Spare[InstrumentationScope](dEc, grpcfastSpare_otlp_otlp_InstrumentationScope)
+				if x.Scope = grpcfastimpl.TakeSpare[InstrumentationScope](dEc, grpcfastSpare_otlp_otlp_InstrumentationScope); x.Scope == nil {
+					x.Scope = grpcfastimpl.NewSpare[InstrumentationScope](dEc, grpcfastSpare_otlp_otlp_InstrumentationScope)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -584,7 +599,9 @@ func (x *ScopeSpans) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 					eL = x.Spans[nN]
 				}
 				if eL == nil {
-					eL = grpcfastimpl.Spare[Span](dEc, grpcfastSpare_otlp_otlp_Span)
+					if eL = grpcfastimpl.TakeSpare[Span](dEc, grpcfastSpare_otlp_otlp_Span); eL == nil {
+						eL = grpcfastimpl.NewSpare[Span](dEc, grpcfastSpare_otlp_otlp_Span)
+					}
 					x.Spans[len(x.Spans)-1] = eL
 				}
 				if dEpth < 1 {
@@ -611,12 +628,13 @@ func (x *ScopeSpans) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			if !sWept {
-				sWept = true
-				dEc = grpcfastimpl.Sweep(dEc, fIeld)
+			if aScii < 0 {
+				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 			}
-			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.ScopeSpans.schema_url"); eRr != nil {
-				return eRr
+			if len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.ScopeSpans.schema_url"); eRr != nil {
+					return eRr
+				}
 			}
 			x.SchemaUrl = grpcfastimpl.String(dEc, vAl)
 			continue
@@ -656,7 +674,7 @@ func (x *Span) GrpcfastBytesField(num protowire.Number) *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Span) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
-	sWept := false // the input was checked for 7-bit once (utf8)
+	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -707,12 +725,13 @@ func (x *Span) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			if !sWept {
-				sWept = true
-				dEc = grpcfastimpl.Sweep(dEc, fIeld)
+			if aScii < 0 {
+				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 			}
-			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.Span.trace_state"); eRr != nil {
-				return eRr
+			if len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.Span.trace_state"); eRr != nil {
+					return eRr
+				}
 			}
 			x.TraceState = grpcfastimpl.String(dEc, vAl)
 			continue
@@ -749,12 +768,13 @@ func (x *Span) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			if !sWept {
-				sWept = true
-				dEc = grpcfastimpl.Sweep(dEc, fIeld)
+			if aScii < 0 {
+				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 			}
-			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.Span.name"); eRr != nil {
-				return eRr
+			if len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.Span.name"); eRr != nil {
+					return eRr
+				}
 			}
 			x.Name = grpcfastimpl.String(dEc, vAl)
 			continue
@@ -808,7 +828,9 @@ func (x *Span) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 					eL = x.Attributes[nN]
 				}
 				if eL == nil {
-					eL = grpcfastimpl.Spare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
+					if eL = grpcfastimpl.TakeSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue); eL == nil {
+						eL = grpcfastimpl.NewSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
+					}
 					x.Attributes[len(x.Attributes)-1] = eL
 				}
 				if dEpth < 1 {
@@ -857,7 +879,9 @@ func (x *Span) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 					eL = x.Events[nN]
 				}
 				if eL == nil {
-					eL = grpcfastimpl.Spare[Span_Event](dEc, grpcfastSpare_otlp_otlp_Span_Event)
+					if eL = grpcfastimpl.TakeSpare[Span_Event](dEc, grpcfastSpare_otlp_otlp_Span_Event); eL == nil {
+						eL = grpcfastimpl.NewSpare[Span_Event](dEc, grpcfastSpare_otlp_otlp_Span_Event)
+					}
 					x.Events[len(x.Events)-1] = eL
 				}
 				if dEpth < 1 {
@@ -906,7 +930,9 @@ func (x *Span) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 					eL = x.Links[nN]
 				}
 				if eL == nil {
-					eL = grpcfastimpl.Spare[Span_Link](dEc, grpcfastSpare_otlp_otlp_Span_Link)
+					if eL = grpcfastimpl.TakeSpare[Span_Link](dEc, grpcfastSpare_otlp_otlp_Span_Link); eL == nil {
+						eL = grpcfastimpl.NewSpare[Span_Link](dEc, grpcfastSpare_otlp_otlp_Span_Link)
+					}
 					x.Links[len(x.Links)-1] = eL
 				}
 				if dEpth < 1 {
@@ -946,7 +972,9 @@ func (x *Span) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Status == nil {
-				x.Status = grpcfastimpl.Spare[Status](dEc, grpcfastSpare_otlp_otlp_Status)
+				if x.Status = grpcfastimpl.TakeSpare[Status](dEc, grpcfastSpare_otlp_otlp_Status); x.Status == nil {
+					x.Status = grpcfastimpl.NewSpare[Status](dEc, grpcfastSpare_otlp_otlp_Status)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -983,7 +1011,7 @@ func (x *Span_Event) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Span_Event) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
-	sWept := false // the input was checked for 7-bit once (utf8)
+	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -1016,12 +1044,13 @@ func (x *Span_Event) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			if !sWept {
-				sWept = true
-				dEc = grpcfastimpl.Sweep(dEc, fIeld)
+			if aScii < 0 {
+				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 			}
-			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.Span.Event.name"); eRr != nil {
-				return eRr
+			if len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.Span.Event.name"); eRr != nil {
+					return eRr
+				}
 			}
 			x.Name = grpcfastimpl.String(dEc, vAl)
 			continue
@@ -1046,7 +1075,9 @@ func (x *Span_Event) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 					eL = x.Attributes[nN]
 				}
 				if eL == nil {
-					eL = grpcfastimpl.Spare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
+					if eL = grpcfastimpl.TakeSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue); eL == nil {
+						eL = grpcfastimpl.NewSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
+					}
 					x.Attributes[len(x.Attributes)-1] = eL
 				}
 				if dEpth < 1 {
@@ -1108,7 +1139,7 @@ func (x *Span_Link) GrpcfastBytesField(num protowire.Number) *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Span_Link) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
-	sWept := false // the input was checked for 7-bit once (utf8)
+	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -1159,12 +1190,13 @@ func (x *Span_Link) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			if !sWept {
-				sWept = true
-				dEc = grpcfastimpl.Sweep(dEc, fIeld)
+			if aScii < 0 {
+				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 			}
-			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.Span.Link.trace_state"); eRr != nil {
-				return eRr
+			if len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.Span.Link.trace_state"); eRr != nil {
+					return eRr
+				}
 			}
 			x.TraceState = grpcfastimpl.String(dEc, vAl)
 			continue
@@ -1189,7 +1221,9 @@ func (x *Span_Link) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 					eL = x.Attributes[nN]
 				}
 				if eL == nil {
-					eL = grpcfastimpl.Spare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
+					if eL = grpcfastimpl.TakeSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue); eL == nil {
+						eL = grpcfastimpl.NewSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
+					}
 					x.Attributes[len(x.Attributes)-1] = eL
 				}
 				if dEpth < 1 {
@@ -1250,7 +1284,7 @@ func (x *Status) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Status) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
-	sWept := false // the input was checked for 7-bit once (utf8)
+	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -1275,12 +1309,13 @@ func (x *Status) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			if !sWept {
-				sWept = true
-				dEc = grpcfastimpl.Sweep(dEc, fIeld)
+			if aScii < 0 {
+				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 			}
-			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.Status.message"); eRr != nil {
-				return eRr
+			if len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.Status.message"); eRr != nil {
+					return eRr
+				}
 			}
 			x.Message = grpcfastimpl.String(dEc, vAl)
 			continue
@@ -1317,7 +1352,7 @@ func (x *AnyValue) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *AnyValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
-	sWept := false // the input was checked for 7-bit once (utf8)
+	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -1344,15 +1379,18 @@ func (x *AnyValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 			}
 			wR, oK := x.Value.(*AnyValue_StringValue)
 			if !oK {
-				wR = grpcfastimpl.Spare[AnyValue_StringValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_StringValue)
+				if wR = grpcfastimpl.TakeSpare[AnyValue_StringValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_StringValue); wR == nil {
+					wR = grpcfastimpl.NewSpare[AnyValue_StringValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_StringValue)
+				}
 				x.Value = wR
 			}
-			if !sWept {
-				sWept = true
-				dEc = grpcfastimpl.Sweep(dEc, fIeld)
+			if aScii < 0 {
+				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 			}
-			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.AnyValue.string_value"); eRr != nil {
-				return eRr
+			if len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.AnyValue.string_value"); eRr != nil {
+					return eRr
+				}
 			}
 			wR.StringValue = grpcfastimpl.String(dEc, vAl)
 			continue
@@ -1369,7 +1407,9 @@ func (x *AnyValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 			}
 			wR, oK := x.Value.(*AnyValue_BoolValue)
 			if !oK {
-				wR = grpcfastimpl.Spare[AnyValue_BoolValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_BoolValue)
+				if wR = grpcfastimpl.TakeSpare[AnyValue_BoolValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_BoolValue); wR == nil {
+					wR = grpcfastimpl.NewSpare[AnyValue_BoolValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_BoolValue)
+				}
 				x.Value = wR
 			}
 			wR.BoolValue = protowire.DecodeBool(vAl)
@@ -1387,7 +1427,9 @@ func (x *AnyValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 			}
 			wR, oK := x.Value.(*AnyValue_IntValue)
 			if !oK {
-				wR = grpcfastimpl.Spare[AnyValue_IntValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_IntValue)
+				if wR = grpcfastimpl.TakeSpare[AnyValue_IntValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_IntValue); wR == nil {
+					wR = grpcfastimpl.NewSpare[AnyValue_IntValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_IntValue)
+				}
 				x.Value = wR
 			}
 			wR.IntValue = int64(vAl)
@@ -1400,7 +1442,9 @@ func (x *AnyValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 			dAtA = dAtA[nN:]
 			wR, oK := x.Value.(*AnyValue_DoubleValue)
 			if !oK {
-				wR = grpcfastimpl.Spare[AnyValue_DoubleValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_DoubleValue)
+				if wR = grpcfastimpl.TakeSpare[AnyValue_DoubleValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_DoubleValue); wR == nil {
+					wR = grpcfastimpl.NewSpare[AnyValue_DoubleValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_DoubleValue)
+				}
 				x.Value = wR
 			}
 			wR.DoubleValue = math.Float64frombits(vAl)
@@ -1418,11 +1462,15 @@ func (x *AnyValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 			}
 			wR, oK := x.Value.(*AnyValue_ArrayValue)
 			if !oK {
-				wR = grpcfastimpl.Spare[AnyValue_ArrayValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_ArrayValue)
+				if wR = grpcfastimpl.TakeSpare[AnyValue_ArrayValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_ArrayValue); wR == nil {
+					wR = grpcfastimpl.NewSpare[AnyValue_ArrayValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_ArrayValue)
+				}
 				x.Value = wR
 			}
 			if wR.ArrayValue == nil {
-				wR.ArrayValue = grpcfastimpl.Spare[ArrayValue](dEc, grpcfastSpare_otlp_otlp_ArrayValue)
+				if wR.ArrayValue = grpcfastimpl.TakeSpare[ArrayValue](dEc, grpcfastSpare_otlp_otlp_ArrayValue); wR.ArrayValue == nil {
+					wR.ArrayValue = grpcfastimpl.NewSpare[ArrayValue](dEc, grpcfastSpare_otlp_otlp_ArrayValue)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -1444,11 +1492,15 @@ func (x *AnyValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 			}
 			wR, oK := x.Value.(*AnyValue_KvlistValue)
 			if !oK {
-				wR = grpcfastimpl.Spare[AnyValue_KvlistValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_KvlistValue)
+				if wR = grpcfastimpl.TakeSpare[AnyValue_KvlistValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_KvlistValue); wR == nil {
+					wR = grpcfastimpl.NewSpare[AnyValue_KvlistValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_KvlistValue)
+				}
 				x.Value = wR
 			}
 			if wR.KvlistValue == nil {
-				wR.KvlistValue = grpcfastimpl.Spare[KeyValueList](dEc, grpcfastSpare_otlp_otlp_KeyValueList)
+				if wR.KvlistValue = grpcfastimpl.TakeSpare[KeyValueList](dEc, grpcfastSpare_otlp_otlp_KeyValueList); wR.KvlistValue == nil {
+					wR.KvlistValue = grpcfastimpl.NewSpare[KeyValueList](dEc, grpcfastSpare_otlp_otlp_KeyValueList)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -1470,7 +1522,9 @@ func (x *AnyValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 			}
 			wR, oK := x.Value.(*AnyValue_BytesValue)
 			if !oK {
-				wR = grpcfastimpl.Spare[AnyValue_BytesValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_BytesValue)
+				if wR = grpcfastimpl.TakeSpare[AnyValue_BytesValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_BytesValue); wR == nil {
+					wR = grpcfastimpl.NewSpare[AnyValue_BytesValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_BytesValue)
+				}
 				x.Value = wR
 			}
 			wR.BytesValue = grpcfastimpl.BytesPresent(dEc, vAl)
@@ -1528,7 +1582,9 @@ func (x *ArrayValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 					eL = x.Values[nN]
 				}
 				if eL == nil {
-					eL = grpcfastimpl.Spare[AnyValue](dEc, grpcfastSpare_otlp_otlp_AnyValue)
+					if eL = grpcfastimpl.TakeSpare[AnyValue](dEc, grpcfastSpare_otlp_otlp_AnyValue); eL == nil {
+						eL = grpcfastimpl.NewSpare[AnyValue](dEc, grpcfastSpare_otlp_otlp_AnyValue)
+					}
 					x.Values[len(x.Values)-1] = eL
 				}
 				if dEpth < 1 {
@@ -1599,7 +1655,9 @@ func (x *KeyValueList) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, d
 					eL = x.Values[nN]
 				}
 				if eL == nil {
-					eL = grpcfastimpl.Spare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
+					if eL = grpcfastimpl.TakeSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue); eL == nil {
+						eL = grpcfastimpl.NewSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
+					}
 					x.Values[len(x.Values)-1] = eL
 				}
 				if dEpth < 1 {
@@ -1637,7 +1695,7 @@ func (x *KeyValue) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *KeyValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
-	sWept := false // the input was checked for 7-bit once (utf8)
+	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -1662,12 +1720,13 @@ func (x *KeyValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			if !sWept {
-				sWept = true
-				dEc = grpcfastimpl.Sweep(dEc, fIeld)
+			if aScii < 0 {
+				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 			}
-			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.KeyValue.key"); eRr != nil {
-				return eRr
+			if len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.KeyValue.key"); eRr != nil {
+					return eRr
+				}
 			}
 			x.Key = grpcfastimpl.String(dEc, vAl)
 			continue
@@ -1683,7 +1742,9 @@ func (x *KeyValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Value == nil {
-				x.Value = grpcfastimpl.Spare[AnyValue](dEc, grpcfastSpare_otlp_otlp_AnyValue)
+				if x.Value = grpcfastimpl.TakeSpare[AnyValue](dEc, grpcfastSpare_otlp_otlp_AnyValue); x.Value == nil {
+					x.Value = grpcfastimpl.NewSpare[AnyValue](dEc, grpcfastSpare_otlp_otlp_AnyValue)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -1712,7 +1773,7 @@ func (x *InstrumentationScope) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *InstrumentationScope) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
-	sWept := false // the input was checked for 7-bit once (utf8)
+	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -1737,12 +1798,13 @@ func (x *InstrumentationScope) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Dec
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			if !sWept {
-				sWept = true
-				dEc = grpcfastimpl.Sweep(dEc, fIeld)
+			if aScii < 0 {
+				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 			}
-			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.InstrumentationScope.name"); eRr != nil {
-				return eRr
+			if len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.InstrumentationScope.name"); eRr != nil {
+					return eRr
+				}
 			}
 			x.Name = grpcfastimpl.String(dEc, vAl)
 			continue
@@ -1758,12 +1820,13 @@ func (x *InstrumentationScope) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Dec
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			if !sWept {
-				sWept = true
-				dEc = grpcfastimpl.Sweep(dEc, fIeld)
+			if aScii < 0 {
+				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 			}
-			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.InstrumentationScope.version"); eRr != nil {
-				return eRr
+			if len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.InstrumentationScope.version"); eRr != nil {
+					return eRr
+				}
 			}
 			x.Version = grpcfastimpl.String(dEc, vAl)
 			continue
@@ -1788,7 +1851,9 @@ func (x *InstrumentationScope) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Dec
 					eL = x.Attributes[nN]
 				}
 				if eL == nil {
-					eL = grpcfastimpl.Spare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
+					if eL = grpcfastimpl.TakeSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue); eL == nil {
+						eL = grpcfastimpl.NewSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
+					}
 					x.Attributes[len(x.Attributes)-1] = eL
 				}
 				if dEpth < 1 {
@@ -1872,7 +1937,9 @@ func (x *Resource) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 					eL = x.Attributes[nN]
 				}
 				if eL == nil {
-					eL = grpcfastimpl.Spare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
+					if eL = grpcfastimpl.TakeSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue); eL == nil {
+						eL = grpcfastimpl.NewSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
+					}
 					x.Attributes[len(x.Attributes)-1] = eL
 				}
 				if dEpth < 1 {

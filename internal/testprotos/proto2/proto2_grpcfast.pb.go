@@ -17,7 +17,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion4
+const _ = grpcfastimpl.SupportPackageIsVersion5
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -318,7 +318,9 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 						vAl, eNtry = rEad, eNtry[nN:]
 					}
 					if mV == nil {
-						mV = grpcfastimpl.Spare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries)
+						if mV = grpcfastimpl.TakeSpare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries); mV == nil {
+							mV = grpcfastimpl.NewSpare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries)
+						}
 					}
 					if dEpth-grpcfastimpl.MapLevel < 1 {
 						return grpcfastimpl.ErrDepth
@@ -335,7 +337,9 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 				eNtry = eNtry[nN:]
 			}
 			if mV == nil {
-				mV = grpcfastimpl.Spare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries)
+				if mV = grpcfastimpl.TakeSpare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries); mV == nil {
+					mV = grpcfastimpl.NewSpare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries)
+				}
 			}
 			if x.Children == nil {
 				x.Children = make(map[string]*Entries)
@@ -390,7 +394,9 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Next == nil {
-				x.Next = grpcfastimpl.Spare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries)
+				if x.Next = grpcfastimpl.TakeSpare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries); x.Next == nil {
+					x.Next = grpcfastimpl.NewSpare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -576,7 +582,9 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 			}
 			wR, oK := x.Choice.(*Entries_Text)
 			if !oK {
-				wR = grpcfastimpl.Spare[Entries_Text](dEc, grpcfastSpare_proto2_proto2_Entries_Text)
+				if wR = grpcfastimpl.TakeSpare[Entries_Text](dEc, grpcfastSpare_proto2_proto2_Entries_Text); wR == nil {
+					wR = grpcfastimpl.NewSpare[Entries_Text](dEc, grpcfastSpare_proto2_proto2_Entries_Text)
+				}
 				x.Choice = wR
 			}
 			wR.Text = grpcfastimpl.String(dEc, vAl)
@@ -594,11 +602,15 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 			}
 			wR, oK := x.Choice.(*Entries_Sub)
 			if !oK {
-				wR = grpcfastimpl.Spare[Entries_Sub](dEc, grpcfastSpare_proto2_proto2_Entries_Sub)
+				if wR = grpcfastimpl.TakeSpare[Entries_Sub](dEc, grpcfastSpare_proto2_proto2_Entries_Sub); wR == nil {
+					wR = grpcfastimpl.NewSpare[Entries_Sub](dEc, grpcfastSpare_proto2_proto2_Entries_Sub)
+				}
 				x.Choice = wR
 			}
 			if wR.Sub == nil {
-				wR.Sub = grpcfastimpl.Spare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries)
+				if wR.Sub = grpcfastimpl.TakeSpare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries); wR.Sub == nil {
+					wR.Sub = grpcfastimpl.NewSpare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth

@@ -17,7 +17,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion4
+const _ = grpcfastimpl.SupportPackageIsVersion5
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -53,7 +53,7 @@ func (x *Tree) GrpcfastBytesField(num protowire.Number) *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
-	sWept := false // the input was checked for 7-bit once (utf8)
+	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -78,12 +78,13 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			if !sWept {
-				sWept = true
-				dEc = grpcfastimpl.Sweep(dEc, fIeld)
+			if aScii < 0 {
+				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 			}
-			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.shapes.Tree.name"); eRr != nil {
-				return eRr
+			if len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.shapes.Tree.name"); eRr != nil {
+					return eRr
+				}
 			}
 			x.Name = grpcfastimpl.String(dEc, vAl)
 			continue
@@ -108,7 +109,9 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 					eL = x.Children[nN]
 				}
 				if eL == nil {
-					eL = grpcfastimpl.Spare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree)
+					if eL = grpcfastimpl.TakeSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree); eL == nil {
+						eL = grpcfastimpl.NewSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree)
+					}
 					x.Children[len(x.Children)-1] = eL
 				}
 				if dEpth < 1 {
@@ -135,7 +138,9 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Parent == nil {
-				x.Parent = grpcfastimpl.Spare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree)
+				if x.Parent = grpcfastimpl.TakeSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree); x.Parent == nil {
+					x.Parent = grpcfastimpl.NewSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -201,7 +206,9 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 						vAl, eNtry = rEad, eNtry[nN:]
 					}
 					if mV == nil {
-						mV = grpcfastimpl.Spare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree)
+						if mV = grpcfastimpl.TakeSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree); mV == nil {
+							mV = grpcfastimpl.NewSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree)
+						}
 					}
 					if dEpth-grpcfastimpl.MapLevel < 1 {
 						return grpcfastimpl.ErrDepth
@@ -218,7 +225,9 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				eNtry = eNtry[nN:]
 			}
 			if mV == nil {
-				mV = grpcfastimpl.Spare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree)
+				if mV = grpcfastimpl.TakeSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree); mV == nil {
+					mV = grpcfastimpl.NewSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree)
+				}
 			}
 			if x.Named == nil {
 				x.Named = make(map[string]*Tree)
@@ -241,7 +250,9 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Leaf == nil {
-				x.Leaf = grpcfastimpl.Spare[Leaf](dEc, grpcfastSpare_shapes_shapes_Leaf)
+				if x.Leaf = grpcfastimpl.TakeSpare[Leaf](dEc, grpcfastSpare_shapes_shapes_Leaf); x.Leaf == nil {
+					x.Leaf = grpcfastimpl.NewSpare[Leaf](dEc, grpcfastSpare_shapes_shapes_Leaf)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -263,11 +274,15 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			wR, oK := x.Pick.(*Tree_One)
 			if !oK {
-				wR = grpcfastimpl.Spare[Tree_One](dEc, grpcfastSpare_shapes_shapes_Tree_One)
+				if wR = grpcfastimpl.TakeSpare[Tree_One](dEc, grpcfastSpare_shapes_shapes_Tree_One); wR == nil {
+					wR = grpcfastimpl.NewSpare[Tree_One](dEc, grpcfastSpare_shapes_shapes_Tree_One)
+				}
 				x.Pick = wR
 			}
 			if wR.One == nil {
-				wR.One = grpcfastimpl.Spare[Leaf](dEc, grpcfastSpare_shapes_shapes_Leaf)
+				if wR.One = grpcfastimpl.TakeSpare[Leaf](dEc, grpcfastSpare_shapes_shapes_Leaf); wR.One == nil {
+					wR.One = grpcfastimpl.NewSpare[Leaf](dEc, grpcfastSpare_shapes_shapes_Leaf)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -290,15 +305,18 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			wR, oK := x.Pick.(*Tree_Label)
 			if !oK {
-				wR = grpcfastimpl.Spare[Tree_Label](dEc, grpcfastSpare_shapes_shapes_Tree_Label)
+				if wR = grpcfastimpl.TakeSpare[Tree_Label](dEc, grpcfastSpare_shapes_shapes_Tree_Label); wR == nil {
+					wR = grpcfastimpl.NewSpare[Tree_Label](dEc, grpcfastSpare_shapes_shapes_Tree_Label)
+				}
 				x.Pick = wR
 			}
-			if !sWept {
-				sWept = true
-				dEc = grpcfastimpl.Sweep(dEc, fIeld)
+			if aScii < 0 {
+				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 			}
-			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.shapes.Tree.label"); eRr != nil {
-				return eRr
+			if len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.shapes.Tree.label"); eRr != nil {
+					return eRr
+				}
 			}
 			wR.Label = grpcfastimpl.String(dEc, vAl)
 			continue
@@ -315,11 +333,15 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			wR, oK := x.Pick.(*Tree_Subtree)
 			if !oK {
-				wR = grpcfastimpl.Spare[Tree_Subtree](dEc, grpcfastSpare_shapes_shapes_Tree_Subtree)
+				if wR = grpcfastimpl.TakeSpare[Tree_Subtree](dEc, grpcfastSpare_shapes_shapes_Tree_Subtree); wR == nil {
+					wR = grpcfastimpl.NewSpare[Tree_Subtree](dEc, grpcfastSpare_shapes_shapes_Tree_Subtree)
+				}
 				x.Pick = wR
 			}
 			if wR.Subtree == nil {
-				wR.Subtree = grpcfastimpl.Spare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree)
+				if wR.Subtree = grpcfastimpl.TakeSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree); wR.Subtree == nil {
+					wR.Subtree = grpcfastimpl.NewSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -493,7 +515,9 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 					eL = x.Leaves[nN]
 				}
 				if eL == nil {
-					eL = grpcfastimpl.Spare[Leaf](dEc, grpcfastSpare_shapes_shapes_Leaf)
+					if eL = grpcfastimpl.TakeSpare[Leaf](dEc, grpcfastSpare_shapes_shapes_Leaf); eL == nil {
+						eL = grpcfastimpl.NewSpare[Leaf](dEc, grpcfastSpare_shapes_shapes_Leaf)
+					}
 					x.Leaves[len(x.Leaves)-1] = eL
 				}
 				if dEpth < 1 {

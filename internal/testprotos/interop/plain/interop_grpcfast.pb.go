@@ -23,7 +23,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion4
+const _ = grpcfastimpl.SupportPackageIsVersion5
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -125,7 +125,7 @@ func (x *EchoStatus) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *EchoStatus) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
-	sWept := false // the input was checked for 7-bit once (utf8)
+	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -163,12 +163,13 @@ func (x *EchoStatus) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			if !sWept {
-				sWept = true
-				dEc = grpcfastimpl.Sweep(dEc, fIeld)
+			if aScii < 0 {
+				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 			}
-			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.interop.plain.EchoStatus.message"); eRr != nil {
-				return eRr
+			if len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.interop.plain.EchoStatus.message"); eRr != nil {
+					return eRr
+				}
 			}
 			x.Message = grpcfastimpl.String(dEc, vAl)
 			continue
@@ -242,7 +243,9 @@ func (x *ResponseParameters) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decod
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Compressed == nil {
-				x.Compressed = grpcfastimpl.Spare[wrapperspb.BoolValue](dEc, grpcfastSpare_interop_plain_interop_BoolValue)
+				if x.Compressed = grpcfastimpl.TakeSpare[wrapperspb.BoolValue](dEc, grpcfastSpare_interop_plain_interop_BoolValue); x.Compressed == nil {
+					x.Compressed = grpcfastimpl.NewSpare[wrapperspb.BoolValue](dEc, grpcfastSpare_interop_plain_interop_BoolValue)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -317,7 +320,9 @@ func (x *StreamingOutputCallRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastim
 					eL = x.ResponseParameters[nN]
 				}
 				if eL == nil {
-					eL = grpcfastimpl.Spare[ResponseParameters](dEc, grpcfastSpare_interop_plain_interop_ResponseParameters)
+					if eL = grpcfastimpl.TakeSpare[ResponseParameters](dEc, grpcfastSpare_interop_plain_interop_ResponseParameters); eL == nil {
+						eL = grpcfastimpl.NewSpare[ResponseParameters](dEc, grpcfastSpare_interop_plain_interop_ResponseParameters)
+					}
 					x.ResponseParameters[len(x.ResponseParameters)-1] = eL
 				}
 				if dEpth < 1 {
@@ -344,7 +349,9 @@ func (x *StreamingOutputCallRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastim
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Payload == nil {
-				x.Payload = grpcfastimpl.Spare[Payload](dEc, grpcfastSpare_interop_plain_interop_Payload)
+				if x.Payload = grpcfastimpl.TakeSpare[Payload](dEc, grpcfastSpare_interop_plain_interop_Payload); x.Payload == nil {
+					x.Payload = grpcfastimpl.NewSpare[Payload](dEc, grpcfastSpare_interop_plain_interop_Payload)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -365,7 +372,9 @@ func (x *StreamingOutputCallRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastim
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.ResponseStatus == nil {
-				x.ResponseStatus = grpcfastimpl.Spare[EchoStatus](dEc, grpcfastSpare_interop_plain_interop_EchoStatus)
+				if x.ResponseStatus = grpcfastimpl.TakeSpare[EchoStatus](dEc, grpcfastSpare_interop_plain_interop_EchoStatus); x.ResponseStatus == nil {
+					x.ResponseStatus = grpcfastimpl.NewSpare[EchoStatus](dEc, grpcfastSpare_interop_plain_interop_EchoStatus)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -421,7 +430,9 @@ func (x *StreamingOutputCallResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfasti
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Payload == nil {
-				x.Payload = grpcfastimpl.Spare[Payload](dEc, grpcfastSpare_interop_plain_interop_Payload)
+				if x.Payload = grpcfastimpl.TakeSpare[Payload](dEc, grpcfastSpare_interop_plain_interop_Payload); x.Payload == nil {
+					x.Payload = grpcfastimpl.NewSpare[Payload](dEc, grpcfastSpare_interop_plain_interop_Payload)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -474,7 +485,9 @@ func (x *StreamingInputCallRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimp
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Payload == nil {
-				x.Payload = grpcfastimpl.Spare[Payload](dEc, grpcfastSpare_interop_plain_interop_Payload)
+				if x.Payload = grpcfastimpl.TakeSpare[Payload](dEc, grpcfastSpare_interop_plain_interop_Payload); x.Payload == nil {
+					x.Payload = grpcfastimpl.NewSpare[Payload](dEc, grpcfastSpare_interop_plain_interop_Payload)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -495,7 +508,9 @@ func (x *StreamingInputCallRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimp
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.ExpectCompressed == nil {
-				x.ExpectCompressed = grpcfastimpl.Spare[wrapperspb.BoolValue](dEc, grpcfastSpare_interop_plain_interop_BoolValue)
+				if x.ExpectCompressed = grpcfastimpl.TakeSpare[wrapperspb.BoolValue](dEc, grpcfastSpare_interop_plain_interop_BoolValue); x.ExpectCompressed == nil {
+					x.ExpectCompressed = grpcfastimpl.NewSpare[wrapperspb.BoolValue](dEc, grpcfastSpare_interop_plain_interop_BoolValue)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth

@@ -24,7 +24,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion4
+const _ = grpcfastimpl.SupportPackageIsVersion5
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -55,7 +55,7 @@ func (x *ObjectRef) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *ObjectRef) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
-	sWept := false // the input was checked for 7-bit once (utf8)
+	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -80,12 +80,13 @@ func (x *ObjectRef) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			if !sWept {
-				sWept = true
-				dEc = grpcfastimpl.Sweep(dEc, fIeld)
+			if aScii < 0 {
+				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 			}
-			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "acme.check.v1.ObjectRef.object_type"); eRr != nil {
-				return eRr
+			if len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "acme.check.v1.ObjectRef.object_type"); eRr != nil {
+					return eRr
+				}
 			}
 			x.ObjectType = grpcfastimpl.String(dEc, vAl)
 			continue
@@ -101,12 +102,13 @@ func (x *ObjectRef) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			if !sWept {
-				sWept = true
-				dEc = grpcfastimpl.Sweep(dEc, fIeld)
+			if aScii < 0 {
+				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 			}
-			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "acme.check.v1.ObjectRef.object_id"); eRr != nil {
-				return eRr
+			if len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "acme.check.v1.ObjectRef.object_id"); eRr != nil {
+					return eRr
+				}
 			}
 			x.ObjectId = grpcfastimpl.String(dEc, vAl)
 			continue
@@ -130,7 +132,7 @@ func (x *CheckRequest) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *CheckRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
-	sWept := false // the input was checked for 7-bit once (utf8)
+	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -155,7 +157,9 @@ func (x *CheckRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, d
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Resource == nil {
-				x.Resource = grpcfastimpl.Spare[ObjectRef](dEc, grpcfastSpare_acme_check_v1_check_ObjectRef)
+				if x.Resource = grpcfastimpl.TakeSpare[ObjectRef](dEc, grpcfastSpare_acme_check_v1_check_ObjectRef); x.Resource == nil {
+					x.Resource = grpcfastimpl.NewSpare[ObjectRef](dEc, grpcfastSpare_acme_check_v1_check_ObjectRef)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -176,12 +180,13 @@ func (x *CheckRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, d
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			if !sWept {
-				sWept = true
-				dEc = grpcfastimpl.Sweep(dEc, fIeld)
+			if aScii < 0 {
+				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 			}
-			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "acme.check.v1.CheckRequest.permission"); eRr != nil {
-				return eRr
+			if len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "acme.check.v1.CheckRequest.permission"); eRr != nil {
+					return eRr
+				}
 			}
 			x.Permission = grpcfastimpl.String(dEc, vAl)
 			continue
@@ -197,7 +202,9 @@ func (x *CheckRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, d
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Subject == nil {
-				x.Subject = grpcfastimpl.Spare[ObjectRef](dEc, grpcfastSpare_acme_check_v1_check_ObjectRef)
+				if x.Subject = grpcfastimpl.TakeSpare[ObjectRef](dEc, grpcfastSpare_acme_check_v1_check_ObjectRef); x.Subject == nil {
+					x.Subject = grpcfastimpl.NewSpare[ObjectRef](dEc, grpcfastSpare_acme_check_v1_check_ObjectRef)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -304,7 +311,9 @@ func (x *CheckBulkRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decodin
 					eL = x.Items[nN]
 				}
 				if eL == nil {
-					eL = grpcfastimpl.Spare[CheckRequest](dEc, grpcfastSpare_acme_check_v1_check_CheckRequest)
+					if eL = grpcfastimpl.TakeSpare[CheckRequest](dEc, grpcfastSpare_acme_check_v1_check_CheckRequest); eL == nil {
+						eL = grpcfastimpl.NewSpare[CheckRequest](dEc, grpcfastSpare_acme_check_v1_check_CheckRequest)
+					}
 					x.Items[len(x.Items)-1] = eL
 				}
 				if dEpth < 1 {
@@ -375,7 +384,9 @@ func (x *CheckBulkResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decodi
 					eL = x.Pairs[nN]
 				}
 				if eL == nil {
-					eL = grpcfastimpl.Spare[CheckBulkResponseItem](dEc, grpcfastSpare_acme_check_v1_check_CheckBulkResponseItem)
+					if eL = grpcfastimpl.TakeSpare[CheckBulkResponseItem](dEc, grpcfastSpare_acme_check_v1_check_CheckBulkResponseItem); eL == nil {
+						eL = grpcfastimpl.NewSpare[CheckBulkResponseItem](dEc, grpcfastSpare_acme_check_v1_check_CheckBulkResponseItem)
+					}
 					x.Pairs[len(x.Pairs)-1] = eL
 				}
 				if dEpth < 1 {
@@ -437,7 +448,9 @@ func (x *CheckBulkResponseItem) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.De
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Request == nil {
-				x.Request = grpcfastimpl.Spare[CheckRequest](dEc, grpcfastSpare_acme_check_v1_check_CheckRequest)
+				if x.Request = grpcfastimpl.TakeSpare[CheckRequest](dEc, grpcfastSpare_acme_check_v1_check_CheckRequest); x.Request == nil {
+					x.Request = grpcfastimpl.NewSpare[CheckRequest](dEc, grpcfastSpare_acme_check_v1_check_CheckRequest)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -471,7 +484,9 @@ func (x *CheckBulkResponseItem) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.De
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Error == nil {
-				x.Error = grpcfastimpl.Spare[status.Status](dEc, grpcfastSpare_acme_check_v1_check_Status)
+				if x.Error = grpcfastimpl.TakeSpare[status.Status](dEc, grpcfastSpare_acme_check_v1_check_Status); x.Error == nil {
+					x.Error = grpcfastimpl.NewSpare[status.Status](dEc, grpcfastSpare_acme_check_v1_check_Status)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth

@@ -22,7 +22,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion4
+const _ = grpcfastimpl.SupportPackageIsVersion5
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -50,7 +50,7 @@ func (x *Image) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Image) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
-	sWept := false // the input was checked for 7-bit once (utf8)
+	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -75,12 +75,13 @@ func (x *Image) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			if !sWept {
-				sWept = true
-				dEc = grpcfastimpl.Sweep(dEc, fIeld)
+			if aScii < 0 {
+				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 			}
-			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "containerd.services.images.v1.Image.name"); eRr != nil {
-				return eRr
+			if len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "containerd.services.images.v1.Image.name"); eRr != nil {
+					return eRr
+				}
 			}
 			x.Name = grpcfastimpl.String(dEc, vAl)
 			continue
@@ -173,7 +174,9 @@ func (x *Image) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Target == nil {
-				x.Target = grpcfastimpl.Spare[types.Descriptor](dEc, grpcfastSpare_services_images_v1_images_Descriptor)
+				if x.Target = grpcfastimpl.TakeSpare[types.Descriptor](dEc, grpcfastSpare_services_images_v1_images_Descriptor); x.Target == nil {
+					x.Target = grpcfastimpl.NewSpare[types.Descriptor](dEc, grpcfastSpare_services_images_v1_images_Descriptor)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -205,7 +208,7 @@ func (x *GetImageRequest) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *GetImageRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
-	sWept := false // the input was checked for 7-bit once (utf8)
+	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -230,12 +233,13 @@ func (x *GetImageRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			if !sWept {
-				sWept = true
-				dEc = grpcfastimpl.Sweep(dEc, fIeld)
+			if aScii < 0 {
+				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 			}
-			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "containerd.services.images.v1.GetImageRequest.name"); eRr != nil {
-				return eRr
+			if len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "containerd.services.images.v1.GetImageRequest.name"); eRr != nil {
+					return eRr
+				}
 			}
 			x.Name = grpcfastimpl.String(dEc, vAl)
 			continue
@@ -283,7 +287,9 @@ func (x *GetImageResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decodin
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Image == nil {
-				x.Image = grpcfastimpl.Spare[Image](dEc, grpcfastSpare_services_images_v1_images_Image)
+				if x.Image = grpcfastimpl.TakeSpare[Image](dEc, grpcfastSpare_services_images_v1_images_Image); x.Image == nil {
+					x.Image = grpcfastimpl.NewSpare[Image](dEc, grpcfastSpare_services_images_v1_images_Image)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth

@@ -24,7 +24,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion4
+const _ = grpcfastimpl.SupportPackageIsVersion5
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -57,7 +57,7 @@ func (x *Digest) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Digest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
-	sWept := false // the input was checked for 7-bit once (utf8)
+	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -82,12 +82,13 @@ func (x *Digest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			if !sWept {
-				sWept = true
-				dEc = grpcfastimpl.Sweep(dEc, fIeld)
+			if aScii < 0 {
+				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 			}
-			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "build.bazel.remote.execution.v2.Digest.hash"); eRr != nil {
-				return eRr
+			if len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "build.bazel.remote.execution.v2.Digest.hash"); eRr != nil {
+					return eRr
+				}
 			}
 			x.Hash = grpcfastimpl.String(dEc, vAl)
 			continue
@@ -124,7 +125,7 @@ func (x *ExecuteRequest) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *ExecuteRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
-	sWept := false // the input was checked for 7-bit once (utf8)
+	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -149,12 +150,13 @@ func (x *ExecuteRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding,
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			if !sWept {
-				sWept = true
-				dEc = grpcfastimpl.Sweep(dEc, fIeld)
+			if aScii < 0 {
+				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 			}
-			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "build.bazel.remote.execution.v2.ExecuteRequest.instance_name"); eRr != nil {
-				return eRr
+			if len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "build.bazel.remote.execution.v2.ExecuteRequest.instance_name"); eRr != nil {
+					return eRr
+				}
 			}
 			x.InstanceName = grpcfastimpl.String(dEc, vAl)
 			continue
@@ -183,7 +185,9 @@ func (x *ExecuteRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding,
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.ActionDigest == nil {
-				x.ActionDigest = grpcfastimpl.Spare[Digest](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest)
+				if x.ActionDigest = grpcfastimpl.TakeSpare[Digest](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest); x.ActionDigest == nil {
+					x.ActionDigest = grpcfastimpl.NewSpare[Digest](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -212,7 +216,7 @@ func (x *ExecuteResponse) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *ExecuteResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
-	sWept := false // the input was checked for 7-bit once (utf8)
+	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -237,7 +241,9 @@ func (x *ExecuteResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Result == nil {
-				x.Result = grpcfastimpl.Spare[ActionResult](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_ActionResult)
+				if x.Result = grpcfastimpl.TakeSpare[ActionResult](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_ActionResult); x.Result == nil {
+					x.Result = grpcfastimpl.NewSpare[ActionResult](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_ActionResult)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -271,7 +277,9 @@ func (x *ExecuteResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Status == nil {
-				x.Status = grpcfastimpl.Spare[status.Status](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Status)
+				if x.Status = grpcfastimpl.TakeSpare[status.Status](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Status); x.Status == nil {
+					x.Status = grpcfastimpl.NewSpare[status.Status](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Status)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -292,12 +300,13 @@ func (x *ExecuteResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			if !sWept {
-				sWept = true
-				dEc = grpcfastimpl.Sweep(dEc, fIeld)
+			if aScii < 0 {
+				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 			}
-			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "build.bazel.remote.execution.v2.ExecuteResponse.message"); eRr != nil {
-				return eRr
+			if len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "build.bazel.remote.execution.v2.ExecuteResponse.message"); eRr != nil {
+					return eRr
+				}
 			}
 			x.Message = grpcfastimpl.String(dEc, vAl)
 			continue
@@ -358,7 +367,9 @@ func (x *ActionResult) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, d
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.StdoutDigest == nil {
-				x.StdoutDigest = grpcfastimpl.Spare[Digest](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest)
+				if x.StdoutDigest = grpcfastimpl.TakeSpare[Digest](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest); x.StdoutDigest == nil {
+					x.StdoutDigest = grpcfastimpl.NewSpare[Digest](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -379,7 +390,9 @@ func (x *ActionResult) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, d
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.WorkerDuration == nil {
-				x.WorkerDuration = grpcfastimpl.Spare[durationpb.Duration](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Duration)
+				if x.WorkerDuration = grpcfastimpl.TakeSpare[durationpb.Duration](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Duration); x.WorkerDuration == nil {
+					x.WorkerDuration = grpcfastimpl.NewSpare[durationpb.Duration](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Duration)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -408,7 +421,7 @@ func (x *BatchUpdateBlobsRequest) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *BatchUpdateBlobsRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
-	sWept := false // the input was checked for 7-bit once (utf8)
+	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -433,12 +446,13 @@ func (x *BatchUpdateBlobsRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.
 				}
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
-			if !sWept {
-				sWept = true
-				dEc = grpcfastimpl.Sweep(dEc, fIeld)
+			if aScii < 0 {
+				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
 			}
-			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "build.bazel.remote.execution.v2.BatchUpdateBlobsRequest.instance_name"); eRr != nil {
-				return eRr
+			if len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "build.bazel.remote.execution.v2.BatchUpdateBlobsRequest.instance_name"); eRr != nil {
+					return eRr
+				}
 			}
 			x.InstanceName = grpcfastimpl.String(dEc, vAl)
 			continue
@@ -463,7 +477,9 @@ func (x *BatchUpdateBlobsRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.
 					eL = x.Requests[nN]
 				}
 				if eL == nil {
-					eL = grpcfastimpl.Spare[BatchUpdateBlobsRequest_Request](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_BatchUpdateBlobsRequest_Request)
+					if eL = grpcfastimpl.TakeSpare[BatchUpdateBlobsRequest_Request](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_BatchUpdateBlobsRequest_Request); eL == nil {
+						eL = grpcfastimpl.NewSpare[BatchUpdateBlobsRequest_Request](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_BatchUpdateBlobsRequest_Request)
+					}
 					x.Requests[len(x.Requests)-1] = eL
 				}
 				if dEpth < 1 {
@@ -534,7 +550,9 @@ func (x *BatchUpdateBlobsRequest_Request) GrpcfastDecode(dAtA []byte, dEc *grpcf
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Digest == nil {
-				x.Digest = grpcfastimpl.Spare[Digest](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest)
+				if x.Digest = grpcfastimpl.TakeSpare[Digest](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest); x.Digest == nil {
+					x.Digest = grpcfastimpl.NewSpare[Digest](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -612,7 +630,9 @@ func (x *BatchUpdateBlobsResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl
 					eL = x.Responses[nN]
 				}
 				if eL == nil {
-					eL = grpcfastimpl.Spare[BatchUpdateBlobsResponse_Response](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_BatchUpdateBlobsResponse_Response)
+					if eL = grpcfastimpl.TakeSpare[BatchUpdateBlobsResponse_Response](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_BatchUpdateBlobsResponse_Response); eL == nil {
+						eL = grpcfastimpl.NewSpare[BatchUpdateBlobsResponse_Response](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_BatchUpdateBlobsResponse_Response)
+					}
 					x.Responses[len(x.Responses)-1] = eL
 				}
 				if dEpth < 1 {
@@ -674,7 +694,9 @@ func (x *BatchUpdateBlobsResponse_Response) GrpcfastDecode(dAtA []byte, dEc *grp
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Digest == nil {
-				x.Digest = grpcfastimpl.Spare[Digest](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest)
+				if x.Digest = grpcfastimpl.TakeSpare[Digest](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest); x.Digest == nil {
+					x.Digest = grpcfastimpl.NewSpare[Digest](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
@@ -695,7 +717,9 @@ func (x *BatchUpdateBlobsResponse_Response) GrpcfastDecode(dAtA []byte, dEc *grp
 				vAl, dAtA = rEad, dAtA[nN:]
 			}
 			if x.Status == nil {
-				x.Status = grpcfastimpl.Spare[status.Status](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Status)
+				if x.Status = grpcfastimpl.TakeSpare[status.Status](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Status); x.Status == nil {
+					x.Status = grpcfastimpl.NewSpare[status.Status](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Status)
+				}
 			}
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
