@@ -159,39 +159,41 @@ func IsASCII(b []byte) bool { return ASCIIPrefix(b) == len(b) }
 func ASCIIPrefix(b []byte) int {
 	const hi = 0x8080808080808080
 	n := len(b)
-	i := 0
-	for ; i+32 <= n; i += 32 {
-		w := binary.LittleEndian.Uint64(b[i:]) | binary.LittleEndian.Uint64(b[i+8:]) |
-			binary.LittleEndian.Uint64(b[i+16:]) | binary.LittleEndian.Uint64(b[i+24:])
+	r := b // what is left to read, from n-len(r) on
+	for len(r) >= 32 {
+		w := binary.LittleEndian.Uint64(r[:8]) | binary.LittleEndian.Uint64(r[8:16]) |
+			binary.LittleEndian.Uint64(r[16:24]) | binary.LittleEndian.Uint64(r[24:32])
 		if w&hi != 0 {
 			break
 		}
+		r = r[32:]
 	}
-	for ; i+8 <= n; i += 8 {
-		if w := binary.LittleEndian.Uint64(b[i:]) & hi; w != 0 {
-			return i + bits.TrailingZeros64(w)/8
+	for len(r) >= 8 {
+		if w := binary.LittleEndian.Uint64(r[:8]) & hi; w != 0 {
+			return n - len(r) + bits.TrailingZeros64(w)/8
 		}
+		r = r[8:]
 	}
-	if i == n {
+	if len(r) == 0 {
 		return n
 	}
 	if n >= 8 {
-		// The last 8 bytes: those before i were found below 0x80, so the
-		// first one found here is at i or after.
+		// The last 8 bytes: those before r were found below 0x80, so the
+		// first one found here is in r.
 		if w := binary.LittleEndian.Uint64(b[n-8:]) & hi; w != 0 {
 			return n - 8 + bits.TrailingZeros64(w)/8
 		}
 		return n
 	}
 	if n >= 4 {
-		if w := binary.LittleEndian.Uint32(b) & 0x80808080; w != 0 {
+		if w := binary.LittleEndian.Uint32(b[:4]) & 0x80808080; w != 0 {
 			return bits.TrailingZeros32(w) / 8
 		}
-		i = 4
+		r = b[4:]
 	}
-	for ; i < n; i++ {
-		if b[i] >= 0x80 {
-			return i
+	for i, c := range r {
+		if c >= 0x80 {
+			return n - len(r) + i
 		}
 	}
 	return n
