@@ -5,13 +5,11 @@ import (
 	"testing"
 
 	"google.golang.org/grpc/mem"
-	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
 	"github.com/grpcfast/grpcfast/internal/testprotos/hostile"
-	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 	"github.com/grpcfast/grpcfast/internal/testprotos/proto2"
 )
 
@@ -122,101 +120,4 @@ func TestMapEntryValueNeverNil(t *testing.T) {
 	if v, ok := m.ByName["a"]; !ok || v == nil {
 		t.Fatalf("by_name[a] = %v (present %v), want an empty message", v, ok)
 	}
-}
-
-// TestUTF8AfterASCII: a generated decoder that has found the rest of its
-// input 7-bit checks no string in it again; any byte of 0x80 or more in
-// that rest, in a later string or a nested message's, means it checks each
-// string as before. Invalid UTF-8 after valid ASCII strings, at the top or
-// nested, is rejected and valid UTF-8 accepted, whole and split.
-func TestUTF8AfterASCII(t *testing.T) {
-	c := grpcfast.NewCodec()
-	words := func(last string) []string {
-		w := make([]string, 50)
-		for i := range w {
-			w[i] = "word"
-		}
-		return append(w, last)
-	}
-	for _, tc := range []struct {
-		name string
-		m    *kinds.Rich
-	}{
-		{"invalid last word", &kinds.Rich{Name: "ascii", Words: words("\xff")}},
-		{"valid last word", &kinds.Rich{Name: "ascii", Words: words("é")}},
-		{"invalid nested label", &kinds.Rich{Name: "ascii", Inner: &kinds.Inner{Label: "x\xffy"}}},
-		{"invalid oneof text", &kinds.Rich{Name: "ascii", Words: words("w"), Choice: &kinds.Rich_Text{Text: "\xc3"}}},
-		{"invalid map key", &kinds.Rich{Name: "ascii", Counts: map[string]int64{"\xfe": 1}}},
-		{"all ASCII", &kinds.Rich{Name: "ascii", Words: words("w"), Inner: &kinds.Inner{Label: "l"}}},
-	} {
-		b, err := proto.MarshalOptions{}.Marshal(tc.m)
-		if err != nil {
-			// protobuf-go refuses to encode invalid UTF-8: encode the
-			// valid message and replace the marker bytes.
-			b = marshalInvalid(t, tc.m)
-		}
-		for cut := 0; cut <= len(b); cut += 7 {
-			got := &kinds.Rich{}
-			grpcfasttest.CheckOracle(t, b, got, c.Unmarshal(grpcfasttest.SliceAt(b, cut), got))
-		}
-		s := grpcfasttest.NewCopySlot[kinds.Rich]()
-		_, err = s.Decode(c, grpcfasttest.SliceAt(b))
-		grpcfasttest.CheckOracle(t, b, s.Msg(), err)
-	}
-}
-
-// TestUTF8AroundFirstHighByte: a generated decoder that finds a byte of
-// 0x80 or more in the rest of its input checks only the strings that end
-// after it; those before it are 7-bit. A hostile peer orders fields as it
-// likes: invalid UTF-8 in a string that holds the first high byte, in one
-// after a varint, a fixed64 or a bytes field that holds it, or nested, is
-// rejected, valid UTF-8 accepted, whole and split, as protobuf-go does.
-func TestUTF8AroundFirstHighByte(t *testing.T) {
-	c := grpcfast.NewCodec()
-	str := func(num protowire.Number, v string) []byte {
-		return protowire.AppendString(protowire.AppendTag(nil, num, protowire.BytesType), v)
-	}
-	high := protowire.AppendVarint(protowire.AppendTag(nil, 1, protowire.VarintType), 1<<40)                  // id
-	fixed := protowire.AppendFixed64(protowire.AppendTag(nil, 18, protowire.Fixed64Type), 0x8899aabbccddeeff) // sf64
-	raw := str(3, "\x80\x81")                                                                                 // data
-	cat := func(parts ...[]byte) []byte {
-		var b []byte
-		for _, p := range parts {
-			b = append(b, p...)
-		}
-		return b
-	}
-	for name, b := range map[string][]byte{
-		"high byte ends the first string, invalid": cat(str(2, "abc\xc3"), str(6, "w")),
-		"high byte ends the first string, valid":   cat(str(2, "abc\xc3\xa9"), str(6, "w")),
-		"invalid word after a varint":              cat(str(2, "ascii"), str(6, "ok"), high, str(6, "ok"), str(6, "\xff")),
-		"valid word after a varint":                cat(str(2, "ascii"), str(6, "ok"), high, str(6, "é")),
-		"invalid name after a fixed64":             cat(str(6, "ok"), fixed, str(2, "x\xffy")),
-		"invalid text after bytes":                 cat(str(2, "ok"), raw, str(11, "\xc3")),
-		"valid strings up to bytes":                cat(str(2, "ok"), str(6, "ok"), raw, str(6, "ok")),
-		"invalid nested label after a fixed64":     cat(str(2, "ok"), fixed, str(8, string(str(1, "\xfe")))),
-		"invalid nested label before a fixed64":    cat(str(2, "ok"), str(8, string(str(1, "\xfe"))), fixed),
-		"invalid map key after a varint":           cat(str(2, "ok"), high, str(10, string(str(1, "\xfe")))),
-	} {
-		t.Run(name, func(t *testing.T) {
-			for cut := 0; cut <= len(b); cut += 3 {
-				got := &kinds.Rich{}
-				grpcfasttest.CheckOracle(t, b, got, c.Unmarshal(grpcfasttest.SliceAt(b, cut), got))
-			}
-			s := grpcfasttest.NewCopySlot[kinds.Rich]()
-			_, err := s.Decode(c, grpcfasttest.SliceAt(b))
-			grpcfasttest.CheckOracle(t, b, s.Msg(), err)
-		})
-	}
-}
-
-// marshalInvalid encodes m, whose strings may hold invalid UTF-8, with
-// vtprotobuf's encoder, which does not check.
-func marshalInvalid(t *testing.T, m *kinds.Rich) []byte {
-	t.Helper()
-	b, err := m.MarshalVT()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
