@@ -23,8 +23,8 @@ import (
 // checks once the whole message is decoded. Strings and bytes are copied,
 // or are views of b where d says so. In a slot's message it decodes into the
 // arrays that the slot's last reset kept, takes the nested messages and
-// oneof wrappers from d's record (Spare), and records the arrays and maps
-// of the message as it ends (LogBytes and the others).
+// oneof wrappers from d's record (TakeSpare, NewSpare), and records the
+// arrays and maps of the message as it ends (LogBytes and the others).
 type Decoder = decode.Decoder
 
 // RequiredHolder is implemented by the generated messages with a decoder

@@ -150,9 +150,6 @@ func (s *Decoding) Sweep(b []byte) (*Decoding, int) {
 // Checks reports whether s checks UTF-8.
 func (s *Decoding) Checks() bool { return !s.noUTF8 }
 
-// IsASCII reports whether every byte of b is below 0x80.
-func IsASCII(b []byte) bool { return ASCIIPrefix(b) == len(b) }
-
 // ASCIIPrefix returns the length of the longest prefix of b whose bytes
 // are all below 0x80: reading 32 bytes at a time, then 8, the last 8 bytes
 // of b (overlapping what was read) and, in a b shorter than 8, 4 and 1.

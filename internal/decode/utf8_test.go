@@ -56,9 +56,6 @@ func TestASCIIPrefix(t *testing.T) {
 				if got := ASCIIPrefix(b); got != want(b) {
 					t.Fatalf("ASCIIPrefix(%q) = %d, want %d", b, got, want(b))
 				}
-				if got := IsASCII(b); got != (i < 0) {
-					t.Fatalf("IsASCII(%q) = %v", b, got)
-				}
 			}
 		}
 	}
