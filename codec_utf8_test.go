@@ -1,6 +1,7 @@
 package grpcfast_test
 
 import (
+	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -61,8 +62,10 @@ func TestUTF8AfterASCII(t *testing.T) {
 // 0x80 or more in the rest of its input checks only the strings that end
 // after it; those before it are 7-bit. A hostile peer orders fields as it
 // likes: invalid UTF-8 in a string that holds the first high byte, in one
-// after a varint, a fixed64 or a bytes field that holds it, or nested, is
-// rejected, valid UTF-8 accepted, whole and split at every byte, as protobuf-go does.
+// after a varint, a fixed64 or a bytes field that holds it, nested, or in a
+// run of a repeated field, is rejected, valid UTF-8 accepted, whole and
+// split at every byte, into a new message and into slots with and without
+// the owned copy, as protobuf-go does.
 func TestUTF8AroundFirstHighByte(t *testing.T) {
 	c := grpcfast.NewCodec()
 	str := func(num protowire.Number, v string) []byte {
@@ -89,15 +92,23 @@ func TestUTF8AroundFirstHighByte(t *testing.T) {
 		"invalid nested label after a fixed64":     cat(str(2, "ok"), fixed, str(8, string(str(1, "\xfe")))),
 		"invalid nested label before a fixed64":    cat(str(2, "ok"), str(8, string(str(1, "\xfe"))), fixed),
 		"invalid map key after a varint":           cat(str(2, "ok"), high, str(10, string(str(1, "\xfe")))),
+		// Runs of words (AppendStrings).
+		"invalid word in a run after its first high byte": cat(str(6, "ok"), str(6, "é"), str(6, "ok"), str(6, "\xff"), str(6, "ok")),
+		"valid run with a high byte":                      cat(str(6, "ok"), str(6, "é"), str(6, "ok")),
+		"invalid word first in a run":                     cat(str(2, "ascii"), str(6, "\xc3"), str(6, "ok")),
+		"7-bit run, then an invalid name":                 cat(str(6, "a"), str(6, "b"), str(2, "\xff")),
+		"run broken by a long word, then invalid":         cat(str(6, "a"), str(6, strings.Repeat("x", 130)), str(6, "b"), str(6, "\xff")),
+		"run cut off by an invalid length":                cat(str(6, "a"), str(6, "b"), []byte{6<<3 | 2, 9, 'x'}),
 	} {
 		t.Run(name, func(t *testing.T) {
 			for cut := 0; cut <= len(b); cut++ {
 				got := &kinds.Rich{}
 				grpcfasttest.CheckOracle(t, b, got, c.Unmarshal(grpcfasttest.SliceAt(b, cut), got))
 			}
-			s := grpcfasttest.NewCopySlot[kinds.Rich]()
-			_, err := s.Decode(c, grpcfasttest.SliceAt(b))
-			grpcfasttest.CheckOracle(t, b, s.Msg(), err)
+			for _, s := range []*grpcfasttest.CopySlot[kinds.Rich]{grpcfasttest.NewCopySlot[kinds.Rich](), grpcfasttest.NewPlainSlot[kinds.Rich]()} {
+				_, err := s.Decode(c, grpcfasttest.SliceAt(b))
+				grpcfasttest.CheckOracle(t, b, s.Msg(), err)
+			}
 		})
 	}
 }

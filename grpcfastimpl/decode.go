@@ -224,6 +224,50 @@ func appendCap(l int) int {
 	return l + (l+3*256)/4
 }
 
+// AppendStrings decodes the run of values of a repeated string field whose
+// tag is one byte, tag, at the start of b (the value after the tag just
+// read, then each value after tag), and returns the field, the rest of the
+// input, and the state and aScii that the generated decoder goes on with:
+// what its own loop over the field did, UTF-8 checked alike (with aScii 0,
+// nothing is checked nor swept). Values that need no check go through the
+// state's StringRun; the others, and those it stops at, one at a time.
+func AppendStrings(d *Decoding, s []string, b []byte, tag byte, aScii int, field string) ([]string, []byte, *Decoding, int, error) {
+	if aScii < 0 {
+		d, aScii = d.Sweep(b)
+	}
+	for {
+		if aScii == 0 && len(s) < cap(s) {
+			var done bool
+			if s, b, done = d.StringRun(s, b, tag); done {
+				return s, b, d, aScii, nil
+			}
+		}
+		var v []byte
+		if len(b) > 1 && b[0] < 0x80 && int(b[0]) < len(b) {
+			v, b = b[1:1+int(b[0])], b[1+int(b[0]):]
+		} else {
+			r, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return s, b, d, aScii, decode.ErrWire(n)
+			}
+			v, b = r, b[n:]
+		}
+		if len(b) < aScii {
+			if err := d.CheckUTF8(v, field); err != nil {
+				return s, b, d, aScii, err
+			}
+		}
+		if len(s) == cap(s) {
+			s = Grow(s, uint64(tag), b)
+		}
+		s = append(s, d.String(v))
+		if len(b) == 0 || b[0] != tag {
+			return s, b, d, aScii, nil
+		}
+		b = b[1:]
+	}
+}
+
 // PackedVarints returns the number of varints in b, the value of a packed
 // field of varints.
 func PackedVarints(b []byte) int { return decode.Varints(b) }

@@ -117,34 +117,10 @@ func (x *CreateUserRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decodi
 			x.Age = int32(vAl)
 			continue
 		case 34: // tags
-			for {
-				fIeld := dAtA
-				var vAl []byte
-				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-				} else {
-					rEad, nN := protowire.ConsumeBytes(dAtA)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, dAtA = rEad, dAtA[nN:]
-				}
-				if aScii < 0 {
-					dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
-				}
-				if len(dAtA) < aScii {
-					if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.example.v1.CreateUserRequest.tags"); eRr != nil {
-						return eRr
-					}
-				}
-				if len(x.Tags) == cap(x.Tags) {
-					x.Tags = grpcfastimpl.Grow(x.Tags, 34, dAtA)
-				}
-				x.Tags = append(x.Tags, grpcfastimpl.String(dEc, vAl))
-				if len(dAtA) == 0 || dAtA[0] != 34 {
-					break
-				}
-				dAtA = dAtA[1:]
+			var eRr error
+			x.Tags, dAtA, dEc, aScii, eRr = grpcfastimpl.AppendStrings(dEc, x.Tags, dAtA, 34, aScii, "grpcfast.example.v1.CreateUserRequest.tags")
+			if eRr != nil {
+				return eRr
 			}
 			continue
 		}

@@ -320,6 +320,9 @@ func Run(tag uint64, b []byte) int { return RunUpTo(tag, b, MaxRun) }
 
 // RunUpTo is Run, counting up to limit.
 func RunUpTo(tag uint64, b []byte, limit int) int {
+	if tag < 0x80 && protowire.Type(tag&7) == protowire.BytesType {
+		return runBytes(byte(tag), b, limit)
+	}
 	n := 0
 	for len(b) > 0 && n < limit {
 		t, i := uint64(b[0]), 1
@@ -331,7 +334,7 @@ func RunUpTo(tag uint64, b []byte, limit int) int {
 		}
 		b = b[i:]
 		switch protowire.Type(tag & 7) {
-		case protowire.BytesType: // the common case, read here
+		case protowire.BytesType:
 			l, j := protowire.ConsumeVarint(b)
 			if j < 0 || l > uint64(len(b)-j) {
 				return n
@@ -345,6 +348,30 @@ func RunUpTo(tag uint64, b []byte, limit int) int {
 			return n
 		}
 		b = b[i:]
+		n++
+	}
+	return n
+}
+
+// runBytes is RunUpTo for a tag of one byte and the bytes wire type, the
+// common case: strings, bytes and messages, most of them with a length of
+// one byte, which it reads inline.
+func runBytes(tag byte, b []byte, limit int) int {
+	n, i := 0, 0
+	for n < limit && i < len(b) && b[i] == tag {
+		i++
+		if i < len(b) && b[i] < 0x80 {
+			i += 1 + int(b[i])
+		} else {
+			l, j := protowire.ConsumeVarint(b[i:])
+			if j < 0 || l > uint64(len(b)-i-j) {
+				return n
+			}
+			i += j + int(l)
+		}
+		if i > len(b) {
+			return n
+		}
 		n++
 	}
 	return n

@@ -60,8 +60,7 @@ const minChunk = 256
 func (s *Slabs) copy(b []byte) []byte {
 	i := s.filled
 	if len(b) > len(s.chunk)-i {
-		n := max(min(max(2*len(s.chunk), minChunk), MaxChunk, s.left), len(b))
-		s.chunk = make([]byte, n)
+		s.newChunk(len(b))
 		i = 0
 	}
 	j := i + len(b)
@@ -70,6 +69,14 @@ func (s *Slabs) copy(b []byte) []byte {
 	c := s.chunk[i:j:j]
 	copy(c, b)
 	return c
+}
+
+// newChunk gives s a new, empty chunk of room for n bytes at least: twice
+// the last one, from minChunk up to MaxChunk, and no more than what is left
+// to copy.
+func (s *Slabs) newChunk(n int) {
+	s.chunk = make([]byte, max(min(max(2*len(s.chunk), minChunk), MaxChunk, s.left), n))
+	s.filled = 0
 }
 
 type slab struct {

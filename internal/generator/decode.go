@@ -362,6 +362,10 @@ func (d *decodeGen) field(fd *protogen.Field) {
 	// tag of one byte, the next one is decoded without going back to the
 	// switch.
 	loop := desc.IsList() && tag < 0x80
+	if loop && kind == protoreflect.StringKind {
+		d.stringRun(fd, tag)
+		return
+	}
 	if loop {
 		g.P("for {")
 	}
@@ -457,6 +461,24 @@ func (d *decodeGen) field(fd *protogen.Field) {
 		d.read(fd, "dAtA")
 		g.P("x.", fd.GoName, " = ", d.value(fd))
 	}
+	g.P("continue")
+}
+
+// stringRun writes the decode of the run of values of fd, a repeated
+// string field whose tag is one byte: one call of AppendStrings, which
+// checks UTF-8 where utf8 would, and not at all for a field that does not
+// require it.
+func (d *decodeGen) stringRun(fd *protogen.Field, tag uint64) {
+	g := d.g
+	g.P("var eRr error")
+	if fieldrule.EnforceUTF8(fd.Desc) {
+		g.P("x.", fd.GoName, ", dAtA, dEc, aScii, eRr = ", d.impl("AppendStrings"), "(dEc, x.", fd.GoName, ", dAtA, ", tag, ", aScii, ", strconv.Quote(string(fd.Desc.FullName())), ")")
+	} else {
+		g.P("x.", fd.GoName, ", dAtA, _, _, eRr = ", d.impl("AppendStrings"), "(dEc, x.", fd.GoName, ", dAtA, ", tag, ", 0, \"\")")
+	}
+	g.P("if eRr != nil {")
+	g.P("return eRr")
+	g.P("}")
 	g.P("continue")
 }
 

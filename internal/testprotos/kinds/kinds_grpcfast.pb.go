@@ -185,34 +185,10 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 			}
 			continue
 		case 50: // words
-			for {
-				fIeld := dAtA
-				var vAl []byte
-				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-				} else {
-					rEad, nN := protowire.ConsumeBytes(dAtA)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, dAtA = rEad, dAtA[nN:]
-				}
-				if aScii < 0 {
-					dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
-				}
-				if len(dAtA) < aScii {
-					if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Rich.words"); eRr != nil {
-						return eRr
-					}
-				}
-				if len(x.Words) == cap(x.Words) {
-					x.Words = grpcfastimpl.Grow(x.Words, 50, dAtA)
-				}
-				x.Words = append(x.Words, grpcfastimpl.String(dEc, vAl))
-				if len(dAtA) == 0 || dAtA[0] != 50 {
-					break
-				}
-				dAtA = dAtA[1:]
+			var eRr error
+			x.Words, dAtA, dEc, aScii, eRr = grpcfastimpl.AppendStrings(dEc, x.Words, dAtA, 50, aScii, "grpcfast.testdata.kinds.Rich.words")
+			if eRr != nil {
+				return eRr
 			}
 			continue
 		case 58: // blobs

@@ -548,25 +548,10 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 				return grpcfastimpl.ErrDepth
 			}
 		case 82: // tags
-			for {
-				var vAl []byte
-				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-				} else {
-					rEad, nN := protowire.ConsumeBytes(dAtA)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, dAtA = rEad, dAtA[nN:]
-				}
-				if len(x.Tags) == cap(x.Tags) {
-					x.Tags = grpcfastimpl.Grow(x.Tags, 82, dAtA)
-				}
-				x.Tags = append(x.Tags, grpcfastimpl.String(dEc, vAl))
-				if len(dAtA) == 0 || dAtA[0] != 82 {
-					break
-				}
-				dAtA = dAtA[1:]
+			var eRr error
+			x.Tags, dAtA, _, _, eRr = grpcfastimpl.AppendStrings(dEc, x.Tags, dAtA, 82, 0, "")
+			if eRr != nil {
+				return eRr
 			}
 			continue
 		case 90: // text

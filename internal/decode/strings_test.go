@@ -1,0 +1,147 @@
+package decode
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// stringRunRef is what StringRun must do, value by value: append the values
+// with a length of one byte while dst has room, and report where the run
+// ends.
+func stringRunRef(dst []string, b []byte, tag byte) ([]string, []byte, bool) {
+	for len(dst) < cap(dst) && len(b) > 0 && b[0] < 0x80 && int(b[0]) < len(b) {
+		n := int(b[0])
+		dst = append(dst, string(b[1:1+n]))
+		b = b[1+n:]
+		if len(b) == 0 || b[0] != tag {
+			return dst, b, true
+		}
+		b = b[1:]
+	}
+	return dst, b, false
+}
+
+// runInputs are runs of a string field of tag 0x32 (field 6), starting at
+// the length of the first value, as a generated decoder calls StringRun:
+// ended by the input, by another field, by a value of 128 bytes (a length
+// of two bytes), by a length past the end, and empty values among them.
+func runInputs() map[string][]byte {
+	const tag = 6<<3 | 2
+	run := func(vals ...string) []byte {
+		var b []byte
+		for _, v := range vals {
+			b = protowire.AppendString(protowire.AppendTag(b, 6, protowire.BytesType), v)
+		}
+		return b[1:]
+	}
+	words := make([]string, 40)
+	for i := range words {
+		words[i] = fmt.Sprintf("w%d-%s", i, strings.Repeat("x", i%9))
+	}
+	in := map[string][]byte{
+		"one":                run("a"),
+		"words":              run(words...),
+		"empty values":       run("", "a", "", ""),
+		"another field":      append(run("a", "bc"), 7<<3, 1),
+		"long value":         run("a", strings.Repeat("y", 128), "b"),
+		"longest short":      run(strings.Repeat("y", 127), "b"),
+		"past the end":       append(run("a", "b"), tag, 5, 'x'),
+		"one byte short":     append(run("a"), tag, 2, 'x'),
+		"tag at the end":     append(run("a"), tag),
+		"high bytes":         run("é", "\xff", "ok"),
+		"empty input":        nil,
+		"only a length":      {3},
+		"empty, another tag": {0, 7 << 3, 1},
+	}
+	return in
+}
+
+// StringRun appends what a value-by-value decode appends, leaves the rest
+// of the input where it does, in every mode (views, a fresh decode's chunks,
+// allocated strings) and whatever room dst has.
+func TestStringRun(t *testing.T) {
+	const tag = 6<<3 | 2
+	for name, b := range runInputs() {
+		for _, room := range []int{0, 1, 3, 100} {
+			for _, mode := range []string{"views", "fresh", "alloc"} {
+				t.Run(fmt.Sprintf("%s/room=%d/%s", name, room, mode), func(t *testing.T) {
+					var st *Decoding
+					switch mode {
+					case "views":
+						st = new(Decodings).Init(nil, true, false)
+					case "fresh":
+						f, s := GetFresh(len(b), false)
+						defer PutFresh(f)
+						st = s
+					default:
+						st = new(Decodings).Init(nil, false, false)
+					}
+					in := bytes.Clone(b)
+					want, wantRest, wantDone := stringRunRef(make([]string, 1, 1+room), in, tag)
+					got, rest, done := st.StringRun(make([]string, 1, 1+room), in, tag)
+					if !slices.Equal(got, want) || !bytes.Equal(rest, wantRest) || done != wantDone {
+						t.Fatalf("StringRun = %q, rest %x, done %v; want %q, %x, %v", got, rest, done, want, wantRest, wantDone)
+					}
+					if len(rest) > 0 && unsafe.SliceData(rest) != &in[len(in)-len(rest)] {
+						t.Fatal("the rest is not the input's own tail")
+					}
+					// Views are of the input; the other modes copy.
+					for i, v := range got[1:] {
+						if v == "" {
+							continue
+						}
+						p := uintptr(unsafe.Pointer(unsafe.StringData(v)))
+						inside := p >= uintptr(unsafe.Pointer(&in[0])) && p < uintptr(unsafe.Pointer(&in[0]))+uintptr(len(in))
+						if inside != (mode == "views") {
+							t.Fatalf("value %d: within the input %v, in mode %s", i, inside, mode)
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// In a fresh decode, a run's values share the decode's chunks as copy's
+// do: side by side, each with no capacity beyond it, new chunks of bounded
+// size as they fill, and what is left to copy counted down.
+func TestStringRunChunks(t *testing.T) {
+	const tag = 6<<3 | 2
+	var b []byte
+	var want []string
+	for i := range 2000 {
+		v := fmt.Sprintf("value-%04d", i)
+		want = append(want, v)
+		b = protowire.AppendString(protowire.AppendTag(b, 6, protowire.BytesType), v)
+	}
+	b = b[1:]
+	f, st := GetFresh(len(b), false)
+	defer PutFresh(f)
+	got, rest, done := st.StringRun(make([]string, 0, len(want)), b, tag)
+	if !done || len(rest) != 0 || !slices.Equal(got, want) {
+		t.Fatalf("StringRun: done %v, %d bytes left, %d values; want the run of %d", done, len(rest), len(got), len(want))
+	}
+	if st.Slabs.left != len(b)-10*len(want) {
+		t.Fatalf("left to copy: %d, want %d", st.Slabs.left, len(b)-10*len(want))
+	}
+	chunks := map[uintptr]bool{}
+	for i, v := range got {
+		p := uintptr(unsafe.Pointer(unsafe.StringData(v)))
+		if i > 0 {
+			prev := uintptr(unsafe.Pointer(unsafe.StringData(got[i-1])))
+			if p != prev+10 {
+				chunks[p] = true
+			}
+		}
+	}
+	// 20,000 bytes in chunks of 256, 512, ... then 4096: about 8.
+	if n := len(chunks) + 1; n < 20000/MaxChunk || n > 20000/MaxChunk+6 {
+		t.Fatalf("2000 values of 10 bytes in %d chunks, want about %d", n, 20000/MaxChunk)
+	}
+}
