@@ -2,14 +2,19 @@ package grpcfast_test
 
 import (
 	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"slices"
 	"testing"
 	"unsafe"
 
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/grpcfastrecord"
 	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
 	"github.com/grpcfast/grpcfast/internal/own"
 	"github.com/grpcfast/grpcfast/internal/testprotos/hostile"
@@ -517,5 +522,79 @@ func TestOneofRecordOwnership(t *testing.T) {
 	}
 	if myWrapper.Inner != inner {
 		t.Fatalf("the handler's wrapper was written into: %v", myWrapper)
+	}
+}
+
+// reorder returns b, an encoding of a message of type md, with its fields
+// in another order at every level of nesting: reversed, rotated by one or
+// shuffled (order), each nested message and map entry reordered alike.
+func reorder(t *testing.T, md protoreflect.MessageDescriptor, b []byte, order string, rnd *rand.Rand) []byte {
+	var fields [][]byte
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		m := protowire.ConsumeFieldValue(num, typ, b[n:])
+		if n < 0 || m < 0 {
+			t.Fatalf("reorder: malformed input at %x", b)
+		}
+		f := b[:n+m]
+		if fd := md.Fields().ByNumber(num); fd != nil && typ == protowire.BytesType && fd.Message() != nil {
+			v, _ := protowire.ConsumeBytes(b[n:])
+			f = protowire.AppendBytes(protowire.AppendTag(nil, num, typ), reorder(t, fd.Message(), v, order, rnd))
+		}
+		fields = append(fields, f)
+		b = b[n+m:]
+	}
+	switch order {
+	case "reversed":
+		slices.Reverse(fields)
+	case "rotated":
+		if len(fields) > 1 {
+			fields = append(fields[1:], fields[0])
+		}
+	default:
+		rnd.Shuffle(len(fields), func(i, j int) { fields[i], fields[j] = fields[j], fields[i] })
+	}
+	return slices.Concat(fields...)
+}
+
+// TestGeneratedDecodeFieldOrders: a generated decoder goes from a field's
+// code straight to the next field's where the next tag is the one that
+// field number order predicts; input in any other order, at any depth, is
+// decoded as protobuf-go decodes it, whole and split, into a new message
+// and into slots with and without the owned copy.
+func TestGeneratedDecodeFieldOrders(t *testing.T) {
+	c := grpcfast.NewCodec()
+	rnd := rand.New(rand.NewPCG(1, 2))
+	msgs := []proto.Message{
+		grpcfasttest.FullDecodable(4, 2, 2), grpcfasttest.FullDecodable(3, 3, 7),
+		grpcfasttest.FullRich(5), grpcfasttest.WordyMessage(),
+	}
+	if exports, err := grpcfastrecord.Read("internal/testprotos/otlp/testdata/corpus", "grpcfast.testdata.otlp.TraceService", "Export", true,
+		func() proto.Message { return new(otlp.ExportTraceServiceRequest) }); err != nil {
+		t.Fatal(err)
+	} else {
+		msgs = append(msgs, exports[0])
+	}
+	for _, m := range msgs {
+		in := marshalOK(t, m)
+		for _, order := range []string{"reversed", "rotated", "shuffled", "shuffled again"} {
+			b := reorder(t, m.ProtoReflect().Descriptor(), in, order, rnd)
+			what := fmt.Sprintf("%T %s", m, order)
+			for _, cut := range []int{0, len(b) / 3} {
+				got := m.ProtoReflect().New().Interface()
+				grpcfasttest.CheckOracleAt(t, what, b, got, c.Unmarshal(grpcfasttest.SliceAt(b, cut), got))
+			}
+			switch m.(type) {
+			case *kinds.Decodable:
+				for _, s := range []*grpcfasttest.CopySlot[kinds.Decodable]{grpcfasttest.NewCopySlot[kinds.Decodable](), grpcfasttest.NewPlainSlot[kinds.Decodable]()} {
+					_, err := s.Decode(c, grpcfasttest.SliceAt(b))
+					grpcfasttest.CheckOracleAt(t, what+" in a slot", b, s.Msg(), err)
+				}
+			case *otlp.ExportTraceServiceRequest:
+				s := grpcfasttest.NewCopySlot[otlp.ExportTraceServiceRequest]()
+				_, err := s.Decode(c, grpcfasttest.SliceAt(b))
+				grpcfasttest.CheckOracleAt(t, what+" in a slot", b, s.Msg(), err)
+			}
+		}
 	}
 }

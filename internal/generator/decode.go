@@ -1,7 +1,9 @@
 package generator
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -173,6 +175,20 @@ type decodeGen struct {
 	sweep bool
 	// inMap: the field being written is a map entry's key or value.
 	inMap bool
+	// cases are the cases of the switch on a tag read in the loop (nExt):
+	// a goto to a field's label, or code of its own.
+	cases []dispatch
+	// next is the field expected after the one being written (the next
+	// one by number, outside its oneof), nil for none.
+	next *protogen.Field
+}
+
+// dispatch is a case of the switch on a tag that the decoder could not
+// predict: tags, and the label of the field's code or the code that
+// replaces a goto.
+type dispatch struct {
+	tags, comment, label string
+	code                 func()
 }
 
 // sweeps reports whether fd is a string field outside a map whose UTF-8
@@ -351,11 +367,12 @@ func (d *decodeGen) field(fd *protogen.Field) {
 	kind := desc.Kind()
 	isMsg := kind == protoreflect.MessageKind
 	tag := tagOf(num, w)
-	g.P("case ", tag, ": // ", desc.Name())
+	d.begin(fieldLabel(num, false), strconv.FormatUint(tag, 10), string(desc.Name()))
 	if desc.IsMap() {
 		d.inMap = true
 		d.mapEntry(fd)
 		d.inMap = false
+		d.end()
 		return
 	}
 	// The elements of a repeated field come one after the other: with a
@@ -364,6 +381,7 @@ func (d *decodeGen) field(fd *protogen.Field) {
 	loop := desc.IsList() && tag < 0x80
 	if loop && kind == protoreflect.StringKind {
 		d.stringRun(fd, tag)
+		d.end()
 		return
 	}
 	if loop {
@@ -423,8 +441,8 @@ func (d *decodeGen) field(fd *protogen.Field) {
 		endLoop()
 		if w != protowire.BytesType {
 			// Packed: the same values, one after the other.
-			g.P("continue")
-			g.P("case ", tagOf(num, protowire.BytesType), ": // ", desc.Name(), ", packed")
+			d.end()
+			d.begin(fieldLabel(num, true), strconv.FormatUint(tagOf(num, protowire.BytesType), 10), string(desc.Name())+", packed")
 			g.P("pAcked, nN := ", d.pw("ConsumeBytes"), "(dAtA)")
 			d.failRead("nN")
 			g.P("dAtA = dAtA[nN:]")
@@ -461,7 +479,54 @@ func (d *decodeGen) field(fd *protogen.Field) {
 		d.read(fd, "dAtA")
 		g.P("x.", fd.GoName, " = ", d.value(fd))
 	}
-	g.P("continue")
+	d.end()
+}
+
+// fieldLabel is the label of the code of field num, or of its packed form.
+func fieldLabel(num protoreflect.FieldNumber, packed bool) string {
+	if packed {
+		return fmt.Sprintf("dEcode%dpAcked", num)
+	}
+	return fmt.Sprintf("dEcode%d", num)
+}
+
+// begin starts the code of a field (or its packed form) under label, and
+// adds tag to the switch of the tags not predicted.
+func (d *decodeGen) begin(label, tag, comment string) {
+	d.cases = append(d.cases, dispatch{tags: tag, comment: comment, label: label})
+	d.g.P(label, ":")
+	d.g.P("{ // ", comment)
+}
+
+// end ends the code of a field (goOn).
+func (d *decodeGen) end() {
+	d.goOn()
+	d.g.P("}")
+}
+
+// goOn writes what follows a field's value: the end of the message where
+// the input ends; the next field's code where its tag of one byte comes
+// next, as encoders write fields in order of number; otherwise the loop
+// that reads a tag and switches on it (nExt).
+func (d *decodeGen) goOn() {
+	g := d.g
+	g.P("if len(dAtA) == 0 {")
+	g.P("goto eNd")
+	g.P("}")
+	if n := d.next; n != nil {
+		tag := tagOf(n.Desc.Number(), wireOf(n))
+		packed := n.Desc.IsPacked()
+		if packed {
+			tag = tagOf(n.Desc.Number(), protowire.BytesType)
+		}
+		if tag < 0x80 {
+			g.P("if dAtA[0] == ", tag, " {")
+			g.P("dAtA = dAtA[1:]")
+			g.P("goto ", fieldLabel(n.Desc.Number(), packed && wireOf(n) != protowire.BytesType))
+			g.P("}")
+		}
+	}
+	g.P("goto nExt")
 }
 
 // stringRun writes the decode of the run of values of fd, a repeated
@@ -479,7 +544,6 @@ func (d *decodeGen) stringRun(fd *protogen.Field, tag uint64) {
 	g.P("if eRr != nil {")
 	g.P("return eRr")
 	g.P("}")
-	g.P("continue")
 }
 
 // mapEntry writes the decode of an entry of map field fd, as protobuf-go's
@@ -528,13 +592,12 @@ func (d *decodeGen) mapEntry(fd *protogen.Field) {
 	g.P("x.", fd.GoName, " = make(map[", goType(g, key), "]", goType(g, val), ")")
 	g.P("}")
 	g.P("x.", fd.GoName, "[mK] = mV")
-	g.P("continue")
 	var other []string
 	for _, t := range []protowire.Type{protowire.VarintType, protowire.Fixed64Type, protowire.StartGroupType, protowire.Fixed32Type} {
 		other = append(other, strconv.FormatUint(tagOf(fd.Desc.Number(), t), 10))
 	}
-	g.P("case ", strings.Join(other, ", "), ": // ", fd.Desc.Name(), ", another wire type: an unknown field")
-	d.fail("dEpth < "+d.impl("MapLevel"), "ErrDepth")
+	d.cases = append(d.cases, dispatch{tags: strings.Join(other, ", "), comment: string(fd.Desc.Name()) + ", another wire type: an unknown field",
+		code: func() { d.fail("dEpth < "+d.impl("MapLevel"), "ErrDepth") }})
 }
 
 // genDecode writes m's GrpcfastDecode (grpcfastimpl.Decoder).
@@ -548,12 +611,40 @@ func genDecode(g *protogen.GeneratedFile, f *protogen.File, m *protogen.Message,
 	if d.sweep {
 		g.P("aScii := ", d.impl("Unswept"), "(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)")
 	}
+	// The fields' code, in order of number, each under its label: a field
+	// goes on to the next one's code where the next tag is the one
+	// expected (goOn), and to the loop that switches on the tag (nExt)
+	// where it is not.
+	fields := slices.Clone(m.Fields)
+	slices.SortFunc(fields, func(a, b *protogen.Field) int { return cmp.Compare(a.Desc.Number(), b.Desc.Number()) })
+	if len(fields) > 0 {
+		d.next = fields[0]
+		d.goOn()
+	}
+	for i, fd := range fields {
+		d.next = nil
+		for _, n := range fields[i+1:] {
+			if o := realOneof(fd); o == nil || realOneof(n) != o {
+				d.next = n
+				break
+			}
+		}
+		d.field(fd)
+	}
+	if len(fields) > 0 {
+		g.P("nExt:")
+	}
 	g.P("for len(dAtA) > 0 {")
 	d.tag("dAtA")
-	if len(m.Fields) > 0 {
+	if len(d.cases) > 0 {
 		g.P("switch tAg {")
-		for _, fd := range m.Fields {
-			d.field(fd)
+		for _, c := range d.cases {
+			g.P("case ", c.tags, ": // ", c.comment)
+			if c.code != nil {
+				c.code()
+			} else {
+				g.P("goto ", c.label)
+			}
 		}
 		g.P("}")
 	}
@@ -564,6 +655,9 @@ func genDecode(g *protogen.GeneratedFile, f *protogen.File, m *protogen.Message,
 	g.P("x.unknownFields = ", d.impl("AppendUnknown"), "(x.unknownFields, tAg, dAtA[:nN])")
 	g.P("dAtA = dAtA[nN:]")
 	g.P("}")
+	if len(fields) > 0 {
+		g.P("eNd:")
+	}
 	d.logArrays(m)
 	g.P("return nil")
 	g.P("}")

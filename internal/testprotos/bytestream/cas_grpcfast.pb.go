@@ -48,6 +48,64 @@ func (x *Digest) GrpcfastUnknownFields() *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Digest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // hash
+		fIeld := dAtA
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if aScii < 0 {
+			dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
+		}
+		if len(dAtA) < aScii {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.bytestream.Digest.hash"); eRr != nil {
+				return eRr
+			}
+		}
+		x.Hash = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 16 {
+			dAtA = dAtA[1:]
+			goto dEcode2
+		}
+		goto nExt
+	}
+dEcode2:
+	{ // size_bytes
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.SizeBytes = int64(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -61,40 +119,9 @@ func (x *Digest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 		}
 		switch tAg {
 		case 10: // hash
-			fIeld := dAtA
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if aScii < 0 {
-				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
-			}
-			if len(dAtA) < aScii {
-				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.bytestream.Digest.hash"); eRr != nil {
-					return eRr
-				}
-			}
-			x.Hash = grpcfastimpl.String(dEc, vAl)
-			continue
+			goto dEcode1
 		case 16: // size_bytes
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.SizeBytes = int64(vAl)
-			continue
+			goto dEcode2
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -105,6 +132,7 @@ func (x *Digest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	return nil
 }
 
@@ -116,6 +144,172 @@ func (x *BatchReadBlobsRequest) GrpcfastUnknownFields() *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *BatchReadBlobsRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // instance_name
+		fIeld := dAtA
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if aScii < 0 {
+			dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
+		}
+		if len(dAtA) < aScii {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.bytestream.BatchReadBlobsRequest.instance_name"); eRr != nil {
+				return eRr
+			}
+		}
+		x.InstanceName = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 18 {
+			dAtA = dAtA[1:]
+			goto dEcode2
+		}
+		goto nExt
+	}
+dEcode2:
+	{ // digests
+		for {
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+			} else {
+				rEad, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			var eL *Digest
+			if nN := len(x.Digests); nN < cap(x.Digests) {
+				x.Digests = x.Digests[:nN+1]
+				eL = x.Digests[nN]
+			} else {
+				x.Digests = grpcfastimpl.AppendMessage(x.Digests, dEc, 18, dAtA)
+				eL = x.Digests[nN]
+			}
+			if eL == nil {
+				if eL = grpcfastimpl.TakeSpare[Digest](dEc, grpcfastSpare_bytestream_cas_Digest); eL == nil {
+					eL = grpcfastimpl.NewSpare[Digest](dEc, grpcfastSpare_bytestream_cas_Digest)
+				}
+				x.Digests[len(x.Digests)-1] = eL
+			}
+			if dEpth < 1 {
+				return grpcfastimpl.ErrDepth
+			}
+			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+			if len(dAtA) == 0 || dAtA[0] != 18 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 26 {
+			dAtA = dAtA[1:]
+			goto dEcode3pAcked
+		}
+		goto nExt
+	}
+dEcode3:
+	{ // acceptable_compressors
+		for {
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				rEad, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			if len(x.AcceptableCompressors) == cap(x.AcceptableCompressors) {
+				x.AcceptableCompressors = grpcfastimpl.Grow(x.AcceptableCompressors, 24, dAtA)
+			}
+			x.AcceptableCompressors = append(x.AcceptableCompressors, int32(vAl))
+			if len(dAtA) == 0 || dAtA[0] != 24 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 32 {
+			dAtA = dAtA[1:]
+			goto dEcode4
+		}
+		goto nExt
+	}
+dEcode3pAcked:
+	{ // acceptable_compressors, packed
+		pAcked, nN := protowire.ConsumeBytes(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		x.AcceptableCompressors = grpcfastimpl.GrowBy(x.AcceptableCompressors, grpcfastimpl.PackedVarints(pAcked))
+		for len(pAcked) > 0 {
+			var vAl uint64
+			if len(pAcked) > 0 && pAcked[0] < 0x80 {
+				vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
+			} else {
+				rEad, nN := protowire.ConsumeVarint(pAcked)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, pAcked = rEad, pAcked[nN:]
+			}
+			x.AcceptableCompressors = append(x.AcceptableCompressors, int32(vAl))
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 32 {
+			dAtA = dAtA[1:]
+			goto dEcode4
+		}
+		goto nExt
+	}
+dEcode4:
+	{ // digest_function
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.DigestFunction = int32(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -129,121 +323,15 @@ func (x *BatchReadBlobsRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.De
 		}
 		switch tAg {
 		case 10: // instance_name
-			fIeld := dAtA
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if aScii < 0 {
-				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
-			}
-			if len(dAtA) < aScii {
-				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.bytestream.BatchReadBlobsRequest.instance_name"); eRr != nil {
-					return eRr
-				}
-			}
-			x.InstanceName = grpcfastimpl.String(dEc, vAl)
-			continue
+			goto dEcode1
 		case 18: // digests
-			for {
-				var vAl []byte
-				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-				} else {
-					rEad, nN := protowire.ConsumeBytes(dAtA)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, dAtA = rEad, dAtA[nN:]
-				}
-				var eL *Digest
-				if nN := len(x.Digests); nN < cap(x.Digests) {
-					x.Digests = x.Digests[:nN+1]
-					eL = x.Digests[nN]
-				} else {
-					x.Digests = grpcfastimpl.AppendMessage(x.Digests, dEc, 18, dAtA)
-					eL = x.Digests[nN]
-				}
-				if eL == nil {
-					if eL = grpcfastimpl.TakeSpare[Digest](dEc, grpcfastSpare_bytestream_cas_Digest); eL == nil {
-						eL = grpcfastimpl.NewSpare[Digest](dEc, grpcfastSpare_bytestream_cas_Digest)
-					}
-					x.Digests[len(x.Digests)-1] = eL
-				}
-				if dEpth < 1 {
-					return grpcfastimpl.ErrDepth
-				}
-				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-					return eRr
-				}
-				if len(dAtA) == 0 || dAtA[0] != 18 {
-					break
-				}
-				dAtA = dAtA[1:]
-			}
-			continue
+			goto dEcode2
 		case 24: // acceptable_compressors
-			for {
-				var vAl uint64
-				if len(dAtA) > 0 && dAtA[0] < 0x80 {
-					vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-				} else {
-					rEad, nN := protowire.ConsumeVarint(dAtA)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, dAtA = rEad, dAtA[nN:]
-				}
-				if len(x.AcceptableCompressors) == cap(x.AcceptableCompressors) {
-					x.AcceptableCompressors = grpcfastimpl.Grow(x.AcceptableCompressors, 24, dAtA)
-				}
-				x.AcceptableCompressors = append(x.AcceptableCompressors, int32(vAl))
-				if len(dAtA) == 0 || dAtA[0] != 24 {
-					break
-				}
-				dAtA = dAtA[1:]
-			}
-			continue
+			goto dEcode3
 		case 26: // acceptable_compressors, packed
-			pAcked, nN := protowire.ConsumeBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
-			}
-			dAtA = dAtA[nN:]
-			x.AcceptableCompressors = grpcfastimpl.GrowBy(x.AcceptableCompressors, grpcfastimpl.PackedVarints(pAcked))
-			for len(pAcked) > 0 {
-				var vAl uint64
-				if len(pAcked) > 0 && pAcked[0] < 0x80 {
-					vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
-				} else {
-					rEad, nN := protowire.ConsumeVarint(pAcked)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, pAcked = rEad, pAcked[nN:]
-				}
-				x.AcceptableCompressors = append(x.AcceptableCompressors, int32(vAl))
-			}
-			continue
+			goto dEcode3pAcked
 		case 32: // digest_function
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.DigestFunction = int32(vAl)
-			continue
+			goto dEcode4
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -254,6 +342,7 @@ func (x *BatchReadBlobsRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.De
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	if dEc.Record != nil {
 		grpcfastimpl.LogCleared(dEc, &x.Digests)
 		grpcfastimpl.LogScalars(dEc, &x.AcceptableCompressors)
@@ -268,6 +357,58 @@ func (x *BatchReadBlobsResponse) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *BatchReadBlobsResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // responses
+		for {
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+			} else {
+				rEad, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			var eL *BatchReadBlobsResponse_Response
+			if nN := len(x.Responses); nN < cap(x.Responses) {
+				x.Responses = x.Responses[:nN+1]
+				eL = x.Responses[nN]
+			} else {
+				x.Responses = grpcfastimpl.AppendMessage(x.Responses, dEc, 10, dAtA)
+				eL = x.Responses[nN]
+			}
+			if eL == nil {
+				if eL = grpcfastimpl.TakeSpare[BatchReadBlobsResponse_Response](dEc, grpcfastSpare_bytestream_cas_BatchReadBlobsResponse_Response); eL == nil {
+					eL = grpcfastimpl.NewSpare[BatchReadBlobsResponse_Response](dEc, grpcfastSpare_bytestream_cas_BatchReadBlobsResponse_Response)
+				}
+				x.Responses[len(x.Responses)-1] = eL
+			}
+			if dEpth < 1 {
+				return grpcfastimpl.ErrDepth
+			}
+			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+			if len(dAtA) == 0 || dAtA[0] != 10 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -281,43 +422,7 @@ func (x *BatchReadBlobsResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.D
 		}
 		switch tAg {
 		case 10: // responses
-			for {
-				var vAl []byte
-				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-				} else {
-					rEad, nN := protowire.ConsumeBytes(dAtA)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, dAtA = rEad, dAtA[nN:]
-				}
-				var eL *BatchReadBlobsResponse_Response
-				if nN := len(x.Responses); nN < cap(x.Responses) {
-					x.Responses = x.Responses[:nN+1]
-					eL = x.Responses[nN]
-				} else {
-					x.Responses = grpcfastimpl.AppendMessage(x.Responses, dEc, 10, dAtA)
-					eL = x.Responses[nN]
-				}
-				if eL == nil {
-					if eL = grpcfastimpl.TakeSpare[BatchReadBlobsResponse_Response](dEc, grpcfastSpare_bytestream_cas_BatchReadBlobsResponse_Response); eL == nil {
-						eL = grpcfastimpl.NewSpare[BatchReadBlobsResponse_Response](dEc, grpcfastSpare_bytestream_cas_BatchReadBlobsResponse_Response)
-					}
-					x.Responses[len(x.Responses)-1] = eL
-				}
-				if dEpth < 1 {
-					return grpcfastimpl.ErrDepth
-				}
-				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-					return eRr
-				}
-				if len(dAtA) == 0 || dAtA[0] != 10 {
-					break
-				}
-				dAtA = dAtA[1:]
-			}
-			continue
+			goto dEcode1
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -328,6 +433,7 @@ func (x *BatchReadBlobsResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.D
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	if dEc.Record != nil {
 		grpcfastimpl.LogCleared(dEc, &x.Responses)
 	}
@@ -350,6 +456,119 @@ func (x *BatchReadBlobsResponse_Response) GrpcfastBytesField(num protowire.Numbe
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *BatchReadBlobsResponse_Response) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // digest
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Digest == nil {
+			if x.Digest = grpcfastimpl.TakeSpare[Digest](dEc, grpcfastSpare_bytestream_cas_Digest); x.Digest == nil {
+				x.Digest = grpcfastimpl.NewSpare[Digest](dEc, grpcfastSpare_bytestream_cas_Digest)
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := x.Digest.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 18 {
+			dAtA = dAtA[1:]
+			goto dEcode2
+		}
+		goto nExt
+	}
+dEcode2:
+	{ // data
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.Data = grpcfastimpl.Bytes(dEc, x.Data, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 26 {
+			dAtA = dAtA[1:]
+			goto dEcode3
+		}
+		goto nExt
+	}
+dEcode3:
+	{ // status
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Status == nil {
+			if x.Status = grpcfastimpl.TakeSpare[Status](dEc, grpcfastSpare_bytestream_cas_Status); x.Status == nil {
+				x.Status = grpcfastimpl.NewSpare[Status](dEc, grpcfastSpare_bytestream_cas_Status)
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := x.Status.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 32 {
+			dAtA = dAtA[1:]
+			goto dEcode4
+		}
+		goto nExt
+	}
+dEcode4:
+	{ // compressor
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.Compressor = int32(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -363,77 +582,13 @@ func (x *BatchReadBlobsResponse_Response) GrpcfastDecode(dAtA []byte, dEc *grpcf
 		}
 		switch tAg {
 		case 10: // digest
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if x.Digest == nil {
-				if x.Digest = grpcfastimpl.TakeSpare[Digest](dEc, grpcfastSpare_bytestream_cas_Digest); x.Digest == nil {
-					x.Digest = grpcfastimpl.NewSpare[Digest](dEc, grpcfastSpare_bytestream_cas_Digest)
-				}
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := x.Digest.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode1
 		case 18: // data
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.Data = grpcfastimpl.Bytes(dEc, x.Data, vAl)
-			continue
-		case 32: // compressor
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.Compressor = int32(vAl)
-			continue
+			goto dEcode2
 		case 26: // status
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if x.Status == nil {
-				if x.Status = grpcfastimpl.TakeSpare[Status](dEc, grpcfastSpare_bytestream_cas_Status); x.Status == nil {
-					x.Status = grpcfastimpl.NewSpare[Status](dEc, grpcfastSpare_bytestream_cas_Status)
-				}
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := x.Status.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode3
+		case 32: // compressor
+			goto dEcode4
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -444,6 +599,7 @@ func (x *BatchReadBlobsResponse_Response) GrpcfastDecode(dAtA []byte, dEc *grpcf
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	if dEc.Record != nil {
 		grpcfastimpl.LogBytes(dEc, &x.Data)
 	}
@@ -458,6 +614,64 @@ func (x *Status) GrpcfastUnknownFields() *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Status) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 8 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // code
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.Code = int32(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 18 {
+			dAtA = dAtA[1:]
+			goto dEcode2
+		}
+		goto nExt
+	}
+dEcode2:
+	{ // message
+		fIeld := dAtA
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if aScii < 0 {
+			dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
+		}
+		if len(dAtA) < aScii {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.bytestream.Status.message"); eRr != nil {
+				return eRr
+			}
+		}
+		x.Message = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -471,40 +685,9 @@ func (x *Status) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 		}
 		switch tAg {
 		case 8: // code
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.Code = int32(vAl)
-			continue
+			goto dEcode1
 		case 18: // message
-			fIeld := dAtA
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if aScii < 0 {
-				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
-			}
-			if len(dAtA) < aScii {
-				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.bytestream.Status.message"); eRr != nil {
-					return eRr
-				}
-			}
-			x.Message = grpcfastimpl.String(dEc, vAl)
-			continue
+			goto dEcode2
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -515,6 +698,7 @@ func (x *Status) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	return nil
 }
 

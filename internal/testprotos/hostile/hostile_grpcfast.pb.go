@@ -56,6 +56,521 @@ func (x *Node) GrpcfastBytesField(num protowire.Number) *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Node) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // child
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Child == nil {
+			if x.Child = grpcfastimpl.TakeSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node); x.Child == nil {
+				x.Child = grpcfastimpl.NewSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node)
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := x.Child.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 18 {
+			dAtA = dAtA[1:]
+			goto dEcode2
+		}
+		goto nExt
+	}
+dEcode2:
+	{ // name
+		fIeld := dAtA
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if aScii < 0 {
+			dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
+		}
+		if len(dAtA) < aScii {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.hostile.Node.name"); eRr != nil {
+				return eRr
+			}
+		}
+		x.Name = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 24 {
+			dAtA = dAtA[1:]
+			goto dEcode3
+		}
+		goto nExt
+	}
+dEcode3:
+	{ // n
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.N = int64(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 34 {
+			dAtA = dAtA[1:]
+			goto dEcode4
+		}
+		goto nExt
+	}
+dEcode4:
+	{ // children
+		for {
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+			} else {
+				rEad, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			var eL *Node
+			if nN := len(x.Children); nN < cap(x.Children) {
+				x.Children = x.Children[:nN+1]
+				eL = x.Children[nN]
+			} else {
+				x.Children = grpcfastimpl.AppendMessage(x.Children, dEc, 34, dAtA)
+				eL = x.Children[nN]
+			}
+			if eL == nil {
+				if eL = grpcfastimpl.TakeSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node); eL == nil {
+					eL = grpcfastimpl.NewSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node)
+				}
+				x.Children[len(x.Children)-1] = eL
+			}
+			if dEpth < 1 {
+				return grpcfastimpl.ErrDepth
+			}
+			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+			if len(dAtA) == 0 || dAtA[0] != 34 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 42 {
+			dAtA = dAtA[1:]
+			goto dEcode5
+		}
+		goto nExt
+	}
+dEcode5:
+	{ // by_name
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		eNtry := vAl
+		if dEpth < grpcfastimpl.MapLevel {
+			return grpcfastimpl.ErrDepth
+		}
+		var mK string
+		var mV *Node
+		for len(eNtry) > 0 {
+			tAg := uint64(eNtry[0])
+			if tAg-8 < 0x78 {
+				eNtry = eNtry[1:]
+			} else {
+				rEad, nN := grpcfastimpl.ReadTag(eNtry)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				tAg, eNtry = rEad, eNtry[nN:]
+			}
+			switch tAg {
+			case 10:
+				var vAl []byte
+				if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
+					vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(eNtry)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, eNtry = rEad, eNtry[nN:]
+				}
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.hostile.Node.ByNameEntry.key"); eRr != nil {
+					return eRr
+				}
+				mK = grpcfastimpl.String(dEc, vAl)
+				continue
+			case 18:
+				var vAl []byte
+				if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
+					vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(eNtry)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, eNtry = rEad, eNtry[nN:]
+				}
+				if mV == nil {
+					if mV = grpcfastimpl.TakeSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node); mV == nil {
+						mV = grpcfastimpl.NewSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node)
+					}
+				}
+				if dEpth-grpcfastimpl.MapLevel < 1 {
+					return grpcfastimpl.ErrDepth
+				}
+				if eRr := mV.GrpcfastDecode(vAl, dEc, dEpth-grpcfastimpl.MapLevel-1); eRr != nil {
+					return eRr
+				}
+				continue
+			}
+			nN := grpcfastimpl.SkipField(tAg, eNtry)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			eNtry = eNtry[nN:]
+		}
+		if mV == nil {
+			if mV = grpcfastimpl.TakeSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node); mV == nil {
+				mV = grpcfastimpl.NewSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node)
+			}
+		}
+		if x.ByName == nil {
+			x.ByName = make(map[string]*Node)
+		}
+		x.ByName[mK] = mV
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 50 {
+			dAtA = dAtA[1:]
+			goto dEcode6
+		}
+		goto nExt
+	}
+dEcode6:
+	{ // data
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.Data = grpcfastimpl.Bytes(dEc, x.Data, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 58 {
+			dAtA = dAtA[1:]
+			goto dEcode7pAcked
+		}
+		goto nExt
+	}
+dEcode7:
+	{ // packed
+		for {
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				rEad, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			if len(x.Packed) == cap(x.Packed) {
+				x.Packed = grpcfastimpl.Grow(x.Packed, 56, dAtA)
+			}
+			x.Packed = append(x.Packed, int64(vAl))
+			if len(dAtA) == 0 || dAtA[0] != 56 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 66 {
+			dAtA = dAtA[1:]
+			goto dEcode8pAcked
+		}
+		goto nExt
+	}
+dEcode7pAcked:
+	{ // packed, packed
+		pAcked, nN := protowire.ConsumeBytes(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		x.Packed = grpcfastimpl.GrowBy(x.Packed, grpcfastimpl.PackedVarints(pAcked))
+		for len(pAcked) > 0 {
+			var vAl uint64
+			if len(pAcked) > 0 && pAcked[0] < 0x80 {
+				vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
+			} else {
+				rEad, nN := protowire.ConsumeVarint(pAcked)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, pAcked = rEad, pAcked[nN:]
+			}
+			x.Packed = append(x.Packed, int64(vAl))
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 66 {
+			dAtA = dAtA[1:]
+			goto dEcode8pAcked
+		}
+		goto nExt
+	}
+dEcode8:
+	{ // fixed
+		for {
+			vAl, nN := protowire.ConsumeFixed32(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			dAtA = dAtA[nN:]
+			if len(x.Fixed) == cap(x.Fixed) {
+				x.Fixed = grpcfastimpl.Grow(x.Fixed, 69, dAtA)
+			}
+			x.Fixed = append(x.Fixed, vAl)
+			if len(dAtA) == 0 || dAtA[0] != 69 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 74 {
+			dAtA = dAtA[1:]
+			goto dEcode9pAcked
+		}
+		goto nExt
+	}
+dEcode8pAcked:
+	{ // fixed, packed
+		pAcked, nN := protowire.ConsumeBytes(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		x.Fixed = grpcfastimpl.GrowBy(x.Fixed, len(pAcked)/4)
+		for len(pAcked) > 0 {
+			vAl, nN := protowire.ConsumeFixed32(pAcked)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			pAcked = pAcked[nN:]
+			x.Fixed = append(x.Fixed, vAl)
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 74 {
+			dAtA = dAtA[1:]
+			goto dEcode9pAcked
+		}
+		goto nExt
+	}
+dEcode9:
+	{ // ratios
+		for {
+			vAl, nN := protowire.ConsumeFixed64(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			dAtA = dAtA[nN:]
+			if len(x.Ratios) == cap(x.Ratios) {
+				x.Ratios = grpcfastimpl.Grow(x.Ratios, 73, dAtA)
+			}
+			x.Ratios = append(x.Ratios, math.Float64frombits(vAl))
+			if len(dAtA) == 0 || dAtA[0] != 73 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 82 {
+			dAtA = dAtA[1:]
+			goto dEcode10
+		}
+		goto nExt
+	}
+dEcode9pAcked:
+	{ // ratios, packed
+		pAcked, nN := protowire.ConsumeBytes(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		x.Ratios = grpcfastimpl.GrowBy(x.Ratios, len(pAcked)/8)
+		for len(pAcked) > 0 {
+			vAl, nN := protowire.ConsumeFixed64(pAcked)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			pAcked = pAcked[nN:]
+			x.Ratios = append(x.Ratios, math.Float64frombits(vAl))
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 82 {
+			dAtA = dAtA[1:]
+			goto dEcode10
+		}
+		goto nExt
+	}
+dEcode10:
+	{ // alt
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Choice.(*Node_Alt)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[Node_Alt](dEc, grpcfastSpare_hostile_hostile_Node_Alt); wR == nil {
+				wR = grpcfastimpl.NewSpare[Node_Alt](dEc, grpcfastSpare_hostile_hostile_Node_Alt)
+			}
+			x.Choice = wR
+		}
+		if wR.Alt == nil {
+			if wR.Alt = grpcfastimpl.TakeSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node); wR.Alt == nil {
+				wR.Alt = grpcfastimpl.NewSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node)
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := wR.Alt.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 96 {
+			dAtA = dAtA[1:]
+			goto dEcode12
+		}
+		goto nExt
+	}
+dEcode11:
+	{ // label
+		fIeld := dAtA
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Choice.(*Node_Label)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[Node_Label](dEc, grpcfastSpare_hostile_hostile_Node_Label); wR == nil {
+				wR = grpcfastimpl.NewSpare[Node_Label](dEc, grpcfastSpare_hostile_hostile_Node_Label)
+			}
+			x.Choice = wR
+		}
+		if aScii < 0 {
+			dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
+		}
+		if len(dAtA) < aScii {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.hostile.Node.label"); eRr != nil {
+				return eRr
+			}
+		}
+		wR.Label = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 96 {
+			dAtA = dAtA[1:]
+			goto dEcode12
+		}
+		goto nExt
+	}
+dEcode12:
+	{ // z
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.Z = protowire.DecodeZigZag(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -69,384 +584,39 @@ func (x *Node) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 		}
 		switch tAg {
 		case 10: // child
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if x.Child == nil {
-				if x.Child = grpcfastimpl.TakeSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node); x.Child == nil {
-					x.Child = grpcfastimpl.NewSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node)
-				}
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := x.Child.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode1
 		case 18: // name
-			fIeld := dAtA
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if aScii < 0 {
-				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
-			}
-			if len(dAtA) < aScii {
-				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.hostile.Node.name"); eRr != nil {
-					return eRr
-				}
-			}
-			x.Name = grpcfastimpl.String(dEc, vAl)
-			continue
+			goto dEcode2
 		case 24: // n
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.N = int64(vAl)
-			continue
+			goto dEcode3
 		case 34: // children
-			for {
-				var vAl []byte
-				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-				} else {
-					rEad, nN := protowire.ConsumeBytes(dAtA)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, dAtA = rEad, dAtA[nN:]
-				}
-				var eL *Node
-				if nN := len(x.Children); nN < cap(x.Children) {
-					x.Children = x.Children[:nN+1]
-					eL = x.Children[nN]
-				} else {
-					x.Children = grpcfastimpl.AppendMessage(x.Children, dEc, 34, dAtA)
-					eL = x.Children[nN]
-				}
-				if eL == nil {
-					if eL = grpcfastimpl.TakeSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node); eL == nil {
-						eL = grpcfastimpl.NewSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node)
-					}
-					x.Children[len(x.Children)-1] = eL
-				}
-				if dEpth < 1 {
-					return grpcfastimpl.ErrDepth
-				}
-				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-					return eRr
-				}
-				if len(dAtA) == 0 || dAtA[0] != 34 {
-					break
-				}
-				dAtA = dAtA[1:]
-			}
-			continue
+			goto dEcode4
 		case 42: // by_name
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			eNtry := vAl
-			if dEpth < grpcfastimpl.MapLevel {
-				return grpcfastimpl.ErrDepth
-			}
-			var mK string
-			var mV *Node
-			for len(eNtry) > 0 {
-				tAg := uint64(eNtry[0])
-				if tAg-8 < 0x78 {
-					eNtry = eNtry[1:]
-				} else {
-					rEad, nN := grpcfastimpl.ReadTag(eNtry)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					tAg, eNtry = rEad, eNtry[nN:]
-				}
-				switch tAg {
-				case 10:
-					var vAl []byte
-					if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
-						vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
-					} else {
-						rEad, nN := protowire.ConsumeBytes(eNtry)
-						if nN < 0 {
-							return grpcfastimpl.ErrWire(nN)
-						}
-						vAl, eNtry = rEad, eNtry[nN:]
-					}
-					if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.hostile.Node.ByNameEntry.key"); eRr != nil {
-						return eRr
-					}
-					mK = grpcfastimpl.String(dEc, vAl)
-					continue
-				case 18:
-					var vAl []byte
-					if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
-						vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
-					} else {
-						rEad, nN := protowire.ConsumeBytes(eNtry)
-						if nN < 0 {
-							return grpcfastimpl.ErrWire(nN)
-						}
-						vAl, eNtry = rEad, eNtry[nN:]
-					}
-					if mV == nil {
-						if mV = grpcfastimpl.TakeSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node); mV == nil {
-							mV = grpcfastimpl.NewSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node)
-						}
-					}
-					if dEpth-grpcfastimpl.MapLevel < 1 {
-						return grpcfastimpl.ErrDepth
-					}
-					if eRr := mV.GrpcfastDecode(vAl, dEc, dEpth-grpcfastimpl.MapLevel-1); eRr != nil {
-						return eRr
-					}
-					continue
-				}
-				nN := grpcfastimpl.SkipField(tAg, eNtry)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				eNtry = eNtry[nN:]
-			}
-			if mV == nil {
-				if mV = grpcfastimpl.TakeSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node); mV == nil {
-					mV = grpcfastimpl.NewSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node)
-				}
-			}
-			if x.ByName == nil {
-				x.ByName = make(map[string]*Node)
-			}
-			x.ByName[mK] = mV
-			continue
+			goto dEcode5
 		case 40, 41, 43, 45: // by_name, another wire type: an unknown field
 			if dEpth < grpcfastimpl.MapLevel {
 				return grpcfastimpl.ErrDepth
 			}
 		case 50: // data
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.Data = grpcfastimpl.Bytes(dEc, x.Data, vAl)
-			continue
+			goto dEcode6
 		case 56: // packed
-			for {
-				var vAl uint64
-				if len(dAtA) > 0 && dAtA[0] < 0x80 {
-					vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-				} else {
-					rEad, nN := protowire.ConsumeVarint(dAtA)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, dAtA = rEad, dAtA[nN:]
-				}
-				if len(x.Packed) == cap(x.Packed) {
-					x.Packed = grpcfastimpl.Grow(x.Packed, 56, dAtA)
-				}
-				x.Packed = append(x.Packed, int64(vAl))
-				if len(dAtA) == 0 || dAtA[0] != 56 {
-					break
-				}
-				dAtA = dAtA[1:]
-			}
-			continue
+			goto dEcode7
 		case 58: // packed, packed
-			pAcked, nN := protowire.ConsumeBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
-			}
-			dAtA = dAtA[nN:]
-			x.Packed = grpcfastimpl.GrowBy(x.Packed, grpcfastimpl.PackedVarints(pAcked))
-			for len(pAcked) > 0 {
-				var vAl uint64
-				if len(pAcked) > 0 && pAcked[0] < 0x80 {
-					vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
-				} else {
-					rEad, nN := protowire.ConsumeVarint(pAcked)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, pAcked = rEad, pAcked[nN:]
-				}
-				x.Packed = append(x.Packed, int64(vAl))
-			}
-			continue
+			goto dEcode7pAcked
 		case 69: // fixed
-			for {
-				vAl, nN := protowire.ConsumeFixed32(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				dAtA = dAtA[nN:]
-				if len(x.Fixed) == cap(x.Fixed) {
-					x.Fixed = grpcfastimpl.Grow(x.Fixed, 69, dAtA)
-				}
-				x.Fixed = append(x.Fixed, vAl)
-				if len(dAtA) == 0 || dAtA[0] != 69 {
-					break
-				}
-				dAtA = dAtA[1:]
-			}
-			continue
+			goto dEcode8
 		case 66: // fixed, packed
-			pAcked, nN := protowire.ConsumeBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
-			}
-			dAtA = dAtA[nN:]
-			x.Fixed = grpcfastimpl.GrowBy(x.Fixed, len(pAcked)/4)
-			for len(pAcked) > 0 {
-				vAl, nN := protowire.ConsumeFixed32(pAcked)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				pAcked = pAcked[nN:]
-				x.Fixed = append(x.Fixed, vAl)
-			}
-			continue
+			goto dEcode8pAcked
 		case 73: // ratios
-			for {
-				vAl, nN := protowire.ConsumeFixed64(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				dAtA = dAtA[nN:]
-				if len(x.Ratios) == cap(x.Ratios) {
-					x.Ratios = grpcfastimpl.Grow(x.Ratios, 73, dAtA)
-				}
-				x.Ratios = append(x.Ratios, math.Float64frombits(vAl))
-				if len(dAtA) == 0 || dAtA[0] != 73 {
-					break
-				}
-				dAtA = dAtA[1:]
-			}
-			continue
+			goto dEcode9
 		case 74: // ratios, packed
-			pAcked, nN := protowire.ConsumeBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
-			}
-			dAtA = dAtA[nN:]
-			x.Ratios = grpcfastimpl.GrowBy(x.Ratios, len(pAcked)/8)
-			for len(pAcked) > 0 {
-				vAl, nN := protowire.ConsumeFixed64(pAcked)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				pAcked = pAcked[nN:]
-				x.Ratios = append(x.Ratios, math.Float64frombits(vAl))
-			}
-			continue
+			goto dEcode9pAcked
 		case 82: // alt
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			wR, oK := x.Choice.(*Node_Alt)
-			if !oK {
-				if wR = grpcfastimpl.TakeSpare[Node_Alt](dEc, grpcfastSpare_hostile_hostile_Node_Alt); wR == nil {
-					wR = grpcfastimpl.NewSpare[Node_Alt](dEc, grpcfastSpare_hostile_hostile_Node_Alt)
-				}
-				x.Choice = wR
-			}
-			if wR.Alt == nil {
-				if wR.Alt = grpcfastimpl.TakeSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node); wR.Alt == nil {
-					wR.Alt = grpcfastimpl.NewSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node)
-				}
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := wR.Alt.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode10
 		case 90: // label
-			fIeld := dAtA
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			wR, oK := x.Choice.(*Node_Label)
-			if !oK {
-				if wR = grpcfastimpl.TakeSpare[Node_Label](dEc, grpcfastSpare_hostile_hostile_Node_Label); wR == nil {
-					wR = grpcfastimpl.NewSpare[Node_Label](dEc, grpcfastSpare_hostile_hostile_Node_Label)
-				}
-				x.Choice = wR
-			}
-			if aScii < 0 {
-				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
-			}
-			if len(dAtA) < aScii {
-				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.hostile.Node.label"); eRr != nil {
-					return eRr
-				}
-			}
-			wR.Label = grpcfastimpl.String(dEc, vAl)
-			continue
+			goto dEcode11
 		case 96: // z
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.Z = protowire.DecodeZigZag(vAl)
-			continue
+			goto dEcode12
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -457,6 +627,7 @@ func (x *Node) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	if dEc.Record != nil {
 		grpcfastimpl.LogCleared(dEc, &x.Children)
 		grpcfastimpl.LogMap(dEc, &x.ByName)
@@ -476,6 +647,153 @@ func (x *Holder) GrpcfastUnknownFields() *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Holder) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // value
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Value == nil {
+			if x.Value = grpcfastimpl.TakeSpare[structpb.Value](dEc, grpcfastSpare_hostile_hostile_Value); x.Value == nil {
+				x.Value = grpcfastimpl.NewSpare[structpb.Value](dEc, grpcfastSpare_hostile_hostile_Value)
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := grpcfastimpl.DecodeMessage(x.Value, vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 18 {
+			dAtA = dAtA[1:]
+			goto dEcode2
+		}
+		goto nExt
+	}
+dEcode2:
+	{ // fields
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Fields == nil {
+			if x.Fields = grpcfastimpl.TakeSpare[structpb.Struct](dEc, grpcfastSpare_hostile_hostile_Struct); x.Fields == nil {
+				x.Fields = grpcfastimpl.NewSpare[structpb.Struct](dEc, grpcfastSpare_hostile_hostile_Struct)
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := grpcfastimpl.DecodeMessage(x.Fields, vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 26 {
+			dAtA = dAtA[1:]
+			goto dEcode3
+		}
+		goto nExt
+	}
+dEcode3:
+	{ // label
+		fIeld := dAtA
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if aScii < 0 {
+			dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
+		}
+		if len(dAtA) < aScii {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.hostile.Holder.label"); eRr != nil {
+				return eRr
+			}
+		}
+		x.Label = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 34 {
+			dAtA = dAtA[1:]
+			goto dEcode4
+		}
+		goto nExt
+	}
+dEcode4:
+	{ // values
+		for {
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+			} else {
+				rEad, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			var eL *structpb.Value
+			if nN := len(x.Values); nN < cap(x.Values) {
+				x.Values = x.Values[:nN+1]
+				eL = x.Values[nN]
+			} else {
+				x.Values = grpcfastimpl.AppendMessage(x.Values, dEc, 34, dAtA)
+				eL = x.Values[nN]
+			}
+			if eL == nil {
+				if eL = grpcfastimpl.TakeSpare[structpb.Value](dEc, grpcfastSpare_hostile_hostile_Value); eL == nil {
+					eL = grpcfastimpl.NewSpare[structpb.Value](dEc, grpcfastSpare_hostile_hostile_Value)
+				}
+				x.Values[len(x.Values)-1] = eL
+			}
+			if dEpth < 1 {
+				return grpcfastimpl.ErrDepth
+			}
+			if eRr := grpcfastimpl.DecodeMessage(eL, vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+			if len(dAtA) == 0 || dAtA[0] != 34 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -489,111 +807,13 @@ func (x *Holder) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 		}
 		switch tAg {
 		case 10: // value
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if x.Value == nil {
-				if x.Value = grpcfastimpl.TakeSpare[structpb.Value](dEc, grpcfastSpare_hostile_hostile_Value); x.Value == nil {
-					x.Value = grpcfastimpl.NewSpare[structpb.Value](dEc, grpcfastSpare_hostile_hostile_Value)
-				}
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := grpcfastimpl.DecodeMessage(x.Value, vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode1
 		case 18: // fields
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if x.Fields == nil {
-				if x.Fields = grpcfastimpl.TakeSpare[structpb.Struct](dEc, grpcfastSpare_hostile_hostile_Struct); x.Fields == nil {
-					x.Fields = grpcfastimpl.NewSpare[structpb.Struct](dEc, grpcfastSpare_hostile_hostile_Struct)
-				}
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := grpcfastimpl.DecodeMessage(x.Fields, vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode2
 		case 26: // label
-			fIeld := dAtA
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if aScii < 0 {
-				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
-			}
-			if len(dAtA) < aScii {
-				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.hostile.Holder.label"); eRr != nil {
-					return eRr
-				}
-			}
-			x.Label = grpcfastimpl.String(dEc, vAl)
-			continue
+			goto dEcode3
 		case 34: // values
-			for {
-				var vAl []byte
-				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-				} else {
-					rEad, nN := protowire.ConsumeBytes(dAtA)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, dAtA = rEad, dAtA[nN:]
-				}
-				var eL *structpb.Value
-				if nN := len(x.Values); nN < cap(x.Values) {
-					x.Values = x.Values[:nN+1]
-					eL = x.Values[nN]
-				} else {
-					x.Values = grpcfastimpl.AppendMessage(x.Values, dEc, 34, dAtA)
-					eL = x.Values[nN]
-				}
-				if eL == nil {
-					if eL = grpcfastimpl.TakeSpare[structpb.Value](dEc, grpcfastSpare_hostile_hostile_Value); eL == nil {
-						eL = grpcfastimpl.NewSpare[structpb.Value](dEc, grpcfastSpare_hostile_hostile_Value)
-					}
-					x.Values[len(x.Values)-1] = eL
-				}
-				if dEpth < 1 {
-					return grpcfastimpl.ErrDepth
-				}
-				if eRr := grpcfastimpl.DecodeMessage(eL, vAl, dEc, dEpth-1); eRr != nil {
-					return eRr
-				}
-				if len(dAtA) == 0 || dAtA[0] != 34 {
-					break
-				}
-				dAtA = dAtA[1:]
-			}
-			continue
+			goto dEcode4
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -604,6 +824,7 @@ func (x *Holder) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	if dEc.Record != nil {
 		grpcfastimpl.LogCleared(dEc, &x.Values)
 	}

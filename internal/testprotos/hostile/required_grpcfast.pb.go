@@ -36,6 +36,231 @@ func (x *Req) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Req) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 8 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // id
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Id == nil {
+			x.Id = new(int32)
+		}
+		*x.Id = int32(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 18 {
+			dAtA = dAtA[1:]
+			goto dEcode2
+		}
+		goto nExt
+	}
+dEcode2:
+	{ // child
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Child == nil {
+			if x.Child = grpcfastimpl.TakeSpare[Req](dEc, grpcfastSpare_hostile_required_Req); x.Child == nil {
+				x.Child = grpcfastimpl.NewSpare[Req](dEc, grpcfastSpare_hostile_required_Req)
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := x.Child.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 26 {
+			dAtA = dAtA[1:]
+			goto dEcode3
+		}
+		goto nExt
+	}
+dEcode3:
+	{ // items
+		for {
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+			} else {
+				rEad, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			var eL *Req
+			if nN := len(x.Items); nN < cap(x.Items) {
+				x.Items = x.Items[:nN+1]
+				eL = x.Items[nN]
+			} else {
+				x.Items = grpcfastimpl.AppendMessage(x.Items, dEc, 26, dAtA)
+				eL = x.Items[nN]
+			}
+			if eL == nil {
+				if eL = grpcfastimpl.TakeSpare[Req](dEc, grpcfastSpare_hostile_required_Req); eL == nil {
+					eL = grpcfastimpl.NewSpare[Req](dEc, grpcfastSpare_hostile_required_Req)
+				}
+				x.Items[len(x.Items)-1] = eL
+			}
+			if dEpth < 1 {
+				return grpcfastimpl.ErrDepth
+			}
+			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+			if len(dAtA) == 0 || dAtA[0] != 26 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 34 {
+			dAtA = dAtA[1:]
+			goto dEcode4
+		}
+		goto nExt
+	}
+dEcode4:
+	{ // name
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Name == nil {
+			x.Name = new(string)
+		}
+		*x.Name = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 42 {
+			dAtA = dAtA[1:]
+			goto dEcode5
+		}
+		goto nExt
+	}
+dEcode5:
+	{ // by_id
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		eNtry := vAl
+		if dEpth < grpcfastimpl.MapLevel {
+			return grpcfastimpl.ErrDepth
+		}
+		var mK int32
+		var mV *Req
+		for len(eNtry) > 0 {
+			tAg := uint64(eNtry[0])
+			if tAg-8 < 0x78 {
+				eNtry = eNtry[1:]
+			} else {
+				rEad, nN := grpcfastimpl.ReadTag(eNtry)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				tAg, eNtry = rEad, eNtry[nN:]
+			}
+			switch tAg {
+			case 8:
+				var vAl uint64
+				if len(eNtry) > 0 && eNtry[0] < 0x80 {
+					vAl, eNtry = uint64(eNtry[0]), eNtry[1:]
+				} else {
+					rEad, nN := protowire.ConsumeVarint(eNtry)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, eNtry = rEad, eNtry[nN:]
+				}
+				mK = int32(vAl)
+				continue
+			case 18:
+				var vAl []byte
+				if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
+					vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(eNtry)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, eNtry = rEad, eNtry[nN:]
+				}
+				if mV == nil {
+					if mV = grpcfastimpl.TakeSpare[Req](dEc, grpcfastSpare_hostile_required_Req); mV == nil {
+						mV = grpcfastimpl.NewSpare[Req](dEc, grpcfastSpare_hostile_required_Req)
+					}
+				}
+				if dEpth-grpcfastimpl.MapLevel < 1 {
+					return grpcfastimpl.ErrDepth
+				}
+				if eRr := mV.GrpcfastDecode(vAl, dEc, dEpth-grpcfastimpl.MapLevel-1); eRr != nil {
+					return eRr
+				}
+				continue
+			}
+			nN := grpcfastimpl.SkipField(tAg, eNtry)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			eNtry = eNtry[nN:]
+		}
+		if mV == nil {
+			if mV = grpcfastimpl.TakeSpare[Req](dEc, grpcfastSpare_hostile_required_Req); mV == nil {
+				mV = grpcfastimpl.NewSpare[Req](dEc, grpcfastSpare_hostile_required_Req)
+			}
+		}
+		if x.ById == nil {
+			x.ById = make(map[int32]*Req)
+		}
+		x.ById[mK] = mV
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -49,180 +274,15 @@ func (x *Req) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int)
 		}
 		switch tAg {
 		case 8: // id
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if x.Id == nil {
-				x.Id = new(int32)
-			}
-			*x.Id = int32(vAl)
-			continue
+			goto dEcode1
 		case 18: // child
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if x.Child == nil {
-				if x.Child = grpcfastimpl.TakeSpare[Req](dEc, grpcfastSpare_hostile_required_Req); x.Child == nil {
-					x.Child = grpcfastimpl.NewSpare[Req](dEc, grpcfastSpare_hostile_required_Req)
-				}
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := x.Child.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode2
 		case 26: // items
-			for {
-				var vAl []byte
-				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-				} else {
-					rEad, nN := protowire.ConsumeBytes(dAtA)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, dAtA = rEad, dAtA[nN:]
-				}
-				var eL *Req
-				if nN := len(x.Items); nN < cap(x.Items) {
-					x.Items = x.Items[:nN+1]
-					eL = x.Items[nN]
-				} else {
-					x.Items = grpcfastimpl.AppendMessage(x.Items, dEc, 26, dAtA)
-					eL = x.Items[nN]
-				}
-				if eL == nil {
-					if eL = grpcfastimpl.TakeSpare[Req](dEc, grpcfastSpare_hostile_required_Req); eL == nil {
-						eL = grpcfastimpl.NewSpare[Req](dEc, grpcfastSpare_hostile_required_Req)
-					}
-					x.Items[len(x.Items)-1] = eL
-				}
-				if dEpth < 1 {
-					return grpcfastimpl.ErrDepth
-				}
-				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-					return eRr
-				}
-				if len(dAtA) == 0 || dAtA[0] != 26 {
-					break
-				}
-				dAtA = dAtA[1:]
-			}
-			continue
+			goto dEcode3
 		case 34: // name
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if x.Name == nil {
-				x.Name = new(string)
-			}
-			*x.Name = grpcfastimpl.String(dEc, vAl)
-			continue
+			goto dEcode4
 		case 42: // by_id
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			eNtry := vAl
-			if dEpth < grpcfastimpl.MapLevel {
-				return grpcfastimpl.ErrDepth
-			}
-			var mK int32
-			var mV *Req
-			for len(eNtry) > 0 {
-				tAg := uint64(eNtry[0])
-				if tAg-8 < 0x78 {
-					eNtry = eNtry[1:]
-				} else {
-					rEad, nN := grpcfastimpl.ReadTag(eNtry)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					tAg, eNtry = rEad, eNtry[nN:]
-				}
-				switch tAg {
-				case 8:
-					var vAl uint64
-					if len(eNtry) > 0 && eNtry[0] < 0x80 {
-						vAl, eNtry = uint64(eNtry[0]), eNtry[1:]
-					} else {
-						rEad, nN := protowire.ConsumeVarint(eNtry)
-						if nN < 0 {
-							return grpcfastimpl.ErrWire(nN)
-						}
-						vAl, eNtry = rEad, eNtry[nN:]
-					}
-					mK = int32(vAl)
-					continue
-				case 18:
-					var vAl []byte
-					if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
-						vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
-					} else {
-						rEad, nN := protowire.ConsumeBytes(eNtry)
-						if nN < 0 {
-							return grpcfastimpl.ErrWire(nN)
-						}
-						vAl, eNtry = rEad, eNtry[nN:]
-					}
-					if mV == nil {
-						if mV = grpcfastimpl.TakeSpare[Req](dEc, grpcfastSpare_hostile_required_Req); mV == nil {
-							mV = grpcfastimpl.NewSpare[Req](dEc, grpcfastSpare_hostile_required_Req)
-						}
-					}
-					if dEpth-grpcfastimpl.MapLevel < 1 {
-						return grpcfastimpl.ErrDepth
-					}
-					if eRr := mV.GrpcfastDecode(vAl, dEc, dEpth-grpcfastimpl.MapLevel-1); eRr != nil {
-						return eRr
-					}
-					continue
-				}
-				nN := grpcfastimpl.SkipField(tAg, eNtry)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				eNtry = eNtry[nN:]
-			}
-			if mV == nil {
-				if mV = grpcfastimpl.TakeSpare[Req](dEc, grpcfastSpare_hostile_required_Req); mV == nil {
-					mV = grpcfastimpl.NewSpare[Req](dEc, grpcfastSpare_hostile_required_Req)
-				}
-			}
-			if x.ById == nil {
-				x.ById = make(map[int32]*Req)
-			}
-			x.ById[mK] = mV
-			continue
+			goto dEcode5
 		case 40, 41, 43, 45: // by_id, another wire type: an unknown field
 			if dEpth < grpcfastimpl.MapLevel {
 				return grpcfastimpl.ErrDepth
@@ -237,6 +297,7 @@ func (x *Req) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int)
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	if dEc.Record != nil {
 		grpcfastimpl.LogCleared(dEc, &x.Items)
 		grpcfastimpl.LogMap(dEc, &x.ById)
@@ -254,6 +315,89 @@ func (x *Wide) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Wide) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // next
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Next == nil {
+			if x.Next = grpcfastimpl.TakeSpare[Wide](dEc, grpcfastSpare_hostile_required_Wide); x.Next == nil {
+				x.Next = grpcfastimpl.NewSpare[Wide](dEc, grpcfastSpare_hostile_required_Wide)
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := x.Next.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 24 {
+			dAtA = dAtA[1:]
+			goto dEcode3
+		}
+		goto nExt
+	}
+dEcode3:
+	{ // near
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Near == nil {
+			x.Near = new(int32)
+		}
+		*x.Near = int32(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode20:
+	{ // far
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Far == nil {
+			x.Far = new(int32)
+		}
+		*x.Far = int32(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -267,60 +411,11 @@ func (x *Wide) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 		}
 		switch tAg {
 		case 10: // next
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if x.Next == nil {
-				if x.Next = grpcfastimpl.TakeSpare[Wide](dEc, grpcfastSpare_hostile_required_Wide); x.Next == nil {
-					x.Next = grpcfastimpl.NewSpare[Wide](dEc, grpcfastSpare_hostile_required_Wide)
-				}
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := x.Next.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
-			continue
-		case 160: // far
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if x.Far == nil {
-				x.Far = new(int32)
-			}
-			*x.Far = int32(vAl)
-			continue
+			goto dEcode1
 		case 24: // near
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if x.Near == nil {
-				x.Near = new(int32)
-			}
-			*x.Near = int32(vAl)
-			continue
+			goto dEcode3
+		case 160: // far
+			goto dEcode20
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -331,6 +426,7 @@ func (x *Wide) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	return nil
 }
 

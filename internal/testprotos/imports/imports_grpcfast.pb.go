@@ -47,6 +47,43 @@ func (x *Local) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Local) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // blob
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Blob == nil {
+			if x.Blob = grpcfastimpl.TakeSpare[common.Blob](dEc, grpcfastSpare_imports_imports_Blob); x.Blob == nil {
+				x.Blob = grpcfastimpl.NewSpare[common.Blob](dEc, grpcfastSpare_imports_imports_Blob)
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := grpcfastimpl.DecodeMessage(x.Blob, vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -60,28 +97,7 @@ func (x *Local) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 		}
 		switch tAg {
 		case 10: // blob
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if x.Blob == nil {
-				if x.Blob = grpcfastimpl.TakeSpare[common.Blob](dEc, grpcfastSpare_imports_imports_Blob); x.Blob == nil {
-					x.Blob = grpcfastimpl.NewSpare[common.Blob](dEc, grpcfastSpare_imports_imports_Blob)
-				}
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := grpcfastimpl.DecodeMessage(x.Blob, vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode1
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -92,6 +108,7 @@ func (x *Local) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	return nil
 }
 
@@ -102,6 +119,237 @@ func (x *FromV) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *FromV) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // m
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.M == nil {
+			if x.M = grpcfastimpl.TakeSpare[o.M](dEc, grpcfastSpare_imports_imports_M); x.M == nil {
+				x.M = grpcfastimpl.NewSpare[o.M](dEc, grpcfastSpare_imports_imports_M)
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := grpcfastimpl.DecodeMessage(x.M, vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 18 {
+			dAtA = dAtA[1:]
+			goto dEcode2
+		}
+		goto nExt
+	}
+dEcode2:
+	{ // ms
+		for {
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+			} else {
+				rEad, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			var eL *o.M
+			if nN := len(x.Ms); nN < cap(x.Ms) {
+				x.Ms = x.Ms[:nN+1]
+				eL = x.Ms[nN]
+			} else {
+				x.Ms = grpcfastimpl.AppendMessage(x.Ms, dEc, 18, dAtA)
+				eL = x.Ms[nN]
+			}
+			if eL == nil {
+				if eL = grpcfastimpl.TakeSpare[o.M](dEc, grpcfastSpare_imports_imports_M); eL == nil {
+					eL = grpcfastimpl.NewSpare[o.M](dEc, grpcfastSpare_imports_imports_M)
+				}
+				x.Ms[len(x.Ms)-1] = eL
+			}
+			if dEpth < 1 {
+				return grpcfastimpl.ErrDepth
+			}
+			if eRr := grpcfastimpl.DecodeMessage(eL, vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+			if len(dAtA) == 0 || dAtA[0] != 18 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 24 {
+			dAtA = dAtA[1:]
+			goto dEcode3
+		}
+		goto nExt
+	}
+dEcode3:
+	{ // e
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.E = o.E(int32(vAl))
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 34 {
+			dAtA = dAtA[1:]
+			goto dEcode4pAcked
+		}
+		goto nExt
+	}
+dEcode4:
+	{ // es
+		for {
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				rEad, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			if len(x.Es) == cap(x.Es) {
+				x.Es = grpcfastimpl.Grow(x.Es, 32, dAtA)
+			}
+			x.Es = append(x.Es, o.E(int32(vAl)))
+			if len(dAtA) == 0 || dAtA[0] != 32 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 42 {
+			dAtA = dAtA[1:]
+			goto dEcode5
+		}
+		goto nExt
+	}
+dEcode4pAcked:
+	{ // es, packed
+		pAcked, nN := protowire.ConsumeBytes(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		x.Es = grpcfastimpl.GrowBy(x.Es, grpcfastimpl.PackedVarints(pAcked))
+		for len(pAcked) > 0 {
+			var vAl uint64
+			if len(pAcked) > 0 && pAcked[0] < 0x80 {
+				vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
+			} else {
+				rEad, nN := protowire.ConsumeVarint(pAcked)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, pAcked = rEad, pAcked[nN:]
+			}
+			x.Es = append(x.Es, o.E(int32(vAl)))
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 42 {
+			dAtA = dAtA[1:]
+			goto dEcode5
+		}
+		goto nExt
+	}
+dEcode5:
+	{ // one
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Choice.(*FromV_One)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[FromV_One](dEc, grpcfastSpare_imports_imports_FromV_One); wR == nil {
+				wR = grpcfastimpl.NewSpare[FromV_One](dEc, grpcfastSpare_imports_imports_FromV_One)
+			}
+			x.Choice = wR
+		}
+		if wR.One == nil {
+			if wR.One = grpcfastimpl.TakeSpare[o.M](dEc, grpcfastSpare_imports_imports_M); wR.One == nil {
+				wR.One = grpcfastimpl.NewSpare[o.M](dEc, grpcfastSpare_imports_imports_M)
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := grpcfastimpl.DecodeMessage(wR.One, vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode6:
+	{ // hue
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Choice.(*FromV_Hue)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[FromV_Hue](dEc, grpcfastSpare_imports_imports_FromV_Hue); wR == nil {
+				wR = grpcfastimpl.NewSpare[FromV_Hue](dEc, grpcfastSpare_imports_imports_FromV_Hue)
+			}
+			x.Choice = wR
+		}
+		wR.Hue = o.E(int32(vAl))
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -115,172 +363,19 @@ func (x *FromV) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 		}
 		switch tAg {
 		case 10: // m
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if x.M == nil {
-				if x.M = grpcfastimpl.TakeSpare[o.M](dEc, grpcfastSpare_imports_imports_M); x.M == nil {
-					x.M = grpcfastimpl.NewSpare[o.M](dEc, grpcfastSpare_imports_imports_M)
-				}
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := grpcfastimpl.DecodeMessage(x.M, vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode1
 		case 18: // ms
-			for {
-				var vAl []byte
-				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-				} else {
-					rEad, nN := protowire.ConsumeBytes(dAtA)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, dAtA = rEad, dAtA[nN:]
-				}
-				var eL *o.M
-				if nN := len(x.Ms); nN < cap(x.Ms) {
-					x.Ms = x.Ms[:nN+1]
-					eL = x.Ms[nN]
-				} else {
-					x.Ms = grpcfastimpl.AppendMessage(x.Ms, dEc, 18, dAtA)
-					eL = x.Ms[nN]
-				}
-				if eL == nil {
-					if eL = grpcfastimpl.TakeSpare[o.M](dEc, grpcfastSpare_imports_imports_M); eL == nil {
-						eL = grpcfastimpl.NewSpare[o.M](dEc, grpcfastSpare_imports_imports_M)
-					}
-					x.Ms[len(x.Ms)-1] = eL
-				}
-				if dEpth < 1 {
-					return grpcfastimpl.ErrDepth
-				}
-				if eRr := grpcfastimpl.DecodeMessage(eL, vAl, dEc, dEpth-1); eRr != nil {
-					return eRr
-				}
-				if len(dAtA) == 0 || dAtA[0] != 18 {
-					break
-				}
-				dAtA = dAtA[1:]
-			}
-			continue
+			goto dEcode2
 		case 24: // e
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.E = o.E(int32(vAl))
-			continue
+			goto dEcode3
 		case 32: // es
-			for {
-				var vAl uint64
-				if len(dAtA) > 0 && dAtA[0] < 0x80 {
-					vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-				} else {
-					rEad, nN := protowire.ConsumeVarint(dAtA)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, dAtA = rEad, dAtA[nN:]
-				}
-				if len(x.Es) == cap(x.Es) {
-					x.Es = grpcfastimpl.Grow(x.Es, 32, dAtA)
-				}
-				x.Es = append(x.Es, o.E(int32(vAl)))
-				if len(dAtA) == 0 || dAtA[0] != 32 {
-					break
-				}
-				dAtA = dAtA[1:]
-			}
-			continue
+			goto dEcode4
 		case 34: // es, packed
-			pAcked, nN := protowire.ConsumeBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
-			}
-			dAtA = dAtA[nN:]
-			x.Es = grpcfastimpl.GrowBy(x.Es, grpcfastimpl.PackedVarints(pAcked))
-			for len(pAcked) > 0 {
-				var vAl uint64
-				if len(pAcked) > 0 && pAcked[0] < 0x80 {
-					vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
-				} else {
-					rEad, nN := protowire.ConsumeVarint(pAcked)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, pAcked = rEad, pAcked[nN:]
-				}
-				x.Es = append(x.Es, o.E(int32(vAl)))
-			}
-			continue
+			goto dEcode4pAcked
 		case 42: // one
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			wR, oK := x.Choice.(*FromV_One)
-			if !oK {
-				if wR = grpcfastimpl.TakeSpare[FromV_One](dEc, grpcfastSpare_imports_imports_FromV_One); wR == nil {
-					wR = grpcfastimpl.NewSpare[FromV_One](dEc, grpcfastSpare_imports_imports_FromV_One)
-				}
-				x.Choice = wR
-			}
-			if wR.One == nil {
-				if wR.One = grpcfastimpl.TakeSpare[o.M](dEc, grpcfastSpare_imports_imports_M); wR.One == nil {
-					wR.One = grpcfastimpl.NewSpare[o.M](dEc, grpcfastSpare_imports_imports_M)
-				}
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := grpcfastimpl.DecodeMessage(wR.One, vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode5
 		case 48: // hue
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			wR, oK := x.Choice.(*FromV_Hue)
-			if !oK {
-				if wR = grpcfastimpl.TakeSpare[FromV_Hue](dEc, grpcfastSpare_imports_imports_FromV_Hue); wR == nil {
-					wR = grpcfastimpl.NewSpare[FromV_Hue](dEc, grpcfastSpare_imports_imports_FromV_Hue)
-				}
-				x.Choice = wR
-			}
-			wR.Hue = o.E(int32(vAl))
-			continue
+			goto dEcode6
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -291,6 +386,7 @@ func (x *FromV) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	if dEc.Record != nil {
 		grpcfastimpl.LogCleared(dEc, &x.Ms)
 		grpcfastimpl.LogScalars(dEc, &x.Es)

@@ -68,6 +68,631 @@ func (x *Rich) GrpcfastBytesField(num protowire.Number) *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 8 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // id
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.Id = int64(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 18 {
+			dAtA = dAtA[1:]
+			goto dEcode2
+		}
+		goto nExt
+	}
+dEcode2:
+	{ // name
+		fIeld := dAtA
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if aScii < 0 {
+			dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
+		}
+		if len(dAtA) < aScii {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Rich.name"); eRr != nil {
+				return eRr
+			}
+		}
+		x.Name = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 26 {
+			dAtA = dAtA[1:]
+			goto dEcode3
+		}
+		goto nExt
+	}
+dEcode3:
+	{ // data
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.Data = grpcfastimpl.Bytes(dEc, x.Data, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 32 {
+			dAtA = dAtA[1:]
+			goto dEcode4
+		}
+		goto nExt
+	}
+dEcode4:
+	{ // color
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.Color = Color(int32(vAl))
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 42 {
+			dAtA = dAtA[1:]
+			goto dEcode5pAcked
+		}
+		goto nExt
+	}
+dEcode5:
+	{ // numbers
+		for {
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				rEad, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			if len(x.Numbers) == cap(x.Numbers) {
+				x.Numbers = grpcfastimpl.Grow(x.Numbers, 40, dAtA)
+			}
+			x.Numbers = append(x.Numbers, int64(vAl))
+			if len(dAtA) == 0 || dAtA[0] != 40 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 50 {
+			dAtA = dAtA[1:]
+			goto dEcode6
+		}
+		goto nExt
+	}
+dEcode5pAcked:
+	{ // numbers, packed
+		pAcked, nN := protowire.ConsumeBytes(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		x.Numbers = grpcfastimpl.GrowBy(x.Numbers, grpcfastimpl.PackedVarints(pAcked))
+		for len(pAcked) > 0 {
+			var vAl uint64
+			if len(pAcked) > 0 && pAcked[0] < 0x80 {
+				vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
+			} else {
+				rEad, nN := protowire.ConsumeVarint(pAcked)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, pAcked = rEad, pAcked[nN:]
+			}
+			x.Numbers = append(x.Numbers, int64(vAl))
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 50 {
+			dAtA = dAtA[1:]
+			goto dEcode6
+		}
+		goto nExt
+	}
+dEcode6:
+	{ // words
+		var eRr error
+		x.Words, dAtA, dEc, aScii, eRr = grpcfastimpl.AppendStrings(dEc, x.Words, dAtA, 50, aScii, "grpcfast.testdata.kinds.Rich.words")
+		if eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 58 {
+			dAtA = dAtA[1:]
+			goto dEcode7
+		}
+		goto nExt
+	}
+dEcode7:
+	{ // blobs
+		for {
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+			} else {
+				rEad, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			if len(x.Blobs) == cap(x.Blobs) {
+				x.Blobs = grpcfastimpl.Grow(x.Blobs, 58, dAtA)
+			}
+			x.Blobs = append(x.Blobs, grpcfastimpl.BytesPresent(dEc, vAl))
+			if len(dAtA) == 0 || dAtA[0] != 58 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 66 {
+			dAtA = dAtA[1:]
+			goto dEcode8
+		}
+		goto nExt
+	}
+dEcode8:
+	{ // inner
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Inner == nil {
+			if x.Inner = grpcfastimpl.TakeSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner); x.Inner == nil {
+				x.Inner = grpcfastimpl.NewSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner)
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := x.Inner.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 74 {
+			dAtA = dAtA[1:]
+			goto dEcode9
+		}
+		goto nExt
+	}
+dEcode9:
+	{ // inners
+		for {
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+			} else {
+				rEad, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			var eL *Inner
+			if nN := len(x.Inners); nN < cap(x.Inners) {
+				x.Inners = x.Inners[:nN+1]
+				eL = x.Inners[nN]
+			} else {
+				x.Inners = grpcfastimpl.AppendMessage(x.Inners, dEc, 74, dAtA)
+				eL = x.Inners[nN]
+			}
+			if eL == nil {
+				if eL = grpcfastimpl.TakeSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner); eL == nil {
+					eL = grpcfastimpl.NewSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner)
+				}
+				x.Inners[len(x.Inners)-1] = eL
+			}
+			if dEpth < 1 {
+				return grpcfastimpl.ErrDepth
+			}
+			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+			if len(dAtA) == 0 || dAtA[0] != 74 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 82 {
+			dAtA = dAtA[1:]
+			goto dEcode10
+		}
+		goto nExt
+	}
+dEcode10:
+	{ // counts
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		eNtry := vAl
+		if dEpth < grpcfastimpl.MapLevel {
+			return grpcfastimpl.ErrDepth
+		}
+		var mK string
+		var mV int64
+		for len(eNtry) > 0 {
+			tAg := uint64(eNtry[0])
+			if tAg-8 < 0x78 {
+				eNtry = eNtry[1:]
+			} else {
+				rEad, nN := grpcfastimpl.ReadTag(eNtry)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				tAg, eNtry = rEad, eNtry[nN:]
+			}
+			switch tAg {
+			case 10:
+				var vAl []byte
+				if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
+					vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(eNtry)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, eNtry = rEad, eNtry[nN:]
+				}
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Rich.CountsEntry.key"); eRr != nil {
+					return eRr
+				}
+				mK = grpcfastimpl.String(dEc, vAl)
+				continue
+			case 16:
+				var vAl uint64
+				if len(eNtry) > 0 && eNtry[0] < 0x80 {
+					vAl, eNtry = uint64(eNtry[0]), eNtry[1:]
+				} else {
+					rEad, nN := protowire.ConsumeVarint(eNtry)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, eNtry = rEad, eNtry[nN:]
+				}
+				mV = int64(vAl)
+				continue
+			}
+			nN := grpcfastimpl.SkipField(tAg, eNtry)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			eNtry = eNtry[nN:]
+		}
+		if x.Counts == nil {
+			x.Counts = make(map[string]int64)
+		}
+		x.Counts[mK] = mV
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 90 {
+			dAtA = dAtA[1:]
+			goto dEcode11
+		}
+		goto nExt
+	}
+dEcode11:
+	{ // text
+		fIeld := dAtA
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Choice.(*Rich_Text)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[Rich_Text](dEc, grpcfastSpare_kinds_kinds_Rich_Text); wR == nil {
+				wR = grpcfastimpl.NewSpare[Rich_Text](dEc, grpcfastSpare_kinds_kinds_Rich_Text)
+			}
+			x.Choice = wR
+		}
+		if aScii < 0 {
+			dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
+		}
+		if len(dAtA) < aScii {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Rich.text"); eRr != nil {
+				return eRr
+			}
+		}
+		wR.Text = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 114 {
+			dAtA = dAtA[1:]
+			goto dEcode14
+		}
+		goto nExt
+	}
+dEcode12:
+	{ // raw
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Choice.(*Rich_Raw)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[Rich_Raw](dEc, grpcfastSpare_kinds_kinds_Rich_Raw); wR == nil {
+				wR = grpcfastimpl.NewSpare[Rich_Raw](dEc, grpcfastSpare_kinds_kinds_Rich_Raw)
+			}
+			x.Choice = wR
+		}
+		wR.Raw = grpcfastimpl.BytesPresent(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 114 {
+			dAtA = dAtA[1:]
+			goto dEcode14
+		}
+		goto nExt
+	}
+dEcode13:
+	{ // nested
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Choice.(*Rich_Nested)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[Rich_Nested](dEc, grpcfastSpare_kinds_kinds_Rich_Nested); wR == nil {
+				wR = grpcfastimpl.NewSpare[Rich_Nested](dEc, grpcfastSpare_kinds_kinds_Rich_Nested)
+			}
+			x.Choice = wR
+		}
+		if wR.Nested == nil {
+			if wR.Nested = grpcfastimpl.TakeSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner); wR.Nested == nil {
+				wR.Nested = grpcfastimpl.NewSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner)
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := wR.Nested.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 114 {
+			dAtA = dAtA[1:]
+			goto dEcode14
+		}
+		goto nExt
+	}
+dEcode14:
+	{ // maybe
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.Maybe = grpcfastimpl.BytesPresent(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 120 {
+			dAtA = dAtA[1:]
+			goto dEcode15
+		}
+		goto nExt
+	}
+dEcode15:
+	{ // level
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Level == nil {
+			x.Level = new(int32)
+		}
+		*x.Level = int32(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode16:
+	{ // ratio
+		vAl, nN := protowire.ConsumeFixed64(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		x.Ratio = math.Float64frombits(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode17:
+	{ // f32
+		vAl, nN := protowire.ConsumeFixed32(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		x.F32 = vAl
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode18:
+	{ // sf64
+		vAl, nN := protowire.ConsumeFixed64(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		x.Sf64 = int64(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode19:
+	{ // flag
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.Flag = protowire.DecodeBool(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode20:
+	{ // colors
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if len(x.Colors) == cap(x.Colors) {
+			x.Colors = grpcfastimpl.Grow(x.Colors, 160, dAtA)
+		}
+		x.Colors = append(x.Colors, Color(int32(vAl)))
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode20pAcked:
+	{ // colors, packed
+		pAcked, nN := protowire.ConsumeBytes(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		x.Colors = grpcfastimpl.GrowBy(x.Colors, grpcfastimpl.PackedVarints(pAcked))
+		for len(pAcked) > 0 {
+			var vAl uint64
+			if len(pAcked) > 0 && pAcked[0] < 0x80 {
+				vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
+			} else {
+				rEad, nN := protowire.ConsumeVarint(pAcked)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, pAcked = rEad, pAcked[nN:]
+			}
+			x.Colors = append(x.Colors, Color(int32(vAl)))
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -81,455 +706,53 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 		}
 		switch tAg {
 		case 8: // id
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.Id = int64(vAl)
-			continue
+			goto dEcode1
 		case 18: // name
-			fIeld := dAtA
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if aScii < 0 {
-				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
-			}
-			if len(dAtA) < aScii {
-				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Rich.name"); eRr != nil {
-					return eRr
-				}
-			}
-			x.Name = grpcfastimpl.String(dEc, vAl)
-			continue
+			goto dEcode2
 		case 26: // data
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.Data = grpcfastimpl.Bytes(dEc, x.Data, vAl)
-			continue
+			goto dEcode3
 		case 32: // color
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.Color = Color(int32(vAl))
-			continue
+			goto dEcode4
 		case 40: // numbers
-			for {
-				var vAl uint64
-				if len(dAtA) > 0 && dAtA[0] < 0x80 {
-					vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-				} else {
-					rEad, nN := protowire.ConsumeVarint(dAtA)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, dAtA = rEad, dAtA[nN:]
-				}
-				if len(x.Numbers) == cap(x.Numbers) {
-					x.Numbers = grpcfastimpl.Grow(x.Numbers, 40, dAtA)
-				}
-				x.Numbers = append(x.Numbers, int64(vAl))
-				if len(dAtA) == 0 || dAtA[0] != 40 {
-					break
-				}
-				dAtA = dAtA[1:]
-			}
-			continue
+			goto dEcode5
 		case 42: // numbers, packed
-			pAcked, nN := protowire.ConsumeBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
-			}
-			dAtA = dAtA[nN:]
-			x.Numbers = grpcfastimpl.GrowBy(x.Numbers, grpcfastimpl.PackedVarints(pAcked))
-			for len(pAcked) > 0 {
-				var vAl uint64
-				if len(pAcked) > 0 && pAcked[0] < 0x80 {
-					vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
-				} else {
-					rEad, nN := protowire.ConsumeVarint(pAcked)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, pAcked = rEad, pAcked[nN:]
-				}
-				x.Numbers = append(x.Numbers, int64(vAl))
-			}
-			continue
+			goto dEcode5pAcked
 		case 50: // words
-			var eRr error
-			x.Words, dAtA, dEc, aScii, eRr = grpcfastimpl.AppendStrings(dEc, x.Words, dAtA, 50, aScii, "grpcfast.testdata.kinds.Rich.words")
-			if eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode6
 		case 58: // blobs
-			for {
-				var vAl []byte
-				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-				} else {
-					rEad, nN := protowire.ConsumeBytes(dAtA)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, dAtA = rEad, dAtA[nN:]
-				}
-				if len(x.Blobs) == cap(x.Blobs) {
-					x.Blobs = grpcfastimpl.Grow(x.Blobs, 58, dAtA)
-				}
-				x.Blobs = append(x.Blobs, grpcfastimpl.BytesPresent(dEc, vAl))
-				if len(dAtA) == 0 || dAtA[0] != 58 {
-					break
-				}
-				dAtA = dAtA[1:]
-			}
-			continue
+			goto dEcode7
 		case 66: // inner
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if x.Inner == nil {
-				if x.Inner = grpcfastimpl.TakeSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner); x.Inner == nil {
-					x.Inner = grpcfastimpl.NewSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner)
-				}
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := x.Inner.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode8
 		case 74: // inners
-			for {
-				var vAl []byte
-				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-				} else {
-					rEad, nN := protowire.ConsumeBytes(dAtA)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, dAtA = rEad, dAtA[nN:]
-				}
-				var eL *Inner
-				if nN := len(x.Inners); nN < cap(x.Inners) {
-					x.Inners = x.Inners[:nN+1]
-					eL = x.Inners[nN]
-				} else {
-					x.Inners = grpcfastimpl.AppendMessage(x.Inners, dEc, 74, dAtA)
-					eL = x.Inners[nN]
-				}
-				if eL == nil {
-					if eL = grpcfastimpl.TakeSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner); eL == nil {
-						eL = grpcfastimpl.NewSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner)
-					}
-					x.Inners[len(x.Inners)-1] = eL
-				}
-				if dEpth < 1 {
-					return grpcfastimpl.ErrDepth
-				}
-				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-					return eRr
-				}
-				if len(dAtA) == 0 || dAtA[0] != 74 {
-					break
-				}
-				dAtA = dAtA[1:]
-			}
-			continue
+			goto dEcode9
 		case 82: // counts
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			eNtry := vAl
-			if dEpth < grpcfastimpl.MapLevel {
-				return grpcfastimpl.ErrDepth
-			}
-			var mK string
-			var mV int64
-			for len(eNtry) > 0 {
-				tAg := uint64(eNtry[0])
-				if tAg-8 < 0x78 {
-					eNtry = eNtry[1:]
-				} else {
-					rEad, nN := grpcfastimpl.ReadTag(eNtry)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					tAg, eNtry = rEad, eNtry[nN:]
-				}
-				switch tAg {
-				case 10:
-					var vAl []byte
-					if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
-						vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
-					} else {
-						rEad, nN := protowire.ConsumeBytes(eNtry)
-						if nN < 0 {
-							return grpcfastimpl.ErrWire(nN)
-						}
-						vAl, eNtry = rEad, eNtry[nN:]
-					}
-					if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Rich.CountsEntry.key"); eRr != nil {
-						return eRr
-					}
-					mK = grpcfastimpl.String(dEc, vAl)
-					continue
-				case 16:
-					var vAl uint64
-					if len(eNtry) > 0 && eNtry[0] < 0x80 {
-						vAl, eNtry = uint64(eNtry[0]), eNtry[1:]
-					} else {
-						rEad, nN := protowire.ConsumeVarint(eNtry)
-						if nN < 0 {
-							return grpcfastimpl.ErrWire(nN)
-						}
-						vAl, eNtry = rEad, eNtry[nN:]
-					}
-					mV = int64(vAl)
-					continue
-				}
-				nN := grpcfastimpl.SkipField(tAg, eNtry)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				eNtry = eNtry[nN:]
-			}
-			if x.Counts == nil {
-				x.Counts = make(map[string]int64)
-			}
-			x.Counts[mK] = mV
-			continue
+			goto dEcode10
 		case 80, 81, 83, 85: // counts, another wire type: an unknown field
 			if dEpth < grpcfastimpl.MapLevel {
 				return grpcfastimpl.ErrDepth
 			}
 		case 90: // text
-			fIeld := dAtA
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			wR, oK := x.Choice.(*Rich_Text)
-			if !oK {
-				if wR = grpcfastimpl.TakeSpare[Rich_Text](dEc, grpcfastSpare_kinds_kinds_Rich_Text); wR == nil {
-					wR = grpcfastimpl.NewSpare[Rich_Text](dEc, grpcfastSpare_kinds_kinds_Rich_Text)
-				}
-				x.Choice = wR
-			}
-			if aScii < 0 {
-				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
-			}
-			if len(dAtA) < aScii {
-				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Rich.text"); eRr != nil {
-					return eRr
-				}
-			}
-			wR.Text = grpcfastimpl.String(dEc, vAl)
-			continue
+			goto dEcode11
 		case 98: // raw
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			wR, oK := x.Choice.(*Rich_Raw)
-			if !oK {
-				if wR = grpcfastimpl.TakeSpare[Rich_Raw](dEc, grpcfastSpare_kinds_kinds_Rich_Raw); wR == nil {
-					wR = grpcfastimpl.NewSpare[Rich_Raw](dEc, grpcfastSpare_kinds_kinds_Rich_Raw)
-				}
-				x.Choice = wR
-			}
-			wR.Raw = grpcfastimpl.BytesPresent(dEc, vAl)
-			continue
+			goto dEcode12
 		case 106: // nested
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			wR, oK := x.Choice.(*Rich_Nested)
-			if !oK {
-				if wR = grpcfastimpl.TakeSpare[Rich_Nested](dEc, grpcfastSpare_kinds_kinds_Rich_Nested); wR == nil {
-					wR = grpcfastimpl.NewSpare[Rich_Nested](dEc, grpcfastSpare_kinds_kinds_Rich_Nested)
-				}
-				x.Choice = wR
-			}
-			if wR.Nested == nil {
-				if wR.Nested = grpcfastimpl.TakeSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner); wR.Nested == nil {
-					wR.Nested = grpcfastimpl.NewSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner)
-				}
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := wR.Nested.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode13
 		case 114: // maybe
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.Maybe = grpcfastimpl.BytesPresent(dEc, vAl)
-			continue
+			goto dEcode14
 		case 120: // level
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if x.Level == nil {
-				x.Level = new(int32)
-			}
-			*x.Level = int32(vAl)
-			continue
+			goto dEcode15
 		case 129: // ratio
-			vAl, nN := protowire.ConsumeFixed64(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
-			}
-			dAtA = dAtA[nN:]
-			x.Ratio = math.Float64frombits(vAl)
-			continue
+			goto dEcode16
 		case 141: // f32
-			vAl, nN := protowire.ConsumeFixed32(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
-			}
-			dAtA = dAtA[nN:]
-			x.F32 = vAl
-			continue
+			goto dEcode17
 		case 145: // sf64
-			vAl, nN := protowire.ConsumeFixed64(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
-			}
-			dAtA = dAtA[nN:]
-			x.Sf64 = int64(vAl)
-			continue
+			goto dEcode18
 		case 152: // flag
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.Flag = protowire.DecodeBool(vAl)
-			continue
+			goto dEcode19
 		case 160: // colors
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if len(x.Colors) == cap(x.Colors) {
-				x.Colors = grpcfastimpl.Grow(x.Colors, 160, dAtA)
-			}
-			x.Colors = append(x.Colors, Color(int32(vAl)))
-			continue
+			goto dEcode20
 		case 162: // colors, packed
-			pAcked, nN := protowire.ConsumeBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
-			}
-			dAtA = dAtA[nN:]
-			x.Colors = grpcfastimpl.GrowBy(x.Colors, grpcfastimpl.PackedVarints(pAcked))
-			for len(pAcked) > 0 {
-				var vAl uint64
-				if len(pAcked) > 0 && pAcked[0] < 0x80 {
-					vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
-				} else {
-					rEad, nN := protowire.ConsumeVarint(pAcked)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, pAcked = rEad, pAcked[nN:]
-				}
-				x.Colors = append(x.Colors, Color(int32(vAl)))
-			}
-			continue
+			goto dEcode20pAcked
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -540,6 +763,7 @@ func (x *Rich) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	if dEc.Record != nil {
 		grpcfastimpl.LogBytes(dEc, &x.Data)
 		grpcfastimpl.LogScalars(dEc, &x.Numbers)
@@ -569,6 +793,121 @@ func (x *Inner) GrpcfastBytesField(num protowire.Number) *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Inner) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // label
+		fIeld := dAtA
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if aScii < 0 {
+			dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
+		}
+		if len(dAtA) < aScii {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Inner.label"); eRr != nil {
+				return eRr
+			}
+		}
+		x.Label = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 18 {
+			dAtA = dAtA[1:]
+			goto dEcode2
+		}
+		goto nExt
+	}
+dEcode2:
+	{ // payload
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.Payload = grpcfastimpl.Bytes(dEc, x.Payload, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 26 {
+			dAtA = dAtA[1:]
+			goto dEcode3pAcked
+		}
+		goto nExt
+	}
+dEcode3:
+	{ // values
+		for {
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				rEad, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			if len(x.Values) == cap(x.Values) {
+				x.Values = grpcfastimpl.Grow(x.Values, 24, dAtA)
+			}
+			x.Values = append(x.Values, uint32(vAl))
+			if len(dAtA) == 0 || dAtA[0] != 24 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode3pAcked:
+	{ // values, packed
+		pAcked, nN := protowire.ConsumeBytes(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		x.Values = grpcfastimpl.GrowBy(x.Values, grpcfastimpl.PackedVarints(pAcked))
+		for len(pAcked) > 0 {
+			var vAl uint64
+			if len(pAcked) > 0 && pAcked[0] < 0x80 {
+				vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
+			} else {
+				rEad, nN := protowire.ConsumeVarint(pAcked)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, pAcked = rEad, pAcked[nN:]
+			}
+			x.Values = append(x.Values, uint32(vAl))
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -582,83 +921,13 @@ func (x *Inner) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 		}
 		switch tAg {
 		case 10: // label
-			fIeld := dAtA
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if aScii < 0 {
-				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
-			}
-			if len(dAtA) < aScii {
-				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Inner.label"); eRr != nil {
-					return eRr
-				}
-			}
-			x.Label = grpcfastimpl.String(dEc, vAl)
-			continue
+			goto dEcode1
 		case 18: // payload
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.Payload = grpcfastimpl.Bytes(dEc, x.Payload, vAl)
-			continue
+			goto dEcode2
 		case 24: // values
-			for {
-				var vAl uint64
-				if len(dAtA) > 0 && dAtA[0] < 0x80 {
-					vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-				} else {
-					rEad, nN := protowire.ConsumeVarint(dAtA)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, dAtA = rEad, dAtA[nN:]
-				}
-				if len(x.Values) == cap(x.Values) {
-					x.Values = grpcfastimpl.Grow(x.Values, 24, dAtA)
-				}
-				x.Values = append(x.Values, uint32(vAl))
-				if len(dAtA) == 0 || dAtA[0] != 24 {
-					break
-				}
-				dAtA = dAtA[1:]
-			}
-			continue
+			goto dEcode3
 		case 26: // values, packed
-			pAcked, nN := protowire.ConsumeBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
-			}
-			dAtA = dAtA[nN:]
-			x.Values = grpcfastimpl.GrowBy(x.Values, grpcfastimpl.PackedVarints(pAcked))
-			for len(pAcked) > 0 {
-				var vAl uint64
-				if len(pAcked) > 0 && pAcked[0] < 0x80 {
-					vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
-				} else {
-					rEad, nN := protowire.ConsumeVarint(pAcked)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, pAcked = rEad, pAcked[nN:]
-				}
-				x.Values = append(x.Values, uint32(vAl))
-			}
-			continue
+			goto dEcode3pAcked
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -669,6 +938,7 @@ func (x *Inner) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	if dEc.Record != nil {
 		grpcfastimpl.LogBytes(dEc, &x.Payload)
 		grpcfastimpl.LogScalars(dEc, &x.Values)
@@ -683,6 +953,77 @@ func (x *Summary) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Summary) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 8 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // count
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.Count = int64(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 16 {
+			dAtA = dAtA[1:]
+			goto dEcode2
+		}
+		goto nExt
+	}
+dEcode2:
+	{ // bytes
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.Bytes = int64(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 24 {
+			dAtA = dAtA[1:]
+			goto dEcode3
+		}
+		goto nExt
+	}
+dEcode3:
+	{ // crc32c
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.Crc32C = uint32(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -696,44 +1037,11 @@ func (x *Summary) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 		}
 		switch tAg {
 		case 8: // count
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.Count = int64(vAl)
-			continue
+			goto dEcode1
 		case 16: // bytes
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.Bytes = int64(vAl)
-			continue
+			goto dEcode2
 		case 24: // crc32c
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.Crc32C = uint32(vAl)
-			continue
+			goto dEcode3
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -744,6 +1052,7 @@ func (x *Summary) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	return nil
 }
 
@@ -764,6 +1073,251 @@ func (x *Pooled) GrpcfastBytesField(num protowire.Number) *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Pooled) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // data
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.Data = grpcfastimpl.Bytes(dEc, x.Data, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 18 {
+			dAtA = dAtA[1:]
+			goto dEcode2pAcked
+		}
+		goto nExt
+	}
+dEcode2:
+	{ // numbers
+		for {
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				rEad, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			if len(x.Numbers) == cap(x.Numbers) {
+				x.Numbers = grpcfastimpl.Grow(x.Numbers, 16, dAtA)
+			}
+			x.Numbers = append(x.Numbers, int64(vAl))
+			if len(dAtA) == 0 || dAtA[0] != 16 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 26 {
+			dAtA = dAtA[1:]
+			goto dEcode3
+		}
+		goto nExt
+	}
+dEcode2pAcked:
+	{ // numbers, packed
+		pAcked, nN := protowire.ConsumeBytes(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		x.Numbers = grpcfastimpl.GrowBy(x.Numbers, grpcfastimpl.PackedVarints(pAcked))
+		for len(pAcked) > 0 {
+			var vAl uint64
+			if len(pAcked) > 0 && pAcked[0] < 0x80 {
+				vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
+			} else {
+				rEad, nN := protowire.ConsumeVarint(pAcked)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, pAcked = rEad, pAcked[nN:]
+			}
+			x.Numbers = append(x.Numbers, int64(vAl))
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 26 {
+			dAtA = dAtA[1:]
+			goto dEcode3
+		}
+		goto nExt
+	}
+dEcode3:
+	{ // inners
+		for {
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+			} else {
+				rEad, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			var eL *Inner
+			if nN := len(x.Inners); nN < cap(x.Inners) {
+				x.Inners = x.Inners[:nN+1]
+				eL = x.Inners[nN]
+			} else {
+				x.Inners = grpcfastimpl.AppendMessage(x.Inners, dEc, 26, dAtA)
+				eL = x.Inners[nN]
+			}
+			if eL == nil {
+				if eL = grpcfastimpl.TakeSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner); eL == nil {
+					eL = grpcfastimpl.NewSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner)
+				}
+				x.Inners[len(x.Inners)-1] = eL
+			}
+			if dEpth < 1 {
+				return grpcfastimpl.ErrDepth
+			}
+			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+			if len(dAtA) == 0 || dAtA[0] != 26 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 34 {
+			dAtA = dAtA[1:]
+			goto dEcode4
+		}
+		goto nExt
+	}
+dEcode4:
+	{ // name
+		fIeld := dAtA
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if aScii < 0 {
+			dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
+		}
+		if len(dAtA) < aScii {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Pooled.name"); eRr != nil {
+				return eRr
+			}
+		}
+		x.Name = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 42 {
+			dAtA = dAtA[1:]
+			goto dEcode5
+		}
+		goto nExt
+	}
+dEcode5:
+	{ // one
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.One == nil {
+			if x.One = grpcfastimpl.TakeSpare[PooledInner](dEc, grpcfastSpare_kinds_kinds_PooledInner); x.One == nil {
+				x.One = grpcfastimpl.NewSpare[PooledInner](dEc, grpcfastSpare_kinds_kinds_PooledInner)
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := x.One.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 50 {
+			dAtA = dAtA[1:]
+			goto dEcode6
+		}
+		goto nExt
+	}
+dEcode6:
+	{ // items
+		for {
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+			} else {
+				rEad, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			var eL *PooledInner
+			if nN := len(x.Items); nN < cap(x.Items) {
+				x.Items = x.Items[:nN+1]
+				eL = x.Items[nN]
+			} else {
+				x.Items = grpcfastimpl.AppendMessage(x.Items, dEc, 50, dAtA)
+				eL = x.Items[nN]
+			}
+			if eL == nil {
+				if eL = grpcfastimpl.TakeSpare[PooledInner](dEc, grpcfastSpare_kinds_kinds_PooledInner); eL == nil {
+					eL = grpcfastimpl.NewSpare[PooledInner](dEc, grpcfastSpare_kinds_kinds_PooledInner)
+				}
+				x.Items[len(x.Items)-1] = eL
+			}
+			if dEpth < 1 {
+				return grpcfastimpl.ErrDepth
+			}
+			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+			if len(dAtA) == 0 || dAtA[0] != 50 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -777,182 +1331,19 @@ func (x *Pooled) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 		}
 		switch tAg {
 		case 10: // data
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.Data = grpcfastimpl.Bytes(dEc, x.Data, vAl)
-			continue
+			goto dEcode1
 		case 16: // numbers
-			for {
-				var vAl uint64
-				if len(dAtA) > 0 && dAtA[0] < 0x80 {
-					vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-				} else {
-					rEad, nN := protowire.ConsumeVarint(dAtA)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, dAtA = rEad, dAtA[nN:]
-				}
-				if len(x.Numbers) == cap(x.Numbers) {
-					x.Numbers = grpcfastimpl.Grow(x.Numbers, 16, dAtA)
-				}
-				x.Numbers = append(x.Numbers, int64(vAl))
-				if len(dAtA) == 0 || dAtA[0] != 16 {
-					break
-				}
-				dAtA = dAtA[1:]
-			}
-			continue
+			goto dEcode2
 		case 18: // numbers, packed
-			pAcked, nN := protowire.ConsumeBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
-			}
-			dAtA = dAtA[nN:]
-			x.Numbers = grpcfastimpl.GrowBy(x.Numbers, grpcfastimpl.PackedVarints(pAcked))
-			for len(pAcked) > 0 {
-				var vAl uint64
-				if len(pAcked) > 0 && pAcked[0] < 0x80 {
-					vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
-				} else {
-					rEad, nN := protowire.ConsumeVarint(pAcked)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, pAcked = rEad, pAcked[nN:]
-				}
-				x.Numbers = append(x.Numbers, int64(vAl))
-			}
-			continue
+			goto dEcode2pAcked
 		case 26: // inners
-			for {
-				var vAl []byte
-				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-				} else {
-					rEad, nN := protowire.ConsumeBytes(dAtA)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, dAtA = rEad, dAtA[nN:]
-				}
-				var eL *Inner
-				if nN := len(x.Inners); nN < cap(x.Inners) {
-					x.Inners = x.Inners[:nN+1]
-					eL = x.Inners[nN]
-				} else {
-					x.Inners = grpcfastimpl.AppendMessage(x.Inners, dEc, 26, dAtA)
-					eL = x.Inners[nN]
-				}
-				if eL == nil {
-					if eL = grpcfastimpl.TakeSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner); eL == nil {
-						eL = grpcfastimpl.NewSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner)
-					}
-					x.Inners[len(x.Inners)-1] = eL
-				}
-				if dEpth < 1 {
-					return grpcfastimpl.ErrDepth
-				}
-				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-					return eRr
-				}
-				if len(dAtA) == 0 || dAtA[0] != 26 {
-					break
-				}
-				dAtA = dAtA[1:]
-			}
-			continue
+			goto dEcode3
 		case 34: // name
-			fIeld := dAtA
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if aScii < 0 {
-				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
-			}
-			if len(dAtA) < aScii {
-				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Pooled.name"); eRr != nil {
-					return eRr
-				}
-			}
-			x.Name = grpcfastimpl.String(dEc, vAl)
-			continue
+			goto dEcode4
 		case 42: // one
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if x.One == nil {
-				if x.One = grpcfastimpl.TakeSpare[PooledInner](dEc, grpcfastSpare_kinds_kinds_PooledInner); x.One == nil {
-					x.One = grpcfastimpl.NewSpare[PooledInner](dEc, grpcfastSpare_kinds_kinds_PooledInner)
-				}
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := x.One.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode5
 		case 50: // items
-			for {
-				var vAl []byte
-				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-				} else {
-					rEad, nN := protowire.ConsumeBytes(dAtA)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, dAtA = rEad, dAtA[nN:]
-				}
-				var eL *PooledInner
-				if nN := len(x.Items); nN < cap(x.Items) {
-					x.Items = x.Items[:nN+1]
-					eL = x.Items[nN]
-				} else {
-					x.Items = grpcfastimpl.AppendMessage(x.Items, dEc, 50, dAtA)
-					eL = x.Items[nN]
-				}
-				if eL == nil {
-					if eL = grpcfastimpl.TakeSpare[PooledInner](dEc, grpcfastSpare_kinds_kinds_PooledInner); eL == nil {
-						eL = grpcfastimpl.NewSpare[PooledInner](dEc, grpcfastSpare_kinds_kinds_PooledInner)
-					}
-					x.Items[len(x.Items)-1] = eL
-				}
-				if dEpth < 1 {
-					return grpcfastimpl.ErrDepth
-				}
-				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-					return eRr
-				}
-				if len(dAtA) == 0 || dAtA[0] != 50 {
-					break
-				}
-				dAtA = dAtA[1:]
-			}
-			continue
+			goto dEcode6
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -963,6 +1354,7 @@ func (x *Pooled) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	if dEc.Record != nil {
 		grpcfastimpl.LogBytes(dEc, &x.Data)
 		grpcfastimpl.LogScalars(dEc, &x.Numbers)
@@ -988,6 +1380,90 @@ func (x *PooledInner) GrpcfastBytesField(num protowire.Number) *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *PooledInner) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // payload
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.Payload = grpcfastimpl.Bytes(dEc, x.Payload, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 18 {
+			dAtA = dAtA[1:]
+			goto dEcode2pAcked
+		}
+		goto nExt
+	}
+dEcode2:
+	{ // values
+		for {
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				rEad, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			if len(x.Values) == cap(x.Values) {
+				x.Values = grpcfastimpl.Grow(x.Values, 16, dAtA)
+			}
+			x.Values = append(x.Values, int64(vAl))
+			if len(dAtA) == 0 || dAtA[0] != 16 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode2pAcked:
+	{ // values, packed
+		pAcked, nN := protowire.ConsumeBytes(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		x.Values = grpcfastimpl.GrowBy(x.Values, grpcfastimpl.PackedVarints(pAcked))
+		for len(pAcked) > 0 {
+			var vAl uint64
+			if len(pAcked) > 0 && pAcked[0] < 0x80 {
+				vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
+			} else {
+				rEad, nN := protowire.ConsumeVarint(pAcked)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, pAcked = rEad, pAcked[nN:]
+			}
+			x.Values = append(x.Values, int64(vAl))
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -1001,61 +1477,11 @@ func (x *PooledInner) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dE
 		}
 		switch tAg {
 		case 10: // payload
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.Payload = grpcfastimpl.Bytes(dEc, x.Payload, vAl)
-			continue
+			goto dEcode1
 		case 16: // values
-			for {
-				var vAl uint64
-				if len(dAtA) > 0 && dAtA[0] < 0x80 {
-					vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-				} else {
-					rEad, nN := protowire.ConsumeVarint(dAtA)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, dAtA = rEad, dAtA[nN:]
-				}
-				if len(x.Values) == cap(x.Values) {
-					x.Values = grpcfastimpl.Grow(x.Values, 16, dAtA)
-				}
-				x.Values = append(x.Values, int64(vAl))
-				if len(dAtA) == 0 || dAtA[0] != 16 {
-					break
-				}
-				dAtA = dAtA[1:]
-			}
-			continue
+			goto dEcode2
 		case 18: // values, packed
-			pAcked, nN := protowire.ConsumeBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
-			}
-			dAtA = dAtA[nN:]
-			x.Values = grpcfastimpl.GrowBy(x.Values, grpcfastimpl.PackedVarints(pAcked))
-			for len(pAcked) > 0 {
-				var vAl uint64
-				if len(pAcked) > 0 && pAcked[0] < 0x80 {
-					vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
-				} else {
-					rEad, nN := protowire.ConsumeVarint(pAcked)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, pAcked = rEad, pAcked[nN:]
-				}
-				x.Values = append(x.Values, int64(vAl))
-			}
-			continue
+			goto dEcode2pAcked
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -1066,6 +1492,7 @@ func (x *PooledInner) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dE
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	if dEc.Record != nil {
 		grpcfastimpl.LogBytes(dEc, &x.Payload)
 		grpcfastimpl.LogScalars(dEc, &x.Values)
@@ -1091,6 +1518,134 @@ func (x *PooledMaybe) GrpcfastBytesField(num protowire.Number) *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *PooledMaybe) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // maybe
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.Maybe = grpcfastimpl.BytesPresent(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 18 {
+			dAtA = dAtA[1:]
+			goto dEcode2
+		}
+		goto nExt
+	}
+dEcode2:
+	{ // data
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.Data = grpcfastimpl.Bytes(dEc, x.Data, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 26 {
+			dAtA = dAtA[1:]
+			goto dEcode3
+		}
+		goto nExt
+	}
+dEcode3:
+	{ // one
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.One == nil {
+			if x.One = grpcfastimpl.TakeSpare[PooledMaybe](dEc, grpcfastSpare_kinds_kinds_PooledMaybe); x.One == nil {
+				x.One = grpcfastimpl.NewSpare[PooledMaybe](dEc, grpcfastSpare_kinds_kinds_PooledMaybe)
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := x.One.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 34 {
+			dAtA = dAtA[1:]
+			goto dEcode4
+		}
+		goto nExt
+	}
+dEcode4:
+	{ // items
+		for {
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+			} else {
+				rEad, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			var eL *PooledMaybe
+			if nN := len(x.Items); nN < cap(x.Items) {
+				x.Items = x.Items[:nN+1]
+				eL = x.Items[nN]
+			} else {
+				x.Items = grpcfastimpl.AppendMessage(x.Items, dEc, 34, dAtA)
+				eL = x.Items[nN]
+			}
+			if eL == nil {
+				if eL = grpcfastimpl.TakeSpare[PooledMaybe](dEc, grpcfastSpare_kinds_kinds_PooledMaybe); eL == nil {
+					eL = grpcfastimpl.NewSpare[PooledMaybe](dEc, grpcfastSpare_kinds_kinds_PooledMaybe)
+				}
+				x.Items[len(x.Items)-1] = eL
+			}
+			if dEpth < 1 {
+				return grpcfastimpl.ErrDepth
+			}
+			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+			if len(dAtA) == 0 || dAtA[0] != 34 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -1104,92 +1659,13 @@ func (x *PooledMaybe) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dE
 		}
 		switch tAg {
 		case 10: // maybe
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.Maybe = grpcfastimpl.BytesPresent(dEc, vAl)
-			continue
+			goto dEcode1
 		case 18: // data
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.Data = grpcfastimpl.Bytes(dEc, x.Data, vAl)
-			continue
+			goto dEcode2
 		case 26: // one
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if x.One == nil {
-				if x.One = grpcfastimpl.TakeSpare[PooledMaybe](dEc, grpcfastSpare_kinds_kinds_PooledMaybe); x.One == nil {
-					x.One = grpcfastimpl.NewSpare[PooledMaybe](dEc, grpcfastSpare_kinds_kinds_PooledMaybe)
-				}
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := x.One.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode3
 		case 34: // items
-			for {
-				var vAl []byte
-				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-				} else {
-					rEad, nN := protowire.ConsumeBytes(dAtA)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, dAtA = rEad, dAtA[nN:]
-				}
-				var eL *PooledMaybe
-				if nN := len(x.Items); nN < cap(x.Items) {
-					x.Items = x.Items[:nN+1]
-					eL = x.Items[nN]
-				} else {
-					x.Items = grpcfastimpl.AppendMessage(x.Items, dEc, 34, dAtA)
-					eL = x.Items[nN]
-				}
-				if eL == nil {
-					if eL = grpcfastimpl.TakeSpare[PooledMaybe](dEc, grpcfastSpare_kinds_kinds_PooledMaybe); eL == nil {
-						eL = grpcfastimpl.NewSpare[PooledMaybe](dEc, grpcfastSpare_kinds_kinds_PooledMaybe)
-					}
-					x.Items[len(x.Items)-1] = eL
-				}
-				if dEpth < 1 {
-					return grpcfastimpl.ErrDepth
-				}
-				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-					return eRr
-				}
-				if len(dAtA) == 0 || dAtA[0] != 34 {
-					break
-				}
-				dAtA = dAtA[1:]
-			}
-			continue
+			goto dEcode4
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -1200,6 +1676,7 @@ func (x *PooledMaybe) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dE
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	if dEc.Record != nil {
 		grpcfastimpl.LogBytes(dEc, &x.Data)
 		grpcfastimpl.LogCleared(dEc, &x.Items)
@@ -1224,6 +1701,1287 @@ func (x *Decodable) GrpcfastBytesField(num protowire.Number) *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 8 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // i32
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.I32 = int32(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 16 {
+			dAtA = dAtA[1:]
+			goto dEcode2
+		}
+		goto nExt
+	}
+dEcode2:
+	{ // i64
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.I64 = int64(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 24 {
+			dAtA = dAtA[1:]
+			goto dEcode3
+		}
+		goto nExt
+	}
+dEcode3:
+	{ // u32
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.U32 = uint32(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 32 {
+			dAtA = dAtA[1:]
+			goto dEcode4
+		}
+		goto nExt
+	}
+dEcode4:
+	{ // u64
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.U64 = vAl
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 40 {
+			dAtA = dAtA[1:]
+			goto dEcode5
+		}
+		goto nExt
+	}
+dEcode5:
+	{ // s32
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.S32 = grpcfastimpl.DecodeSint32(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 48 {
+			dAtA = dAtA[1:]
+			goto dEcode6
+		}
+		goto nExt
+	}
+dEcode6:
+	{ // s64
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.S64 = protowire.DecodeZigZag(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 56 {
+			dAtA = dAtA[1:]
+			goto dEcode7
+		}
+		goto nExt
+	}
+dEcode7:
+	{ // flag
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.Flag = protowire.DecodeBool(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 64 {
+			dAtA = dAtA[1:]
+			goto dEcode8
+		}
+		goto nExt
+	}
+dEcode8:
+	{ // color
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.Color = Color(int32(vAl))
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 77 {
+			dAtA = dAtA[1:]
+			goto dEcode9
+		}
+		goto nExt
+	}
+dEcode9:
+	{ // f32
+		vAl, nN := protowire.ConsumeFixed32(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		x.F32 = vAl
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 85 {
+			dAtA = dAtA[1:]
+			goto dEcode10
+		}
+		goto nExt
+	}
+dEcode10:
+	{ // sf32
+		vAl, nN := protowire.ConsumeFixed32(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		x.Sf32 = int32(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 93 {
+			dAtA = dAtA[1:]
+			goto dEcode11
+		}
+		goto nExt
+	}
+dEcode11:
+	{ // fl
+		vAl, nN := protowire.ConsumeFixed32(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		x.Fl = math.Float32frombits(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 97 {
+			dAtA = dAtA[1:]
+			goto dEcode12
+		}
+		goto nExt
+	}
+dEcode12:
+	{ // f64
+		vAl, nN := protowire.ConsumeFixed64(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		x.F64 = vAl
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 105 {
+			dAtA = dAtA[1:]
+			goto dEcode13
+		}
+		goto nExt
+	}
+dEcode13:
+	{ // sf64
+		vAl, nN := protowire.ConsumeFixed64(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		x.Sf64 = int64(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 113 {
+			dAtA = dAtA[1:]
+			goto dEcode14
+		}
+		goto nExt
+	}
+dEcode14:
+	{ // db
+		vAl, nN := protowire.ConsumeFixed64(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		x.Db = math.Float64frombits(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 122 {
+			dAtA = dAtA[1:]
+			goto dEcode15
+		}
+		goto nExt
+	}
+dEcode15:
+	{ // name
+		fIeld := dAtA
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if aScii < 0 {
+			dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
+		}
+		if len(dAtA) < aScii {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Decodable.name"); eRr != nil {
+				return eRr
+			}
+		}
+		x.Name = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode16:
+	{ // data
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.Data = grpcfastimpl.Bytes(dEc, x.Data, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode17:
+	{ // ri32
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if len(x.Ri32) == cap(x.Ri32) {
+			x.Ri32 = grpcfastimpl.Grow(x.Ri32, 136, dAtA)
+		}
+		x.Ri32 = append(x.Ri32, int32(vAl))
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode17pAcked:
+	{ // ri32, packed
+		pAcked, nN := protowire.ConsumeBytes(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		x.Ri32 = grpcfastimpl.GrowBy(x.Ri32, grpcfastimpl.PackedVarints(pAcked))
+		for len(pAcked) > 0 {
+			var vAl uint64
+			if len(pAcked) > 0 && pAcked[0] < 0x80 {
+				vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
+			} else {
+				rEad, nN := protowire.ConsumeVarint(pAcked)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, pAcked = rEad, pAcked[nN:]
+			}
+			x.Ri32 = append(x.Ri32, int32(vAl))
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode18:
+	{ // rs64
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if len(x.Rs64) == cap(x.Rs64) {
+			x.Rs64 = grpcfastimpl.Grow(x.Rs64, 144, dAtA)
+		}
+		x.Rs64 = append(x.Rs64, protowire.DecodeZigZag(vAl))
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode18pAcked:
+	{ // rs64, packed
+		pAcked, nN := protowire.ConsumeBytes(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		x.Rs64 = grpcfastimpl.GrowBy(x.Rs64, grpcfastimpl.PackedVarints(pAcked))
+		for len(pAcked) > 0 {
+			var vAl uint64
+			if len(pAcked) > 0 && pAcked[0] < 0x80 {
+				vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
+			} else {
+				rEad, nN := protowire.ConsumeVarint(pAcked)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, pAcked = rEad, pAcked[nN:]
+			}
+			x.Rs64 = append(x.Rs64, protowire.DecodeZigZag(vAl))
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode19:
+	{ // rf32
+		vAl, nN := protowire.ConsumeFixed32(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		if len(x.Rf32) == cap(x.Rf32) {
+			x.Rf32 = grpcfastimpl.Grow(x.Rf32, 157, dAtA)
+		}
+		x.Rf32 = append(x.Rf32, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode19pAcked:
+	{ // rf32, packed
+		pAcked, nN := protowire.ConsumeBytes(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		x.Rf32 = grpcfastimpl.GrowBy(x.Rf32, len(pAcked)/4)
+		for len(pAcked) > 0 {
+			vAl, nN := protowire.ConsumeFixed32(pAcked)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			pAcked = pAcked[nN:]
+			x.Rf32 = append(x.Rf32, vAl)
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode20:
+	{ // rdb
+		vAl, nN := protowire.ConsumeFixed64(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		if len(x.Rdb) == cap(x.Rdb) {
+			x.Rdb = grpcfastimpl.Grow(x.Rdb, 161, dAtA)
+		}
+		x.Rdb = append(x.Rdb, math.Float64frombits(vAl))
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode20pAcked:
+	{ // rdb, packed
+		pAcked, nN := protowire.ConsumeBytes(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		x.Rdb = grpcfastimpl.GrowBy(x.Rdb, len(pAcked)/8)
+		for len(pAcked) > 0 {
+			vAl, nN := protowire.ConsumeFixed64(pAcked)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			pAcked = pAcked[nN:]
+			x.Rdb = append(x.Rdb, math.Float64frombits(vAl))
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode21:
+	{ // rflag
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if len(x.Rflag) == cap(x.Rflag) {
+			x.Rflag = grpcfastimpl.Grow(x.Rflag, 168, dAtA)
+		}
+		x.Rflag = append(x.Rflag, protowire.DecodeBool(vAl))
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode21pAcked:
+	{ // rflag, packed
+		pAcked, nN := protowire.ConsumeBytes(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		x.Rflag = grpcfastimpl.GrowBy(x.Rflag, grpcfastimpl.PackedVarints(pAcked))
+		for len(pAcked) > 0 {
+			var vAl uint64
+			if len(pAcked) > 0 && pAcked[0] < 0x80 {
+				vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
+			} else {
+				rEad, nN := protowire.ConsumeVarint(pAcked)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, pAcked = rEad, pAcked[nN:]
+			}
+			x.Rflag = append(x.Rflag, protowire.DecodeBool(vAl))
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode22:
+	{ // rcolor
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if len(x.Rcolor) == cap(x.Rcolor) {
+			x.Rcolor = grpcfastimpl.Grow(x.Rcolor, 176, dAtA)
+		}
+		x.Rcolor = append(x.Rcolor, Color(int32(vAl)))
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode22pAcked:
+	{ // rcolor, packed
+		pAcked, nN := protowire.ConsumeBytes(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		x.Rcolor = grpcfastimpl.GrowBy(x.Rcolor, grpcfastimpl.PackedVarints(pAcked))
+		for len(pAcked) > 0 {
+			var vAl uint64
+			if len(pAcked) > 0 && pAcked[0] < 0x80 {
+				vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
+			} else {
+				rEad, nN := protowire.ConsumeVarint(pAcked)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, pAcked = rEad, pAcked[nN:]
+			}
+			x.Rcolor = append(x.Rcolor, Color(int32(vAl)))
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode23:
+	{ // rs32
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if len(x.Rs32) == cap(x.Rs32) {
+			x.Rs32 = grpcfastimpl.Grow(x.Rs32, 184, dAtA)
+		}
+		x.Rs32 = append(x.Rs32, grpcfastimpl.DecodeSint32(vAl))
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode23pAcked:
+	{ // rs32, packed
+		pAcked, nN := protowire.ConsumeBytes(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		x.Rs32 = grpcfastimpl.GrowBy(x.Rs32, grpcfastimpl.PackedVarints(pAcked))
+		for len(pAcked) > 0 {
+			var vAl uint64
+			if len(pAcked) > 0 && pAcked[0] < 0x80 {
+				vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
+			} else {
+				rEad, nN := protowire.ConsumeVarint(pAcked)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, pAcked = rEad, pAcked[nN:]
+			}
+			x.Rs32 = append(x.Rs32, grpcfastimpl.DecodeSint32(vAl))
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode24:
+	{ // ru64
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if len(x.Ru64) == cap(x.Ru64) {
+			x.Ru64 = grpcfastimpl.Grow(x.Ru64, 192, dAtA)
+		}
+		x.Ru64 = append(x.Ru64, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode24pAcked:
+	{ // ru64, packed
+		pAcked, nN := protowire.ConsumeBytes(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		x.Ru64 = grpcfastimpl.GrowBy(x.Ru64, grpcfastimpl.PackedVarints(pAcked))
+		for len(pAcked) > 0 {
+			var vAl uint64
+			if len(pAcked) > 0 && pAcked[0] < 0x80 {
+				vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
+			} else {
+				rEad, nN := protowire.ConsumeVarint(pAcked)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, pAcked = rEad, pAcked[nN:]
+			}
+			x.Ru64 = append(x.Ru64, vAl)
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode25:
+	{ // rfl
+		vAl, nN := protowire.ConsumeFixed32(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		if len(x.Rfl) == cap(x.Rfl) {
+			x.Rfl = grpcfastimpl.Grow(x.Rfl, 205, dAtA)
+		}
+		x.Rfl = append(x.Rfl, math.Float32frombits(vAl))
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode25pAcked:
+	{ // rfl, packed
+		pAcked, nN := protowire.ConsumeBytes(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		x.Rfl = grpcfastimpl.GrowBy(x.Rfl, len(pAcked)/4)
+		for len(pAcked) > 0 {
+			vAl, nN := protowire.ConsumeFixed32(pAcked)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			pAcked = pAcked[nN:]
+			x.Rfl = append(x.Rfl, math.Float32frombits(vAl))
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode26:
+	{ // rsf64
+		vAl, nN := protowire.ConsumeFixed64(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		if len(x.Rsf64) == cap(x.Rsf64) {
+			x.Rsf64 = grpcfastimpl.Grow(x.Rsf64, 209, dAtA)
+		}
+		x.Rsf64 = append(x.Rsf64, int64(vAl))
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode26pAcked:
+	{ // rsf64, packed
+		pAcked, nN := protowire.ConsumeBytes(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		x.Rsf64 = grpcfastimpl.GrowBy(x.Rsf64, len(pAcked)/8)
+		for len(pAcked) > 0 {
+			vAl, nN := protowire.ConsumeFixed64(pAcked)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			pAcked = pAcked[nN:]
+			x.Rsf64 = append(x.Rsf64, int64(vAl))
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode27:
+	{ // words
+		fIeld := dAtA
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if aScii < 0 {
+			dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
+		}
+		if len(dAtA) < aScii {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Decodable.words"); eRr != nil {
+				return eRr
+			}
+		}
+		if len(x.Words) == cap(x.Words) {
+			x.Words = grpcfastimpl.Grow(x.Words, 218, dAtA)
+		}
+		x.Words = append(x.Words, grpcfastimpl.String(dEc, vAl))
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode28:
+	{ // blobs
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if len(x.Blobs) == cap(x.Blobs) {
+			x.Blobs = grpcfastimpl.Grow(x.Blobs, 226, dAtA)
+		}
+		x.Blobs = append(x.Blobs, grpcfastimpl.BytesPresent(dEc, vAl))
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode29:
+	{ // child
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Child == nil {
+			if x.Child = grpcfastimpl.TakeSpare[Decodable](dEc, grpcfastSpare_kinds_kinds_Decodable); x.Child == nil {
+				x.Child = grpcfastimpl.NewSpare[Decodable](dEc, grpcfastSpare_kinds_kinds_Decodable)
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := x.Child.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode30:
+	{ // children
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		var eL *Decodable
+		if nN := len(x.Children); nN < cap(x.Children) {
+			x.Children = x.Children[:nN+1]
+			eL = x.Children[nN]
+		} else {
+			x.Children = grpcfastimpl.AppendMessage(x.Children, dEc, 242, dAtA)
+			eL = x.Children[nN]
+		}
+		if eL == nil {
+			if eL = grpcfastimpl.TakeSpare[Decodable](dEc, grpcfastSpare_kinds_kinds_Decodable); eL == nil {
+				eL = grpcfastimpl.NewSpare[Decodable](dEc, grpcfastSpare_kinds_kinds_Decodable)
+			}
+			x.Children[len(x.Children)-1] = eL
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode31:
+	{ // rich
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Rich == nil {
+			if x.Rich = grpcfastimpl.TakeSpare[Rich](dEc, grpcfastSpare_kinds_kinds_Rich); x.Rich == nil {
+				x.Rich = grpcfastimpl.NewSpare[Rich](dEc, grpcfastSpare_kinds_kinds_Rich)
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := x.Rich.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode32:
+	{ // riches
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		var eL *Rich
+		if nN := len(x.Riches); nN < cap(x.Riches) {
+			x.Riches = x.Riches[:nN+1]
+			eL = x.Riches[nN]
+		} else {
+			x.Riches = grpcfastimpl.AppendMessage(x.Riches, dEc, 258, dAtA)
+			eL = x.Riches[nN]
+		}
+		if eL == nil {
+			if eL = grpcfastimpl.TakeSpare[Rich](dEc, grpcfastSpare_kinds_kinds_Rich); eL == nil {
+				eL = grpcfastimpl.NewSpare[Rich](dEc, grpcfastSpare_kinds_kinds_Rich)
+			}
+			x.Riches[len(x.Riches)-1] = eL
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode33:
+	{ // text
+		fIeld := dAtA
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Choice.(*Decodable_Text)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[Decodable_Text](dEc, grpcfastSpare_kinds_kinds_Decodable_Text); wR == nil {
+				wR = grpcfastimpl.NewSpare[Decodable_Text](dEc, grpcfastSpare_kinds_kinds_Decodable_Text)
+			}
+			x.Choice = wR
+		}
+		if aScii < 0 {
+			dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
+		}
+		if len(dAtA) < aScii {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Decodable.text"); eRr != nil {
+				return eRr
+			}
+		}
+		wR.Text = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode34:
+	{ // raw
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Choice.(*Decodable_Raw)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[Decodable_Raw](dEc, grpcfastSpare_kinds_kinds_Decodable_Raw); wR == nil {
+				wR = grpcfastimpl.NewSpare[Decodable_Raw](dEc, grpcfastSpare_kinds_kinds_Decodable_Raw)
+			}
+			x.Choice = wR
+		}
+		wR.Raw = grpcfastimpl.BytesPresent(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode35:
+	{ // node
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Choice.(*Decodable_Node)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[Decodable_Node](dEc, grpcfastSpare_kinds_kinds_Decodable_Node); wR == nil {
+				wR = grpcfastimpl.NewSpare[Decodable_Node](dEc, grpcfastSpare_kinds_kinds_Decodable_Node)
+			}
+			x.Choice = wR
+		}
+		if wR.Node == nil {
+			if wR.Node = grpcfastimpl.TakeSpare[Decodable](dEc, grpcfastSpare_kinds_kinds_Decodable); wR.Node == nil {
+				wR.Node = grpcfastimpl.NewSpare[Decodable](dEc, grpcfastSpare_kinds_kinds_Decodable)
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := wR.Node.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode36:
+	{ // num
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Choice.(*Decodable_Num)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[Decodable_Num](dEc, grpcfastSpare_kinds_kinds_Decodable_Num); wR == nil {
+				wR = grpcfastimpl.NewSpare[Decodable_Num](dEc, grpcfastSpare_kinds_kinds_Decodable_Num)
+			}
+			x.Choice = wR
+		}
+		wR.Num = int64(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode37:
+	{ // hue
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Choice.(*Decodable_Hue)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[Decodable_Hue](dEc, grpcfastSpare_kinds_kinds_Decodable_Hue); wR == nil {
+				wR = grpcfastimpl.NewSpare[Decodable_Hue](dEc, grpcfastSpare_kinds_kinds_Decodable_Hue)
+			}
+			x.Choice = wR
+		}
+		wR.Hue = Color(int32(vAl))
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode38:
+	{ // real
+		vAl, nN := protowire.ConsumeFixed64(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		wR, oK := x.Choice.(*Decodable_Real)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[Decodable_Real](dEc, grpcfastSpare_kinds_kinds_Decodable_Real); wR == nil {
+				wR = grpcfastimpl.NewSpare[Decodable_Real](dEc, grpcfastSpare_kinds_kinds_Decodable_Real)
+			}
+			x.Choice = wR
+		}
+		wR.Real = math.Float64frombits(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode39:
+	{ // yes
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Choice.(*Decodable_Yes)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[Decodable_Yes](dEc, grpcfastSpare_kinds_kinds_Decodable_Yes); wR == nil {
+				wR = grpcfastimpl.NewSpare[Decodable_Yes](dEc, grpcfastSpare_kinds_kinds_Decodable_Yes)
+			}
+			x.Choice = wR
+		}
+		wR.Yes = protowire.DecodeBool(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode40:
+	{ // other
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Choice.(*Decodable_Other)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[Decodable_Other](dEc, grpcfastSpare_kinds_kinds_Decodable_Other); wR == nil {
+				wR = grpcfastimpl.NewSpare[Decodable_Other](dEc, grpcfastSpare_kinds_kinds_Decodable_Other)
+			}
+			x.Choice = wR
+		}
+		if wR.Other == nil {
+			if wR.Other = grpcfastimpl.TakeSpare[Rich](dEc, grpcfastSpare_kinds_kinds_Rich); wR.Other == nil {
+				wR.Other = grpcfastimpl.NewSpare[Rich](dEc, grpcfastSpare_kinds_kinds_Rich)
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := wR.Other.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode41:
+	{ // small
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Choice.(*Decodable_Small)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[Decodable_Small](dEc, grpcfastSpare_kinds_kinds_Decodable_Small); wR == nil {
+				wR = grpcfastimpl.NewSpare[Decodable_Small](dEc, grpcfastSpare_kinds_kinds_Decodable_Small)
+			}
+			x.Choice = wR
+		}
+		wR.Small = grpcfastimpl.DecodeSint32(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode42:
+	{ // big
+		vAl, nN := protowire.ConsumeFixed64(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		wR, oK := x.Choice.(*Decodable_Big)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[Decodable_Big](dEc, grpcfastSpare_kinds_kinds_Decodable_Big); wR == nil {
+				wR = grpcfastimpl.NewSpare[Decodable_Big](dEc, grpcfastSpare_kinds_kinds_Decodable_Big)
+			}
+			x.Choice = wR
+		}
+		wR.Big = vAl
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode43:
+	{ // inner
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Second.(*Decodable_Inner)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[Decodable_Inner](dEc, grpcfastSpare_kinds_kinds_Decodable_Inner); wR == nil {
+				wR = grpcfastimpl.NewSpare[Decodable_Inner](dEc, grpcfastSpare_kinds_kinds_Decodable_Inner)
+			}
+			x.Second = wR
+		}
+		if wR.Inner == nil {
+			if wR.Inner = grpcfastimpl.TakeSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner); wR.Inner == nil {
+				wR.Inner = grpcfastimpl.NewSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner)
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := wR.Inner.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode44:
+	{ // label
+		fIeld := dAtA
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Second.(*Decodable_Label)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[Decodable_Label](dEc, grpcfastSpare_kinds_kinds_Decodable_Label); wR == nil {
+				wR = grpcfastimpl.NewSpare[Decodable_Label](dEc, grpcfastSpare_kinds_kinds_Decodable_Label)
+			}
+			x.Second = wR
+		}
+		if aScii < 0 {
+			dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
+		}
+		if len(dAtA) < aScii {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Decodable.label"); eRr != nil {
+				return eRr
+			}
+		}
+		wR.Label = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -1237,951 +2995,113 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 		}
 		switch tAg {
 		case 8: // i32
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.I32 = int32(vAl)
-			continue
+			goto dEcode1
 		case 16: // i64
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.I64 = int64(vAl)
-			continue
+			goto dEcode2
 		case 24: // u32
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.U32 = uint32(vAl)
-			continue
+			goto dEcode3
 		case 32: // u64
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.U64 = vAl
-			continue
+			goto dEcode4
 		case 40: // s32
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.S32 = grpcfastimpl.DecodeSint32(vAl)
-			continue
+			goto dEcode5
 		case 48: // s64
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.S64 = protowire.DecodeZigZag(vAl)
-			continue
+			goto dEcode6
 		case 56: // flag
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.Flag = protowire.DecodeBool(vAl)
-			continue
+			goto dEcode7
 		case 64: // color
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.Color = Color(int32(vAl))
-			continue
+			goto dEcode8
 		case 77: // f32
-			vAl, nN := protowire.ConsumeFixed32(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
-			}
-			dAtA = dAtA[nN:]
-			x.F32 = vAl
-			continue
+			goto dEcode9
 		case 85: // sf32
-			vAl, nN := protowire.ConsumeFixed32(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
-			}
-			dAtA = dAtA[nN:]
-			x.Sf32 = int32(vAl)
-			continue
+			goto dEcode10
 		case 93: // fl
-			vAl, nN := protowire.ConsumeFixed32(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
-			}
-			dAtA = dAtA[nN:]
-			x.Fl = math.Float32frombits(vAl)
-			continue
+			goto dEcode11
 		case 97: // f64
-			vAl, nN := protowire.ConsumeFixed64(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
-			}
-			dAtA = dAtA[nN:]
-			x.F64 = vAl
-			continue
+			goto dEcode12
 		case 105: // sf64
-			vAl, nN := protowire.ConsumeFixed64(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
-			}
-			dAtA = dAtA[nN:]
-			x.Sf64 = int64(vAl)
-			continue
+			goto dEcode13
 		case 113: // db
-			vAl, nN := protowire.ConsumeFixed64(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
-			}
-			dAtA = dAtA[nN:]
-			x.Db = math.Float64frombits(vAl)
-			continue
+			goto dEcode14
 		case 122: // name
-			fIeld := dAtA
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if aScii < 0 {
-				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
-			}
-			if len(dAtA) < aScii {
-				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Decodable.name"); eRr != nil {
-					return eRr
-				}
-			}
-			x.Name = grpcfastimpl.String(dEc, vAl)
-			continue
+			goto dEcode15
 		case 130: // data
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.Data = grpcfastimpl.Bytes(dEc, x.Data, vAl)
-			continue
+			goto dEcode16
 		case 136: // ri32
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if len(x.Ri32) == cap(x.Ri32) {
-				x.Ri32 = grpcfastimpl.Grow(x.Ri32, 136, dAtA)
-			}
-			x.Ri32 = append(x.Ri32, int32(vAl))
-			continue
+			goto dEcode17
 		case 138: // ri32, packed
-			pAcked, nN := protowire.ConsumeBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
-			}
-			dAtA = dAtA[nN:]
-			x.Ri32 = grpcfastimpl.GrowBy(x.Ri32, grpcfastimpl.PackedVarints(pAcked))
-			for len(pAcked) > 0 {
-				var vAl uint64
-				if len(pAcked) > 0 && pAcked[0] < 0x80 {
-					vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
-				} else {
-					rEad, nN := protowire.ConsumeVarint(pAcked)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, pAcked = rEad, pAcked[nN:]
-				}
-				x.Ri32 = append(x.Ri32, int32(vAl))
-			}
-			continue
+			goto dEcode17pAcked
 		case 144: // rs64
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if len(x.Rs64) == cap(x.Rs64) {
-				x.Rs64 = grpcfastimpl.Grow(x.Rs64, 144, dAtA)
-			}
-			x.Rs64 = append(x.Rs64, protowire.DecodeZigZag(vAl))
-			continue
+			goto dEcode18
 		case 146: // rs64, packed
-			pAcked, nN := protowire.ConsumeBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
-			}
-			dAtA = dAtA[nN:]
-			x.Rs64 = grpcfastimpl.GrowBy(x.Rs64, grpcfastimpl.PackedVarints(pAcked))
-			for len(pAcked) > 0 {
-				var vAl uint64
-				if len(pAcked) > 0 && pAcked[0] < 0x80 {
-					vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
-				} else {
-					rEad, nN := protowire.ConsumeVarint(pAcked)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, pAcked = rEad, pAcked[nN:]
-				}
-				x.Rs64 = append(x.Rs64, protowire.DecodeZigZag(vAl))
-			}
-			continue
+			goto dEcode18pAcked
 		case 157: // rf32
-			vAl, nN := protowire.ConsumeFixed32(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
-			}
-			dAtA = dAtA[nN:]
-			if len(x.Rf32) == cap(x.Rf32) {
-				x.Rf32 = grpcfastimpl.Grow(x.Rf32, 157, dAtA)
-			}
-			x.Rf32 = append(x.Rf32, vAl)
-			continue
+			goto dEcode19
 		case 154: // rf32, packed
-			pAcked, nN := protowire.ConsumeBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
-			}
-			dAtA = dAtA[nN:]
-			x.Rf32 = grpcfastimpl.GrowBy(x.Rf32, len(pAcked)/4)
-			for len(pAcked) > 0 {
-				vAl, nN := protowire.ConsumeFixed32(pAcked)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				pAcked = pAcked[nN:]
-				x.Rf32 = append(x.Rf32, vAl)
-			}
-			continue
+			goto dEcode19pAcked
 		case 161: // rdb
-			vAl, nN := protowire.ConsumeFixed64(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
-			}
-			dAtA = dAtA[nN:]
-			if len(x.Rdb) == cap(x.Rdb) {
-				x.Rdb = grpcfastimpl.Grow(x.Rdb, 161, dAtA)
-			}
-			x.Rdb = append(x.Rdb, math.Float64frombits(vAl))
-			continue
+			goto dEcode20
 		case 162: // rdb, packed
-			pAcked, nN := protowire.ConsumeBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
-			}
-			dAtA = dAtA[nN:]
-			x.Rdb = grpcfastimpl.GrowBy(x.Rdb, len(pAcked)/8)
-			for len(pAcked) > 0 {
-				vAl, nN := protowire.ConsumeFixed64(pAcked)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				pAcked = pAcked[nN:]
-				x.Rdb = append(x.Rdb, math.Float64frombits(vAl))
-			}
-			continue
+			goto dEcode20pAcked
 		case 168: // rflag
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if len(x.Rflag) == cap(x.Rflag) {
-				x.Rflag = grpcfastimpl.Grow(x.Rflag, 168, dAtA)
-			}
-			x.Rflag = append(x.Rflag, protowire.DecodeBool(vAl))
-			continue
+			goto dEcode21
 		case 170: // rflag, packed
-			pAcked, nN := protowire.ConsumeBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
-			}
-			dAtA = dAtA[nN:]
-			x.Rflag = grpcfastimpl.GrowBy(x.Rflag, grpcfastimpl.PackedVarints(pAcked))
-			for len(pAcked) > 0 {
-				var vAl uint64
-				if len(pAcked) > 0 && pAcked[0] < 0x80 {
-					vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
-				} else {
-					rEad, nN := protowire.ConsumeVarint(pAcked)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, pAcked = rEad, pAcked[nN:]
-				}
-				x.Rflag = append(x.Rflag, protowire.DecodeBool(vAl))
-			}
-			continue
+			goto dEcode21pAcked
 		case 176: // rcolor
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if len(x.Rcolor) == cap(x.Rcolor) {
-				x.Rcolor = grpcfastimpl.Grow(x.Rcolor, 176, dAtA)
-			}
-			x.Rcolor = append(x.Rcolor, Color(int32(vAl)))
-			continue
+			goto dEcode22
 		case 178: // rcolor, packed
-			pAcked, nN := protowire.ConsumeBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
-			}
-			dAtA = dAtA[nN:]
-			x.Rcolor = grpcfastimpl.GrowBy(x.Rcolor, grpcfastimpl.PackedVarints(pAcked))
-			for len(pAcked) > 0 {
-				var vAl uint64
-				if len(pAcked) > 0 && pAcked[0] < 0x80 {
-					vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
-				} else {
-					rEad, nN := protowire.ConsumeVarint(pAcked)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, pAcked = rEad, pAcked[nN:]
-				}
-				x.Rcolor = append(x.Rcolor, Color(int32(vAl)))
-			}
-			continue
+			goto dEcode22pAcked
 		case 184: // rs32
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if len(x.Rs32) == cap(x.Rs32) {
-				x.Rs32 = grpcfastimpl.Grow(x.Rs32, 184, dAtA)
-			}
-			x.Rs32 = append(x.Rs32, grpcfastimpl.DecodeSint32(vAl))
-			continue
+			goto dEcode23
 		case 186: // rs32, packed
-			pAcked, nN := protowire.ConsumeBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
-			}
-			dAtA = dAtA[nN:]
-			x.Rs32 = grpcfastimpl.GrowBy(x.Rs32, grpcfastimpl.PackedVarints(pAcked))
-			for len(pAcked) > 0 {
-				var vAl uint64
-				if len(pAcked) > 0 && pAcked[0] < 0x80 {
-					vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
-				} else {
-					rEad, nN := protowire.ConsumeVarint(pAcked)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, pAcked = rEad, pAcked[nN:]
-				}
-				x.Rs32 = append(x.Rs32, grpcfastimpl.DecodeSint32(vAl))
-			}
-			continue
+			goto dEcode23pAcked
 		case 192: // ru64
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if len(x.Ru64) == cap(x.Ru64) {
-				x.Ru64 = grpcfastimpl.Grow(x.Ru64, 192, dAtA)
-			}
-			x.Ru64 = append(x.Ru64, vAl)
-			continue
+			goto dEcode24
 		case 194: // ru64, packed
-			pAcked, nN := protowire.ConsumeBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
-			}
-			dAtA = dAtA[nN:]
-			x.Ru64 = grpcfastimpl.GrowBy(x.Ru64, grpcfastimpl.PackedVarints(pAcked))
-			for len(pAcked) > 0 {
-				var vAl uint64
-				if len(pAcked) > 0 && pAcked[0] < 0x80 {
-					vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
-				} else {
-					rEad, nN := protowire.ConsumeVarint(pAcked)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, pAcked = rEad, pAcked[nN:]
-				}
-				x.Ru64 = append(x.Ru64, vAl)
-			}
-			continue
+			goto dEcode24pAcked
 		case 205: // rfl
-			vAl, nN := protowire.ConsumeFixed32(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
-			}
-			dAtA = dAtA[nN:]
-			if len(x.Rfl) == cap(x.Rfl) {
-				x.Rfl = grpcfastimpl.Grow(x.Rfl, 205, dAtA)
-			}
-			x.Rfl = append(x.Rfl, math.Float32frombits(vAl))
-			continue
+			goto dEcode25
 		case 202: // rfl, packed
-			pAcked, nN := protowire.ConsumeBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
-			}
-			dAtA = dAtA[nN:]
-			x.Rfl = grpcfastimpl.GrowBy(x.Rfl, len(pAcked)/4)
-			for len(pAcked) > 0 {
-				vAl, nN := protowire.ConsumeFixed32(pAcked)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				pAcked = pAcked[nN:]
-				x.Rfl = append(x.Rfl, math.Float32frombits(vAl))
-			}
-			continue
+			goto dEcode25pAcked
 		case 209: // rsf64
-			vAl, nN := protowire.ConsumeFixed64(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
-			}
-			dAtA = dAtA[nN:]
-			if len(x.Rsf64) == cap(x.Rsf64) {
-				x.Rsf64 = grpcfastimpl.Grow(x.Rsf64, 209, dAtA)
-			}
-			x.Rsf64 = append(x.Rsf64, int64(vAl))
-			continue
+			goto dEcode26
 		case 210: // rsf64, packed
-			pAcked, nN := protowire.ConsumeBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
-			}
-			dAtA = dAtA[nN:]
-			x.Rsf64 = grpcfastimpl.GrowBy(x.Rsf64, len(pAcked)/8)
-			for len(pAcked) > 0 {
-				vAl, nN := protowire.ConsumeFixed64(pAcked)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				pAcked = pAcked[nN:]
-				x.Rsf64 = append(x.Rsf64, int64(vAl))
-			}
-			continue
+			goto dEcode26pAcked
 		case 218: // words
-			fIeld := dAtA
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if aScii < 0 {
-				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
-			}
-			if len(dAtA) < aScii {
-				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Decodable.words"); eRr != nil {
-					return eRr
-				}
-			}
-			if len(x.Words) == cap(x.Words) {
-				x.Words = grpcfastimpl.Grow(x.Words, 218, dAtA)
-			}
-			x.Words = append(x.Words, grpcfastimpl.String(dEc, vAl))
-			continue
+			goto dEcode27
 		case 226: // blobs
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if len(x.Blobs) == cap(x.Blobs) {
-				x.Blobs = grpcfastimpl.Grow(x.Blobs, 226, dAtA)
-			}
-			x.Blobs = append(x.Blobs, grpcfastimpl.BytesPresent(dEc, vAl))
-			continue
+			goto dEcode28
 		case 234: // child
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if x.Child == nil {
-				if x.Child = grpcfastimpl.TakeSpare[Decodable](dEc, grpcfastSpare_kinds_kinds_Decodable); x.Child == nil {
-					x.Child = grpcfastimpl.NewSpare[Decodable](dEc, grpcfastSpare_kinds_kinds_Decodable)
-				}
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := x.Child.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode29
 		case 242: // children
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			var eL *Decodable
-			if nN := len(x.Children); nN < cap(x.Children) {
-				x.Children = x.Children[:nN+1]
-				eL = x.Children[nN]
-			} else {
-				x.Children = grpcfastimpl.AppendMessage(x.Children, dEc, 242, dAtA)
-				eL = x.Children[nN]
-			}
-			if eL == nil {
-				if eL = grpcfastimpl.TakeSpare[Decodable](dEc, grpcfastSpare_kinds_kinds_Decodable); eL == nil {
-					eL = grpcfastimpl.NewSpare[Decodable](dEc, grpcfastSpare_kinds_kinds_Decodable)
-				}
-				x.Children[len(x.Children)-1] = eL
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode30
 		case 250: // rich
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if x.Rich == nil {
-				if x.Rich = grpcfastimpl.TakeSpare[Rich](dEc, grpcfastSpare_kinds_kinds_Rich); x.Rich == nil {
-					x.Rich = grpcfastimpl.NewSpare[Rich](dEc, grpcfastSpare_kinds_kinds_Rich)
-				}
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := x.Rich.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode31
 		case 258: // riches
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			var eL *Rich
-			if nN := len(x.Riches); nN < cap(x.Riches) {
-				x.Riches = x.Riches[:nN+1]
-				eL = x.Riches[nN]
-			} else {
-				x.Riches = grpcfastimpl.AppendMessage(x.Riches, dEc, 258, dAtA)
-				eL = x.Riches[nN]
-			}
-			if eL == nil {
-				if eL = grpcfastimpl.TakeSpare[Rich](dEc, grpcfastSpare_kinds_kinds_Rich); eL == nil {
-					eL = grpcfastimpl.NewSpare[Rich](dEc, grpcfastSpare_kinds_kinds_Rich)
-				}
-				x.Riches[len(x.Riches)-1] = eL
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode32
 		case 266: // text
-			fIeld := dAtA
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			wR, oK := x.Choice.(*Decodable_Text)
-			if !oK {
-				if wR = grpcfastimpl.TakeSpare[Decodable_Text](dEc, grpcfastSpare_kinds_kinds_Decodable_Text); wR == nil {
-					wR = grpcfastimpl.NewSpare[Decodable_Text](dEc, grpcfastSpare_kinds_kinds_Decodable_Text)
-				}
-				x.Choice = wR
-			}
-			if aScii < 0 {
-				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
-			}
-			if len(dAtA) < aScii {
-				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Decodable.text"); eRr != nil {
-					return eRr
-				}
-			}
-			wR.Text = grpcfastimpl.String(dEc, vAl)
-			continue
+			goto dEcode33
 		case 274: // raw
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			wR, oK := x.Choice.(*Decodable_Raw)
-			if !oK {
-				if wR = grpcfastimpl.TakeSpare[Decodable_Raw](dEc, grpcfastSpare_kinds_kinds_Decodable_Raw); wR == nil {
-					wR = grpcfastimpl.NewSpare[Decodable_Raw](dEc, grpcfastSpare_kinds_kinds_Decodable_Raw)
-				}
-				x.Choice = wR
-			}
-			wR.Raw = grpcfastimpl.BytesPresent(dEc, vAl)
-			continue
+			goto dEcode34
 		case 282: // node
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			wR, oK := x.Choice.(*Decodable_Node)
-			if !oK {
-				if wR = grpcfastimpl.TakeSpare[Decodable_Node](dEc, grpcfastSpare_kinds_kinds_Decodable_Node); wR == nil {
-					wR = grpcfastimpl.NewSpare[Decodable_Node](dEc, grpcfastSpare_kinds_kinds_Decodable_Node)
-				}
-				x.Choice = wR
-			}
-			if wR.Node == nil {
-				if wR.Node = grpcfastimpl.TakeSpare[Decodable](dEc, grpcfastSpare_kinds_kinds_Decodable); wR.Node == nil {
-					wR.Node = grpcfastimpl.NewSpare[Decodable](dEc, grpcfastSpare_kinds_kinds_Decodable)
-				}
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := wR.Node.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode35
 		case 288: // num
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			wR, oK := x.Choice.(*Decodable_Num)
-			if !oK {
-				if wR = grpcfastimpl.TakeSpare[Decodable_Num](dEc, grpcfastSpare_kinds_kinds_Decodable_Num); wR == nil {
-					wR = grpcfastimpl.NewSpare[Decodable_Num](dEc, grpcfastSpare_kinds_kinds_Decodable_Num)
-				}
-				x.Choice = wR
-			}
-			wR.Num = int64(vAl)
-			continue
+			goto dEcode36
 		case 296: // hue
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			wR, oK := x.Choice.(*Decodable_Hue)
-			if !oK {
-				if wR = grpcfastimpl.TakeSpare[Decodable_Hue](dEc, grpcfastSpare_kinds_kinds_Decodable_Hue); wR == nil {
-					wR = grpcfastimpl.NewSpare[Decodable_Hue](dEc, grpcfastSpare_kinds_kinds_Decodable_Hue)
-				}
-				x.Choice = wR
-			}
-			wR.Hue = Color(int32(vAl))
-			continue
+			goto dEcode37
 		case 305: // real
-			vAl, nN := protowire.ConsumeFixed64(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
-			}
-			dAtA = dAtA[nN:]
-			wR, oK := x.Choice.(*Decodable_Real)
-			if !oK {
-				if wR = grpcfastimpl.TakeSpare[Decodable_Real](dEc, grpcfastSpare_kinds_kinds_Decodable_Real); wR == nil {
-					wR = grpcfastimpl.NewSpare[Decodable_Real](dEc, grpcfastSpare_kinds_kinds_Decodable_Real)
-				}
-				x.Choice = wR
-			}
-			wR.Real = math.Float64frombits(vAl)
-			continue
+			goto dEcode38
 		case 312: // yes
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			wR, oK := x.Choice.(*Decodable_Yes)
-			if !oK {
-				if wR = grpcfastimpl.TakeSpare[Decodable_Yes](dEc, grpcfastSpare_kinds_kinds_Decodable_Yes); wR == nil {
-					wR = grpcfastimpl.NewSpare[Decodable_Yes](dEc, grpcfastSpare_kinds_kinds_Decodable_Yes)
-				}
-				x.Choice = wR
-			}
-			wR.Yes = protowire.DecodeBool(vAl)
-			continue
+			goto dEcode39
 		case 322: // other
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			wR, oK := x.Choice.(*Decodable_Other)
-			if !oK {
-				if wR = grpcfastimpl.TakeSpare[Decodable_Other](dEc, grpcfastSpare_kinds_kinds_Decodable_Other); wR == nil {
-					wR = grpcfastimpl.NewSpare[Decodable_Other](dEc, grpcfastSpare_kinds_kinds_Decodable_Other)
-				}
-				x.Choice = wR
-			}
-			if wR.Other == nil {
-				if wR.Other = grpcfastimpl.TakeSpare[Rich](dEc, grpcfastSpare_kinds_kinds_Rich); wR.Other == nil {
-					wR.Other = grpcfastimpl.NewSpare[Rich](dEc, grpcfastSpare_kinds_kinds_Rich)
-				}
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := wR.Other.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode40
 		case 328: // small
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			wR, oK := x.Choice.(*Decodable_Small)
-			if !oK {
-				if wR = grpcfastimpl.TakeSpare[Decodable_Small](dEc, grpcfastSpare_kinds_kinds_Decodable_Small); wR == nil {
-					wR = grpcfastimpl.NewSpare[Decodable_Small](dEc, grpcfastSpare_kinds_kinds_Decodable_Small)
-				}
-				x.Choice = wR
-			}
-			wR.Small = grpcfastimpl.DecodeSint32(vAl)
-			continue
+			goto dEcode41
 		case 337: // big
-			vAl, nN := protowire.ConsumeFixed64(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
-			}
-			dAtA = dAtA[nN:]
-			wR, oK := x.Choice.(*Decodable_Big)
-			if !oK {
-				if wR = grpcfastimpl.TakeSpare[Decodable_Big](dEc, grpcfastSpare_kinds_kinds_Decodable_Big); wR == nil {
-					wR = grpcfastimpl.NewSpare[Decodable_Big](dEc, grpcfastSpare_kinds_kinds_Decodable_Big)
-				}
-				x.Choice = wR
-			}
-			wR.Big = vAl
-			continue
+			goto dEcode42
 		case 346: // inner
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			wR, oK := x.Second.(*Decodable_Inner)
-			if !oK {
-				if wR = grpcfastimpl.TakeSpare[Decodable_Inner](dEc, grpcfastSpare_kinds_kinds_Decodable_Inner); wR == nil {
-					wR = grpcfastimpl.NewSpare[Decodable_Inner](dEc, grpcfastSpare_kinds_kinds_Decodable_Inner)
-				}
-				x.Second = wR
-			}
-			if wR.Inner == nil {
-				if wR.Inner = grpcfastimpl.TakeSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner); wR.Inner == nil {
-					wR.Inner = grpcfastimpl.NewSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner)
-				}
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := wR.Inner.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode43
 		case 354: // label
-			fIeld := dAtA
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			wR, oK := x.Second.(*Decodable_Label)
-			if !oK {
-				if wR = grpcfastimpl.TakeSpare[Decodable_Label](dEc, grpcfastSpare_kinds_kinds_Decodable_Label); wR == nil {
-					wR = grpcfastimpl.NewSpare[Decodable_Label](dEc, grpcfastSpare_kinds_kinds_Decodable_Label)
-				}
-				x.Second = wR
-			}
-			if aScii < 0 {
-				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
-			}
-			if len(dAtA) < aScii {
-				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Decodable.label"); eRr != nil {
-					return eRr
-				}
-			}
-			wR.Label = grpcfastimpl.String(dEc, vAl)
-			continue
+			goto dEcode44
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -2192,6 +3112,7 @@ func (x *Decodable) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	if dEc.Record != nil {
 		grpcfastimpl.LogBytes(dEc, &x.Data)
 		grpcfastimpl.LogScalars(dEc, &x.Ri32)
@@ -2219,6 +3140,75 @@ func (x *WellKnown) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *WellKnown) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // time
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Time == nil {
+			if x.Time = grpcfastimpl.TakeSpare[timestamppb.Timestamp](dEc, grpcfastSpare_kinds_kinds_Timestamp); x.Time == nil {
+				x.Time = grpcfastimpl.NewSpare[timestamppb.Timestamp](dEc, grpcfastSpare_kinds_kinds_Timestamp)
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := grpcfastimpl.DecodeMessage(x.Time, vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 18 {
+			dAtA = dAtA[1:]
+			goto dEcode2
+		}
+		goto nExt
+	}
+dEcode2:
+	{ // ratio
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Ratio == nil {
+			if x.Ratio = grpcfastimpl.TakeSpare[wrapperspb.DoubleValue](dEc, grpcfastSpare_kinds_kinds_DoubleValue); x.Ratio == nil {
+				x.Ratio = grpcfastimpl.NewSpare[wrapperspb.DoubleValue](dEc, grpcfastSpare_kinds_kinds_DoubleValue)
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := grpcfastimpl.DecodeMessage(x.Ratio, vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -2232,51 +3222,9 @@ func (x *WellKnown) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 		}
 		switch tAg {
 		case 10: // time
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if x.Time == nil {
-				if x.Time = grpcfastimpl.TakeSpare[timestamppb.Timestamp](dEc, grpcfastSpare_kinds_kinds_Timestamp); x.Time == nil {
-					x.Time = grpcfastimpl.NewSpare[timestamppb.Timestamp](dEc, grpcfastSpare_kinds_kinds_Timestamp)
-				}
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := grpcfastimpl.DecodeMessage(x.Time, vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode1
 		case 18: // ratio
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if x.Ratio == nil {
-				if x.Ratio = grpcfastimpl.TakeSpare[wrapperspb.DoubleValue](dEc, grpcfastSpare_kinds_kinds_DoubleValue); x.Ratio == nil {
-					x.Ratio = grpcfastimpl.NewSpare[wrapperspb.DoubleValue](dEc, grpcfastSpare_kinds_kinds_DoubleValue)
-				}
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := grpcfastimpl.DecodeMessage(x.Ratio, vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode2
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -2287,6 +3235,7 @@ func (x *WellKnown) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	return nil
 }
 

@@ -43,6 +43,90 @@ func (x *AlphaNote) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *AlphaNote) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // shared
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Shared == nil {
+			if x.Shared = grpcfastimpl.TakeSpare[Shared](dEc, grpcfastSpare_multi_a_Shared); x.Shared == nil {
+				x.Shared = grpcfastimpl.NewSpare[Shared](dEc, grpcfastSpare_multi_a_Shared)
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := grpcfastimpl.DecodeMessage(x.Shared, vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 18 {
+			dAtA = dAtA[1:]
+			goto dEcode2
+		}
+		goto nExt
+	}
+dEcode2:
+	{ // more
+		for {
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+			} else {
+				rEad, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			var eL *Shared
+			if nN := len(x.More); nN < cap(x.More) {
+				x.More = x.More[:nN+1]
+				eL = x.More[nN]
+			} else {
+				x.More = grpcfastimpl.AppendMessage(x.More, dEc, 18, dAtA)
+				eL = x.More[nN]
+			}
+			if eL == nil {
+				if eL = grpcfastimpl.TakeSpare[Shared](dEc, grpcfastSpare_multi_a_Shared); eL == nil {
+					eL = grpcfastimpl.NewSpare[Shared](dEc, grpcfastSpare_multi_a_Shared)
+				}
+				x.More[len(x.More)-1] = eL
+			}
+			if dEpth < 1 {
+				return grpcfastimpl.ErrDepth
+			}
+			if eRr := grpcfastimpl.DecodeMessage(eL, vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+			if len(dAtA) == 0 || dAtA[0] != 18 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -56,66 +140,9 @@ func (x *AlphaNote) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 		}
 		switch tAg {
 		case 10: // shared
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if x.Shared == nil {
-				if x.Shared = grpcfastimpl.TakeSpare[Shared](dEc, grpcfastSpare_multi_a_Shared); x.Shared == nil {
-					x.Shared = grpcfastimpl.NewSpare[Shared](dEc, grpcfastSpare_multi_a_Shared)
-				}
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := grpcfastimpl.DecodeMessage(x.Shared, vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode1
 		case 18: // more
-			for {
-				var vAl []byte
-				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-				} else {
-					rEad, nN := protowire.ConsumeBytes(dAtA)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, dAtA = rEad, dAtA[nN:]
-				}
-				var eL *Shared
-				if nN := len(x.More); nN < cap(x.More) {
-					x.More = x.More[:nN+1]
-					eL = x.More[nN]
-				} else {
-					x.More = grpcfastimpl.AppendMessage(x.More, dEc, 18, dAtA)
-					eL = x.More[nN]
-				}
-				if eL == nil {
-					if eL = grpcfastimpl.TakeSpare[Shared](dEc, grpcfastSpare_multi_a_Shared); eL == nil {
-						eL = grpcfastimpl.NewSpare[Shared](dEc, grpcfastSpare_multi_a_Shared)
-					}
-					x.More[len(x.More)-1] = eL
-				}
-				if dEpth < 1 {
-					return grpcfastimpl.ErrDepth
-				}
-				if eRr := grpcfastimpl.DecodeMessage(eL, vAl, dEc, dEpth-1); eRr != nil {
-					return eRr
-				}
-				if len(dAtA) == 0 || dAtA[0] != 18 {
-					break
-				}
-				dAtA = dAtA[1:]
-			}
-			continue
+			goto dEcode2
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -126,6 +153,7 @@ func (x *AlphaNote) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	if dEc.Record != nil {
 		grpcfastimpl.LogCleared(dEc, &x.More)
 	}

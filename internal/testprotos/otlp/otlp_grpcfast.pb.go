@@ -61,6 +61,108 @@ func (x *GetTracesRequest) GrpcfastUnknownFields() *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *GetTracesRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // service_name
+		fIeld := dAtA
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if aScii < 0 {
+			dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
+		}
+		if len(dAtA) < aScii {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.GetTracesRequest.service_name"); eRr != nil {
+				return eRr
+			}
+		}
+		x.ServiceName = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 16 {
+			dAtA = dAtA[1:]
+			goto dEcode2
+		}
+		goto nExt
+	}
+dEcode2:
+	{ // start_time_unix_nano
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.StartTimeUnixNano = vAl
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 24 {
+			dAtA = dAtA[1:]
+			goto dEcode3
+		}
+		goto nExt
+	}
+dEcode3:
+	{ // end_time_unix_nano
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.EndTimeUnixNano = vAl
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 32 {
+			dAtA = dAtA[1:]
+			goto dEcode4
+		}
+		goto nExt
+	}
+dEcode4:
+	{ // limit
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.Limit = uint32(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -74,66 +176,13 @@ func (x *GetTracesRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decodin
 		}
 		switch tAg {
 		case 10: // service_name
-			fIeld := dAtA
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if aScii < 0 {
-				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
-			}
-			if len(dAtA) < aScii {
-				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.GetTracesRequest.service_name"); eRr != nil {
-					return eRr
-				}
-			}
-			x.ServiceName = grpcfastimpl.String(dEc, vAl)
-			continue
+			goto dEcode1
 		case 16: // start_time_unix_nano
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.StartTimeUnixNano = vAl
-			continue
+			goto dEcode2
 		case 24: // end_time_unix_nano
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.EndTimeUnixNano = vAl
-			continue
+			goto dEcode3
 		case 32: // limit
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.Limit = uint32(vAl)
-			continue
+			goto dEcode4
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -144,6 +193,7 @@ func (x *GetTracesRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decodin
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	return nil
 }
 
@@ -154,6 +204,58 @@ func (x *TracesData) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *TracesData) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // resource_spans
+		for {
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+			} else {
+				rEad, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			var eL *ResourceSpans
+			if nN := len(x.ResourceSpans); nN < cap(x.ResourceSpans) {
+				x.ResourceSpans = x.ResourceSpans[:nN+1]
+				eL = x.ResourceSpans[nN]
+			} else {
+				x.ResourceSpans = grpcfastimpl.AppendMessage(x.ResourceSpans, dEc, 10, dAtA)
+				eL = x.ResourceSpans[nN]
+			}
+			if eL == nil {
+				if eL = grpcfastimpl.TakeSpare[ResourceSpans](dEc, grpcfastSpare_otlp_otlp_ResourceSpans); eL == nil {
+					eL = grpcfastimpl.NewSpare[ResourceSpans](dEc, grpcfastSpare_otlp_otlp_ResourceSpans)
+				}
+				x.ResourceSpans[len(x.ResourceSpans)-1] = eL
+			}
+			if dEpth < 1 {
+				return grpcfastimpl.ErrDepth
+			}
+			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+			if len(dAtA) == 0 || dAtA[0] != 10 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -167,43 +269,7 @@ func (x *TracesData) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 		}
 		switch tAg {
 		case 10: // resource_spans
-			for {
-				var vAl []byte
-				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-				} else {
-					rEad, nN := protowire.ConsumeBytes(dAtA)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, dAtA = rEad, dAtA[nN:]
-				}
-				var eL *ResourceSpans
-				if nN := len(x.ResourceSpans); nN < cap(x.ResourceSpans) {
-					x.ResourceSpans = x.ResourceSpans[:nN+1]
-					eL = x.ResourceSpans[nN]
-				} else {
-					x.ResourceSpans = grpcfastimpl.AppendMessage(x.ResourceSpans, dEc, 10, dAtA)
-					eL = x.ResourceSpans[nN]
-				}
-				if eL == nil {
-					if eL = grpcfastimpl.TakeSpare[ResourceSpans](dEc, grpcfastSpare_otlp_otlp_ResourceSpans); eL == nil {
-						eL = grpcfastimpl.NewSpare[ResourceSpans](dEc, grpcfastSpare_otlp_otlp_ResourceSpans)
-					}
-					x.ResourceSpans[len(x.ResourceSpans)-1] = eL
-				}
-				if dEpth < 1 {
-					return grpcfastimpl.ErrDepth
-				}
-				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-					return eRr
-				}
-				if len(dAtA) == 0 || dAtA[0] != 10 {
-					break
-				}
-				dAtA = dAtA[1:]
-			}
-			continue
+			goto dEcode1
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -214,6 +280,7 @@ func (x *TracesData) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	if dEc.Record != nil {
 		grpcfastimpl.LogCleared(dEc, &x.ResourceSpans)
 	}
@@ -227,6 +294,58 @@ func (x *ExportTraceServiceRequest) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *ExportTraceServiceRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // resource_spans
+		for {
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+			} else {
+				rEad, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			var eL *ResourceSpans
+			if nN := len(x.ResourceSpans); nN < cap(x.ResourceSpans) {
+				x.ResourceSpans = x.ResourceSpans[:nN+1]
+				eL = x.ResourceSpans[nN]
+			} else {
+				x.ResourceSpans = grpcfastimpl.AppendMessage(x.ResourceSpans, dEc, 10, dAtA)
+				eL = x.ResourceSpans[nN]
+			}
+			if eL == nil {
+				if eL = grpcfastimpl.TakeSpare[ResourceSpans](dEc, grpcfastSpare_otlp_otlp_ResourceSpans); eL == nil {
+					eL = grpcfastimpl.NewSpare[ResourceSpans](dEc, grpcfastSpare_otlp_otlp_ResourceSpans)
+				}
+				x.ResourceSpans[len(x.ResourceSpans)-1] = eL
+			}
+			if dEpth < 1 {
+				return grpcfastimpl.ErrDepth
+			}
+			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+			if len(dAtA) == 0 || dAtA[0] != 10 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -240,43 +359,7 @@ func (x *ExportTraceServiceRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimp
 		}
 		switch tAg {
 		case 10: // resource_spans
-			for {
-				var vAl []byte
-				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-				} else {
-					rEad, nN := protowire.ConsumeBytes(dAtA)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, dAtA = rEad, dAtA[nN:]
-				}
-				var eL *ResourceSpans
-				if nN := len(x.ResourceSpans); nN < cap(x.ResourceSpans) {
-					x.ResourceSpans = x.ResourceSpans[:nN+1]
-					eL = x.ResourceSpans[nN]
-				} else {
-					x.ResourceSpans = grpcfastimpl.AppendMessage(x.ResourceSpans, dEc, 10, dAtA)
-					eL = x.ResourceSpans[nN]
-				}
-				if eL == nil {
-					if eL = grpcfastimpl.TakeSpare[ResourceSpans](dEc, grpcfastSpare_otlp_otlp_ResourceSpans); eL == nil {
-						eL = grpcfastimpl.NewSpare[ResourceSpans](dEc, grpcfastSpare_otlp_otlp_ResourceSpans)
-					}
-					x.ResourceSpans[len(x.ResourceSpans)-1] = eL
-				}
-				if dEpth < 1 {
-					return grpcfastimpl.ErrDepth
-				}
-				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-					return eRr
-				}
-				if len(dAtA) == 0 || dAtA[0] != 10 {
-					break
-				}
-				dAtA = dAtA[1:]
-			}
-			continue
+			goto dEcode1
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -287,6 +370,7 @@ func (x *ExportTraceServiceRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimp
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	if dEc.Record != nil {
 		grpcfastimpl.LogCleared(dEc, &x.ResourceSpans)
 	}
@@ -300,6 +384,43 @@ func (x *ExportTraceServiceResponse) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *ExportTraceServiceResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // partial_success
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.PartialSuccess == nil {
+			if x.PartialSuccess = grpcfastimpl.TakeSpare[ExportTracePartialSuccess](dEc, grpcfastSpare_otlp_otlp_ExportTracePartialSuccess); x.PartialSuccess == nil {
+				x.PartialSuccess = grpcfastimpl.NewSpare[ExportTracePartialSuccess](dEc, grpcfastSpare_otlp_otlp_ExportTracePartialSuccess)
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := x.PartialSuccess.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -313,28 +434,7 @@ func (x *ExportTraceServiceResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastim
 		}
 		switch tAg {
 		case 10: // partial_success
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if x.PartialSuccess == nil {
-				if x.PartialSuccess = grpcfastimpl.TakeSpare[ExportTracePartialSuccess](dEc, grpcfastSpare_otlp_otlp_ExportTracePartialSuccess); x.PartialSuccess == nil {
-					x.PartialSuccess = grpcfastimpl.NewSpare[ExportTracePartialSuccess](dEc, grpcfastSpare_otlp_otlp_ExportTracePartialSuccess)
-				}
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := x.PartialSuccess.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode1
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -345,6 +445,7 @@ func (x *ExportTraceServiceResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastim
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	return nil
 }
 
@@ -356,6 +457,64 @@ func (x *ExportTracePartialSuccess) GrpcfastUnknownFields() *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *ExportTracePartialSuccess) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 8 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // rejected_spans
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.RejectedSpans = int64(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 18 {
+			dAtA = dAtA[1:]
+			goto dEcode2
+		}
+		goto nExt
+	}
+dEcode2:
+	{ // error_message
+		fIeld := dAtA
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if aScii < 0 {
+			dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
+		}
+		if len(dAtA) < aScii {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.ExportTracePartialSuccess.error_message"); eRr != nil {
+				return eRr
+			}
+		}
+		x.ErrorMessage = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -369,40 +528,9 @@ func (x *ExportTracePartialSuccess) GrpcfastDecode(dAtA []byte, dEc *grpcfastimp
 		}
 		switch tAg {
 		case 8: // rejected_spans
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.RejectedSpans = int64(vAl)
-			continue
+			goto dEcode1
 		case 18: // error_message
-			fIeld := dAtA
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if aScii < 0 {
-				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
-			}
-			if len(dAtA) < aScii {
-				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.ExportTracePartialSuccess.error_message"); eRr != nil {
-					return eRr
-				}
-			}
-			x.ErrorMessage = grpcfastimpl.String(dEc, vAl)
-			continue
+			goto dEcode2
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -413,6 +541,7 @@ func (x *ExportTracePartialSuccess) GrpcfastDecode(dAtA []byte, dEc *grpcfastimp
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	return nil
 }
 
@@ -424,6 +553,121 @@ func (x *ResourceSpans) GrpcfastUnknownFields() *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *ResourceSpans) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // resource
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Resource == nil {
+			if x.Resource = grpcfastimpl.TakeSpare[Resource](dEc, grpcfastSpare_otlp_otlp_Resource); x.Resource == nil {
+				x.Resource = grpcfastimpl.NewSpare[Resource](dEc, grpcfastSpare_otlp_otlp_Resource)
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := x.Resource.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 18 {
+			dAtA = dAtA[1:]
+			goto dEcode2
+		}
+		goto nExt
+	}
+dEcode2:
+	{ // scope_spans
+		for {
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+			} else {
+				rEad, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			var eL *ScopeSpans
+			if nN := len(x.ScopeSpans); nN < cap(x.ScopeSpans) {
+				x.ScopeSpans = x.ScopeSpans[:nN+1]
+				eL = x.ScopeSpans[nN]
+			} else {
+				x.ScopeSpans = grpcfastimpl.AppendMessage(x.ScopeSpans, dEc, 18, dAtA)
+				eL = x.ScopeSpans[nN]
+			}
+			if eL == nil {
+				if eL = grpcfastimpl.TakeSpare[ScopeSpans](dEc, grpcfastSpare_otlp_otlp_ScopeSpans); eL == nil {
+					eL = grpcfastimpl.NewSpare[ScopeSpans](dEc, grpcfastSpare_otlp_otlp_ScopeSpans)
+				}
+				x.ScopeSpans[len(x.ScopeSpans)-1] = eL
+			}
+			if dEpth < 1 {
+				return grpcfastimpl.ErrDepth
+			}
+			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+			if len(dAtA) == 0 || dAtA[0] != 18 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 26 {
+			dAtA = dAtA[1:]
+			goto dEcode3
+		}
+		goto nExt
+	}
+dEcode3:
+	{ // schema_url
+		fIeld := dAtA
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if aScii < 0 {
+			dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
+		}
+		if len(dAtA) < aScii {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.ResourceSpans.schema_url"); eRr != nil {
+				return eRr
+			}
+		}
+		x.SchemaUrl = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -437,88 +681,11 @@ func (x *ResourceSpans) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, 
 		}
 		switch tAg {
 		case 10: // resource
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if x.Resource == nil {
-				if x.Resource = grpcfastimpl.TakeSpare[Resource](dEc, grpcfastSpare_otlp_otlp_Resource); x.Resource == nil {
-					x.Resource = grpcfastimpl.NewSpare[Resource](dEc, grpcfastSpare_otlp_otlp_Resource)
-				}
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := x.Resource.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode1
 		case 18: // scope_spans
-			for {
-				var vAl []byte
-				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-				} else {
-					rEad, nN := protowire.ConsumeBytes(dAtA)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, dAtA = rEad, dAtA[nN:]
-				}
-				var eL *ScopeSpans
-				if nN := len(x.ScopeSpans); nN < cap(x.ScopeSpans) {
-					x.ScopeSpans = x.ScopeSpans[:nN+1]
-					eL = x.ScopeSpans[nN]
-				} else {
-					x.ScopeSpans = grpcfastimpl.AppendMessage(x.ScopeSpans, dEc, 18, dAtA)
-					eL = x.ScopeSpans[nN]
-				}
-				if eL == nil {
-					if eL = grpcfastimpl.TakeSpare[ScopeSpans](dEc, grpcfastSpare_otlp_otlp_ScopeSpans); eL == nil {
-						eL = grpcfastimpl.NewSpare[ScopeSpans](dEc, grpcfastSpare_otlp_otlp_ScopeSpans)
-					}
-					x.ScopeSpans[len(x.ScopeSpans)-1] = eL
-				}
-				if dEpth < 1 {
-					return grpcfastimpl.ErrDepth
-				}
-				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-					return eRr
-				}
-				if len(dAtA) == 0 || dAtA[0] != 18 {
-					break
-				}
-				dAtA = dAtA[1:]
-			}
-			continue
+			goto dEcode2
 		case 26: // schema_url
-			fIeld := dAtA
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if aScii < 0 {
-				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
-			}
-			if len(dAtA) < aScii {
-				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.ResourceSpans.schema_url"); eRr != nil {
-					return eRr
-				}
-			}
-			x.SchemaUrl = grpcfastimpl.String(dEc, vAl)
-			continue
+			goto dEcode3
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -529,6 +696,7 @@ func (x *ResourceSpans) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, 
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	if dEc.Record != nil {
 		grpcfastimpl.LogCleared(dEc, &x.ScopeSpans)
 	}
@@ -543,6 +711,121 @@ func (x *ScopeSpans) GrpcfastUnknownFields() *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *ScopeSpans) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // scope
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Scope == nil {
+			if x.Scope = grpcfastimpl.TakeSpare[InstrumentationScope](dEc, grpcfastSpare_otlp_otlp_InstrumentationScope); x.Scope == nil {
+				x.Scope = grpcfastimpl.NewSpare[InstrumentationScope](dEc, grpcfastSpare_otlp_otlp_InstrumentationScope)
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := x.Scope.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 18 {
+			dAtA = dAtA[1:]
+			goto dEcode2
+		}
+		goto nExt
+	}
+dEcode2:
+	{ // spans
+		for {
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+			} else {
+				rEad, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			var eL *Span
+			if nN := len(x.Spans); nN < cap(x.Spans) {
+				x.Spans = x.Spans[:nN+1]
+				eL = x.Spans[nN]
+			} else {
+				x.Spans = grpcfastimpl.AppendMessage(x.Spans, dEc, 18, dAtA)
+				eL = x.Spans[nN]
+			}
+			if eL == nil {
+				if eL = grpcfastimpl.TakeSpare[Span](dEc, grpcfastSpare_otlp_otlp_Span); eL == nil {
+					eL = grpcfastimpl.NewSpare[Span](dEc, grpcfastSpare_otlp_otlp_Span)
+				}
+				x.Spans[len(x.Spans)-1] = eL
+			}
+			if dEpth < 1 {
+				return grpcfastimpl.ErrDepth
+			}
+			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+			if len(dAtA) == 0 || dAtA[0] != 18 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 26 {
+			dAtA = dAtA[1:]
+			goto dEcode3
+		}
+		goto nExt
+	}
+dEcode3:
+	{ // schema_url
+		fIeld := dAtA
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if aScii < 0 {
+			dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
+		}
+		if len(dAtA) < aScii {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.ScopeSpans.schema_url"); eRr != nil {
+				return eRr
+			}
+		}
+		x.SchemaUrl = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -556,88 +839,11 @@ func (x *ScopeSpans) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 		}
 		switch tAg {
 		case 10: // scope
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if x.Scope == nil {
-				if x.Scope = grpcfastimpl.TakeSpare[InstrumentationScope](dEc, grpcfastSpare_otlp_otlp_InstrumentationScope); x.Scope == nil {
-					x.Scope = grpcfastimpl.NewSpare[InstrumentationScope](dEc, grpcfastSpare_otlp_otlp_InstrumentationScope)
-				}
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := x.Scope.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode1
 		case 18: // spans
-			for {
-				var vAl []byte
-				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-				} else {
-					rEad, nN := protowire.ConsumeBytes(dAtA)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, dAtA = rEad, dAtA[nN:]
-				}
-				var eL *Span
-				if nN := len(x.Spans); nN < cap(x.Spans) {
-					x.Spans = x.Spans[:nN+1]
-					eL = x.Spans[nN]
-				} else {
-					x.Spans = grpcfastimpl.AppendMessage(x.Spans, dEc, 18, dAtA)
-					eL = x.Spans[nN]
-				}
-				if eL == nil {
-					if eL = grpcfastimpl.TakeSpare[Span](dEc, grpcfastSpare_otlp_otlp_Span); eL == nil {
-						eL = grpcfastimpl.NewSpare[Span](dEc, grpcfastSpare_otlp_otlp_Span)
-					}
-					x.Spans[len(x.Spans)-1] = eL
-				}
-				if dEpth < 1 {
-					return grpcfastimpl.ErrDepth
-				}
-				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-					return eRr
-				}
-				if len(dAtA) == 0 || dAtA[0] != 18 {
-					break
-				}
-				dAtA = dAtA[1:]
-			}
-			continue
+			goto dEcode2
 		case 26: // schema_url
-			fIeld := dAtA
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if aScii < 0 {
-				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
-			}
-			if len(dAtA) < aScii {
-				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.ScopeSpans.schema_url"); eRr != nil {
-					return eRr
-				}
-			}
-			x.SchemaUrl = grpcfastimpl.String(dEc, vAl)
-			continue
+			goto dEcode3
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -648,6 +854,7 @@ func (x *ScopeSpans) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	if dEc.Record != nil {
 		grpcfastimpl.LogCleared(dEc, &x.Spans)
 	}
@@ -675,6 +882,447 @@ func (x *Span) GrpcfastBytesField(num protowire.Number) *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Span) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // trace_id
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.TraceId = grpcfastimpl.Bytes(dEc, x.TraceId, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 18 {
+			dAtA = dAtA[1:]
+			goto dEcode2
+		}
+		goto nExt
+	}
+dEcode2:
+	{ // span_id
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.SpanId = grpcfastimpl.Bytes(dEc, x.SpanId, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 26 {
+			dAtA = dAtA[1:]
+			goto dEcode3
+		}
+		goto nExt
+	}
+dEcode3:
+	{ // trace_state
+		fIeld := dAtA
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if aScii < 0 {
+			dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
+		}
+		if len(dAtA) < aScii {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.Span.trace_state"); eRr != nil {
+				return eRr
+			}
+		}
+		x.TraceState = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 34 {
+			dAtA = dAtA[1:]
+			goto dEcode4
+		}
+		goto nExt
+	}
+dEcode4:
+	{ // parent_span_id
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.ParentSpanId = grpcfastimpl.Bytes(dEc, x.ParentSpanId, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 42 {
+			dAtA = dAtA[1:]
+			goto dEcode5
+		}
+		goto nExt
+	}
+dEcode5:
+	{ // name
+		fIeld := dAtA
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if aScii < 0 {
+			dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
+		}
+		if len(dAtA) < aScii {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.Span.name"); eRr != nil {
+				return eRr
+			}
+		}
+		x.Name = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 48 {
+			dAtA = dAtA[1:]
+			goto dEcode6
+		}
+		goto nExt
+	}
+dEcode6:
+	{ // kind
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.Kind = Span_SpanKind(int32(vAl))
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 57 {
+			dAtA = dAtA[1:]
+			goto dEcode7
+		}
+		goto nExt
+	}
+dEcode7:
+	{ // start_time_unix_nano
+		vAl, nN := protowire.ConsumeFixed64(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		x.StartTimeUnixNano = vAl
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 65 {
+			dAtA = dAtA[1:]
+			goto dEcode8
+		}
+		goto nExt
+	}
+dEcode8:
+	{ // end_time_unix_nano
+		vAl, nN := protowire.ConsumeFixed64(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		x.EndTimeUnixNano = vAl
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 74 {
+			dAtA = dAtA[1:]
+			goto dEcode9
+		}
+		goto nExt
+	}
+dEcode9:
+	{ // attributes
+		for {
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+			} else {
+				rEad, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			var eL *KeyValue
+			if nN := len(x.Attributes); nN < cap(x.Attributes) {
+				x.Attributes = x.Attributes[:nN+1]
+				eL = x.Attributes[nN]
+			} else {
+				x.Attributes = grpcfastimpl.AppendMessage(x.Attributes, dEc, 74, dAtA)
+				eL = x.Attributes[nN]
+			}
+			if eL == nil {
+				if eL = grpcfastimpl.TakeSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue); eL == nil {
+					eL = grpcfastimpl.NewSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
+				}
+				x.Attributes[len(x.Attributes)-1] = eL
+			}
+			if dEpth < 1 {
+				return grpcfastimpl.ErrDepth
+			}
+			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+			if len(dAtA) == 0 || dAtA[0] != 74 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 80 {
+			dAtA = dAtA[1:]
+			goto dEcode10
+		}
+		goto nExt
+	}
+dEcode10:
+	{ // dropped_attributes_count
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.DroppedAttributesCount = uint32(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 90 {
+			dAtA = dAtA[1:]
+			goto dEcode11
+		}
+		goto nExt
+	}
+dEcode11:
+	{ // events
+		for {
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+			} else {
+				rEad, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			var eL *Span_Event
+			if nN := len(x.Events); nN < cap(x.Events) {
+				x.Events = x.Events[:nN+1]
+				eL = x.Events[nN]
+			} else {
+				x.Events = grpcfastimpl.AppendMessage(x.Events, dEc, 90, dAtA)
+				eL = x.Events[nN]
+			}
+			if eL == nil {
+				if eL = grpcfastimpl.TakeSpare[Span_Event](dEc, grpcfastSpare_otlp_otlp_Span_Event); eL == nil {
+					eL = grpcfastimpl.NewSpare[Span_Event](dEc, grpcfastSpare_otlp_otlp_Span_Event)
+				}
+				x.Events[len(x.Events)-1] = eL
+			}
+			if dEpth < 1 {
+				return grpcfastimpl.ErrDepth
+			}
+			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+			if len(dAtA) == 0 || dAtA[0] != 90 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 96 {
+			dAtA = dAtA[1:]
+			goto dEcode12
+		}
+		goto nExt
+	}
+dEcode12:
+	{ // dropped_events_count
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.DroppedEventsCount = uint32(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 106 {
+			dAtA = dAtA[1:]
+			goto dEcode13
+		}
+		goto nExt
+	}
+dEcode13:
+	{ // links
+		for {
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+			} else {
+				rEad, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			var eL *Span_Link
+			if nN := len(x.Links); nN < cap(x.Links) {
+				x.Links = x.Links[:nN+1]
+				eL = x.Links[nN]
+			} else {
+				x.Links = grpcfastimpl.AppendMessage(x.Links, dEc, 106, dAtA)
+				eL = x.Links[nN]
+			}
+			if eL == nil {
+				if eL = grpcfastimpl.TakeSpare[Span_Link](dEc, grpcfastSpare_otlp_otlp_Span_Link); eL == nil {
+					eL = grpcfastimpl.NewSpare[Span_Link](dEc, grpcfastSpare_otlp_otlp_Span_Link)
+				}
+				x.Links[len(x.Links)-1] = eL
+			}
+			if dEpth < 1 {
+				return grpcfastimpl.ErrDepth
+			}
+			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+			if len(dAtA) == 0 || dAtA[0] != 106 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 112 {
+			dAtA = dAtA[1:]
+			goto dEcode14
+		}
+		goto nExt
+	}
+dEcode14:
+	{ // dropped_links_count
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.DroppedLinksCount = uint32(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 122 {
+			dAtA = dAtA[1:]
+			goto dEcode15
+		}
+		goto nExt
+	}
+dEcode15:
+	{ // status
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Status == nil {
+			if x.Status = grpcfastimpl.TakeSpare[Status](dEc, grpcfastSpare_otlp_otlp_Status); x.Status == nil {
+				x.Status = grpcfastimpl.NewSpare[Status](dEc, grpcfastSpare_otlp_otlp_Status)
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := x.Status.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode16:
+	{ // flags
+		vAl, nN := protowire.ConsumeFixed32(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		x.Flags = vAl
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -688,301 +1336,37 @@ func (x *Span) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 		}
 		switch tAg {
 		case 10: // trace_id
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.TraceId = grpcfastimpl.Bytes(dEc, x.TraceId, vAl)
-			continue
+			goto dEcode1
 		case 18: // span_id
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.SpanId = grpcfastimpl.Bytes(dEc, x.SpanId, vAl)
-			continue
+			goto dEcode2
 		case 26: // trace_state
-			fIeld := dAtA
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if aScii < 0 {
-				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
-			}
-			if len(dAtA) < aScii {
-				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.Span.trace_state"); eRr != nil {
-					return eRr
-				}
-			}
-			x.TraceState = grpcfastimpl.String(dEc, vAl)
-			continue
+			goto dEcode3
 		case 34: // parent_span_id
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.ParentSpanId = grpcfastimpl.Bytes(dEc, x.ParentSpanId, vAl)
-			continue
-		case 133: // flags
-			vAl, nN := protowire.ConsumeFixed32(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
-			}
-			dAtA = dAtA[nN:]
-			x.Flags = vAl
-			continue
+			goto dEcode4
 		case 42: // name
-			fIeld := dAtA
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if aScii < 0 {
-				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
-			}
-			if len(dAtA) < aScii {
-				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.Span.name"); eRr != nil {
-					return eRr
-				}
-			}
-			x.Name = grpcfastimpl.String(dEc, vAl)
-			continue
+			goto dEcode5
 		case 48: // kind
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.Kind = Span_SpanKind(int32(vAl))
-			continue
+			goto dEcode6
 		case 57: // start_time_unix_nano
-			vAl, nN := protowire.ConsumeFixed64(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
-			}
-			dAtA = dAtA[nN:]
-			x.StartTimeUnixNano = vAl
-			continue
+			goto dEcode7
 		case 65: // end_time_unix_nano
-			vAl, nN := protowire.ConsumeFixed64(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
-			}
-			dAtA = dAtA[nN:]
-			x.EndTimeUnixNano = vAl
-			continue
+			goto dEcode8
 		case 74: // attributes
-			for {
-				var vAl []byte
-				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-				} else {
-					rEad, nN := protowire.ConsumeBytes(dAtA)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, dAtA = rEad, dAtA[nN:]
-				}
-				var eL *KeyValue
-				if nN := len(x.Attributes); nN < cap(x.Attributes) {
-					x.Attributes = x.Attributes[:nN+1]
-					eL = x.Attributes[nN]
-				} else {
-					x.Attributes = grpcfastimpl.AppendMessage(x.Attributes, dEc, 74, dAtA)
-					eL = x.Attributes[nN]
-				}
-				if eL == nil {
-					if eL = grpcfastimpl.TakeSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue); eL == nil {
-						eL = grpcfastimpl.NewSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
-					}
-					x.Attributes[len(x.Attributes)-1] = eL
-				}
-				if dEpth < 1 {
-					return grpcfastimpl.ErrDepth
-				}
-				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-					return eRr
-				}
-				if len(dAtA) == 0 || dAtA[0] != 74 {
-					break
-				}
-				dAtA = dAtA[1:]
-			}
-			continue
+			goto dEcode9
 		case 80: // dropped_attributes_count
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.DroppedAttributesCount = uint32(vAl)
-			continue
+			goto dEcode10
 		case 90: // events
-			for {
-				var vAl []byte
-				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-				} else {
-					rEad, nN := protowire.ConsumeBytes(dAtA)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, dAtA = rEad, dAtA[nN:]
-				}
-				var eL *Span_Event
-				if nN := len(x.Events); nN < cap(x.Events) {
-					x.Events = x.Events[:nN+1]
-					eL = x.Events[nN]
-				} else {
-					x.Events = grpcfastimpl.AppendMessage(x.Events, dEc, 90, dAtA)
-					eL = x.Events[nN]
-				}
-				if eL == nil {
-					if eL = grpcfastimpl.TakeSpare[Span_Event](dEc, grpcfastSpare_otlp_otlp_Span_Event); eL == nil {
-						eL = grpcfastimpl.NewSpare[Span_Event](dEc, grpcfastSpare_otlp_otlp_Span_Event)
-					}
-					x.Events[len(x.Events)-1] = eL
-				}
-				if dEpth < 1 {
-					return grpcfastimpl.ErrDepth
-				}
-				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-					return eRr
-				}
-				if len(dAtA) == 0 || dAtA[0] != 90 {
-					break
-				}
-				dAtA = dAtA[1:]
-			}
-			continue
+			goto dEcode11
 		case 96: // dropped_events_count
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.DroppedEventsCount = uint32(vAl)
-			continue
+			goto dEcode12
 		case 106: // links
-			for {
-				var vAl []byte
-				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-				} else {
-					rEad, nN := protowire.ConsumeBytes(dAtA)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, dAtA = rEad, dAtA[nN:]
-				}
-				var eL *Span_Link
-				if nN := len(x.Links); nN < cap(x.Links) {
-					x.Links = x.Links[:nN+1]
-					eL = x.Links[nN]
-				} else {
-					x.Links = grpcfastimpl.AppendMessage(x.Links, dEc, 106, dAtA)
-					eL = x.Links[nN]
-				}
-				if eL == nil {
-					if eL = grpcfastimpl.TakeSpare[Span_Link](dEc, grpcfastSpare_otlp_otlp_Span_Link); eL == nil {
-						eL = grpcfastimpl.NewSpare[Span_Link](dEc, grpcfastSpare_otlp_otlp_Span_Link)
-					}
-					x.Links[len(x.Links)-1] = eL
-				}
-				if dEpth < 1 {
-					return grpcfastimpl.ErrDepth
-				}
-				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-					return eRr
-				}
-				if len(dAtA) == 0 || dAtA[0] != 106 {
-					break
-				}
-				dAtA = dAtA[1:]
-			}
-			continue
+			goto dEcode13
 		case 112: // dropped_links_count
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.DroppedLinksCount = uint32(vAl)
-			continue
+			goto dEcode14
 		case 122: // status
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if x.Status == nil {
-				if x.Status = grpcfastimpl.TakeSpare[Status](dEc, grpcfastSpare_otlp_otlp_Status); x.Status == nil {
-					x.Status = grpcfastimpl.NewSpare[Status](dEc, grpcfastSpare_otlp_otlp_Status)
-				}
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := x.Status.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode15
+		case 133: // flags
+			goto dEcode16
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -993,6 +1377,7 @@ func (x *Span) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	if dEc.Record != nil {
 		grpcfastimpl.LogBytes(dEc, &x.TraceId)
 		grpcfastimpl.LogBytes(dEc, &x.SpanId)
@@ -1012,6 +1397,128 @@ func (x *Span_Event) GrpcfastUnknownFields() *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Span_Event) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 9 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // time_unix_nano
+		vAl, nN := protowire.ConsumeFixed64(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		x.TimeUnixNano = vAl
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 18 {
+			dAtA = dAtA[1:]
+			goto dEcode2
+		}
+		goto nExt
+	}
+dEcode2:
+	{ // name
+		fIeld := dAtA
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if aScii < 0 {
+			dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
+		}
+		if len(dAtA) < aScii {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.Span.Event.name"); eRr != nil {
+				return eRr
+			}
+		}
+		x.Name = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 26 {
+			dAtA = dAtA[1:]
+			goto dEcode3
+		}
+		goto nExt
+	}
+dEcode3:
+	{ // attributes
+		for {
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+			} else {
+				rEad, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			var eL *KeyValue
+			if nN := len(x.Attributes); nN < cap(x.Attributes) {
+				x.Attributes = x.Attributes[:nN+1]
+				eL = x.Attributes[nN]
+			} else {
+				x.Attributes = grpcfastimpl.AppendMessage(x.Attributes, dEc, 26, dAtA)
+				eL = x.Attributes[nN]
+			}
+			if eL == nil {
+				if eL = grpcfastimpl.TakeSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue); eL == nil {
+					eL = grpcfastimpl.NewSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
+				}
+				x.Attributes[len(x.Attributes)-1] = eL
+			}
+			if dEpth < 1 {
+				return grpcfastimpl.ErrDepth
+			}
+			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+			if len(dAtA) == 0 || dAtA[0] != 26 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 32 {
+			dAtA = dAtA[1:]
+			goto dEcode4
+		}
+		goto nExt
+	}
+dEcode4:
+	{ // dropped_attributes_count
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.DroppedAttributesCount = uint32(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -1025,86 +1532,13 @@ func (x *Span_Event) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 		}
 		switch tAg {
 		case 9: // time_unix_nano
-			vAl, nN := protowire.ConsumeFixed64(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
-			}
-			dAtA = dAtA[nN:]
-			x.TimeUnixNano = vAl
-			continue
+			goto dEcode1
 		case 18: // name
-			fIeld := dAtA
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if aScii < 0 {
-				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
-			}
-			if len(dAtA) < aScii {
-				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.Span.Event.name"); eRr != nil {
-					return eRr
-				}
-			}
-			x.Name = grpcfastimpl.String(dEc, vAl)
-			continue
+			goto dEcode2
 		case 26: // attributes
-			for {
-				var vAl []byte
-				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-				} else {
-					rEad, nN := protowire.ConsumeBytes(dAtA)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, dAtA = rEad, dAtA[nN:]
-				}
-				var eL *KeyValue
-				if nN := len(x.Attributes); nN < cap(x.Attributes) {
-					x.Attributes = x.Attributes[:nN+1]
-					eL = x.Attributes[nN]
-				} else {
-					x.Attributes = grpcfastimpl.AppendMessage(x.Attributes, dEc, 26, dAtA)
-					eL = x.Attributes[nN]
-				}
-				if eL == nil {
-					if eL = grpcfastimpl.TakeSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue); eL == nil {
-						eL = grpcfastimpl.NewSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
-					}
-					x.Attributes[len(x.Attributes)-1] = eL
-				}
-				if dEpth < 1 {
-					return grpcfastimpl.ErrDepth
-				}
-				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-					return eRr
-				}
-				if len(dAtA) == 0 || dAtA[0] != 26 {
-					break
-				}
-				dAtA = dAtA[1:]
-			}
-			continue
+			goto dEcode3
 		case 32: // dropped_attributes_count
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.DroppedAttributesCount = uint32(vAl)
-			continue
+			goto dEcode4
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -1115,6 +1549,7 @@ func (x *Span_Event) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	if dEc.Record != nil {
 		grpcfastimpl.LogCleared(dEc, &x.Attributes)
 	}
@@ -1140,6 +1575,172 @@ func (x *Span_Link) GrpcfastBytesField(num protowire.Number) *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Span_Link) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // trace_id
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.TraceId = grpcfastimpl.Bytes(dEc, x.TraceId, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 18 {
+			dAtA = dAtA[1:]
+			goto dEcode2
+		}
+		goto nExt
+	}
+dEcode2:
+	{ // span_id
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.SpanId = grpcfastimpl.Bytes(dEc, x.SpanId, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 26 {
+			dAtA = dAtA[1:]
+			goto dEcode3
+		}
+		goto nExt
+	}
+dEcode3:
+	{ // trace_state
+		fIeld := dAtA
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if aScii < 0 {
+			dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
+		}
+		if len(dAtA) < aScii {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.Span.Link.trace_state"); eRr != nil {
+				return eRr
+			}
+		}
+		x.TraceState = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 34 {
+			dAtA = dAtA[1:]
+			goto dEcode4
+		}
+		goto nExt
+	}
+dEcode4:
+	{ // attributes
+		for {
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+			} else {
+				rEad, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			var eL *KeyValue
+			if nN := len(x.Attributes); nN < cap(x.Attributes) {
+				x.Attributes = x.Attributes[:nN+1]
+				eL = x.Attributes[nN]
+			} else {
+				x.Attributes = grpcfastimpl.AppendMessage(x.Attributes, dEc, 34, dAtA)
+				eL = x.Attributes[nN]
+			}
+			if eL == nil {
+				if eL = grpcfastimpl.TakeSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue); eL == nil {
+					eL = grpcfastimpl.NewSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
+				}
+				x.Attributes[len(x.Attributes)-1] = eL
+			}
+			if dEpth < 1 {
+				return grpcfastimpl.ErrDepth
+			}
+			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+			if len(dAtA) == 0 || dAtA[0] != 34 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 40 {
+			dAtA = dAtA[1:]
+			goto dEcode5
+		}
+		goto nExt
+	}
+dEcode5:
+	{ // dropped_attributes_count
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.DroppedAttributesCount = uint32(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 53 {
+			dAtA = dAtA[1:]
+			goto dEcode6
+		}
+		goto nExt
+	}
+dEcode6:
+	{ // flags
+		vAl, nN := protowire.ConsumeFixed32(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		x.Flags = vAl
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -1153,112 +1754,17 @@ func (x *Span_Link) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 		}
 		switch tAg {
 		case 10: // trace_id
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.TraceId = grpcfastimpl.Bytes(dEc, x.TraceId, vAl)
-			continue
+			goto dEcode1
 		case 18: // span_id
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.SpanId = grpcfastimpl.Bytes(dEc, x.SpanId, vAl)
-			continue
+			goto dEcode2
 		case 26: // trace_state
-			fIeld := dAtA
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if aScii < 0 {
-				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
-			}
-			if len(dAtA) < aScii {
-				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.Span.Link.trace_state"); eRr != nil {
-					return eRr
-				}
-			}
-			x.TraceState = grpcfastimpl.String(dEc, vAl)
-			continue
+			goto dEcode3
 		case 34: // attributes
-			for {
-				var vAl []byte
-				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-				} else {
-					rEad, nN := protowire.ConsumeBytes(dAtA)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, dAtA = rEad, dAtA[nN:]
-				}
-				var eL *KeyValue
-				if nN := len(x.Attributes); nN < cap(x.Attributes) {
-					x.Attributes = x.Attributes[:nN+1]
-					eL = x.Attributes[nN]
-				} else {
-					x.Attributes = grpcfastimpl.AppendMessage(x.Attributes, dEc, 34, dAtA)
-					eL = x.Attributes[nN]
-				}
-				if eL == nil {
-					if eL = grpcfastimpl.TakeSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue); eL == nil {
-						eL = grpcfastimpl.NewSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
-					}
-					x.Attributes[len(x.Attributes)-1] = eL
-				}
-				if dEpth < 1 {
-					return grpcfastimpl.ErrDepth
-				}
-				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-					return eRr
-				}
-				if len(dAtA) == 0 || dAtA[0] != 34 {
-					break
-				}
-				dAtA = dAtA[1:]
-			}
-			continue
+			goto dEcode4
 		case 40: // dropped_attributes_count
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.DroppedAttributesCount = uint32(vAl)
-			continue
+			goto dEcode5
 		case 53: // flags
-			vAl, nN := protowire.ConsumeFixed32(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
-			}
-			dAtA = dAtA[nN:]
-			x.Flags = vAl
-			continue
+			goto dEcode6
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -1269,6 +1775,7 @@ func (x *Span_Link) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	if dEc.Record != nil {
 		grpcfastimpl.LogBytes(dEc, &x.TraceId)
 		grpcfastimpl.LogBytes(dEc, &x.SpanId)
@@ -1285,6 +1792,64 @@ func (x *Status) GrpcfastUnknownFields() *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Status) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 18 {
+		dAtA = dAtA[1:]
+		goto dEcode2
+	}
+	goto nExt
+dEcode2:
+	{ // message
+		fIeld := dAtA
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if aScii < 0 {
+			dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
+		}
+		if len(dAtA) < aScii {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.Status.message"); eRr != nil {
+				return eRr
+			}
+		}
+		x.Message = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 24 {
+			dAtA = dAtA[1:]
+			goto dEcode3
+		}
+		goto nExt
+	}
+dEcode3:
+	{ // code
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.Code = Status_StatusCode(int32(vAl))
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -1298,40 +1863,9 @@ func (x *Status) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 		}
 		switch tAg {
 		case 18: // message
-			fIeld := dAtA
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if aScii < 0 {
-				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
-			}
-			if len(dAtA) < aScii {
-				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.Status.message"); eRr != nil {
-					return eRr
-				}
-			}
-			x.Message = grpcfastimpl.String(dEc, vAl)
-			continue
+			goto dEcode2
 		case 24: // code
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.Code = Status_StatusCode(int32(vAl))
-			continue
+			goto dEcode3
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -1342,6 +1876,7 @@ func (x *Status) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth i
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	return nil
 }
 
@@ -1353,6 +1888,214 @@ func (x *AnyValue) GrpcfastUnknownFields() *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *AnyValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // string_value
+		fIeld := dAtA
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Value.(*AnyValue_StringValue)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[AnyValue_StringValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_StringValue); wR == nil {
+				wR = grpcfastimpl.NewSpare[AnyValue_StringValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_StringValue)
+			}
+			x.Value = wR
+		}
+		if aScii < 0 {
+			dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
+		}
+		if len(dAtA) < aScii {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.AnyValue.string_value"); eRr != nil {
+				return eRr
+			}
+		}
+		wR.StringValue = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode2:
+	{ // bool_value
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Value.(*AnyValue_BoolValue)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[AnyValue_BoolValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_BoolValue); wR == nil {
+				wR = grpcfastimpl.NewSpare[AnyValue_BoolValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_BoolValue)
+			}
+			x.Value = wR
+		}
+		wR.BoolValue = protowire.DecodeBool(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode3:
+	{ // int_value
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Value.(*AnyValue_IntValue)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[AnyValue_IntValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_IntValue); wR == nil {
+				wR = grpcfastimpl.NewSpare[AnyValue_IntValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_IntValue)
+			}
+			x.Value = wR
+		}
+		wR.IntValue = int64(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode4:
+	{ // double_value
+		vAl, nN := protowire.ConsumeFixed64(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		wR, oK := x.Value.(*AnyValue_DoubleValue)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[AnyValue_DoubleValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_DoubleValue); wR == nil {
+				wR = grpcfastimpl.NewSpare[AnyValue_DoubleValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_DoubleValue)
+			}
+			x.Value = wR
+		}
+		wR.DoubleValue = math.Float64frombits(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode5:
+	{ // array_value
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Value.(*AnyValue_ArrayValue)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[AnyValue_ArrayValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_ArrayValue); wR == nil {
+				wR = grpcfastimpl.NewSpare[AnyValue_ArrayValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_ArrayValue)
+			}
+			x.Value = wR
+		}
+		if wR.ArrayValue == nil {
+			if wR.ArrayValue = grpcfastimpl.TakeSpare[ArrayValue](dEc, grpcfastSpare_otlp_otlp_ArrayValue); wR.ArrayValue == nil {
+				wR.ArrayValue = grpcfastimpl.NewSpare[ArrayValue](dEc, grpcfastSpare_otlp_otlp_ArrayValue)
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := wR.ArrayValue.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode6:
+	{ // kvlist_value
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Value.(*AnyValue_KvlistValue)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[AnyValue_KvlistValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_KvlistValue); wR == nil {
+				wR = grpcfastimpl.NewSpare[AnyValue_KvlistValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_KvlistValue)
+			}
+			x.Value = wR
+		}
+		if wR.KvlistValue == nil {
+			if wR.KvlistValue = grpcfastimpl.TakeSpare[KeyValueList](dEc, grpcfastSpare_otlp_otlp_KeyValueList); wR.KvlistValue == nil {
+				wR.KvlistValue = grpcfastimpl.NewSpare[KeyValueList](dEc, grpcfastSpare_otlp_otlp_KeyValueList)
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := wR.KvlistValue.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode7:
+	{ // bytes_value
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Value.(*AnyValue_BytesValue)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[AnyValue_BytesValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_BytesValue); wR == nil {
+				wR = grpcfastimpl.NewSpare[AnyValue_BytesValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_BytesValue)
+			}
+			x.Value = wR
+		}
+		wR.BytesValue = grpcfastimpl.BytesPresent(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -1366,169 +2109,19 @@ func (x *AnyValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 		}
 		switch tAg {
 		case 10: // string_value
-			fIeld := dAtA
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			wR, oK := x.Value.(*AnyValue_StringValue)
-			if !oK {
-				if wR = grpcfastimpl.TakeSpare[AnyValue_StringValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_StringValue); wR == nil {
-					wR = grpcfastimpl.NewSpare[AnyValue_StringValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_StringValue)
-				}
-				x.Value = wR
-			}
-			if aScii < 0 {
-				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
-			}
-			if len(dAtA) < aScii {
-				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.AnyValue.string_value"); eRr != nil {
-					return eRr
-				}
-			}
-			wR.StringValue = grpcfastimpl.String(dEc, vAl)
-			continue
+			goto dEcode1
 		case 16: // bool_value
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			wR, oK := x.Value.(*AnyValue_BoolValue)
-			if !oK {
-				if wR = grpcfastimpl.TakeSpare[AnyValue_BoolValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_BoolValue); wR == nil {
-					wR = grpcfastimpl.NewSpare[AnyValue_BoolValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_BoolValue)
-				}
-				x.Value = wR
-			}
-			wR.BoolValue = protowire.DecodeBool(vAl)
-			continue
+			goto dEcode2
 		case 24: // int_value
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			wR, oK := x.Value.(*AnyValue_IntValue)
-			if !oK {
-				if wR = grpcfastimpl.TakeSpare[AnyValue_IntValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_IntValue); wR == nil {
-					wR = grpcfastimpl.NewSpare[AnyValue_IntValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_IntValue)
-				}
-				x.Value = wR
-			}
-			wR.IntValue = int64(vAl)
-			continue
+			goto dEcode3
 		case 33: // double_value
-			vAl, nN := protowire.ConsumeFixed64(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
-			}
-			dAtA = dAtA[nN:]
-			wR, oK := x.Value.(*AnyValue_DoubleValue)
-			if !oK {
-				if wR = grpcfastimpl.TakeSpare[AnyValue_DoubleValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_DoubleValue); wR == nil {
-					wR = grpcfastimpl.NewSpare[AnyValue_DoubleValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_DoubleValue)
-				}
-				x.Value = wR
-			}
-			wR.DoubleValue = math.Float64frombits(vAl)
-			continue
+			goto dEcode4
 		case 42: // array_value
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			wR, oK := x.Value.(*AnyValue_ArrayValue)
-			if !oK {
-				if wR = grpcfastimpl.TakeSpare[AnyValue_ArrayValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_ArrayValue); wR == nil {
-					wR = grpcfastimpl.NewSpare[AnyValue_ArrayValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_ArrayValue)
-				}
-				x.Value = wR
-			}
-			if wR.ArrayValue == nil {
-				if wR.ArrayValue = grpcfastimpl.TakeSpare[ArrayValue](dEc, grpcfastSpare_otlp_otlp_ArrayValue); wR.ArrayValue == nil {
-					wR.ArrayValue = grpcfastimpl.NewSpare[ArrayValue](dEc, grpcfastSpare_otlp_otlp_ArrayValue)
-				}
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := wR.ArrayValue.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode5
 		case 50: // kvlist_value
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			wR, oK := x.Value.(*AnyValue_KvlistValue)
-			if !oK {
-				if wR = grpcfastimpl.TakeSpare[AnyValue_KvlistValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_KvlistValue); wR == nil {
-					wR = grpcfastimpl.NewSpare[AnyValue_KvlistValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_KvlistValue)
-				}
-				x.Value = wR
-			}
-			if wR.KvlistValue == nil {
-				if wR.KvlistValue = grpcfastimpl.TakeSpare[KeyValueList](dEc, grpcfastSpare_otlp_otlp_KeyValueList); wR.KvlistValue == nil {
-					wR.KvlistValue = grpcfastimpl.NewSpare[KeyValueList](dEc, grpcfastSpare_otlp_otlp_KeyValueList)
-				}
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := wR.KvlistValue.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode6
 		case 58: // bytes_value
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			wR, oK := x.Value.(*AnyValue_BytesValue)
-			if !oK {
-				if wR = grpcfastimpl.TakeSpare[AnyValue_BytesValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_BytesValue); wR == nil {
-					wR = grpcfastimpl.NewSpare[AnyValue_BytesValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_BytesValue)
-				}
-				x.Value = wR
-			}
-			wR.BytesValue = grpcfastimpl.BytesPresent(dEc, vAl)
-			continue
+			goto dEcode7
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -1539,6 +2132,7 @@ func (x *AnyValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	return nil
 }
 
@@ -1549,6 +2143,58 @@ func (x *ArrayValue) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *ArrayValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // values
+		for {
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+			} else {
+				rEad, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			var eL *AnyValue
+			if nN := len(x.Values); nN < cap(x.Values) {
+				x.Values = x.Values[:nN+1]
+				eL = x.Values[nN]
+			} else {
+				x.Values = grpcfastimpl.AppendMessage(x.Values, dEc, 10, dAtA)
+				eL = x.Values[nN]
+			}
+			if eL == nil {
+				if eL = grpcfastimpl.TakeSpare[AnyValue](dEc, grpcfastSpare_otlp_otlp_AnyValue); eL == nil {
+					eL = grpcfastimpl.NewSpare[AnyValue](dEc, grpcfastSpare_otlp_otlp_AnyValue)
+				}
+				x.Values[len(x.Values)-1] = eL
+			}
+			if dEpth < 1 {
+				return grpcfastimpl.ErrDepth
+			}
+			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+			if len(dAtA) == 0 || dAtA[0] != 10 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -1562,43 +2208,7 @@ func (x *ArrayValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 		}
 		switch tAg {
 		case 10: // values
-			for {
-				var vAl []byte
-				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-				} else {
-					rEad, nN := protowire.ConsumeBytes(dAtA)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, dAtA = rEad, dAtA[nN:]
-				}
-				var eL *AnyValue
-				if nN := len(x.Values); nN < cap(x.Values) {
-					x.Values = x.Values[:nN+1]
-					eL = x.Values[nN]
-				} else {
-					x.Values = grpcfastimpl.AppendMessage(x.Values, dEc, 10, dAtA)
-					eL = x.Values[nN]
-				}
-				if eL == nil {
-					if eL = grpcfastimpl.TakeSpare[AnyValue](dEc, grpcfastSpare_otlp_otlp_AnyValue); eL == nil {
-						eL = grpcfastimpl.NewSpare[AnyValue](dEc, grpcfastSpare_otlp_otlp_AnyValue)
-					}
-					x.Values[len(x.Values)-1] = eL
-				}
-				if dEpth < 1 {
-					return grpcfastimpl.ErrDepth
-				}
-				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-					return eRr
-				}
-				if len(dAtA) == 0 || dAtA[0] != 10 {
-					break
-				}
-				dAtA = dAtA[1:]
-			}
-			continue
+			goto dEcode1
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -1609,6 +2219,7 @@ func (x *ArrayValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	if dEc.Record != nil {
 		grpcfastimpl.LogCleared(dEc, &x.Values)
 	}
@@ -1622,6 +2233,58 @@ func (x *KeyValueList) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *KeyValueList) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // values
+		for {
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+			} else {
+				rEad, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			var eL *KeyValue
+			if nN := len(x.Values); nN < cap(x.Values) {
+				x.Values = x.Values[:nN+1]
+				eL = x.Values[nN]
+			} else {
+				x.Values = grpcfastimpl.AppendMessage(x.Values, dEc, 10, dAtA)
+				eL = x.Values[nN]
+			}
+			if eL == nil {
+				if eL = grpcfastimpl.TakeSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue); eL == nil {
+					eL = grpcfastimpl.NewSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
+				}
+				x.Values[len(x.Values)-1] = eL
+			}
+			if dEpth < 1 {
+				return grpcfastimpl.ErrDepth
+			}
+			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+			if len(dAtA) == 0 || dAtA[0] != 10 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -1635,43 +2298,7 @@ func (x *KeyValueList) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, d
 		}
 		switch tAg {
 		case 10: // values
-			for {
-				var vAl []byte
-				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-				} else {
-					rEad, nN := protowire.ConsumeBytes(dAtA)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, dAtA = rEad, dAtA[nN:]
-				}
-				var eL *KeyValue
-				if nN := len(x.Values); nN < cap(x.Values) {
-					x.Values = x.Values[:nN+1]
-					eL = x.Values[nN]
-				} else {
-					x.Values = grpcfastimpl.AppendMessage(x.Values, dEc, 10, dAtA)
-					eL = x.Values[nN]
-				}
-				if eL == nil {
-					if eL = grpcfastimpl.TakeSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue); eL == nil {
-						eL = grpcfastimpl.NewSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
-					}
-					x.Values[len(x.Values)-1] = eL
-				}
-				if dEpth < 1 {
-					return grpcfastimpl.ErrDepth
-				}
-				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-					return eRr
-				}
-				if len(dAtA) == 0 || dAtA[0] != 10 {
-					break
-				}
-				dAtA = dAtA[1:]
-			}
-			continue
+			goto dEcode1
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -1682,6 +2309,7 @@ func (x *KeyValueList) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, d
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	if dEc.Record != nil {
 		grpcfastimpl.LogCleared(dEc, &x.Values)
 	}
@@ -1696,6 +2324,74 @@ func (x *KeyValue) GrpcfastUnknownFields() *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *KeyValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // key
+		fIeld := dAtA
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if aScii < 0 {
+			dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
+		}
+		if len(dAtA) < aScii {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.KeyValue.key"); eRr != nil {
+				return eRr
+			}
+		}
+		x.Key = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 18 {
+			dAtA = dAtA[1:]
+			goto dEcode2
+		}
+		goto nExt
+	}
+dEcode2:
+	{ // value
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Value == nil {
+			if x.Value = grpcfastimpl.TakeSpare[AnyValue](dEc, grpcfastSpare_otlp_otlp_AnyValue); x.Value == nil {
+				x.Value = grpcfastimpl.NewSpare[AnyValue](dEc, grpcfastSpare_otlp_otlp_AnyValue)
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := x.Value.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -1709,50 +2405,9 @@ func (x *KeyValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 		}
 		switch tAg {
 		case 10: // key
-			fIeld := dAtA
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if aScii < 0 {
-				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
-			}
-			if len(dAtA) < aScii {
-				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.KeyValue.key"); eRr != nil {
-					return eRr
-				}
-			}
-			x.Key = grpcfastimpl.String(dEc, vAl)
-			continue
+			goto dEcode1
 		case 18: // value
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if x.Value == nil {
-				if x.Value = grpcfastimpl.TakeSpare[AnyValue](dEc, grpcfastSpare_otlp_otlp_AnyValue); x.Value == nil {
-					x.Value = grpcfastimpl.NewSpare[AnyValue](dEc, grpcfastSpare_otlp_otlp_AnyValue)
-				}
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := x.Value.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode2
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -1763,6 +2418,7 @@ func (x *KeyValue) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	return nil
 }
 
@@ -1774,6 +2430,142 @@ func (x *InstrumentationScope) GrpcfastUnknownFields() *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *InstrumentationScope) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // name
+		fIeld := dAtA
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if aScii < 0 {
+			dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
+		}
+		if len(dAtA) < aScii {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.InstrumentationScope.name"); eRr != nil {
+				return eRr
+			}
+		}
+		x.Name = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 18 {
+			dAtA = dAtA[1:]
+			goto dEcode2
+		}
+		goto nExt
+	}
+dEcode2:
+	{ // version
+		fIeld := dAtA
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if aScii < 0 {
+			dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
+		}
+		if len(dAtA) < aScii {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.InstrumentationScope.version"); eRr != nil {
+				return eRr
+			}
+		}
+		x.Version = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 26 {
+			dAtA = dAtA[1:]
+			goto dEcode3
+		}
+		goto nExt
+	}
+dEcode3:
+	{ // attributes
+		for {
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+			} else {
+				rEad, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			var eL *KeyValue
+			if nN := len(x.Attributes); nN < cap(x.Attributes) {
+				x.Attributes = x.Attributes[:nN+1]
+				eL = x.Attributes[nN]
+			} else {
+				x.Attributes = grpcfastimpl.AppendMessage(x.Attributes, dEc, 26, dAtA)
+				eL = x.Attributes[nN]
+			}
+			if eL == nil {
+				if eL = grpcfastimpl.TakeSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue); eL == nil {
+					eL = grpcfastimpl.NewSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
+				}
+				x.Attributes[len(x.Attributes)-1] = eL
+			}
+			if dEpth < 1 {
+				return grpcfastimpl.ErrDepth
+			}
+			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+			if len(dAtA) == 0 || dAtA[0] != 26 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 32 {
+			dAtA = dAtA[1:]
+			goto dEcode4
+		}
+		goto nExt
+	}
+dEcode4:
+	{ // dropped_attributes_count
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.DroppedAttributesCount = uint32(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -1787,100 +2579,13 @@ func (x *InstrumentationScope) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Dec
 		}
 		switch tAg {
 		case 10: // name
-			fIeld := dAtA
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if aScii < 0 {
-				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
-			}
-			if len(dAtA) < aScii {
-				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.InstrumentationScope.name"); eRr != nil {
-					return eRr
-				}
-			}
-			x.Name = grpcfastimpl.String(dEc, vAl)
-			continue
+			goto dEcode1
 		case 18: // version
-			fIeld := dAtA
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if aScii < 0 {
-				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
-			}
-			if len(dAtA) < aScii {
-				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.InstrumentationScope.version"); eRr != nil {
-					return eRr
-				}
-			}
-			x.Version = grpcfastimpl.String(dEc, vAl)
-			continue
+			goto dEcode2
 		case 26: // attributes
-			for {
-				var vAl []byte
-				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-				} else {
-					rEad, nN := protowire.ConsumeBytes(dAtA)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, dAtA = rEad, dAtA[nN:]
-				}
-				var eL *KeyValue
-				if nN := len(x.Attributes); nN < cap(x.Attributes) {
-					x.Attributes = x.Attributes[:nN+1]
-					eL = x.Attributes[nN]
-				} else {
-					x.Attributes = grpcfastimpl.AppendMessage(x.Attributes, dEc, 26, dAtA)
-					eL = x.Attributes[nN]
-				}
-				if eL == nil {
-					if eL = grpcfastimpl.TakeSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue); eL == nil {
-						eL = grpcfastimpl.NewSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
-					}
-					x.Attributes[len(x.Attributes)-1] = eL
-				}
-				if dEpth < 1 {
-					return grpcfastimpl.ErrDepth
-				}
-				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-					return eRr
-				}
-				if len(dAtA) == 0 || dAtA[0] != 26 {
-					break
-				}
-				dAtA = dAtA[1:]
-			}
-			continue
+			goto dEcode3
 		case 32: // dropped_attributes_count
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.DroppedAttributesCount = uint32(vAl)
-			continue
+			goto dEcode4
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -1891,6 +2596,7 @@ func (x *InstrumentationScope) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Dec
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	if dEc.Record != nil {
 		grpcfastimpl.LogCleared(dEc, &x.Attributes)
 	}
@@ -1904,6 +2610,80 @@ func (x *Resource) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Resource) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // attributes
+		for {
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+			} else {
+				rEad, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			var eL *KeyValue
+			if nN := len(x.Attributes); nN < cap(x.Attributes) {
+				x.Attributes = x.Attributes[:nN+1]
+				eL = x.Attributes[nN]
+			} else {
+				x.Attributes = grpcfastimpl.AppendMessage(x.Attributes, dEc, 10, dAtA)
+				eL = x.Attributes[nN]
+			}
+			if eL == nil {
+				if eL = grpcfastimpl.TakeSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue); eL == nil {
+					eL = grpcfastimpl.NewSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
+				}
+				x.Attributes[len(x.Attributes)-1] = eL
+			}
+			if dEpth < 1 {
+				return grpcfastimpl.ErrDepth
+			}
+			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+			if len(dAtA) == 0 || dAtA[0] != 10 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 16 {
+			dAtA = dAtA[1:]
+			goto dEcode2
+		}
+		goto nExt
+	}
+dEcode2:
+	{ // dropped_attributes_count
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.DroppedAttributesCount = uint32(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -1917,56 +2697,9 @@ func (x *Resource) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 		}
 		switch tAg {
 		case 10: // attributes
-			for {
-				var vAl []byte
-				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-				} else {
-					rEad, nN := protowire.ConsumeBytes(dAtA)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, dAtA = rEad, dAtA[nN:]
-				}
-				var eL *KeyValue
-				if nN := len(x.Attributes); nN < cap(x.Attributes) {
-					x.Attributes = x.Attributes[:nN+1]
-					eL = x.Attributes[nN]
-				} else {
-					x.Attributes = grpcfastimpl.AppendMessage(x.Attributes, dEc, 10, dAtA)
-					eL = x.Attributes[nN]
-				}
-				if eL == nil {
-					if eL = grpcfastimpl.TakeSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue); eL == nil {
-						eL = grpcfastimpl.NewSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
-					}
-					x.Attributes[len(x.Attributes)-1] = eL
-				}
-				if dEpth < 1 {
-					return grpcfastimpl.ErrDepth
-				}
-				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-					return eRr
-				}
-				if len(dAtA) == 0 || dAtA[0] != 10 {
-					break
-				}
-				dAtA = dAtA[1:]
-			}
-			continue
+			goto dEcode1
 		case 16: // dropped_attributes_count
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.DroppedAttributesCount = uint32(vAl)
-			continue
+			goto dEcode2
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -1977,6 +2710,7 @@ func (x *Resource) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	if dEc.Record != nil {
 		grpcfastimpl.LogCleared(dEc, &x.Attributes)
 	}

@@ -60,6 +60,36 @@ func (x *Item_Extra) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Item_Extra) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 42 {
+		dAtA = dAtA[1:]
+		goto dEcode5
+	}
+	goto nExt
+dEcode5:
+	{ // note
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Note == nil {
+			x.Note = new(string)
+		}
+		*x.Note = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -73,21 +103,7 @@ func (x *Item_Extra) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 		}
 		switch tAg {
 		case 42: // note
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if x.Note == nil {
-				x.Note = new(string)
-			}
-			*x.Note = grpcfastimpl.String(dEc, vAl)
-			continue
+			goto dEcode5
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -98,6 +114,7 @@ func (x *Item_Extra) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEp
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	return nil
 }
 
@@ -122,6 +139,578 @@ func (x *Entries) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 8 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // level
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Level == nil {
+			x.Level = new(Level)
+		}
+		*x.Level = Level(int32(vAl))
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 18 {
+			dAtA = dAtA[1:]
+			goto dEcode2pAcked
+		}
+		goto nExt
+	}
+dEcode2:
+	{ // levels
+		for {
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				rEad, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			if len(x.Levels) == cap(x.Levels) {
+				x.Levels = grpcfastimpl.Grow(x.Levels, 16, dAtA)
+			}
+			x.Levels = append(x.Levels, Level(int32(vAl)))
+			if len(dAtA) == 0 || dAtA[0] != 16 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 26 {
+			dAtA = dAtA[1:]
+			goto dEcode3
+		}
+		goto nExt
+	}
+dEcode2pAcked:
+	{ // levels, packed
+		pAcked, nN := protowire.ConsumeBytes(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		x.Levels = grpcfastimpl.GrowBy(x.Levels, grpcfastimpl.PackedVarints(pAcked))
+		for len(pAcked) > 0 {
+			var vAl uint64
+			if len(pAcked) > 0 && pAcked[0] < 0x80 {
+				vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
+			} else {
+				rEad, nN := protowire.ConsumeVarint(pAcked)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, pAcked = rEad, pAcked[nN:]
+			}
+			x.Levels = append(x.Levels, Level(int32(vAl)))
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 26 {
+			dAtA = dAtA[1:]
+			goto dEcode3
+		}
+		goto nExt
+	}
+dEcode3:
+	{ // names
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		eNtry := vAl
+		if dEpth < grpcfastimpl.MapLevel {
+			return grpcfastimpl.ErrDepth
+		}
+		var mK int32
+		var mV string
+		for len(eNtry) > 0 {
+			tAg := uint64(eNtry[0])
+			if tAg-8 < 0x78 {
+				eNtry = eNtry[1:]
+			} else {
+				rEad, nN := grpcfastimpl.ReadTag(eNtry)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				tAg, eNtry = rEad, eNtry[nN:]
+			}
+			switch tAg {
+			case 8:
+				var vAl uint64
+				if len(eNtry) > 0 && eNtry[0] < 0x80 {
+					vAl, eNtry = uint64(eNtry[0]), eNtry[1:]
+				} else {
+					rEad, nN := protowire.ConsumeVarint(eNtry)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, eNtry = rEad, eNtry[nN:]
+				}
+				mK = int32(vAl)
+				continue
+			case 18:
+				var vAl []byte
+				if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
+					vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(eNtry)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, eNtry = rEad, eNtry[nN:]
+				}
+				mV = grpcfastimpl.String(dEc, vAl)
+				continue
+			}
+			nN := grpcfastimpl.SkipField(tAg, eNtry)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			eNtry = eNtry[nN:]
+		}
+		if x.Names == nil {
+			x.Names = make(map[int32]string)
+		}
+		x.Names[mK] = mV
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 34 {
+			dAtA = dAtA[1:]
+			goto dEcode4
+		}
+		goto nExt
+	}
+dEcode4:
+	{ // children
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		eNtry := vAl
+		if dEpth < grpcfastimpl.MapLevel {
+			return grpcfastimpl.ErrDepth
+		}
+		var mK string
+		var mV *Entries
+		for len(eNtry) > 0 {
+			tAg := uint64(eNtry[0])
+			if tAg-8 < 0x78 {
+				eNtry = eNtry[1:]
+			} else {
+				rEad, nN := grpcfastimpl.ReadTag(eNtry)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				tAg, eNtry = rEad, eNtry[nN:]
+			}
+			switch tAg {
+			case 10:
+				var vAl []byte
+				if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
+					vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(eNtry)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, eNtry = rEad, eNtry[nN:]
+				}
+				mK = grpcfastimpl.String(dEc, vAl)
+				continue
+			case 18:
+				var vAl []byte
+				if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
+					vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(eNtry)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, eNtry = rEad, eNtry[nN:]
+				}
+				if mV == nil {
+					if mV = grpcfastimpl.TakeSpare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries); mV == nil {
+						mV = grpcfastimpl.NewSpare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries)
+					}
+				}
+				if dEpth-grpcfastimpl.MapLevel < 1 {
+					return grpcfastimpl.ErrDepth
+				}
+				if eRr := mV.GrpcfastDecode(vAl, dEc, dEpth-grpcfastimpl.MapLevel-1); eRr != nil {
+					return eRr
+				}
+				continue
+			}
+			nN := grpcfastimpl.SkipField(tAg, eNtry)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			eNtry = eNtry[nN:]
+		}
+		if mV == nil {
+			if mV = grpcfastimpl.TakeSpare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries); mV == nil {
+				mV = grpcfastimpl.NewSpare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries)
+			}
+		}
+		if x.Children == nil {
+			x.Children = make(map[string]*Entries)
+		}
+		x.Children[mK] = mV
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 42 {
+			dAtA = dAtA[1:]
+			goto dEcode5
+		}
+		goto nExt
+	}
+dEcode5:
+	{ // note
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Note == nil {
+			x.Note = new(string)
+		}
+		*x.Note = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 48 {
+			dAtA = dAtA[1:]
+			goto dEcode6
+		}
+		goto nExt
+	}
+dEcode6:
+	{ // id
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Id == nil {
+			x.Id = new(int64)
+		}
+		*x.Id = int64(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 58 {
+			dAtA = dAtA[1:]
+			goto dEcode7
+		}
+		goto nExt
+	}
+dEcode7:
+	{ // next
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Next == nil {
+			if x.Next = grpcfastimpl.TakeSpare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries); x.Next == nil {
+				x.Next = grpcfastimpl.NewSpare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries)
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := x.Next.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 66 {
+			dAtA = dAtA[1:]
+			goto dEcode8
+		}
+		goto nExt
+	}
+dEcode8:
+	{ // by_level
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		eNtry := vAl
+		if dEpth < grpcfastimpl.MapLevel {
+			return grpcfastimpl.ErrDepth
+		}
+		var mK int32
+		var mV Level
+		for len(eNtry) > 0 {
+			tAg := uint64(eNtry[0])
+			if tAg-8 < 0x78 {
+				eNtry = eNtry[1:]
+			} else {
+				rEad, nN := grpcfastimpl.ReadTag(eNtry)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				tAg, eNtry = rEad, eNtry[nN:]
+			}
+			switch tAg {
+			case 8:
+				var vAl uint64
+				if len(eNtry) > 0 && eNtry[0] < 0x80 {
+					vAl, eNtry = uint64(eNtry[0]), eNtry[1:]
+				} else {
+					rEad, nN := protowire.ConsumeVarint(eNtry)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, eNtry = rEad, eNtry[nN:]
+				}
+				mK = int32(vAl)
+				continue
+			case 16:
+				var vAl uint64
+				if len(eNtry) > 0 && eNtry[0] < 0x80 {
+					vAl, eNtry = uint64(eNtry[0]), eNtry[1:]
+				} else {
+					rEad, nN := protowire.ConsumeVarint(eNtry)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, eNtry = rEad, eNtry[nN:]
+				}
+				mV = Level(int32(vAl))
+				continue
+			}
+			nN := grpcfastimpl.SkipField(tAg, eNtry)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			eNtry = eNtry[nN:]
+		}
+		if x.ByLevel == nil {
+			x.ByLevel = make(map[int32]Level)
+		}
+		x.ByLevel[mK] = mV
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 74 {
+			dAtA = dAtA[1:]
+			goto dEcode9
+		}
+		goto nExt
+	}
+dEcode9:
+	{ // blobs
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		eNtry := vAl
+		if dEpth < grpcfastimpl.MapLevel {
+			return grpcfastimpl.ErrDepth
+		}
+		var mK string
+		var mV []byte
+		for len(eNtry) > 0 {
+			tAg := uint64(eNtry[0])
+			if tAg-8 < 0x78 {
+				eNtry = eNtry[1:]
+			} else {
+				rEad, nN := grpcfastimpl.ReadTag(eNtry)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				tAg, eNtry = rEad, eNtry[nN:]
+			}
+			switch tAg {
+			case 10:
+				var vAl []byte
+				if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
+					vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(eNtry)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, eNtry = rEad, eNtry[nN:]
+				}
+				mK = grpcfastimpl.String(dEc, vAl)
+				continue
+			case 18:
+				var vAl []byte
+				if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
+					vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(eNtry)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, eNtry = rEad, eNtry[nN:]
+				}
+				mV = grpcfastimpl.BytesPresent(dEc, vAl)
+				continue
+			}
+			nN := grpcfastimpl.SkipField(tAg, eNtry)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			eNtry = eNtry[nN:]
+		}
+		if x.Blobs == nil {
+			x.Blobs = make(map[string][]byte)
+		}
+		x.Blobs[mK] = mV
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 82 {
+			dAtA = dAtA[1:]
+			goto dEcode10
+		}
+		goto nExt
+	}
+dEcode10:
+	{ // tags
+		var eRr error
+		x.Tags, dAtA, _, _, eRr = grpcfastimpl.AppendStrings(dEc, x.Tags, dAtA, 82, 0, "")
+		if eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 90 {
+			dAtA = dAtA[1:]
+			goto dEcode11
+		}
+		goto nExt
+	}
+dEcode11:
+	{ // text
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Choice.(*Entries_Text)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[Entries_Text](dEc, grpcfastSpare_proto2_proto2_Entries_Text); wR == nil {
+				wR = grpcfastimpl.NewSpare[Entries_Text](dEc, grpcfastSpare_proto2_proto2_Entries_Text)
+			}
+			x.Choice = wR
+		}
+		wR.Text = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode12:
+	{ // sub
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Choice.(*Entries_Sub)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[Entries_Sub](dEc, grpcfastSpare_proto2_proto2_Entries_Sub); wR == nil {
+				wR = grpcfastimpl.NewSpare[Entries_Sub](dEc, grpcfastSpare_proto2_proto2_Entries_Sub)
+			}
+			x.Choice = wR
+		}
+		if wR.Sub == nil {
+			if wR.Sub = grpcfastimpl.TakeSpare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries); wR.Sub == nil {
+				wR.Sub = grpcfastimpl.NewSpare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries)
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := wR.Sub.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -135,475 +724,47 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 		}
 		switch tAg {
 		case 8: // level
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if x.Level == nil {
-				x.Level = new(Level)
-			}
-			*x.Level = Level(int32(vAl))
-			continue
+			goto dEcode1
 		case 16: // levels
-			for {
-				var vAl uint64
-				if len(dAtA) > 0 && dAtA[0] < 0x80 {
-					vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-				} else {
-					rEad, nN := protowire.ConsumeVarint(dAtA)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, dAtA = rEad, dAtA[nN:]
-				}
-				if len(x.Levels) == cap(x.Levels) {
-					x.Levels = grpcfastimpl.Grow(x.Levels, 16, dAtA)
-				}
-				x.Levels = append(x.Levels, Level(int32(vAl)))
-				if len(dAtA) == 0 || dAtA[0] != 16 {
-					break
-				}
-				dAtA = dAtA[1:]
-			}
-			continue
+			goto dEcode2
 		case 18: // levels, packed
-			pAcked, nN := protowire.ConsumeBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
-			}
-			dAtA = dAtA[nN:]
-			x.Levels = grpcfastimpl.GrowBy(x.Levels, grpcfastimpl.PackedVarints(pAcked))
-			for len(pAcked) > 0 {
-				var vAl uint64
-				if len(pAcked) > 0 && pAcked[0] < 0x80 {
-					vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
-				} else {
-					rEad, nN := protowire.ConsumeVarint(pAcked)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, pAcked = rEad, pAcked[nN:]
-				}
-				x.Levels = append(x.Levels, Level(int32(vAl)))
-			}
-			continue
+			goto dEcode2pAcked
 		case 26: // names
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			eNtry := vAl
-			if dEpth < grpcfastimpl.MapLevel {
-				return grpcfastimpl.ErrDepth
-			}
-			var mK int32
-			var mV string
-			for len(eNtry) > 0 {
-				tAg := uint64(eNtry[0])
-				if tAg-8 < 0x78 {
-					eNtry = eNtry[1:]
-				} else {
-					rEad, nN := grpcfastimpl.ReadTag(eNtry)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					tAg, eNtry = rEad, eNtry[nN:]
-				}
-				switch tAg {
-				case 8:
-					var vAl uint64
-					if len(eNtry) > 0 && eNtry[0] < 0x80 {
-						vAl, eNtry = uint64(eNtry[0]), eNtry[1:]
-					} else {
-						rEad, nN := protowire.ConsumeVarint(eNtry)
-						if nN < 0 {
-							return grpcfastimpl.ErrWire(nN)
-						}
-						vAl, eNtry = rEad, eNtry[nN:]
-					}
-					mK = int32(vAl)
-					continue
-				case 18:
-					var vAl []byte
-					if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
-						vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
-					} else {
-						rEad, nN := protowire.ConsumeBytes(eNtry)
-						if nN < 0 {
-							return grpcfastimpl.ErrWire(nN)
-						}
-						vAl, eNtry = rEad, eNtry[nN:]
-					}
-					mV = grpcfastimpl.String(dEc, vAl)
-					continue
-				}
-				nN := grpcfastimpl.SkipField(tAg, eNtry)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				eNtry = eNtry[nN:]
-			}
-			if x.Names == nil {
-				x.Names = make(map[int32]string)
-			}
-			x.Names[mK] = mV
-			continue
+			goto dEcode3
 		case 24, 25, 27, 29: // names, another wire type: an unknown field
 			if dEpth < grpcfastimpl.MapLevel {
 				return grpcfastimpl.ErrDepth
 			}
 		case 34: // children
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			eNtry := vAl
-			if dEpth < grpcfastimpl.MapLevel {
-				return grpcfastimpl.ErrDepth
-			}
-			var mK string
-			var mV *Entries
-			for len(eNtry) > 0 {
-				tAg := uint64(eNtry[0])
-				if tAg-8 < 0x78 {
-					eNtry = eNtry[1:]
-				} else {
-					rEad, nN := grpcfastimpl.ReadTag(eNtry)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					tAg, eNtry = rEad, eNtry[nN:]
-				}
-				switch tAg {
-				case 10:
-					var vAl []byte
-					if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
-						vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
-					} else {
-						rEad, nN := protowire.ConsumeBytes(eNtry)
-						if nN < 0 {
-							return grpcfastimpl.ErrWire(nN)
-						}
-						vAl, eNtry = rEad, eNtry[nN:]
-					}
-					mK = grpcfastimpl.String(dEc, vAl)
-					continue
-				case 18:
-					var vAl []byte
-					if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
-						vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
-					} else {
-						rEad, nN := protowire.ConsumeBytes(eNtry)
-						if nN < 0 {
-							return grpcfastimpl.ErrWire(nN)
-						}
-						vAl, eNtry = rEad, eNtry[nN:]
-					}
-					if mV == nil {
-						if mV = grpcfastimpl.TakeSpare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries); mV == nil {
-							mV = grpcfastimpl.NewSpare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries)
-						}
-					}
-					if dEpth-grpcfastimpl.MapLevel < 1 {
-						return grpcfastimpl.ErrDepth
-					}
-					if eRr := mV.GrpcfastDecode(vAl, dEc, dEpth-grpcfastimpl.MapLevel-1); eRr != nil {
-						return eRr
-					}
-					continue
-				}
-				nN := grpcfastimpl.SkipField(tAg, eNtry)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				eNtry = eNtry[nN:]
-			}
-			if mV == nil {
-				if mV = grpcfastimpl.TakeSpare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries); mV == nil {
-					mV = grpcfastimpl.NewSpare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries)
-				}
-			}
-			if x.Children == nil {
-				x.Children = make(map[string]*Entries)
-			}
-			x.Children[mK] = mV
-			continue
+			goto dEcode4
 		case 32, 33, 35, 37: // children, another wire type: an unknown field
 			if dEpth < grpcfastimpl.MapLevel {
 				return grpcfastimpl.ErrDepth
 			}
 		case 42: // note
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if x.Note == nil {
-				x.Note = new(string)
-			}
-			*x.Note = grpcfastimpl.String(dEc, vAl)
-			continue
+			goto dEcode5
 		case 48: // id
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if x.Id == nil {
-				x.Id = new(int64)
-			}
-			*x.Id = int64(vAl)
-			continue
+			goto dEcode6
 		case 58: // next
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if x.Next == nil {
-				if x.Next = grpcfastimpl.TakeSpare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries); x.Next == nil {
-					x.Next = grpcfastimpl.NewSpare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries)
-				}
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := x.Next.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode7
 		case 66: // by_level
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			eNtry := vAl
-			if dEpth < grpcfastimpl.MapLevel {
-				return grpcfastimpl.ErrDepth
-			}
-			var mK int32
-			var mV Level
-			for len(eNtry) > 0 {
-				tAg := uint64(eNtry[0])
-				if tAg-8 < 0x78 {
-					eNtry = eNtry[1:]
-				} else {
-					rEad, nN := grpcfastimpl.ReadTag(eNtry)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					tAg, eNtry = rEad, eNtry[nN:]
-				}
-				switch tAg {
-				case 8:
-					var vAl uint64
-					if len(eNtry) > 0 && eNtry[0] < 0x80 {
-						vAl, eNtry = uint64(eNtry[0]), eNtry[1:]
-					} else {
-						rEad, nN := protowire.ConsumeVarint(eNtry)
-						if nN < 0 {
-							return grpcfastimpl.ErrWire(nN)
-						}
-						vAl, eNtry = rEad, eNtry[nN:]
-					}
-					mK = int32(vAl)
-					continue
-				case 16:
-					var vAl uint64
-					if len(eNtry) > 0 && eNtry[0] < 0x80 {
-						vAl, eNtry = uint64(eNtry[0]), eNtry[1:]
-					} else {
-						rEad, nN := protowire.ConsumeVarint(eNtry)
-						if nN < 0 {
-							return grpcfastimpl.ErrWire(nN)
-						}
-						vAl, eNtry = rEad, eNtry[nN:]
-					}
-					mV = Level(int32(vAl))
-					continue
-				}
-				nN := grpcfastimpl.SkipField(tAg, eNtry)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				eNtry = eNtry[nN:]
-			}
-			if x.ByLevel == nil {
-				x.ByLevel = make(map[int32]Level)
-			}
-			x.ByLevel[mK] = mV
-			continue
+			goto dEcode8
 		case 64, 65, 67, 69: // by_level, another wire type: an unknown field
 			if dEpth < grpcfastimpl.MapLevel {
 				return grpcfastimpl.ErrDepth
 			}
 		case 74: // blobs
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			eNtry := vAl
-			if dEpth < grpcfastimpl.MapLevel {
-				return grpcfastimpl.ErrDepth
-			}
-			var mK string
-			var mV []byte
-			for len(eNtry) > 0 {
-				tAg := uint64(eNtry[0])
-				if tAg-8 < 0x78 {
-					eNtry = eNtry[1:]
-				} else {
-					rEad, nN := grpcfastimpl.ReadTag(eNtry)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					tAg, eNtry = rEad, eNtry[nN:]
-				}
-				switch tAg {
-				case 10:
-					var vAl []byte
-					if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
-						vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
-					} else {
-						rEad, nN := protowire.ConsumeBytes(eNtry)
-						if nN < 0 {
-							return grpcfastimpl.ErrWire(nN)
-						}
-						vAl, eNtry = rEad, eNtry[nN:]
-					}
-					mK = grpcfastimpl.String(dEc, vAl)
-					continue
-				case 18:
-					var vAl []byte
-					if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
-						vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
-					} else {
-						rEad, nN := protowire.ConsumeBytes(eNtry)
-						if nN < 0 {
-							return grpcfastimpl.ErrWire(nN)
-						}
-						vAl, eNtry = rEad, eNtry[nN:]
-					}
-					mV = grpcfastimpl.BytesPresent(dEc, vAl)
-					continue
-				}
-				nN := grpcfastimpl.SkipField(tAg, eNtry)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				eNtry = eNtry[nN:]
-			}
-			if x.Blobs == nil {
-				x.Blobs = make(map[string][]byte)
-			}
-			x.Blobs[mK] = mV
-			continue
+			goto dEcode9
 		case 72, 73, 75, 77: // blobs, another wire type: an unknown field
 			if dEpth < grpcfastimpl.MapLevel {
 				return grpcfastimpl.ErrDepth
 			}
 		case 82: // tags
-			var eRr error
-			x.Tags, dAtA, _, _, eRr = grpcfastimpl.AppendStrings(dEc, x.Tags, dAtA, 82, 0, "")
-			if eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode10
 		case 90: // text
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			wR, oK := x.Choice.(*Entries_Text)
-			if !oK {
-				if wR = grpcfastimpl.TakeSpare[Entries_Text](dEc, grpcfastSpare_proto2_proto2_Entries_Text); wR == nil {
-					wR = grpcfastimpl.NewSpare[Entries_Text](dEc, grpcfastSpare_proto2_proto2_Entries_Text)
-				}
-				x.Choice = wR
-			}
-			wR.Text = grpcfastimpl.String(dEc, vAl)
-			continue
+			goto dEcode11
 		case 98: // sub
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			wR, oK := x.Choice.(*Entries_Sub)
-			if !oK {
-				if wR = grpcfastimpl.TakeSpare[Entries_Sub](dEc, grpcfastSpare_proto2_proto2_Entries_Sub); wR == nil {
-					wR = grpcfastimpl.NewSpare[Entries_Sub](dEc, grpcfastSpare_proto2_proto2_Entries_Sub)
-				}
-				x.Choice = wR
-			}
-			if wR.Sub == nil {
-				if wR.Sub = grpcfastimpl.TakeSpare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries); wR.Sub == nil {
-					wR.Sub = grpcfastimpl.NewSpare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries)
-				}
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := wR.Sub.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode12
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -614,6 +775,7 @@ func (x *Entries) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth 
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	if dEc.Record != nil {
 		grpcfastimpl.LogScalars(dEc, &x.Levels)
 		grpcfastimpl.LogMap(dEc, &x.Names)

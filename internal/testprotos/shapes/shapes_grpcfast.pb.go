@@ -54,6 +54,626 @@ func (x *Tree) GrpcfastBytesField(num protowire.Number) *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // name
+		fIeld := dAtA
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if aScii < 0 {
+			dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
+		}
+		if len(dAtA) < aScii {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.shapes.Tree.name"); eRr != nil {
+				return eRr
+			}
+		}
+		x.Name = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 18 {
+			dAtA = dAtA[1:]
+			goto dEcode2
+		}
+		goto nExt
+	}
+dEcode2:
+	{ // children
+		for {
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+			} else {
+				rEad, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			var eL *Tree
+			if nN := len(x.Children); nN < cap(x.Children) {
+				x.Children = x.Children[:nN+1]
+				eL = x.Children[nN]
+			} else {
+				x.Children = grpcfastimpl.AppendMessage(x.Children, dEc, 18, dAtA)
+				eL = x.Children[nN]
+			}
+			if eL == nil {
+				if eL = grpcfastimpl.TakeSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree); eL == nil {
+					eL = grpcfastimpl.NewSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree)
+				}
+				x.Children[len(x.Children)-1] = eL
+			}
+			if dEpth < 1 {
+				return grpcfastimpl.ErrDepth
+			}
+			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+			if len(dAtA) == 0 || dAtA[0] != 18 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 26 {
+			dAtA = dAtA[1:]
+			goto dEcode3
+		}
+		goto nExt
+	}
+dEcode3:
+	{ // parent
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Parent == nil {
+			if x.Parent = grpcfastimpl.TakeSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree); x.Parent == nil {
+				x.Parent = grpcfastimpl.NewSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree)
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := x.Parent.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 34 {
+			dAtA = dAtA[1:]
+			goto dEcode4
+		}
+		goto nExt
+	}
+dEcode4:
+	{ // named
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		eNtry := vAl
+		if dEpth < grpcfastimpl.MapLevel {
+			return grpcfastimpl.ErrDepth
+		}
+		var mK string
+		var mV *Tree
+		for len(eNtry) > 0 {
+			tAg := uint64(eNtry[0])
+			if tAg-8 < 0x78 {
+				eNtry = eNtry[1:]
+			} else {
+				rEad, nN := grpcfastimpl.ReadTag(eNtry)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				tAg, eNtry = rEad, eNtry[nN:]
+			}
+			switch tAg {
+			case 10:
+				var vAl []byte
+				if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
+					vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(eNtry)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, eNtry = rEad, eNtry[nN:]
+				}
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.shapes.Tree.NamedEntry.key"); eRr != nil {
+					return eRr
+				}
+				mK = grpcfastimpl.String(dEc, vAl)
+				continue
+			case 18:
+				var vAl []byte
+				if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
+					vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(eNtry)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, eNtry = rEad, eNtry[nN:]
+				}
+				if mV == nil {
+					if mV = grpcfastimpl.TakeSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree); mV == nil {
+						mV = grpcfastimpl.NewSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree)
+					}
+				}
+				if dEpth-grpcfastimpl.MapLevel < 1 {
+					return grpcfastimpl.ErrDepth
+				}
+				if eRr := mV.GrpcfastDecode(vAl, dEc, dEpth-grpcfastimpl.MapLevel-1); eRr != nil {
+					return eRr
+				}
+				continue
+			}
+			nN := grpcfastimpl.SkipField(tAg, eNtry)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			eNtry = eNtry[nN:]
+		}
+		if mV == nil {
+			if mV = grpcfastimpl.TakeSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree); mV == nil {
+				mV = grpcfastimpl.NewSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree)
+			}
+		}
+		if x.Named == nil {
+			x.Named = make(map[string]*Tree)
+		}
+		x.Named[mK] = mV
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 42 {
+			dAtA = dAtA[1:]
+			goto dEcode5
+		}
+		goto nExt
+	}
+dEcode5:
+	{ // leaf
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Leaf == nil {
+			if x.Leaf = grpcfastimpl.TakeSpare[Leaf](dEc, grpcfastSpare_shapes_shapes_Leaf); x.Leaf == nil {
+				x.Leaf = grpcfastimpl.NewSpare[Leaf](dEc, grpcfastSpare_shapes_shapes_Leaf)
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := x.Leaf.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 50 {
+			dAtA = dAtA[1:]
+			goto dEcode6
+		}
+		goto nExt
+	}
+dEcode6:
+	{ // one
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Pick.(*Tree_One)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[Tree_One](dEc, grpcfastSpare_shapes_shapes_Tree_One); wR == nil {
+				wR = grpcfastimpl.NewSpare[Tree_One](dEc, grpcfastSpare_shapes_shapes_Tree_One)
+			}
+			x.Pick = wR
+		}
+		if wR.One == nil {
+			if wR.One = grpcfastimpl.TakeSpare[Leaf](dEc, grpcfastSpare_shapes_shapes_Leaf); wR.One == nil {
+				wR.One = grpcfastimpl.NewSpare[Leaf](dEc, grpcfastSpare_shapes_shapes_Leaf)
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := wR.One.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 74 {
+			dAtA = dAtA[1:]
+			goto dEcode9
+		}
+		goto nExt
+	}
+dEcode7:
+	{ // label
+		fIeld := dAtA
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Pick.(*Tree_Label)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[Tree_Label](dEc, grpcfastSpare_shapes_shapes_Tree_Label); wR == nil {
+				wR = grpcfastimpl.NewSpare[Tree_Label](dEc, grpcfastSpare_shapes_shapes_Tree_Label)
+			}
+			x.Pick = wR
+		}
+		if aScii < 0 {
+			dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
+		}
+		if len(dAtA) < aScii {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.shapes.Tree.label"); eRr != nil {
+				return eRr
+			}
+		}
+		wR.Label = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 74 {
+			dAtA = dAtA[1:]
+			goto dEcode9
+		}
+		goto nExt
+	}
+dEcode8:
+	{ // subtree
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Pick.(*Tree_Subtree)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[Tree_Subtree](dEc, grpcfastSpare_shapes_shapes_Tree_Subtree); wR == nil {
+				wR = grpcfastimpl.NewSpare[Tree_Subtree](dEc, grpcfastSpare_shapes_shapes_Tree_Subtree)
+			}
+			x.Pick = wR
+		}
+		if wR.Subtree == nil {
+			if wR.Subtree = grpcfastimpl.TakeSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree); wR.Subtree == nil {
+				wR.Subtree = grpcfastimpl.NewSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree)
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := wR.Subtree.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 74 {
+			dAtA = dAtA[1:]
+			goto dEcode9
+		}
+		goto nExt
+	}
+dEcode9:
+	{ // maybe
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.Maybe = grpcfastimpl.BytesPresent(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 82 {
+			dAtA = dAtA[1:]
+			goto dEcode10pAcked
+		}
+		goto nExt
+	}
+dEcode10:
+	{ // flags
+		for {
+			var vAl uint64
+			if len(dAtA) > 0 && dAtA[0] < 0x80 {
+				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+			} else {
+				rEad, nN := protowire.ConsumeVarint(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			if len(x.Flags) == cap(x.Flags) {
+				x.Flags = grpcfastimpl.Grow(x.Flags, 80, dAtA)
+			}
+			x.Flags = append(x.Flags, protowire.DecodeBool(vAl))
+			if len(dAtA) == 0 || dAtA[0] != 80 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 90 {
+			dAtA = dAtA[1:]
+			goto dEcode11pAcked
+		}
+		goto nExt
+	}
+dEcode10pAcked:
+	{ // flags, packed
+		pAcked, nN := protowire.ConsumeBytes(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		x.Flags = grpcfastimpl.GrowBy(x.Flags, grpcfastimpl.PackedVarints(pAcked))
+		for len(pAcked) > 0 {
+			var vAl uint64
+			if len(pAcked) > 0 && pAcked[0] < 0x80 {
+				vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
+			} else {
+				rEad, nN := protowire.ConsumeVarint(pAcked)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, pAcked = rEad, pAcked[nN:]
+			}
+			x.Flags = append(x.Flags, protowire.DecodeBool(vAl))
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 90 {
+			dAtA = dAtA[1:]
+			goto dEcode11pAcked
+		}
+		goto nExt
+	}
+dEcode11:
+	{ // weights
+		for {
+			vAl, nN := protowire.ConsumeFixed64(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			dAtA = dAtA[nN:]
+			if len(x.Weights) == cap(x.Weights) {
+				x.Weights = grpcfastimpl.Grow(x.Weights, 89, dAtA)
+			}
+			x.Weights = append(x.Weights, math.Float64frombits(vAl))
+			if len(dAtA) == 0 || dAtA[0] != 89 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 98 {
+			dAtA = dAtA[1:]
+			goto dEcode12pAcked
+		}
+		goto nExt
+	}
+dEcode11pAcked:
+	{ // weights, packed
+		pAcked, nN := protowire.ConsumeBytes(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		x.Weights = grpcfastimpl.GrowBy(x.Weights, len(pAcked)/8)
+		for len(pAcked) > 0 {
+			vAl, nN := protowire.ConsumeFixed64(pAcked)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			pAcked = pAcked[nN:]
+			x.Weights = append(x.Weights, math.Float64frombits(vAl))
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 98 {
+			dAtA = dAtA[1:]
+			goto dEcode12pAcked
+		}
+		goto nExt
+	}
+dEcode12:
+	{ // codes
+		for {
+			vAl, nN := protowire.ConsumeFixed32(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			dAtA = dAtA[nN:]
+			if len(x.Codes) == cap(x.Codes) {
+				x.Codes = grpcfastimpl.Grow(x.Codes, 101, dAtA)
+			}
+			x.Codes = append(x.Codes, vAl)
+			if len(dAtA) == 0 || dAtA[0] != 101 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 106 {
+			dAtA = dAtA[1:]
+			goto dEcode13
+		}
+		goto nExt
+	}
+dEcode12pAcked:
+	{ // codes, packed
+		pAcked, nN := protowire.ConsumeBytes(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		x.Codes = grpcfastimpl.GrowBy(x.Codes, len(pAcked)/4)
+		for len(pAcked) > 0 {
+			vAl, nN := protowire.ConsumeFixed32(pAcked)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			pAcked = pAcked[nN:]
+			x.Codes = append(x.Codes, vAl)
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 106 {
+			dAtA = dAtA[1:]
+			goto dEcode13
+		}
+		goto nExt
+	}
+dEcode13:
+	{ // blobs
+		for {
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+			} else {
+				rEad, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			if len(x.Blobs) == cap(x.Blobs) {
+				x.Blobs = grpcfastimpl.Grow(x.Blobs, 106, dAtA)
+			}
+			x.Blobs = append(x.Blobs, grpcfastimpl.BytesPresent(dEc, vAl))
+			if len(dAtA) == 0 || dAtA[0] != 106 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 114 {
+			dAtA = dAtA[1:]
+			goto dEcode14
+		}
+		goto nExt
+	}
+dEcode14:
+	{ // leaves
+		for {
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+			} else {
+				rEad, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			var eL *Leaf
+			if nN := len(x.Leaves); nN < cap(x.Leaves) {
+				x.Leaves = x.Leaves[:nN+1]
+				eL = x.Leaves[nN]
+			} else {
+				x.Leaves = grpcfastimpl.AppendMessage(x.Leaves, dEc, 114, dAtA)
+				eL = x.Leaves[nN]
+			}
+			if eL == nil {
+				if eL = grpcfastimpl.TakeSpare[Leaf](dEc, grpcfastSpare_shapes_shapes_Leaf); eL == nil {
+					eL = grpcfastimpl.NewSpare[Leaf](dEc, grpcfastSpare_shapes_shapes_Leaf)
+				}
+				x.Leaves[len(x.Leaves)-1] = eL
+			}
+			if dEpth < 1 {
+				return grpcfastimpl.ErrDepth
+			}
+			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+			if len(dAtA) == 0 || dAtA[0] != 114 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -67,471 +687,43 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 		}
 		switch tAg {
 		case 10: // name
-			fIeld := dAtA
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if aScii < 0 {
-				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
-			}
-			if len(dAtA) < aScii {
-				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.shapes.Tree.name"); eRr != nil {
-					return eRr
-				}
-			}
-			x.Name = grpcfastimpl.String(dEc, vAl)
-			continue
+			goto dEcode1
 		case 18: // children
-			for {
-				var vAl []byte
-				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-				} else {
-					rEad, nN := protowire.ConsumeBytes(dAtA)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, dAtA = rEad, dAtA[nN:]
-				}
-				var eL *Tree
-				if nN := len(x.Children); nN < cap(x.Children) {
-					x.Children = x.Children[:nN+1]
-					eL = x.Children[nN]
-				} else {
-					x.Children = grpcfastimpl.AppendMessage(x.Children, dEc, 18, dAtA)
-					eL = x.Children[nN]
-				}
-				if eL == nil {
-					if eL = grpcfastimpl.TakeSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree); eL == nil {
-						eL = grpcfastimpl.NewSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree)
-					}
-					x.Children[len(x.Children)-1] = eL
-				}
-				if dEpth < 1 {
-					return grpcfastimpl.ErrDepth
-				}
-				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-					return eRr
-				}
-				if len(dAtA) == 0 || dAtA[0] != 18 {
-					break
-				}
-				dAtA = dAtA[1:]
-			}
-			continue
+			goto dEcode2
 		case 26: // parent
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if x.Parent == nil {
-				if x.Parent = grpcfastimpl.TakeSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree); x.Parent == nil {
-					x.Parent = grpcfastimpl.NewSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree)
-				}
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := x.Parent.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode3
 		case 34: // named
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			eNtry := vAl
-			if dEpth < grpcfastimpl.MapLevel {
-				return grpcfastimpl.ErrDepth
-			}
-			var mK string
-			var mV *Tree
-			for len(eNtry) > 0 {
-				tAg := uint64(eNtry[0])
-				if tAg-8 < 0x78 {
-					eNtry = eNtry[1:]
-				} else {
-					rEad, nN := grpcfastimpl.ReadTag(eNtry)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					tAg, eNtry = rEad, eNtry[nN:]
-				}
-				switch tAg {
-				case 10:
-					var vAl []byte
-					if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
-						vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
-					} else {
-						rEad, nN := protowire.ConsumeBytes(eNtry)
-						if nN < 0 {
-							return grpcfastimpl.ErrWire(nN)
-						}
-						vAl, eNtry = rEad, eNtry[nN:]
-					}
-					if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.shapes.Tree.NamedEntry.key"); eRr != nil {
-						return eRr
-					}
-					mK = grpcfastimpl.String(dEc, vAl)
-					continue
-				case 18:
-					var vAl []byte
-					if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
-						vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
-					} else {
-						rEad, nN := protowire.ConsumeBytes(eNtry)
-						if nN < 0 {
-							return grpcfastimpl.ErrWire(nN)
-						}
-						vAl, eNtry = rEad, eNtry[nN:]
-					}
-					if mV == nil {
-						if mV = grpcfastimpl.TakeSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree); mV == nil {
-							mV = grpcfastimpl.NewSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree)
-						}
-					}
-					if dEpth-grpcfastimpl.MapLevel < 1 {
-						return grpcfastimpl.ErrDepth
-					}
-					if eRr := mV.GrpcfastDecode(vAl, dEc, dEpth-grpcfastimpl.MapLevel-1); eRr != nil {
-						return eRr
-					}
-					continue
-				}
-				nN := grpcfastimpl.SkipField(tAg, eNtry)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				eNtry = eNtry[nN:]
-			}
-			if mV == nil {
-				if mV = grpcfastimpl.TakeSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree); mV == nil {
-					mV = grpcfastimpl.NewSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree)
-				}
-			}
-			if x.Named == nil {
-				x.Named = make(map[string]*Tree)
-			}
-			x.Named[mK] = mV
-			continue
+			goto dEcode4
 		case 32, 33, 35, 37: // named, another wire type: an unknown field
 			if dEpth < grpcfastimpl.MapLevel {
 				return grpcfastimpl.ErrDepth
 			}
 		case 42: // leaf
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if x.Leaf == nil {
-				if x.Leaf = grpcfastimpl.TakeSpare[Leaf](dEc, grpcfastSpare_shapes_shapes_Leaf); x.Leaf == nil {
-					x.Leaf = grpcfastimpl.NewSpare[Leaf](dEc, grpcfastSpare_shapes_shapes_Leaf)
-				}
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := x.Leaf.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode5
 		case 50: // one
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			wR, oK := x.Pick.(*Tree_One)
-			if !oK {
-				if wR = grpcfastimpl.TakeSpare[Tree_One](dEc, grpcfastSpare_shapes_shapes_Tree_One); wR == nil {
-					wR = grpcfastimpl.NewSpare[Tree_One](dEc, grpcfastSpare_shapes_shapes_Tree_One)
-				}
-				x.Pick = wR
-			}
-			if wR.One == nil {
-				if wR.One = grpcfastimpl.TakeSpare[Leaf](dEc, grpcfastSpare_shapes_shapes_Leaf); wR.One == nil {
-					wR.One = grpcfastimpl.NewSpare[Leaf](dEc, grpcfastSpare_shapes_shapes_Leaf)
-				}
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := wR.One.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode6
 		case 58: // label
-			fIeld := dAtA
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			wR, oK := x.Pick.(*Tree_Label)
-			if !oK {
-				if wR = grpcfastimpl.TakeSpare[Tree_Label](dEc, grpcfastSpare_shapes_shapes_Tree_Label); wR == nil {
-					wR = grpcfastimpl.NewSpare[Tree_Label](dEc, grpcfastSpare_shapes_shapes_Tree_Label)
-				}
-				x.Pick = wR
-			}
-			if aScii < 0 {
-				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
-			}
-			if len(dAtA) < aScii {
-				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.shapes.Tree.label"); eRr != nil {
-					return eRr
-				}
-			}
-			wR.Label = grpcfastimpl.String(dEc, vAl)
-			continue
+			goto dEcode7
 		case 66: // subtree
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			wR, oK := x.Pick.(*Tree_Subtree)
-			if !oK {
-				if wR = grpcfastimpl.TakeSpare[Tree_Subtree](dEc, grpcfastSpare_shapes_shapes_Tree_Subtree); wR == nil {
-					wR = grpcfastimpl.NewSpare[Tree_Subtree](dEc, grpcfastSpare_shapes_shapes_Tree_Subtree)
-				}
-				x.Pick = wR
-			}
-			if wR.Subtree == nil {
-				if wR.Subtree = grpcfastimpl.TakeSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree); wR.Subtree == nil {
-					wR.Subtree = grpcfastimpl.NewSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree)
-				}
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := wR.Subtree.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode8
 		case 74: // maybe
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.Maybe = grpcfastimpl.BytesPresent(dEc, vAl)
-			continue
+			goto dEcode9
 		case 80: // flags
-			for {
-				var vAl uint64
-				if len(dAtA) > 0 && dAtA[0] < 0x80 {
-					vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-				} else {
-					rEad, nN := protowire.ConsumeVarint(dAtA)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, dAtA = rEad, dAtA[nN:]
-				}
-				if len(x.Flags) == cap(x.Flags) {
-					x.Flags = grpcfastimpl.Grow(x.Flags, 80, dAtA)
-				}
-				x.Flags = append(x.Flags, protowire.DecodeBool(vAl))
-				if len(dAtA) == 0 || dAtA[0] != 80 {
-					break
-				}
-				dAtA = dAtA[1:]
-			}
-			continue
+			goto dEcode10
 		case 82: // flags, packed
-			pAcked, nN := protowire.ConsumeBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
-			}
-			dAtA = dAtA[nN:]
-			x.Flags = grpcfastimpl.GrowBy(x.Flags, grpcfastimpl.PackedVarints(pAcked))
-			for len(pAcked) > 0 {
-				var vAl uint64
-				if len(pAcked) > 0 && pAcked[0] < 0x80 {
-					vAl, pAcked = uint64(pAcked[0]), pAcked[1:]
-				} else {
-					rEad, nN := protowire.ConsumeVarint(pAcked)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, pAcked = rEad, pAcked[nN:]
-				}
-				x.Flags = append(x.Flags, protowire.DecodeBool(vAl))
-			}
-			continue
+			goto dEcode10pAcked
 		case 89: // weights
-			for {
-				vAl, nN := protowire.ConsumeFixed64(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				dAtA = dAtA[nN:]
-				if len(x.Weights) == cap(x.Weights) {
-					x.Weights = grpcfastimpl.Grow(x.Weights, 89, dAtA)
-				}
-				x.Weights = append(x.Weights, math.Float64frombits(vAl))
-				if len(dAtA) == 0 || dAtA[0] != 89 {
-					break
-				}
-				dAtA = dAtA[1:]
-			}
-			continue
+			goto dEcode11
 		case 90: // weights, packed
-			pAcked, nN := protowire.ConsumeBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
-			}
-			dAtA = dAtA[nN:]
-			x.Weights = grpcfastimpl.GrowBy(x.Weights, len(pAcked)/8)
-			for len(pAcked) > 0 {
-				vAl, nN := protowire.ConsumeFixed64(pAcked)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				pAcked = pAcked[nN:]
-				x.Weights = append(x.Weights, math.Float64frombits(vAl))
-			}
-			continue
+			goto dEcode11pAcked
 		case 101: // codes
-			for {
-				vAl, nN := protowire.ConsumeFixed32(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				dAtA = dAtA[nN:]
-				if len(x.Codes) == cap(x.Codes) {
-					x.Codes = grpcfastimpl.Grow(x.Codes, 101, dAtA)
-				}
-				x.Codes = append(x.Codes, vAl)
-				if len(dAtA) == 0 || dAtA[0] != 101 {
-					break
-				}
-				dAtA = dAtA[1:]
-			}
-			continue
+			goto dEcode12
 		case 98: // codes, packed
-			pAcked, nN := protowire.ConsumeBytes(dAtA)
-			if nN < 0 {
-				return grpcfastimpl.ErrWire(nN)
-			}
-			dAtA = dAtA[nN:]
-			x.Codes = grpcfastimpl.GrowBy(x.Codes, len(pAcked)/4)
-			for len(pAcked) > 0 {
-				vAl, nN := protowire.ConsumeFixed32(pAcked)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				pAcked = pAcked[nN:]
-				x.Codes = append(x.Codes, vAl)
-			}
-			continue
+			goto dEcode12pAcked
 		case 106: // blobs
-			for {
-				var vAl []byte
-				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-				} else {
-					rEad, nN := protowire.ConsumeBytes(dAtA)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, dAtA = rEad, dAtA[nN:]
-				}
-				if len(x.Blobs) == cap(x.Blobs) {
-					x.Blobs = grpcfastimpl.Grow(x.Blobs, 106, dAtA)
-				}
-				x.Blobs = append(x.Blobs, grpcfastimpl.BytesPresent(dEc, vAl))
-				if len(dAtA) == 0 || dAtA[0] != 106 {
-					break
-				}
-				dAtA = dAtA[1:]
-			}
-			continue
+			goto dEcode13
 		case 114: // leaves
-			for {
-				var vAl []byte
-				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-				} else {
-					rEad, nN := protowire.ConsumeBytes(dAtA)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, dAtA = rEad, dAtA[nN:]
-				}
-				var eL *Leaf
-				if nN := len(x.Leaves); nN < cap(x.Leaves) {
-					x.Leaves = x.Leaves[:nN+1]
-					eL = x.Leaves[nN]
-				} else {
-					x.Leaves = grpcfastimpl.AppendMessage(x.Leaves, dEc, 114, dAtA)
-					eL = x.Leaves[nN]
-				}
-				if eL == nil {
-					if eL = grpcfastimpl.TakeSpare[Leaf](dEc, grpcfastSpare_shapes_shapes_Leaf); eL == nil {
-						eL = grpcfastimpl.NewSpare[Leaf](dEc, grpcfastSpare_shapes_shapes_Leaf)
-					}
-					x.Leaves[len(x.Leaves)-1] = eL
-				}
-				if dEpth < 1 {
-					return grpcfastimpl.ErrDepth
-				}
-				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-					return eRr
-				}
-				if len(dAtA) == 0 || dAtA[0] != 114 {
-					break
-				}
-				dAtA = dAtA[1:]
-			}
-			continue
+			goto dEcode14
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -542,6 +734,7 @@ func (x *Tree) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	if dEc.Record != nil {
 		grpcfastimpl.LogCleared(dEc, &x.Children)
 		grpcfastimpl.LogMap(dEc, &x.Named)
@@ -570,6 +763,33 @@ func (x *Leaf) GrpcfastBytesField(num protowire.Number) *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Leaf) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // data
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.Data = grpcfastimpl.Bytes(dEc, x.Data, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -583,18 +803,7 @@ func (x *Leaf) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 		}
 		switch tAg {
 		case 10: // data
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.Data = grpcfastimpl.Bytes(dEc, x.Data, vAl)
-			continue
+			goto dEcode1
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -605,6 +814,7 @@ func (x *Leaf) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	if dEc.Record != nil {
 		grpcfastimpl.LogBytes(dEc, &x.Data)
 	}

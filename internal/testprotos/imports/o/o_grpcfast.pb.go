@@ -39,6 +39,42 @@ func (x *M) GrpcfastUnknownFields() *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *M) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // s
+		fIeld := dAtA
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if aScii < 0 {
+			dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
+		}
+		if len(dAtA) < aScii {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.imports.o.M.s"); eRr != nil {
+				return eRr
+			}
+		}
+		x.S = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -52,27 +88,7 @@ func (x *M) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) e
 		}
 		switch tAg {
 		case 10: // s
-			fIeld := dAtA
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if aScii < 0 {
-				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
-			}
-			if len(dAtA) < aScii {
-				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.imports.o.M.s"); eRr != nil {
-					return eRr
-				}
-			}
-			x.S = grpcfastimpl.String(dEc, vAl)
-			continue
+			goto dEcode1
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -83,5 +99,6 @@ func (x *M) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) e
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	return nil
 }

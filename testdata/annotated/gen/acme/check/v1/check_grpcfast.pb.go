@@ -56,6 +56,73 @@ func (x *ObjectRef) GrpcfastUnknownFields() *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *ObjectRef) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // object_type
+		fIeld := dAtA
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if aScii < 0 {
+			dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
+		}
+		if len(dAtA) < aScii {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "acme.check.v1.ObjectRef.object_type"); eRr != nil {
+				return eRr
+			}
+		}
+		x.ObjectType = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 18 {
+			dAtA = dAtA[1:]
+			goto dEcode2
+		}
+		goto nExt
+	}
+dEcode2:
+	{ // object_id
+		fIeld := dAtA
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if aScii < 0 {
+			dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
+		}
+		if len(dAtA) < aScii {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "acme.check.v1.ObjectRef.object_id"); eRr != nil {
+				return eRr
+			}
+		}
+		x.ObjectId = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -69,49 +136,9 @@ func (x *ObjectRef) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 		}
 		switch tAg {
 		case 10: // object_type
-			fIeld := dAtA
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if aScii < 0 {
-				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
-			}
-			if len(dAtA) < aScii {
-				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "acme.check.v1.ObjectRef.object_type"); eRr != nil {
-					return eRr
-				}
-			}
-			x.ObjectType = grpcfastimpl.String(dEc, vAl)
-			continue
+			goto dEcode1
 		case 18: // object_id
-			fIeld := dAtA
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if aScii < 0 {
-				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
-			}
-			if len(dAtA) < aScii {
-				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "acme.check.v1.ObjectRef.object_id"); eRr != nil {
-					return eRr
-				}
-			}
-			x.ObjectId = grpcfastimpl.String(dEc, vAl)
-			continue
+			goto dEcode2
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -122,6 +149,7 @@ func (x *ObjectRef) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpt
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	return nil
 }
 
@@ -133,6 +161,106 @@ func (x *CheckRequest) GrpcfastUnknownFields() *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *CheckRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // resource
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Resource == nil {
+			if x.Resource = grpcfastimpl.TakeSpare[ObjectRef](dEc, grpcfastSpare_acme_check_v1_check_ObjectRef); x.Resource == nil {
+				x.Resource = grpcfastimpl.NewSpare[ObjectRef](dEc, grpcfastSpare_acme_check_v1_check_ObjectRef)
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := x.Resource.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 18 {
+			dAtA = dAtA[1:]
+			goto dEcode2
+		}
+		goto nExt
+	}
+dEcode2:
+	{ // permission
+		fIeld := dAtA
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if aScii < 0 {
+			dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
+		}
+		if len(dAtA) < aScii {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "acme.check.v1.CheckRequest.permission"); eRr != nil {
+				return eRr
+			}
+		}
+		x.Permission = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 26 {
+			dAtA = dAtA[1:]
+			goto dEcode3
+		}
+		goto nExt
+	}
+dEcode3:
+	{ // subject
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Subject == nil {
+			if x.Subject = grpcfastimpl.TakeSpare[ObjectRef](dEc, grpcfastSpare_acme_check_v1_check_ObjectRef); x.Subject == nil {
+				x.Subject = grpcfastimpl.NewSpare[ObjectRef](dEc, grpcfastSpare_acme_check_v1_check_ObjectRef)
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := x.Subject.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -146,73 +274,11 @@ func (x *CheckRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, d
 		}
 		switch tAg {
 		case 10: // resource
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if x.Resource == nil {
-				if x.Resource = grpcfastimpl.TakeSpare[ObjectRef](dEc, grpcfastSpare_acme_check_v1_check_ObjectRef); x.Resource == nil {
-					x.Resource = grpcfastimpl.NewSpare[ObjectRef](dEc, grpcfastSpare_acme_check_v1_check_ObjectRef)
-				}
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := x.Resource.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode1
 		case 18: // permission
-			fIeld := dAtA
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if aScii < 0 {
-				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
-			}
-			if len(dAtA) < aScii {
-				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "acme.check.v1.CheckRequest.permission"); eRr != nil {
-					return eRr
-				}
-			}
-			x.Permission = grpcfastimpl.String(dEc, vAl)
-			continue
+			goto dEcode2
 		case 26: // subject
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if x.Subject == nil {
-				if x.Subject = grpcfastimpl.TakeSpare[ObjectRef](dEc, grpcfastSpare_acme_check_v1_check_ObjectRef); x.Subject == nil {
-					x.Subject = grpcfastimpl.NewSpare[ObjectRef](dEc, grpcfastSpare_acme_check_v1_check_ObjectRef)
-				}
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := x.Subject.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode3
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -223,6 +289,7 @@ func (x *CheckRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, d
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	return nil
 }
 
@@ -233,6 +300,33 @@ func (x *CheckResponse) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *CheckResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 8 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // allowed
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.Allowed = protowire.DecodeBool(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -246,18 +340,7 @@ func (x *CheckResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, 
 		}
 		switch tAg {
 		case 8: // allowed
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.Allowed = protowire.DecodeBool(vAl)
-			continue
+			goto dEcode1
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -268,6 +351,7 @@ func (x *CheckResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, 
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	return nil
 }
 
@@ -278,6 +362,58 @@ func (x *CheckBulkRequest) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *CheckBulkRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // items
+		for {
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+			} else {
+				rEad, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			var eL *CheckRequest
+			if nN := len(x.Items); nN < cap(x.Items) {
+				x.Items = x.Items[:nN+1]
+				eL = x.Items[nN]
+			} else {
+				x.Items = grpcfastimpl.AppendMessage(x.Items, dEc, 10, dAtA)
+				eL = x.Items[nN]
+			}
+			if eL == nil {
+				if eL = grpcfastimpl.TakeSpare[CheckRequest](dEc, grpcfastSpare_acme_check_v1_check_CheckRequest); eL == nil {
+					eL = grpcfastimpl.NewSpare[CheckRequest](dEc, grpcfastSpare_acme_check_v1_check_CheckRequest)
+				}
+				x.Items[len(x.Items)-1] = eL
+			}
+			if dEpth < 1 {
+				return grpcfastimpl.ErrDepth
+			}
+			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+			if len(dAtA) == 0 || dAtA[0] != 10 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -291,43 +427,7 @@ func (x *CheckBulkRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decodin
 		}
 		switch tAg {
 		case 10: // items
-			for {
-				var vAl []byte
-				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-				} else {
-					rEad, nN := protowire.ConsumeBytes(dAtA)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, dAtA = rEad, dAtA[nN:]
-				}
-				var eL *CheckRequest
-				if nN := len(x.Items); nN < cap(x.Items) {
-					x.Items = x.Items[:nN+1]
-					eL = x.Items[nN]
-				} else {
-					x.Items = grpcfastimpl.AppendMessage(x.Items, dEc, 10, dAtA)
-					eL = x.Items[nN]
-				}
-				if eL == nil {
-					if eL = grpcfastimpl.TakeSpare[CheckRequest](dEc, grpcfastSpare_acme_check_v1_check_CheckRequest); eL == nil {
-						eL = grpcfastimpl.NewSpare[CheckRequest](dEc, grpcfastSpare_acme_check_v1_check_CheckRequest)
-					}
-					x.Items[len(x.Items)-1] = eL
-				}
-				if dEpth < 1 {
-					return grpcfastimpl.ErrDepth
-				}
-				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-					return eRr
-				}
-				if len(dAtA) == 0 || dAtA[0] != 10 {
-					break
-				}
-				dAtA = dAtA[1:]
-			}
-			continue
+			goto dEcode1
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -338,6 +438,7 @@ func (x *CheckBulkRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decodin
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	if dEc.Record != nil {
 		grpcfastimpl.LogCleared(dEc, &x.Items)
 	}
@@ -351,6 +452,58 @@ func (x *CheckBulkResponse) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *CheckBulkResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // pairs
+		for {
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+			} else {
+				rEad, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			var eL *CheckBulkResponseItem
+			if nN := len(x.Pairs); nN < cap(x.Pairs) {
+				x.Pairs = x.Pairs[:nN+1]
+				eL = x.Pairs[nN]
+			} else {
+				x.Pairs = grpcfastimpl.AppendMessage(x.Pairs, dEc, 10, dAtA)
+				eL = x.Pairs[nN]
+			}
+			if eL == nil {
+				if eL = grpcfastimpl.TakeSpare[CheckBulkResponseItem](dEc, grpcfastSpare_acme_check_v1_check_CheckBulkResponseItem); eL == nil {
+					eL = grpcfastimpl.NewSpare[CheckBulkResponseItem](dEc, grpcfastSpare_acme_check_v1_check_CheckBulkResponseItem)
+				}
+				x.Pairs[len(x.Pairs)-1] = eL
+			}
+			if dEpth < 1 {
+				return grpcfastimpl.ErrDepth
+			}
+			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+			if len(dAtA) == 0 || dAtA[0] != 10 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -364,43 +517,7 @@ func (x *CheckBulkResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decodi
 		}
 		switch tAg {
 		case 10: // pairs
-			for {
-				var vAl []byte
-				if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-					vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-				} else {
-					rEad, nN := protowire.ConsumeBytes(dAtA)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					vAl, dAtA = rEad, dAtA[nN:]
-				}
-				var eL *CheckBulkResponseItem
-				if nN := len(x.Pairs); nN < cap(x.Pairs) {
-					x.Pairs = x.Pairs[:nN+1]
-					eL = x.Pairs[nN]
-				} else {
-					x.Pairs = grpcfastimpl.AppendMessage(x.Pairs, dEc, 10, dAtA)
-					eL = x.Pairs[nN]
-				}
-				if eL == nil {
-					if eL = grpcfastimpl.TakeSpare[CheckBulkResponseItem](dEc, grpcfastSpare_acme_check_v1_check_CheckBulkResponseItem); eL == nil {
-						eL = grpcfastimpl.NewSpare[CheckBulkResponseItem](dEc, grpcfastSpare_acme_check_v1_check_CheckBulkResponseItem)
-					}
-					x.Pairs[len(x.Pairs)-1] = eL
-				}
-				if dEpth < 1 {
-					return grpcfastimpl.ErrDepth
-				}
-				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-					return eRr
-				}
-				if len(dAtA) == 0 || dAtA[0] != 10 {
-					break
-				}
-				dAtA = dAtA[1:]
-			}
-			continue
+			goto dEcode1
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -411,6 +528,7 @@ func (x *CheckBulkResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decodi
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	if dEc.Record != nil {
 		grpcfastimpl.LogCleared(dEc, &x.Pairs)
 	}
@@ -424,6 +542,97 @@ func (x *CheckBulkResponseItem) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *CheckBulkResponseItem) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // request
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Request == nil {
+			if x.Request = grpcfastimpl.TakeSpare[CheckRequest](dEc, grpcfastSpare_acme_check_v1_check_CheckRequest); x.Request == nil {
+				x.Request = grpcfastimpl.NewSpare[CheckRequest](dEc, grpcfastSpare_acme_check_v1_check_CheckRequest)
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := x.Request.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 16 {
+			dAtA = dAtA[1:]
+			goto dEcode2
+		}
+		goto nExt
+	}
+dEcode2:
+	{ // allowed
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.Allowed = protowire.DecodeBool(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 26 {
+			dAtA = dAtA[1:]
+			goto dEcode3
+		}
+		goto nExt
+	}
+dEcode3:
+	{ // error
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Error == nil {
+			if x.Error = grpcfastimpl.TakeSpare[status.Status](dEc, grpcfastSpare_acme_check_v1_check_Status); x.Error == nil {
+				x.Error = grpcfastimpl.NewSpare[status.Status](dEc, grpcfastSpare_acme_check_v1_check_Status)
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := grpcfastimpl.DecodeMessage(x.Error, vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -437,64 +646,11 @@ func (x *CheckBulkResponseItem) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.De
 		}
 		switch tAg {
 		case 10: // request
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if x.Request == nil {
-				if x.Request = grpcfastimpl.TakeSpare[CheckRequest](dEc, grpcfastSpare_acme_check_v1_check_CheckRequest); x.Request == nil {
-					x.Request = grpcfastimpl.NewSpare[CheckRequest](dEc, grpcfastSpare_acme_check_v1_check_CheckRequest)
-				}
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := x.Request.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode1
 		case 16: // allowed
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.Allowed = protowire.DecodeBool(vAl)
-			continue
+			goto dEcode2
 		case 26: // error
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if x.Error == nil {
-				if x.Error = grpcfastimpl.TakeSpare[status.Status](dEc, grpcfastSpare_acme_check_v1_check_Status); x.Error == nil {
-					x.Error = grpcfastimpl.NewSpare[status.Status](dEc, grpcfastSpare_acme_check_v1_check_Status)
-				}
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := grpcfastimpl.DecodeMessage(x.Error, vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode3
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -505,6 +661,7 @@ func (x *CheckBulkResponseItem) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.De
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	return nil
 }
 

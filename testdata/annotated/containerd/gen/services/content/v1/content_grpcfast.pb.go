@@ -54,6 +54,146 @@ func (x *Info) GrpcfastUnknownFields() *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Info) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // digest
+		fIeld := dAtA
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if aScii < 0 {
+			dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
+		}
+		if len(dAtA) < aScii {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "containerd.services.content.v1.Info.digest"); eRr != nil {
+				return eRr
+			}
+		}
+		x.Digest = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 16 {
+			dAtA = dAtA[1:]
+			goto dEcode2
+		}
+		goto nExt
+	}
+dEcode2:
+	{ // size
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.Size = int64(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 42 {
+			dAtA = dAtA[1:]
+			goto dEcode5
+		}
+		goto nExt
+	}
+dEcode5:
+	{ // labels
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		eNtry := vAl
+		if dEpth < grpcfastimpl.MapLevel {
+			return grpcfastimpl.ErrDepth
+		}
+		var mK string
+		var mV string
+		for len(eNtry) > 0 {
+			tAg := uint64(eNtry[0])
+			if tAg-8 < 0x78 {
+				eNtry = eNtry[1:]
+			} else {
+				rEad, nN := grpcfastimpl.ReadTag(eNtry)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				tAg, eNtry = rEad, eNtry[nN:]
+			}
+			switch tAg {
+			case 10:
+				var vAl []byte
+				if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
+					vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(eNtry)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, eNtry = rEad, eNtry[nN:]
+				}
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "containerd.services.content.v1.Info.LabelsEntry.key"); eRr != nil {
+					return eRr
+				}
+				mK = grpcfastimpl.String(dEc, vAl)
+				continue
+			case 18:
+				var vAl []byte
+				if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
+					vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(eNtry)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, eNtry = rEad, eNtry[nN:]
+				}
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "containerd.services.content.v1.Info.LabelsEntry.value"); eRr != nil {
+					return eRr
+				}
+				mV = grpcfastimpl.String(dEc, vAl)
+				continue
+			}
+			nN := grpcfastimpl.SkipField(tAg, eNtry)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			eNtry = eNtry[nN:]
+		}
+		if x.Labels == nil {
+			x.Labels = make(map[string]string)
+		}
+		x.Labels[mK] = mV
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -67,113 +207,11 @@ func (x *Info) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 		}
 		switch tAg {
 		case 10: // digest
-			fIeld := dAtA
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if aScii < 0 {
-				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
-			}
-			if len(dAtA) < aScii {
-				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "containerd.services.content.v1.Info.digest"); eRr != nil {
-					return eRr
-				}
-			}
-			x.Digest = grpcfastimpl.String(dEc, vAl)
-			continue
+			goto dEcode1
 		case 16: // size
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.Size = int64(vAl)
-			continue
+			goto dEcode2
 		case 42: // labels
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			eNtry := vAl
-			if dEpth < grpcfastimpl.MapLevel {
-				return grpcfastimpl.ErrDepth
-			}
-			var mK string
-			var mV string
-			for len(eNtry) > 0 {
-				tAg := uint64(eNtry[0])
-				if tAg-8 < 0x78 {
-					eNtry = eNtry[1:]
-				} else {
-					rEad, nN := grpcfastimpl.ReadTag(eNtry)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					tAg, eNtry = rEad, eNtry[nN:]
-				}
-				switch tAg {
-				case 10:
-					var vAl []byte
-					if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
-						vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
-					} else {
-						rEad, nN := protowire.ConsumeBytes(eNtry)
-						if nN < 0 {
-							return grpcfastimpl.ErrWire(nN)
-						}
-						vAl, eNtry = rEad, eNtry[nN:]
-					}
-					if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "containerd.services.content.v1.Info.LabelsEntry.key"); eRr != nil {
-						return eRr
-					}
-					mK = grpcfastimpl.String(dEc, vAl)
-					continue
-				case 18:
-					var vAl []byte
-					if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
-						vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
-					} else {
-						rEad, nN := protowire.ConsumeBytes(eNtry)
-						if nN < 0 {
-							return grpcfastimpl.ErrWire(nN)
-						}
-						vAl, eNtry = rEad, eNtry[nN:]
-					}
-					if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "containerd.services.content.v1.Info.LabelsEntry.value"); eRr != nil {
-						return eRr
-					}
-					mV = grpcfastimpl.String(dEc, vAl)
-					continue
-				}
-				nN := grpcfastimpl.SkipField(tAg, eNtry)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				eNtry = eNtry[nN:]
-			}
-			if x.Labels == nil {
-				x.Labels = make(map[string]string)
-			}
-			x.Labels[mK] = mV
-			continue
+			goto dEcode5
 		case 40, 41, 43, 45: // labels, another wire type: an unknown field
 			if dEpth < grpcfastimpl.MapLevel {
 				return grpcfastimpl.ErrDepth
@@ -188,6 +226,7 @@ func (x *Info) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	if dEc.Record != nil {
 		grpcfastimpl.LogMap(dEc, &x.Labels)
 	}
@@ -202,6 +241,42 @@ func (x *InfoRequest) GrpcfastUnknownFields() *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *InfoRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // digest
+		fIeld := dAtA
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if aScii < 0 {
+			dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
+		}
+		if len(dAtA) < aScii {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "containerd.services.content.v1.InfoRequest.digest"); eRr != nil {
+				return eRr
+			}
+		}
+		x.Digest = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -215,27 +290,7 @@ func (x *InfoRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dE
 		}
 		switch tAg {
 		case 10: // digest
-			fIeld := dAtA
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if aScii < 0 {
-				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
-			}
-			if len(dAtA) < aScii {
-				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "containerd.services.content.v1.InfoRequest.digest"); eRr != nil {
-					return eRr
-				}
-			}
-			x.Digest = grpcfastimpl.String(dEc, vAl)
-			continue
+			goto dEcode1
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -246,6 +301,7 @@ func (x *InfoRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dE
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	return nil
 }
 
@@ -256,6 +312,43 @@ func (x *InfoResponse) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *InfoResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // info
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Info == nil {
+			if x.Info = grpcfastimpl.TakeSpare[Info](dEc, grpcfastSpare_services_content_v1_content_Info); x.Info == nil {
+				x.Info = grpcfastimpl.NewSpare[Info](dEc, grpcfastSpare_services_content_v1_content_Info)
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := x.Info.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -269,28 +362,7 @@ func (x *InfoResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, d
 		}
 		switch tAg {
 		case 10: // info
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if x.Info == nil {
-				if x.Info = grpcfastimpl.TakeSpare[Info](dEc, grpcfastSpare_services_content_v1_content_Info); x.Info == nil {
-					x.Info = grpcfastimpl.NewSpare[Info](dEc, grpcfastSpare_services_content_v1_content_Info)
-				}
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := x.Info.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode1
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -301,6 +373,7 @@ func (x *InfoResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, d
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	return nil
 }
 
@@ -312,6 +385,86 @@ func (x *ReadContentRequest) GrpcfastUnknownFields() *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *ReadContentRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // digest
+		fIeld := dAtA
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if aScii < 0 {
+			dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
+		}
+		if len(dAtA) < aScii {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "containerd.services.content.v1.ReadContentRequest.digest"); eRr != nil {
+				return eRr
+			}
+		}
+		x.Digest = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 16 {
+			dAtA = dAtA[1:]
+			goto dEcode2
+		}
+		goto nExt
+	}
+dEcode2:
+	{ // offset
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.Offset = int64(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 24 {
+			dAtA = dAtA[1:]
+			goto dEcode3
+		}
+		goto nExt
+	}
+dEcode3:
+	{ // size
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.Size = int64(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -325,53 +478,11 @@ func (x *ReadContentRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decod
 		}
 		switch tAg {
 		case 10: // digest
-			fIeld := dAtA
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if aScii < 0 {
-				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
-			}
-			if len(dAtA) < aScii {
-				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "containerd.services.content.v1.ReadContentRequest.digest"); eRr != nil {
-					return eRr
-				}
-			}
-			x.Digest = grpcfastimpl.String(dEc, vAl)
-			continue
+			goto dEcode1
 		case 16: // offset
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.Offset = int64(vAl)
-			continue
+			goto dEcode2
 		case 24: // size
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.Size = int64(vAl)
-			continue
+			goto dEcode3
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -382,6 +493,7 @@ func (x *ReadContentRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decod
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	return nil
 }
 
@@ -401,6 +513,55 @@ func (x *ReadContentResponse) GrpcfastBytesField(num protowire.Number) *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *ReadContentResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 8 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // offset
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.Offset = int64(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 18 {
+			dAtA = dAtA[1:]
+			goto dEcode2
+		}
+		goto nExt
+	}
+dEcode2:
+	{ // data
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.Data = grpcfastimpl.Bytes(dEc, x.Data, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -414,31 +575,9 @@ func (x *ReadContentResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Deco
 		}
 		switch tAg {
 		case 8: // offset
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.Offset = int64(vAl)
-			continue
+			goto dEcode1
 		case 18: // data
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.Data = grpcfastimpl.Bytes(dEc, x.Data, vAl)
-			continue
+			goto dEcode2
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -449,6 +588,7 @@ func (x *ReadContentResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Deco
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	if dEc.Record != nil {
 		grpcfastimpl.LogBytes(dEc, &x.Data)
 	}
@@ -472,6 +612,243 @@ func (x *WriteContentRequest) GrpcfastBytesField(num protowire.Number) *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *WriteContentRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 8 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // action
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.Action = WriteAction(int32(vAl))
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 18 {
+			dAtA = dAtA[1:]
+			goto dEcode2
+		}
+		goto nExt
+	}
+dEcode2:
+	{ // ref
+		fIeld := dAtA
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if aScii < 0 {
+			dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
+		}
+		if len(dAtA) < aScii {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "containerd.services.content.v1.WriteContentRequest.ref"); eRr != nil {
+				return eRr
+			}
+		}
+		x.Ref = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 24 {
+			dAtA = dAtA[1:]
+			goto dEcode3
+		}
+		goto nExt
+	}
+dEcode3:
+	{ // total
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.Total = int64(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 34 {
+			dAtA = dAtA[1:]
+			goto dEcode4
+		}
+		goto nExt
+	}
+dEcode4:
+	{ // expected
+		fIeld := dAtA
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if aScii < 0 {
+			dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
+		}
+		if len(dAtA) < aScii {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "containerd.services.content.v1.WriteContentRequest.expected"); eRr != nil {
+				return eRr
+			}
+		}
+		x.Expected = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 40 {
+			dAtA = dAtA[1:]
+			goto dEcode5
+		}
+		goto nExt
+	}
+dEcode5:
+	{ // offset
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.Offset = int64(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 50 {
+			dAtA = dAtA[1:]
+			goto dEcode6
+		}
+		goto nExt
+	}
+dEcode6:
+	{ // data
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.Data = grpcfastimpl.Bytes(dEc, x.Data, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 58 {
+			dAtA = dAtA[1:]
+			goto dEcode7
+		}
+		goto nExt
+	}
+dEcode7:
+	{ // labels
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		eNtry := vAl
+		if dEpth < grpcfastimpl.MapLevel {
+			return grpcfastimpl.ErrDepth
+		}
+		var mK string
+		var mV string
+		for len(eNtry) > 0 {
+			tAg := uint64(eNtry[0])
+			if tAg-8 < 0x78 {
+				eNtry = eNtry[1:]
+			} else {
+				rEad, nN := grpcfastimpl.ReadTag(eNtry)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				tAg, eNtry = rEad, eNtry[nN:]
+			}
+			switch tAg {
+			case 10:
+				var vAl []byte
+				if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
+					vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(eNtry)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, eNtry = rEad, eNtry[nN:]
+				}
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "containerd.services.content.v1.WriteContentRequest.LabelsEntry.key"); eRr != nil {
+					return eRr
+				}
+				mK = grpcfastimpl.String(dEc, vAl)
+				continue
+			case 18:
+				var vAl []byte
+				if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
+					vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(eNtry)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, eNtry = rEad, eNtry[nN:]
+				}
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "containerd.services.content.v1.WriteContentRequest.LabelsEntry.value"); eRr != nil {
+					return eRr
+				}
+				mV = grpcfastimpl.String(dEc, vAl)
+				continue
+			}
+			nN := grpcfastimpl.SkipField(tAg, eNtry)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			eNtry = eNtry[nN:]
+		}
+		if x.Labels == nil {
+			x.Labels = make(map[string]string)
+		}
+		x.Labels[mK] = mV
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -485,174 +862,19 @@ func (x *WriteContentRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Deco
 		}
 		switch tAg {
 		case 8: // action
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.Action = WriteAction(int32(vAl))
-			continue
+			goto dEcode1
 		case 18: // ref
-			fIeld := dAtA
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if aScii < 0 {
-				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
-			}
-			if len(dAtA) < aScii {
-				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "containerd.services.content.v1.WriteContentRequest.ref"); eRr != nil {
-					return eRr
-				}
-			}
-			x.Ref = grpcfastimpl.String(dEc, vAl)
-			continue
+			goto dEcode2
 		case 24: // total
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.Total = int64(vAl)
-			continue
+			goto dEcode3
 		case 34: // expected
-			fIeld := dAtA
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if aScii < 0 {
-				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
-			}
-			if len(dAtA) < aScii {
-				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "containerd.services.content.v1.WriteContentRequest.expected"); eRr != nil {
-					return eRr
-				}
-			}
-			x.Expected = grpcfastimpl.String(dEc, vAl)
-			continue
+			goto dEcode4
 		case 40: // offset
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.Offset = int64(vAl)
-			continue
+			goto dEcode5
 		case 50: // data
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.Data = grpcfastimpl.Bytes(dEc, x.Data, vAl)
-			continue
+			goto dEcode6
 		case 58: // labels
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			eNtry := vAl
-			if dEpth < grpcfastimpl.MapLevel {
-				return grpcfastimpl.ErrDepth
-			}
-			var mK string
-			var mV string
-			for len(eNtry) > 0 {
-				tAg := uint64(eNtry[0])
-				if tAg-8 < 0x78 {
-					eNtry = eNtry[1:]
-				} else {
-					rEad, nN := grpcfastimpl.ReadTag(eNtry)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					tAg, eNtry = rEad, eNtry[nN:]
-				}
-				switch tAg {
-				case 10:
-					var vAl []byte
-					if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
-						vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
-					} else {
-						rEad, nN := protowire.ConsumeBytes(eNtry)
-						if nN < 0 {
-							return grpcfastimpl.ErrWire(nN)
-						}
-						vAl, eNtry = rEad, eNtry[nN:]
-					}
-					if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "containerd.services.content.v1.WriteContentRequest.LabelsEntry.key"); eRr != nil {
-						return eRr
-					}
-					mK = grpcfastimpl.String(dEc, vAl)
-					continue
-				case 18:
-					var vAl []byte
-					if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
-						vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
-					} else {
-						rEad, nN := protowire.ConsumeBytes(eNtry)
-						if nN < 0 {
-							return grpcfastimpl.ErrWire(nN)
-						}
-						vAl, eNtry = rEad, eNtry[nN:]
-					}
-					if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "containerd.services.content.v1.WriteContentRequest.LabelsEntry.value"); eRr != nil {
-						return eRr
-					}
-					mV = grpcfastimpl.String(dEc, vAl)
-					continue
-				}
-				nN := grpcfastimpl.SkipField(tAg, eNtry)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				eNtry = eNtry[nN:]
-			}
-			if x.Labels == nil {
-				x.Labels = make(map[string]string)
-			}
-			x.Labels[mK] = mV
-			continue
+			goto dEcode7
 		case 56, 57, 59, 61: // labels, another wire type: an unknown field
 			if dEpth < grpcfastimpl.MapLevel {
 				return grpcfastimpl.ErrDepth
@@ -667,6 +889,7 @@ func (x *WriteContentRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Deco
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	if dEc.Record != nil {
 		grpcfastimpl.LogBytes(dEc, &x.Data)
 		grpcfastimpl.LogMap(dEc, &x.Labels)
@@ -682,6 +905,108 @@ func (x *WriteContentResponse) GrpcfastUnknownFields() *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *WriteContentResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 8 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // action
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.Action = WriteAction(int32(vAl))
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 32 {
+			dAtA = dAtA[1:]
+			goto dEcode4
+		}
+		goto nExt
+	}
+dEcode4:
+	{ // offset
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.Offset = int64(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 40 {
+			dAtA = dAtA[1:]
+			goto dEcode5
+		}
+		goto nExt
+	}
+dEcode5:
+	{ // total
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.Total = int64(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 50 {
+			dAtA = dAtA[1:]
+			goto dEcode6
+		}
+		goto nExt
+	}
+dEcode6:
+	{ // digest
+		fIeld := dAtA
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if aScii < 0 {
+			dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
+		}
+		if len(dAtA) < aScii {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "containerd.services.content.v1.WriteContentResponse.digest"); eRr != nil {
+				return eRr
+			}
+		}
+		x.Digest = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -695,66 +1020,13 @@ func (x *WriteContentResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Dec
 		}
 		switch tAg {
 		case 8: // action
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.Action = WriteAction(int32(vAl))
-			continue
+			goto dEcode1
 		case 32: // offset
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.Offset = int64(vAl)
-			continue
+			goto dEcode4
 		case 40: // total
-			var vAl uint64
-			if len(dAtA) > 0 && dAtA[0] < 0x80 {
-				vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
-			} else {
-				rEad, nN := protowire.ConsumeVarint(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			x.Total = int64(vAl)
-			continue
+			goto dEcode5
 		case 50: // digest
-			fIeld := dAtA
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if aScii < 0 {
-				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
-			}
-			if len(dAtA) < aScii {
-				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "containerd.services.content.v1.WriteContentResponse.digest"); eRr != nil {
-					return eRr
-				}
-			}
-			x.Digest = grpcfastimpl.String(dEc, vAl)
-			continue
+			goto dEcode6
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -765,6 +1037,7 @@ func (x *WriteContentResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Dec
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	return nil
 }
 

@@ -51,6 +51,156 @@ func (x *Image) GrpcfastUnknownFields() *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *Image) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // name
+		fIeld := dAtA
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if aScii < 0 {
+			dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
+		}
+		if len(dAtA) < aScii {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "containerd.services.images.v1.Image.name"); eRr != nil {
+				return eRr
+			}
+		}
+		x.Name = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 18 {
+			dAtA = dAtA[1:]
+			goto dEcode2
+		}
+		goto nExt
+	}
+dEcode2:
+	{ // labels
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		eNtry := vAl
+		if dEpth < grpcfastimpl.MapLevel {
+			return grpcfastimpl.ErrDepth
+		}
+		var mK string
+		var mV string
+		for len(eNtry) > 0 {
+			tAg := uint64(eNtry[0])
+			if tAg-8 < 0x78 {
+				eNtry = eNtry[1:]
+			} else {
+				rEad, nN := grpcfastimpl.ReadTag(eNtry)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				tAg, eNtry = rEad, eNtry[nN:]
+			}
+			switch tAg {
+			case 10:
+				var vAl []byte
+				if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
+					vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(eNtry)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, eNtry = rEad, eNtry[nN:]
+				}
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "containerd.services.images.v1.Image.LabelsEntry.key"); eRr != nil {
+					return eRr
+				}
+				mK = grpcfastimpl.String(dEc, vAl)
+				continue
+			case 18:
+				var vAl []byte
+				if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
+					vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(eNtry)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, eNtry = rEad, eNtry[nN:]
+				}
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "containerd.services.images.v1.Image.LabelsEntry.value"); eRr != nil {
+					return eRr
+				}
+				mV = grpcfastimpl.String(dEc, vAl)
+				continue
+			}
+			nN := grpcfastimpl.SkipField(tAg, eNtry)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			eNtry = eNtry[nN:]
+		}
+		if x.Labels == nil {
+			x.Labels = make(map[string]string)
+		}
+		x.Labels[mK] = mV
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 26 {
+			dAtA = dAtA[1:]
+			goto dEcode3
+		}
+		goto nExt
+	}
+dEcode3:
+	{ // target
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Target == nil {
+			if x.Target = grpcfastimpl.TakeSpare[types.Descriptor](dEc, grpcfastSpare_services_images_v1_images_Descriptor); x.Target == nil {
+				x.Target = grpcfastimpl.NewSpare[types.Descriptor](dEc, grpcfastSpare_services_images_v1_images_Descriptor)
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := grpcfastimpl.DecodeMessage(x.Target, vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -64,127 +214,15 @@ func (x *Image) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 		}
 		switch tAg {
 		case 10: // name
-			fIeld := dAtA
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if aScii < 0 {
-				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
-			}
-			if len(dAtA) < aScii {
-				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "containerd.services.images.v1.Image.name"); eRr != nil {
-					return eRr
-				}
-			}
-			x.Name = grpcfastimpl.String(dEc, vAl)
-			continue
+			goto dEcode1
 		case 18: // labels
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			eNtry := vAl
-			if dEpth < grpcfastimpl.MapLevel {
-				return grpcfastimpl.ErrDepth
-			}
-			var mK string
-			var mV string
-			for len(eNtry) > 0 {
-				tAg := uint64(eNtry[0])
-				if tAg-8 < 0x78 {
-					eNtry = eNtry[1:]
-				} else {
-					rEad, nN := grpcfastimpl.ReadTag(eNtry)
-					if nN < 0 {
-						return grpcfastimpl.ErrWire(nN)
-					}
-					tAg, eNtry = rEad, eNtry[nN:]
-				}
-				switch tAg {
-				case 10:
-					var vAl []byte
-					if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
-						vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
-					} else {
-						rEad, nN := protowire.ConsumeBytes(eNtry)
-						if nN < 0 {
-							return grpcfastimpl.ErrWire(nN)
-						}
-						vAl, eNtry = rEad, eNtry[nN:]
-					}
-					if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "containerd.services.images.v1.Image.LabelsEntry.key"); eRr != nil {
-						return eRr
-					}
-					mK = grpcfastimpl.String(dEc, vAl)
-					continue
-				case 18:
-					var vAl []byte
-					if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
-						vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
-					} else {
-						rEad, nN := protowire.ConsumeBytes(eNtry)
-						if nN < 0 {
-							return grpcfastimpl.ErrWire(nN)
-						}
-						vAl, eNtry = rEad, eNtry[nN:]
-					}
-					if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "containerd.services.images.v1.Image.LabelsEntry.value"); eRr != nil {
-						return eRr
-					}
-					mV = grpcfastimpl.String(dEc, vAl)
-					continue
-				}
-				nN := grpcfastimpl.SkipField(tAg, eNtry)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				eNtry = eNtry[nN:]
-			}
-			if x.Labels == nil {
-				x.Labels = make(map[string]string)
-			}
-			x.Labels[mK] = mV
-			continue
+			goto dEcode2
 		case 16, 17, 19, 21: // labels, another wire type: an unknown field
 			if dEpth < grpcfastimpl.MapLevel {
 				return grpcfastimpl.ErrDepth
 			}
 		case 26: // target
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if x.Target == nil {
-				if x.Target = grpcfastimpl.TakeSpare[types.Descriptor](dEc, grpcfastSpare_services_images_v1_images_Descriptor); x.Target == nil {
-					x.Target = grpcfastimpl.NewSpare[types.Descriptor](dEc, grpcfastSpare_services_images_v1_images_Descriptor)
-				}
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := grpcfastimpl.DecodeMessage(x.Target, vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode3
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -195,6 +233,7 @@ func (x *Image) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth in
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	if dEc.Record != nil {
 		grpcfastimpl.LogMap(dEc, &x.Labels)
 	}
@@ -209,6 +248,42 @@ func (x *GetImageRequest) GrpcfastUnknownFields() *[]byte {
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *GetImageRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
 	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // name
+		fIeld := dAtA
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if aScii < 0 {
+			dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
+		}
+		if len(dAtA) < aScii {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "containerd.services.images.v1.GetImageRequest.name"); eRr != nil {
+				return eRr
+			}
+		}
+		x.Name = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -222,27 +297,7 @@ func (x *GetImageRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding
 		}
 		switch tAg {
 		case 10: // name
-			fIeld := dAtA
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if aScii < 0 {
-				dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
-			}
-			if len(dAtA) < aScii {
-				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "containerd.services.images.v1.GetImageRequest.name"); eRr != nil {
-					return eRr
-				}
-			}
-			x.Name = grpcfastimpl.String(dEc, vAl)
-			continue
+			goto dEcode1
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -253,6 +308,7 @@ func (x *GetImageRequest) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	return nil
 }
 
@@ -263,6 +319,43 @@ func (x *GetImageResponse) GrpcfastUnknownFields() *[]byte {
 
 // GrpcfastDecode implements grpcfastimpl.Decoder.
 func (x *GetImageResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // image
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Image == nil {
+			if x.Image = grpcfastimpl.TakeSpare[Image](dEc, grpcfastSpare_services_images_v1_images_Image); x.Image == nil {
+				x.Image = grpcfastimpl.NewSpare[Image](dEc, grpcfastSpare_services_images_v1_images_Image)
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := x.Image.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
 	for len(dAtA) > 0 {
 		tAg := uint64(dAtA[0])
 		if tAg-8 < 0x78 {
@@ -276,28 +369,7 @@ func (x *GetImageResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decodin
 		}
 		switch tAg {
 		case 10: // image
-			var vAl []byte
-			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
-				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
-			} else {
-				rEad, nN := protowire.ConsumeBytes(dAtA)
-				if nN < 0 {
-					return grpcfastimpl.ErrWire(nN)
-				}
-				vAl, dAtA = rEad, dAtA[nN:]
-			}
-			if x.Image == nil {
-				if x.Image = grpcfastimpl.TakeSpare[Image](dEc, grpcfastSpare_services_images_v1_images_Image); x.Image == nil {
-					x.Image = grpcfastimpl.NewSpare[Image](dEc, grpcfastSpare_services_images_v1_images_Image)
-				}
-			}
-			if dEpth < 1 {
-				return grpcfastimpl.ErrDepth
-			}
-			if eRr := x.Image.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
-			continue
+			goto dEcode1
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -308,6 +380,7 @@ func (x *GetImageResponse) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decodin
 		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
 		dAtA = dAtA[nN:]
 	}
+eNd:
 	return nil
 }
 
