@@ -514,15 +514,17 @@ func (d *decodeGen) goOn() {
 	g.P("goto eNd")
 	g.P("}")
 	if n := d.next; n != nil {
-		tag := tagOf(n.Desc.Number(), wireOf(n))
+		// A packed field (a scalar, never of the bytes wire type) is
+		// expected in its packed form, as encoders write it.
 		packed := n.Desc.IsPacked()
+		tag := tagOf(n.Desc.Number(), wireOf(n))
 		if packed {
 			tag = tagOf(n.Desc.Number(), protowire.BytesType)
 		}
 		if tag < 0x80 {
 			g.P("if dAtA[0] == ", tag, " {")
 			g.P("dAtA = dAtA[1:]")
-			g.P("goto ", fieldLabel(n.Desc.Number(), packed && wireOf(n) != protowire.BytesType))
+			g.P("goto ", fieldLabel(n.Desc.Number(), packed))
 			g.P("}")
 		}
 	}
