@@ -129,3 +129,38 @@ func TestOwnedCopyBounds(t *testing.T) {
 		t.Errorf("the free list holds %d bytes, more than %d", copies.bytes, recycleFree)
 	}
 }
+
+// TestDropFreeCopies: DropFreeCopies waits for the finalizers of copies that
+// nothing refers to any more, then empties the free list, which they had
+// filled.
+func TestDropFreeCopies(t *testing.T) {
+	if own.Quarantine {
+		t.Skip("quarantine builds never recycle")
+	}
+	if !collectUntil(func() bool { return copies.pending.Load() == 0 }) {
+		t.Fatalf("%d bytes of unreferenced copies still wait for their finalizer", copies.pending.Load())
+	}
+	in := bytes.Repeat([]byte("drop"), 12000) // 48000 bytes
+	for range 3 {
+		if b := ownedCopy(pieces(in)); !bytes.Equal(b, in) {
+			t.Fatal("a copy does not hold its input")
+		}
+	}
+	if copies.pending.Load() == 0 {
+		t.Fatal("the copies were made without a finalizer")
+	}
+	DropFreeCopies()
+	if n := copies.pending.Load(); n != 0 {
+		t.Errorf("%d bytes of unreferenced copies still wait for their finalizer", n)
+	}
+	copies.mu.Lock()
+	defer copies.mu.Unlock()
+	for c, l := range copies.free {
+		if len(l) != 0 {
+			t.Errorf("the free list holds %d arrays of class %d", len(l), c)
+		}
+	}
+	if copies.bytes != 0 {
+		t.Errorf("the free list counts %d bytes, want 0", copies.bytes)
+	}
+}
