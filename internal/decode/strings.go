@@ -26,25 +26,41 @@ func (s *Decoding) StringRun(dst []string, b []byte, tag byte) ([]string, []byte
 }
 
 // viewRun is StringRun for a state whose strings are views of the input.
+// It reads b and writes dst's array through pointers, without the bounds
+// checks and the growth test of indexing and append: each access is within
+// bounds by the loop's own tests (i < len(b) before a length is read, and a
+// value of n bytes only where n < len(b)-i; k < cap(dst) before a value is
+// written). About 19 instructions a value, where indexing and append took
+// 23 (cachegrind, BenchmarkDecodeStrings/size=16384/path=slot-copy).
 func viewRun(dst []string, b []byte, tag byte) ([]string, []byte, bool) {
+	k, c, end := len(dst), cap(dst), len(b)
+	if k == c || end == 0 {
+		return dst, b, false
+	}
+	d := unsafe.Pointer(unsafe.SliceData(dst))
+	p := unsafe.Pointer(unsafe.SliceData(b))
 	i := 0
-	for len(dst) < cap(dst) && i < len(b) {
-		n := int(b[i])
-		if n >= 0x80 || n >= len(b)-i {
+	for {
+		n := int(*(*byte)(unsafe.Add(p, i)))
+		if n >= 0x80 || n >= end-i {
 			break
 		}
 		v := ""
 		if n > 0 {
-			v = unsafe.String(&b[i+1], n)
+			v = unsafe.String((*byte)(unsafe.Add(p, i+1)), n)
 		}
-		dst = append(dst, v)
+		*(*string)(unsafe.Add(d, uintptr(k)*unsafe.Sizeof(v))) = v
+		k++
 		i += 1 + n
-		if i >= len(b) || b[i] != tag {
-			return dst, b[i:], true
+		if i >= end || *(*byte)(unsafe.Add(p, i)) != tag {
+			return dst[:k], b[i:], true
 		}
 		i++
+		if k == c || i >= end {
+			break
+		}
 	}
-	return dst, b[i:], false
+	return dst[:k], b[i:], false
 }
 
 // allocRun is StringRun for a slot's decode without the owned copy: each

@@ -145,3 +145,34 @@ func TestStringRunChunks(t *testing.T) {
 		t.Fatalf("2000 values of 10 bytes in %d chunks, want about %d", n, 20000/MaxChunk)
 	}
 }
+
+// FuzzStringRun: on any input, StringRun appends what a value-by-value
+// decode appends and stops where it stops, in every mode and with any room
+// in dst, and never reads or writes outside b and dst's array.
+func FuzzStringRun(f *testing.F) {
+	for _, b := range runInputs() {
+		f.Add(b, uint8(3))
+	}
+	f.Fuzz(func(t *testing.T, b []byte, room uint8) {
+		const tag = 6<<3 | 2
+		for _, mode := range []string{"views", "fresh", "alloc"} {
+			var st *Decoding
+			switch mode {
+			case "views":
+				st = new(Decodings).Init(nil, true, false)
+			case "fresh":
+				f, s := GetFresh(len(b), false)
+				defer PutFresh(f)
+				st = s
+			default:
+				st = new(Decodings).Init(nil, false, false)
+			}
+			in := bytes.Clone(b) // its exact length: a read past it is out of bounds
+			want, wantRest, wantDone := stringRunRef(make([]string, 0, int(room)), in, tag)
+			got, rest, done := st.StringRun(make([]string, 0, int(room)), in, tag)
+			if !slices.Equal(got, want) || !bytes.Equal(rest, wantRest) || done != wantDone {
+				t.Fatalf("%s: StringRun = %q, rest %x, done %v; want %q, %x, %v", mode, got, rest, done, want, wantRest, wantDone)
+			}
+		}
+	})
+}
