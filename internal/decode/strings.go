@@ -1,6 +1,9 @@
 package decode
 
-import "unsafe"
+import (
+	"encoding/binary"
+	"unsafe"
+)
 
 // StringRun appends to dst the values of a repeated string field at the
 // start of b, each after the first preceded by the field's tag of one byte
@@ -83,36 +86,61 @@ func allocRun(dst []string, b []byte, tag byte) ([]string, []byte, bool) {
 }
 
 // copyRun is StringRun for a decode into a fresh message: each value is
-// copied into the current chunk, or a new one, as copy does.
+// copied into the current chunk, or a new one, as copy does. Like viewRun,
+// it reads b and writes dst's array and the chunk through pointers, each
+// within bounds by the loop's own tests (a value of n > 0 bytes is copied
+// to the chunk's byte filled only where n <= len(chunk)-filled).
 func (s *Slabs) copyRun(dst []string, b []byte, tag byte) ([]string, []byte, bool) {
-	i, chunk, filled := 0, s.chunk, s.filled
-	done := false
-	for len(dst) < cap(dst) && i < len(b) {
-		n := int(b[i])
-		if n >= 0x80 || n >= len(b)-i {
+	k, c, end := len(dst), cap(dst), len(b)
+	if k == c || end == 0 {
+		return dst, b, false
+	}
+	d := unsafe.Pointer(unsafe.SliceData(dst))
+	p := unsafe.Pointer(unsafe.SliceData(b))
+	chunk, filled := s.chunk, s.filled
+	q := unsafe.Pointer(unsafe.SliceData(chunk))
+	i, done := 0, false
+	for {
+		n := int(*(*byte)(unsafe.Add(p, i)))
+		if n >= 0x80 || n >= end-i {
 			break
-		}
-		if n > len(chunk)-filled {
-			s.left -= filled - s.filled
-			s.newChunk(n)
-			chunk, filled = s.chunk, 0
 		}
 		v := ""
 		if n > 0 {
-			c := chunk[filled : filled+n : filled+n]
-			copy(c, b[i+1:])
+			if n > len(chunk)-filled {
+				s.left -= filled - s.filled
+				s.newChunk(n)
+				chunk, filled = s.chunk, 0
+				q = unsafe.Pointer(unsafe.SliceData(chunk))
+			}
+			at := (*byte)(unsafe.Add(q, filled))
+			if src := unsafe.Add(p, i+1); n <= 16 && len(chunk)-filled >= 16 && end-i > 16 {
+				// Two words, without the call of memmove (and the spills
+				// around it): the 16 bytes read are within b, those written
+				// within the chunk, past what it handed out.
+				w0 := binary.LittleEndian.Uint64(unsafe.Slice((*byte)(src), 8))
+				w1 := binary.LittleEndian.Uint64(unsafe.Slice((*byte)(unsafe.Add(src, 8)), 8))
+				binary.LittleEndian.PutUint64(unsafe.Slice(at, 8), w0)
+				binary.LittleEndian.PutUint64(unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(at), 8)), 8), w1)
+			} else {
+				copy(unsafe.Slice(at, n), unsafe.Slice((*byte)(src), n))
+			}
 			filled += n
-			v = unsafe.String(&c[0], n)
+			v = unsafe.String(at, n)
 		}
-		dst = append(dst, v)
+		*(*string)(unsafe.Add(d, uintptr(k)*unsafe.Sizeof(v))) = v
+		k++
 		i += 1 + n
-		if i >= len(b) || b[i] != tag {
+		if i >= end || *(*byte)(unsafe.Add(p, i)) != tag {
 			done = true
 			break
 		}
 		i++
+		if k == c || i >= end {
+			break
+		}
 	}
 	s.left -= filled - s.filled
 	s.filled = filled
-	return dst, b[i:], done
+	return dst[:k], b[i:], done
 }
