@@ -62,6 +62,21 @@ func runInputs() map[string][]byte {
 	return in
 }
 
+// runState returns the state of a decode in mode (views: the owned copy's;
+// fresh: a decode of size bytes into a fresh message, given back when t
+// ends; alloc: a slot's without the copy) that StringRun runs in.
+func runState(t *testing.T, mode string, size int) *Decoding {
+	switch mode {
+	case "views":
+		return new(Decodings).Init(nil, true, false)
+	case "fresh":
+		f, s := GetFresh(size, false)
+		t.Cleanup(func() { PutFresh(f) })
+		return s
+	}
+	return new(Decodings).Init(nil, false, false)
+}
+
 // StringRun appends what a value-by-value decode appends, leaves the rest
 // of the input where it does, in every mode (views, a fresh decode's chunks,
 // allocated strings) and whatever room dst has.
@@ -71,17 +86,7 @@ func TestStringRun(t *testing.T) {
 		for _, room := range []int{0, 1, 3, 100} {
 			for _, mode := range []string{"views", "fresh", "alloc"} {
 				t.Run(fmt.Sprintf("%s/room=%d/%s", name, room, mode), func(t *testing.T) {
-					var st *Decoding
-					switch mode {
-					case "views":
-						st = new(Decodings).Init(nil, true, false)
-					case "fresh":
-						f, s := GetFresh(len(b), false)
-						defer PutFresh(f)
-						st = s
-					default:
-						st = new(Decodings).Init(nil, false, false)
-					}
+					st := runState(t, mode, len(b))
 					in := bytes.Clone(b)
 					want, wantRest, wantDone := stringRunRef(make([]string, 1, 1+room), in, tag)
 					got, rest, done := st.StringRun(make([]string, 1, 1+room), in, tag)
@@ -156,17 +161,7 @@ func FuzzStringRun(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte, room uint8) {
 		const tag = 6<<3 | 2
 		for _, mode := range []string{"views", "fresh", "alloc"} {
-			var st *Decoding
-			switch mode {
-			case "views":
-				st = new(Decodings).Init(nil, true, false)
-			case "fresh":
-				f, s := GetFresh(len(b), false)
-				defer PutFresh(f)
-				st = s
-			default:
-				st = new(Decodings).Init(nil, false, false)
-			}
+			st := runState(t, mode, len(b))
 			in := bytes.Clone(b) // its exact length: a read past it is out of bounds
 			want, wantRest, wantDone := stringRunRef(make([]string, 0, int(room)), in, tag)
 			got, rest, done := st.StringRun(make([]string, 0, int(room)), in, tag)
