@@ -8,8 +8,8 @@ import (
 // StringRun appends to dst the values of a repeated string field at the
 // start of b, each after the first preceded by the field's tag of one byte
 // (tag), for as long as they take the common path: a length of one byte and
-// room in dst, and, in a decode into a fresh message, room in the current
-// chunk. It returns dst, the rest of b and true where the run ends (b after
+// room in dst (a decode into a fresh message takes a new chunk where the
+// current one is full, as copy does). It returns dst, the rest of b and true where the run ends (b after
 // its last value); false, with b at the length of a value, where it stops
 // for another reason: the caller decodes that value in full (String), then
 // calls it again. It never checks UTF-8: the caller calls it only where no
