@@ -121,7 +121,9 @@
 //	                           decoded on either receiving side: the transport's
 //	                           cost, under what any codec can reach
 //	-grpcfast.profile=DIR      write a CPU profile and allocation profiles per
-//	                           sub-benchmark into DIR, for go tool pprof
+//	                           sub-benchmark into DIR, for go tool pprof; with
+//	                           -grpcfast.server=process, the server's too
+//	                           (NAME.server.cpu.pprof and so on)
 //	-grpcfast.writebuf=BYTES   gRPC-Go's transport write buffer on both ends
 //	                           (grpc.WriteBufferSize, grpc.WithWriteBufferSize);
 //	                           0 disables it, as in gRPC-Go (default: gRPC-Go's, 32 KiB)

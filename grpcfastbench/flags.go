@@ -100,7 +100,7 @@ func registerFlags(fs *flag.FlagSet, c *config) {
 	fs.BoolVar(&c.floor, FlagPrefix+"floor", false,
 		"add the path codec=floor: grpcfast's encoding, and a codec that decodes nothing on the receiving side of both ends, so that its figures are what gRPC-Go's transport and the stub cost without any decoding (its calls are not checked)")
 	fs.StringVar(&c.profileDir, FlagPrefix+"profile", "",
-		"write a CPU and an allocation profile per sub-benchmark into `dir`")
+		"write a CPU and an allocation profile per sub-benchmark into `dir` (and the server's, with -"+FlagPrefix+"server=process)")
 	fs.Var(intFlag{&c.writeBuf, 0}, FlagPrefix+"writebuf",
 		"transport write buffer of `bytes` on both ends (grpc.WriteBufferSize, grpc.WithWriteBufferSize); 0 disables it, as in gRPC-Go (default: gRPC-Go's, 32 KiB)")
 	fs.Var(intFlag{&c.readBuf, 0}, FlagPrefix+"readbuf",

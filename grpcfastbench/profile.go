@@ -3,14 +3,14 @@ package grpcfastbench
 import (
 	"os"
 	"path/filepath"
-	"runtime"
-	"runtime/pprof"
 	"strings"
+
+	"github.com/grpcfast/grpcfast/internal/childproc"
 )
 
 // profile writes the CPU and allocation profiles of one sub-benchmark.
 type profile struct {
-	cpu  *os.File
+	p    *childproc.Profile
 	base string // file prefix; "" when not profiling
 }
 
@@ -23,6 +23,8 @@ type profile struct {
 //
 //	go tool pprof -sample_index=alloc_space -base NAME.allocs-before.pprof NAME.allocs.pprof
 //
+// With the server in its own process, the server writes the same three
+// files of its own, named NAME.server.cpu.pprof and so on (serverBase).
 // The benchmark framework calls a sub-benchmark several times with growing
 // b.N; the files are those of the last call, the one it reports.
 func startProfile(benchName, dir string) (*profile, error) {
@@ -32,47 +34,33 @@ func startProfile(benchName, dir string) (*profile, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, errorf("-%sprofile: %v", FlagPrefix, err)
 	}
-	name := strings.NewReplacer("/", "_", " ", "_").Replace(benchName)
-	p := &profile{base: filepath.Join(dir, name)}
-	if err := writeAllocs(p.base + ".allocs-before.pprof"); err != nil {
-		return nil, err
-	}
-	f, err := os.Create(p.base + ".cpu.pprof")
+	dir, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, errorf("-%sprofile: %v", FlagPrefix, err)
 	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, errorf("-%sprofile: %v (is go test's -cpuprofile on too? use one of them)", FlagPrefix, err)
+	name := strings.NewReplacer("/", "_", " ", "_").Replace(benchName)
+	base := filepath.Join(dir, name)
+	p, err := childproc.StartProfile(base)
+	if err != nil {
+		return nil, errorf("-%sprofile: %v", FlagPrefix, err)
 	}
-	p.cpu = f
-	return p, nil
+	return &profile{p: p, base: base}, nil
+}
+
+// serverBase is the prefix of the server process's files: absolute, as the
+// server process writes them; "" when not profiling.
+func (p *profile) serverBase() string {
+	if p.base == "" {
+		return ""
+	}
+	return p.base + ".server"
 }
 
 func (p *profile) stop() error {
-	if p.base == "" {
+	if p.p == nil {
 		return nil
 	}
-	pprof.StopCPUProfile()
-	if err := p.cpu.Close(); err != nil {
-		return errorf("-%sprofile: %v", FlagPrefix, err)
-	}
-	return writeAllocs(p.base + ".allocs.pprof")
-}
-
-// writeAllocs writes the allocation profile as of a garbage collection run
-// now, so that it includes every allocation so far.
-func writeAllocs(file string) error {
-	runtime.GC()
-	f, err := os.Create(file)
-	if err != nil {
-		return errorf("-%sprofile: %v", FlagPrefix, err)
-	}
-	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
-		f.Close()
-		return errorf("-%sprofile: %v", FlagPrefix, err)
-	}
-	if err := f.Close(); err != nil {
+	if err := p.p.Stop(); err != nil {
 		return errorf("-%sprofile: %v", FlagPrefix, err)
 	}
 	return nil

@@ -457,7 +457,16 @@ func runMethod(b *testing.B, cfg *config, service, shape string, m Method, ms ms
 	}
 	var srv0, srv1 childproc.Stats
 	if child != nil {
-		if srv0, err = child.Stats(); err != nil {
+		// The server's profile, when its CPU is the claim: in its own
+		// process, where this one's profile cannot see it.
+		if base := prof.serverBase(); base != "" {
+			err = child.StartProfile(base)
+		}
+		if err == nil {
+			srv0, err = child.Stats()
+		}
+		if err != nil {
+			prof.stop() // so that the next sub-benchmark can profile
 			b.Fatal(err)
 		}
 	}
@@ -473,6 +482,11 @@ func runMethod(b *testing.B, cfg *config, service, shape string, m Method, ms ms
 		srv1, err = child.Stats()
 		if procs := runtime.GOMAXPROCS(0); err == nil && (srv0.Procs != procs || srv1.Procs != procs) {
 			err = errorf("the server process ran with GOMAXPROCS=%d and %d, this one with %d", srv0.Procs, srv1.Procs, procs)
+		}
+	}
+	if child != nil && prof.serverBase() != "" {
+		if perr := child.StopProfile(); err == nil {
+			err = perr
 		}
 	}
 	if perr := prof.stop(); err == nil {

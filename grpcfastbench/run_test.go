@@ -228,7 +228,8 @@ func TestFloorPath(t *testing.T) {
 // process, with -test.cpu=1,2, and checks that the server's figures are
 // reported for every path at both. The parent fails the benchmark unless
 // the child announces the parent's GOMAXPROCS, so a pass also proves that
-// the child follows -test.cpu.
+// the child follows -test.cpu. With -grpcfast.profile, both processes
+// write their profiles of every sub-benchmark.
 func TestServerProcess(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a test binary")
@@ -237,8 +238,10 @@ func TestServerProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	profDir := t.TempDir()
 	cmd := exec.Command("go", "test", "-run", "^$", "-bench", "BenchmarkGrpcfast_Kinds/^(Unary|Bidi)$", "-benchtime", "3x", "-cpu", "1,2", ".",
 		"-args", "-grpcfast.server=process", "-grpcfast.msgs=5", "-grpcfast.size=300", "-grpcfast.floor",
+		"-grpcfast.profile="+profDir,
 		// The child must run with the same transport flags, or the
 		// benchmark fails (startChild).
 		"-grpcfast.writebuf=0", "-grpcfast.window=1048576", "-grpcfast.sharedwrite=false")
@@ -279,6 +282,14 @@ func TestServerProcess(t *testing.T) {
 			for _, metric := range []string{" srv-cpu-ns/op", " srv-B/op", " srv-allocs/op", " cpu-ns/op", " allocs/msg"} {
 				if !strings.Contains(string(line), metric) {
 					t.Errorf("%s%s: no%s in %q", name, cpu, metric, line)
+				}
+			}
+		}
+		for _, side := range []string{"", ".server"} {
+			for _, kind := range []string{"cpu", "allocs-before", "allocs"} {
+				file := filepath.Join(profDir, "Kinds_"+strings.ReplaceAll(name, "/", "_")+side+"."+kind+".pprof")
+				if fi, err := os.Stat(file); err != nil || fi.Size() == 0 {
+					t.Errorf("%s: missing or empty (%v)", file, err)
 				}
 			}
 		}

@@ -10,17 +10,27 @@
 //	child:  PREFIX stats CPU_NS MALLOCS BYTES GOMAXPROCS
 //	parent: gomaxprocs N
 //	child:  PREFIX gomaxprocs N
+//	parent: profile start BASE
+//	child:  PREFIX profile ok              (or: PREFIX profile error MESSAGE)
+//	parent: profile stop
+//	child:  PREFIX profile ok              (or: PREFIX profile error MESSAGE)
 //
-// and the child stops when its standard input closes. Other lines the
+// and the child stops when its standard input closes (ending a profile it
+// writes, if any). profile start BASE writes the child's profiles into files
+// named BASE.cpu.pprof and so on (StartProfile): BASE is the rest of the
+// line, an absolute path, since the child's working directory need not be
+// the parent's. Other lines the
 // child prints (its test framework's) are ignored.
 package childproc
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -31,6 +41,7 @@ const (
 	listenVerb = "listening"
 	statsVerb  = "stats"
 	procsVerb  = "gomaxprocs"
+	profVerb   = "profile"
 	// Deadline bounds every wait for the child.
 	Deadline = 30 * time.Second
 )
@@ -50,26 +61,61 @@ func ReadStats() Stats {
 }
 
 // Serve is the child's side: it announces addrs ("NAME=ADDR" each) on
-// standard output, then answers stats and gomaxprocs requests until
-// standard input closes.
+// standard output, then answers stats, gomaxprocs and profile requests
+// until standard input closes.
 func Serve(prefix string, addrs []string) error {
-	fmt.Printf("%s%s %s\n", prefix, listenVerb, strings.Join(addrs, " "))
-	in := bufio.NewScanner(os.Stdin)
+	return serve(prefix, addrs, os.Stdin, os.Stdout)
+}
+
+func serve(prefix string, addrs []string, r io.Reader, w io.Writer) (err error) {
+	fmt.Fprintf(w, "%s%s %s\n", prefix, listenVerb, strings.Join(addrs, " "))
+	var prof *Profile
+	defer func() {
+		if prof != nil {
+			if perr := prof.Stop(); err == nil && perr != nil {
+				err = fmt.Errorf("child: ending its profile: %v", perr)
+			}
+		}
+	}()
+	in := bufio.NewScanner(r)
 	for in.Scan() {
-		if arg, ok := strings.CutPrefix(in.Text(), procsVerb+" "); ok {
+		line := in.Text()
+		if arg, ok := strings.CutPrefix(line, procsVerb+" "); ok {
 			n, err := strconv.Atoi(arg)
 			if err != nil || n < 1 {
-				return fmt.Errorf("child: bad request %q", in.Text())
+				return fmt.Errorf("child: bad request %q", line)
 			}
 			runtime.GOMAXPROCS(n)
-			fmt.Printf("%s%s %d\n", prefix, procsVerb, runtime.GOMAXPROCS(0))
+			fmt.Fprintf(w, "%s%s %d\n", prefix, procsVerb, runtime.GOMAXPROCS(0))
 			continue
 		}
-		if in.Text() != statsVerb {
-			return fmt.Errorf("child: unknown request %q", in.Text())
+		if arg, ok := strings.CutPrefix(line, profVerb+" "); ok {
+			var err error
+			switch base, start := strings.CutPrefix(arg, "start "); {
+			case start && prof != nil:
+				err = errors.New("a profile is already being written")
+			case start:
+				prof, err = StartProfile(base)
+			case arg != "stop":
+				return fmt.Errorf("child: bad request %q", line)
+			case prof == nil:
+				err = errors.New("no profile is being written")
+			default:
+				err, prof = prof.Stop(), nil
+			}
+			if err != nil {
+				// One line: the parent reads the child's output by lines.
+				fmt.Fprintf(w, "%s%s error %s\n", prefix, profVerb, strings.ReplaceAll(err.Error(), "\n", " "))
+				continue
+			}
+			fmt.Fprintf(w, "%s%s ok\n", prefix, profVerb)
+			continue
+		}
+		if line != statsVerb {
+			return fmt.Errorf("child: unknown request %q", line)
 		}
 		s := ReadStats()
-		fmt.Printf("%s%s %d %d %d %d\n", prefix, statsVerb, s.CPUNs, s.Mallocs, s.Bytes, s.Procs)
+		fmt.Fprintf(w, "%s%s %d %d %d %d\n", prefix, statsVerb, s.CPUNs, s.Mallocs, s.Bytes, s.Procs)
 	}
 	return in.Err()
 }
@@ -202,6 +248,34 @@ func (p *Proc) SetProcs(n int) error {
 	}
 	if line != strconv.Itoa(n) {
 		return fmt.Errorf("the server process runs with GOMAXPROCS=%s, want %d", line, n)
+	}
+	return nil
+}
+
+// StartProfile has the child start writing its profiles into files named
+// base.cpu.pprof, base.allocs-before.pprof and, at StopProfile,
+// base.allocs.pprof (package function StartProfile). base must be an
+// absolute path.
+func (p *Proc) StartProfile(base string) error {
+	if !filepath.IsAbs(base) || strings.ContainsAny(base, "\r\n") {
+		return fmt.Errorf("the server process's profile: want an absolute path on one line, not %q", base)
+	}
+	return p.profile("start " + base)
+}
+
+// StopProfile has the child end the profile that StartProfile began.
+func (p *Proc) StopProfile() error { return p.profile("stop") }
+
+func (p *Proc) profile(req string) error {
+	if _, err := fmt.Fprintf(p.in, "%s %s\n", profVerb, req); err != nil {
+		return fmt.Errorf("the server process's profile: %v", err)
+	}
+	line, err := p.readLine(profVerb)
+	if err != nil {
+		return err
+	}
+	if line != "ok" {
+		return fmt.Errorf("the server process's profile: %s", strings.TrimPrefix(line, "error "))
 	}
 	return nil
 }

@@ -2,6 +2,8 @@ package childproc
 
 import (
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -57,3 +59,71 @@ func TestReadLine(t *testing.T) {
 type nopCloser struct{ io.Writer }
 
 func (nopCloser) Close() error { return nil }
+
+// TestServeProfile: the child writes its profiles where the parent says,
+// answers a request it cannot carry out with an error line and goes on
+// serving, and ends a profile still being written when its input closes.
+func TestServeProfile(t *testing.T) {
+	dir := t.TempDir()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- serve("P ", []string{"a=1"}, inR, outW)
+		outW.Close()
+	}()
+	p := newProc(nil, "P ", inW, outR)
+	if _, err := p.readLine(listenVerb); err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Join(dir, "Svc_Unary_codec=x.server")
+	if err := p.StartProfile(base); err != nil {
+		if strings.Contains(err.Error(), "-cpuprofile") {
+			t.Skip("this test binary writes a CPU profile already:", err)
+		}
+		t.Fatal(err)
+	}
+	if err := p.StartProfile(base + "2"); err == nil || !strings.Contains(err.Error(), "already being written") {
+		t.Errorf("a second profile at once: %v, want an error", err)
+	}
+	if _, err := p.Stats(); err != nil {
+		t.Fatalf("stats while profiling: %v", err)
+	}
+	if err := p.StopProfile(); err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []string{"cpu", "allocs-before", "allocs"} {
+		if fi, err := os.Stat(base + "." + kind + ".pprof"); err != nil || fi.Size() == 0 {
+			t.Errorf("%s profile: %v, size %d", kind, err, size(fi))
+		}
+	}
+	if err := p.StopProfile(); err == nil || !strings.Contains(err.Error(), "no profile") {
+		t.Errorf("stop with no profile: %v, want an error", err)
+	}
+	if err := p.StartProfile(filepath.Join(dir, "missing", "x")); err == nil || !strings.Contains(err.Error(), "no such file") {
+		t.Errorf("a profile in a missing directory: %v, want the file's error", err)
+	}
+	if err := p.StartProfile("relative/x"); err == nil || !strings.Contains(err.Error(), "absolute path") {
+		t.Errorf("a relative path: %v, want an error", err)
+	}
+	// Still serving after the errors; a profile left running ends with it.
+	if err := p.StartProfile(base + "3"); err != nil {
+		t.Fatal(err)
+	}
+	inW.Close()
+	for range p.lines {
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+	if fi, err := os.Stat(base + "3.allocs.pprof"); err != nil || fi.Size() == 0 {
+		t.Errorf("the profile left running was not ended: %v, size %d", err, size(fi))
+	}
+}
+
+func size(fi os.FileInfo) int64 {
+	if fi == nil {
+		return -1
+	}
+	return fi.Size()
+}
