@@ -136,6 +136,10 @@
 //	                           -grpcfast.connwindow is given too
 //	-grpcfast.connwindow=BYTES initial window of every connection, likewise
 //	                           (grpc.InitialConnWindowSize, grpc.WithInitialConnWindowSize)
+//	-grpcfast.streamworkers=N  N goroutines of the server run the handlers of its
+//	                           streams, reused from one stream to the next
+//	                           (grpc.NumStreamWorkers); 0: a new goroutine per
+//	                           stream, as by default
 //	-grpcfast.sharedwrite=BOOL true or false: grpc.SharedWriteBuffer and
 //	                           grpc.WithSharedWriteBuffer on both ends (default:
 //	                           gRPC-Go's, false in v1.68, true in v1.85)

@@ -59,11 +59,12 @@ type config struct {
 	writeBuf, readBuf  int    // bytes; 0 disables the buffer, as in gRPC-Go
 	window, connWindow int    // initial stream and connection windows, bytes
 	sharedWrite        string // "true", "false"
+	streamWorkers      int    // the server's (grpc.NumStreamWorkers)
 }
 
 var flags = config{
 	reqSize: -1, respSize: -1,
-	writeBuf: -1, readBuf: -1, window: -1, connWindow: -1,
+	writeBuf: -1, readBuf: -1, window: -1, connWindow: -1, streamWorkers: -1,
 	msgs: 100, streams: []int{1}, conns: []int{1}, batch: defaultBatch,
 	transport: TransportTCP, server: ServerInProcess, bidi: BidiPipelined,
 }
@@ -109,6 +110,8 @@ func registerFlags(fs *flag.FlagSet, c *config) {
 		"initial flow-control window of every stream, `bytes`, on both ends (grpc.InitialWindowSize, grpc.WithInitialWindowSize); turns off gRPC-Go's dynamic windows (default: 64 KiB, grown by gRPC-Go's BDP estimate)")
 	fs.Var(windowFlag{&c.connWindow}, FlagPrefix+"connwindow",
 		"initial flow-control window of every connection, `bytes`, on both ends (grpc.InitialConnWindowSize, grpc.WithInitialConnWindowSize); turns off gRPC-Go's dynamic windows")
+	fs.Var(workersFlag{&c.streamWorkers}, FlagPrefix+"streamworkers",
+		"`n` goroutines of the server that run the handlers of its streams, reused from one stream to the next (grpc.NumStreamWorkers); 0: a new goroutine per stream, gRPC-Go's default")
 	fs.Var(choiceFlag{&c.sharedWrite, []string{"true", "false"}}, FlagPrefix+"sharedwrite",
 		"`bool`: whether connections give their write buffer back to a shared pool after every flush, on both ends (grpc.SharedWriteBuffer, grpc.WithSharedWriteBuffer; default: gRPC-Go's: false in v1.68, true in v1.85)")
 }
@@ -137,6 +140,9 @@ func (c *config) transportOptions() ([]grpc.ServerOption, []grpc.DialOption) {
 		sopts = append(sopts, grpc.InitialConnWindowSize(int32(c.connWindow)))
 		dopts = append(dopts, grpc.WithInitialConnWindowSize(int32(c.connWindow)))
 	}
+	if c.streamWorkers >= 0 {
+		sopts = append(sopts, grpc.NumStreamWorkers(uint32(c.streamWorkers)))
+	}
 	if c.sharedWrite != "" {
 		on := c.sharedWrite == "true"
 		sopts = append(sopts, grpc.SharedWriteBuffer(on))
@@ -161,6 +167,9 @@ func (c *config) transportKey() string {
 	}
 	if c.sharedWrite != "" {
 		parts = append(parts, "sharedwrite:"+c.sharedWrite)
+	}
+	if c.streamWorkers >= 0 {
+		parts = append(parts, "streamworkers:"+strconv.Itoa(c.streamWorkers))
 	}
 	if len(parts) == 0 {
 		return "default"
@@ -269,6 +278,25 @@ func (f intFlag) Set(s string) error {
 	n, err := strconv.Atoi(s)
 	if err != nil || n < f.min {
 		return fmt.Errorf("want a whole number >= %d", f.min)
+	}
+	*f.p = n
+	return nil
+}
+
+// workersFlag is the number of the server's stream workers: gRPC-Go starts
+// that many goroutines per server.
+type workersFlag struct{ p *int }
+
+// maxWorkers bounds -grpcfast.streamworkers: far more goroutines than a
+// benchmark has streams in flight.
+const maxWorkers = 1 << 16
+
+func (f workersFlag) String() string { return intFlag{f.p, 0}.String() }
+
+func (f workersFlag) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > maxWorkers {
+		return fmt.Errorf("want a whole number from 0 (a new goroutine per stream, gRPC-Go's default) to %d", maxWorkers)
 	}
 	*f.p = n
 	return nil

@@ -318,6 +318,8 @@ func TestFlagErrors(t *testing.T) {
 		{"-grpcfast.window=65535", `invalid value "65535" for flag -grpcfast.window: want a whole number from 65536 (gRPC-Go ignores smaller windows) to 2147483647`},
 		{"-grpcfast.connwindow=2147483648", `invalid value "2147483648" for flag -grpcfast.connwindow: want a whole number from 65536 (gRPC-Go ignores smaller windows) to 2147483647`},
 		{"-grpcfast.sharedwrite=yes", `invalid value "yes" for flag -grpcfast.sharedwrite: want true or false`},
+		{"-grpcfast.streamworkers=-1", `invalid value "-1" for flag -grpcfast.streamworkers: want a whole number from 0 (a new goroutine per stream, gRPC-Go's default) to 65536`},
+		{"-grpcfast.streamworkers=65537", `invalid value "65537" for flag -grpcfast.streamworkers: want a whole number from 0 (a new goroutine per stream, gRPC-Go's default) to 65536`},
 	} {
 		fs := flag.NewFlagSet("test", flag.ContinueOnError)
 		fs.SetOutput(new(strings.Builder))
@@ -473,22 +475,25 @@ func TestTransportFlags(t *testing.T) {
 	if s, d := c.transportOptions(); len(s) != 1 || len(d) != 1 || c.transportKey() != "default" {
 		t.Errorf("no transport flags: %d server and %d dial options, key %q; want 1, 1 and \"default\"", len(s), len(d), c.transportKey())
 	}
+	// One stream worker: concurrent streams find it busy, and gRPC-Go
+	// starts a goroutine for them.
 	edge := []string{"-grpcfast.writebuf=0", "-grpcfast.readbuf=0", "-grpcfast.window=65536",
-		"-grpcfast.connwindow=65536", "-grpcfast.sharedwrite=false"}
+		"-grpcfast.connwindow=65536", "-grpcfast.sharedwrite=false", "-grpcfast.streamworkers=1"}
 	c = parse(edge...)
-	if s, d := c.transportOptions(); len(s) != 6 || len(d) != 6 {
-		t.Errorf("every transport flag: %d server and %d dial options, want 6 and 6", len(s), len(d))
+	if s, d := c.transportOptions(); len(s) != 7 || len(d) != 6 {
+		t.Errorf("every transport flag: %d server and %d dial options, want 7 and 6 (stream workers are the server's)", len(s), len(d))
 	}
 	if c.writeBuf != 0 || c.readBuf != 0 {
 		t.Errorf("-grpcfast.writebuf=0 -grpcfast.readbuf=0: %d and %d, want 0 (gRPC-Go: no buffer)", c.writeBuf, c.readBuf)
 	}
-	want := "writebuf:0,readbuf:0,window:65536,connwindow:65536,sharedwrite:false"
+	want := "writebuf:0,readbuf:0,window:65536,connwindow:65536,sharedwrite:false,streamworkers:1"
 	if got := c.transportKey(); got != want {
 		t.Errorf("transportKey %q, want %q", got, want)
 	}
 	withFlags(t, func(f *config) {
 		f.msgs, f.size = 3, 100<<10 // messages larger than the windows and the buffers
 		f.writeBuf, f.readBuf, f.window, f.connWindow, f.sharedWrite = c.writeBuf, c.readBuf, c.window, c.connWindow, c.sharedWrite
+		f.streamWorkers, f.streams = c.streamWorkers, []int{1, 3}
 	}, func() {
 		var failed bool
 		testing.Benchmark(func(b *testing.B) {
