@@ -15,12 +15,12 @@
 //	parent: profile stop
 //	child:  PREFIX profile ok              (or: PREFIX profile error MESSAGE)
 //
-// and the child stops when its standard input closes (ending a profile it
-// writes, if any). profile start BASE writes the child's profiles into files
-// named BASE.cpu.pprof and so on (StartProfile): BASE is the rest of the
-// line, an absolute path, since the child's working directory need not be
-// the parent's. Other lines the
-// child prints (its test framework's) are ignored.
+// and the child stops when its standard input closes, ending the profile
+// it writes, if any. "profile start BASE" has the child write its profiles
+// into files named BASE.cpu.pprof and so on (StartProfile): BASE is the
+// rest of the line, an absolute path, since the child's working directory
+// need not be the parent's. Other lines the child prints (its test
+// framework's) are ignored.
 package childproc
 
 import (
