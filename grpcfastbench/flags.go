@@ -106,11 +106,11 @@ func registerFlags(fs *flag.FlagSet, c *config) {
 		"transport write buffer of `bytes` on both ends (grpc.WriteBufferSize, grpc.WithWriteBufferSize); 0 disables it, as in gRPC-Go (default: gRPC-Go's, 32 KiB)")
 	fs.Var(intFlag{&c.readBuf, 0}, FlagPrefix+"readbuf",
 		"transport read buffer of `bytes` on both ends (grpc.ReadBufferSize, grpc.WithReadBufferSize); 0 disables it, as in gRPC-Go (default: gRPC-Go's, 32 KiB)")
-	fs.Var(windowFlag{&c.window}, FlagPrefix+"window",
+	fs.Var(windowFlag(&c.window), FlagPrefix+"window",
 		"initial flow-control window of every stream, `bytes`, on both ends (grpc.InitialWindowSize, grpc.WithInitialWindowSize); turns off gRPC-Go's dynamic windows (default: 64 KiB, grown by gRPC-Go's BDP estimate)")
-	fs.Var(windowFlag{&c.connWindow}, FlagPrefix+"connwindow",
+	fs.Var(windowFlag(&c.connWindow), FlagPrefix+"connwindow",
 		"initial flow-control window of every connection, `bytes`, on both ends (grpc.InitialConnWindowSize, grpc.WithInitialConnWindowSize); turns off gRPC-Go's dynamic windows")
-	fs.Var(workersFlag{&c.streamWorkers}, FlagPrefix+"streamworkers",
+	fs.Var(workersFlag(&c.streamWorkers), FlagPrefix+"streamworkers",
 		"`n` goroutines of the server that run the handlers of its streams, reused from one stream to the next (grpc.NumStreamWorkers); 0: a new goroutine per stream, gRPC-Go's default")
 	fs.Var(choiceFlag{&c.sharedWrite, []string{"true", "false"}}, FlagPrefix+"sharedwrite",
 		"`bool`: whether connections give their write buffer back to a shared pool after every flush, on both ends (grpc.SharedWriteBuffer, grpc.WithSharedWriteBuffer; default: gRPC-Go's: false in v1.68, true in v1.85)")
@@ -283,42 +283,41 @@ func (f intFlag) Set(s string) error {
 	return nil
 }
 
-// workersFlag is the number of the server's stream workers: gRPC-Go starts
-// that many goroutines per server.
-type workersFlag struct{ p *int }
+// rangeFlag is an integer flag with bounds; its error names them, the lower
+// one with why (below).
+type rangeFlag struct {
+	p        *int
+	min, max int
+	why      string // why nothing below min: " (...)"
+}
 
-// maxWorkers bounds -grpcfast.streamworkers: far more goroutines than a
-// benchmark has streams in flight.
-const maxWorkers = 1 << 16
+func (f rangeFlag) String() string { return intFlag{f.p, 0}.String() }
 
-func (f workersFlag) String() string { return intFlag{f.p, 0}.String() }
-
-func (f workersFlag) Set(s string) error {
+func (f rangeFlag) Set(s string) error {
 	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 || n > maxWorkers {
-		return fmt.Errorf("want a whole number from 0 (a new goroutine per stream, gRPC-Go's default) to %d", maxWorkers)
+	if err != nil || n < f.min || n > f.max {
+		return fmt.Errorf("want a whole number from %d%s to %d", f.min, f.why, f.max)
 	}
 	*f.p = n
 	return nil
 }
 
 // windowFlag is a flow-control window size: gRPC-Go ignores a window below
-// 64 KiB without a word, and takes an int32.
-type windowFlag struct{ p *int }
+// 64 KiB (minWindow, HTTP/2's default) without a word, and takes an int32.
+func windowFlag(p *int) rangeFlag {
+	return rangeFlag{p, minWindow, math.MaxInt32, " (gRPC-Go ignores smaller windows)"}
+}
 
-// minWindow is gRPC-Go's smallest window (and HTTP/2's default).
 const minWindow = 64 << 10
 
-func (f windowFlag) String() string { return intFlag{f.p, 0}.String() }
-
-func (f windowFlag) Set(s string) error {
-	n, err := strconv.Atoi(s)
-	if err != nil || n < minWindow || n > math.MaxInt32 {
-		return fmt.Errorf("want a whole number from %d (gRPC-Go ignores smaller windows) to %d", minWindow, math.MaxInt32)
-	}
-	*f.p = n
-	return nil
+// workersFlag is the number of the server's stream workers: gRPC-Go starts
+// that many goroutines per server; maxWorkers is far more than a benchmark
+// has streams in flight.
+func workersFlag(p *int) rangeFlag {
+	return rangeFlag{p, 0, maxWorkers, " (a new goroutine per stream, gRPC-Go's default)"}
 }
+
+const maxWorkers = 1 << 16
 
 // intsFlag is a comma-separated list of distinct integers with a lower
 // bound.

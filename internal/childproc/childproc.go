@@ -223,10 +223,7 @@ func (p *Proc) readLine(verb string) (string, error) {
 // Stats asks the child for its totals.
 func (p *Proc) Stats() (Stats, error) {
 	var s Stats
-	if _, err := io.WriteString(p.in, statsVerb+"\n"); err != nil {
-		return s, fmt.Errorf("asking the server process for its stats: %v", err)
-	}
-	line, err := p.readLine(statsVerb)
+	line, err := p.ask(statsVerb, "", "asking the server process for its stats")
 	if err != nil {
 		return s, err
 	}
@@ -239,10 +236,7 @@ func (p *Proc) Stats() (Stats, error) {
 // SetProcs sets the child's GOMAXPROCS to n, as go test sets this
 // process's for each -test.cpu value.
 func (p *Proc) SetProcs(n int) error {
-	if _, err := fmt.Fprintf(p.in, "%s %d\n", procsVerb, n); err != nil {
-		return fmt.Errorf("setting the server process's GOMAXPROCS: %v", err)
-	}
-	line, err := p.readLine(procsVerb)
+	line, err := p.ask(procsVerb, strconv.Itoa(n), "setting the server process's GOMAXPROCS")
 	if err != nil {
 		return err
 	}
@@ -267,10 +261,7 @@ func (p *Proc) StartProfile(base string) error {
 func (p *Proc) StopProfile() error { return p.profile("stop") }
 
 func (p *Proc) profile(req string) error {
-	if _, err := fmt.Fprintf(p.in, "%s %s\n", profVerb, req); err != nil {
-		return fmt.Errorf("the server process's profile: %v", err)
-	}
-	line, err := p.readLine(profVerb)
+	line, err := p.ask(profVerb, req, "the server process's profile")
 	if err != nil {
 		return err
 	}
@@ -278,6 +269,20 @@ func (p *Proc) profile(req string) error {
 		return fmt.Errorf("the server process's profile: %s", strings.TrimPrefix(line, "error "))
 	}
 	return nil
+}
+
+// ask sends the child the request verb, with arg unless it is empty, and
+// returns the rest of the child's answer, the line that starts with the
+// same verb. what names the request in the error of a failed write.
+func (p *Proc) ask(verb, arg, what string) (string, error) {
+	req := verb
+	if arg != "" {
+		req += " " + arg
+	}
+	if _, err := io.WriteString(p.in, req+"\n"); err != nil {
+		return "", fmt.Errorf("%s: %v", what, err)
+	}
+	return p.readLine(verb)
 }
 
 // Stop closes the child's standard input, which ends it, and waits for it,

@@ -9,10 +9,10 @@ import (
 // start of b, each after the first preceded by the field's tag of one byte
 // (tag), for as long as they take the common path: a length of one byte and
 // room in dst (a decode into a fresh message takes a new chunk where the
-// current one is full, as copy does). It returns dst, the rest of b and true where the run ends (b after
-// its last value); false, with b at the length of a value, where it stops
-// for another reason: the caller decodes that value in full (String), then
-// calls it again. It never checks UTF-8: the caller calls it only where no
+// current one is full, as copy does). It returns dst, the rest of b and
+// true where the run ends (b after its last value); false, with b at the
+// length of a value, where it stops for another reason: the caller decodes
+// that value in full (String), then calls it again. It never checks UTF-8: the caller calls it only where no
 // value needs the check.
 //
 // A generated decoder's loop over such a field costs about twice as many
