@@ -67,7 +67,7 @@ func ownedCopy(data mem.BufferSlice) []byte {
 		if copies.pending.Load() > recyclePending {
 			return joined(data)
 		}
-		b = make([]byte, 0, classSize(c))
+		b = uncleared(classSize(c))[:0:classSize(c)] // every byte up to n is written below
 	}
 	for _, buf := range data {
 		b = append(b, buf.ReadOnlyData()...)

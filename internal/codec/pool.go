@@ -2,7 +2,9 @@ package codec
 
 import (
 	"math/bits"
+	"strings"
 	"sync"
+	"unsafe"
 
 	"google.golang.org/grpc/mem"
 )
@@ -70,8 +72,22 @@ func (p *bufferPool) Get(n int) *[]byte {
 		*b = (*b)[:n]
 		return b
 	}
-	b := make([]byte, n, classSize(i))
+	b := uncleared(classSize(i))[:n:classSize(i)]
 	return &b
+}
+
+// uncleared returns an empty slice whose new array holds at least n > 0
+// bytes, not cleared first, as make would clear them. strings.Builder grows
+// into such memory (the runtime's MakeNoZero), since it writes every byte
+// before anything reads it; so must every caller. The array holds no
+// pointers, and is the caller's alone: the builder and its one-byte string
+// are dropped here. Older toolchains clear it, as make does.
+func uncleared(n int) []byte {
+	var sb strings.Builder
+	sb.Grow(n)
+	sb.WriteByte(0)
+	s := sb.String()
+	return unsafe.Slice(unsafe.StringData(s), sb.Cap())[:0]
 }
 
 // Put returns a buffer to the pool.
