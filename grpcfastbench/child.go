@@ -27,6 +27,11 @@ const (
 // serveChild is Run in the child process: it serves every path on loopback
 // TCP until its standard input closes, and answers stats requests.
 func serveChild(service string, methods []Method, ms []msgs, cfg *config) error {
+	if len(cfg.serverCPUs) > 0 {
+		if err := pinProcess(cfg.serverCPUs); err != nil {
+			return errorf("-%sservercpus=%s: %v", FlagPrefix, formatCPUs(cfg.serverCPUs), err)
+		}
+	}
 	var addrs []string
 	var servers []*grpc.Server
 	defer func() {
@@ -48,18 +53,27 @@ func serveChild(service string, methods []Method, ms []msgs, cfg *config) error 
 	// does (startChild).
 	addrs = append(addrs, gomaxprocsName+"="+strconv.Itoa(runtime.GOMAXPROCS(0)),
 		transportName+"="+cfg.transportKey())
+	if len(cfg.serverCPUs) > 0 {
+		// And that it runs where -servercpus says.
+		cpus, err := allowedCPUs()
+		if err != nil {
+			return errorf("%v", err)
+		}
+		addrs = append(addrs, cpusName+"="+formatCPUs(cpus))
+	}
 	if err := childproc.Serve(linePrefix, addrs); err != nil {
 		return errorf("%v", err)
 	}
 	return nil
 }
 
-// gomaxprocsName and transportName are the names under which the child
-// announces its GOMAXPROCS and its transport flags (config.transportKey)
-// among its addresses.
+// gomaxprocsName, transportName and cpusName are the names under which the
+// child announces its GOMAXPROCS, its transport flags (config.transportKey)
+// and, with -servercpus, the CPUs it runs on, among its addresses.
 const (
 	gomaxprocsName = "gomaxprocs"
 	transportName  = "transport"
+	cpusName       = "cpus"
 )
 
 // startChild runs the test binary again as the stub server of the top-level
@@ -84,7 +98,11 @@ func startChild(top string, paths []string, cfg *config) (*childproc.Proc, error
 	})
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), childEnv+"=1", "GOMAXPROCS="+procs)
-	p, err := childproc.Start(cmd, linePrefix, append(paths, gomaxprocsName, transportName)...)
+	names := append(paths, gomaxprocsName, transportName)
+	if len(cfg.serverCPUs) > 0 {
+		names = append(names, cpusName)
+	}
+	p, err := childproc.Start(cmd, linePrefix, names...)
 	if err != nil {
 		return nil, errorf("%v", err)
 	}
@@ -95,6 +113,10 @@ func startChild(top string, paths []string, cfg *config) (*childproc.Proc, error
 	if got, want := p.Addrs[transportName], cfg.transportKey(); got != want {
 		p.Kill()
 		return nil, errorf("the server process runs with transport flags %q, want %q as this one", got, want)
+	}
+	if want := formatCPUs(cfg.serverCPUs); want != "" && p.Addrs[cpusName] != want {
+		p.Kill()
+		return nil, errorf("the server process runs on CPUs %s, want %s (-%sservercpus)", p.Addrs[cpusName], want, FlagPrefix)
 	}
 	return p, nil
 }

@@ -124,6 +124,14 @@
 //	                           sub-benchmark into DIR, for go tool pprof; with
 //	                           -grpcfast.server=process, the server's too
 //	                           (NAME.server.cpu.pprof and so on)
+//	-grpcfast.servercpus=CPUS  with -grpcfast.server=process, the server process
+//	                           runs on these CPUs only (Linux: every thread pinned
+//	                           with sched_setaffinity), such as 1 or 4-7,12
+//	-grpcfast.clientcpus=CPUS  the benchmark itself, the client, likewise: with
+//	                           both on CPUs of their own, the server's figures are
+//	                           its work alone, not the caches refilled after the
+//	                           scheduler moved it, or the client's work, between
+//	                           the same cores (GOMAXPROCS follows -test.cpu)
 //	-grpcfast.writebuf=BYTES   gRPC-Go's transport write buffer on both ends
 //	                           (grpc.WriteBufferSize, grpc.WithWriteBufferSize);
 //	                           0 disables it, as in gRPC-Go (default: gRPC-Go's, 32 KiB)

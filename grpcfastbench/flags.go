@@ -53,6 +53,8 @@ type config struct {
 	bidi       string   // BidiPipelined or BidiPingPong
 	profileDir string   // where to write CPU and allocation profiles; "" for none
 	floor      bool     // add the codec=floor path
+	serverCPUs []int    // the CPUs the server process runs on (-servercpus); nil: any
+	clientCPUs []int    // the CPUs this process runs on (-clientcpus); nil: any
 
 	// gRPC-Go's transport settings, on both ends (transportOptions): -1 or
 	// "" leaves gRPC-Go's default.
@@ -112,6 +114,10 @@ func registerFlags(fs *flag.FlagSet, c *config) {
 		"initial flow-control window of every connection, `bytes`, on both ends (grpc.InitialConnWindowSize, grpc.WithInitialConnWindowSize); turns off gRPC-Go's dynamic windows")
 	fs.Var(workersFlag(&c.streamWorkers), FlagPrefix+"streamworkers",
 		"`n` goroutines of the server that run the handlers of its streams, reused from one stream to the next (grpc.NumStreamWorkers); 0: a new goroutine per stream, gRPC-Go's default")
+	fs.Var(cpusFlag{&c.serverCPUs}, FlagPrefix+"servercpus",
+		"with -"+FlagPrefix+"server=process, run the server process on these `cpus` only (numbers and ranges such as 1 or 2-3,6; Linux), so that the client's work does not run on its cores; with -"+FlagPrefix+"clientcpus, server CPU figures are then its work alone")
+	fs.Var(cpusFlag{&c.clientCPUs}, FlagPrefix+"clientcpus",
+		"run the benchmark itself, the client, on these `cpus` only (as -"+FlagPrefix+"servercpus; Linux)")
 	fs.Var(choiceFlag{&c.sharedWrite, []string{"true", "false"}}, FlagPrefix+"sharedwrite",
 		"`bool`: whether connections give their write buffer back to a shared pool after every flush, on both ends (grpc.SharedWriteBuffer, grpc.WithSharedWriteBuffer; default: gRPC-Go's: false in v1.68, true in v1.85)")
 }
@@ -182,6 +188,20 @@ func (c *config) check() error {
 	if c.replay != "" {
 		if fi, err := os.Stat(c.replay); err != nil || !fi.IsDir() {
 			return fmt.Errorf("-%sreplay=%s: not a directory", FlagPrefix, c.replay)
+		}
+	}
+	if len(c.serverCPUs) > 0 && c.server != ServerProcess {
+		return fmt.Errorf("-%sservercpus needs -%sserver=%s: the server runs on the client's CPUs otherwise",
+			FlagPrefix, FlagPrefix, ServerProcess)
+	}
+	// The server process starts on the client's CPUs, and pins itself to
+	// its own: the parent has checked both lists.
+	if os.Getenv(childEnv) == "" {
+		if err := checkCPUs("servercpus", c.serverCPUs); err != nil {
+			return err
+		}
+		if err := checkCPUs("clientcpus", c.clientCPUs); err != nil {
+			return err
 		}
 	}
 	if c.server == ServerProcess && c.transport == TransportBufconn {

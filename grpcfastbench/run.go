@@ -62,6 +62,11 @@ func Run(b *testing.B, service string, methods ...Method) {
 		}
 		return
 	}
+	if len(cfg.clientCPUs) > 0 {
+		if err := pinClient(cfg.clientCPUs); err != nil {
+			b.Fatal(err)
+		}
+	}
 	paths := newPaths(&cfg)
 	envs, child, err := start(b.Name(), service, methods, ms, paths, &cfg)
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -245,6 +247,12 @@ func TestServerProcess(t *testing.T) {
 		// The child must run with the same transport flags, or the
 		// benchmark fails (startChild).
 		"-grpcfast.writebuf=0", "-grpcfast.window=1048576", "-grpcfast.sharedwrite=false")
+	if runtime.GOOS == "linux" {
+		// Each process on a CPU of its own where there are two: the child
+		// must announce the CPUs it runs on (startChild).
+		cmd.Args = append(cmd.Args, "-grpcfast.clientcpus="+strconv.Itoa(startCPUs[0]),
+			"-grpcfast.servercpus="+strconv.Itoa(startCPUs[len(startCPUs)-1]))
+	}
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOFLAGS=")
 	out, err := cmd.CombinedOutput()
