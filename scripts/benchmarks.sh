@@ -55,6 +55,8 @@ corpus=$PWD/internal/testprotos/otlp/testdata/corpus # absolute: go test runs in
 run otlp-replay "OTLP-shaped: Export replaying 4 recorded exports of 100 spans, server in its own process" \
 	./scripts/gobench.sh "$count" ./internal/testprotos/otlp -test.bench 'Grpcfast_TraceService' -test.benchmem -test.benchtime "$btime" \
 	 -grpcfast.replay="$corpus" -grpcfast.server=process -grpcfast.floor
+run placement "where the client and the server run: sharing both CPUs, with GOMAXPROCS=1, and on a CPU each; the OTLP replay and CreateUser of 16 KiB (scripts/placement.sh)" \
+	./scripts/placement.sh "$count" -test.benchmem -test.benchtime "$btime"
 run responses-cas "reused unary responses, client side: BatchReadBlobs replaying 16 blobs of 64 KiB per response, server in its own process" \
 	./scripts/gobench.sh "$count" ./internal/testprotos/bytestream -test.bench 'Grpcfast_ContentAddressableStorage' -test.benchmem -test.benchtime "$btime" \
 	 -grpcfast.replay="$PWD/internal/testprotos/bytestream/testdata/corpus" -grpcfast.server=process -grpcfast.floor
@@ -195,6 +197,18 @@ internal/testprotos/otlp's TestCorpus). With \`-grpcfast.floor\`: codec=floor de
 either receiving side, so its srv- figures are what gRPC-Go's transport and the stub cost the
 server per export, under what any codec can reach." \
 		otlp-replay -col /codec
+	section "Where the client and the server run" \
+"\`scripts/placement.sh $count -test.benchmem -test.benchtime $btime\`, then \`benchstat -col /codec -filter '.unit:srv-cpu-ns/op'\`:
+the replayed OTLP export (above) and CreateUser with 16 KiB of short strings, server in its own
+process, in three placements each round. shared: both processes on every CPU, GOMAXPROCS as
+\`go test\` sets it (one per CPU), as in every other table here; shared1: the same with GOMAXPROCS=1
+(\`-test.cpu 1\`); apart: GOMAXPROCS=1, the client pinned to one CPU and the server to the other
+(\`-grpcfast.clientcpus\`, \`-grpcfast.servercpus\`). Each row is one placement: the columns
+compare each path's server CPU per call with the standard codec's in the same placement. Where
+the processes share the CPUs, the scheduler moves each one's threads between them, and the
+server's CPU counts the caches it refills after each move and the client's work between its
+own; apart, it counts the server's work alone." \
+		placement -col /codec -filter '.unit:srv-cpu-ns/op'
 	section "Reused unary responses: BatchReadBlobs" \
 "\`scripts/gobench.sh $count ./internal/testprotos/bytestream -test.bench Grpcfast_ContentAddressableStorage -test.benchmem -test.benchtime $btime -grpcfast.replay=internal/testprotos/bytestream/testdata/corpus -grpcfast.server=process -grpcfast.floor\`:
 a remote-cache client reading blobs in batches, in the shape of the Remote Execution API's

@@ -29,7 +29,7 @@ if [[ -z $cpus || $first == "$last" ]]; then
 fi
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
-echo "==> placement.sh: building the OTLP and example test binaries"
+echo "==> placement.sh: building the OTLP and example test binaries" >&2
 go test -c -o "$bin/otlp.test" ./internal/testprotos/otlp
 go test -c -o "$bin/example.test" ./example/examplepb
 codecs='codec=(proto|vtproto|grpcfast|grpcfast-pooled-copy|floor)$'
