@@ -1,11 +1,9 @@
 package grpcfastbench
 
 import (
-	"flag"
 	"runtime"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 )
 
@@ -40,11 +38,7 @@ func TestCPUsFlag(t *testing.T) {
 		{"-grpcfast.clientcpus=1024", `invalid value "1024" for flag -grpcfast.clientcpus: ` + accepts},
 		{"-grpcfast.clientcpus=0-2,1", `invalid value "0-2,1" for flag -grpcfast.clientcpus: CPU 1 is in the list twice`},
 	} {
-		fs := flag.NewFlagSet("test", flag.ContinueOnError)
-		fs.SetOutput(new(strings.Builder))
-		var c config
-		registerFlags(fs, &c)
-		if err := fs.Parse([]string{tc.arg}); err == nil || err.Error() != tc.want {
+		if err := parseFlag(tc.arg); err == nil || err.Error() != tc.want {
 			t.Errorf("%s: error %v, want %q", tc.arg, err, tc.want)
 		}
 	}

@@ -329,11 +329,7 @@ func TestFlagErrors(t *testing.T) {
 		{"-grpcfast.streamworkers=-1", `invalid value "-1" for flag -grpcfast.streamworkers: want a whole number from 0 (a new goroutine per stream, gRPC-Go's default) to 65536`},
 		{"-grpcfast.streamworkers=65537", `invalid value "65537" for flag -grpcfast.streamworkers: want a whole number from 0 (a new goroutine per stream, gRPC-Go's default) to 65536`},
 	} {
-		fs := flag.NewFlagSet("test", flag.ContinueOnError)
-		fs.SetOutput(new(strings.Builder))
-		var c config
-		registerFlags(fs, &c)
-		if err := fs.Parse([]string{tc.arg}); err == nil || err.Error() != tc.want {
+		if err := parseFlag(tc.arg); err == nil || err.Error() != tc.want {
 			t.Errorf("%s: error %v, want %q", tc.arg, err, tc.want)
 		}
 	}
@@ -343,6 +339,16 @@ func TestFlagErrors(t *testing.T) {
 	if err := c.check(); err == nil || err.Error() != want {
 		t.Errorf("check: %v, want %q", err, want)
 	}
+}
+
+// parseFlag parses arg alone with the harness's flags, into a config of
+// its own, and returns the flag package's error.
+func parseFlag(arg string) error {
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	fs.SetOutput(new(strings.Builder))
+	var c config
+	registerFlags(fs, &c)
+	return fs.Parse([]string{arg})
 }
 
 // TestProfileDir checks that -grpcfast.profile writes a CPU profile and the
