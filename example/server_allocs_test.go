@@ -41,6 +41,9 @@ func TestAllocsPerMessage(t *testing.T) {
 		sides    map[string]*allocs
 	}
 	var results []result
+	// The receiving side is the server for Put and the client for Get.
+	recvSide := map[string]string{"Put": "server", "Get": "client"}
+	sendSide := map[string]string{"Put": "client", "Get": "server"}
 	for _, path := range paths {
 		e := startEnv(t, path, nil, nil)
 		for _, chunk := range []int{example.DefaultChunkSize, example.FrameChunkSize} {
@@ -57,18 +60,28 @@ func TestAllocsPerMessage(t *testing.T) {
 					}
 				}
 				msgs := (size + chunk - 1) / chunk
-				sides := profileAllocs(run, 2)
-				for _, a := range sides {
-					a.scale(2 * msgs)
+				// What the machine adds to a measurement only adds: a
+				// collection that empties gRPC-Go's buffer pool, or
+				// buffers stranded in another processor's part of a
+				// sync.Pool, cost new buffers (a fresh clone once saw a
+				// receiver's bytes per message at five times their
+				// usual). Of three measurements, the one whose
+				// receiving side allocated the fewest bytes is kept.
+				var sides map[string]*allocs
+				for range 3 {
+					s := profileAllocs(run, 2)
+					for _, a := range s {
+						a.scale(2 * msgs)
+					}
+					if sides == nil || recvBytes(s, recvSide[op]) < recvBytes(sides, recvSide[op]) {
+						sides = s
+					}
 				}
 				results = append(results, result{path, op, chunk, sides})
 			}
 		}
 	}
 
-	// The receiving side is the server for Put and the client for Get.
-	recvSide := map[string]string{"Put": "server", "Get": "client"}
-	sendSide := map[string]string{"Put": "client", "Get": "server"}
 	var b strings.Builder
 	fmt.Fprintf(&b, "per message, client and server of one process (-race inflates: sync.Pool drops items;\n")
 	fmt.Fprintf(&b, "bytes include refilling buffer pools that garbage collections emptied):\n")
@@ -134,6 +147,14 @@ func TestAllocsPerMessage(t *testing.T) {
 				op, example.FrameChunkSize, fit.objects, example.DefaultChunkSize, big.objects)
 		}
 	}
+}
+
+// recvBytes returns the bytes that side allocated in sides, 0 if none.
+func recvBytes(sides map[string]*allocs, side string) float64 {
+	if a := sides[side]; a != nil {
+		return a.bytes
+	}
+	return 0
 }
 
 // allocs is what a side allocated (per message once scaled), in all and by
