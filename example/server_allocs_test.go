@@ -73,7 +73,7 @@ func TestAllocsPerMessage(t *testing.T) {
 					for _, a := range s {
 						a.scale(2 * msgs)
 					}
-					if sides == nil || recvBytes(s, recvSide[op]) < recvBytes(sides, recvSide[op]) {
+					if sides == nil || sideOf(s, recvSide[op]).bytes < sideOf(sides, recvSide[op]).bytes {
 						sides = s
 					}
 				}
@@ -86,12 +86,7 @@ func TestAllocsPerMessage(t *testing.T) {
 	fmt.Fprintf(&b, "per message, client and server of one process (-race inflates: sync.Pool drops items;\n")
 	fmt.Fprintf(&b, "bytes include refilling buffer pools that garbage collections emptied):\n")
 	fmt.Fprintf(&b, "%-9s %-3s %6s | %-26s | %-26s | %s\n", "path", "op", "chunk", "receiver allocs, bytes", "sender allocs, bytes", "other")
-	get := func(r result, side string) *allocs {
-		if a := r.sides[side]; a != nil {
-			return a
-		}
-		return &allocs{}
-	}
+	get := func(r result, side string) *allocs { return sideOf(r.sides, side) }
 	for _, r := range results {
 		rv, sd, ot := get(r, recvSide[r.op]), get(r, sendSide[r.op]), get(r, "other")
 		fmt.Fprintf(&b, "%-9s %-3s %6d | %6.2f %8.0f B (%s) | %6.2f %8.0f B (%s) | %.2f %.0f B\n",
@@ -149,12 +144,12 @@ func TestAllocsPerMessage(t *testing.T) {
 	}
 }
 
-// recvBytes returns the bytes that side allocated in sides, 0 if none.
-func recvBytes(sides map[string]*allocs, side string) float64 {
+// sideOf returns what side allocated in sides: nothing if it is not there.
+func sideOf(sides map[string]*allocs, side string) *allocs {
 	if a := sides[side]; a != nil {
-		return a.bytes
+		return a
 	}
-	return 0
+	return &allocs{}
 }
 
 // allocs is what a side allocated (per message once scaled), in all and by

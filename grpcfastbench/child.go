@@ -28,8 +28,8 @@ const (
 // TCP until its standard input closes, and answers stats requests.
 func serveChild(service string, methods []Method, ms []msgs, cfg *config) error {
 	if len(cfg.serverCPUs) > 0 {
-		if err := pinProcess(cfg.serverCPUs); err != nil {
-			return errorf("-%sservercpus=%s: %v", FlagPrefix, formatCPUs(cfg.serverCPUs), err)
+		if err := pin("servercpus", cfg.serverCPUs); err != nil {
+			return errorf("%v", err)
 		}
 	}
 	var addrs []string

@@ -3,10 +3,10 @@ package grpcfastbench
 import (
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
-	"sync"
 )
 
 // CPU placement (-grpcfast.servercpus, -grpcfast.clientcpus). When the
@@ -67,12 +67,7 @@ func parseCPUs(s string) ([]int, error) {
 			seen[c] = true
 		}
 	}
-	cpus := make([]int, 0, len(seen))
-	for c := range seen {
-		cpus = append(cpus, c)
-	}
-	sort.Ints(cpus)
-	return cpus, nil
+	return slices.Sorted(maps.Keys(seen)), nil
 }
 
 // formatCPUs writes sorted CPUs in the kernel's format, runs as ranges.
@@ -107,12 +102,8 @@ func checkCPUs(name string, cpus []int) error {
 	if err != nil {
 		return fmt.Errorf("-%s%s=%s: %v", FlagPrefix, name, formatCPUs(cpus), err)
 	}
-	in := map[int]bool{}
-	for _, c := range allowed {
-		in[c] = true
-	}
 	for _, c := range cpus {
-		if !in[c] {
+		if !slices.Contains(allowed, c) {
 			return fmt.Errorf("-%s%s=%s: this process may not run on CPU %d (it may on %s)",
 				FlagPrefix, name, formatCPUs(cpus), c, formatCPUs(allowed))
 		}
@@ -120,23 +111,12 @@ func checkCPUs(name string, cpus []int) error {
 	return nil
 }
 
-// pinned is the list this process pinned itself to (-clientcpus), once.
-var pinned struct {
-	sync.Mutex
-	cpus string
-}
-
-// pinClient pins this process to cpus, unless it is pinned to them already.
-func pinClient(cpus []int) error {
-	pinned.Lock()
-	defer pinned.Unlock()
-	want := formatCPUs(cpus)
-	if pinned.cpus == want {
-		return nil
-	}
+// pin pins this process to cpus, the value of the flag named: the server
+// process to -servercpus, the benchmark to -clientcpus at each of its
+// benchmarks (again: the same threads keep the same CPUs).
+func pin(name string, cpus []int) error {
 	if err := pinProcess(cpus); err != nil {
-		return fmt.Errorf("-%sclientcpus=%s: %v", FlagPrefix, want, err)
+		return fmt.Errorf("-%s%s=%s: %v", FlagPrefix, name, formatCPUs(cpus), err)
 	}
-	pinned.cpus = want
 	return nil
 }

@@ -63,8 +63,8 @@ func Run(b *testing.B, service string, methods ...Method) {
 		return
 	}
 	if len(cfg.clientCPUs) > 0 {
-		if err := pinClient(cfg.clientCPUs); err != nil {
-			b.Fatal(err)
+		if err := pin("clientcpus", cfg.clientCPUs); err != nil {
+			b.Fatal(errorf("%v", err))
 		}
 	}
 	paths := newPaths(&cfg)
