@@ -206,14 +206,14 @@ func (s *Decoding) String(b []byte) string {
 }
 
 // copied returns a copy of b as a string: in a decode into a fresh message,
-// a value of up to MaxChunked bytes in the decode's chunks (Slabs.copy). It
-// is not inlined, so that String is.
+// a value of up to MaxChunked bytes in the decode's chunks, or the same
+// decode's copy of an equal value (Slabs.copyString). It is not inlined, so
+// that String is.
 //
 //go:noinline
 func (s *Decoding) copied(b []byte) string {
 	if s.Slabs != nil && len(b) > 0 && len(b) <= MaxChunked {
-		c := s.Slabs.copy(b)
-		return unsafe.String(unsafe.SliceData(c), len(c))
+		return s.Slabs.copyString(b)
 	}
 	return string(b)
 }

@@ -1,6 +1,8 @@
 package decode
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"sync"
 	"unsafe"
 
@@ -38,7 +40,34 @@ type Slabs struct {
 	// less what was copied, so that no chunk is larger than what could
 	// still fill it.
 	left int
+	// seen holds strings this decode copied, each at an entry found by a
+	// hash of its bytes (seenAt), so that a value seen again (an OTLP
+	// export's attribute keys, span names, values) shares the first copy:
+	// strings cannot be changed, so sharing one shows in nothing but the
+	// bytes it saves. inSeen marks the entries filled, for drop.
+	seen   [seenSize]string
+	inSeen [seenSize / 64]uint64
+	// looked and found count the lookups in seen and the values found
+	// there, since the last check (seenWindow lookups): where fewer than
+	// one in seenHits were found, as among distinct values, the decode
+	// copies the next seenPause strings without looking (paused).
+	looked, found, paused int32
 }
+
+// seenSize is the number of entries of Slabs.seen: a power of two.
+const seenSize = 256
+
+const _ uint = -(seenSize & (seenSize - 1))
+
+// A decode copies seenPause strings without looking for them among those
+// it copied before (Slabs.copyString) once, of seenWindow lookups, fewer
+// than seenWindow/seenHits found one: among distinct values, a string in
+// 17 is looked for.
+const (
+	seenWindow = 64
+	seenHits   = 8
+	seenPause  = 16 * seenWindow
+)
 
 // MaxChunked is the longest string or bytes value that a decode into a
 // fresh message copies into a chunk shared with others of the same decode;
@@ -77,6 +106,61 @@ func (s *Slabs) copy(b []byte) []byte {
 func (s *Slabs) newChunk(n int) {
 	s.chunk = make([]byte, max(min(max(2*len(s.chunk), minChunk), MaxChunk, s.left), n))
 	s.filled = 0
+}
+
+// copyString returns a copy of b (0 < len(b) <= MaxChunked) as a string:
+// a string this decode copied before with the same bytes, or a new copy in
+// s's chunk (copy). Equal values of one decode share their bytes, which a
+// string's reader cannot tell; bytes fields, which can be changed, never
+// do. A value kept still holds one chunk of its own decode alive.
+func (s *Slabs) copyString(b []byte) string {
+	if s.paused > 0 {
+		s.paused--
+		c := s.copy(b)
+		return unsafe.String(unsafe.SliceData(c), len(c))
+	}
+	h := seenAt(b)
+	if v := s.seen[h]; v == string(b) {
+		s.found++
+		s.count()
+		return v
+	}
+	s.count()
+	c := s.copy(b)
+	v := unsafe.String(unsafe.SliceData(c), len(c))
+	s.seen[h] = v
+	s.inSeen[h/64] |= 1 << (h % 64)
+	return v
+}
+
+// count counts a lookup in seen, and pauses lookups where the last
+// seenWindow found fewer than seenWindow/seenHits values.
+func (s *Slabs) count() {
+	s.looked++
+	if s.looked == seenWindow {
+		if s.found < seenWindow/seenHits {
+			s.paused = seenPause
+		}
+		s.looked, s.found = 0, 0
+	}
+}
+
+// seenAt returns the entry of Slabs.seen for a value b (0 < len(b)): a
+// hash of its length and of its first and last 8 bytes, or of all of them
+// in a shorter value.
+func seenAt(b []byte) uint {
+	n := len(b)
+	var w uint64
+	switch {
+	case n >= 8:
+		w = binary.LittleEndian.Uint64(b)*0x9e3779b97f4a7c15 ^ binary.LittleEndian.Uint64(b[n-8:])
+	case n >= 4:
+		w = uint64(binary.LittleEndian.Uint32(b))<<32 | uint64(binary.LittleEndian.Uint32(b[n-4:]))
+	default:
+		w = uint64(b[0])<<16 | uint64(b[n/2])<<8 | uint64(b[n-1])
+	}
+	w = (w ^ uint64(n)*0x9e3779b97f4a7c15) * 0xff51afd7ed558ccd
+	return uint(w >> (64 - bits.Len(seenSize-1)))
 }
 
 type slab struct {
@@ -125,6 +209,13 @@ func (s *Slabs) drop() {
 		s.used = 0
 	}
 	s.chunk, s.filled, s.left = nil, 0, 0
+	for i, w := range s.inSeen {
+		for ; w != 0; w &= w - 1 {
+			s.seen[i*64+bits.TrailingZeros64(w)] = ""
+		}
+		s.inSeen[i] = 0
+	}
+	s.looked, s.found, s.paused = 0, 0, 0
 }
 
 // FreshDecoding is the state of one decode into a fresh message, and its

@@ -2,6 +2,9 @@ package decode
 
 import (
 	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -178,4 +181,152 @@ func TestFreshChunks(t *testing.T) {
 			t.Fatal("the next decode copied into the last one's chunk")
 		}
 	})
+}
+
+// Equal strings of one decode into a fresh message share one copy (an OTLP
+// export's attribute keys); bytes values, which can be changed, never do,
+// nor does a string of the next decode.
+func TestFreshStringsShared(t *testing.T) {
+	data := func(s string) unsafe.Pointer { return unsafe.Pointer(unsafe.StringData(s)) }
+	f, st := GetFresh(1<<20, false)
+	keys := []string{"service.name", "http.method", "k", "ab", "abc", "abcd", "0123457", strings.Repeat("x", MaxChunked)}
+	// Values whose entries collide replace each other (TestFreshStringsCollide).
+	at := map[uint]string{}
+	for _, k := range keys {
+		if other, ok := at[seenAt([]byte(k))]; ok {
+			t.Fatalf("the test's values %q and %q have one entry: change one", k, other)
+		}
+		at[seenAt([]byte(k))] = k
+	}
+	first := map[string]string{}
+	for round := range 20 {
+		for _, k := range keys {
+			got := st.String([]byte(k))
+			if got != k {
+				t.Fatalf("round %d: decoded %q, want %q", round, got, k)
+			}
+			if round == 0 {
+				first[k] = got
+			} else if data(got) != data(first[k]) {
+				t.Fatalf("round %d: %q is a new copy, not the decode's first", round, k)
+			}
+		}
+	}
+	for _, k := range keys {
+		b1, b2 := st.BytesPresent([]byte(k)), st.Bytes(nil, []byte(k))
+		if unsafe.Pointer(unsafe.SliceData(b1)) == data(first[k]) || unsafe.Pointer(unsafe.SliceData(b2)) == data(first[k]) ||
+			unsafe.SliceData(b1) == unsafe.SliceData(b2) {
+			t.Fatalf("a bytes value %q shares another value's copy", k)
+		}
+		b1[0]++
+		if first[k] != k {
+			t.Fatalf("changing a bytes value changed the string %q", first[k])
+		}
+	}
+	PutFresh(f)
+	for i, v := range f.slabs.seen {
+		if v != "" {
+			t.Fatalf("entry %d still holds %q after the decode: its chunk stays alive", i, v)
+		}
+	}
+	f, st = GetFresh(1<<20, false)
+	defer PutFresh(f)
+	for _, k := range keys {
+		if got := st.String([]byte(k)); data(got) == data(first[k]) {
+			t.Fatalf("the next decode handed out the last one's copy of %q", k)
+		}
+	}
+}
+
+// Values whose entries collide are each decoded as they are: 5,000 values,
+// of random lengths and bytes, some of them twice, against 256 entries.
+func TestFreshStringsCollide(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	f, st := GetFresh(1<<22, false)
+	defer PutFresh(f)
+	var vals []string
+	for range 5000 {
+		if len(vals) > 0 && r.IntN(3) == 0 {
+			vals = append(vals, vals[r.IntN(len(vals))])
+			continue
+		}
+		b := make([]byte, 1+r.IntN(MaxChunked))
+		for i := range b {
+			b[i] = byte(r.IntN(4)) // few bytes: many values equal in their first and last 8
+		}
+		vals = append(vals, string(b))
+	}
+	for i, v := range vals {
+		if got := st.String([]byte(v)); got != v {
+			t.Fatalf("value %d: decoded %q, want %q", i, got, v)
+		}
+	}
+}
+
+// A decode pauses its lookups of equal strings for seenPause values once
+// fewer than seenWindow/seenHits of seenWindow lookups found one, as among
+// distinct values, and keeps looking where as many did; after the pause, it
+// looks again.
+func TestFreshStringsPause(t *testing.T) {
+	data := func(s string) unsafe.Pointer { return unsafe.Pointer(unsafe.StringData(s)) }
+	// distinct returns the i-th of values that differ from each other and
+	// would not replace "again" in seen.
+	var distinct []string
+	for d := 0; len(distinct) < seenWindow+seenPause; d++ {
+		if v := fmt.Sprintf("distinct %d", d); seenAt([]byte(v)) != seenAt([]byte("again")) {
+			distinct = append(distinct, v)
+		}
+	}
+	for _, repeats := range []int{seenWindow/seenHits - 1, seenWindow / seenHits} {
+		f, st := GetFresh(1<<20, false)
+		// One window: repeats values seen before, the rest distinct.
+		a := st.String([]byte("again"))
+		for i := range seenWindow - 1 {
+			v := "again"
+			if i >= repeats {
+				v = distinct[i]
+			}
+			st.String([]byte(v))
+		}
+		paused := repeats < seenWindow/seenHits
+		if b := st.String([]byte("again")); (data(a) == data(b)) == paused {
+			t.Errorf("%d of %d found: the next equal value shared its copy %v, want %v", repeats, seenWindow, !paused, !paused)
+		}
+		if paused {
+			// The pause's last value, then a lookup again.
+			for _, v := range distinct[seenWindow : seenWindow+seenPause-2] {
+				st.String([]byte(v))
+			}
+			if b := st.String([]byte("again")); data(a) == data(b) {
+				t.Errorf("the pause's last value shared its copy")
+			}
+			c := st.String([]byte("again"))
+			if d := st.String([]byte("again")); data(c) != data(d) {
+				t.Errorf("after the pause, an equal value did not share its copy")
+			}
+		}
+		PutFresh(f)
+	}
+}
+
+// Equal strings cost one copy: 1,000 values cycling over 10 keys take one
+// allocation, a chunk of the 10 keys' bytes.
+func TestFreshStringsAllocs(t *testing.T) {
+	var keys [10][]byte
+	for i := range keys {
+		keys[i] = fmt.Appendf(nil, "attribute.key.%d", i)
+	}
+	allocs := testing.AllocsPerRun(10, func() {
+		f, st := GetFresh(1<<20, false)
+		for i := range 1000 {
+			st.String(keys[i%len(keys)])
+		}
+		if st.Slabs.filled != 10*len(keys[0]) {
+			t.Fatalf("%d bytes copied, want %d", st.Slabs.filled, 10*len(keys[0]))
+		}
+		PutFresh(f)
+	})
+	if allocs != 1 {
+		t.Errorf("1,000 values of 10 keys: %v allocations, want 1", allocs)
+	}
 }
