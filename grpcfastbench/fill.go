@@ -801,7 +801,11 @@ func adjust(msg proto.Message, s slot, size int) bool {
 }
 
 // growLists appends elements to the lists, one to each in turn, the last
-// (deepest) first, until proto.Size(msg) >= size.
+// (deepest) first, until proto.Size(msg) >= size. An element added is a copy
+// of the list's first whose strings differ from those of every other copy
+// (distinct), of the same lengths: a list of equal strings would measure a
+// decoder that finds values it has seen before (grpcfast's, in a decode
+// into a new message) on what few messages hold.
 func growLists(msg proto.Message, lists []slot, size int) {
 	type grower struct {
 		list protoreflect.List
@@ -814,7 +818,13 @@ func growLists(msg proto.Message, lists []slot, size int) {
 		switch ws := widths(s.fd.Kind()); {
 		case isMessage(s.fd):
 			first := proto.Clone(list.Get(0).Message().Interface())
-			g.next = func() protoreflect.Value { return protoreflect.ValueOfMessage(proto.Clone(first).ProtoReflect()) }
+			n := 0
+			g.next = func() protoreflect.Value {
+				n++
+				m := proto.Clone(first).ProtoReflect()
+				distinguish(m, n)
+				return protoreflect.ValueOfMessage(m)
+			}
 		case ws != nil:
 			// The widest value whose width the narrower ones continue without
 			// a hole (int32's -1 takes 10 bytes, the positive ones at most 5), so
@@ -824,11 +834,14 @@ func growLists(msg proto.Message, lists []slot, size int) {
 				wide = ws[len(ws)-2]
 			}
 			g.next = func() protoreflect.Value { return wide }
-		default:
-			first := list.Get(0)
-			if s.fd.Kind() == protoreflect.BytesKind {
-				first = protoreflect.ValueOfBytes(slices.Clone(first.Bytes()))
+		case s.fd.Kind() == protoreflect.StringKind:
+			first, n := list.Get(0).String(), 0
+			g.next = func() protoreflect.Value {
+				n++
+				return protoreflect.ValueOfString(distinct(first, n))
 			}
+		default:
+			first := protoreflect.ValueOfBytes(slices.Clone(list.Get(0).Bytes()))
 			g.next = func() protoreflect.Value { return first }
 		}
 		gs[len(lists)-1-i] = g
@@ -879,4 +892,50 @@ func growLists(msg proto.Message, lists []slot, size int) {
 		}
 		last.Set(i, orig)
 	}
+}
+
+// distinct returns s with its last bytes, up to 4 of those below 0x80, set
+// to the digits of n in base 36: copy n of a string, of its length and
+// still valid UTF-8, different from copies 1 to 36^4-1 (fewer where s has
+// fewer such bytes; s itself where it has none).
+func distinct(s string, n int) string {
+	k := 0
+	for k < min(len(s), 4) && s[len(s)-1-k] < 0x80 {
+		k++
+	}
+	if k == 0 {
+		return s
+	}
+	b := []byte(s)
+	for i := len(b) - 1; i >= len(b)-k; i-- {
+		b[i] = "0123456789abcdefghijklmnopqrstuvwxyz"[n%36]
+		n /= 36
+	}
+	return string(b)
+}
+
+// distinguish makes the strings of m, and of the messages it holds,
+// copy n of themselves (distinct). Map entries are left as they are: the
+// keys of one map differ already.
+func distinguish(m protoreflect.Message, n int) {
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.IsMap():
+		case fd.IsList():
+			l := v.List()
+			for i := range l.Len() {
+				switch {
+				case fd.Kind() == protoreflect.StringKind:
+					l.Set(i, protoreflect.ValueOfString(distinct(l.Get(i).String(), n)))
+				case isMessage(fd):
+					distinguish(l.Get(i).Message(), n)
+				}
+			}
+		case fd.Kind() == protoreflect.StringKind:
+			m.Set(fd, protoreflect.ValueOfString(distinct(v.String(), n)))
+		case isMessage(fd):
+			distinguish(v.Message(), n)
+		}
+		return true
+	})
 }

@@ -905,9 +905,18 @@ func TestFillSpreadsLists(t *testing.T) {
 			t.Errorf("branch %d has %d twigs, with %d branches: the lists did not grow in turn", i, twigs, branches.Len())
 		}
 	}
+	// The copies' strings differ, each of the base's length: a decoder
+	// that finds values it saw before is measured on what messages hold.
+	names := map[string]bool{}
 	for i := range branches.Len() {
-		if name := field(branches.Get(i).Message(), "name").String(); name != "name" {
-			t.Errorf("branch %d name %q, want the base value", i, name)
+		name := field(branches.Get(i).Message(), "name").String()
+		if base := i < 2; base != (name == "name") || len(name) != len("name") || !base && names[name] {
+			t.Errorf("branch %d name %q, want the base value in the two filled branches, and a new one of its length in each copy", i, name)
+		}
+		names[name] = true
+		twigs := field(branches.Get(i).Message(), "twigs").List()
+		if i > 1 && twigs.Len() > 0 && twigs.Get(0).Message().Get(twigs.Get(0).Message().Descriptor().Fields().ByName("key")).String() == "key" {
+			t.Errorf("branch %d: the copy's nested strings are the base's", i)
 		}
 	}
 }
