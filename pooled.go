@@ -24,7 +24,7 @@ func (o pooledOption) Apply(c *pooled.Config) { o(c) }
 // WithStringsInOneCopy makes pooled unary handlers decode each request (and
 // reusing clients each response) into one copy of its encoding, made for
 // that message alone: the request's strings and bytes fields are views of
-// that copy instead of one allocation each. The codec makes the copy of a
+// that copy instead of copies of their own. The codec makes the copy of a
 // later message in the same array only once the garbage collector has found
 // that nothing refers to it any more (copies of 4 KiB to 4 MiB, which then
 // take their size rounded up by at most an eighth). The decode is the request type's

@@ -92,6 +92,9 @@ func (c *Codec) decodeGenerated(data mem.BufferSlice, gen generatedDecoder, v an
 		if o := slot.Record(); o != nil {
 			o.SetGenerated()
 		}
+		// Strings in chunks of this decode, as a fresh message's.
+		strs := decode.ChunkStrings(d.st, data.Len())
+		defer decode.EndStrings(d.st, strs)
 	}
 	if _, ok := v.(bytesFielder); !ok && len(data) > 1 {
 		// No bytes field to copy straight from the buffers, nor to view:

@@ -106,6 +106,10 @@ type Decoding struct {
 	// Slabs allocates the nested messages of a decode into a fresh message
 	// (GetFresh); nil in a slot, whose record keeps spares instead.
 	Slabs *Slabs
+	// strs is where the decode copies its short strings, side by side in
+	// chunks, equal ones once: the fresh decode's Slabs, or a slot's
+	// (ChunkStrings); nil: each string is allocated alone.
+	strs *Slabs
 }
 
 // Decodings is a Decoding and its twin without the UTF-8 check, for a slot to
@@ -205,16 +209,18 @@ func (s *Decoding) String(b []byte) string {
 	return s.copied(b)
 }
 
-// copied returns a copy of b as a string: in a decode into a fresh message,
-// a value of up to MaxChunked bytes in the decode's chunks, or the same
-// decode's copy of an equal value (Slabs.copyString). It is not inlined, so
-// that String is.
+// copied returns a copy of b as a string: a value of up to MaxChunked bytes
+// in the decode's chunks, or the same decode's copy of an equal value
+// (Slabs.copyString), where the decode has chunks for strings (a fresh
+// message's, or a slot's: ChunkStrings). It is not inlined, so that String
+// is.
 //
 //go:noinline
 func (s *Decoding) copied(b []byte) string {
-	if s.Slabs != nil && len(b) > 0 && len(b) <= MaxChunked {
-		return s.Slabs.copyString(b)
+	if s.strs != nil && len(b) > 1 && len(b) <= MaxChunked {
+		return s.strs.copyString(b)
 	}
+	// A string of one byte is the runtime's, allocated for none.
 	return string(b)
 }
 

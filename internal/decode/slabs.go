@@ -108,6 +108,15 @@ func (s *Slabs) newChunk(n int) {
 	s.filled = 0
 }
 
+// oneByte holds every byte value, for strings of one byte that take no
+// room in a chunk (as the runtime's string conversion gives them).
+var oneByte = func() (a [256]byte) {
+	for i := range a {
+		a[i] = byte(i)
+	}
+	return a
+}()
+
 // copyString returns a copy of b (0 < len(b) <= MaxChunked) as a string:
 // a string this decode copied before with the same bytes, or a new copy in
 // s's chunk (copy). Equal values of one decode share their bytes, which a
@@ -235,8 +244,8 @@ func GetFresh(size int, noUTF8 bool) (*FreshDecoding, *Decoding) {
 	f := freshPool.Get().(*FreshDecoding)
 	f.slabs.left = size
 	st := f.Init(nil, false, noUTF8)
-	st.Slabs = &f.slabs
-	f.ascii.Slabs = &f.slabs
+	st.Slabs, st.strs = &f.slabs, &f.slabs
+	f.ascii.Slabs, f.ascii.strs = &f.slabs, &f.slabs
 	return f, st
 }
 
@@ -244,4 +253,29 @@ func GetFresh(size int, noUTF8 bool) (*FreshDecoding, *Decoding) {
 func PutFresh(f *FreshDecoding) {
 	f.slabs.drop()
 	freshPool.Put(f)
+}
+
+var stringsPool = sync.Pool{New: func() any { return new(Slabs) }}
+
+// ChunkStrings makes st, a slot's state for a decode of size bytes without
+// views (and its 7-bit twin), copy short strings as a decode into a fresh
+// message does: side by side into chunks of this decode alone, equal ones
+// once (Slabs.copyString, Slabs.copyRun), where each was allocated alone. A
+// string that a caller keeps holds at most MaxChunk bytes alive, all
+// strings of the same decode; its bytes and nested messages stay the
+// slot's. EndStrings takes the chunks back from st once the decode is done.
+func ChunkStrings(st *Decoding, size int) *Slabs {
+	s := stringsPool.Get().(*Slabs)
+	s.left = size
+	st.strs, st.ascii.strs = s, s
+	return s
+}
+
+// EndStrings ends what ChunkStrings began: st copies no more strings into
+// s, and s, dropping its chunk and the strings it saw, goes back to the
+// pool.
+func EndStrings(st *Decoding, s *Slabs) {
+	st.strs, st.ascii.strs = nil, nil
+	s.drop()
+	stringsPool.Put(s)
 }

@@ -189,7 +189,7 @@ func TestFreshChunks(t *testing.T) {
 func TestFreshStringsShared(t *testing.T) {
 	data := func(s string) unsafe.Pointer { return unsafe.Pointer(unsafe.StringData(s)) }
 	f, st := GetFresh(1<<20, false)
-	keys := []string{"service.name", "http.method", "k", "ab", "abc", "abcd", "0123457", strings.Repeat("x", MaxChunked)}
+	keys := []string{"service.name", "http.method", "kv", "ab", "abc", "abcd", "0123457", strings.Repeat("x", MaxChunked)}
 	// Values whose entries collide replace each other (TestFreshStringsCollide).
 	at := map[uint]string{}
 	for _, k := range keys {
@@ -222,6 +222,10 @@ func TestFreshStringsShared(t *testing.T) {
 		if first[k] != k {
 			t.Fatalf("changing a bytes value changed the string %q", first[k])
 		}
+	}
+	// A string of one byte takes no room in a chunk.
+	if filled := st.Slabs.filled; st.String([]byte("k")) != "k" || st.Slabs.filled != filled {
+		t.Fatal("a string of one byte was copied into the chunk")
 	}
 	PutFresh(f)
 	for i, v := range f.slabs.seen {
@@ -328,5 +332,32 @@ func TestFreshStringsAllocs(t *testing.T) {
 	})
 	if allocs != 1 {
 		t.Errorf("1,000 values of 10 keys: %v allocations, want 1", allocs)
+	}
+}
+
+// A slot's decode without views copies its strings as a fresh one does,
+// once ChunkStrings gave it chunks (its 7-bit twin too), and after
+// EndStrings allocates each again; the chunks keep nothing of the decode.
+func TestChunkStrings(t *testing.T) {
+	data := func(s string) unsafe.Pointer { return unsafe.Pointer(unsafe.StringData(s)) }
+	st := new(Decodings).Init(nil, false, false)
+	if a, b := st.String([]byte("label")), st.String([]byte("label")); data(a) == data(b) {
+		t.Fatal("without chunks, two values share one copy")
+	}
+	strs := ChunkStrings(st, 1024)
+	twin, _ := st.Sweep([]byte("ascii"))
+	a, b := st.String([]byte("label")), twin.String([]byte("label"))
+	if data(a) != data(b) || data(a) != unsafe.Pointer(unsafe.SliceData(strs.chunk)) {
+		t.Fatal("with chunks, equal values of the state and its twin are not one copy in the chunk")
+	}
+	if st.Slabs != nil {
+		t.Fatal("a slot's state got slabs for its nested messages")
+	}
+	EndStrings(st, strs)
+	if c := st.String([]byte("label")); data(c) == data(a) || twin.String([]byte("label")) == "" {
+		t.Fatal("after EndStrings, a value shared the decode's copy")
+	}
+	if strs.chunk != nil || strs.seen != ([seenSize]string{}) {
+		t.Fatal("the chunks given back still hold the decode's strings")
 	}
 }

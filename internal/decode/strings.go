@@ -22,10 +22,12 @@ func (s *Decoding) StringRun(dst []string, b []byte, tag byte) ([]string, []byte
 	switch {
 	case s.views:
 		return viewRun(dst, b, tag)
-	case s.Slabs != nil:
-		return s.Slabs.copyRun(dst, b, tag)
+	case s.strs != nil:
+		return s.strs.copyRun(dst, b, tag)
 	}
-	return allocRun(dst, b, tag)
+	// No chunks (every decode that copies has some: GetFresh,
+	// ChunkStrings): the caller decodes each value.
+	return dst, b, false
 }
 
 // viewRun is StringRun for a state whose strings are views of the input.
@@ -66,25 +68,6 @@ func viewRun(dst []string, b []byte, tag byte) ([]string, []byte, bool) {
 	return dst[:k], b[i:], false
 }
 
-// allocRun is StringRun for a slot's decode without the owned copy: each
-// value is allocated, as copied does.
-func allocRun(dst []string, b []byte, tag byte) ([]string, []byte, bool) {
-	i := 0
-	for len(dst) < cap(dst) && i < len(b) {
-		n := int(b[i])
-		if n >= 0x80 || n >= len(b)-i {
-			break
-		}
-		dst = append(dst, string(b[i+1:i+1+n]))
-		i += 1 + n
-		if i >= len(b) || b[i] != tag {
-			return dst, b[i:], true
-		}
-		i++
-	}
-	return dst, b[i:], false
-}
-
 // copyRun is StringRun for a decode into a fresh message: each value is
 // copied into the current chunk, or a new one, as copy does. Like viewRun,
 // it reads b and writes dst's array and the chunk through pointers, each
@@ -106,7 +89,10 @@ func (s *Slabs) copyRun(dst []string, b []byte, tag byte) ([]string, []byte, boo
 			break
 		}
 		v := ""
-		if n > 0 {
+		switch {
+		case n == 1:
+			v = unsafe.String(&oneByte[*(*byte)(unsafe.Add(p, i+1))], 1)
+		case n > 0:
 			if n > len(chunk)-filled {
 				s.left -= filled - s.filled
 				s.newChunk(n)

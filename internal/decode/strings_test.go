@@ -63,8 +63,9 @@ func runInputs() map[string][]byte {
 }
 
 // runState returns the state of a decode in mode (views: the owned copy's;
-// fresh: a decode of size bytes into a fresh message, given back when t
-// ends; alloc: a slot's without the copy) that StringRun runs in.
+// fresh: a decode of size bytes into a fresh message; slot: a slot's
+// without the copy, its strings in chunks; the chunks given back when t
+// ends) that StringRun runs in.
 func runState(t *testing.T, mode string, size int) *Decoding {
 	switch mode {
 	case "views":
@@ -74,17 +75,21 @@ func runState(t *testing.T, mode string, size int) *Decoding {
 		t.Cleanup(func() { PutFresh(f) })
 		return s
 	}
-	return new(Decodings).Init(nil, false, false)
+	st := new(Decodings).Init(nil, false, false)
+	strs := ChunkStrings(st, size)
+	t.Cleanup(func() { EndStrings(st, strs) })
+	return st
 }
 
 // StringRun appends what a value-by-value decode appends, leaves the rest
 // of the input where it does, in every mode (views, a fresh decode's chunks,
-// allocated strings) and whatever room dst has.
+// a slot's chunks) and whatever room dst has; a state without chunks
+// appends nothing, for the caller to decode each value.
 func TestStringRun(t *testing.T) {
 	const tag = 6<<3 | 2
 	for name, b := range runInputs() {
 		for _, room := range []int{0, 1, 3, 100} {
-			for _, mode := range []string{"views", "fresh", "alloc"} {
+			for _, mode := range []string{"views", "fresh", "slot"} {
 				t.Run(fmt.Sprintf("%s/room=%d/%s", name, room, mode), func(t *testing.T) {
 					st := runState(t, mode, len(b))
 					in := bytes.Clone(b)
@@ -92,6 +97,9 @@ func TestStringRun(t *testing.T) {
 					got, rest, done := st.StringRun(make([]string, 1, 1+room), in, tag)
 					if !slices.Equal(got, want) || !bytes.Equal(rest, wantRest) || done != wantDone {
 						t.Fatalf("StringRun = %q, rest %x, done %v; want %q, %x, %v", got, rest, done, want, wantRest, wantDone)
+					}
+					if plain, rest, done := new(Decodings).Init(nil, false, false).StringRun(make([]string, 1, 1+room), in, tag); len(plain) != 1 || len(rest) != len(in) || done {
+						t.Fatalf("a state without chunks appended %d values, left %d of %d bytes, done %v", len(plain)-1, len(rest), len(in), done)
 					}
 					if len(rest) > 0 && unsafe.SliceData(rest) != &in[len(in)-len(rest)] {
 						t.Fatal("the rest is not the input's own tail")
@@ -160,7 +168,7 @@ func FuzzStringRun(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte, room uint8) {
 		const tag = 6<<3 | 2
-		for _, mode := range []string{"views", "fresh", "alloc"} {
+		for _, mode := range []string{"views", "fresh", "slot"} {
 			st := runState(t, mode, len(b))
 			in := bytes.Clone(b) // its exact length: a read past it is out of bounds
 			want, wantRest, wantDone := stringRunRef(make([]string, 0, int(room)), in, tag)
