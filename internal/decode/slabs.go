@@ -26,9 +26,11 @@ const _ uint = -((2 * slabKinds) & (2*slabKinds - 1))
 // a fresh message, of each type together: the first one alone, then 2, 4 and
 // so on up to MaxSlab at a time, so that a message of a few nested messages
 // costs what it did, and one of thousands (an OTLP export's attribute
-// values) a few dozen allocations. Nothing of a decode is handed to
-// another: a decode takes its Slabs from a pool empty, and drops every slab
-// before it gives them back.
+// values) a few dozen allocations; and its short strings and bytes side by
+// side in chunks. A slot's decode, whose record keeps its nested messages,
+// uses a Slabs for its strings only (ChunkStrings). Nothing of a decode is
+// handed to another: a decode takes its Slabs from a pool empty, and drops
+// every slab, chunk and string before it gives them back.
 type Slabs struct {
 	e    [2 * slabKinds]slab // open addressing by kind; a power of two
 	used int
@@ -117,7 +119,7 @@ var oneByte = func() (a [256]byte) {
 	return a
 }()
 
-// copyString returns a copy of b (0 < len(b) <= MaxChunked) as a string:
+// copyString returns a copy of b (1 < len(b) <= MaxChunked) as a string:
 // a string this decode copied before with the same bytes, or a new copy in
 // s's chunk (copy). Equal values of one decode share their bytes, which a
 // string's reader cannot tell; bytes fields, which can be changed, never

@@ -68,8 +68,10 @@ func viewRun(dst []string, b []byte, tag byte) ([]string, []byte, bool) {
 	return dst[:k], b[i:], false
 }
 
-// copyRun is StringRun for a decode into a fresh message: each value is
-// copied into the current chunk, or a new one, as copy does. Like viewRun,
+// copyRun is StringRun for a decode that copies strings into chunks (a
+// fresh message's, or a slot's: ChunkStrings): each value is copied into
+// the current chunk, or a new one, as copy does; a value of one byte is
+// oneByte's. Like viewRun,
 // it reads b and writes dst's array and the chunk through pointers, each
 // within bounds by the loop's own tests (a value of n > 0 bytes is copied
 // to the chunk's byte filled only where n <= len(chunk)-filled).
