@@ -126,7 +126,7 @@ func TestPooledAllocs(t *testing.T) {
 
 // stringChunks returns how many chunks a decode takes for m's strings: those
 // of 2 to decode.MaxChunked bytes, equal ones once, side by side in chunks
-// of 256 bytes, then twice the last, up to decode.MaxChunk.
+// of decode.MinChunk bytes, then twice the last, up to decode.MaxChunk.
 func stringChunks(m protoreflect.Message) int {
 	seen := map[string]bool{}
 	var walk func(m protoreflect.Message)
@@ -156,7 +156,7 @@ func stringChunks(m protoreflect.Message) int {
 		bytes += len(s)
 	}
 	n := 0
-	for size, room := 256, 0; room < bytes; size = min(2*size, decode.MaxChunk) {
+	for size, room := decode.MinChunk, 0; room < bytes; size = min(2*size, decode.MaxChunk) {
 		room += size
 		n++
 	}

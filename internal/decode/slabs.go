@@ -80,9 +80,13 @@ const MaxChunked = 256
 // keeps holds at most MaxChunk bytes alive, all from the same decode.
 const MaxChunk = 4096
 
-// minChunk is the first chunk's size, unless the input is shorter: a
-// message of a few short strings allocates one chunk of their size.
-const minChunk = 256
+// MinChunk is the first chunk's size, unless the input is shorter or the
+// first value copied longer: a message of a few short strings allocates
+// one chunk of their size, and a string alone beside a payload (a stream
+// of writes, each naming its resource) one of its size or little more; a
+// message of thousands, a chunk of 64 bytes, then twice the last, up to
+// MaxChunk.
+const MinChunk = 64
 
 // copy returns a copy of b (0 < len(b) <= MaxChunked) in s's current
 // chunk, with no capacity beyond it, taking a new chunk when it is full.
@@ -103,10 +107,10 @@ func (s *Slabs) copy(b []byte) []byte {
 }
 
 // newChunk gives s a new, empty chunk of room for n bytes at least: twice
-// the last one, from minChunk up to MaxChunk, and no more than what is left
+// the last one, from MinChunk up to MaxChunk, and no more than what is left
 // to copy.
 func (s *Slabs) newChunk(n int) {
-	s.chunk = make([]byte, max(min(max(2*len(s.chunk), minChunk), MaxChunk, s.left), n))
+	s.chunk = make([]byte, max(min(max(2*len(s.chunk), MinChunk), MaxChunk, s.left), n))
 	s.filled = 0
 }
 
