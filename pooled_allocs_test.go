@@ -19,10 +19,10 @@ import (
 // replay: 100 spans each.
 const otlpCorpus = "internal/testprotos/otlp/testdata/corpus"
 
-// decodeCosts counts what vtprotobuf's decoder allocates in m whatever is
+// decodeCosts returns what vtprotobuf's decoder allocates in m whatever is
 // reused: its non-empty strings (unless they are views of the owned copy),
-// and the wrappers of oneof cases that are not messages.
-func decodeCosts(m protoreflect.Message) (strs, wrappers int) {
+// and the number of wrappers of oneof cases that are not messages.
+func decodeCosts(m protoreflect.Message) (strs []string, wrappers int) {
 	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 		if od := fd.ContainingOneof(); od != nil && !od.IsSynthetic() && fd.Message() == nil {
 			wrappers++
@@ -31,9 +31,9 @@ func decodeCosts(m protoreflect.Message) (strs, wrappers int) {
 			switch {
 			case fd.Message() != nil:
 				s, w := decodeCosts(v.Message())
-				strs, wrappers = strs+s, wrappers+w
+				strs, wrappers = append(strs, s...), wrappers+w
 			case fd.Kind() == protoreflect.StringKind && v.String() != "":
-				strs++
+				strs = append(strs, v.String())
 			}
 		}
 		switch {
@@ -44,7 +44,7 @@ func decodeCosts(m protoreflect.Message) (strs, wrappers int) {
 		case fd.IsMap():
 			v.Map().Range(func(k protoreflect.MapKey, mv protoreflect.Value) bool {
 				if fd.MapKey().Kind() == protoreflect.StringKind && k.String() != "" {
-					strs++
+					strs = append(strs, k.String())
 				}
 				count(mv, fd.MapValue())
 				return true
@@ -89,7 +89,7 @@ func TestPooledAllocs(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	t.Logf("a %d-byte export with %d strings and %d scalar oneof values; a new message per call: %v allocations", len(b), strs, wrappers, standard)
+	t.Logf("a %d-byte export with %d strings and %d scalar oneof values; a new message per call: %v allocations", len(b), len(strs), wrappers, standard)
 	for _, tc := range []struct {
 		name string
 		cfg  pooled.Config
@@ -99,7 +99,7 @@ func TestPooledAllocs(t *testing.T) {
 		// messages and oneof wrappers that the slot's last reset gave back,
 		// whatever vtprotobuf's pool options: only the strings are new,
 		// copied side by side into chunks, equal ones once.
-		{"pooled", pooled.Config{}, 1 + stringChunks(req.ProtoReflect())},
+		{"pooled", pooled.Config{}, 1 + stringChunks(strs)},
 		// With the owned copy, the strings are views of the copy.
 		{"pooled+copy", pooled.Config{Copy: true}, 1 + 1},
 	} {
@@ -124,36 +124,17 @@ func TestPooledAllocs(t *testing.T) {
 	}
 }
 
-// stringChunks returns how many chunks a decode takes for m's strings: those
-// of 2 to decode.MaxChunked bytes, equal ones once, side by side in chunks
-// of decode.MinChunk bytes, then twice the last, up to decode.MaxChunk.
-func stringChunks(m protoreflect.Message) int {
+// stringChunks returns how many chunks a decode takes for strs: those of 2
+// to decode.MaxChunked bytes, equal ones once, side by side in chunks of
+// decode.MinChunk bytes, then twice the last, up to decode.MaxChunk.
+func stringChunks(strs []string) int {
 	seen := map[string]bool{}
-	var walk func(m protoreflect.Message)
-	walk = func(m protoreflect.Message) {
-		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-			visit := func(v protoreflect.Value) {
-				switch {
-				case fd.Message() != nil:
-					walk(v.Message())
-				case fd.Kind() == protoreflect.StringKind && len(v.String()) > 1 && len(v.String()) <= decode.MaxChunked:
-					seen[v.String()] = true
-				}
-			}
-			if fd.IsList() {
-				for i := range v.List().Len() {
-					visit(v.List().Get(i))
-				}
-			} else if !fd.IsMap() {
-				visit(v)
-			}
-			return true
-		})
-	}
-	walk(m)
 	bytes := 0
-	for s := range seen {
-		bytes += len(s)
+	for _, s := range strs {
+		if len(s) > 1 && len(s) <= decode.MaxChunked && !seen[s] {
+			seen[s] = true
+			bytes += len(s)
+		}
 	}
 	n := 0
 	for size, room := decode.MinChunk, 0; room < bytes; size = min(2*size, decode.MaxChunk) {

@@ -107,9 +107,9 @@ type Decoding struct {
 	// (GetFresh); nil in a slot, whose record keeps spares instead.
 	Slabs *Slabs
 	// strs is where the decode copies its short strings, side by side in
-	// chunks, equal ones once: the fresh decode's Slabs, or a slot's
+	// chunks, equal ones once: the fresh decode's (in Slabs), or a slot's
 	// (ChunkStrings); nil: each string is allocated alone.
-	strs *Slabs
+	strs *Chunks
 }
 
 // Decodings is a Decoding and its twin without the UTF-8 check, for a slot to
@@ -211,7 +211,7 @@ func (s *Decoding) String(b []byte) string {
 
 // copied returns a copy of b as a string: a value of up to MaxChunked bytes
 // in the decode's chunks, or the same decode's copy of an equal value
-// (Slabs.copyString), where the decode has chunks for strings (a fresh
+// (Chunks.copyString), where the decode has chunks for strings (a fresh
 // message's, or a slot's: ChunkStrings). It is not inlined, so that String
 // is.
 //
@@ -236,7 +236,7 @@ func (s *Decoding) Bytes(dst, b []byte) []byte {
 
 // copiedInto returns a copy of b: into dst's array if it holds b, as
 // protobuf-go's decode does; otherwise, in a decode into a fresh message, a
-// value of up to MaxChunked bytes in the decode's chunks (Slabs.copy). It
+// value of up to MaxChunked bytes in the decode's chunks (Chunks.copy). It
 // is not inlined, so that Bytes is.
 //
 //go:noinline
@@ -259,7 +259,7 @@ func (s *Decoding) BytesPresent(b []byte) []byte {
 
 // copiedPresent returns a copy of b, never nil: in a decode into a fresh
 // message, a value of up to MaxChunked bytes in the decode's chunks
-// (Slabs.copy). It is not inlined, so that BytesPresent is.
+// (Chunks.copy). It is not inlined, so that BytesPresent is.
 //
 //go:noinline
 func (s *Decoding) copiedPresent(b []byte) []byte {

@@ -14,5 +14,5 @@ import (
 func TestHotPathsInline(t *testing.T) {
 	prototest.CheckInlined(t,
 		`\(\*Decoding\)\.String`, `\(\*Decoding\)\.Bytes`, `\(\*Decoding\)\.BytesPresent`,
-		`\(\*Decoding\)\.CheckUTF8`, `\(\*Decoding\)\.Checks`, `\(\*Slabs\)\.copy`)
+		`\(\*Decoding\)\.CheckUTF8`, `\(\*Decoding\)\.Checks`, `\(\*Chunks\)\.copy`)
 }

@@ -27,13 +27,20 @@ const _ uint = -((2 * slabKinds) & (2*slabKinds - 1))
 // so on up to MaxSlab at a time, so that a message of a few nested messages
 // costs what it did, and one of thousands (an OTLP export's attribute
 // values) a few dozen allocations; and its short strings and bytes side by
-// side in chunks. A slot's decode, whose record keeps its nested messages,
-// uses a Slabs for its strings only (ChunkStrings). Nothing of a decode is
-// handed to another: a decode takes its Slabs from a pool empty, and drops
-// every slab, chunk and string before it gives them back.
+// side in chunks (Chunks). Nothing of a decode is handed to another: a
+// decode takes its Slabs from a pool empty, and drops every slab, chunk and
+// string before it gives them back.
 type Slabs struct {
 	e    [2 * slabKinds]slab // open addressing by kind; a power of two
 	used int
+	Chunks
+}
+
+// Chunks copies the short strings and bytes of one decode side by side
+// into chunks made for that decode alone, equal strings once: a fresh
+// message's decode (in its Slabs), or a slot's, whose record keeps its
+// nested messages and bytes, for its strings (ChunkStrings).
+type Chunks struct {
 	// chunk is where the decode's short strings and bytes are copied
 	// (copy); its first filled bytes were handed out.
 	chunk  []byte
@@ -56,13 +63,13 @@ type Slabs struct {
 	looked, found, paused int32
 }
 
-// seenSize is the number of entries of Slabs.seen: a power of two.
+// seenSize is the number of entries of Chunks.seen: a power of two.
 const seenSize = 256
 
 const _ uint = -(seenSize & (seenSize - 1))
 
 // A decode copies seenPause strings without looking for them among those
-// it copied before (Slabs.copyString) once, of seenWindow lookups, fewer
+// it copied before (Chunks.copyString) once, of seenWindow lookups, fewer
 // than seenWindow/seenHits found one: among distinct values, a string in
 // 17 is looked for.
 const (
@@ -92,7 +99,7 @@ const MinChunk = 64
 // chunk, with no capacity beyond it, taking a new chunk when it is full.
 // Only a new chunk writes a pointer into s: the garbage collector's write
 // barrier is paid once a chunk, not once a value.
-func (s *Slabs) copy(b []byte) []byte {
+func (s *Chunks) copy(b []byte) []byte {
 	i := s.filled
 	if len(b) > len(s.chunk)-i {
 		s.newChunk(len(b))
@@ -109,7 +116,7 @@ func (s *Slabs) copy(b []byte) []byte {
 // newChunk gives s a new, empty chunk of room for n bytes at least: twice
 // the last one, from MinChunk up to MaxChunk, and no more than what is left
 // to copy.
-func (s *Slabs) newChunk(n int) {
+func (s *Chunks) newChunk(n int) {
 	s.chunk = make([]byte, max(min(max(2*len(s.chunk), MinChunk), MaxChunk, s.left), n))
 	s.filled = 0
 }
@@ -128,7 +135,7 @@ var oneByte = func() (a [256]byte) {
 // s's chunk (copy). Equal values of one decode share their bytes, which a
 // string's reader cannot tell; bytes fields, which can be changed, never
 // do. A value kept still holds one chunk of its own decode alive.
-func (s *Slabs) copyString(b []byte) string {
+func (s *Chunks) copyString(b []byte) string {
 	if s.paused > 0 {
 		s.paused--
 		c := s.copy(b)
@@ -150,7 +157,7 @@ func (s *Slabs) copyString(b []byte) string {
 
 // count counts a lookup in seen, and pauses lookups where the last
 // seenWindow found fewer than seenWindow/seenHits values.
-func (s *Slabs) count() {
+func (s *Chunks) count() {
 	s.looked++
 	if s.looked == seenWindow {
 		if s.found < seenWindow/seenHits {
@@ -160,7 +167,7 @@ func (s *Slabs) count() {
 	}
 }
 
-// seenAt returns the entry of Slabs.seen for a value b (0 < len(b)): a
+// seenAt returns the entry of Chunks.seen for a value b (0 < len(b)): a
 // hash of its length and of its first and last 8 bytes, or of all of them
 // in a shorter value.
 func seenAt(b []byte) uint {
@@ -223,6 +230,12 @@ func (s *Slabs) drop() {
 		s.e = [len(s.e)]slab{}
 		s.used = 0
 	}
+	s.Chunks.drop()
+}
+
+// drop lets go of the chunk and of the strings seen, so that s keeps
+// nothing of the decode alive.
+func (s *Chunks) drop() {
 	s.chunk, s.filled, s.left = nil, 0, 0
 	for i, w := range s.inSeen {
 		for ; w != 0; w &= w - 1 {
@@ -250,8 +263,8 @@ func GetFresh(size int, noUTF8 bool) (*FreshDecoding, *Decoding) {
 	f := freshPool.Get().(*FreshDecoding)
 	f.slabs.left = size
 	st := f.Init(nil, false, noUTF8)
-	st.Slabs, st.strs = &f.slabs, &f.slabs
-	f.ascii.Slabs, f.ascii.strs = &f.slabs, &f.slabs
+	st.Slabs, st.strs = &f.slabs, &f.slabs.Chunks
+	f.ascii.Slabs, f.ascii.strs = &f.slabs, &f.slabs.Chunks
 	return f, st
 }
 
@@ -261,17 +274,17 @@ func PutFresh(f *FreshDecoding) {
 	freshPool.Put(f)
 }
 
-var stringsPool = sync.Pool{New: func() any { return new(Slabs) }}
+var chunksPool = sync.Pool{New: func() any { return new(Chunks) }}
 
 // ChunkStrings makes st, a slot's state for a decode of size bytes without
 // views (and its 7-bit twin), copy short strings as a decode into a fresh
 // message does: side by side into chunks of this decode alone, equal ones
-// once (Slabs.copyString, Slabs.copyRun), where each was allocated alone. A
-// string that a caller keeps holds at most MaxChunk bytes alive, all
+// once (Chunks.copyString, Chunks.copyRun), where each was allocated alone.
+// A string that a caller keeps holds at most MaxChunk bytes alive, all
 // strings of the same decode; its bytes and nested messages stay the
 // slot's. EndStrings takes the chunks back from st once the decode is done.
-func ChunkStrings(st *Decoding, size int) *Slabs {
-	s := stringsPool.Get().(*Slabs)
+func ChunkStrings(st *Decoding, size int) *Chunks {
+	s := chunksPool.Get().(*Chunks)
 	s.left = size
 	st.strs, st.ascii.strs = s, s
 	return s
@@ -280,8 +293,8 @@ func ChunkStrings(st *Decoding, size int) *Slabs {
 // EndStrings ends what ChunkStrings began: st copies no more strings into
 // s, and s, dropping its chunk and the strings it saw, goes back to the
 // pool.
-func EndStrings(st *Decoding, s *Slabs) {
+func EndStrings(st *Decoding, s *Chunks) {
 	st.strs, st.ascii.strs = nil, nil
 	s.drop()
-	stringsPool.Put(s)
+	chunksPool.Put(s)
 }

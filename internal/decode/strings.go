@@ -75,7 +75,7 @@ func viewRun(dst []string, b []byte, tag byte) ([]string, []byte, bool) {
 // it reads b and writes dst's array and the chunk through pointers, each
 // within bounds by the loop's own tests (a value of n > 0 bytes is copied
 // to the chunk's byte filled only where n <= len(chunk)-filled).
-func (s *Slabs) copyRun(dst []string, b []byte, tag byte) ([]string, []byte, bool) {
+func (s *Chunks) copyRun(dst []string, b []byte, tag byte) ([]string, []byte, bool) {
 	k, c, end := len(dst), cap(dst), len(b)
 	if k == c || end == 0 {
 		return dst, b, false
