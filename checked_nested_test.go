@@ -3,34 +3,44 @@ package grpcfast_test
 import (
 	"context"
 	"io"
+	"strconv"
+	"strings"
 	"testing"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
+	"github.com/grpcfast/grpcfast/internal/own"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 	"github.com/grpcfast/grpcfast/internal/testprotos/otlp"
 )
 
 // nestedRich is a request with a part of every kind that a careless handler
 // might return in its reply or keep: a nested message, repeated message
-// elements, a oneof's message member, and a nested message's bytes and
-// numbers. kinds.Rich and kinds.Inner are in no vtprotobuf pool= option.
+// elements, a oneof's message member, a repeated string field, and a
+// nested message's bytes and numbers. kinds.Rich and kinds.Inner are in no
+// vtprotobuf pool= option.
 func nestedRich(i int) *kinds.Rich {
 	inner := func(j int) *kinds.Inner {
 		return &kinds.Inner{Label: "l", Payload: grpcfasttest.Pattern(64 + j + i), Values: []uint32{uint32(i), uint32(j), 7}}
 	}
 	return &kinds.Rich{Id: int64(i), Inner: inner(1), Inners: []*kinds.Inner{inner(2), inner(3)},
-		Choice: &kinds.Rich_Nested{Nested: inner(4)}}
+		Choice: &kinds.Rich_Nested{Nested: inner(4)}, Words: []string{"w", strconv.Itoa(i)}}
 }
 
 // TestCheckedPooledReplySharesNested: in checked builds, a pooled handler
 // whose reply shares a nested part of its request sends that part changed
 // (poisoned, or reset to empty), whatever vtprotobuf pools, in both pooled
 // modes: the user's tests catch the misuse. Bytes that are views of the
-// owned copy are never reused, and so arrive intact there.
+// owned copy are never reused, and so arrive intact there. In a
+// grpcfast_checked build, where the request's memory is never reused, a
+// shared part that holds strings (loud) holds the poison pattern, which is
+// not valid UTF-8, so that every such call fails with codes.Internal: the
+// misuse is caught by a test that checks no value of the reply.
 func TestCheckedPooledReplySharesNested(t *testing.T) {
 	if !grpcfast.Checked {
 		t.Skip("poison needs a checked build (-race or -tags grpcfast_checked)")
@@ -42,30 +52,40 @@ func TestCheckedPooledReplySharesNested(t *testing.T) {
 			reply func(in *kinds.Rich) *kinds.Rich
 			part  func(m *kinds.Rich) proto.Message
 			safe  bool // shared memory that is never reused
+			loud  bool // a shared part that holds strings: the call fails in quarantine builds
 		}{
 			{"nested message", func(in *kinds.Rich) *kinds.Rich { return &kinds.Rich{Inner: in.Inner} },
-				func(m *kinds.Rich) proto.Message { return m.GetInner() }, false},
+				func(m *kinds.Rich) proto.Message { return m.GetInner() }, false, true},
 			{"repeated element", func(in *kinds.Rich) *kinds.Rich { return &kinds.Rich{Inners: in.Inners[1:]} },
-				func(m *kinds.Rich) proto.Message { return m.GetInners()[0] }, false},
+				func(m *kinds.Rich) proto.Message { return m.GetInners()[0] }, false, true},
 			{"oneof member", func(in *kinds.Rich) *kinds.Rich { return &kinds.Rich{Choice: in.Choice} },
-				func(m *kinds.Rich) proto.Message { return m.GetNested() }, false},
+				func(m *kinds.Rich) proto.Message { return m.GetNested() }, false, true},
+			{"repeated string", func(in *kinds.Rich) *kinds.Rich { return &kinds.Rich{Words: in.Words} },
+				func(m *kinds.Rich) proto.Message { return &kinds.Rich{Words: m.GetWords()} }, false, true},
 			{"nested numbers", func(in *kinds.Rich) *kinds.Rich {
 				return &kinds.Rich{Inner: &kinds.Inner{Values: in.Inner.Values}}
-			}, func(m *kinds.Rich) proto.Message { return &kinds.Inner{Values: m.GetInner().GetValues()} }, false},
+			}, func(m *kinds.Rich) proto.Message { return &kinds.Inner{Values: m.GetInner().GetValues()} }, false, false},
 			{"nested bytes", func(in *kinds.Rich) *kinds.Rich {
 				return &kinds.Rich{Inner: &kinds.Inner{Payload: in.Inner.Payload}}
-			}, func(m *kinds.Rich) proto.Message { return &kinds.Inner{Payload: m.GetInner().GetPayload()} }, copied},
+			}, func(m *kinds.Rich) proto.Message { return &kinds.Inner{Payload: m.GetInner().GetPayload()} }, copied, false},
 		} {
 			t.Run(mode.name+"/"+tc.name, func(t *testing.T) {
 				conn := startPooled(t, pooledUnary{fn: func(_ context.Context, in *kinds.Rich) (*kinds.Rich, error) {
 					return tc.reply(in), nil // wrong: shares the request's memory
 				}}, mode.opts)
 				client := kinds.NewKindsClient(conn)
+				loud := tc.loud && own.Quarantine
 				caught := 0
 				for i := range 20 {
 					sent := nestedRich(i)
 					got, err := client.Unary(context.Background(), sent)
-					if err != nil {
+					switch {
+					case loud && status.Code(err) == codes.Internal && strings.Contains(err.Error(), "UTF-8"):
+						caught++
+						continue
+					case loud:
+						t.Fatalf("call %d: reply %v, error %v; want code Internal, for the poison's invalid UTF-8", i, got, err)
+					case err != nil:
 						t.Fatal(err)
 					}
 					if !proto.Equal(tc.part(got), tc.part(sent)) {

@@ -115,12 +115,16 @@ func (KeepScalars[T]) Keep(field, p unsafe.Pointer, n int) {
 }
 
 // KeepCleared is the Keeper of a repeated field whose elements cannot be
-// poisoned (strings, bytes, bools, messages): they are cleared.
+// poisoned in place (strings, bytes, bools, messages): they are cleared,
+// or in quarantine builds, which never reuse the array, replaced by the
+// pattern (poisonElems: a message element by a message of poisoned fields).
 type KeepCleared[T any] struct{}
 
 func (KeepCleared[T]) Keep(field, p unsafe.Pointer, n int) {
 	s := unsafe.Slice((*T)(p), n)
-	clear(s)
+	if !poisonElems(s) {
+		clear(s)
+	}
 	if !Quarantine {
 		*(*[]T)(field) = s[:0]
 	}

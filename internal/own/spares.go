@@ -130,9 +130,17 @@ func (o *Record) Disown() {
 }
 
 // ResetAll resets the *T that each of ps points to, as a generated message's
-// Reset does: a Recycle's reset of a kind whose type is T.
+// Reset does: a Recycle's reset of a kind whose type is T. In quarantine
+// builds, which never reuse them, it then poisons their fields
+// (PoisonFields), so that a handler or a reply that still holds one finds
+// the pattern rather than an empty message.
 func ResetAll[T any](ps []unsafe.Pointer) {
 	for _, p := range ps {
 		*(*T)(p) = *new(T)
+	}
+	if Quarantine {
+		for _, p := range ps {
+			PoisonFields((*T)(p))
+		}
 	}
 }

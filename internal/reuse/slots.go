@@ -75,11 +75,12 @@ func (ss *Slots[M]) Get() *Slot[M] {
 }
 
 // Put prepares s and gives it to ss. In quarantine builds it is dropped
-// instead, once poisoned, so that the poison stays visible to whatever still
-// holds it.
+// instead, once poisoned (its message's fields too: own.PoisonFields), so
+// that the poison stays visible to whatever still holds it.
 func (ss *Slots[M]) Put(s *Slot[M]) {
 	s.Prepare()
 	if own.Quarantine {
+		own.PoisonFields(s.Msg)
 		return
 	}
 	s.given.Store(gcCycles.Load())
