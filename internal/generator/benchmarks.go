@@ -33,7 +33,7 @@ func genBenchmarks(p *protogen.Plugin, f *protogen.File) {
 			paths+", side by side, each checked at its first call:")
 		g.P("//")
 		g.P("//\tfor i in $(seq 6); do go test -run '^$' -bench ", n.benchmark, " -benchmem -count 1 .; done | tee bench.txt")
-		g.P("//\tbenchstat -col /codec bench.txt")
+		g.P("//\tgo run golang.org/x/perf/cmd/benchstat@latest -col /codec bench.txt")
 		g.P("//")
 		comment(g, "Rounds of -count 1 interleave the paths, where -count 6 would run each six times in a row. "+
 			"The -grpcfast.* flags (message sizes and the fields that grow, the shape=batch case, recorded messages "+
