@@ -22,9 +22,9 @@ import "github.com/grpcfast/grpcfast/internal/own"
 // later message lands in the same memory, and then that message. With the
 // grpcfast_checked tag, memory taken back is poisoned and never reused, so a
 // slice kept too long reads the pattern for good: the surest way for a test
-// suite to catch such a mistake. With the tag, the fields of the messages
-// taken back are poisoned too: a string holds the pattern, which is not
-// valid UTF-8, so a pooled handler's reply that echoes a part of its
-// request fails with codes.Internal. Checked builds cost the time to write
-// the pattern and, with the tag, the reuse; do not ship them.
+// suite to catch such a mistake. The fields of the messages taken back are
+// poisoned too: a string holds the pattern, which is not valid UTF-8, so a
+// pooled handler's reply that echoes a part of its request fails with
+// codes.Internal. Checked builds cost the time to write the pattern and,
+// with the tag, the reuse; do not ship them.
 const Checked = own.Checked

@@ -14,7 +14,6 @@ import (
 
 	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
-	"github.com/grpcfast/grpcfast/internal/own"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 	"github.com/grpcfast/grpcfast/internal/testprotos/otlp"
 )
@@ -36,11 +35,10 @@ func nestedRich(i int) *kinds.Rich {
 // whose reply shares a nested part of its request sends that part changed
 // (poisoned, or reset to empty), whatever vtprotobuf pools, in both pooled
 // modes: the user's tests catch the misuse. Bytes that are views of the
-// owned copy are never reused, and so arrive intact there. In a
-// grpcfast_checked build, where the request's memory is never reused, a
-// shared part that holds strings (loud) holds the poison pattern, which is
-// not valid UTF-8, so that every such call fails with codes.Internal: the
-// misuse is caught by a test that checks no value of the reply.
+// owned copy are never reused, and so arrive intact there. A shared part
+// that holds strings (loud) holds the poison pattern, which is not valid
+// UTF-8, so that every such call fails with codes.Internal: the misuse is
+// caught by a test that checks no value of the reply.
 func TestCheckedPooledReplySharesNested(t *testing.T) {
 	if !grpcfast.Checked {
 		t.Skip("poison needs a checked build (-race or -tags grpcfast_checked)")
@@ -52,7 +50,7 @@ func TestCheckedPooledReplySharesNested(t *testing.T) {
 			reply func(in *kinds.Rich) *kinds.Rich
 			part  func(m *kinds.Rich) proto.Message
 			safe  bool // shared memory that is never reused
-			loud  bool // a shared part that holds strings: the call fails in quarantine builds
+			loud  bool // a shared part that holds strings: the call fails
 		}{
 			{"nested message", func(in *kinds.Rich) *kinds.Rich { return &kinds.Rich{Inner: in.Inner} },
 				func(m *kinds.Rich) proto.Message { return m.GetInner() }, false, true},
@@ -74,7 +72,7 @@ func TestCheckedPooledReplySharesNested(t *testing.T) {
 					return tc.reply(in), nil // wrong: shares the request's memory
 				}}, mode.opts)
 				client := kinds.NewKindsClient(conn)
-				loud := tc.loud && own.Quarantine
+				loud := tc.loud
 				caught := 0
 				for i := range 20 {
 					sent := nestedRich(i)

@@ -150,8 +150,9 @@ func (p *slotPair[M]) get() *reuse.Slot[M] {
 	s := p.next
 	p.next = nil
 	if s == nil {
-		s = p.slotsOf().Get()
+		return p.slotsOf().Get()
 	}
+	s.Unpoison()
 	return s
 }
 
@@ -176,6 +177,7 @@ func (p *slotPair[M]) settle(s *reuse.Slot[M], err error) (*M, error) {
 	}
 	if old := p.cur; old != nil {
 		old.Prepare()
+		old.Poison()
 		p.next = old
 	}
 	p.cur, p.valid = s, true

@@ -143,7 +143,7 @@ func NewSpare[T any](d *Decoding, k SpareKind) *T {
 func adopt[T any](o *own.Record, k SpareKind) *T {
 	p := new(T)
 	if o != nil {
-		o.Adopt(k, unsafe.Pointer(p), own.ResetAll[T])
+		o.Adopt(k, unsafe.Pointer(p), own.Ops[T]{})
 	}
 	return p
 }

@@ -3,6 +3,7 @@ package own
 import (
 	"math"
 	"reflect"
+	"sync"
 	"unsafe"
 )
 
@@ -60,6 +61,126 @@ func PoisonFields(m any) {
 	if v := reflect.ValueOf(m); v.Kind() == reflect.Pointer && !v.IsNil() && v.Elem().Kind() == reflect.Struct {
 		poisonStruct(v.Elem(), true)
 	}
+}
+
+// PoisonOwn sets, in checked builds, the fields of the struct m points to
+// (a message or oneof wrapper given back, reset, that a later decode
+// reuses after ClearOwn) to the poison pattern: strings (PoisonString),
+// numbers, enums, bools (true), pointers to them and fields that point to
+// a message (nil after the reset) to one of the pattern, shared
+// (poisonedPtr). Bytes fields, which hold the arrays that the record keeps
+// for the next decode (poisoned in place: KeepBytes), repeated fields, maps
+// and oneofs are left as they are. A reply that echoes the message, given
+// back before gRPC encodes the reply, then fails on its strings' invalid
+// UTF-8. It allocates nothing once it has seen m's type, and does nothing
+// outside checked builds.
+func PoisonOwn(m any) {
+	if !Checked {
+		return
+	}
+	v := reflect.ValueOf(m)
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		return
+	}
+	if v = v.Elem(); v.Kind() != reflect.Struct {
+		poisonValue(v)
+		return
+	}
+	for _, f := range planOf(v.Type()) {
+		if fv := v.Field(f.i); fv.Kind() == reflect.Pointer {
+			fv.Set(poisonedPtr(fv.Type()))
+		} else {
+			poisonValue(fv)
+		}
+	}
+}
+
+// ClearOwn clears what PoisonOwn poisoned: the fields of the struct m
+// points to that PoisonOwn set, so that the next decode finds m reset.
+func ClearOwn(m any) {
+	if !Checked {
+		return
+	}
+	v := reflect.ValueOf(m)
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		return
+	}
+	if v = v.Elem(); v.Kind() != reflect.Struct {
+		v.SetZero()
+		return
+	}
+	for _, f := range planOf(v.Type()) {
+		v.Field(f.i).SetZero()
+	}
+}
+
+// fieldPlan is a field that PoisonOwn and ClearOwn touch: a string,
+// number, bool, a pointer to one, or a pointer to a message.
+type fieldPlan struct{ i int }
+
+// plans holds the fieldPlans of each struct type: reflect.Type →
+// []fieldPlan.
+var plans sync.Map
+
+// planOf returns the exported fields of struct type t that PoisonOwn and
+// ClearOwn touch.
+func planOf(t reflect.Type) []fieldPlan {
+	if p, ok := plans.Load(t); ok {
+		return p.([]fieldPlan)
+	}
+	var plan []fieldPlan
+	for i := range t.NumField() {
+		f := t.Field(i)
+		switch {
+		case !f.IsExported():
+		case ownValue(f.Type) || isMessage(f.Type):
+			plan = append(plan, fieldPlan{i})
+		}
+	}
+	p, _ := plans.LoadOrStore(t, plan)
+	return p.([]fieldPlan)
+}
+
+// poisoned holds, for each pointer type, one value of the pattern that
+// every poisoned field of the type points to: pointer type → reflect.Value.
+var poisoned sync.Map
+
+// poisonedPtr returns the value of pointer type t that poisoned fields
+// share: a scalar of the pattern, or a message whose fields hold it
+// (poisonStruct).
+func poisonedPtr(t reflect.Type) reflect.Value {
+	if v, ok := poisoned.Load(t); ok {
+		return v.(reflect.Value)
+	}
+	p := reflect.New(t.Elem())
+	if t.Elem().Kind() == reflect.Struct {
+		poisonStruct(p.Elem(), true)
+	} else {
+		poisonValue(p.Elem())
+	}
+	v, _ := poisoned.LoadOrStore(t, p)
+	return v.(reflect.Value)
+}
+
+// ownValue reports whether a value of type t holds a value of its own
+// other than bytes: a string, number, bool, or a pointer to one.
+func ownValue(t reflect.Type) bool {
+	k := t.Kind()
+	if k == reflect.Pointer {
+		k = t.Elem().Kind()
+	}
+	switch k {
+	case reflect.String, reflect.Bool, reflect.Float32, reflect.Float64,
+		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return true
+	}
+	return false
+}
+
+// isMessage reports whether t is a pointer to a struct: a message.
+func isMessage(t reflect.Type) bool {
+	return t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct
 }
 
 // poisonStruct poisons the exported fields of struct v (PoisonFields); a
@@ -124,27 +245,49 @@ func poisonValue(v reflect.Value) bool {
 	return true
 }
 
-// poisonElems sets, in quarantine builds, every element of s (the array of
-// a repeated string, bytes, bool or message field, never reused) to the
-// poison pattern: a message element to one new message whose fields are
-// poisoned (PoisonFields). It reports whether it did; elements of another
-// kind are left to the caller.
+// poisonElems sets every element of s, the array of a repeated string,
+// bytes, bool or message field given back, to the poison pattern, and
+// reports whether it did; elements of another kind are left to the
+// caller. In quarantine builds, which never reuse the array, every kind:
+// message elements point to one message of the pattern, shared
+// (poisonedPtr). In other checked builds, strings only, which the next
+// decode overwrites (it never reads what is beyond the field's length);
+// the record poisons message elements apart, until the slot is decoded
+// into again (Record.Poison).
 func poisonElems[T any](s []T) bool {
-	if !Quarantine {
+	if !Checked || len(s) == 0 {
 		return false
 	}
-	var e T
-	v := reflect.ValueOf(&e).Elem()
-	if !poisonValue(v) {
-		if v.Kind() != reflect.Pointer || v.Type().Elem().Kind() != reflect.Struct {
-			return false
+	p := unsafe.Pointer(unsafe.SliceData(s))
+	switch t := reflect.TypeFor[T](); {
+	case t.Kind() == reflect.String:
+		for i := range len(s) {
+			*(*string)(unsafe.Add(p, uintptr(i)*t.Size())) = PoisonString
 		}
-		m := reflect.New(v.Type().Elem())
-		poisonStruct(m.Elem(), true)
-		v.Set(m)
-	}
-	for i := range s {
-		s[i] = e
+	case !Quarantine:
+		return false
+	case isMessage(t):
+		fillMessages(p, len(s), t)
+	case t.Kind() == reflect.Bool:
+		for i := range len(s) {
+			*(*bool)(unsafe.Add(p, uintptr(i)*t.Size())) = true
+		}
+	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8:
+		b := append([]byte(nil), poison[:]...)
+		for i := range len(s) {
+			*(*[]byte)(unsafe.Add(p, uintptr(i)*t.Size())) = b
+		}
+	default:
+		return false
 	}
 	return true
+}
+
+// fillMessages sets the n elements of the array p of pointers to messages
+// of type t to the message of the pattern (poisonedPtr).
+func fillMessages(p unsafe.Pointer, n int, t reflect.Type) {
+	m := poisonedPtr(t).UnsafePointer()
+	for i := range n {
+		*(*unsafe.Pointer)(unsafe.Add(p, uintptr(i)*unsafe.Sizeof(m))) = m
+	}
 }

@@ -1,6 +1,7 @@
 package own
 
 import (
+	"reflect"
 	"sync/atomic"
 	"unsafe"
 )
@@ -40,10 +41,10 @@ func (o *Record) SetGenerated() { o.generated = true }
 // in the same order, so that a message gets the memory that the message in
 // its place had, and the arrays that it kept fit it.
 type spareList struct {
-	p     []unsafe.Pointer
-	u     int
-	last  int                    // how many the decode before took (recycle)
-	reset func([]unsafe.Pointer) // resets each element, a *T of the kind's type
+	p    []unsafe.Pointer
+	u    int
+	last int     // how many the decode before took (recycle)
+	ops  KindOps // resets, poisons and clears each element, a *T of the kind's type
 }
 
 // TakeSpare returns a spare of kind k, or nil if there is none. It is the
@@ -61,15 +62,15 @@ func (o *Record) TakeSpare(k SpareKind) unsafe.Pointer {
 }
 
 // Adopt adds p, a new message or wrapper of kind k, to what the decode took:
-// the next Recycle resets it with reset (which resets every element of a
-// slice of pointers to values of the kind's type) and keeps it as a spare.
-func (o *Record) Adopt(k SpareKind, p unsafe.Pointer, reset func([]unsafe.Pointer)) {
+// the next Recycle resets it with ops (Ops of the kind's type) and keeps it
+// as a spare.
+func (o *Record) Adopt(k SpareKind, p unsafe.Pointer, ops KindOps) {
 	if int(k) >= len(o.spares) {
 		o.spares = append(o.spares, make([]spareList, int(k)+1-len(o.spares))...)
 	}
 	l := &o.spares[k]
-	if l.reset == nil {
-		l.reset = reset
+	if l.ops == nil {
+		l.ops = ops
 		o.kinds = append(o.kinds, k)
 	}
 	l.p = append(l.p, p)
@@ -78,6 +79,73 @@ func (o *Record) Adopt(k SpareKind, p unsafe.Pointer, reset func([]unsafe.Pointe
 		l.p[l.u], l.p[last] = l.p[last], l.p[l.u]
 	}
 	l.u++
+}
+
+// KindOps is what a record does with the spares of one kind: Ops of the
+// kind's Go type.
+type KindOps interface {
+	reset(ps []unsafe.Pointer)     // ResetAll
+	poisonOwn(ps []unsafe.Pointer) // PoisonOwn each
+	clearOwn(ps []unsafe.Pointer)  // ClearOwn each
+}
+
+// Ops are the KindOps of the spares of Go type T.
+type Ops[T any] struct{}
+
+func (Ops[T]) reset(ps []unsafe.Pointer) { ResetAll[T](ps) }
+
+func (Ops[T]) poisonOwn(ps []unsafe.Pointer) {
+	for _, p := range ps {
+		PoisonOwn((*T)(p))
+	}
+}
+
+func (Ops[T]) clearOwn(ps []unsafe.Pointer) {
+	for _, p := range ps {
+		ClearOwn((*T)(p))
+	}
+}
+
+// poisonable is the array of a repeated message field that Recycle kept:
+// n pointers at p to messages of type t.
+type poisonable struct {
+	p unsafe.Pointer
+	n int
+	t reflect.Type
+}
+
+// Poison overwrites, in checked builds but quarantine ones, what the
+// recycled spares hold of their own (PoisonOwn) and the elements of the
+// repeated message fields' arrays that Recycle kept (a message of the
+// pattern), until Unpoison, which the slot's next decode must come after.
+func (o *Record) Poison() {
+	if !Checked || Quarantine {
+		return
+	}
+	for _, k := range o.kinds {
+		l := &o.spares[k]
+		l.ops.poisonOwn(l.p[l.u:])
+	}
+	for _, a := range o.poisonable {
+		fillMessages(a.p, a.n, a.t)
+	}
+}
+
+// Unpoison clears what Poison poisoned, so that the spares and the arrays
+// kept are reset again for the next decode.
+func (o *Record) Unpoison() {
+	if !Checked || Quarantine {
+		return
+	}
+	for _, k := range o.kinds {
+		l := &o.spares[k]
+		l.ops.clearOwn(l.p[l.u:])
+	}
+	for _, a := range o.poisonable {
+		clear(unsafe.Slice((*unsafe.Pointer)(a.p), a.n))
+	}
+	clear(o.poisonable)
+	o.poisonable = o.poisonable[:0]
 }
 
 // recycle resets what the decodes since the last call took and makes it
@@ -92,7 +160,7 @@ func (o *Record) recycle() {
 		l := &o.spares[k]
 		took := l.u
 		if took > 0 {
-			l.reset(l.p[:took])
+			l.ops.reset(l.p[:took])
 		}
 		keep := max(2*took+16, l.last)
 		l.last = took

@@ -22,7 +22,7 @@ func TestSpareRecycle(t *testing.T) {
 	}
 	for i := range vals {
 		vals[i] = i + 1
-		o.Adopt(k, p(i), ResetAll[int])
+		o.Adopt(k, p(i), Ops[int]{})
 	}
 	o.Recycle(false)
 	for i, v := range vals {
@@ -80,7 +80,7 @@ func TestSparesAllocs(t *testing.T) {
 	vals := make([]int, 64)
 	var o Record
 	for i := range vals {
-		o.Adopt(k, unsafe.Pointer(&vals[i]), ResetAll[int])
+		o.Adopt(k, unsafe.Pointer(&vals[i]), Ops[int]{})
 	}
 	o.Recycle(false)
 	cycle := func() {

@@ -107,6 +107,33 @@ func (s *Slot[M]) Prepare() {
 	}
 }
 
+// Poison overwrites, in checked builds but quarantine ones, what the
+// prepared s's message and spares hold of their own (strings, numbers,
+// bools, a message field: own.PoisonOwn) and the elements of the repeated
+// message fields' arrays it kept (own.Record.Poison), until Unpoison: whatever still
+// holds them after s was given back (a reply that echoes part of a pooled
+// request, gRPC encodes it after the request went back; a message kept past
+// the next Recv) reads the pattern, and a string of it fails to encode or
+// decode, not valid UTF-8. Quarantine builds poison what they drop instead
+// (Slots.Put).
+func (s *Slot[M]) Poison() {
+	if own.Checked && !own.Quarantine {
+		s.owned.Poison()
+		own.PoisonOwn(s.Msg)
+	}
+}
+
+// Unpoison clears what Poison poisoned, so that the next decode into s
+// finds it prepared. Every decode
+// into a slot that was prepared and poisoned takes it through Slots.Get or
+// a receiver's next slot, which call Unpoison first.
+func (s *Slot[M]) Unpoison() {
+	if own.Checked && !own.Quarantine {
+		s.owned.Unpoison()
+		own.ClearOwn(s.Msg)
+	}
+}
+
 // Detach hands s's message over for good, as Receiver.Take does: the
 // transport buffers that its views point into are let go without being
 // freed, so they are never reused, and the garbage collector reclaims them

@@ -58,6 +58,12 @@ func SlotsOf[M any]() *Slots[M] {
 
 // Get returns a prepared slot from ss, or a new one.
 func (ss *Slots[M]) Get() *Slot[M] {
+	s := ss.get()
+	s.Unpoison()
+	return s
+}
+
+func (ss *Slots[M]) get() *Slot[M] {
 	for i := range ss.hot {
 		h := &ss.hot[i].p
 		if h.Load() != nil {
@@ -74,7 +80,8 @@ func (ss *Slots[M]) Get() *Slot[M] {
 	return s
 }
 
-// Put prepares s and gives it to ss. In quarantine builds it is dropped
+// Put prepares s and gives it to ss, poisoned in checked builds until a
+// Get takes it (Slot.Poison). In quarantine builds it is dropped
 // instead, once poisoned (its message's fields too: own.PoisonFields), so
 // that the poison stays visible to whatever still holds it.
 func (ss *Slots[M]) Put(s *Slot[M]) {
@@ -83,6 +90,7 @@ func (ss *Slots[M]) Put(s *Slot[M]) {
 		own.PoisonFields(s.Msg)
 		return
 	}
+	s.Poison()
 	s.given.Store(gcCycles.Load())
 	for i := range ss.hot {
 		h := &ss.hot[i].p
