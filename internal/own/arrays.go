@@ -88,9 +88,9 @@ func (o *Record) Recycle(keepArrays bool) {
 		for i := range o.arrays {
 			if e := &o.arrays[i]; e.n >= 0 {
 				e.keep.Keep(e.field, e.p, e.n)
-				if k, ok := e.keep.(messageArray); ok && Checked && !Quarantine && e.n > 0 {
-					if t := k.messageType(); t != nil {
-						o.poisonable = append(o.poisonable, poisonable{e.p, e.n, t})
+				if Checked && !Quarantine && e.n > 0 {
+					if k, ok := e.keep.(messageArray); ok && k.messageType() != nil {
+						o.poisonable = append(o.poisonable, poisonable{e.p, e.n, k.messageType()})
 					}
 				}
 			}
@@ -144,7 +144,7 @@ type messageArray interface{ messageType() reflect.Type }
 
 func (KeepCleared[T]) Keep(field, p unsafe.Pointer, n int) {
 	s := unsafe.Slice((*T)(p), n)
-	if !poisonElems(s) {
+	if !Checked || !poisonElems(s) {
 		clear(s)
 	}
 	if !Quarantine {
