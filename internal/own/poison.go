@@ -75,22 +75,18 @@ func PoisonFields(m any) {
 // UTF-8. It allocates nothing once it has seen m's type, and does nothing
 // outside checked builds.
 func PoisonOwn(m any) {
-	if !Checked {
-		return
-	}
-	v := reflect.ValueOf(m)
-	if v.Kind() != reflect.Pointer || v.IsNil() {
-		return
-	}
-	if v = v.Elem(); v.Kind() != reflect.Struct {
+	v, plan, ok := ownFields(m)
+	switch {
+	case !ok:
+	case v.Kind() != reflect.Struct:
 		poisonValue(v)
-		return
-	}
-	for _, f := range planOf(v.Type()) {
-		if fv := v.Field(f.i); fv.Kind() == reflect.Pointer {
-			fv.Set(poisonedPtr(fv.Type()))
-		} else {
-			poisonValue(fv)
+	default:
+		for _, f := range plan {
+			if fv := v.Field(f.i); fv.Kind() == reflect.Pointer {
+				fv.Set(poisonedPtr(fv.Type()))
+			} else {
+				poisonValue(fv)
+			}
 		}
 	}
 }
@@ -98,20 +94,32 @@ func PoisonOwn(m any) {
 // ClearOwn clears what PoisonOwn poisoned: the fields of the struct m
 // points to that PoisonOwn set, so that the next decode finds m reset.
 func ClearOwn(m any) {
-	if !Checked {
-		return
-	}
-	v := reflect.ValueOf(m)
-	if v.Kind() != reflect.Pointer || v.IsNil() {
-		return
-	}
-	if v = v.Elem(); v.Kind() != reflect.Struct {
+	v, plan, ok := ownFields(m)
+	switch {
+	case !ok:
+	case v.Kind() != reflect.Struct:
 		v.SetZero()
-		return
+	default:
+		for _, f := range plan {
+			v.Field(f.i).SetZero()
+		}
 	}
-	for _, f := range planOf(v.Type()) {
-		v.Field(f.i).SetZero()
+}
+
+// ownFields returns, in checked builds, what m points to and, if that is a
+// struct, the fields that PoisonOwn and ClearOwn touch (planOf); ok is
+// false outside checked builds, and where m is not a pointer or is nil.
+func ownFields(m any) (v reflect.Value, plan []fieldPlan, ok bool) {
+	if !Checked {
+		return v, nil, false
 	}
+	if v = reflect.ValueOf(m); v.Kind() != reflect.Pointer || v.IsNil() {
+		return v, nil, false
+	}
+	if v = v.Elem(); v.Kind() == reflect.Struct {
+		plan = planOf(v.Type())
+	}
+	return v, plan, true
 }
 
 // fieldPlan is a field that PoisonOwn and ClearOwn touch: a string,
