@@ -1,9 +1,6 @@
 package own
 
-import (
-	"reflect"
-	"unsafe"
-)
+import "unsafe"
 
 // Arrays. At the end of a decode into a slot's message, a generated decoder
 // records, for the message it decoded, each of its fields that holds an
@@ -88,11 +85,6 @@ func (o *Record) Recycle(keepArrays bool) {
 		for i := range o.arrays {
 			if e := &o.arrays[i]; e.n >= 0 {
 				e.keep.Keep(e.field, e.p, e.n)
-				if Checked && !Quarantine && e.n > 0 {
-					if k, ok := e.keep.(messageArray); ok && k.messageType() != nil {
-						o.poisonable = append(o.poisonable, poisonable{e.p, e.n, k.messageType()})
-					}
-				}
 			}
 		}
 	}
@@ -125,22 +117,9 @@ func (KeepScalars[T]) Keep(field, p unsafe.Pointer, n int) {
 // KeepCleared is the Keeper of a repeated field whose elements cannot be
 // poisoned in place (strings, bytes, bools, messages): they are cleared,
 // or replaced by the pattern where the next decode cannot see it
-// (poisonElems). A repeated message field's array is poisoned by the
-// record until the slot's next decode (Record.Poison).
+// (poisonElems). A repeated message field's array is poisoned apart, until
+// the slot's next decode (PoisonOwn).
 type KeepCleared[T any] struct{}
-
-// messageType returns the type of the field's elements if they are
-// messages (pointers to them), and nil otherwise.
-func (KeepCleared[T]) messageType() reflect.Type {
-	if t := reflect.TypeFor[T](); isMessage(t) {
-		return t
-	}
-	return nil
-}
-
-// messageArray is a Keeper that may keep a repeated message field's array:
-// KeepCleared.
-type messageArray interface{ messageType() reflect.Type }
 
 func (KeepCleared[T]) Keep(field, p unsafe.Pointer, n int) {
 	s := unsafe.Slice((*T)(p), n)

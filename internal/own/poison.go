@@ -68,12 +68,14 @@ func PoisonFields(m any) {
 // reuses after ClearOwn) to the poison pattern: strings (PoisonString),
 // numbers, enums, bools (true), pointers to them and fields that point to
 // a message (nil after the reset) to one of the pattern, shared
-// (poisonedPtr). Bytes fields, which hold the arrays that the record keeps
-// for the next decode (poisoned in place: KeepBytes), repeated fields, maps
-// and oneofs are left as they are. A reply that echoes the message, given
-// back before gRPC encodes the reply, then fails on its strings' invalid
-// UTF-8. It allocates nothing once it has seen m's type, and does nothing
-// outside checked builds.
+// (poisonedPtr), and the elements of the arrays that its repeated message
+// fields hold (kept for the next decode, empty) up to their capacity. Bytes
+// fields, which hold the arrays that the record keeps for the next decode
+// (poisoned in place: KeepBytes), other repeated fields (strings:
+// KeepCleared), maps and oneofs are left as they are. A reply that echoes
+// the message, or a part of it, given back before gRPC encodes the reply,
+// then fails on its strings' invalid UTF-8. It allocates nothing once it
+// has seen m's type, and does nothing outside checked builds.
 func PoisonOwn(m any) {
 	v, plan, ok := ownFields(m)
 	switch {
@@ -82,17 +84,26 @@ func PoisonOwn(m any) {
 		poisonValue(v)
 	default:
 		for _, f := range plan {
-			if fv := v.Field(f.i); fv.Kind() == reflect.Pointer {
+			switch fv := v.Field(f.i); f.kind {
+			case messagesField:
+				if fv.Cap() > 0 {
+					fillMessages(fv.UnsafePointer(), fv.Cap(), fv.Type().Elem())
+				}
+			case messageField:
 				fv.Set(poisonedPtr(fv.Type()))
-			} else {
-				poisonValue(fv)
+			default:
+				if fv.Kind() == reflect.Pointer {
+					fv.Set(poisonedPtr(fv.Type()))
+				} else {
+					poisonValue(fv)
+				}
 			}
 		}
 	}
 }
 
-// ClearOwn clears what PoisonOwn poisoned: the fields of the struct m
-// points to that PoisonOwn set, so that the next decode finds m reset.
+// ClearOwn clears what PoisonOwn poisoned, so that the next decode finds
+// m reset, its kept arrays in their fields, empty and cleared.
 func ClearOwn(m any) {
 	v, plan, ok := ownFields(m)
 	switch {
@@ -101,7 +112,12 @@ func ClearOwn(m any) {
 		v.SetZero()
 	default:
 		for _, f := range plan {
-			v.Field(f.i).SetZero()
+			if fv := v.Field(f.i); f.kind == messagesField {
+				// Not Value.Slice, which allocates.
+				clear(unsafe.Slice((*unsafe.Pointer)(fv.UnsafePointer()), fv.Cap()))
+			} else {
+				fv.SetZero()
+			}
 		}
 	}
 }
@@ -122,9 +138,14 @@ func ownFields(m any) (v reflect.Value, plan []fieldPlan, ok bool) {
 	return v, plan, true
 }
 
-// fieldPlan is a field that PoisonOwn and ClearOwn touch: a string,
-// number, bool, a pointer to one, or a pointer to a message.
-type fieldPlan struct{ i int }
+// The kinds of field that PoisonOwn and ClearOwn touch.
+const (
+	ownField      = iota // a string, number, bool, or a pointer to one
+	messageField         // a pointer to a message
+	messagesField        // a repeated message field
+)
+
+type fieldPlan struct{ i, kind int }
 
 // plans holds the fieldPlans of each struct type: reflect.Type →
 // []fieldPlan.
@@ -141,8 +162,12 @@ func planOf(t reflect.Type) []fieldPlan {
 		f := t.Field(i)
 		switch {
 		case !f.IsExported():
-		case ownValue(f.Type) || isMessage(f.Type):
-			plan = append(plan, fieldPlan{i})
+		case ownValue(f.Type):
+			plan = append(plan, fieldPlan{i, ownField})
+		case isMessage(f.Type):
+			plan = append(plan, fieldPlan{i, messageField})
+		case f.Type.Kind() == reflect.Slice && isMessage(f.Type.Elem()):
+			plan = append(plan, fieldPlan{i, messagesField})
 		}
 	}
 	p, _ := plans.LoadOrStore(t, plan)
@@ -260,8 +285,8 @@ func poisonValue(v reflect.Value) bool {
 // message elements point to one message of the pattern, shared
 // (poisonedPtr). In other checked builds, strings only, which the next
 // decode overwrites (it never reads what is beyond the field's length);
-// the record poisons message elements apart, until the slot is decoded
-// into again (Record.Poison).
+// PoisonOwn poisons message elements apart, until the slot is decoded
+// into again (ClearOwn).
 func poisonElems[T any](s []T) bool {
 	if !Checked || len(s) == 0 {
 		return false

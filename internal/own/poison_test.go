@@ -83,8 +83,8 @@ func TestPoisonFields(t *testing.T) {
 // stays in the field, replaces the elements of a repeated string, bytes,
 // bool or message field with the pattern; in other checked builds, where
 // the array goes back into the field empty for the next decode, those of a
-// string field only (the record poisons message elements apart:
-// TestRecordPoisonsMessageArrays); outside checked builds, it clears them.
+// string field only (PoisonOwn poisons message elements apart:
+// TestPoisonOwnClearOwn); outside checked builds, it clears them.
 func TestKeepClearedPoisons(t *testing.T) {
 	words := []string{"a", "b"}
 	blobs := [][]byte{{1}, {2}}
@@ -121,74 +121,74 @@ func TestKeepClearedPoisons(t *testing.T) {
 	}
 }
 
-// Record.Poison, in checked builds but quarantine ones, points every
-// element of a repeated message field's array that Recycle kept to a
-// message of the pattern, and Unpoison clears them again; outside checked
-// builds, and in quarantine ones, it does nothing.
-func TestRecordPoisonsMessageArrays(t *testing.T) {
-	type holder struct{ kids []*poisonMsg }
-	h := &holder{kids: []*poisonMsg{{Name: "a"}, {Name: "b"}, nil}}
-	arr := h.kids[:3]
+// Record.Poison, in checked builds but quarantine ones, poisons the
+// spares a recycle made (PoisonOwn), and Unpoison clears them again for the
+// next decode; elsewhere both do nothing.
+func TestRecordPoisonsSpares(t *testing.T) {
 	var o Record
-	o.LogArray(unsafe.Pointer(&h.kids), unsafe.Pointer(unsafe.SliceData(h.kids)), cap(h.kids), KeepCleared[*poisonMsg]{})
-	o.CheckArrays()
-	*h = holder{} // the reset
-	o.Recycle(true)
+	k := NewSpareKind()
+	spare := &poisonMsg{Name: "decoded", Data: make([]byte, 0, 4)}
+	o.Adopt(k, unsafe.Pointer(spare), Ops[poisonMsg]{})
+	o.Recycle(false)
 	o.Clear()
+	if Quarantine {
+		t.Skip("quarantine builds keep no spares")
+	}
 	o.Poison()
-	for i, m := range arr {
-		switch {
-		case Checked && !Quarantine && (m == nil || m.Name != PoisonString):
-			t.Fatalf("element %d after Poison: %+v, want a message of the pattern", i, m)
-		case !(Checked && !Quarantine) && m != nil && !Quarantine:
-			t.Fatalf("element %d: %+v, want it cleared outside checked builds", i, m)
-		}
+	if Checked != (spare.Name == PoisonString && spare.Child != nil) {
+		t.Fatalf("after Poison: %+v; want it poisoned in checked builds only", *spare)
 	}
 	o.Unpoison()
-	if !Quarantine {
-		for i, m := range arr {
-			if m != nil {
-				t.Fatalf("element %d after Unpoison: %+v, want it cleared for the next decode", i, m)
-			}
-		}
-		if len(h.kids) != 0 || cap(h.kids) != 3 {
-			t.Fatalf("the field holds %d of %d, want the array back, empty", len(h.kids), cap(h.kids))
-		}
+	if spare.Name != "" || spare.Child != nil || spare.I64 != 0 {
+		t.Fatalf("after Unpoison: %+v, want it reset for the next decode", *spare)
 	}
-	o.Poison() // nothing left to poison
-	if !Quarantine && arr[0] != nil {
-		t.Fatal("a second Poison after Unpoison wrote into the array, which the next decode owns")
+	if p := o.TakeSpare(k); p != unsafe.Pointer(spare) {
+		t.Fatal("the spare is not the next decode's")
 	}
 }
 
 // PoisonOwn sets, in checked builds, what a reused message holds of its
-// own, but bytes, and a message field to a message of the pattern; ClearOwn
+// own, but bytes, a message field to a message of the pattern, and the
+// elements of a repeated message field's array up to its capacity; ClearOwn
 // clears it again, leaving the arrays the record kept (bytes, repeated
-// fields) in their fields.
+// fields) in their fields, empty.
 func TestPoisonOwnClearOwn(t *testing.T) {
+	type withKids struct {
+		Name string
+		Kids []*poisonMsg
+	}
 	data := make([]byte, 0, 16)
 	words := make([]string, 0, 4)
+	kids := make([]*poisonMsg, 0, 3)
 	m := &poisonMsg{state: 7, Data: data, Words: words}
+	w := &withKids{Kids: kids}
 	PoisonOwn(m)
+	PoisonOwn(w)
 	if !Checked {
-		if !reflect.DeepEqual(*m, poisonMsg{state: 7, Data: data, Words: words}) {
-			t.Fatalf("outside checked builds: %+v, want it as it was", *m)
+		if !reflect.DeepEqual(*m, poisonMsg{state: 7, Data: data, Words: words}) || w.Name != "" || kids[:3][0] != nil {
+			t.Fatalf("outside checked builds: %+v %+v, want them as they were", *m, *w)
 		}
 		return
 	}
-	switch {
+	switch all := kids[:3]; {
 	case m.Name != PoisonString || m.U32 != 0xDEADBEEF || m.I32 != int32(m.U32) || !m.Flag || m.Opt == nil:
 		t.Fatalf("%+v: want strings, numbers, bools and optional fields poisoned", *m)
 	case m.Child == nil || m.Child.Name != PoisonString:
 		t.Fatalf("message field %+v: want a message of poisoned fields", m.Child)
+	case all[0] == nil || all[2] == nil || all[2].Name != PoisonString || len(w.Kids) != 0:
+		t.Fatalf("repeated message field: %d elements, array %v; want it empty, its array of messages of the pattern", len(w.Kids), all)
 	case unsafe.SliceData(m.Data) != unsafe.SliceData(data) || len(m.Data) != 0:
 		t.Fatal("the kept bytes array left its field")
 	case m.state != 7 || m.Counts != nil || m.Choice != nil:
 		t.Fatalf("%+v: unexported, map and oneof fields changed", *m)
 	}
 	ClearOwn(m)
+	ClearOwn(w)
 	if !reflect.DeepEqual(*m, poisonMsg{state: 7, Data: data, Words: words}) {
 		t.Fatalf("after ClearOwn: %+v, want it reset, its arrays in their fields", *m)
+	}
+	if all := kids[:3]; w.Name != "" || all[0] != nil || all[2] != nil || unsafe.SliceData(w.Kids) != unsafe.SliceData(kids) {
+		t.Fatalf("after ClearOwn: %+v, array %v; want the array in its field, cleared", *w, all)
 	}
 }
 
@@ -200,7 +200,8 @@ func TestPoisonOwnAllocs(t *testing.T) {
 		t.Skip("PoisonOwn poisons in checked builds but quarantine ones")
 	}
 	m := &poisonMsg{}
-	if n := testing.AllocsPerRun(100, func() { PoisonOwn(m); ClearOwn(m) }); n != 0 {
+	kids := &struct{ Kids []*poisonMsg }{Kids: make([]*poisonMsg, 0, 4)}
+	if n := testing.AllocsPerRun(100, func() { PoisonOwn(m); ClearOwn(m); PoisonOwn(kids); ClearOwn(kids) }); n != 0 {
 		t.Fatalf("%v allocations per PoisonOwn and ClearOwn, want 0", n)
 	}
 }

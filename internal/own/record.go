@@ -7,15 +7,11 @@ package own
 // pointers, so that what it records cannot be freed and its address reused
 // by an allocation of the caller's before the reset.
 type Record struct {
-	generated bool         // decoded by a generated decoder (SetGenerated)
-	spares    []spareList  // by SpareKind (spares.go); kept by Clear
-	kinds     []SpareKind  // the kinds that spares has a list of
-	arrays    []arrayEntry // the arrays and maps of the decode (arrays.go)
-	// poisonable holds, in checked builds but quarantine ones, the arrays
-	// of repeated message fields that the last Recycle kept: Poison fills
-	// them with the pattern, Unpoison clears them for the next decode.
-	poisonable []poisonable
-	inline     [4]arrayEntry // arrays' first array: small messages record without allocating
+	generated bool          // decoded by a generated decoder (SetGenerated)
+	spares    []spareList   // by SpareKind (spares.go); kept by Clear
+	kinds     []SpareKind   // the kinds that spares has a list of
+	arrays    []arrayEntry  // the arrays and maps of the decode (arrays.go)
+	inline    [4]arrayEntry // arrays' first array: small messages record without allocating
 }
 
 // Clear empties the record for the next decode, but for its spares.

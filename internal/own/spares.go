@@ -1,7 +1,6 @@
 package own
 
 import (
-	"reflect"
 	"sync/atomic"
 	"unsafe"
 )
@@ -84,9 +83,8 @@ func (o *Record) Adopt(k SpareKind, p unsafe.Pointer, ops KindOps) {
 // KindOps is what a record does with the spares of one kind: Ops of the
 // kind's Go type.
 type KindOps interface {
-	reset(ps []unsafe.Pointer)     // ResetAll
-	poisonOwn(ps []unsafe.Pointer) // PoisonOwn each
-	clearOwn(ps []unsafe.Pointer)  // ClearOwn each
+	reset(ps []unsafe.Pointer)           // ResetAll
+	poison(ps []unsafe.Pointer, on bool) // PoisonOwn each, or ClearOwn each
 }
 
 // Ops are the KindOps of the spares of Go type T.
@@ -94,58 +92,34 @@ type Ops[T any] struct{}
 
 func (Ops[T]) reset(ps []unsafe.Pointer) { ResetAll[T](ps) }
 
-func (Ops[T]) poisonOwn(ps []unsafe.Pointer) {
+func (Ops[T]) poison(ps []unsafe.Pointer, on bool) {
 	for _, p := range ps {
-		PoisonOwn((*T)(p))
+		if on {
+			PoisonOwn((*T)(p))
+		} else {
+			ClearOwn((*T)(p))
+		}
 	}
-}
-
-func (Ops[T]) clearOwn(ps []unsafe.Pointer) {
-	for _, p := range ps {
-		ClearOwn((*T)(p))
-	}
-}
-
-// poisonable is the array of a repeated message field that Recycle kept:
-// n pointers at p to messages of type t.
-type poisonable struct {
-	p unsafe.Pointer
-	n int
-	t reflect.Type
 }
 
 // Poison overwrites, in checked builds but quarantine ones, what the
-// recycled spares hold of their own (PoisonOwn) and the elements of the
-// repeated message fields' arrays that Recycle kept (a message of the
-// pattern), until Unpoison, which the slot's next decode must come after.
-func (o *Record) Poison() {
-	if !Checked || Quarantine {
-		return
-	}
-	for _, k := range o.kinds {
-		l := &o.spares[k]
-		l.ops.poisonOwn(l.p[l.u:])
-	}
-	for _, a := range o.poisonable {
-		fillMessages(a.p, a.n, a.t)
-	}
-}
+// recycled spares hold of their own, and the elements of the arrays that
+// their repeated message fields keep (PoisonOwn), until Unpoison, which
+// the slot's next decode must come after.
+func (o *Record) Poison() { o.poison(true) }
 
-// Unpoison clears what Poison poisoned, so that the spares and the arrays
-// kept are reset again for the next decode.
-func (o *Record) Unpoison() {
+// Unpoison clears what Poison poisoned (ClearOwn), so that the spares are
+// reset again for the next decode.
+func (o *Record) Unpoison() { o.poison(false) }
+
+func (o *Record) poison(on bool) {
 	if !Checked || Quarantine {
 		return
 	}
 	for _, k := range o.kinds {
 		l := &o.spares[k]
-		l.ops.clearOwn(l.p[l.u:])
+		l.ops.poison(l.p[l.u:], on)
 	}
-	for _, a := range o.poisonable {
-		clear(unsafe.Slice((*unsafe.Pointer)(a.p), a.n))
-	}
-	clear(o.poisonable)
-	o.poisonable = o.poisonable[:0]
 }
 
 // recycle resets what the decodes since the last call took and makes it
