@@ -72,9 +72,14 @@ func (s *CopySlot[M]) Decode(c *grpcfast.Codec, data mem.BufferSlice) (generated
 func (s *CopySlot[M]) Held() int { return s.s.Held() }
 
 // Reset prepares the slot for the next decode, as a pooled handler does
-// when its call ends.
+// when its call ends and the next call takes the slot: prepared, poisoned
+// in checked builds and cleared again (reuse.Slots' Put and Get), so that
+// every decode into a reused slot in the tests also checks that nothing
+// of the poison reaches it.
 func (s *CopySlot[M]) Reset() {
 	s.s.Prepare()
+	s.s.Poison()
+	s.s.Unpoison()
 	if !s.plain {
 		s.s.PrepareCopy()
 	}
