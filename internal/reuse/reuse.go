@@ -109,13 +109,13 @@ func (s *Slot[M]) Prepare() {
 
 // Poison overwrites, in checked builds but quarantine ones, what the
 // prepared s's message and spares hold of their own (strings, numbers,
-// bools, a message field: own.PoisonOwn) and the elements of the repeated
-// message fields' arrays it kept (own.Record.Poison), until Unpoison: whatever still
-// holds them after s was given back (a reply that echoes part of a pooled
-// request, gRPC encodes it after the request went back; a message kept past
-// the next Recv) reads the pattern, and a string of it fails to encode or
-// decode, not valid UTF-8. Quarantine builds poison what they drop instead
-// (Slots.Put).
+// bools, message fields) and the elements of the repeated message fields'
+// arrays that they keep (own.PoisonOwn, own.Record.Poison), until
+// Unpoison. Whatever still holds them after s was given back (a reply that
+// echoes part of a pooled request, which gRPC encodes after the request
+// went back; a message kept past the next Recv) reads the pattern, and a
+// string of it, not valid UTF-8, fails to encode or decode. Quarantine
+// builds poison what they drop instead (Slots.Put).
 func (s *Slot[M]) Poison() {
 	if own.Checked && !own.Quarantine {
 		s.owned.Poison()
@@ -124,9 +124,9 @@ func (s *Slot[M]) Poison() {
 }
 
 // Unpoison clears what Poison poisoned, so that the next decode into s
-// finds it prepared. Every decode
-// into a slot that was prepared and poisoned takes it through Slots.Get or
-// a receiver's next slot, which call Unpoison first.
+// finds it prepared. Every decode into a slot that may have been poisoned
+// takes it through Slots.Get or a receiver's next slot, which call
+// Unpoison first.
 func (s *Slot[M]) Unpoison() {
 	if own.Checked && !own.Quarantine {
 		s.owned.Unpoison()
