@@ -84,19 +84,15 @@ func PoisonOwn(m any) {
 		poisonValue(v)
 	default:
 		for _, f := range plan {
-			switch fv := v.Field(f.i); f.kind {
-			case messagesField:
+			switch fv := v.Field(f.i); {
+			case f.messages:
 				if fv.Cap() > 0 {
 					fillMessages(fv.UnsafePointer(), fv.Cap(), fv.Type().Elem())
 				}
-			case messageField:
+			case fv.Kind() == reflect.Pointer: // a message, or an optional field
 				fv.Set(poisonedPtr(fv.Type()))
 			default:
-				if fv.Kind() == reflect.Pointer {
-					fv.Set(poisonedPtr(fv.Type()))
-				} else {
-					poisonValue(fv)
-				}
+				poisonValue(fv)
 			}
 		}
 	}
@@ -112,7 +108,7 @@ func ClearOwn(m any) {
 		v.SetZero()
 	default:
 		for _, f := range plan {
-			if fv := v.Field(f.i); f.kind == messagesField {
+			if fv := v.Field(f.i); f.messages {
 				// Not Value.Slice, which allocates.
 				clear(unsafe.Slice((*unsafe.Pointer)(fv.UnsafePointer()), fv.Cap()))
 			} else {
@@ -138,14 +134,13 @@ func ownFields(m any) (v reflect.Value, plan []fieldPlan, ok bool) {
 	return v, plan, true
 }
 
-// The kinds of field that PoisonOwn and ClearOwn touch.
-const (
-	ownField      = iota // a string, number, bool, or a pointer to one
-	messageField         // a pointer to a message
-	messagesField        // a repeated message field
-)
-
-type fieldPlan struct{ i, kind int }
+// fieldPlan is a field that PoisonOwn and ClearOwn touch: a string,
+// number or bool, a pointer to one or to a message, or (messages) a
+// repeated message field.
+type fieldPlan struct {
+	i        int
+	messages bool
+}
 
 // plans holds the fieldPlans of each struct type: reflect.Type →
 // []fieldPlan.
@@ -162,12 +157,10 @@ func planOf(t reflect.Type) []fieldPlan {
 		f := t.Field(i)
 		switch {
 		case !f.IsExported():
-		case ownValue(f.Type):
-			plan = append(plan, fieldPlan{i, ownField})
-		case isMessage(f.Type):
-			plan = append(plan, fieldPlan{i, messageField})
+		case ownValue(f.Type) || isMessage(f.Type):
+			plan = append(plan, fieldPlan{i, false})
 		case f.Type.Kind() == reflect.Slice && isMessage(f.Type.Elem()):
-			plan = append(plan, fieldPlan{i, messagesField})
+			plan = append(plan, fieldPlan{i, true})
 		}
 	}
 	p, _ := plans.LoadOrStore(t, plan)
@@ -278,7 +271,8 @@ func poisonValue(v reflect.Value) bool {
 	return true
 }
 
-// poisonElems sets every element of s, the array of a repeated string,
+// poisonElems sets, in checked builds (its caller, KeepCleared, tests
+// Checked), every element of s, the array of a repeated string,
 // bytes, bool or message field given back, to the poison pattern, and
 // reports whether it did; elements of another kind are left to the
 // caller. In quarantine builds, which never reuse the array, every kind:
@@ -288,7 +282,7 @@ func poisonValue(v reflect.Value) bool {
 // PoisonOwn poisons message elements apart, until the slot is decoded
 // into again (ClearOwn).
 func poisonElems[T any](s []T) bool {
-	if !Checked || len(s) == 0 {
+	if len(s) == 0 {
 		return false
 	}
 	p := unsafe.Pointer(unsafe.SliceData(s))
