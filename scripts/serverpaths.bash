@@ -1,4 +1,4 @@
-# serverpaths.bash, sourced by placement.sh and streamworkers.sh: the two
+# serverpaths.bash, sourced by placement.sh, streamworkers.sh and gogc.sh: the two
 # generated benchmarks they compare settings on, server in its own process:
 # the OTLP export replayed from internal/testprotos/otlp's corpus, and
 # CreateUser with 16 KiB of short strings; on gRPC's standard path,
