@@ -91,7 +91,11 @@ func WithPoolingThreshold(n int) Option {
 // option it does not: invalid UTF-8 is sent and accepted as it is, as
 // vtprotobuf's own methods do, and a peer that uses gRPC's standard codec
 // rejects it. Messages without vtprotobuf methods are unaffected: protobuf-go
-// always checks.
+// always checks. So are those that the codec encodes with protobuf-go where
+// vtprotobuf's encoding would differ: messages of types with extension
+// ranges, and messages that hold a float or double -0.0 in a field without
+// presence, which vtprotobuf would leave out (docs/differences.md); one that
+// also holds invalid UTF-8 fails to encode.
 func WithoutUTF8Validation() Option {
 	return func(c *Codec) {
 		c.c.NoUTF8 = true

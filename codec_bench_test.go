@@ -303,3 +303,38 @@ func BenchmarkForcedCodec(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkNegZero measures what the search for a -0.0 that vtprotobuf
+// would not send costs the encoding (internal/codec/negzero.go), on its
+// worst shape: 10,000 nested messages that each hold a float and a double
+// without presence, all of which GrpcfastNegZero looks at. With none of
+// them -0.0 (zero=none), grpcfast walks the tree and encodes with
+// vtprotobuf; with the last one -0.0 (zero=last), it walks the whole tree
+// and encodes with protobuf-go, as the standard codec does:
+//
+//	go test -run='^$' -bench=BenchmarkNegZero -count=6 . | tee /tmp/negzero.bench
+//	benchstat -col /codec /tmp/negzero.bench
+func BenchmarkNegZero(b *testing.B) {
+	for _, zero := range []string{"none", "last"} {
+		m := &kinds.Decodable{}
+		for i := range 10000 {
+			m.Children = append(m.Children, &kinds.Decodable{Db: float64(i) + 0.5, Fl: 1.5, I64: int64(i)})
+		}
+		if zero == "last" {
+			m.Children[len(m.Children)-1].Db = math.Copysign(0, -1)
+		}
+		for _, cc := range benchCodecs {
+			b.Run("zero="+zero+"/codec="+cc.name, func(b *testing.B) {
+				settle(b)
+				b.ReportAllocs()
+				for range b.N {
+					out, err := cc.codec.Marshal(m)
+					if err != nil {
+						b.Fatal(err)
+					}
+					out.Free()
+				}
+			})
+		}
+	}
+}

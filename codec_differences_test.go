@@ -1,15 +1,11 @@
 package grpcfast_test
 
 import (
-	"bytes"
-	"math"
 	"testing"
 
-	"github.com/planetscale/vtprotobuf/testproto/proto3opt"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
-	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
@@ -34,27 +30,6 @@ func marshalBoth(t *testing.T, m proto.Message) (got, std []byte) {
 		t.Fatal(err)
 	}
 	return g.Materialize(), s.Materialize()
-}
-
-// A proto3 float or double field without presence that holds -0.0 is not
-// sent: vtprotobuf writes such a field when it is != 0, and -0.0 == 0. The
-// peer reads +0.0. With explicit presence (optional) it is sent; a wrapper
-// type does not help, its value field is the same kind of field.
-func TestDifferenceNegativeZero(t *testing.T) {
-	negZero := math.Copysign(0, -1)
-	got, std := marshalBoth(t, &kinds.Rich{Ratio: negZero})
-	if len(got) != 0 || len(std) == 0 {
-		t.Errorf("Rich{Ratio: -0.0}: grpcfast sent %x, standard codec %x: the difference is gone, update docs/differences.md", got, std)
-	}
-	got, std = marshalBoth(t, &kinds.WellKnown{Ratio: wrapperspb.Double(negZero)})
-	if bytes.Equal(got, std) {
-		t.Errorf("DoubleValue(-0.0): both sent %x: the difference is gone, update docs/differences.md", got)
-	}
-	// The workaround: explicit presence.
-	got, std = marshalBoth(t, &proto3opt.OptionalFieldInProto3{OptionalDouble: &negZero, OptionalFloat: proto.Float32(float32(negZero))})
-	if !bytes.Equal(got, std) {
-		t.Errorf("optional double -0.0: grpcfast sent %x, standard codec %x", got, std)
-	}
 }
 
 // Unknown fields inside a well-known type (google.protobuf.Timestamp and

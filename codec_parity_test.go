@@ -2,18 +2,25 @@ package grpcfast_test
 
 import (
 	"bytes"
+	"fmt"
+	"math"
+	"sort"
 	"testing"
 
 	vtproto2 "github.com/planetscale/vtprotobuf/testproto/proto2"
+	"github.com/planetscale/vtprotobuf/testproto/proto3opt"
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/dynamicpb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
 	"github.com/grpcfast/grpcfast/internal/stdcodec"
+	"github.com/grpcfast/grpcfast/internal/testprotos/imports"
+	"github.com/grpcfast/grpcfast/internal/testprotos/imports/o"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 	"github.com/grpcfast/grpcfast/internal/testprotos/proto2"
 )
@@ -281,4 +288,140 @@ func TestPooledChildPresence(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestNegativeZeroParity checks that a float or double -0.0 is sent as
+// gRPC's standard codec sends it, wherever it is: vtprotobuf's encoding
+// leaves out a field without presence that holds it (it writes such a field
+// when it is != 0), so the codec encodes a message that holds one, in
+// itself or in any message it holds, with protobuf-go. The peer then reads
+// -0.0, not +0.0.
+func TestNegativeZeroParity(t *testing.T) {
+	nz := math.Copysign(0, -1)
+	nz32 := float32(nz)
+	cases := []struct {
+		name  string
+		m     proto.Message
+		fixed bool // vtprotobuf alone would drop the -0.0
+	}{
+		{"double", &kinds.Rich{Ratio: nz, Id: 7}, true},
+		{"float", &kinds.Decodable{Fl: nz32, Name: "f"}, true},
+		{"double in a decodable", &kinds.Decodable{Db: nz}, true},
+		{"child", &kinds.Decodable{Child: &kinds.Decodable{Db: nz}}, true},
+		{"repeated child", &kinds.Decodable{Children: []*kinds.Decodable{{}, {Fl: nz32}}}, true},
+		{"child of another type", &kinds.Decodable{Rich: &kinds.Rich{Ratio: nz}}, true},
+		{"repeated child of another type", &kinds.Decodable{Riches: []*kinds.Rich{{Name: "a"}, {Ratio: nz}}}, true},
+		{"oneof member", &kinds.Decodable{Choice: &kinds.Decodable_Node{Node: &kinds.Decodable{Db: nz}}}, true},
+		{"oneof member of another type", &kinds.Decodable{Choice: &kinds.Decodable_Other{Other: &kinds.Rich{Ratio: nz}}}, true},
+		{"deep", &kinds.Decodable{Child: &kinds.Decodable{Children: []*kinds.Decodable{{Riches: []*kinds.Rich{{Ratio: nz}}}}}}, true},
+		{"DoubleValue", &kinds.WellKnown{Ratio: wrapperspb.Double(nz)}, true},
+		{"FloatValue", &kinds.Signed{Wf: wrapperspb.Float(nz32)}, true},
+		{"map value message", &kinds.Signed{ByKey: map[string]*kinds.Signed{"a": {Db: 1}, "b": {Fl: nz32}}}, true},
+		{"map value message, nested", &kinds.Signed{List: []*kinds.Signed{{ByKey: map[string]*kinds.Signed{"a": {Db: nz}}}}}, true},
+		{"nil map value", &kinds.Signed{ByKey: map[string]*kinds.Signed{"a": nil}}, false},
+		{"another package's message", &imports.FromV{M: &o.M{D: nz}}, true},
+		{"another package's, repeated", &imports.FromV{Ms: []*o.M{{S: "s"}, {D: nz}}}, true},
+		{"another package's, oneof member", &imports.FromV{Choice: &imports.FromV_One{One: &o.M{D: nz}}}, true},
+		// Where vtprotobuf sends -0.0 itself: oneof members, optional and
+		// repeated fields, map values.
+		{"oneof double", &kinds.Decodable{Choice: &kinds.Decodable_Real{Real: nz}}, false},
+		{"optional", &proto3opt.OptionalFieldInProto3{OptionalDouble: &nz, OptionalFloat: &nz32}, false},
+		{"repeated", &kinds.Decodable{Rdb: []float64{1, nz}, Rfl: []float32{nz32}}, false},
+		{"map value", &kinds.Signed{Values: map[string]float64{"a": nz}}, false},
+		{"positive zero", &kinds.Signed{Db: 0, Fl: 0, ByKey: map[string]*kinds.Signed{"a": {}}, Wf: wrapperspb.Float(0)}, false},
+	}
+	c := grpcfast.NewCodec()
+	for _, tc := range cases {
+		got, err := c.Marshal(tc.m)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		want, err := stdcodec.Codec().Marshal(tc.m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g, w := got.Materialize(), want.Materialize(); !bytes.Equal(g, w) {
+			t.Errorf("%s: sent %x, the standard codec sends %x", tc.name, g, w)
+		}
+		vt, err := tc.m.(interface{ MarshalVT() ([]byte, error) }).MarshalVT()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if differs := !bytes.Equal(vt, want.Materialize()); differs != tc.fixed {
+			t.Errorf("%s: vtprotobuf's encoding differs from protobuf-go's: %v, want %v (the case no longer covers what it names)", tc.name, differs, tc.fixed)
+		}
+		back := tc.m.ProtoReflect().New().Interface()
+		if err := stdcodec.Codec().Unmarshal(got, back); err != nil {
+			t.Fatal(err)
+		}
+		if !proto.Equal(back, tc.m) || !sameSigns(back.ProtoReflect(), tc.m.ProtoReflect()) {
+			t.Errorf("%s: the peer reads %v, want %v", tc.name, back, tc.m)
+		}
+		got.Free()
+		want.Free()
+	}
+}
+
+// sameSigns reports whether a and b, two messages of one type, hold the same
+// signs in their float and double fields, nested ones included (proto.Equal
+// finds -0.0 equal to +0.0).
+func sameSigns(a, b protoreflect.Message) bool {
+	return fmt.Sprint(signs(a)) == fmt.Sprint(signs(b))
+}
+
+func signs(m protoreflect.Message) []string {
+	var out []string
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.IsMap():
+			v.Map().Range(func(k protoreflect.MapKey, mv protoreflect.Value) bool {
+				if fd.MapValue().Message() != nil {
+					out = append(out, fmt.Sprint(k, signs(mv.Message())))
+				} else {
+					out = append(out, fmt.Sprint(k, mv))
+				}
+				return true
+			})
+		case fd.IsList():
+			for i := range v.List().Len() {
+				if fd.Message() != nil {
+					out = append(out, fmt.Sprint(signs(v.List().Get(i).Message())))
+				} else {
+					out = append(out, fmt.Sprint(math.Signbit(v.List().Get(i).Float())))
+				}
+			}
+		case fd.Message() != nil:
+			out = append(out, fmt.Sprint(fd.Name(), signs(v.Message())))
+		case fd.Kind() == protoreflect.DoubleKind || fd.Kind() == protoreflect.FloatKind:
+			out = append(out, fmt.Sprint(fd.Name(), math.Signbit(v.Float())))
+		}
+		return true
+	})
+	sort.Strings(out)
+	return out
+}
+
+// TestNegativeZeroWithoutUTF8Validation pins what WithoutUTF8Validation
+// documents: a message that holds a -0.0 that vtprotobuf would leave out is
+// encoded with protobuf-go, which checks UTF-8 whatever the option, so one
+// that also holds invalid UTF-8 fails to encode; without the -0.0, it is
+// sent as it is.
+func TestNegativeZeroWithoutUTF8Validation(t *testing.T) {
+	c := grpcfast.NewCodec(grpcfast.WithoutUTF8Validation())
+	out, err := c.Marshal(&kinds.Rich{Name: "\xff", Ratio: 1})
+	if err != nil {
+		t.Fatalf("invalid UTF-8 without a -0.0: %v, want it sent", err)
+	}
+	out.Free()
+	if _, err := c.Marshal(&kinds.Rich{Name: "\xff", Ratio: math.Copysign(0, -1)}); err == nil {
+		t.Fatal("invalid UTF-8 with a -0.0: sent, want protobuf-go's error")
+	}
+	out, err = c.Marshal(&kinds.Rich{Name: "ok", Ratio: math.Copysign(0, -1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := out.Materialize(); !bytes.Contains(b, []byte{0x81, 1, 0, 0, 0, 0, 0, 0, 0, 0x80}) {
+		t.Errorf("a -0.0 with the option: sent %x, want field 16 with -0.0", b)
+	}
+	out.Free()
 }

@@ -25,6 +25,12 @@ import (
 // protoc-gen-go-grpcfast.
 const SupportPackageIsVersion5 = true
 
+// SupportPackageIsVersion6 is referenced by code generated since generated
+// messages report a -0.0 that vtprotobuf would not send (NegZeroHolder).
+// Code generated for version 5 builds against this package too, and sends
+// such a -0.0 as +0.0, as vtprotobuf does.
+const SupportPackageIsVersion6 = true
+
 // RegisterDefault registers a grpcfast codec with the default options under
 // the name "proto" (grpcfast.Register()), unless a grpcfast codec has been
 // registered in this process already. Generated code calls it from init, so

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
+	"github.com/grpcfast/grpcfast/internal/fieldrule"
 	"github.com/grpcfast/grpcfast/internal/own"
 )
 
@@ -23,6 +24,10 @@ type vtInfo struct {
 	// utf8 is the plan for checking the strings that must be valid UTF-8,
 	// nil if the type cannot hold any.
 	utf8 *utf8Plan
+	// negZero is true for message types that can hold a -0.0 that
+	// vtprotobuf's encoding leaves out (fieldrule.HoldsNegZero): their
+	// generated messages have GrpcfastNegZero (NegZeroHolder).
+	negZero bool
 }
 
 var (
@@ -92,6 +97,7 @@ func newVTInfo(md protoreflect.MessageDescriptor) *vtInfo {
 	return &vtInfo{
 		vtMarshals: !hasExtensionRanges(md, map[protoreflect.FullName]bool{}),
 		utf8:       newUTF8Plan(md),
+		negZero:    fieldrule.HoldsNegZero(md),
 	}
 }
 

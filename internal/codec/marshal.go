@@ -19,14 +19,19 @@ type vtMarshaler interface {
 
 // Marshal returns the wire format of v. The result holds one buffer, or none
 // when the encoding is empty; gRPC frees it once written. A value whose type
-// has no generated decoder goes to c.Next, untouched.
+// has no generated decoder goes to c.Next, untouched. Generated messages are
+// encoded by vtprotobuf, but for those that it would encode differently
+// from protobuf-go: types with extension ranges (vtInfo), and messages
+// that hold a -0.0 it would leave out (NegZeroHolder).
 func (c *Codec) Marshal(v any) (mem.BufferSlice, error) {
 	if _, ok := v.(generatedDecoder); !ok {
 		return c.Next.Marshal(v)
 	}
 	if m, ok := v.(vtMarshaler); ok {
 		if info := vtInfoOf(v); info.vtMarshals {
-			return c.marshalVT(m, info)
+			if !info.negZero || !holdsNegZero(v) {
+				return c.marshalVT(m, info)
+			}
 		}
 	}
 	return c.marshalProto(v)

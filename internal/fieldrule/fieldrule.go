@@ -19,3 +19,43 @@ func EnforceUTF8(fd protoreflect.FieldDescriptor) bool {
 	}
 	return fd.Syntax() == protoreflect.Proto3
 }
+
+// NegZeroField reports whether fd is a float or double field without
+// presence (proto3's, editions' IMPLICIT), outside a list or a map: the
+// fields whose -0.0 vtprotobuf's encoding leaves out (it writes them when
+// they are != 0), where protobuf-go writes it. A oneof member, an optional
+// or repeated field and a map's value are written by both.
+func NegZeroField(fd protoreflect.FieldDescriptor) bool {
+	k := fd.Kind()
+	return (k == protoreflect.FloatKind || k == protoreflect.DoubleKind) && !fd.IsList() && !fd.IsMap() && !fd.HasPresence()
+}
+
+// HoldsNegZero reports whether md, or a message type reachable through its
+// fields (map values included), has a NegZeroField: whether a message of
+// type md can hold a -0.0 that vtprotobuf's encoding leaves out. The
+// generated messages for which it is true have GrpcfastNegZero.
+func HoldsNegZero(md protoreflect.MessageDescriptor) bool {
+	return holdsNegZero(md, map[protoreflect.FullName]bool{})
+}
+
+func holdsNegZero(md protoreflect.MessageDescriptor, seen map[protoreflect.FullName]bool) bool {
+	if seen[md.FullName()] {
+		return false
+	}
+	seen[md.FullName()] = true
+	fields := md.Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		if fd.IsMap() {
+			fd = fd.MapValue() // a value that is not a message is always sent
+		}
+		if sub := fd.Message(); sub != nil {
+			if holdsNegZero(sub, seen) {
+				return true
+			}
+		} else if !fields.Get(i).IsMap() && NegZeroField(fd) {
+			return true
+		}
+	}
+	return false
+}

@@ -106,6 +106,25 @@ message Other { optional string grpcfast_decode = 2; extensions 100 to 200; }
 	if resp = run(t, compile(t, []string{"clash.proto"}, "", src)); resp.GetError() != "" {
 		t.Errorf("a message without a decoder, with a field grpcfast_decode: %s", resp.GetError())
 	}
+
+	// GrpcfastNegZero is a method only of messages that can hold a float or
+	// double -0.0 that vtprotobuf would not send: a double without presence
+	// gives Neg one; an optional double leaves Fine without.
+	src["clash.proto"] = `syntax = "proto3";
+package clash;
+option go_package = "example.com/clash";
+message Neg { double d = 1; bool grpcfast_neg_zero = 2; }
+message Fine { optional double d = 1; bool grpcfast_neg_zero = 2; }
+`
+	resp = run(t, compile(t, []string{"clash.proto"}, "", src))
+	want = "clash.proto: field grpcfast_neg_zero of message clash.Neg has the Go name GrpcfastNegZero, which protoc-gen-go-grpcfast needs for a method; rename the field"
+	if resp.GetError() != want {
+		t.Errorf("error = %q\nwant    %q", resp.GetError(), want)
+	}
+	src["clash.proto"] = strings.Replace(src["clash.proto"], "message Neg { double d = 1; bool grpcfast_neg_zero = 2; }", "", 1)
+	if resp = run(t, compile(t, []string{"clash.proto"}, "", src)); resp.GetError() != "" {
+		t.Errorf("a message that cannot hold such a -0.0, with a field grpcfast_neg_zero: %s", resp.GetError())
+	}
 }
 
 func TestMethodKinds(t *testing.T) {

@@ -12,7 +12,8 @@ import (
 // the codec and the slots use: its unknown fields, where they leave their
 // marks (grpcfastimpl.Owner), an accessor for singular bytes fields
 // (grpcfastimpl.BytesFielder) and, where it gets one (decodable), the
-// decoder, which records what a slot's next reset keeps. The codec hands a
+// decoder, which records what a slot's next reset keeps, and the test of a
+// -0.0 that vtprotobuf would not send (grpcfastimpl.NegZeroHolder). The codec hands a
 // message without a decoder to the codec it registered in front of, and a
 // slot resets such a message with Reset before each decode.
 func genMessages(g *protogen.GeneratedFile, f *protogen.File) error {
@@ -30,6 +31,9 @@ func genMessages(g *protogen.GeneratedFile, f *protogen.File) error {
 			continue
 		}
 		genDecode(g, f, m, kinds)
+		if holdsNegZeroType(m.Desc) {
+			genNegZero(g, f, m)
+		}
 		if holdsRequired(m.Desc, map[protoreflect.FullName]bool{}) {
 			comment(g, requiredMethod+" implements "+g.QualifiedGoIdent(implPackage.Ident("RequiredHolder"))+".")
 			g.P("func (x *", m.GoIdent, ") ", requiredMethod, "() {}")
@@ -57,6 +61,9 @@ func checkNameClash(m *protogen.Message) error {
 		names = append(names, decodeMethod)
 		if holdsRequired(m.Desc, map[protoreflect.FullName]bool{}) {
 			names = append(names, requiredMethod)
+		}
+		if holdsNegZeroType(m.Desc) {
+			names = append(names, negZeroMethod)
 		}
 	}
 	for _, name := range names {

@@ -20,7 +20,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion5
+const _ = grpcfastimpl.SupportPackageIsVersion6
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -392,6 +392,28 @@ eNd:
 		grpcfastimpl.LogScalars(dEc, &x.Es)
 	}
 	return nil
+}
+
+// GrpcfastNegZero implements grpcfastimpl.NegZeroHolder.
+func (x *FromV) GrpcfastNegZero() bool {
+	if x == nil {
+		return false
+	}
+	if grpcfastimpl.NegZeroOf(x.M) {
+		return true
+	}
+	for _, eLem := range x.Ms {
+		if grpcfastimpl.NegZeroOf(eLem) {
+			return true
+		}
+	}
+	switch oNe := x.Choice.(type) {
+	case *FromV_One:
+		if grpcfastimpl.NegZeroOf(oNe.One) {
+			return true
+		}
+	}
+	return false
 }
 
 // The lists of spares (nested messages and oneof wrappers that a slot's reset

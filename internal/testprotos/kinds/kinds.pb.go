@@ -1212,6 +1212,94 @@ func (x *WellKnown) GetRatio() *wrapperspb.DoubleValue {
 	return nil
 }
 
+// Signed holds floats and doubles where the codec finds a -0.0 that
+// vtprotobuf's encoding would leave out (a field without presence, in a
+// message reached through a map, a wrapper), and where vtprotobuf sends it
+// (a map's values).
+type Signed struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Fl            float32                `protobuf:"fixed32,1,opt,name=fl,proto3" json:"fl,omitempty"`
+	Db            float64                `protobuf:"fixed64,2,opt,name=db,proto3" json:"db,omitempty"`
+	ByKey         map[string]*Signed     `protobuf:"bytes,3,rep,name=by_key,json=byKey,proto3" json:"by_key,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Values        map[string]float64     `protobuf:"bytes,4,rep,name=values,proto3" json:"values,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"fixed64,2,opt,name=value"`
+	Wf            *wrapperspb.FloatValue `protobuf:"bytes,5,opt,name=wf,proto3" json:"wf,omitempty"`
+	List          []*Signed              `protobuf:"bytes,6,rep,name=list,proto3" json:"list,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Signed) Reset() {
+	*x = Signed{}
+	mi := &file_kinds_kinds_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Signed) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Signed) ProtoMessage() {}
+
+func (x *Signed) ProtoReflect() protoreflect.Message {
+	mi := &file_kinds_kinds_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Signed.ProtoReflect.Descriptor instead.
+func (*Signed) Descriptor() ([]byte, []int) {
+	return file_kinds_kinds_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *Signed) GetFl() float32 {
+	if x != nil {
+		return x.Fl
+	}
+	return 0
+}
+
+func (x *Signed) GetDb() float64 {
+	if x != nil {
+		return x.Db
+	}
+	return 0
+}
+
+func (x *Signed) GetByKey() map[string]*Signed {
+	if x != nil {
+		return x.ByKey
+	}
+	return nil
+}
+
+func (x *Signed) GetValues() map[string]float64 {
+	if x != nil {
+		return x.Values
+	}
+	return nil
+}
+
+func (x *Signed) GetWf() *wrapperspb.FloatValue {
+	if x != nil {
+		return x.Wf
+	}
+	return nil
+}
+
+func (x *Signed) GetList() []*Signed {
+	if x != nil {
+		return x.List
+	}
+	return nil
+}
+
 var File_kinds_kinds_proto protoreflect.FileDescriptor
 
 const file_kinds_kinds_proto_rawDesc = "" +
@@ -1319,7 +1407,21 @@ const file_kinds_kinds_proto_rawDesc = "" +
 	"\x06second\"o\n" +
 	"\tWellKnown\x12.\n" +
 	"\x04time\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x122\n" +
-	"\x05ratio\x18\x02 \x01(\v2\x1c.google.protobuf.DoubleValueR\x05ratio*>\n" +
+	"\x05ratio\x18\x02 \x01(\v2\x1c.google.protobuf.DoubleValueR\x05ratio\"\xa8\x03\n" +
+	"\x06Signed\x12\x0e\n" +
+	"\x02fl\x18\x01 \x01(\x02R\x02fl\x12\x0e\n" +
+	"\x02db\x18\x02 \x01(\x01R\x02db\x12A\n" +
+	"\x06by_key\x18\x03 \x03(\v2*.grpcfast.testdata.kinds.Signed.ByKeyEntryR\x05byKey\x12C\n" +
+	"\x06values\x18\x04 \x03(\v2+.grpcfast.testdata.kinds.Signed.ValuesEntryR\x06values\x12+\n" +
+	"\x02wf\x18\x05 \x01(\v2\x1b.google.protobuf.FloatValueR\x02wf\x123\n" +
+	"\x04list\x18\x06 \x03(\v2\x1f.grpcfast.testdata.kinds.SignedR\x04list\x1aY\n" +
+	"\n" +
+	"ByKeyEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x125\n" +
+	"\x05value\x18\x02 \x01(\v2\x1f.grpcfast.testdata.kinds.SignedR\x05value:\x028\x01\x1a9\n" +
+	"\vValuesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\x01R\x05value:\x028\x01*>\n" +
 	"\x05Color\x12\x15\n" +
 	"\x11COLOR_UNSPECIFIED\x10\x00\x12\r\n" +
 	"\tCOLOR_RED\x10\x01\x12\x0f\n" +
@@ -1345,7 +1447,7 @@ func file_kinds_kinds_proto_rawDescGZIP() []byte {
 }
 
 var file_kinds_kinds_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_kinds_kinds_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
+var file_kinds_kinds_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_kinds_kinds_proto_goTypes = []any{
 	(Color)(0),                     // 0: grpcfast.testdata.kinds.Color
 	(*Rich)(nil),                   // 1: grpcfast.testdata.kinds.Rich
@@ -1356,15 +1458,19 @@ var file_kinds_kinds_proto_goTypes = []any{
 	(*PooledMaybe)(nil),            // 6: grpcfast.testdata.kinds.PooledMaybe
 	(*Decodable)(nil),              // 7: grpcfast.testdata.kinds.Decodable
 	(*WellKnown)(nil),              // 8: grpcfast.testdata.kinds.WellKnown
-	nil,                            // 9: grpcfast.testdata.kinds.Rich.CountsEntry
-	(*timestamppb.Timestamp)(nil),  // 10: google.protobuf.Timestamp
-	(*wrapperspb.DoubleValue)(nil), // 11: google.protobuf.DoubleValue
+	(*Signed)(nil),                 // 9: grpcfast.testdata.kinds.Signed
+	nil,                            // 10: grpcfast.testdata.kinds.Rich.CountsEntry
+	nil,                            // 11: grpcfast.testdata.kinds.Signed.ByKeyEntry
+	nil,                            // 12: grpcfast.testdata.kinds.Signed.ValuesEntry
+	(*timestamppb.Timestamp)(nil),  // 13: google.protobuf.Timestamp
+	(*wrapperspb.DoubleValue)(nil), // 14: google.protobuf.DoubleValue
+	(*wrapperspb.FloatValue)(nil),  // 15: google.protobuf.FloatValue
 }
 var file_kinds_kinds_proto_depIdxs = []int32{
 	0,  // 0: grpcfast.testdata.kinds.Rich.color:type_name -> grpcfast.testdata.kinds.Color
 	2,  // 1: grpcfast.testdata.kinds.Rich.inner:type_name -> grpcfast.testdata.kinds.Inner
 	2,  // 2: grpcfast.testdata.kinds.Rich.inners:type_name -> grpcfast.testdata.kinds.Inner
-	9,  // 3: grpcfast.testdata.kinds.Rich.counts:type_name -> grpcfast.testdata.kinds.Rich.CountsEntry
+	10, // 3: grpcfast.testdata.kinds.Rich.counts:type_name -> grpcfast.testdata.kinds.Rich.CountsEntry
 	2,  // 4: grpcfast.testdata.kinds.Rich.nested:type_name -> grpcfast.testdata.kinds.Inner
 	0,  // 5: grpcfast.testdata.kinds.Rich.colors:type_name -> grpcfast.testdata.kinds.Color
 	2,  // 6: grpcfast.testdata.kinds.Pooled.inners:type_name -> grpcfast.testdata.kinds.Inner
@@ -1382,23 +1488,28 @@ var file_kinds_kinds_proto_depIdxs = []int32{
 	0,  // 18: grpcfast.testdata.kinds.Decodable.hue:type_name -> grpcfast.testdata.kinds.Color
 	1,  // 19: grpcfast.testdata.kinds.Decodable.other:type_name -> grpcfast.testdata.kinds.Rich
 	2,  // 20: grpcfast.testdata.kinds.Decodable.inner:type_name -> grpcfast.testdata.kinds.Inner
-	10, // 21: grpcfast.testdata.kinds.WellKnown.time:type_name -> google.protobuf.Timestamp
-	11, // 22: grpcfast.testdata.kinds.WellKnown.ratio:type_name -> google.protobuf.DoubleValue
-	1,  // 23: grpcfast.testdata.kinds.Kinds.Unary:input_type -> grpcfast.testdata.kinds.Rich
-	1,  // 24: grpcfast.testdata.kinds.Kinds.ClientStream:input_type -> grpcfast.testdata.kinds.Rich
-	1,  // 25: grpcfast.testdata.kinds.Kinds.ServerStream:input_type -> grpcfast.testdata.kinds.Rich
-	1,  // 26: grpcfast.testdata.kinds.Kinds.Bidi:input_type -> grpcfast.testdata.kinds.Rich
-	4,  // 27: grpcfast.testdata.kinds.Kinds.PooledBidi:input_type -> grpcfast.testdata.kinds.Pooled
-	1,  // 28: grpcfast.testdata.kinds.Kinds.Unary:output_type -> grpcfast.testdata.kinds.Rich
-	3,  // 29: grpcfast.testdata.kinds.Kinds.ClientStream:output_type -> grpcfast.testdata.kinds.Summary
-	1,  // 30: grpcfast.testdata.kinds.Kinds.ServerStream:output_type -> grpcfast.testdata.kinds.Rich
-	1,  // 31: grpcfast.testdata.kinds.Kinds.Bidi:output_type -> grpcfast.testdata.kinds.Rich
-	4,  // 32: grpcfast.testdata.kinds.Kinds.PooledBidi:output_type -> grpcfast.testdata.kinds.Pooled
-	28, // [28:33] is the sub-list for method output_type
-	23, // [23:28] is the sub-list for method input_type
-	23, // [23:23] is the sub-list for extension type_name
-	23, // [23:23] is the sub-list for extension extendee
-	0,  // [0:23] is the sub-list for field type_name
+	13, // 21: grpcfast.testdata.kinds.WellKnown.time:type_name -> google.protobuf.Timestamp
+	14, // 22: grpcfast.testdata.kinds.WellKnown.ratio:type_name -> google.protobuf.DoubleValue
+	11, // 23: grpcfast.testdata.kinds.Signed.by_key:type_name -> grpcfast.testdata.kinds.Signed.ByKeyEntry
+	12, // 24: grpcfast.testdata.kinds.Signed.values:type_name -> grpcfast.testdata.kinds.Signed.ValuesEntry
+	15, // 25: grpcfast.testdata.kinds.Signed.wf:type_name -> google.protobuf.FloatValue
+	9,  // 26: grpcfast.testdata.kinds.Signed.list:type_name -> grpcfast.testdata.kinds.Signed
+	9,  // 27: grpcfast.testdata.kinds.Signed.ByKeyEntry.value:type_name -> grpcfast.testdata.kinds.Signed
+	1,  // 28: grpcfast.testdata.kinds.Kinds.Unary:input_type -> grpcfast.testdata.kinds.Rich
+	1,  // 29: grpcfast.testdata.kinds.Kinds.ClientStream:input_type -> grpcfast.testdata.kinds.Rich
+	1,  // 30: grpcfast.testdata.kinds.Kinds.ServerStream:input_type -> grpcfast.testdata.kinds.Rich
+	1,  // 31: grpcfast.testdata.kinds.Kinds.Bidi:input_type -> grpcfast.testdata.kinds.Rich
+	4,  // 32: grpcfast.testdata.kinds.Kinds.PooledBidi:input_type -> grpcfast.testdata.kinds.Pooled
+	1,  // 33: grpcfast.testdata.kinds.Kinds.Unary:output_type -> grpcfast.testdata.kinds.Rich
+	3,  // 34: grpcfast.testdata.kinds.Kinds.ClientStream:output_type -> grpcfast.testdata.kinds.Summary
+	1,  // 35: grpcfast.testdata.kinds.Kinds.ServerStream:output_type -> grpcfast.testdata.kinds.Rich
+	1,  // 36: grpcfast.testdata.kinds.Kinds.Bidi:output_type -> grpcfast.testdata.kinds.Rich
+	4,  // 37: grpcfast.testdata.kinds.Kinds.PooledBidi:output_type -> grpcfast.testdata.kinds.Pooled
+	33, // [33:38] is the sub-list for method output_type
+	28, // [28:33] is the sub-list for method input_type
+	28, // [28:28] is the sub-list for extension type_name
+	28, // [28:28] is the sub-list for extension extendee
+	0,  // [0:28] is the sub-list for field type_name
 }
 
 func init() { file_kinds_kinds_proto_init() }
@@ -1432,7 +1543,7 @@ func file_kinds_kinds_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_kinds_kinds_proto_rawDesc), len(file_kinds_kinds_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   9,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -23,7 +23,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion5
+const _ = grpcfastimpl.SupportPackageIsVersion6
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -47,6 +47,7 @@ var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*PooledMaybe)(nil)
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Decodable)(nil)
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*WellKnown)(nil)
+	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Signed)(nil)
 )
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -774,6 +775,17 @@ eNd:
 		grpcfastimpl.LogScalars(dEc, &x.Colors)
 	}
 	return nil
+}
+
+// GrpcfastNegZero implements grpcfastimpl.NegZeroHolder.
+func (x *Rich) GrpcfastNegZero() bool {
+	if x == nil {
+		return false
+	}
+	if grpcfastimpl.NegZero64(x.Ratio) {
+		return true
+	}
+	return false
 }
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -3133,6 +3145,46 @@ eNd:
 	return nil
 }
 
+// GrpcfastNegZero implements grpcfastimpl.NegZeroHolder.
+func (x *Decodable) GrpcfastNegZero() bool {
+	if x == nil {
+		return false
+	}
+	if grpcfastimpl.NegZero32(x.Fl) {
+		return true
+	}
+	if grpcfastimpl.NegZero64(x.Db) {
+		return true
+	}
+	if x.Child != nil && x.Child.GrpcfastNegZero() {
+		return true
+	}
+	for _, eLem := range x.Children {
+		if eLem != nil && eLem.GrpcfastNegZero() {
+			return true
+		}
+	}
+	if x.Rich != nil && x.Rich.GrpcfastNegZero() {
+		return true
+	}
+	for _, eLem := range x.Riches {
+		if eLem != nil && eLem.GrpcfastNegZero() {
+			return true
+		}
+	}
+	switch oNe := x.Choice.(type) {
+	case *Decodable_Node:
+		if oNe.Node != nil && oNe.Node.GrpcfastNegZero() {
+			return true
+		}
+	case *Decodable_Other:
+		if oNe.Other != nil && oNe.Other.GrpcfastNegZero() {
+			return true
+		}
+	}
+	return false
+}
+
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *WellKnown) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
@@ -3239,6 +3291,388 @@ eNd:
 	return nil
 }
 
+// GrpcfastNegZero implements grpcfastimpl.NegZeroHolder.
+func (x *WellKnown) GrpcfastNegZero() bool {
+	if x == nil {
+		return false
+	}
+	if grpcfastimpl.NegZero64(x.Ratio.GetValue()) {
+		return true
+	}
+	return false
+}
+
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
+func (x *Signed) GrpcfastUnknownFields() *[]byte {
+	return &x.unknownFields
+}
+
+// GrpcfastDecode implements grpcfastimpl.Decoder.
+func (x *Signed) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 13 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // fl
+		vAl, nN := protowire.ConsumeFixed32(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		x.Fl = math.Float32frombits(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 17 {
+			dAtA = dAtA[1:]
+			goto dEcode2
+		}
+		goto nExt
+	}
+dEcode2:
+	{ // db
+		vAl, nN := protowire.ConsumeFixed64(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		x.Db = math.Float64frombits(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 26 {
+			dAtA = dAtA[1:]
+			goto dEcode3
+		}
+		goto nExt
+	}
+dEcode3:
+	{ // by_key
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		eNtry := vAl
+		if dEpth < grpcfastimpl.MapLevel {
+			return grpcfastimpl.ErrDepth
+		}
+		var mK string
+		var mV *Signed
+		for len(eNtry) > 0 {
+			tAg := uint64(eNtry[0])
+			if tAg-8 < 0x78 {
+				eNtry = eNtry[1:]
+			} else {
+				rEad, nN := grpcfastimpl.ReadTag(eNtry)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				tAg, eNtry = rEad, eNtry[nN:]
+			}
+			switch tAg {
+			case 10:
+				var vAl []byte
+				if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
+					vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(eNtry)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, eNtry = rEad, eNtry[nN:]
+				}
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Signed.ByKeyEntry.key"); eRr != nil {
+					return eRr
+				}
+				mK = grpcfastimpl.String(dEc, vAl)
+				continue
+			case 18:
+				var vAl []byte
+				if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
+					vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(eNtry)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, eNtry = rEad, eNtry[nN:]
+				}
+				if mV == nil {
+					if mV = grpcfastimpl.TakeSpare[Signed](dEc, grpcfastSpare_kinds_kinds_Signed); mV == nil {
+						mV = grpcfastimpl.NewSpare[Signed](dEc, grpcfastSpare_kinds_kinds_Signed)
+					}
+				}
+				if dEpth-grpcfastimpl.MapLevel < 1 {
+					return grpcfastimpl.ErrDepth
+				}
+				if eRr := mV.GrpcfastDecode(vAl, dEc, dEpth-grpcfastimpl.MapLevel-1); eRr != nil {
+					return eRr
+				}
+				continue
+			}
+			nN := grpcfastimpl.SkipField(tAg, eNtry)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			eNtry = eNtry[nN:]
+		}
+		if mV == nil {
+			if mV = grpcfastimpl.TakeSpare[Signed](dEc, grpcfastSpare_kinds_kinds_Signed); mV == nil {
+				mV = grpcfastimpl.NewSpare[Signed](dEc, grpcfastSpare_kinds_kinds_Signed)
+			}
+		}
+		if x.ByKey == nil {
+			x.ByKey = make(map[string]*Signed)
+		}
+		x.ByKey[mK] = mV
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 34 {
+			dAtA = dAtA[1:]
+			goto dEcode4
+		}
+		goto nExt
+	}
+dEcode4:
+	{ // values
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		eNtry := vAl
+		if dEpth < grpcfastimpl.MapLevel {
+			return grpcfastimpl.ErrDepth
+		}
+		var mK string
+		var mV float64
+		for len(eNtry) > 0 {
+			tAg := uint64(eNtry[0])
+			if tAg-8 < 0x78 {
+				eNtry = eNtry[1:]
+			} else {
+				rEad, nN := grpcfastimpl.ReadTag(eNtry)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				tAg, eNtry = rEad, eNtry[nN:]
+			}
+			switch tAg {
+			case 10:
+				var vAl []byte
+				if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
+					vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(eNtry)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, eNtry = rEad, eNtry[nN:]
+				}
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Signed.ValuesEntry.key"); eRr != nil {
+					return eRr
+				}
+				mK = grpcfastimpl.String(dEc, vAl)
+				continue
+			case 17:
+				vAl, nN := protowire.ConsumeFixed64(eNtry)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				eNtry = eNtry[nN:]
+				mV = math.Float64frombits(vAl)
+				continue
+			}
+			nN := grpcfastimpl.SkipField(tAg, eNtry)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			eNtry = eNtry[nN:]
+		}
+		if x.Values == nil {
+			x.Values = make(map[string]float64)
+		}
+		x.Values[mK] = mV
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 42 {
+			dAtA = dAtA[1:]
+			goto dEcode5
+		}
+		goto nExt
+	}
+dEcode5:
+	{ // wf
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Wf == nil {
+			if x.Wf = grpcfastimpl.TakeSpare[wrapperspb.FloatValue](dEc, grpcfastSpare_kinds_kinds_FloatValue); x.Wf == nil {
+				x.Wf = grpcfastimpl.NewSpare[wrapperspb.FloatValue](dEc, grpcfastSpare_kinds_kinds_FloatValue)
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := grpcfastimpl.DecodeMessage(x.Wf, vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 50 {
+			dAtA = dAtA[1:]
+			goto dEcode6
+		}
+		goto nExt
+	}
+dEcode6:
+	{ // list
+		for {
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+			} else {
+				rEad, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			var eL *Signed
+			if nN := len(x.List); nN < cap(x.List) {
+				x.List = x.List[:nN+1]
+				eL = x.List[nN]
+			} else {
+				x.List = grpcfastimpl.AppendMessage(x.List, dEc, 50, dAtA)
+				eL = x.List[nN]
+			}
+			if eL == nil {
+				if eL = grpcfastimpl.TakeSpare[Signed](dEc, grpcfastSpare_kinds_kinds_Signed); eL == nil {
+					eL = grpcfastimpl.NewSpare[Signed](dEc, grpcfastSpare_kinds_kinds_Signed)
+				}
+				x.List[len(x.List)-1] = eL
+			}
+			if dEpth < 1 {
+				return grpcfastimpl.ErrDepth
+			}
+			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+			if len(dAtA) == 0 || dAtA[0] != 50 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
+	for len(dAtA) > 0 {
+		tAg := uint64(dAtA[0])
+		if tAg-8 < 0x78 {
+			dAtA = dAtA[1:]
+		} else {
+			rEad, nN := grpcfastimpl.ReadTag(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			tAg, dAtA = rEad, dAtA[nN:]
+		}
+		switch tAg {
+		case 13: // fl
+			goto dEcode1
+		case 17: // db
+			goto dEcode2
+		case 26: // by_key
+			goto dEcode3
+		case 24, 25, 27, 29: // by_key, another wire type: an unknown field
+			if dEpth < grpcfastimpl.MapLevel {
+				return grpcfastimpl.ErrDepth
+			}
+		case 34: // values
+			goto dEcode4
+		case 32, 33, 35, 37: // values, another wire type: an unknown field
+			if dEpth < grpcfastimpl.MapLevel {
+				return grpcfastimpl.ErrDepth
+			}
+		case 42: // wf
+			goto dEcode5
+		case 50: // list
+			goto dEcode6
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it, its tag in the shortest form.
+		nN := grpcfastimpl.SkipField(tAg, dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
+		dAtA = dAtA[nN:]
+	}
+eNd:
+	if dEc.Record != nil {
+		grpcfastimpl.LogMap(dEc, &x.ByKey)
+		grpcfastimpl.LogMap(dEc, &x.Values)
+		grpcfastimpl.LogCleared(dEc, &x.List)
+	}
+	return nil
+}
+
+// GrpcfastNegZero implements grpcfastimpl.NegZeroHolder.
+func (x *Signed) GrpcfastNegZero() bool {
+	if x == nil {
+		return false
+	}
+	if grpcfastimpl.NegZero32(x.Fl) {
+		return true
+	}
+	if grpcfastimpl.NegZero64(x.Db) {
+		return true
+	}
+	for _, eLem := range x.ByKey {
+		if eLem != nil && eLem.GrpcfastNegZero() {
+			return true
+		}
+	}
+	if grpcfastimpl.NegZero32(x.Wf.GetValue()) {
+		return true
+	}
+	for _, eLem := range x.List {
+		if eLem != nil && eLem.GrpcfastNegZero() {
+			return true
+		}
+	}
+	return false
+}
+
 // The lists of spares (nested messages and oneof wrappers that a slot's reset
 // recycled) that the generated decoders of this file take from, one per type.
 var (
@@ -3264,6 +3698,8 @@ var (
 	grpcfastSpare_kinds_kinds_Decodable_Label = grpcfastimpl.NewSpareKind() // Decodable_Label
 	grpcfastSpare_kinds_kinds_Timestamp       = grpcfastimpl.NewSpareKind() // timestamppb.Timestamp
 	grpcfastSpare_kinds_kinds_DoubleValue     = grpcfastimpl.NewSpareKind() // wrapperspb.DoubleValue
+	grpcfastSpare_kinds_kinds_Signed          = grpcfastimpl.NewSpareKind() // Signed
+	grpcfastSpare_kinds_kinds_FloatValue      = grpcfastimpl.NewSpareKind() // wrapperspb.FloatValue
 )
 
 // NewKinds_ClientStreamRequestReceiver returns a Receiver that reads the

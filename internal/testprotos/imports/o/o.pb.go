@@ -71,8 +71,11 @@ func (E) EnumDescriptor() ([]byte, []int) {
 }
 
 type M struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	S             string                 `protobuf:"bytes,1,opt,name=s,proto3" json:"s,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	S     string                 `protobuf:"bytes,1,opt,name=s,proto3" json:"s,omitempty"`
+	// d makes the messages that hold an M test it for a -0.0 through
+	// grpcfastimpl.NegZeroOf, inside a type switch on a oneof.
+	D             float64 `protobuf:"fixed64,2,opt,name=d,proto3" json:"d,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -114,13 +117,21 @@ func (x *M) GetS() string {
 	return ""
 }
 
+func (x *M) GetD() float64 {
+	if x != nil {
+		return x.D
+	}
+	return 0
+}
+
 var File_imports_o_o_proto protoreflect.FileDescriptor
 
 const file_imports_o_o_proto_rawDesc = "" +
 	"\n" +
-	"\x11imports/o/o.proto\x12\x1bgrpcfast.testdata.imports.o\"\x11\n" +
+	"\x11imports/o/o.proto\x12\x1bgrpcfast.testdata.imports.o\"\x1f\n" +
 	"\x01M\x12\f\n" +
-	"\x01s\x18\x01 \x01(\tR\x01s*!\n" +
+	"\x01s\x18\x01 \x01(\tR\x01s\x12\f\n" +
+	"\x01d\x18\x02 \x01(\x01R\x01d*!\n" +
 	"\x01E\x12\x11\n" +
 	"\rE_UNSPECIFIED\x10\x00\x12\t\n" +
 	"\x05E_ONE\x10\x01B<Z:github.com/grpcfast/grpcfast/internal/testprotos/imports/ob\x06proto3"

@@ -14,11 +14,12 @@ import (
 	grpcfastimpl "github.com/grpcfast/grpcfast/grpcfastimpl"
 	encoding "google.golang.org/grpc/encoding"
 	protowire "google.golang.org/protobuf/encoding/protowire"
+	math "math"
 )
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion5
+const _ = grpcfastimpl.SupportPackageIsVersion6
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -72,6 +73,23 @@ dEcode1:
 		if len(dAtA) == 0 {
 			goto eNd
 		}
+		if dAtA[0] == 17 {
+			dAtA = dAtA[1:]
+			goto dEcode2
+		}
+		goto nExt
+	}
+dEcode2:
+	{ // d
+		vAl, nN := protowire.ConsumeFixed64(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		x.D = math.Float64frombits(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
 		goto nExt
 	}
 nExt:
@@ -89,6 +107,8 @@ nExt:
 		switch tAg {
 		case 10: // s
 			goto dEcode1
+		case 17: // d
+			goto dEcode2
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -101,4 +121,15 @@ nExt:
 	}
 eNd:
 	return nil
+}
+
+// GrpcfastNegZero implements grpcfastimpl.NegZeroHolder.
+func (x *M) GrpcfastNegZero() bool {
+	if x == nil {
+		return false
+	}
+	if grpcfastimpl.NegZero64(x.D) {
+		return true
+	}
+	return false
 }

@@ -5,11 +5,13 @@
 package o
 
 import (
+	binary "encoding/binary"
 	fmt "fmt"
 	protohelpers "github.com/planetscale/vtprotobuf/protohelpers"
 	proto "google.golang.org/protobuf/proto"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	io "io"
+	math "math"
 	unsafe "unsafe"
 )
 
@@ -26,6 +28,7 @@ func (m *M) CloneVT() *M {
 	}
 	r := new(M)
 	r.S = m.S
+	r.D = m.D
 	if len(m.unknownFields) > 0 {
 		r.unknownFields = make([]byte, len(m.unknownFields))
 		copy(r.unknownFields, m.unknownFields)
@@ -44,6 +47,9 @@ func (this *M) EqualVT(that *M) bool {
 		return false
 	}
 	if this.S != that.S {
+		return false
+	}
+	if this.D != that.D {
 		return false
 	}
 	return string(this.unknownFields) == string(that.unknownFields)
@@ -86,6 +92,12 @@ func (m *M) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
 		i -= len(m.unknownFields)
 		copy(dAtA[i:], m.unknownFields)
 	}
+	if m.D != 0 {
+		i -= 8
+		binary.LittleEndian.PutUint64(dAtA[i:], uint64(math.Float64bits(float64(m.D))))
+		i--
+		dAtA[i] = 0x11
+	}
 	if len(m.S) > 0 {
 		i -= len(m.S)
 		copy(dAtA[i:], m.S)
@@ -126,6 +138,12 @@ func (m *M) MarshalToSizedBufferVTStrict(dAtA []byte) (int, error) {
 		i -= len(m.unknownFields)
 		copy(dAtA[i:], m.unknownFields)
 	}
+	if m.D != 0 {
+		i -= 8
+		binary.LittleEndian.PutUint64(dAtA[i:], uint64(math.Float64bits(float64(m.D))))
+		i--
+		dAtA[i] = 0x11
+	}
 	if len(m.S) > 0 {
 		i -= len(m.S)
 		copy(dAtA[i:], m.S)
@@ -145,6 +163,9 @@ func (m *M) SizeVT() (n int) {
 	l = len(m.S)
 	if l > 0 {
 		n += 1 + l + protohelpers.SizeOfVarint(uint64(l))
+	}
+	if m.D != 0 {
+		n += 9
 	}
 	n += len(m.unknownFields)
 	return n
@@ -211,6 +232,17 @@ func (m *M) UnmarshalVT(dAtA []byte) error {
 			}
 			m.S = string(dAtA[iNdEx:postIndex])
 			iNdEx = postIndex
+		case 2:
+			if wireType != 1 {
+				return fmt.Errorf("proto: wrong wireType = %d for field D", wireType)
+			}
+			var v uint64
+			if (iNdEx + 8) > l {
+				return io.ErrUnexpectedEOF
+			}
+			v = uint64(binary.LittleEndian.Uint64(dAtA[iNdEx:]))
+			iNdEx += 8
+			m.D = float64(math.Float64frombits(v))
 		default:
 			iNdEx = preIndex
 			skippy, err := protohelpers.Skip(dAtA[iNdEx:])
@@ -298,6 +330,17 @@ func (m *M) UnmarshalVTUnsafe(dAtA []byte) error {
 			}
 			m.S = stringValue
 			iNdEx = postIndex
+		case 2:
+			if wireType != 1 {
+				return fmt.Errorf("proto: wrong wireType = %d for field D", wireType)
+			}
+			var v uint64
+			if (iNdEx + 8) > l {
+				return io.ErrUnexpectedEOF
+			}
+			v = uint64(binary.LittleEndian.Uint64(dAtA[iNdEx:]))
+			iNdEx += 8
+			m.D = float64(math.Float64frombits(v))
 		default:
 			iNdEx = preIndex
 			skippy, err := protohelpers.Skip(dAtA[iNdEx:])
