@@ -300,7 +300,7 @@ func TestNegativeZeroParity(t *testing.T) {
 	nz := math.Copysign(0, -1)
 	nz32 := float32(nz)
 	cases := []struct {
-		name  string
+		name      string
 		m         proto.Message
 		fixed     bool // vtprotobuf alone would drop the -0.0
 		unordered bool // a map of two entries: no set order of its entries
