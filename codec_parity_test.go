@@ -436,3 +436,49 @@ func TestNegativeZeroWithoutUTF8Validation(t *testing.T) {
 	}
 	out.Free()
 }
+
+// TestTypedNilParity checks messages that hold a typed nil where protobuf-go
+// looks for a message: a oneof set to a nil wrapper (var w *pb.T_Member;
+// m.Choice = w), a nil element of a repeated field, a nil map value.
+// gRPC's standard codec encodes them (a nil wrapper as an unset oneof);
+// vtprotobuf's MarshalToSizedBufferVT dereferences a nil wrapper, and the
+// panic, in gRPC-Go's encoding, ended the process. The codec sends what
+// the standard codec sends, and panics where it panics.
+func TestTypedNilParity(t *testing.T) {
+	nz := math.Copysign(0, -1)
+	for _, tc := range []struct {
+		name string
+		m    proto.Message
+	}{
+		{"nil oneof wrapper of a message", &kinds.Decodable{Name: "n", Choice: (*kinds.Decodable_Node)(nil)}},
+		{"nil oneof wrapper of another type's message", &kinds.Decodable{Choice: (*kinds.Decodable_Other)(nil)}},
+		{"nil oneof wrapper of a string", &kinds.Decodable{Choice: (*kinds.Decodable_Text)(nil), Second: &kinds.Decodable_Label{Label: "l"}}},
+		{"nil oneof wrapper, nested", &kinds.Decodable{Children: []*kinds.Decodable{{Db: 1, Choice: (*kinds.Decodable_Real)(nil)}}}},
+		{"nil oneof wrapper beside a -0.0", &kinds.Decodable{Db: nz, Choice: (*kinds.Decodable_Node)(nil)}},
+		{"nil oneof wrapper in a type without floats", &kinds.Rich{Choice: (*kinds.Rich_Nested)(nil), Name: "r"}},
+		{"nil element", &kinds.Decodable{Children: []*kinds.Decodable{{I32: 1}, nil}}},
+		{"nil map value", &kinds.Signed{ByKey: map[string]*kinds.Signed{"a": nil}}},
+	} {
+		want, err := stdcodec.Codec().Marshal(tc.m)
+		if err != nil {
+			t.Fatalf("%s: the standard codec: %v", tc.name, err)
+		}
+		var got mem.BufferSlice
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("%s: Marshal panicked: %v; the standard codec sends %x", tc.name, r, want.Materialize())
+				}
+			}()
+			got, err = grpcfast.NewCodec().Marshal(tc.m)
+		}()
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+		}
+		if g, w := got.Materialize(), want.Materialize(); !bytes.Equal(g, w) {
+			t.Errorf("%s: sent %x, the standard codec sends %x", tc.name, g, w)
+		}
+		got.Free()
+		want.Free()
+	}
+}

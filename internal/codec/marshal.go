@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 
@@ -30,14 +31,42 @@ func (c *Codec) Marshal(v any) (mem.BufferSlice, error) {
 	if m, ok := v.(vtMarshaler); ok {
 		if info := vtInfoOf(v); info.vtMarshals {
 			if !info.negZero || !holdsNegZero(v) {
-				return c.marshalVT(m, info)
+				out, err := c.marshalVT(m, info)
+				if err != errVTPanicked {
+					return out, err
+				}
 			}
 		}
 	}
 	return c.marshalProto(v)
 }
 
-func (c *Codec) marshalVT(m vtMarshaler, info *vtInfo) (mem.BufferSlice, error) {
+// errVTPanicked is marshalVT's error where vtprotobuf's SizeVT or
+// MarshalToSizedBufferVT panicked: on a oneof set to a nil wrapper (var w
+// *pb.T_Member; m.Choice = w), which protobuf-go encodes as an unset oneof,
+// MarshalToSizedBufferVT dereferences it. Marshal then encodes the message
+// with protobuf-go, which sends what gRPC's standard codec sends, and
+// panics where it panics: a panic in a codec, under gRPC-Go, ends the
+// process.
+var errVTPanicked = errors.New("grpcfast: vtprotobuf's encoding panicked")
+
+func (c *Codec) marshalVT(m vtMarshaler, info *vtInfo) (out mem.BufferSlice, err error) {
+	// vtprotobuf's methods may panic where protobuf-go encodes
+	// (errVTPanicked): what they leave in a pooled buffer goes back with
+	// it. A panic of the UTF-8 check, after them, is the codec's own, and
+	// goes on.
+	var p *[]byte
+	inVT := true
+	defer func() {
+		if inVT {
+			if r := recover(); r != nil {
+				if p != nil {
+					c.putBuf(p)
+				}
+				out, err = nil, errVTPanicked
+			}
+		}
+	}()
 	size := m.SizeVT()
 	if size == 0 {
 		// An empty encoding is still checked: vtprotobuf's
@@ -48,18 +77,19 @@ func (c *Codec) marshalVT(m vtMarshaler, info *vtInfo) (mem.BufferSlice, error) 
 	plan := c.utf8Plan(info)
 	if size <= c.Threshold {
 		out, b := newPlainBuf(size)
-		if err := marshalSized(m, b); err != nil {
-			return nil, err
+		err := marshalSized(m, b)
+		inVT = false
+		if err == nil && plan != nil {
+			err = plan.check(b)
 		}
-		if plan != nil {
-			if err := plan.check(b); err != nil {
-				return nil, err
-			}
+		if err != nil {
+			return nil, err
 		}
 		return out, nil
 	}
-	p := c.getSendBuf(size)
-	err := marshalSized(m, *p)
+	p = c.getSendBuf(size)
+	err = marshalSized(m, *p)
+	inVT = false
 	if err == nil && plan != nil {
 		err = plan.check(*p)
 	}

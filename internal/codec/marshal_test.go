@@ -1,7 +1,10 @@
 package codec_test
 
 import (
+	"bytes"
 	"testing"
+
+	"google.golang.org/protobuf/proto"
 
 	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
@@ -25,6 +28,31 @@ func TestMarshalSizeMismatch(t *testing.T) {
 				out.Free()
 				t.Errorf("threshold %d, %d bytes: no error", threshold, n)
 			}
+		}
+	}
+	pool.Check(t, "pool")
+}
+
+// TestMarshalNilOneofWrapper checks that a message whose oneof holds a nil
+// wrapper, which vtprotobuf's MarshalToSizedBufferVT dereferences, is
+// encoded by protobuf-go rather than panic, in a buffer of its own or a
+// pooled one, and that the pooled buffer vtprotobuf began to write into
+// goes back to the pool.
+func TestMarshalNilOneofWrapper(t *testing.T) {
+	pool := grpcfasttest.NewPoisonPool()
+	for _, threshold := range []int{0, 1 << 30} {
+		c := grpcfast.NewCodec(grpcfast.WithBufferPool(pool), grpcfast.WithPoolingThreshold(threshold))
+		for _, n := range []int{10, 5000} {
+			m := &kinds.Rich{Data: grpcfasttest.Pattern(n), Choice: (*kinds.Rich_Nested)(nil)}
+			out, err := c.Marshal(m)
+			if err != nil {
+				t.Fatalf("threshold %d, %d bytes: %v", threshold, n, err)
+			}
+			back := new(kinds.Rich)
+			if err := proto.Unmarshal(out.Materialize(), back); err != nil || !bytes.Equal(back.Data, m.Data) || back.Choice != nil {
+				t.Errorf("threshold %d, %d bytes: sent %v (%v), want the data and no oneof", threshold, n, back, err)
+			}
+			out.Free()
 		}
 	}
 	pool.Check(t, "pool")

@@ -101,8 +101,10 @@ func genNegZero(g *protogen.GeneratedFile, f *protogen.File, m *protogen.Message
 		}
 		g.P("switch oNe := x.", o.GoName, ".(type) {")
 		for _, fd := range cases {
+			// A oneof may hold a nil wrapper, which protobuf-go takes
+			// for an unset oneof.
 			g.P("case *", fd.GoIdent, ":")
-			g.P("if ", holds("oNe."+fd.GoName, fd.Message), " {")
+			g.P("if oNe != nil && ", holds("oNe."+fd.GoName, fd.Message), " {")
 			g.P("return true")
 			g.P("}")
 		}

@@ -409,7 +409,7 @@ func (x *FromV) GrpcfastNegZero() bool {
 	}
 	switch oNe := x.Choice.(type) {
 	case *FromV_One:
-		if grpcfastimpl.NegZeroOf(oNe.One) {
+		if oNe != nil && grpcfastimpl.NegZeroOf(oNe.One) {
 			return true
 		}
 	}

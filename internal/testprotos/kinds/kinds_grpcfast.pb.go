@@ -3174,11 +3174,11 @@ func (x *Decodable) GrpcfastNegZero() bool {
 	}
 	switch oNe := x.Choice.(type) {
 	case *Decodable_Node:
-		if oNe.Node != nil && oNe.Node.GrpcfastNegZero() {
+		if oNe != nil && oNe.Node != nil && oNe.Node.GrpcfastNegZero() {
 			return true
 		}
 	case *Decodable_Other:
-		if oNe.Other != nil && oNe.Other.GrpcfastNegZero() {
+		if oNe != nil && oNe.Other != nil && oNe.Other.GrpcfastNegZero() {
 			return true
 		}
 	}
