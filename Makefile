@@ -132,13 +132,15 @@ test-thirdparty: ## The third-party modules (testdata/thirdparty, testdata/annot
 	go -C compose test -tags grpcfast_checked -count=1 ./...
 
 .PHONY: test-fuzz
-test-fuzz: ## FuzzUnmarshal, then FuzzGeneratedDecode, for FUZZ_TIME (10s) each.
+test-fuzz: ## FuzzUnmarshal, FuzzGeneratedDecode, then FuzzMarshal, for FUZZ_TIME (10s) each.
 	@echo "==> test-fuzz: FuzzUnmarshal for $(FUZZ_TIME) (compiling the fuzz binary first)"
 	go test -run '^$$' -fuzz '^FuzzUnmarshal$$' -fuzztime $(FUZZ_TIME) .
 	@echo "==> test-fuzz: FuzzGeneratedDecode (the generated decoders, into reused slots) for $(FUZZ_TIME)"
 	@# Minimizing each new interesting input for up to a minute (the default) left this target at
 	@# a few executions per second; 10 runs each keeps it at thousands.
 	go test -run '^$$' -fuzz '^FuzzGeneratedDecode$$' -fuzztime $(FUZZ_TIME) -fuzzminimizetime 10x .
+	@echo "==> test-fuzz: FuzzMarshal (what the codec sends against the standard codec) for $(FUZZ_TIME)"
+	go test -run '^$$' -fuzz '^FuzzMarshal$$' -fuzztime $(FUZZ_TIME) -fuzzminimizetime 10x .
 
 .PHONY: newest-mod
 newest-mod: ## Write .cache/compat/newest.mod: go.mod with the newest grpc-go and protobuf-go tested, which the benchmarks use.
