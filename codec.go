@@ -40,9 +40,11 @@ const Name = "proto"
 // The codec sends, accepts and rejects what gRPC's standard codec does
 // where vtprotobuf's methods alone would not: it checks required fields and
 // (unless WithoutUTF8Validation) the UTF-8 of strings that require it, and
-// uses protobuf-go for the types vtprotobuf encodes wrongly (those that reach
-// extension ranges). docs/differences.md ("Differences from gRPC's standard
-// codec") lists what remains.
+// uses protobuf-go for what vtprotobuf encodes wrongly: the types that reach
+// extension ranges, a message that holds a float or double -0.0 in a field
+// without presence, and one whose encoding makes vtprotobuf panic (a oneof
+// set to a nil wrapper). docs/differences.md ("Differences from gRPC's
+// standard codec") lists what remains.
 //
 // A Codec is safe for concurrent use. The zero value is not usable; make one
 // with NewCodec.
