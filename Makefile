@@ -15,7 +15,13 @@ BENCH_TIME ?= 0.5s
 # Flags of the generated benchmarks (grpcfastbench): 16 KiB messages, 256 per
 # stream (4 MiB per streaming call).
 BENCH_ARGS ?= -grpcfast.size=16384 -grpcfast.msgs=256
-FUZZ_TIME ?= 10s
+# make test-fuzz: how long each fuzz target runs, as a count of inputs (Nx)
+# rather than a duration: Go 1.26's fuzzing coordinator can fail a run whose
+# -fuzztime deadline passes while a worker is busy, with "context deadline
+# exceeded" and no failing input (go.dev/issue/75804, fixed in Go 1.27). A
+# count has no deadline. 20000x is about 10 s a target on a 2-core machine;
+# a duration (FUZZ_TIME=1m) works too, with that risk.
+FUZZ_TIME ?= 20000x
 # make ghz: how long ghz loads each method, and with how many calls at once.
 GHZ_TIME ?= 5s
 GHZ_CONCURRENCY ?= 16
@@ -132,7 +138,7 @@ test-thirdparty: ## The third-party modules (testdata/thirdparty, testdata/annot
 	go -C compose test -tags grpcfast_checked -count=1 ./...
 
 .PHONY: test-fuzz
-test-fuzz: ## FuzzUnmarshal, FuzzGeneratedDecode, then FuzzMarshal, for FUZZ_TIME (10s) each.
+test-fuzz: ## FuzzUnmarshal, FuzzGeneratedDecode, then FuzzMarshal, for FUZZ_TIME (20,000 inputs) each.
 	@echo "==> test-fuzz: FuzzUnmarshal for $(FUZZ_TIME) (compiling the fuzz binary first)"
 	go test -run '^$$' -fuzz '^FuzzUnmarshal$$' -fuzztime $(FUZZ_TIME) .
 	@echo "==> test-fuzz: FuzzGeneratedDecode (the generated decoders, into reused slots) for $(FUZZ_TIME)"
