@@ -48,12 +48,15 @@ func holdsNegZero(md protoreflect.MessageDescriptor, seen map[protoreflect.FullN
 		fd := fields.Get(i)
 		if fd.IsMap() {
 			fd = fd.MapValue() // a value that is not a message is always sent
+			if fd.Message() == nil {
+				continue
+			}
 		}
 		if sub := fd.Message(); sub != nil {
 			if holdsNegZero(sub, seen) {
 				return true
 			}
-		} else if !fields.Get(i).IsMap() && NegZeroField(fd) {
+		} else if NegZeroField(fd) {
 			return true
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"google.golang.org/protobuf/compiler/protogen"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/gofeaturespb"
+
+	"github.com/grpcfast/grpcfast/internal/fieldrule"
 )
 
 // genMessages writes, for every message declared in the file, the methods
@@ -13,9 +15,9 @@ import (
 // marks (grpcfastimpl.Owner), an accessor for singular bytes fields
 // (grpcfastimpl.BytesFielder) and, where it gets one (decodable), the
 // decoder, which records what a slot's next reset keeps, and the test of a
-// -0.0 that vtprotobuf would not send (grpcfastimpl.NegZeroHolder). The codec hands a
-// message without a decoder to the codec it registered in front of, and a
-// slot resets such a message with Reset before each decode.
+// -0.0 that vtprotobuf would not send (grpcfastimpl.NegZeroHolder). The
+// codec hands a message without a decoder to the codec it registered in
+// front of, and a slot resets such a message with Reset before each decode.
 func genMessages(g *protogen.GeneratedFile, f *protogen.File) error {
 	kinds := newSpares(f)
 	for _, m := range allMessages(f.Messages) {
@@ -31,7 +33,7 @@ func genMessages(g *protogen.GeneratedFile, f *protogen.File) error {
 			continue
 		}
 		genDecode(g, f, m, kinds)
-		if holdsNegZeroType(m.Desc) {
+		if fieldrule.HoldsNegZero(m.Desc) {
 			genNegZero(g, f, m)
 		}
 		if holdsRequired(m.Desc, map[protoreflect.FullName]bool{}) {
@@ -62,7 +64,7 @@ func checkNameClash(m *protogen.Message) error {
 		if holdsRequired(m.Desc, map[protoreflect.FullName]bool{}) {
 			names = append(names, requiredMethod)
 		}
-		if holdsNegZeroType(m.Desc) {
+		if fieldrule.HoldsNegZero(m.Desc) {
 			names = append(names, negZeroMethod)
 		}
 	}

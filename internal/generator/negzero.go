@@ -15,14 +15,10 @@ const (
 	floatValueName  protoreflect.FullName = "google.protobuf.FloatValue"
 )
 
-// holdsNegZeroType reports whether a message of type md can hold a -0.0
-// that vtprotobuf would not send (fieldrule.HoldsNegZero): such a message
-// type gets GrpcfastNegZero, and the codec looks for the method only on the
-// types for which it is true.
-func holdsNegZeroType(md protoreflect.MessageDescriptor) bool { return fieldrule.HoldsNegZero(md) }
-
 // genNegZero writes m's GrpcfastNegZero (grpcfastimpl.NegZeroHolder), for a
-// message whose type can hold a -0.0 that vtprotobuf would not send: it
+// message whose type can hold a -0.0 that vtprotobuf would not send
+// (fieldrule.HoldsNegZero, which the codec also reads, to look for the
+// method only on those types): it
 // tests m's own fields, then every message it holds whose type can hold
 // one, through that type's GrpcfastNegZero where this file declares it and
 // through grpcfastimpl.NegZeroOf otherwise.
@@ -43,7 +39,7 @@ func genNegZero(g *protogen.GeneratedFile, f *protogen.File, m *protogen.Message
 				fn = "NegZero32"
 			}
 			return impl(fn) + "(" + e + ".GetValue())"
-		case !holdsNegZeroType(mt.Desc):
+		case !fieldrule.HoldsNegZero(mt.Desc):
 			return ""
 		case mt.Desc.ParentFile() == f.Desc && decodable(mt):
 			// The nil test inline: most message fields are unset, and a
