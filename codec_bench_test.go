@@ -218,8 +218,9 @@ func BenchmarkThreshold(b *testing.B) {
 }
 
 // BenchmarkUTF8 measures the check of strings that must be valid UTF-8,
-// with and without it, on a small and a string-heavy message, and on a
-// 16 KiB chunk (a type with strings, but a message with none). On
+// with and without it, on a small and a string-heavy message, on a 16 KiB
+// chunk (a type with strings, but a message with none) and on 10,000
+// nested messages of 7-bit labels. On
 // unmarshal, utf8=off still walks the message (wire.go), without the check:
 //
 //	go test -run='^$' -bench=BenchmarkUTF8 -count=6 . | tee /tmp/utf8.bench
@@ -235,7 +236,14 @@ func BenchmarkUTF8(b *testing.B) {
 	for _, msg := range []struct {
 		name string
 		m    *kinds.Rich
-	}{{"small", grpcfasttest.SmallMessage()}, {"wordy", grpcfasttest.WordyMessage()}, {"chunk16k", &kinds.Rich{Data: grpcfasttest.Pattern(16384)}}} {
+	}{
+		{"small", grpcfasttest.SmallMessage()},
+		{"wordy", grpcfasttest.WordyMessage()},
+		{"chunk16k", &kinds.Rich{Data: grpcfasttest.Pattern(16384)}},
+		// 10,000 nested messages that hold 7-bit strings and nothing
+		// above 0x7f: the check on sending sweeps the encoding once.
+		{"labels10k", labelsMessage(10000)},
+	} {
 		wire, err := proto.Marshal(msg.m)
 		if err != nil {
 			b.Fatal(err)
@@ -269,6 +277,16 @@ func BenchmarkUTF8(b *testing.B) {
 			})
 		}
 	}
+}
+
+// labelsMessage is a Rich with n nested messages, each a label of 7-bit
+// characters only, and no other field: a batch of one repeated field.
+func labelsMessage(n int) *kinds.Rich {
+	m := &kinds.Rich{}
+	for i := range n {
+		m.Inners = append(m.Inners, &kinds.Inner{Label: fmt.Sprintf("label-%06d", i)})
+	}
+	return m
 }
 
 // BenchmarkForcedCodec measures what forcing the codec on one side costs a

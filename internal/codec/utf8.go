@@ -205,12 +205,16 @@ func (e *invalidUTF8Error) Error() string {
 // malformed: UnmarshalVT, which decodes b next, reports it. Every
 // occurrence of a field is checked, as protobuf-go checks each value it
 // decodes, even one that a later occurrence replaces.
-func (p *utf8Plan) check(b []byte) error {
-	// high is the length of the rest of b at the first byte above 0x7f
-	// that a sweep found: the bytes before it are 7-bit, so no string among
-	// them, nested ones included, needs a look; a string after it sweeps
-	// again, so that no byte is swept twice.
-	high := math.MaxInt
+func (p *utf8Plan) check(b []byte) error { return p.checkFrom(b, math.MaxInt) }
+
+// checkFrom is check, where high is the length of the rest of b at the
+// first byte above 0x7f that a sweep found, or math.MaxInt where none swept
+// b yet: the bytes before it are 7-bit, so no string among them, nested
+// ones included, needs a look. A string or a nested message at or after it
+// sweeps again, so that no byte is swept twice, and a nested message that
+// holds it is checked from where the sweep stopped: a repeated message
+// field of 7-bit elements costs one sweep, not one per element.
+func (p *utf8Plan) checkFrom(b []byte, high int) error {
 	for len(b) > 0 {
 		c := b[0]
 		if c >= 0x80 || len(b) < 2 {
@@ -235,7 +239,7 @@ func (p *utf8Plan) check(b []byte) error {
 				return nil
 			}
 			end := i + int(l)
-			if op == opString {
+			if op != opSkip {
 				if rest := len(b) - i; rest < high {
 					n := decode.ASCIIPrefix(b[i:])
 					if n == rest {
@@ -243,12 +247,16 @@ func (p *utf8Plan) check(b []byte) error {
 					}
 					high = rest - n
 				}
-				if len(b)-end < high && !decode.ValidUTF8(b[i:end]) {
-					return &invalidUTF8Error{p.dense[c>>3].str}
-				}
-			} else if op == opMessage && len(b)-end < high {
-				if err := p.dense[c>>3].sub.check(b[i:end]); err != nil {
-					return err
+				// The value holds the first byte above 0x7f found (at
+				// len(b)-high), or follows it.
+				if after := len(b) - end; after < high {
+					if op == opString {
+						if !decode.ValidUTF8(b[i:end]) {
+							return &invalidUTF8Error{p.dense[c>>3].str}
+						}
+					} else if err := p.dense[c>>3].sub.checkFrom(b[i:end], high-after); err != nil {
+						return err
+					}
 				}
 			}
 			b = b[end:]

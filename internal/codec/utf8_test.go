@@ -2,11 +2,13 @@ package codec
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/grpcfast/grpcfast/internal/own"
@@ -86,13 +88,16 @@ message P3 {
 
 // fillStrings sets every field of m that can hold a string, down to depth
 // levels of nested messages, two elements to every list and map. Each
-// string is "ok", except the one with index target in the order they are
+// string is ok, except the one with index target in the order they are
 // set, which is "bad@@"; every third has 150 more bytes. It counts the
-// strings it sets in counter.
-func fillStrings(m protoreflect.Message, depth, target int, counter *int) {
+// strings it sets in counter. Where ok is not 7-bit, it also sets every
+// singular bytes field to bytes that are not UTF-8 (as a bytes field may
+// hold): bytes above 0x7f before and after the bad string, in strings that
+// are valid and in fields that are not checked.
+func fillStrings(m protoreflect.Message, depth, target int, counter *int, ok string) {
 	str := func() protoreflect.Value {
 		*counter++
-		s := "ok"
+		s := ok
 		if *counter-1 == target {
 			s = "bad@@"
 		}
@@ -123,7 +128,7 @@ func fillStrings(m protoreflect.Message, depth, target int, counter *int) {
 				case protoreflect.MessageKind:
 					v := mp.NewValue()
 					if depth > 0 {
-						fillStrings(v.Message(), depth-1, target, counter)
+						fillStrings(v.Message(), depth-1, target, counter, ok)
 					}
 					mp.Set(key, v)
 				default:
@@ -139,16 +144,20 @@ func fillStrings(m protoreflect.Message, depth, target int, counter *int) {
 				case protoreflect.MessageKind, protoreflect.GroupKind:
 					if depth > 0 {
 						v := l.NewElement()
-						fillStrings(v.Message(), depth-1, target, counter)
+						fillStrings(v.Message(), depth-1, target, counter, ok)
 						l.Append(v)
 					}
 				}
 			}
 		case fd.Kind() == protoreflect.StringKind:
 			m.Set(fd, str())
+		case fd.Kind() == protoreflect.BytesKind:
+			if ok != "ok" {
+				m.Set(fd, protoreflect.ValueOfBytes([]byte{0xc0, 0x80, 0xff}))
+			}
 		case fd.Message() != nil:
 			if depth > 0 {
-				fillStrings(m.Mutable(fd).Message(), depth-1, target, counter)
+				fillStrings(m.Mutable(fd).Message(), depth-1, target, counter, ok)
 			}
 		}
 	}
@@ -162,10 +171,18 @@ func fillStrings(m protoreflect.Message, depth, target int, counter *int) {
 // decode it.
 func TestUTF8CheckMatchesProtobufGo(t *testing.T) {
 	files := prototest.Compile(t, utf8Protos)
+	// The valid strings are 7-bit, or not: the check sweeps the input for
+	// its first byte above 0x7f, and looks only at what holds it or follows.
+	for _, ok := range []string{"ok", "ok \u00e9"} {
+		t.Run(fmt.Sprintf("valid=%q", ok), func(t *testing.T) { testUTF8CheckMatches(t, files, ok) })
+	}
+}
+
+func testUTF8CheckMatches(t *testing.T, files *protoregistry.Files, ok string) {
 	for _, name := range []protoreflect.FullName{"utf8test.E", "utf8test.N", "utf8test.P2", "utf8test.P3", "utf8test.NoneOnly", "utf8test.P2Only"} {
 		md := prototest.FindMessage(t, files, name)
 		counter := 0
-		fillStrings(dynamicpb.NewMessage(md), 2, -1, &counter)
+		fillStrings(dynamicpb.NewMessage(md), 2, -1, &counter, ok)
 		rejected := 0
 		step := 1
 		if own.Checked && counter > 100 {
@@ -174,7 +191,7 @@ func TestUTF8CheckMatchesProtobufGo(t *testing.T) {
 		for target := 0; target < counter; target += step {
 			m := dynamicpb.NewMessage(md)
 			n := 0
-			fillStrings(m, 2, target, &n)
+			fillStrings(m, 2, target, &n, ok)
 			b, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
 			if err != nil {
 				t.Fatal(err)
@@ -182,14 +199,19 @@ func TestUTF8CheckMatchesProtobufGo(t *testing.T) {
 			if bytes.Count(b, []byte("@@")) != 1 {
 				t.Fatalf("%s, string %d: marker found %d times", name, target, bytes.Count(b, []byte("@@")))
 			}
-			b = bytes.Replace(b, []byte("@@"), []byte{0xff, 0xfe}, 1)
-			stdErr := proto.Unmarshal(b, dynamicpb.NewMessage(md))
-			err = checkUTF8(md, b)
-			if (err == nil) != (stdErr == nil) {
-				t.Errorf("%s, string %d of %d: codec check: %v; protobuf-go: %v", name, target, counter, err, stdErr)
-			}
-			if stdErr != nil {
-				rejected++
+			// Invalid bytes in the middle of the string, as its last byte
+			// (the first byte above 0x7f that a sweep finds, last of the
+			// value that holds it), and a lead byte before a 7-bit one.
+			for _, bad := range [][]byte{{0xff, 0xfe}, {'a', 0xff}, {0xc3, '('}} {
+				b := bytes.Replace(b, []byte("@@"), bad, 1)
+				stdErr := proto.Unmarshal(b, dynamicpb.NewMessage(md))
+				err = checkUTF8(md, b)
+				if (err == nil) != (stdErr == nil) {
+					t.Errorf("%s, string %d of %d, % x: codec check: %v; protobuf-go: %v", name, target, counter, bad, err, stdErr)
+				}
+				if stdErr != nil && bad[0] == 0xff {
+					rejected++
+				}
 			}
 		}
 		t.Logf("%s: %d strings, %d must be valid UTF-8", name, counter, rejected)
