@@ -1,5 +1,6 @@
-# serverpaths.bash, sourced by placement.sh, streamworkers.sh and gogc.sh: the two
-# generated benchmarks they compare settings on, server in its own process:
+# serverpaths.bash, sourced by placement.sh, streamworkers.sh, gogc.sh and
+# ratios.sh: the two generated benchmarks they compare settings on, server in
+# its own process:
 # the OTLP export replayed from internal/testprotos/otlp's corpus, and
 # CreateUser with 16 KiB of short strings; on gRPC's standard path,
 # vtprotobuf's codec, grpcfast's default path, pooled with one copy, and the

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# ratios.sh COUNT FLAG...: the server's CPU per call on the two benchmarks of
+# serverpaths.bash (the OTLP replay and CreateUser of 16 KiB, server in its
+# own process), as ratios measured side by side: in each of COUNT rounds,
+# every path runs once, and each ratio is taken within the round. It prints
+# the results (for benchstat -col /codec) on standard output, then, on
+# standard error, the median of each ratio over the rounds, with its
+# smallest and largest: grpcfast's default path against vtprotobuf's codec,
+# pooled with one copy and gRPC-Go's floor (-grpcfast.floor) against the
+# standard path. FLAG... go to every run (-test.benchtime, ...).
+set -euo pipefail
+count=$1
+shift
+source "$(dirname "$0")/serverpaths.bash"
+serverpaths_build
+out="$bin/results.txt"
+for ((i = 1; i <= count; i++)); do
+	echo "==> ratios.sh: round $i of $count" >&2
+	serverpaths_run round "$i" "$@" | tee -a "$out"
+done
+awk '
+/srv-cpu-ns\/op/ {
+	name = $1
+	if (!match(name, /round=[0-9]+/)) next
+	round = substr(name, RSTART + 6, RLENGTH - 6)
+	bench = name; sub(/\/round=.*/, "", bench); sub(/^Benchmark[^\/]*\//, "", bench)
+	codec = name; sub(/.*codec=/, "", codec)
+	for (i = 2; i < NF; i++) if ($(i + 1) == "srv-cpu-ns/op") cpu[bench, codec, round] = $i
+	rounds[round] = 1; benches[bench] = 1
+}
+function median(a, n,    i, j, t) {
+	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+function ratio(bench, num, den, label,    r, n, v, a) {
+	n = 0
+	for (r in rounds) if ((bench, num, r) in cpu && (bench, den, r) in cpu && cpu[bench, den, r] > 0) a[++n] = cpu[bench, num, r] / cpu[bench, den, r]
+	if (n == 0) return
+	v = median(a, n)
+	printf "%-10s %-34s median %.3f  (%.3f to %.3f, %d rounds)\n", bench, label, v, a[1], a[n], n > "/dev/stderr"
+}
+END {
+	print "==> ratios.sh: server CPU per call, ratios within each round" > "/dev/stderr"
+	for (b in benches) {
+		ratio(b, "grpcfast", "vtproto", "grpcfast / vtproto")
+		ratio(b, "grpcfast", "proto", "grpcfast / proto")
+		ratio(b, "grpcfast-pooled-copy", "proto", "grpcfast-pooled-copy / proto")
+		ratio(b, "floor", "proto", "floor / proto")
+	}
+}' "$out"
