@@ -182,9 +182,10 @@ func FuzzUnmarshal(f *testing.F) {
 // a Signed, with maps of messages and a FloatValue; a WellKnown; a Rich
 // with its maps; a PooledMaybe, pooled by vtprotobuf; a Req, with proto2
 // required fields, which protobuf-go decodes partial here; a Holder, with
-// Struct and Value; an Entries, with closed enums in maps), and where
-// protobuf-go accepts it, checks that the codec sends what gRPC's standard
-// codec sends: the same error or none, and an encoding that protobuf-go
+// Struct and Value; an Entries, with closed enums in maps), or, where
+// protobuf-go refuses it, the codec decodes it without its UTF-8 check (so
+// that strings that are not UTF-8 are sent too), and checks that the codec
+// sends what gRPC's standard codec sends: the same error or none, and an encoding that protobuf-go
 // reads back to the same message, bit for bit (a -0.0 and a NaN's payload
 // included: both are re-encoded deterministically and compared), whatever
 // the fuzzer put in the floats.
