@@ -185,10 +185,10 @@ func FuzzUnmarshal(f *testing.F) {
 // Struct and Value; an Entries, with closed enums in maps), or, where
 // protobuf-go refuses it, the codec decodes it without its UTF-8 check (so
 // that strings that are not UTF-8 are sent too), and checks that the codec
-// sends what gRPC's standard codec sends: the same error or none, and an encoding that protobuf-go
-// reads back to the same message, bit for bit (a -0.0 and a NaN's payload
-// included: both are re-encoded deterministically and compared), whatever
-// the fuzzer put in the floats.
+// sends what gRPC's standard codec sends: the same error or none, and an
+// encoding that protobuf-go reads back to the same message, bit for bit (a
+// -0.0 and a NaN's payload included: both are re-encoded deterministically
+// and compared), whatever the fuzzer put in the floats.
 //
 //	go test -run='^$' -fuzz=FuzzMarshal -fuzztime=10s .
 func FuzzMarshal(f *testing.F) {
