@@ -5,6 +5,8 @@ import (
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/grpcfast/grpcfast/internal/fieldrule"
 )
 
 // Negative zero. vtprotobuf's encoding writes a float or double field
@@ -77,8 +79,8 @@ func negZeroReflect(m protoreflect.Message) bool {
 			}
 		case fd.Message() != nil:
 			found = NegZeroOf(v.Message().Interface())
-		case !fd.HasPresence() && (fd.Kind() == protoreflect.DoubleKind || fd.Kind() == protoreflect.FloatKind):
-			found = v.Float() == 0 && math.Signbit(v.Float())
+		case fieldrule.NegZeroField(fd):
+			found = NegZero64(v.Float()) // a float's -0.0 converts to a double's
 		}
 		return !found
 	})

@@ -34,11 +34,7 @@ func genNegZero(g *protogen.GeneratedFile, f *protogen.File, m *protogen.Message
 	holds := func(e string, mt *protogen.Message) string {
 		switch {
 		case mt.Desc.FullName() == doubleValueName || mt.Desc.FullName() == floatValueName:
-			fn := "NegZero64"
-			if mt.Desc.FullName() == floatValueName {
-				fn = "NegZero32"
-			}
-			return impl(fn) + "(" + e + ".GetValue())"
+			return impl(negZeroFunc(mt.Desc.Fields().ByNumber(1).Kind())) + "(" + e + ".GetValue())"
 		case !fieldrule.HoldsNegZero(mt.Desc):
 			return ""
 		case mt.Desc.ParentFile() == f.Desc && decodable(mt):
@@ -59,11 +55,7 @@ func genNegZero(g *protogen.GeneratedFile, f *protogen.File, m *protogen.Message
 		}
 		switch {
 		case fieldrule.NegZeroField(d):
-			fn := "NegZero64"
-			if d.Kind() == protoreflect.FloatKind {
-				fn = "NegZero32"
-			}
-			g.P("if ", impl(fn), "(x.", fd.GoName, ") {")
+			g.P("if ", impl(negZeroFunc(d.Kind())), "(x.", fd.GoName, ") {")
 			g.P("return true")
 			g.P("}")
 		case d.IsMap():
@@ -109,6 +101,15 @@ func genNegZero(g *protogen.GeneratedFile, f *protogen.File, m *protogen.Message
 	g.P("return false")
 	g.P("}")
 	g.P()
+}
+
+// negZeroFunc names grpcfastimpl's test of a -0.0 of kind k (float or
+// double).
+func negZeroFunc(k protoreflect.Kind) string {
+	if k == protoreflect.FloatKind {
+		return "NegZero32"
+	}
+	return "NegZero64"
 }
 
 // genLoop writes a loop over the elements eLem of a list or the values eLem
