@@ -131,8 +131,10 @@ func TestUnmarshalAllocs(t *testing.T) {
 // a few KiB: the recorded OTLP exports (100 spans of 7 attributes, about 45
 // KB each) decoded by protobuf-go take about 4,630 allocations each, by
 // grpcfast's codec at most 400 (3,595 before slabs, 2,106 before chunks of
-// strings). Equal strings of an export share one copy: its bytes are at most
-// 0.88x protobuf-go's (about 0.81x; 0.96x when each was copied).
+// strings). Equal strings of an export share one copy, and slabs fill their
+// size class: its bytes are at most 0.80x protobuf-go's (about 0.78x; 0.81x
+// when slabs left their size class's room unused, 0.96x when each string
+// was copied).
 func TestFreshDecodeAllocs(t *testing.T) {
 	grpcfasttest.SkipIfRace(t)
 	msgs, err := grpcfastrecord.Read("internal/testprotos/otlp/testdata/corpus", "grpcfast.testdata.otlp.TraceService", "Export", true,
@@ -170,8 +172,8 @@ func TestFreshDecodeAllocs(t *testing.T) {
 		if allocs > 400 {
 			t.Errorf("export %d (%d bytes): %v allocations, want at most 400", i, len(b), allocs)
 		}
-		if float64(ours) > 0.88*float64(theirs) {
-			t.Errorf("export %d (%d bytes): %d bytes allocated, protobuf-go %d: want at most 0.88x", i, len(b), ours, theirs)
+		if float64(ours) > 0.80*float64(theirs) {
+			t.Errorf("export %d (%d bytes): %d bytes allocated, protobuf-go %d: want at most 0.80x", i, len(b), ours, theirs)
 		}
 	}
 }

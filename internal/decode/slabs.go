@@ -9,10 +9,19 @@ import (
 	"github.com/grpcfast/grpcfast/internal/own"
 )
 
-// MaxSlab is the most messages of one type that a decode into a fresh
-// message allocates together (Slabs): a message that a caller keeps holds
-// at most MaxSlab-1 others of its type alive, all from the same decode.
+// MaxSlab is the number of messages of one type that a decode into a fresh
+// message asks the allocator for at once, at most (Slabs). The allocator
+// rounds the array up to its size class, and up to an eighth of it would
+// then be left unused: 32 of a 56-byte message and the malloc header (1,800
+// bytes) take 2,048. A slab fills that room instead, up to MaxSlabFilled
+// messages, so that the memory a slab takes is what MaxSlab of them take
+// anyway: a message that a caller keeps holds at most MaxSlabFilled-1
+// others of its type alive, all from the same decode.
 const MaxSlab = 32
+
+// MaxSlabFilled is the most messages of one slab: MaxSlab, and those that
+// fit in what its size class adds (at most an eighth).
+const MaxSlabFilled = MaxSlab + MaxSlab/8
 
 // slabKinds is how many message types one decode allocates in slabs; the
 // others' messages are allocated one by one.
@@ -24,7 +33,7 @@ const _ uint = -((2 * slabKinds) & (2*slabKinds - 1))
 
 // Slabs allocates the nested messages and oneof wrappers of one decode into
 // a fresh message, of each type together: the first one alone, then 2, 4 and
-// so on up to MaxSlab at a time, so that a message of a few nested messages
+// so on up to MaxSlab at a time (each filling its size class), so that a message of a few nested messages
 // costs what it did, and one of thousands (an OTLP export's attribute
 // values) a few dozen allocations; and its short strings and bytes side by
 // side in chunks (Chunks). Nothing of a decode is handed to another: a
@@ -204,9 +213,10 @@ func Take[T any](s *Slabs, k own.SpareKind) *T {
 		switch e.kind {
 		case int32(k) + 1:
 			if e.i == e.n {
-				n := min(2*e.n, MaxSlab)
-				a := make([]T, n)
-				e.p, e.i, e.n = unsafe.Pointer(unsafe.SliceData(a)), 0, n
+				// append rounds the capacity up to the allocator's size
+				// class, as make allocates it without using it.
+				a := append([]T(nil), make([]T, min(2*e.n, MaxSlab))...)
+				e.p, e.i, e.n = unsafe.Pointer(unsafe.SliceData(a)), 0, int32(min(cap(a), MaxSlabFilled))
 			}
 			p := (*T)(unsafe.Add(e.p, uintptr(e.i)*size))
 			e.i++

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 	"unsafe"
@@ -16,38 +17,84 @@ type slabbed struct {
 	s    string
 }
 
+// slabbed56 has the size of an OTLP AnyValue, and pointers: 32 of them and
+// the malloc header (1,800 bytes) take the allocator's 2,048, where 36 fit.
+type slabbed56 [7]*int64
+
+var _ [56]byte = [unsafe.Sizeof(slabbed56{})]byte{}
+
 // Take hands out zero messages of one kind in arrays of 1, 2, 4 ... up to
-// MaxSlab, so that a message kept holds at most MaxSlab-1 others alive:
-// 200 messages take 11 arrays (1, 2, 4, 8, 16, then 6 of 32), and the
-// messages of one array are adjacent.
+// MaxSlab, each filled up to what the allocator gives it, so that a
+// message kept holds at most MaxSlabFilled-1 others alive, and a full slab
+// takes the memory that MaxSlab messages take: the messages of one array
+// are adjacent, each handed out once, and zero.
 func TestSlabsSizes(t *testing.T) {
+	t.Run("32 bytes", func(t *testing.T) {
+		// 32 of 32 bytes and the header take 1,152 bytes, where 35 fit:
+		// 200 messages take 10 arrays (1, 2, 4, 8, 16, then 5 of 35),
+		// where arrays of 32 would have taken 11.
+		testSlabSizes[slabbed](t, 200, []int{1, 2, 4, 8, 16, 35, 35, 35, 35, 35}, 32+64+128+256+512+5*1152)
+	})
+	t.Run("56 bytes", func(t *testing.T) {
+		// 18 of 56 bytes fill the 1,024 bytes of 16 and the header, 36
+		// the 2,048 of 32: 200 messages take 10 arrays (1, 2, 4, 8, 18,
+		// then 5 of 36) and 12,112 bytes, where arrays of 16 and 32 would
+		// have taken 11 arrays and 14,160 bytes.
+		testSlabSizes[slabbed56](t, 200, []int{1, 2, 4, 8, 18, 36, 36, 36, 36, 36}, 64+112+224+448+1024+5*2048)
+	})
+}
+
+// testSlabSizes takes n messages of a new kind, and checks that they come
+// in arrays of the lengths given (the last one possibly not all handed
+// out), adjacent within one, in that many allocations of bytes in all.
+func testSlabSizes[T comparable](t *testing.T, n int, arrays []int, bytes uint64) {
 	k := own.NewSpareKind()
 	var s Slabs
-	var got [200]*slabbed
-	allocs := testing.AllocsPerRun(5, func() {
+	got := make([]*T, n)
+	take := func() {
 		s = Slabs{}
 		for i := range got {
-			got[i] = Take[slabbed](&s, k)
+			got[i] = Take[T](&s, k)
 		}
-	})
-	if allocs != 11 {
-		t.Errorf("200 messages: %v allocations, want 11", allocs)
 	}
-	size := unsafe.Sizeof(slabbed{})
-	for _, array := range [][2]int{{1, 3}, {3, 7}, {7, 15}, {15, 31}, {31, 63}, {63, 95}, {159, 191}} {
-		for i := array[0] + 1; i < array[1]; i++ {
+	if allocs := testing.AllocsPerRun(5, take); !race && int(allocs) != len(arrays) {
+		t.Errorf("%d messages: %v allocations, want %d", n, allocs, len(arrays))
+	}
+	if b := allocatedBytes(take); !race && b != bytes {
+		t.Errorf("%d messages: %d bytes allocated, want %d", n, b, bytes)
+	}
+	size := unsafe.Sizeof(*new(T))
+	first := 0
+	for _, l := range arrays {
+		for i := first + 1; i < min(first+l, n); i++ {
 			if uintptr(unsafe.Pointer(got[i]))-uintptr(unsafe.Pointer(got[i-1])) != size {
 				t.Fatalf("messages %d and %d, of one array, are not adjacent", i-1, i)
 			}
 		}
+		if first+l < n && uintptr(unsafe.Pointer(got[first+l]))-uintptr(unsafe.Pointer(got[first+l-1])) == size {
+			t.Fatalf("message %d, the first of an array, follows the one before it: the array before holds more than %d", first+l, l)
+		}
+		first += l
 	}
-	seen := map[*slabbed]bool{}
+	seen := map[*T]bool{}
+	var zero T
 	for i, p := range got {
-		if seen[p] || *p != (slabbed{}) {
+		if seen[p] || *p != zero {
 			t.Fatalf("message %d: handed out twice, or not zero", i)
 		}
 		seen[p] = true
 	}
+}
+
+// allocatedBytes returns the bytes that f allocates, with one processor so
+// that nothing else allocates meanwhile.
+func allocatedBytes(f func()) uint64 {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
 }
 
 // Kinds have slabs of their own, up to slabKinds of them in one decode;
