@@ -213,15 +213,42 @@ func (s *Decoding) String(b []byte) string {
 // in the decode's chunks, or the same decode's copy of an equal value
 // (Chunks.copyString), where the decode has chunks for strings (a fresh
 // message's, or a slot's: ChunkStrings). It is not inlined, so that String
-// is.
+// is. A value of 8 bytes or more, the most common (an OTLP export's keys and
+// values), is looked for here, without a further call where the decode
+// copied it before: its entry from its first and last 8 bytes (seenHash),
+// and its bytes compared as two or four words, overlapping, up to 32 bytes.
 //
 //go:noinline
 func (s *Decoding) copied(b []byte) string {
-	if s.strs != nil && len(b) > 1 && len(b) <= MaxChunked {
-		return s.strs.copyString(b)
+	c, n := s.strs, len(b)
+	if c == nil || n < 2 || n > MaxChunked {
+		// A string of one byte is the runtime's, allocated for none.
+		return string(b)
 	}
-	// A string of one byte is the runtime's, allocated for none.
-	return string(b)
+	if n < 8 || c.paused > 0 {
+		return c.copyString(b)
+	}
+	lo, hi := binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[n-8:])
+	h := seenHash(lo, hi, n)
+	c.looked++
+	if v := c.seen[h&(seenSize-1)]; len(v) == n {
+		w := unsafe.Slice(unsafe.StringData(v), n)
+		same := binary.LittleEndian.Uint64(w) == lo && binary.LittleEndian.Uint64(w[n-8:]) == hi
+		if same && n > 16 {
+			if n <= 32 {
+				same = binary.LittleEndian.Uint64(w[8:]) == binary.LittleEndian.Uint64(b[8:]) &&
+					binary.LittleEndian.Uint64(w[n-16:]) == binary.LittleEndian.Uint64(b[n-16:])
+			} else {
+				same = v == string(b)
+			}
+		}
+		if same {
+			c.found++
+			c.endWindow()
+			return v
+		}
+	}
+	return c.copySeen(b, h)
 }
 
 // Bytes returns b as the value of a bytes field without presence: a view

@@ -144,6 +144,8 @@ var oneByte = func() (a [256]byte) {
 // s's chunk (copy). Equal values of one decode share their bytes, which a
 // string's reader cannot tell; bytes fields, which can be changed, never
 // do. A value kept still holds one chunk of its own decode alive.
+// Decoding.copied looks for a value of 8 bytes or more itself, in the same
+// entry (seenHash), without the calls, and calls it for the others.
 func (s *Chunks) copyString(b []byte) string {
 	if s.paused > 0 {
 		s.paused--
@@ -151,12 +153,19 @@ func (s *Chunks) copyString(b []byte) string {
 		return unsafe.String(unsafe.SliceData(c), len(c))
 	}
 	h := seenAt(b)
+	s.looked++
 	if v := s.seen[h]; v == string(b) {
 		s.found++
-		s.count()
+		s.endWindow()
 		return v
 	}
-	s.count()
+	return s.copySeen(b, h)
+}
+
+// copySeen copies b into s's chunk (copy) and into entry h of seen, where the lookup of b
+// (counted in looked) found another value or none.
+func (s *Chunks) copySeen(b []byte, h uint) string {
+	s.endWindow()
 	c := s.copy(b)
 	v := unsafe.String(unsafe.SliceData(c), len(c))
 	s.seen[h] = v
@@ -164,10 +173,10 @@ func (s *Chunks) copyString(b []byte) string {
 	return v
 }
 
-// count counts a lookup in seen, and pauses lookups where the last
-// seenWindow found fewer than seenWindow/seenHits values.
-func (s *Chunks) count() {
-	s.looked++
+// endWindow ends a window of seenWindow lookups, once looked counts that
+// many: it pauses lookups where fewer than seenWindow/seenHits of them
+// found a value.
+func (s *Chunks) endWindow() {
 	if s.looked == seenWindow {
 		if s.found < seenWindow/seenHits {
 			s.paused = seenPause
@@ -177,19 +186,29 @@ func (s *Chunks) count() {
 }
 
 // seenAt returns the entry of Chunks.seen for a value b (0 < len(b)): a
-// hash of its length and of its first and last 8 bytes, or of all of them
-// in a shorter value.
+// hash of its length and of its first and last 8 bytes (seenHash), or of
+// all of them in a shorter value.
 func seenAt(b []byte) uint {
 	n := len(b)
+	if n >= 8 {
+		return seenHash(binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[n-8:]), n)
+	}
 	var w uint64
-	switch {
-	case n >= 8:
-		w = binary.LittleEndian.Uint64(b)*0x9e3779b97f4a7c15 ^ binary.LittleEndian.Uint64(b[n-8:])
-	case n >= 4:
+	if n >= 4 {
 		w = uint64(binary.LittleEndian.Uint32(b))<<32 | uint64(binary.LittleEndian.Uint32(b[n-4:]))
-	default:
+	} else {
 		w = uint64(b[0])<<16 | uint64(b[n/2])<<8 | uint64(b[n-1])
 	}
+	return seenMix(w, n)
+}
+
+// seenHash is the entry of Chunks.seen for a value of n >= 8 bytes whose
+// first and last 8 are lo and hi.
+func seenHash(lo, hi uint64, n int) uint { return seenMix(lo*0x9e3779b97f4a7c15^hi, n) }
+
+// seenMix mixes w, read from a value of n bytes, into an entry of
+// Chunks.seen.
+func seenMix(w uint64, n int) uint {
 	w = (w ^ uint64(n)*0x9e3779b97f4a7c15) * 0xff51afd7ed558ccd
 	return uint(w >> (64 - bits.Len(seenSize-1)))
 }

@@ -315,6 +315,71 @@ func TestFreshStringsCollide(t *testing.T) {
 	}
 }
 
+// A value that has the entry, the length and the first and last 8 bytes of
+// one copied before, and differs from it in one byte anywhere else, is
+// decoded as it is, and an equal one shares its copy: every length up to
+// 80, every byte changed, so that copied's comparison in words (8 to 32
+// bytes) and in full (more) each meets a difference in each of its words.
+func TestFreshStringsDifferInOneByte(t *testing.T) {
+	data := func(s string) unsafe.Pointer { return unsafe.Pointer(unsafe.StringData(s)) }
+	f, st := GetFresh(1<<22, false)
+	defer PutFresh(f)
+	for n := 2; n <= 80; n++ {
+		base := make([]byte, n)
+		for i := range base {
+			base[i] = 'a' + byte(i%26)
+		}
+		for i := range n {
+			other := bytes.Clone(base)
+			other[i] ^= 0x20
+			first := st.String(base)
+			if got := st.String(other); got != string(other) {
+				t.Fatalf("%d bytes, byte %d changed: decoded %q, want %q", n, i, got, other)
+			}
+			if got := st.String(bytes.Clone(other)); got != string(other) {
+				t.Fatalf("%d bytes, byte %d changed, again: decoded %q, want %q", n, i, got, other)
+			} else if data(got) == data(first) {
+				t.Fatalf("%d bytes, byte %d changed: shares the copy of the value before", n, i)
+			}
+			if got := st.String(base); got != string(base) {
+				t.Fatalf("%d bytes, after byte %d changed: decoded %q, want %q", n, i, got, base)
+			}
+		}
+		// An equal value, in another array, shares the copy.
+		a := st.String(base)
+		if b := st.String(bytes.Clone(base)); data(a) != data(b) {
+			t.Fatalf("%d bytes: an equal value did not share its copy", n)
+		}
+	}
+}
+
+// Values of one length and entry that differ in two bytes at their start,
+// or at their end, are each decoded as they are: copied compares every
+// word, the first and the last ones too, whose bytes give the entry.
+func TestFreshStringsSameEntry(t *testing.T) {
+	f, st := GetFresh(1<<22, false)
+	defer PutFresh(f)
+	for _, n := range []int{8, 12, 16, 17, 24, 32, 33, 48} {
+		for _, at := range []int{0, n - 2} { // the two bytes that differ
+			a := bytes.Repeat([]byte{'k'}, n)
+			b := bytes.Clone(a)
+			for v := 0; seenAt(b) != seenAt(a) || bytes.Equal(a, b); v++ {
+				if v == 1<<16 {
+					t.Fatalf("%d bytes: no value of the same entry found", n)
+				}
+				b[at], b[at+1] = byte(v), byte(v>>8)
+			}
+			for range 3 {
+				for _, v := range [][]byte{a, b} {
+					if got := st.String(v); got != string(v) {
+						t.Fatalf("%d bytes: decoded %q, want %q (same entry)", n, got, v)
+					}
+				}
+			}
+		}
+	}
+}
+
 // A decode pauses its lookups of equal strings for seenPause values once
 // fewer than seenWindow/seenHits of seenWindow lookups found one, as among
 // distinct values, and keeps looking where as many did; after the pause, it
