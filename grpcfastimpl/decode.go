@@ -130,9 +130,13 @@ func takeSpare(d *Decoding, k SpareKind) unsafe.Pointer { return d.Record.TakeSp
 // next reset keeps it as a spare.
 func NewSpare[T any](d *Decoding, k SpareKind) *T {
 	// A decode has slabs (a fresh message) or a record (a slot's), never
-	// both.
-	if d.Slabs != nil {
-		return decode.Take[T](d.Slabs, k)
+	// both. The next message of a slab is taken here, without Take's
+	// call (Slabs.Next inlines).
+	if s := d.Slabs; s != nil {
+		if p := s.Next(k, unsafe.Sizeof(*new(T))); p != nil {
+			return (*T)(p)
+		}
+		return decode.Take[T](s, k)
 	}
 	return adopt[T](d.Record, k)
 }

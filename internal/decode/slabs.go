@@ -219,8 +219,33 @@ type slab struct {
 	i, n int32          // elements handed out, and in the array
 }
 
-// Take returns a new, zero *T of kind k from s.
+// Take returns a new, zero *T of kind k from s: the next message of the
+// slab at the kind's own entry (Next), or takeSlow's.
 func Take[T any](s *Slabs, k own.SpareKind) *T {
+	if p := s.Next(k, unsafe.Sizeof(*new(T))); p != nil {
+		return (*T)(p)
+	}
+	return takeSlow[T](s, k)
+}
+
+// Next returns the next message of kind k, of size bytes, from the slab at
+// the kind's own entry, or nil where that entry holds no slab of the kind
+// with a message left (Take's common case, without its type: it inlines
+// into grpcfastimpl.TakeSpare, and so into generated decoders).
+func (s *Slabs) Next(k own.SpareKind, size uintptr) unsafe.Pointer {
+	if e := &s.e[int(k)&(len(s.e)-1)]; e.kind == int32(k)+1 && e.i < e.n {
+		p := unsafe.Add(e.p, uintptr(e.i)*size)
+		e.i++
+		return p
+	}
+	return nil
+}
+
+// takeSlow is Take where the kind's own entry does not hold its slab with a
+// message left: it finds the kind's entry (open addressing), starts a slab
+// there or a new one where the last is used up, or allocates the message
+// alone where the table is full.
+func takeSlow[T any](s *Slabs, k own.SpareKind) *T {
 	var zero T
 	size := unsafe.Sizeof(zero)
 	if size == 0 {
