@@ -130,8 +130,8 @@ func takeSpare(d *Decoding, k SpareKind) unsafe.Pointer { return d.Record.TakeSp
 // next reset keeps it as a spare.
 func NewSpare[T any](d *Decoding, k SpareKind) *T {
 	// A decode has slabs (a fresh message) or a record (a slot's), never
-	// both. The next message of a slab is taken here, without Take's
-	// call (Slabs.Next inlines).
+	// both. The next message of a slab is taken here (Slabs.Next
+	// inlines); Take, a call, starts a new slab.
 	if s := d.Slabs; s != nil {
 		if p := s.Next(k, unsafe.Sizeof(*new(T))); p != nil {
 			return (*T)(p)

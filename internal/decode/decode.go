@@ -243,9 +243,7 @@ func (s *Decoding) copied(b []byte) string {
 			}
 		}
 		if same {
-			c.found++
-			c.endWindow()
-			return v
+			return c.hit(v)
 		}
 	}
 	return c.copySeen(b, h)

@@ -32,10 +32,10 @@ const slabKinds = 32
 const _ uint = -((2 * slabKinds) & (2*slabKinds - 1))
 
 // Slabs allocates the nested messages and oneof wrappers of one decode into
-// a fresh message, of each type together: the first one alone, then 2, 4 and
-// so on up to MaxSlab at a time (each filling its size class), so that a message of a few nested messages
-// costs what it did, and one of thousands (an OTLP export's attribute
-// values) a few dozen allocations; and its short strings and bytes side by
+// a fresh message, of each type together: the first one alone, then 2, 4
+// and so on up to MaxSlab at a time (each filling its size class), so that
+// a message of a few nested messages costs what it did, and one of
+// thousands (an OTLP export's attribute values) a few dozen allocations; and its short strings and bytes side by
 // side in chunks (Chunks). Nothing of a decode is handed to another: a
 // decode takes its Slabs from a pool empty, and drops every slab, chunk and
 // string before it gives them back.
@@ -155,15 +155,21 @@ func (s *Chunks) copyString(b []byte) string {
 	h := seenAt(b)
 	s.looked++
 	if v := s.seen[h]; v == string(b) {
-		s.found++
-		s.endWindow()
-		return v
+		return s.hit(v)
 	}
 	return s.copySeen(b, h)
 }
 
-// copySeen copies b into s's chunk (copy) and into entry h of seen, where the lookup of b
-// (counted in looked) found another value or none.
+// hit returns v, the value that the lookup of an equal one (counted in
+// looked) found in seen, and counts it.
+func (s *Chunks) hit(v string) string {
+	s.found++
+	s.endWindow()
+	return v
+}
+
+// copySeen copies b into s's chunk (copy) and into entry h of seen, where
+// the lookup of b (counted in looked) found another value or none.
 func (s *Chunks) copySeen(b []byte, h uint) string {
 	s.endWindow()
 	c := s.copy(b)
@@ -219,19 +225,11 @@ type slab struct {
 	i, n int32          // elements handed out, and in the array
 }
 
-// Take returns a new, zero *T of kind k from s: the next message of the
-// slab at the kind's own entry (Next), or takeSlow's.
-func Take[T any](s *Slabs, k own.SpareKind) *T {
-	if p := s.Next(k, unsafe.Sizeof(*new(T))); p != nil {
-		return (*T)(p)
-	}
-	return takeSlow[T](s, k)
-}
-
 // Next returns the next message of kind k, of size bytes, from the slab at
 // the kind's own entry, or nil where that entry holds no slab of the kind
-// with a message left (Take's common case, without its type: it inlines
-// into grpcfastimpl.TakeSpare, and so into generated decoders).
+// with a message left: Take's common case, without its type, so that it
+// inlines into grpcfastimpl.NewSpare, which calls Take only where it
+// returns nil.
 func (s *Slabs) Next(k own.SpareKind, size uintptr) unsafe.Pointer {
 	if e := &s.e[int(k)&(len(s.e)-1)]; e.kind == int32(k)+1 && e.i < e.n {
 		p := unsafe.Add(e.p, uintptr(e.i)*size)
@@ -241,11 +239,11 @@ func (s *Slabs) Next(k own.SpareKind, size uintptr) unsafe.Pointer {
 	return nil
 }
 
-// takeSlow is Take where the kind's own entry does not hold its slab with a
-// message left: it finds the kind's entry (open addressing), starts a slab
-// there or a new one where the last is used up, or allocates the message
-// alone where the table is full.
-func takeSlow[T any](s *Slabs, k own.SpareKind) *T {
+// Take returns a new, zero *T of kind k from s: it finds the kind's entry
+// (open addressing) and hands out the next message of its slab, starts a
+// slab there or a new one where the last is used up, or allocates the
+// message alone where the table is full.
+func Take[T any](s *Slabs, k own.SpareKind) *T {
 	var zero T
 	size := unsafe.Sizeof(zero)
 	if size == 0 {
