@@ -16,6 +16,7 @@ import (
 	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/grpcfastrecord"
 	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
+	"github.com/grpcfast/grpcfast/internal/guardpage"
 	"github.com/grpcfast/grpcfast/internal/own"
 	"github.com/grpcfast/grpcfast/internal/testprotos/hostile"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
@@ -263,9 +264,22 @@ func fuzzBody(t *testing.T, b []byte, cut uint16) {
 			grpcfasttest.CheckOracle(t, b, e.Msg(), err)
 			e.Reset()
 		}
-		for _, m := range []proto.Message{&kinds.Rich{}, &proto2.Entries{}, &hostile.Node{}} {
-			grpcfasttest.CheckOracle(t, b, m, c.Unmarshal(grpcfasttest.SliceAt(b, int(cut)%(len(b)+1)), m))
-		}
+		// Into new messages, and into a slot without the owned copy, from
+		// pieces that each end where a page that faults when read begins:
+		// these decodes read the input itself, and must read nothing past
+		// a piece's end.
+		guardpage.Check(t, "guarded", grpcfasttest.PiecesAt(b, int(cut)%(len(b)+1)), func(in [][]byte) {
+			var data mem.BufferSlice
+			for _, p := range in {
+				data = append(data, mem.SliceBuffer(p))
+			}
+			for _, m := range []proto.Message{&kinds.Rich{}, &proto2.Entries{}, &hostile.Node{}} {
+				grpcfasttest.CheckOracle(t, b, m, c.Unmarshal(data, m))
+			}
+			p := grpcfasttest.NewPlainSlot[kinds.Rich]()
+			_, err := p.Decode(c, data)
+			grpcfasttest.CheckOracle(t, b, p.Msg(), err)
+		})
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
+	"github.com/grpcfast/grpcfast/internal/guardpage"
 	"github.com/grpcfast/grpcfast/internal/stdcodec"
 	"github.com/grpcfast/grpcfast/internal/testprotos/hostile"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
@@ -67,6 +68,21 @@ func checkLikeStd(t *testing.T, c *grpcfast.Codec, tc hostileCase) error {
 		got := tc.msg()
 		err := c.Unmarshal(grpcfasttest.SliceAt(tc.b, cuts...), got)
 		grpcfasttest.CheckOracleAt(t, fmt.Sprintf("%s (%d bytes, split at %v)", tc.name, len(tc.b), cuts), tc.b, got, err)
+	}
+	// Whole and in two pieces again, each piece where a page that faults
+	// when read begins: a read past a piece's end fails here, where on the
+	// heap it reads what follows the slice.
+	for _, cuts := range [][]int{nil, {len(tc.b) / 2}} {
+		what := fmt.Sprintf("%s (%d bytes, split at %v, guarded)", tc.name, len(tc.b), cuts)
+		guardpage.Check(t, what, grpcfasttest.PiecesAt(tc.b, cuts...), func(in [][]byte) {
+			var data mem.BufferSlice
+			for _, p := range in {
+				data = append(data, mem.SliceBuffer(p))
+			}
+			got := tc.msg()
+			err := c.Unmarshal(data, got)
+			grpcfasttest.CheckOracleAt(t, what, tc.b, got, err)
+		})
 	}
 	return stdErr
 }
@@ -560,6 +576,40 @@ func TestRejectsWhatVTProtobufAccepts(t *testing.T) {
 			if err == nil {
 				t.Errorf("%s (split at %v): grpcfast accepts it; standard codec: %v", tc.name, data, stdErr)
 			}
+		}
+	}
+}
+
+// TestHostileTruncatedGuarded: every prefix of valid encodings (a Rich with
+// every kind of field, 1 KiB of short strings in one repeated field, a
+// string-heavy message), each ending where a page that faults when read
+// begins, decodes as the standard codec decodes it, into a new message and
+// into a reused slot (without the owned copy, which is on the heap): no
+// decode reads past the end of its input, wherever the input ends.
+func TestHostileTruncatedGuarded(t *testing.T) {
+	if !guardpage.Guarded {
+		t.Skip("no guard pages on this system")
+	}
+	c := grpcfast.NewCodec()
+	for _, m := range []struct {
+		name string
+		msg  *kinds.Rich
+	}{{"FullRich(20)", grpcfasttest.FullRich(20)}, {"strings 1 KiB", grpcfasttest.StringsMessage(1024)}, {"wordy", grpcfasttest.WordyMessage()}} {
+		b, err := proto.Marshal(m.msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slot := grpcfasttest.NewPlainSlot[kinds.Rich]()
+		for cut := len(b); cut >= 0; cut-- {
+			what := fmt.Sprintf("%s, first %d of %d bytes", m.name, cut, len(b))
+			guardpage.Check(t, what, [][]byte{b[:cut]}, func(in [][]byte) {
+				got := new(kinds.Rich)
+				err := c.Unmarshal(mem.BufferSlice{mem.SliceBuffer(in[0])}, got)
+				grpcfasttest.CheckOracleAt(t, what+", new message", b[:cut], got, err)
+				_, err = slot.Decode(c, mem.BufferSlice{mem.SliceBuffer(in[0])})
+				grpcfasttest.CheckOracleAt(t, what+", slot", b[:cut], slot.Msg(), err)
+				slot.Reset()
+			})
 		}
 	}
 }

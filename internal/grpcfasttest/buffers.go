@@ -9,7 +9,6 @@ import (
 	"github.com/grpcfast/grpcfast"
 )
 
-// SliceAt returns b as a BufferSlice of SliceBuffers cut at the given offsets.
 // CopyInto returns a function that decodes into a new *M with the owned
 // copy of pooled handlers (UnmarshalCopy), for lists of types.
 func CopyInto[M any, P interface {
@@ -22,14 +21,24 @@ func CopyInto[M any, P interface {
 	}
 }
 
+// SliceAt returns b as a BufferSlice of SliceBuffers cut at the given offsets.
 func SliceAt(b []byte, cuts ...int) mem.BufferSlice {
 	var out mem.BufferSlice
+	for _, p := range PiecesAt(b, cuts...) {
+		out = append(out, mem.SliceBuffer(p))
+	}
+	return out
+}
+
+// PiecesAt returns b cut at the given offsets, in order: views of b.
+func PiecesAt(b []byte, cuts ...int) [][]byte {
+	var out [][]byte
 	prev := 0
 	for _, c := range cuts {
-		out = append(out, mem.SliceBuffer(b[prev:c]))
+		out = append(out, b[prev:c])
 		prev = c
 	}
-	return append(out, mem.SliceBuffer(b[prev:]))
+	return append(out, b[prev:])
 }
 
 // PooledAt returns a copy of b as a BufferSlice of buffers from pool cut at

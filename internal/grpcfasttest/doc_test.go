@@ -15,13 +15,14 @@ import (
 // testOnly are the packages of this module that only tests may import.
 var testOnly = []string{
 	"github.com/grpcfast/grpcfast/internal/grpcfasttest",
+	"github.com/grpcfast/grpcfast/internal/guardpage",
 	"github.com/grpcfast/grpcfast/internal/prototest",
 }
 
 // TestImportedOnlyByTests keeps the promise of the package's documentation:
 // no Go file of the repository but a _test.go file imports grpcfasttest
-// (or prototest, the other package made for tests), so that neither is ever
-// built into a program or a library that uses this module.
+// (or prototest or guardpage, the other packages made for tests), so that
+// none is ever built into a program or a library that uses this module.
 func TestImportedOnlyByTests(t *testing.T) {
 	problems, checked, err := nonTestImporters("../..")
 	if err != nil {
