@@ -33,39 +33,62 @@ func (s *Decoding) StringRun(dst []string, b []byte, tag byte) ([]string, []byte
 // viewRun is StringRun for a state whose strings are views of the input.
 // It reads b and writes dst's array through pointers, without the bounds
 // checks and the growth test of indexing and append: each access is within
-// bounds by the loop's own tests (i < len(b) before a length is read, and a
-// value of n bytes only where n < len(b)-i; k < cap(dst) before a value is
-// written). About 19 instructions a value, where indexing and append took
-// 23 (cachegrind, BenchmarkDecodeStrings/size=16384/path=slot-copy).
+// bounds by the loop's own tests (left, the bytes from q on, is at least 1
+// before a length is read and 2 before q moves past a value to the tag
+// after it; a value of n bytes only where n < left; k < cap(dst) before a
+// value is written). q never points past b's last byte. A value is built as
+// a string header (view) from a pointer within b and its length, without
+// unsafe.String's test that the two do not wrap around. 32 instructions a
+// value, where indexes into b and unsafe.String took 38 (cachegrind,
+// BenchmarkDecodeStrings/size=16384/path=slot-copy); TestStringRunGuarded
+// runs it on input that ends before a page that faults when read.
 func viewRun(dst []string, b []byte, tag byte) ([]string, []byte, bool) {
 	k, c, end := len(dst), cap(dst), len(b)
 	if k == c || end == 0 {
 		return dst, b, false
 	}
 	d := unsafe.Pointer(unsafe.SliceData(dst))
-	p := unsafe.Pointer(unsafe.SliceData(b))
-	i := 0
+	q := unsafe.Pointer(unsafe.SliceData(b)) // the next value's length
+	left := end                              // the bytes from q on
 	for {
-		n := int(*(*byte)(unsafe.Add(p, i)))
-		if n >= 0x80 || n >= end-i {
+		n := int(*(*byte)(q))
+		if n >= 0x80 || n >= left {
 			break
 		}
-		v := ""
+		var v view
 		if n > 0 {
-			v = unsafe.String((*byte)(unsafe.Add(p, i+1)), n)
+			v = view{unsafe.Add(q, 1), n}
 		}
-		*(*string)(unsafe.Add(d, uintptr(k)*unsafe.Sizeof(v))) = v
+		*(*view)(unsafe.Add(d, uintptr(k)*unsafe.Sizeof(v))) = v
 		k++
-		i += 1 + n
-		if i >= end || *(*byte)(unsafe.Add(p, i)) != tag {
-			return dst[:k], b[i:], true
+		left -= 1 + n
+		if left <= 1 {
+			// The input ends with this value; or with the tag of one more,
+			// whose length is missing (the caller finds it so); or with
+			// one byte of another field.
+			if left == 1 && b[end-1] == tag {
+				return dst[:k], b[end:], false
+			}
+			return dst[:k], b[end-left:], true
 		}
-		i++
-		if k == c || i >= end {
+		q = unsafe.Add(q, 1+n) // within b: left > 1
+		if *(*byte)(q) != tag {
+			return dst[:k], b[end-left:], true
+		}
+		q, left = unsafe.Add(q, 1), left-1
+		if k == c {
 			break
 		}
 	}
-	return dst[:k], b[i:], false
+	return dst[:k], b[end-left:], false
+}
+
+// view is a string's header: a value made from one (n > 0 bytes at p,
+// within b) needs no check that p+n does not wrap around, as
+// unsafe.String's does.
+type view struct {
+	p unsafe.Pointer
+	n int
 }
 
 // copyRun is StringRun for a decode that copies strings into chunks (a
