@@ -8,22 +8,45 @@
 # smallest and largest: grpcfast's default path against vtprotobuf's codec,
 # pooled with one copy and gRPC-Go's floor (-grpcfast.floor) against the
 # standard path. FLAG... go to every run (-test.benchtime, ...).
+#
+# With RATIOS_REV=REV in the environment, it compares two builds in one
+# run: each round runs every path of both benchmarks built at git revision
+# REV (in a temporary worktree), then built from the working tree, and the
+# ratios are printed for each build (results named build=rev and
+# build=tree; benchstat -col /build -ignore /round compares them). The
+# machine's noise in a round then moves both builds alike, where medians
+# of runs made at different times move apart (docs/measurements.md).
 set -euo pipefail
 count=$1
 shift
 source "$(dirname "$0")/serverpaths.bash"
-serverpaths_build
+builds=tree
+if [ -n "${RATIOS_REV:-}" ]; then
+	builds="rev tree"
+	git -C "$root" worktree add --detach "$bin/worktree" "$RATIOS_REV" >/dev/null
+	trap 'git -C "$root" worktree remove --force "$bin/worktree" 2>/dev/null || true; rm -rf "$bin"' EXIT
+	serverpaths_build "$bin/worktree" "$bin/rev"
+fi
+serverpaths_build "$root" "$bin/tree"
 out="$bin/results.txt"
 for ((i = 1; i <= count; i++)); do
 	echo "==> ratios.sh: round $i of $count" >&2
-	serverpaths_run round "$i" "$@" | tee -a "$out"
+	for b in $builds; do
+		if [ -n "${RATIOS_REV:-}" ]; then
+			SERVERPATHS_BIN="$bin/$b" serverpaths_run round "$i/build=$b" "$@" | tee -a "$out"
+		else
+			SERVERPATHS_BIN="$bin/$b" serverpaths_run round "$i" "$@" | tee -a "$out"
+		fi
+	done
 done
 awk '
 /srv-cpu-ns\/op/ {
 	name = $1
 	if (!match(name, /round=[0-9]+/)) next
 	round = substr(name, RSTART + 6, RLENGTH - 6)
-	bench = name; sub(/\/round=.*/, "", bench); sub(/^Benchmark[^\/]*\//, "", bench)
+	build = ""
+	if (match(name, /build=[a-z]+/)) build = " " substr(name, RSTART, RLENGTH)
+	bench = name; sub(/\/round=.*/, "", bench); sub(/^Benchmark[^\/]*\//, "", bench); bench = bench build
 	codec = name; sub(/.*codec=/, "", codec)
 	for (i = 2; i < NF; i++) if ($(i + 1) == "srv-cpu-ns/op") cpu[bench, codec, round] = $i
 	rounds[round] = 1; benches[bench] = 1

@@ -10,19 +10,23 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
 
-# serverpaths_build builds both test binaries once (GOFLAGS applies).
+# serverpaths_build [FROM [TO]] builds both test binaries once (GOFLAGS
+# applies), of the repository at FROM ($root) into the directory TO ($bin).
 serverpaths_build() {
-	echo "==> $(basename "$0"): building the OTLP and example test binaries" >&2
-	(cd "$root" && go test -c -o "$bin/otlp.test" ./internal/testprotos/otlp &&
-		go test -c -o "$bin/example.test" ./example/examplepb)
+	local from=${1:-$root} to=${2:-$bin}
+	echo "==> $(basename "$0"): building the OTLP and example test binaries of $from" >&2
+	mkdir -p "$to"
+	(cd "$from" && go test -c -o "$to/otlp.test" ./internal/testprotos/otlp &&
+		go test -c -o "$to/example.test" ./example/examplepb)
 }
 
 # serverpaths_run KEY VALUE FLAG... runs both benchmarks once with FLAG...,
 # and names each result after the setting (Export/KEY=VALUE/codec=proto),
 # without go test's -N suffix for GOMAXPROCS=N, so that results of every
-# setting compare under one name.
+# setting compare under one name. It runs the binaries in $bin, or in
+# $SERVERPATHS_BIN where that is set (a build of serverpaths_build's TO).
 serverpaths_run() {
-	local key=$1 value=$2
+	local key=$1 value=$2 bin=${SERVERPATHS_BIN:-$bin}
 	shift 2
 	local codecs='codec=(proto|vtproto|grpcfast|grpcfast-pooled-copy|floor)$'
 	local nosuffix='s#^(Benchmark[^[:space:]]*)-[0-9]+([[:space:]])#\1\2#'
