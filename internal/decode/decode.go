@@ -136,13 +136,18 @@ func (s *Decoding) Views() bool { return s.views }
 // string in it, nested ones included, is checked again and nested messages
 // do not sweep what was swept; of the strings that follow, it checks only
 // those that end with less than that length left (within the 7-bit prefix,
-// a string is valid UTF-8). Generated decoders call it only with a state
-// that checks (grpcfastimpl.Unswept), and never inline it.
+// a string is valid UTF-8). An input shorter than 64 bytes is first read
+// whole (shortASCII), which is faster where it is 7-bit than finding its
+// prefix. Generated decoders call it only with a state that checks
+// (grpcfastimpl.Unswept), and never inline it.
 //
 //go:noinline
 func (s *Decoding) Sweep(b []byte) (*Decoding, int) {
 	if s.noUTF8 {
 		return s, 0
+	}
+	if len(b) < 64 && shortASCII(b) {
+		return s.ascii, 0
 	}
 	n := ASCIIPrefix(b)
 	if n == len(b) {

@@ -43,3 +43,32 @@ func ValidUTF8(v []byte) bool {
 	}
 	return utf8.Valid(v)
 }
+
+// shortASCII reports whether every byte of b, shorter than 64 bytes, is
+// below 0x80: b's words ORed together, those of a length that is not a
+// multiple of 8 read twice (they overlap), without finding where the first
+// other byte is (ASCIIPrefix). Most of what a nested message sweeps
+// (Decoding.Sweep) is that short and 7-bit: an OTLP attribute's key and
+// value, whose parents' sweeps stopped at the identifiers and timestamps
+// before them. False for a longer b.
+func shortASCII(b []byte) bool {
+	const hi = 0x8080808080808080
+	le := binary.LittleEndian
+	var w uint64
+	switch n := len(b); {
+	case n >= 64:
+		return false
+	case n >= 32:
+		w = le.Uint64(b) | le.Uint64(b[8:]) | le.Uint64(b[16:]) | le.Uint64(b[24:]) |
+			le.Uint64(b[n-32:]) | le.Uint64(b[n-24:]) | le.Uint64(b[n-16:]) | le.Uint64(b[n-8:])
+	case n >= 16:
+		w = le.Uint64(b) | le.Uint64(b[8:]) | le.Uint64(b[n-16:]) | le.Uint64(b[n-8:])
+	case n >= 8:
+		w = le.Uint64(b) | le.Uint64(b[n-8:])
+	case n >= 4:
+		w = uint64(le.Uint32(b) | le.Uint32(b[n-4:]))
+	case n > 0:
+		w = uint64(b[0] | b[n/2] | b[n-1])
+	}
+	return w&hi == 0
+}

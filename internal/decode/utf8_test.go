@@ -1,9 +1,12 @@
 package decode
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/grpcfast/grpcfast/internal/guardpage"
 )
 
 // TestValidUTF8 checks the codec's UTF-8 check against utf8.Valid for
@@ -58,5 +61,60 @@ func TestASCIIPrefix(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestShortASCII checks shortASCII against a byte-by-byte loop for inputs of
+// every length up to 70 with a byte of 0x80 or more at every position, or
+// none, each placed where a page that faults when read begins, so that a
+// read past the input fails the test: across its overlapping words, half
+// words and bytes, and false for 64 bytes or more, which it does not read.
+func TestShortASCII(t *testing.T) {
+	for n := range 71 {
+		for i := -1; i < n; i++ {
+			for _, hi := range []byte{0x80, 0xff} {
+				b := []byte(strings.Repeat("\x7f", n))
+				if i >= 0 {
+					b[i] = hi
+				}
+				want := n < 64 && i < 0
+				what := fmt.Sprintf("shortASCII of %d bytes, 0x%x at %d", n, hi, i)
+				guardpage.Check(t, what, [][]byte{b}, func(in [][]byte) {
+					if got := shortASCII(in[0]); got != want {
+						t.Fatalf("%s = %v, want %v", what, got, want)
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestSweep checks what Decoding.Sweep returns for inputs of every length
+// up to 100, with a byte of 0x80 or more at every position or none: the
+// twin that checks nothing and 0 for a 7-bit input, the state itself and
+// the length from that byte on otherwise, whether or not the input was
+// read whole first (shorter than 64 bytes); and, with the check off, the
+// state itself and 0.
+func TestSweep(t *testing.T) {
+	var ds Decodings
+	st := ds.Init(nil, false, false)
+	for n := range 101 {
+		for i := -1; i < n; i++ {
+			b := []byte(strings.Repeat("a", n))
+			if i >= 0 {
+				b[i] = 0xc3
+			}
+			got, left := st.Sweep(b)
+			switch {
+			case i < 0 && (got == st || got.Checks() || left != 0):
+				t.Fatalf("Sweep of %d 7-bit bytes = %p (checks %v), %d; want the twin that checks nothing, 0", n, got, got.Checks(), left)
+			case i >= 0 && (got != st || left != n-i):
+				t.Fatalf("Sweep of %d bytes, 0xc3 at %d = %p, %d; want the state itself, %d", n, i, got, left, n-i)
+			}
+		}
+	}
+	off := ds.Init(nil, false, true)
+	if got, left := off.Sweep([]byte("\xff")); got != off || left != 0 {
+		t.Fatalf("Sweep with the check off = %p, %d; want the state itself, 0", got, left)
 	}
 }
