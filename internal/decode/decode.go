@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/bits"
 	"unsafe"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -128,82 +127,8 @@ func (s *Decodings) Init(o *own.Record, views, noUTF8 bool) *Decoding {
 // Views reports whether s's strings and bytes are views of the input.
 func (s *Decoding) Views() bool { return s.views }
 
-// Sweep returns s without the UTF-8 check, and 0, if s checks and b is
-// 7-bit; otherwise s, and the length of b's rest from its first byte of
-// 0x80 or more (0 if s checks nothing). A generated decoder calls it at the
-// first string field it checks, with the input from that field on, and
-// decodes the rest of the message with the state it returns, so that no
-// string in it, nested ones included, is checked again and nested messages
-// do not sweep what was swept; of the strings that follow, it checks only
-// those that end with less than that length left (within the 7-bit prefix,
-// a string is valid UTF-8). An input shorter than 64 bytes is first read
-// whole (shortASCII), which is faster where it is 7-bit than finding its
-// prefix. Generated decoders call it only with a state that checks
-// (grpcfastimpl.Unswept), and never inline it.
-//
-//go:noinline
-func (s *Decoding) Sweep(b []byte) (*Decoding, int) {
-	if s.noUTF8 {
-		return s, 0
-	}
-	if len(b) < 64 && shortASCII(b) {
-		return s.ascii, 0
-	}
-	n := ASCIIPrefix(b)
-	if n == len(b) {
-		return s.ascii, 0
-	}
-	return s, len(b) - n
-}
-
 // Checks reports whether s checks UTF-8.
 func (s *Decoding) Checks() bool { return !s.noUTF8 }
-
-// ASCIIPrefix returns the length of the longest prefix of b whose bytes
-// are all below 0x80: reading 32 bytes at a time, then 8, the last 8 bytes
-// of b (overlapping what was read) and, in a b shorter than 8, 4 and 1.
-func ASCIIPrefix(b []byte) int {
-	const hi = 0x8080808080808080
-	n := len(b)
-	r := b // what is left to read, from n-len(r) on
-	for len(r) >= 32 {
-		w := binary.LittleEndian.Uint64(r[:8]) | binary.LittleEndian.Uint64(r[8:16]) |
-			binary.LittleEndian.Uint64(r[16:24]) | binary.LittleEndian.Uint64(r[24:32])
-		if w&hi != 0 {
-			break
-		}
-		r = r[32:]
-	}
-	for len(r) >= 8 {
-		if w := binary.LittleEndian.Uint64(r[:8]) & hi; w != 0 {
-			return n - len(r) + bits.TrailingZeros64(w)/8
-		}
-		r = r[8:]
-	}
-	if len(r) == 0 {
-		return n
-	}
-	if n >= 8 {
-		// The last 8 bytes: those before r were found below 0x80, so the
-		// first one found here is in r.
-		if w := binary.LittleEndian.Uint64(b[n-8:]) & hi; w != 0 {
-			return n - 8 + bits.TrailingZeros64(w)/8
-		}
-		return n
-	}
-	if n >= 4 {
-		if w := binary.LittleEndian.Uint32(b[:4]) & 0x80808080; w != 0 {
-			return bits.TrailingZeros32(w) / 8
-		}
-		r = b[4:]
-	}
-	for i, c := range r {
-		if c >= 0x80 {
-			return n - len(r) + i
-		}
-	}
-	return n
-}
 
 // String returns b as a string: a view of the input, or a copy (copied).
 // It inlines into generated decoders: a view costs them no call.
