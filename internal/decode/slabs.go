@@ -35,10 +35,10 @@ const _ uint = -((2 * slabKinds) & (2*slabKinds - 1))
 // a fresh message, of each type together: the first one alone, then 2, 4
 // and so on up to MaxSlab at a time (each filling its size class), so that
 // a message of a few nested messages costs what it did, and one of
-// thousands (an OTLP export's attribute values) a few dozen allocations; and its short strings and bytes side by
-// side in chunks (Chunks). Nothing of a decode is handed to another: a
-// decode takes its Slabs from a pool empty, and drops every slab, chunk and
-// string before it gives them back.
+// thousands (an OTLP export's attribute values) a few dozen allocations;
+// and its short strings and bytes side by side in chunks (Chunks). Nothing
+// of a decode is handed to another: a decode takes its Slabs from a pool
+// empty, and drops every slab, chunk and string before it gives them back.
 type Slabs struct {
 	e    [2 * slabKinds]slab // open addressing by kind; a power of two
 	used int

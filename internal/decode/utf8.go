@@ -53,9 +53,9 @@ func ValidUTF8(v []byte) bool {
 // string in it, nested ones included, is checked again and nested messages
 // do not sweep what was swept; of the strings that follow, it checks only
 // those that end with less than that length left (within the 7-bit prefix,
-// a string is valid UTF-8). An input shorter than 64 bytes is first read
-// whole (shortASCII), which is faster where it is 7-bit than finding its
-// prefix. Generated decoders call it only with a state that checks
+// a string is valid UTF-8). An input shorter than wholeSweep bytes is first
+// read whole (shortASCII), which is faster where it is 7-bit than finding
+// its prefix. Generated decoders call it only with a state that checks
 // (grpcfastimpl.Unswept), and never inline it.
 //
 //go:noinline
@@ -63,7 +63,7 @@ func (s *Decoding) Sweep(b []byte) (*Decoding, int) {
 	if s.noUTF8 {
 		return s, 0
 	}
-	if len(b) < 64 && shortASCII(b) {
+	if len(b) < wholeSweep && shortASCII(b) { // the length tested here too: no call for a longer b
 		return s.ascii, 0
 	}
 	n := ASCIIPrefix(b)
@@ -73,7 +73,10 @@ func (s *Decoding) Sweep(b []byte) (*Decoding, int) {
 	return s, len(b) - n
 }
 
-// shortASCII reports whether every byte of b, shorter than 64 bytes, is
+// wholeSweep is the length below which Sweep reads its input whole first.
+const wholeSweep = 64
+
+// shortASCII reports whether every byte of b, shorter than wholeSweep, is
 // below 0x80: b's words ORed together, those of a length that is not a
 // multiple of 8 read twice (they overlap), without finding where the first
 // other byte is (ASCIIPrefix). Most of what a nested message sweeps
@@ -85,7 +88,7 @@ func shortASCII(b []byte) bool {
 	le := binary.LittleEndian
 	var w uint64
 	switch n := len(b); {
-	case n >= 64:
+	case n >= wholeSweep:
 		return false
 	case n >= 32:
 		w = le.Uint64(b) | le.Uint64(b[8:]) | le.Uint64(b[16:]) | le.Uint64(b[24:]) |

@@ -77,7 +77,7 @@ func TestShortASCII(t *testing.T) {
 				if i >= 0 {
 					b[i] = hi
 				}
-				want := n < 64 && i < 0
+				want := n < wholeSweep && i < 0
 				what := fmt.Sprintf("shortASCII of %d bytes, 0x%x at %d", n, hi, i)
 				guardpage.Check(t, what, [][]byte{b}, func(in [][]byte) {
 					if got := shortASCII(in[0]); got != want {
