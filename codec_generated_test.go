@@ -269,10 +269,7 @@ func fuzzBody(t *testing.T, b []byte, cut uint16) {
 		// these decodes read the input itself, and must read nothing past
 		// a piece's end.
 		guardpage.Check(t, "guarded", grpcfasttest.PiecesAt(b, int(cut)%(len(b)+1)), func(in [][]byte) {
-			var data mem.BufferSlice
-			for _, p := range in {
-				data = append(data, mem.SliceBuffer(p))
-			}
+			data := grpcfasttest.Buffers(in)
 			for _, m := range []proto.Message{&kinds.Rich{}, &proto2.Entries{}, &hostile.Node{}} {
 				grpcfasttest.CheckOracle(t, b, m, c.Unmarshal(data, m))
 			}

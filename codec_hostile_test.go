@@ -75,12 +75,8 @@ func checkLikeStd(t *testing.T, c *grpcfast.Codec, tc hostileCase) error {
 	for _, cuts := range [][]int{nil, {len(tc.b) / 2}} {
 		what := fmt.Sprintf("%s (%d bytes, split at %v, guarded)", tc.name, len(tc.b), cuts)
 		guardpage.Check(t, what, grpcfasttest.PiecesAt(tc.b, cuts...), func(in [][]byte) {
-			var data mem.BufferSlice
-			for _, p := range in {
-				data = append(data, mem.SliceBuffer(p))
-			}
 			got := tc.msg()
-			err := c.Unmarshal(data, got)
+			err := c.Unmarshal(grpcfasttest.Buffers(in), got)
 			grpcfasttest.CheckOracleAt(t, what, tc.b, got, err)
 		})
 	}
@@ -604,9 +600,9 @@ func TestHostileTruncatedGuarded(t *testing.T) {
 			what := fmt.Sprintf("%s, first %d of %d bytes", m.name, cut, len(b))
 			guardpage.Check(t, what, [][]byte{b[:cut]}, func(in [][]byte) {
 				got := new(kinds.Rich)
-				err := c.Unmarshal(mem.BufferSlice{mem.SliceBuffer(in[0])}, got)
+				err := c.Unmarshal(grpcfasttest.Buffers(in), got)
 				grpcfasttest.CheckOracleAt(t, what+", new message", b[:cut], got, err)
-				_, err = slot.Decode(c, mem.BufferSlice{mem.SliceBuffer(in[0])})
+				_, err = slot.Decode(c, grpcfasttest.Buffers(in))
 				grpcfasttest.CheckOracleAt(t, what+", slot", b[:cut], slot.Msg(), err)
 				slot.Reset()
 			})

@@ -32,11 +32,9 @@ out="$bin/results.txt"
 for ((i = 1; i <= count; i++)); do
 	echo "==> ratios.sh: round $i of $count" >&2
 	for b in $builds; do
-		if [ -n "${RATIOS_REV:-}" ]; then
-			SERVERPATHS_BIN="$bin/$b" serverpaths_run round "$i/build=$b" "$@" | tee -a "$out"
-		else
-			SERVERPATHS_BIN="$bin/$b" serverpaths_run round "$i" "$@" | tee -a "$out"
-		fi
+		name=$i
+		[ -z "${RATIOS_REV:-}" ] || name="$i/build=$b"
+		SERVERPATHS_BIN="$bin/$b" serverpaths_run round "$name" "$@" | tee -a "$out"
 	done
 done
 awk '

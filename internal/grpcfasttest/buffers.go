@@ -22,9 +22,13 @@ func CopyInto[M any, P interface {
 }
 
 // SliceAt returns b as a BufferSlice of SliceBuffers cut at the given offsets.
-func SliceAt(b []byte, cuts ...int) mem.BufferSlice {
-	var out mem.BufferSlice
-	for _, p := range PiecesAt(b, cuts...) {
+func SliceAt(b []byte, cuts ...int) mem.BufferSlice { return Buffers(PiecesAt(b, cuts...)) }
+
+// Buffers returns pieces as a BufferSlice of SliceBuffers, views of them (a
+// test's guarded copies: guardpage.Check).
+func Buffers(pieces [][]byte) mem.BufferSlice {
+	out := make(mem.BufferSlice, 0, len(pieces))
+	for _, p := range pieces {
 		out = append(out, mem.SliceBuffer(p))
 	}
 	return out
