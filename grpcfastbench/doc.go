@@ -69,7 +69,10 @@
 //   - cpu-ns/MiB: the same per MiB of encoded message bytes moved.
 //   - allocs/msg: allocations per message received in this process.
 //   - srv-cpu-ns/op, srv-B/op, srv-allocs/op: the server's CPU time, bytes
-//     and allocations per call, with -grpcfast.server=process.
+//     and allocations per call, with -grpcfast.server=process. The server
+//     process collects its garbage before each timed run, as go test does
+//     for the process it runs in, so that no path's run counts the
+//     collection of what the server allocated for the path before it.
 //
 // # Flags
 //

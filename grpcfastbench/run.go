@@ -467,6 +467,14 @@ func runMethod(b *testing.B, cfg *config, service, shape string, m Method, ms ms
 		if base := prof.serverBase(); base != "" {
 			err = child.StartProfile(base)
 		}
+		// The server's garbage from what it served before (the other
+		// paths, the shorter runs that sized b.N) is collected first, as
+		// the testing package collects this process's before each run:
+		// otherwise the run's server CPU would include it, the more so
+		// the later the path runs after one that allocates much.
+		if err == nil {
+			err = child.Collect()
+		}
 		if err == nil {
 			srv0, err = child.Stats()
 		}

@@ -100,11 +100,15 @@ func benchPeer(b *testing.B, p Peer, op benchOp, process bool) {
 	b.ReportAllocs()
 	var srv0, srv1 childproc.Stats
 	if child != nil {
-		if srv0, err = child.Stats(); err != nil {
+		// Neither process's run counts the previous peer's garbage.
+		if err = child.Collect(); err == nil {
+			srv0, err = child.Stats()
+		}
+		if err != nil {
 			b.Fatal(err)
 		}
 	}
-	runtime.GC() // not the previous peer's garbage
+	runtime.GC()
 	b.ResetTimer()
 	cpu0 := grpcfastbench.CPUTime()
 	for b.Loop() {

@@ -6,6 +6,8 @@
 // prefix that names the protocol:
 //
 //	child:  PREFIX listening NAME=ADDR NAME=ADDR ...
+//	parent: collect
+//	child:  PREFIX collect ok
 //	parent: stats
 //	child:  PREFIX stats CPU_NS MALLOCS BYTES GOMAXPROCS
 //	parent: gomaxprocs N
@@ -15,8 +17,9 @@
 //	parent: profile stop
 //	child:  PREFIX profile ok              (or: PREFIX profile error MESSAGE)
 //
-// and the child stops when its standard input closes, ending the profile
-// it writes, if any. "profile start BASE" has the child write its profiles
+// "collect" has the child run a garbage collection to its end (Collect).
+// The child stops when its standard input closes, ending the profile it
+// writes, if any. "profile start BASE" has the child write its profiles
 // into files named BASE.cpu.pprof and so on (StartProfile): BASE is the
 // rest of the line, an absolute path, since the child's working directory
 // need not be the parent's. Other lines the child prints (its test
@@ -38,10 +41,11 @@ import (
 )
 
 const (
-	listenVerb = "listening"
-	statsVerb  = "stats"
-	procsVerb  = "gomaxprocs"
-	profVerb   = "profile"
+	listenVerb  = "listening"
+	collectVerb = "collect"
+	statsVerb   = "stats"
+	procsVerb   = "gomaxprocs"
+	profVerb    = "profile"
 	// Deadline bounds every wait for the child.
 	Deadline = 30 * time.Second
 )
@@ -61,7 +65,7 @@ func ReadStats() Stats {
 }
 
 // Serve is the child's side: it announces addrs ("NAME=ADDR" each) on
-// standard output, then answers stats, gomaxprocs and profile requests
+// standard output, then answers collect, stats, gomaxprocs and profile requests
 // until standard input closes.
 func Serve(prefix string, addrs []string) error {
 	return serve(prefix, addrs, os.Stdin, os.Stdout)
@@ -109,6 +113,11 @@ func serve(prefix string, addrs []string, r io.Reader, w io.Writer) (err error) 
 				continue
 			}
 			fmt.Fprintf(w, "%s%s ok\n", prefix, profVerb)
+			continue
+		}
+		if line == collectVerb {
+			runtime.GC()
+			fmt.Fprintf(w, "%s%s ok\n", prefix, collectVerb)
 			continue
 		}
 		if line != statsVerb {
@@ -218,6 +227,23 @@ func (p *Proc) readLine(verb string) (string, error) {
 			return "", p.failed
 		}
 	}
+}
+
+// Collect has the child run a garbage collection to its end
+// (runtime.GC) and waits for it. Call it before the Stats that starts a
+// measured run, as the testing package collects before each run of a
+// benchmark in the process that runs it: otherwise the child's CPU in the
+// run includes collecting the garbage of what it served before (another
+// path's benchmark, or the shorter runs by which go test sizes b.N).
+func (p *Proc) Collect() error {
+	line, err := p.ask(collectVerb, "", "asking the server process to collect its garbage")
+	if err != nil {
+		return err
+	}
+	if line != "ok" {
+		return fmt.Errorf("the server process's collection: %q", line)
+	}
+	return nil
 }
 
 // Stats asks the child for its totals.

@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -126,4 +127,44 @@ func size(fi os.FileInfo) int64 {
 		return -1
 	}
 	return fi.Size()
+}
+
+// TestServeCollect: "collect" runs a garbage collection to its end before
+// the child answers, and the child goes on serving after it.
+func TestServeCollect(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- serve("P ", []string{"a=1"}, inR, outW)
+		outW.Close()
+	}()
+	p := newProc(nil, "P ", inW, outR)
+	if _, err := p.readLine(listenVerb); err != nil {
+		t.Fatal(err)
+	}
+	before := numGC()
+	if err := p.Collect(); err != nil {
+		t.Fatal(err)
+	}
+	// runtime.GC returns once its cycle and the sweep are done: the count
+	// has moved by the time the answer comes.
+	if after := numGC(); after == before {
+		t.Errorf("collect answered with no collection run: NumGC %d before and after", before)
+	}
+	if _, err := p.Stats(); err != nil {
+		t.Fatalf("stats after collect: %v", err)
+	}
+	inW.Close()
+	for range p.lines {
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+}
+
+func numGC() uint32 {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.NumGC
 }
