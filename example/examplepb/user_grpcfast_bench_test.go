@@ -21,7 +21,7 @@ import (
 // checked at its first call:
 //
 //	for i in $(seq 6); do go test -run '^$' -bench BenchmarkGrpcfast_UserService -benchmem -count 1 .; done | tee bench.txt
-//	go run golang.org/x/perf/cmd/benchstat@latest -col /codec bench.txt
+//	go run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da -col /codec bench.txt
 //
 // Rounds of -count 1 interleave the paths, where -count 6 would run each six
 // times in a row. The -grpcfast.* flags (message sizes and the fields that

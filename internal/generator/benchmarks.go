@@ -7,6 +7,11 @@ import (
 	"google.golang.org/protobuf/compiler/protogen"
 )
 
+// benchstatVersion is the version of golang.org/x/perf whose benchstat the
+// generated benchmarks' comment runs: the one tools/go.mod pins, which
+// docs/benchmarks.md names too (TestBenchstatPinned).
+const benchstatVersion = "v0.0.0-20260908200009-22c9c6c9d4da"
+
 // benchSuffix ends the name of the generated benchmark file.
 const benchSuffix = "_grpcfast_bench_test.go"
 
@@ -33,7 +38,7 @@ func genBenchmarks(p *protogen.Plugin, f *protogen.File) {
 			paths+", side by side, each checked at its first call:")
 		g.P("//")
 		g.P("//\tfor i in $(seq 6); do go test -run '^$' -bench ", n.benchmark, " -benchmem -count 1 .; done | tee bench.txt")
-		g.P("//\tgo run golang.org/x/perf/cmd/benchstat@latest -col /codec bench.txt")
+		g.P("//\tgo run golang.org/x/perf/cmd/benchstat@", benchstatVersion, " -col /codec bench.txt")
 		g.P("//")
 		comment(g, "Rounds of -count 1 interleave the paths, where -count 6 would run each six times in a row. "+
 			"The -grpcfast.* flags (message sizes and the fields that grow, the shape=batch case, recorded messages "+
