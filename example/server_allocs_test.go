@@ -39,6 +39,9 @@ func TestAllocsPerMessage(t *testing.T) {
 		path, op string
 		chunk    int
 		sides    map[string]*allocs
+		// recv is the receiving side's fewest allocations and fewest
+		// bytes per message over the measurements, each on its own.
+		recv allocs
 	}
 	var results []result
 	// The receiving side is the server for Put and the client for Get.
@@ -65,19 +68,33 @@ func TestAllocsPerMessage(t *testing.T) {
 				// buffers stranded in another processor's part of a
 				// sync.Pool, cost new buffers (a fresh clone once saw a
 				// receiver's bytes per message at five times their
-				// usual). Of three measurements, the one whose
-				// receiving side allocated the fewest bytes is kept.
+				// usual), and the transport's flow control queues
+				// window updates and pings at its own pace (a fresh
+				// clone once saw a receiver's allocations per message
+				// at 5.2, where 3.9 is usual, from itemList.enqueue,
+				// updateWindow and the pings). Of five measurements, the
+				// one whose receiving side allocated the fewest bytes is
+				// logged; the checks take the fewest allocations and the
+				// fewest bytes, each of any measurement.
 				var sides map[string]*allocs
-				for range 3 {
+				var recv allocs
+				for i := range 5 {
 					s := profileAllocs(run, 2)
 					for _, a := range s {
 						a.scale(2 * msgs)
 					}
-					if sides == nil || sideOf(s, recvSide[op]).bytes < sideOf(sides, recvSide[op]).bytes {
+					r := sideOf(s, recvSide[op])
+					if sides == nil || r.bytes < sideOf(sides, recvSide[op]).bytes {
 						sides = s
 					}
+					if i == 0 || r.objects < recv.objects {
+						recv.objects = r.objects
+					}
+					if i == 0 || r.bytes < recv.bytes {
+						recv.bytes = r.bytes
+					}
 				}
-				results = append(results, result{path, op, chunk, sides})
+				results = append(results, result{path, op, chunk, sides, recv})
 			}
 		}
 	}
@@ -120,8 +137,7 @@ func TestAllocsPerMessage(t *testing.T) {
 	}
 	for _, op := range []string{"Put", "Get"} {
 		for _, chunk := range []int{example.DefaultChunkSize, example.FrameChunkSize} {
-			fast, std := find("grpcfast", op, chunk), find("std", op, chunk)
-			fr, sr := get(fast, recvSide[op]), get(std, recvSide[op])
+			fr, sr := find("grpcfast", op, chunk).recv, find("std", op, chunk).recv
 			if fr.objects > sr.objects-1 {
 				t.Errorf("%s, chunk %d: the grpcfast receiver allocates %.2f times per message, the standard one %.2f: want at least 1 less",
 					op, chunk, fr.objects, sr.objects)
@@ -136,7 +152,7 @@ func TestAllocsPerMessage(t *testing.T) {
 		}
 		// A chunk that fits one HTTP/2 frame saves the receiving
 		// transport the allocations of the frame that holds the tail.
-		big, fit := get(find("grpcfast", op, example.DefaultChunkSize), recvSide[op]), get(find("grpcfast", op, example.FrameChunkSize), recvSide[op])
+		big, fit := find("grpcfast", op, example.DefaultChunkSize).recv, find("grpcfast", op, example.FrameChunkSize).recv
 		if fit.objects > big.objects-1 {
 			t.Errorf("%s: receiving %d-byte chunks costs %.2f allocations per message, %d-byte chunks %.2f: want at least 1 less",
 				op, example.FrameChunkSize, fit.objects, example.DefaultChunkSize, big.objects)
