@@ -66,17 +66,7 @@ func (nopCloser) Close() error { return nil }
 // serving, and ends a profile still being written when its input closes.
 func TestServeProfile(t *testing.T) {
 	dir := t.TempDir()
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		done <- serve("P ", []string{"a=1"}, inR, outW)
-		outW.Close()
-	}()
-	p := newProc(nil, "P ", inW, outR)
-	if _, err := p.readLine(listenVerb); err != nil {
-		t.Fatal(err)
-	}
+	p, inW, done := serveInTest(t)
 	base := filepath.Join(dir, "Svc_Unary_codec=x.server")
 	if err := p.StartProfile(base); err != nil {
 		if strings.Contains(err.Error(), "-cpuprofile") {
@@ -132,17 +122,7 @@ func size(fi os.FileInfo) int64 {
 // TestServeCollect: "collect" runs a garbage collection to its end before
 // the child answers, and the child goes on serving after it.
 func TestServeCollect(t *testing.T) {
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		done <- serve("P ", []string{"a=1"}, inR, outW)
-		outW.Close()
-	}()
-	p := newProc(nil, "P ", inW, outR)
-	if _, err := p.readLine(listenVerb); err != nil {
-		t.Fatal(err)
-	}
+	p, inW, done := serveInTest(t)
 	before := numGC()
 	if err := p.Collect(); err != nil {
 		t.Fatal(err)
@@ -161,6 +141,24 @@ func TestServeCollect(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("serve: %v", err)
 	}
+}
+
+// serveInTest runs serve in this process, over pipes, as a child's side
+// whose Proc is p: closing in ends it, and done gets serve's error.
+func serveInTest(t *testing.T) (p *Proc, in io.WriteCloser, done <-chan error) {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	d := make(chan error, 1)
+	go func() {
+		d <- serve("P ", []string{"a=1"}, inR, outW)
+		outW.Close()
+	}()
+	p = newProc(nil, "P ", inW, outR)
+	if _, err := p.readLine(listenVerb); err != nil {
+		t.Fatal(err)
+	}
+	return p, inW, d
 }
 
 func numGC() uint32 {
