@@ -66,6 +66,7 @@ for f in "$dir"/*"$suffix"; do
 			name = $0
 			sub(/^ *[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+ +/, "", name)
 			gsub(/go\.shape\.struct \{[^}]*\}/, "go.shape.struct{...}", name)
+			gsub(/go\.shape\.[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]*/, "go.shape...", name)
 			if (length(name) > 110) name = substr(name, 1, 107) "..."
 			printf "%s\t%s\t%.3f\n", codec, name, s * 1e6 / calls
 		}' >>"$tables"
