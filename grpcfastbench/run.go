@@ -462,18 +462,16 @@ func runMethod(b *testing.B, cfg *config, service, shape string, m Method, ms ms
 	}
 	var srv0, srv1 childproc.Stats
 	if child != nil {
-		// The server's profile, when its CPU is the claim: in its own
-		// process, where this one's profile cannot see it.
-		if base := prof.serverBase(); base != "" {
-			err = child.StartProfile(base)
-		}
 		// The server's garbage from what it served before (the other
 		// paths, the shorter runs that sized b.N) is collected first, as
 		// the testing package collects this process's before each run:
 		// otherwise the run's server CPU would include it, the more so
 		// the later the path runs after one that allocates much.
-		if err == nil {
-			err = child.Collect()
+		err = child.Collect()
+		// Then the server's profile, when its CPU is the claim: in its
+		// own process, where this one's profile cannot see it.
+		if base := prof.serverBase(); base != "" && err == nil {
+			err = child.StartProfile(base)
 		}
 		if err == nil {
 			srv0, err = child.Stats()
