@@ -6,6 +6,13 @@ import (
 	"unicode/utf8"
 )
 
+// hi64 and hi32 are the high bit of every byte of a word and of a half word:
+// a word ANDed with one is zero where its bytes are all below 0x80.
+const (
+	hi64 = 0x8080808080808080
+	hi32 = 0x80808080
+)
+
 // validInline is the length below which ValidUTF8 checks for ASCII itself,
 // a word at a time: for short strings the call to utf8.Valid costs more
 // than the check; for longer ones utf8.Valid is faster.
@@ -14,7 +21,6 @@ const validInline = 128
 // ValidUTF8 is utf8.Valid, with the check for ASCII, which most strings
 // are, inline for strings shorter than validInline bytes.
 func ValidUTF8(v []byte) bool {
-	const hi64 = 0x8080808080808080
 	n := len(v)
 	if n >= validInline {
 		return utf8.Valid(v)
@@ -30,7 +36,7 @@ func ValidUTF8(v []byte) bool {
 			return true
 		}
 	case n >= 4:
-		if (binary.LittleEndian.Uint32(v)|binary.LittleEndian.Uint32(v[n-4:]))&0x80808080 == 0 {
+		if (binary.LittleEndian.Uint32(v)|binary.LittleEndian.Uint32(v[n-4:]))&hi32 == 0 {
 			return true
 		}
 	default:
@@ -84,7 +90,6 @@ const wholeSweep = 64
 // value, whose parents' sweeps stopped at the identifiers and timestamps
 // before them. False for a longer b.
 func shortASCII(b []byte) bool {
-	const hi = 0x8080808080808080
 	le := binary.LittleEndian
 	var w uint64
 	switch n := len(b); {
@@ -102,26 +107,25 @@ func shortASCII(b []byte) bool {
 	case n > 0:
 		w = uint64(b[0] | b[n/2] | b[n-1])
 	}
-	return w&hi == 0
+	return w&hi64 == 0
 }
 
 // ASCIIPrefix returns the length of the longest prefix of b whose bytes
 // are all below 0x80: reading 32 bytes at a time, then 8, the last 8 bytes
 // of b (overlapping what was read) and, in a b shorter than 8, 4 and 1.
 func ASCIIPrefix(b []byte) int {
-	const hi = 0x8080808080808080
 	n := len(b)
 	r := b // what is left to read, from n-len(r) on
 	for len(r) >= 32 {
 		w := binary.LittleEndian.Uint64(r[:8]) | binary.LittleEndian.Uint64(r[8:16]) |
 			binary.LittleEndian.Uint64(r[16:24]) | binary.LittleEndian.Uint64(r[24:32])
-		if w&hi != 0 {
+		if w&hi64 != 0 {
 			break
 		}
 		r = r[32:]
 	}
 	for len(r) >= 8 {
-		if w := binary.LittleEndian.Uint64(r[:8]) & hi; w != 0 {
+		if w := binary.LittleEndian.Uint64(r[:8]) & hi64; w != 0 {
 			return n - len(r) + bits.TrailingZeros64(w)/8
 		}
 		r = r[8:]
@@ -132,13 +136,13 @@ func ASCIIPrefix(b []byte) int {
 	if n >= 8 {
 		// The last 8 bytes: those before r were found below 0x80, so the
 		// first one found here is in r.
-		if w := binary.LittleEndian.Uint64(b[n-8:]) & hi; w != 0 {
+		if w := binary.LittleEndian.Uint64(b[n-8:]) & hi64; w != 0 {
 			return n - 8 + bits.TrailingZeros64(w)/8
 		}
 		return n
 	}
 	if n >= 4 {
-		if w := binary.LittleEndian.Uint32(b[:4]) & 0x80808080; w != 0 {
+		if w := binary.LittleEndian.Uint32(b[:4]) & hi32; w != 0 {
 			return bits.TrailingZeros32(w) / 8
 		}
 		r = b[4:]
