@@ -84,14 +84,11 @@ func TestAllocsPerMessage(t *testing.T) {
 						a.scale(2 * msgs)
 					}
 					r := sideOf(s, recvSide[op])
-					if sides == nil || r.bytes < sideOf(sides, recvSide[op]).bytes {
-						sides = s
+					if i == 0 || r.bytes < recv.bytes {
+						sides, recv.bytes = s, r.bytes
 					}
 					if i == 0 || r.objects < recv.objects {
 						recv.objects = r.objects
-					}
-					if i == 0 || r.bytes < recv.bytes {
-						recv.bytes = r.bytes
 					}
 				}
 				results = append(results, result{path, op, chunk, sides, recv})
