@@ -40,17 +40,17 @@ for f in "$dir"/*"$suffix"; do
 		continue
 	fi
 	codec=${base##*codec=}
-	# Columns in the order the paths ran: the line of RESULTS names it.
-	order=$(grep -n -E "^Benchmark[^[:space:]]*/codec=${codec}(-[0-9]+)?[[:space:]]" "$results" | head -1 | cut -d: -f1 || true)
-	# The run's line: its name ends with /codec=NAME, then -GOMAXPROCS or
-	# a blank, and its iteration count follows.
-	lines=$(grep -E "^Benchmark[^[:space:]]*/codec=${codec}(-[0-9]+)?[[:space:]]" "$results" || true)
+	# The run's line, numbered: its name ends with /codec=NAME, then
+	# -GOMAXPROCS or a blank, and its iteration count follows. Its number
+	# orders the columns as the paths ran.
+	lines=$(grep -n -E "^Benchmark[^[:space:]]*/codec=${codec}(-[0-9]+)?[[:space:]]" "$results" || true)
 	if [ "$(printf '%s\n' "$lines" | grep -c .)" != 1 ]; then
 		echo "perop.sh: want one line of codec=$codec in $results (one benchmark, one -test.cpu, one -count per run), found:" >&2
 		printf '%s\n' "$lines" >&2
 		exit 2
 	fi
-	calls=$(printf '%s\n' "$lines" | awk '{ print $2 }')
+	order=${lines%%:*}
+	calls=$(printf '%s\n' "${lines#*:}" | awk '{ print $2 }')
 	found=$((found + 1))
 	go tool pprof -top -cum -nodecount=100000 "$f" 2>/dev/null |
 		awk -v codec="$order $codec" -v calls="$calls" '
