@@ -12,7 +12,6 @@ import (
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	io "io"
 	math "math"
-	sync "sync"
 	unsafe "unsafe"
 )
 
@@ -70,7 +69,7 @@ func (m *ExportTraceServiceRequest) CloneVT() *ExportTraceServiceRequest {
 	if m == nil {
 		return (*ExportTraceServiceRequest)(nil)
 	}
-	r := ExportTraceServiceRequestFromVTPool()
+	r := new(ExportTraceServiceRequest)
 	if rhs := m.ResourceSpans; rhs != nil {
 		tmpContainer := make([]*ResourceSpans, len(rhs))
 		for k, v := range rhs {
@@ -93,7 +92,7 @@ func (m *ExportTraceServiceResponse) CloneVT() *ExportTraceServiceResponse {
 	if m == nil {
 		return (*ExportTraceServiceResponse)(nil)
 	}
-	r := ExportTraceServiceResponseFromVTPool()
+	r := new(ExportTraceServiceResponse)
 	r.PartialSuccess = m.PartialSuccess.CloneVT()
 	if len(m.unknownFields) > 0 {
 		r.unknownFields = make([]byte, len(m.unknownFields))
@@ -110,7 +109,7 @@ func (m *ExportTracePartialSuccess) CloneVT() *ExportTracePartialSuccess {
 	if m == nil {
 		return (*ExportTracePartialSuccess)(nil)
 	}
-	r := ExportTracePartialSuccessFromVTPool()
+	r := new(ExportTracePartialSuccess)
 	r.RejectedSpans = m.RejectedSpans
 	r.ErrorMessage = m.ErrorMessage
 	if len(m.unknownFields) > 0 {
@@ -128,7 +127,7 @@ func (m *ResourceSpans) CloneVT() *ResourceSpans {
 	if m == nil {
 		return (*ResourceSpans)(nil)
 	}
-	r := ResourceSpansFromVTPool()
+	r := new(ResourceSpans)
 	r.Resource = m.Resource.CloneVT()
 	r.SchemaUrl = m.SchemaUrl
 	if rhs := m.ScopeSpans; rhs != nil {
@@ -153,7 +152,7 @@ func (m *ScopeSpans) CloneVT() *ScopeSpans {
 	if m == nil {
 		return (*ScopeSpans)(nil)
 	}
-	r := ScopeSpansFromVTPool()
+	r := new(ScopeSpans)
 	r.Scope = m.Scope.CloneVT()
 	r.SchemaUrl = m.SchemaUrl
 	if rhs := m.Spans; rhs != nil {
@@ -178,7 +177,7 @@ func (m *Span_Event) CloneVT() *Span_Event {
 	if m == nil {
 		return (*Span_Event)(nil)
 	}
-	r := Span_EventFromVTPool()
+	r := new(Span_Event)
 	r.TimeUnixNano = m.TimeUnixNano
 	r.Name = m.Name
 	r.DroppedAttributesCount = m.DroppedAttributesCount
@@ -204,7 +203,7 @@ func (m *Span_Link) CloneVT() *Span_Link {
 	if m == nil {
 		return (*Span_Link)(nil)
 	}
-	r := Span_LinkFromVTPool()
+	r := new(Span_Link)
 	r.TraceState = m.TraceState
 	r.DroppedAttributesCount = m.DroppedAttributesCount
 	r.Flags = m.Flags
@@ -240,7 +239,7 @@ func (m *Span) CloneVT() *Span {
 	if m == nil {
 		return (*Span)(nil)
 	}
-	r := SpanFromVTPool()
+	r := new(Span)
 	r.TraceState = m.TraceState
 	r.Flags = m.Flags
 	r.Name = m.Name
@@ -302,7 +301,7 @@ func (m *Status) CloneVT() *Status {
 	if m == nil {
 		return (*Status)(nil)
 	}
-	r := StatusFromVTPool()
+	r := new(Status)
 	r.Message = m.Message
 	r.Code = m.Code
 	if len(m.unknownFields) > 0 {
@@ -320,7 +319,7 @@ func (m *AnyValue) CloneVT() *AnyValue {
 	if m == nil {
 		return (*AnyValue)(nil)
 	}
-	r := AnyValueFromVTPool()
+	r := new(AnyValue)
 	if m.Value != nil {
 		r.Value = m.Value.(interface{ CloneVT() isAnyValue_Value }).CloneVT()
 	}
@@ -406,7 +405,7 @@ func (m *ArrayValue) CloneVT() *ArrayValue {
 	if m == nil {
 		return (*ArrayValue)(nil)
 	}
-	r := ArrayValueFromVTPool()
+	r := new(ArrayValue)
 	if rhs := m.Values; rhs != nil {
 		tmpContainer := make([]*AnyValue, len(rhs))
 		for k, v := range rhs {
@@ -429,7 +428,7 @@ func (m *KeyValueList) CloneVT() *KeyValueList {
 	if m == nil {
 		return (*KeyValueList)(nil)
 	}
-	r := KeyValueListFromVTPool()
+	r := new(KeyValueList)
 	if rhs := m.Values; rhs != nil {
 		tmpContainer := make([]*KeyValue, len(rhs))
 		for k, v := range rhs {
@@ -452,7 +451,7 @@ func (m *KeyValue) CloneVT() *KeyValue {
 	if m == nil {
 		return (*KeyValue)(nil)
 	}
-	r := KeyValueFromVTPool()
+	r := new(KeyValue)
 	r.Key = m.Key
 	r.Value = m.Value.CloneVT()
 	if len(m.unknownFields) > 0 {
@@ -470,7 +469,7 @@ func (m *InstrumentationScope) CloneVT() *InstrumentationScope {
 	if m == nil {
 		return (*InstrumentationScope)(nil)
 	}
-	r := InstrumentationScopeFromVTPool()
+	r := new(InstrumentationScope)
 	r.Name = m.Name
 	r.Version = m.Version
 	r.DroppedAttributesCount = m.DroppedAttributesCount
@@ -496,7 +495,7 @@ func (m *Resource) CloneVT() *Resource {
 	if m == nil {
 		return (*Resource)(nil)
 	}
-	r := ResourceFromVTPool()
+	r := new(Resource)
 	r.DroppedAttributesCount = m.DroppedAttributesCount
 	if rhs := m.Attributes; rhs != nil {
 		tmpContainer := make([]*KeyValue, len(rhs))
@@ -3514,401 +3513,6 @@ func (m *Resource) MarshalToSizedBufferVTStrict(dAtA []byte) (int, error) {
 	return len(dAtA) - i, nil
 }
 
-var vtprotoPool_ExportTraceServiceRequest = sync.Pool{
-	New: func() interface{} {
-		return &ExportTraceServiceRequest{}
-	},
-}
-
-func (m *ExportTraceServiceRequest) ResetVT() {
-	if m != nil {
-		for _, mm := range m.ResourceSpans {
-			mm.ResetVT()
-		}
-		f0 := m.ResourceSpans[:0]
-		m.Reset()
-		m.ResourceSpans = f0
-	}
-}
-func (m *ExportTraceServiceRequest) ReturnToVTPool() {
-	if m != nil {
-		m.ResetVT()
-		vtprotoPool_ExportTraceServiceRequest.Put(m)
-	}
-}
-func ExportTraceServiceRequestFromVTPool() *ExportTraceServiceRequest {
-	return vtprotoPool_ExportTraceServiceRequest.Get().(*ExportTraceServiceRequest)
-}
-
-var vtprotoPool_ExportTraceServiceResponse = sync.Pool{
-	New: func() interface{} {
-		return &ExportTraceServiceResponse{}
-	},
-}
-
-func (m *ExportTraceServiceResponse) ResetVT() {
-	if m != nil {
-		m.PartialSuccess.ReturnToVTPool()
-		m.Reset()
-	}
-}
-func (m *ExportTraceServiceResponse) ReturnToVTPool() {
-	if m != nil {
-		m.ResetVT()
-		vtprotoPool_ExportTraceServiceResponse.Put(m)
-	}
-}
-func ExportTraceServiceResponseFromVTPool() *ExportTraceServiceResponse {
-	return vtprotoPool_ExportTraceServiceResponse.Get().(*ExportTraceServiceResponse)
-}
-
-var vtprotoPool_ExportTracePartialSuccess = sync.Pool{
-	New: func() interface{} {
-		return &ExportTracePartialSuccess{}
-	},
-}
-
-func (m *ExportTracePartialSuccess) ResetVT() {
-	if m != nil {
-		m.Reset()
-	}
-}
-func (m *ExportTracePartialSuccess) ReturnToVTPool() {
-	if m != nil {
-		m.ResetVT()
-		vtprotoPool_ExportTracePartialSuccess.Put(m)
-	}
-}
-func ExportTracePartialSuccessFromVTPool() *ExportTracePartialSuccess {
-	return vtprotoPool_ExportTracePartialSuccess.Get().(*ExportTracePartialSuccess)
-}
-
-var vtprotoPool_ResourceSpans = sync.Pool{
-	New: func() interface{} {
-		return &ResourceSpans{}
-	},
-}
-
-func (m *ResourceSpans) ResetVT() {
-	if m != nil {
-		m.Resource.ReturnToVTPool()
-		for _, mm := range m.ScopeSpans {
-			mm.ResetVT()
-		}
-		f0 := m.ScopeSpans[:0]
-		m.Reset()
-		m.ScopeSpans = f0
-	}
-}
-func (m *ResourceSpans) ReturnToVTPool() {
-	if m != nil {
-		m.ResetVT()
-		vtprotoPool_ResourceSpans.Put(m)
-	}
-}
-func ResourceSpansFromVTPool() *ResourceSpans {
-	return vtprotoPool_ResourceSpans.Get().(*ResourceSpans)
-}
-
-var vtprotoPool_ScopeSpans = sync.Pool{
-	New: func() interface{} {
-		return &ScopeSpans{}
-	},
-}
-
-func (m *ScopeSpans) ResetVT() {
-	if m != nil {
-		m.Scope.ReturnToVTPool()
-		for _, mm := range m.Spans {
-			mm.ResetVT()
-		}
-		f0 := m.Spans[:0]
-		m.Reset()
-		m.Spans = f0
-	}
-}
-func (m *ScopeSpans) ReturnToVTPool() {
-	if m != nil {
-		m.ResetVT()
-		vtprotoPool_ScopeSpans.Put(m)
-	}
-}
-func ScopeSpansFromVTPool() *ScopeSpans {
-	return vtprotoPool_ScopeSpans.Get().(*ScopeSpans)
-}
-
-var vtprotoPool_Span_Event = sync.Pool{
-	New: func() interface{} {
-		return &Span_Event{}
-	},
-}
-
-func (m *Span_Event) ResetVT() {
-	if m != nil {
-		for _, mm := range m.Attributes {
-			mm.ResetVT()
-		}
-		f0 := m.Attributes[:0]
-		m.Reset()
-		m.Attributes = f0
-	}
-}
-func (m *Span_Event) ReturnToVTPool() {
-	if m != nil {
-		m.ResetVT()
-		vtprotoPool_Span_Event.Put(m)
-	}
-}
-func Span_EventFromVTPool() *Span_Event {
-	return vtprotoPool_Span_Event.Get().(*Span_Event)
-}
-
-var vtprotoPool_Span_Link = sync.Pool{
-	New: func() interface{} {
-		return &Span_Link{}
-	},
-}
-
-func (m *Span_Link) ResetVT() {
-	if m != nil {
-		f0 := m.TraceId[:0]
-		f1 := m.SpanId[:0]
-		for _, mm := range m.Attributes {
-			mm.ResetVT()
-		}
-		f2 := m.Attributes[:0]
-		m.Reset()
-		m.TraceId = f0
-		m.SpanId = f1
-		m.Attributes = f2
-	}
-}
-func (m *Span_Link) ReturnToVTPool() {
-	if m != nil {
-		m.ResetVT()
-		vtprotoPool_Span_Link.Put(m)
-	}
-}
-func Span_LinkFromVTPool() *Span_Link {
-	return vtprotoPool_Span_Link.Get().(*Span_Link)
-}
-
-var vtprotoPool_Span = sync.Pool{
-	New: func() interface{} {
-		return &Span{}
-	},
-}
-
-func (m *Span) ResetVT() {
-	if m != nil {
-		f0 := m.TraceId[:0]
-		f1 := m.SpanId[:0]
-		f2 := m.ParentSpanId[:0]
-		for _, mm := range m.Attributes {
-			mm.ResetVT()
-		}
-		f3 := m.Attributes[:0]
-		for _, mm := range m.Events {
-			mm.ResetVT()
-		}
-		f4 := m.Events[:0]
-		for _, mm := range m.Links {
-			mm.ResetVT()
-		}
-		f5 := m.Links[:0]
-		m.Status.ReturnToVTPool()
-		m.Reset()
-		m.TraceId = f0
-		m.SpanId = f1
-		m.ParentSpanId = f2
-		m.Attributes = f3
-		m.Events = f4
-		m.Links = f5
-	}
-}
-func (m *Span) ReturnToVTPool() {
-	if m != nil {
-		m.ResetVT()
-		vtprotoPool_Span.Put(m)
-	}
-}
-func SpanFromVTPool() *Span {
-	return vtprotoPool_Span.Get().(*Span)
-}
-
-var vtprotoPool_Status = sync.Pool{
-	New: func() interface{} {
-		return &Status{}
-	},
-}
-
-func (m *Status) ResetVT() {
-	if m != nil {
-		m.Reset()
-	}
-}
-func (m *Status) ReturnToVTPool() {
-	if m != nil {
-		m.ResetVT()
-		vtprotoPool_Status.Put(m)
-	}
-}
-func StatusFromVTPool() *Status {
-	return vtprotoPool_Status.Get().(*Status)
-}
-
-var vtprotoPool_AnyValue = sync.Pool{
-	New: func() interface{} {
-		return &AnyValue{}
-	},
-}
-
-func (m *AnyValue) ResetVT() {
-	if m != nil {
-		if oneof, ok := m.Value.(*AnyValue_ArrayValue); ok {
-			oneof.ArrayValue.ReturnToVTPool()
-		}
-		if oneof, ok := m.Value.(*AnyValue_KvlistValue); ok {
-			oneof.KvlistValue.ReturnToVTPool()
-		}
-		m.Reset()
-	}
-}
-func (m *AnyValue) ReturnToVTPool() {
-	if m != nil {
-		m.ResetVT()
-		vtprotoPool_AnyValue.Put(m)
-	}
-}
-func AnyValueFromVTPool() *AnyValue {
-	return vtprotoPool_AnyValue.Get().(*AnyValue)
-}
-
-var vtprotoPool_ArrayValue = sync.Pool{
-	New: func() interface{} {
-		return &ArrayValue{}
-	},
-}
-
-func (m *ArrayValue) ResetVT() {
-	if m != nil {
-		for _, mm := range m.Values {
-			mm.ResetVT()
-		}
-		f0 := m.Values[:0]
-		m.Reset()
-		m.Values = f0
-	}
-}
-func (m *ArrayValue) ReturnToVTPool() {
-	if m != nil {
-		m.ResetVT()
-		vtprotoPool_ArrayValue.Put(m)
-	}
-}
-func ArrayValueFromVTPool() *ArrayValue {
-	return vtprotoPool_ArrayValue.Get().(*ArrayValue)
-}
-
-var vtprotoPool_KeyValueList = sync.Pool{
-	New: func() interface{} {
-		return &KeyValueList{}
-	},
-}
-
-func (m *KeyValueList) ResetVT() {
-	if m != nil {
-		for _, mm := range m.Values {
-			mm.ResetVT()
-		}
-		f0 := m.Values[:0]
-		m.Reset()
-		m.Values = f0
-	}
-}
-func (m *KeyValueList) ReturnToVTPool() {
-	if m != nil {
-		m.ResetVT()
-		vtprotoPool_KeyValueList.Put(m)
-	}
-}
-func KeyValueListFromVTPool() *KeyValueList {
-	return vtprotoPool_KeyValueList.Get().(*KeyValueList)
-}
-
-var vtprotoPool_KeyValue = sync.Pool{
-	New: func() interface{} {
-		return &KeyValue{}
-	},
-}
-
-func (m *KeyValue) ResetVT() {
-	if m != nil {
-		m.Value.ReturnToVTPool()
-		m.Reset()
-	}
-}
-func (m *KeyValue) ReturnToVTPool() {
-	if m != nil {
-		m.ResetVT()
-		vtprotoPool_KeyValue.Put(m)
-	}
-}
-func KeyValueFromVTPool() *KeyValue {
-	return vtprotoPool_KeyValue.Get().(*KeyValue)
-}
-
-var vtprotoPool_InstrumentationScope = sync.Pool{
-	New: func() interface{} {
-		return &InstrumentationScope{}
-	},
-}
-
-func (m *InstrumentationScope) ResetVT() {
-	if m != nil {
-		for _, mm := range m.Attributes {
-			mm.ResetVT()
-		}
-		f0 := m.Attributes[:0]
-		m.Reset()
-		m.Attributes = f0
-	}
-}
-func (m *InstrumentationScope) ReturnToVTPool() {
-	if m != nil {
-		m.ResetVT()
-		vtprotoPool_InstrumentationScope.Put(m)
-	}
-}
-func InstrumentationScopeFromVTPool() *InstrumentationScope {
-	return vtprotoPool_InstrumentationScope.Get().(*InstrumentationScope)
-}
-
-var vtprotoPool_Resource = sync.Pool{
-	New: func() interface{} {
-		return &Resource{}
-	},
-}
-
-func (m *Resource) ResetVT() {
-	if m != nil {
-		for _, mm := range m.Attributes {
-			mm.ResetVT()
-		}
-		f0 := m.Attributes[:0]
-		m.Reset()
-		m.Attributes = f0
-	}
-}
-func (m *Resource) ReturnToVTPool() {
-	if m != nil {
-		m.ResetVT()
-		vtprotoPool_Resource.Put(m)
-	}
-}
-func ResourceFromVTPool() *Resource {
-	return vtprotoPool_Resource.Get().(*Resource)
-}
 func (m *GetTracesRequest) SizeVT() (n int) {
 	if m == nil {
 		return 0
@@ -4656,14 +4260,7 @@ func (m *ExportTraceServiceRequest) UnmarshalVT(dAtA []byte) error {
 			if postIndex > l {
 				return io.ErrUnexpectedEOF
 			}
-			if len(m.ResourceSpans) == cap(m.ResourceSpans) {
-				m.ResourceSpans = append(m.ResourceSpans, &ResourceSpans{})
-			} else {
-				m.ResourceSpans = m.ResourceSpans[:len(m.ResourceSpans)+1]
-				if m.ResourceSpans[len(m.ResourceSpans)-1] == nil {
-					m.ResourceSpans[len(m.ResourceSpans)-1] = &ResourceSpans{}
-				}
-			}
+			m.ResourceSpans = append(m.ResourceSpans, &ResourceSpans{})
 			if err := m.ResourceSpans[len(m.ResourceSpans)-1].UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
 				return err
 			}
@@ -4749,7 +4346,7 @@ func (m *ExportTraceServiceResponse) UnmarshalVT(dAtA []byte) error {
 				return io.ErrUnexpectedEOF
 			}
 			if m.PartialSuccess == nil {
-				m.PartialSuccess = ExportTracePartialSuccessFromVTPool()
+				m.PartialSuccess = &ExportTracePartialSuccess{}
 			}
 			if err := m.PartialSuccess.UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
 				return err
@@ -4938,7 +4535,7 @@ func (m *ResourceSpans) UnmarshalVT(dAtA []byte) error {
 				return io.ErrUnexpectedEOF
 			}
 			if m.Resource == nil {
-				m.Resource = ResourceFromVTPool()
+				m.Resource = &Resource{}
 			}
 			if err := m.Resource.UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
 				return err
@@ -4973,14 +4570,7 @@ func (m *ResourceSpans) UnmarshalVT(dAtA []byte) error {
 			if postIndex > l {
 				return io.ErrUnexpectedEOF
 			}
-			if len(m.ScopeSpans) == cap(m.ScopeSpans) {
-				m.ScopeSpans = append(m.ScopeSpans, &ScopeSpans{})
-			} else {
-				m.ScopeSpans = m.ScopeSpans[:len(m.ScopeSpans)+1]
-				if m.ScopeSpans[len(m.ScopeSpans)-1] == nil {
-					m.ScopeSpans[len(m.ScopeSpans)-1] = &ScopeSpans{}
-				}
-			}
+			m.ScopeSpans = append(m.ScopeSpans, &ScopeSpans{})
 			if err := m.ScopeSpans[len(m.ScopeSpans)-1].UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
 				return err
 			}
@@ -5098,7 +4688,7 @@ func (m *ScopeSpans) UnmarshalVT(dAtA []byte) error {
 				return io.ErrUnexpectedEOF
 			}
 			if m.Scope == nil {
-				m.Scope = InstrumentationScopeFromVTPool()
+				m.Scope = &InstrumentationScope{}
 			}
 			if err := m.Scope.UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
 				return err
@@ -5133,14 +4723,7 @@ func (m *ScopeSpans) UnmarshalVT(dAtA []byte) error {
 			if postIndex > l {
 				return io.ErrUnexpectedEOF
 			}
-			if len(m.Spans) == cap(m.Spans) {
-				m.Spans = append(m.Spans, &Span{})
-			} else {
-				m.Spans = m.Spans[:len(m.Spans)+1]
-				if m.Spans[len(m.Spans)-1] == nil {
-					m.Spans[len(m.Spans)-1] = &Span{}
-				}
-			}
+			m.Spans = append(m.Spans, &Span{})
 			if err := m.Spans[len(m.Spans)-1].UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
 				return err
 			}
@@ -5299,14 +4882,7 @@ func (m *Span_Event) UnmarshalVT(dAtA []byte) error {
 			if postIndex > l {
 				return io.ErrUnexpectedEOF
 			}
-			if len(m.Attributes) == cap(m.Attributes) {
-				m.Attributes = append(m.Attributes, &KeyValue{})
-			} else {
-				m.Attributes = m.Attributes[:len(m.Attributes)+1]
-				if m.Attributes[len(m.Attributes)-1] == nil {
-					m.Attributes[len(m.Attributes)-1] = &KeyValue{}
-				}
-			}
+			m.Attributes = append(m.Attributes, &KeyValue{})
 			if err := m.Attributes[len(m.Attributes)-1].UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
 				return err
 			}
@@ -5510,14 +5086,7 @@ func (m *Span_Link) UnmarshalVT(dAtA []byte) error {
 			if postIndex > l {
 				return io.ErrUnexpectedEOF
 			}
-			if len(m.Attributes) == cap(m.Attributes) {
-				m.Attributes = append(m.Attributes, &KeyValue{})
-			} else {
-				m.Attributes = m.Attributes[:len(m.Attributes)+1]
-				if m.Attributes[len(m.Attributes)-1] == nil {
-					m.Attributes[len(m.Attributes)-1] = &KeyValue{}
-				}
-			}
+			m.Attributes = append(m.Attributes, &KeyValue{})
 			if err := m.Attributes[len(m.Attributes)-1].UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
 				return err
 			}
@@ -5836,14 +5405,7 @@ func (m *Span) UnmarshalVT(dAtA []byte) error {
 			if postIndex > l {
 				return io.ErrUnexpectedEOF
 			}
-			if len(m.Attributes) == cap(m.Attributes) {
-				m.Attributes = append(m.Attributes, &KeyValue{})
-			} else {
-				m.Attributes = m.Attributes[:len(m.Attributes)+1]
-				if m.Attributes[len(m.Attributes)-1] == nil {
-					m.Attributes[len(m.Attributes)-1] = &KeyValue{}
-				}
-			}
+			m.Attributes = append(m.Attributes, &KeyValue{})
 			if err := m.Attributes[len(m.Attributes)-1].UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
 				return err
 			}
@@ -5896,14 +5458,7 @@ func (m *Span) UnmarshalVT(dAtA []byte) error {
 			if postIndex > l {
 				return io.ErrUnexpectedEOF
 			}
-			if len(m.Events) == cap(m.Events) {
-				m.Events = append(m.Events, &Span_Event{})
-			} else {
-				m.Events = m.Events[:len(m.Events)+1]
-				if m.Events[len(m.Events)-1] == nil {
-					m.Events[len(m.Events)-1] = &Span_Event{}
-				}
-			}
+			m.Events = append(m.Events, &Span_Event{})
 			if err := m.Events[len(m.Events)-1].UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
 				return err
 			}
@@ -5956,14 +5511,7 @@ func (m *Span) UnmarshalVT(dAtA []byte) error {
 			if postIndex > l {
 				return io.ErrUnexpectedEOF
 			}
-			if len(m.Links) == cap(m.Links) {
-				m.Links = append(m.Links, &Span_Link{})
-			} else {
-				m.Links = m.Links[:len(m.Links)+1]
-				if m.Links[len(m.Links)-1] == nil {
-					m.Links[len(m.Links)-1] = &Span_Link{}
-				}
-			}
+			m.Links = append(m.Links, &Span_Link{})
 			if err := m.Links[len(m.Links)-1].UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
 				return err
 			}
@@ -6017,7 +5565,7 @@ func (m *Span) UnmarshalVT(dAtA []byte) error {
 				return io.ErrUnexpectedEOF
 			}
 			if m.Status == nil {
-				m.Status = StatusFromVTPool()
+				m.Status = &Status{}
 			}
 			if err := m.Status.UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
 				return err
@@ -6304,7 +5852,7 @@ func (m *AnyValue) UnmarshalVT(dAtA []byte) error {
 					return err
 				}
 			} else {
-				v := ArrayValueFromVTPool()
+				v := &ArrayValue{}
 				if err := v.UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
 					return err
 				}
@@ -6345,7 +5893,7 @@ func (m *AnyValue) UnmarshalVT(dAtA []byte) error {
 					return err
 				}
 			} else {
-				v := KeyValueListFromVTPool()
+				v := &KeyValueList{}
 				if err := v.UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
 					return err
 				}
@@ -6465,14 +6013,7 @@ func (m *ArrayValue) UnmarshalVT(dAtA []byte) error {
 			if postIndex > l {
 				return io.ErrUnexpectedEOF
 			}
-			if len(m.Values) == cap(m.Values) {
-				m.Values = append(m.Values, &AnyValue{})
-			} else {
-				m.Values = m.Values[:len(m.Values)+1]
-				if m.Values[len(m.Values)-1] == nil {
-					m.Values[len(m.Values)-1] = &AnyValue{}
-				}
-			}
+			m.Values = append(m.Values, &AnyValue{})
 			if err := m.Values[len(m.Values)-1].UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
 				return err
 			}
@@ -6557,14 +6098,7 @@ func (m *KeyValueList) UnmarshalVT(dAtA []byte) error {
 			if postIndex > l {
 				return io.ErrUnexpectedEOF
 			}
-			if len(m.Values) == cap(m.Values) {
-				m.Values = append(m.Values, &KeyValue{})
-			} else {
-				m.Values = m.Values[:len(m.Values)+1]
-				if m.Values[len(m.Values)-1] == nil {
-					m.Values[len(m.Values)-1] = &KeyValue{}
-				}
-			}
+			m.Values = append(m.Values, &KeyValue{})
 			if err := m.Values[len(m.Values)-1].UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
 				return err
 			}
@@ -6682,7 +6216,7 @@ func (m *KeyValue) UnmarshalVT(dAtA []byte) error {
 				return io.ErrUnexpectedEOF
 			}
 			if m.Value == nil {
-				m.Value = AnyValueFromVTPool()
+				m.Value = &AnyValue{}
 			}
 			if err := m.Value.UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
 				return err
@@ -6832,14 +6366,7 @@ func (m *InstrumentationScope) UnmarshalVT(dAtA []byte) error {
 			if postIndex > l {
 				return io.ErrUnexpectedEOF
 			}
-			if len(m.Attributes) == cap(m.Attributes) {
-				m.Attributes = append(m.Attributes, &KeyValue{})
-			} else {
-				m.Attributes = m.Attributes[:len(m.Attributes)+1]
-				if m.Attributes[len(m.Attributes)-1] == nil {
-					m.Attributes[len(m.Attributes)-1] = &KeyValue{}
-				}
-			}
+			m.Attributes = append(m.Attributes, &KeyValue{})
 			if err := m.Attributes[len(m.Attributes)-1].UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
 				return err
 			}
@@ -6943,14 +6470,7 @@ func (m *Resource) UnmarshalVT(dAtA []byte) error {
 			if postIndex > l {
 				return io.ErrUnexpectedEOF
 			}
-			if len(m.Attributes) == cap(m.Attributes) {
-				m.Attributes = append(m.Attributes, &KeyValue{})
-			} else {
-				m.Attributes = m.Attributes[:len(m.Attributes)+1]
-				if m.Attributes[len(m.Attributes)-1] == nil {
-					m.Attributes[len(m.Attributes)-1] = &KeyValue{}
-				}
-			}
+			m.Attributes = append(m.Attributes, &KeyValue{})
 			if err := m.Attributes[len(m.Attributes)-1].UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
 				return err
 			}
@@ -7283,14 +6803,7 @@ func (m *ExportTraceServiceRequest) UnmarshalVTUnsafe(dAtA []byte) error {
 			if postIndex > l {
 				return io.ErrUnexpectedEOF
 			}
-			if len(m.ResourceSpans) == cap(m.ResourceSpans) {
-				m.ResourceSpans = append(m.ResourceSpans, &ResourceSpans{})
-			} else {
-				m.ResourceSpans = m.ResourceSpans[:len(m.ResourceSpans)+1]
-				if m.ResourceSpans[len(m.ResourceSpans)-1] == nil {
-					m.ResourceSpans[len(m.ResourceSpans)-1] = &ResourceSpans{}
-				}
-			}
+			m.ResourceSpans = append(m.ResourceSpans, &ResourceSpans{})
 			if err := m.ResourceSpans[len(m.ResourceSpans)-1].UnmarshalVTUnsafe(dAtA[iNdEx:postIndex]); err != nil {
 				return err
 			}
@@ -7376,7 +6889,7 @@ func (m *ExportTraceServiceResponse) UnmarshalVTUnsafe(dAtA []byte) error {
 				return io.ErrUnexpectedEOF
 			}
 			if m.PartialSuccess == nil {
-				m.PartialSuccess = ExportTracePartialSuccessFromVTPool()
+				m.PartialSuccess = &ExportTracePartialSuccess{}
 			}
 			if err := m.PartialSuccess.UnmarshalVTUnsafe(dAtA[iNdEx:postIndex]); err != nil {
 				return err
@@ -7569,7 +7082,7 @@ func (m *ResourceSpans) UnmarshalVTUnsafe(dAtA []byte) error {
 				return io.ErrUnexpectedEOF
 			}
 			if m.Resource == nil {
-				m.Resource = ResourceFromVTPool()
+				m.Resource = &Resource{}
 			}
 			if err := m.Resource.UnmarshalVTUnsafe(dAtA[iNdEx:postIndex]); err != nil {
 				return err
@@ -7604,14 +7117,7 @@ func (m *ResourceSpans) UnmarshalVTUnsafe(dAtA []byte) error {
 			if postIndex > l {
 				return io.ErrUnexpectedEOF
 			}
-			if len(m.ScopeSpans) == cap(m.ScopeSpans) {
-				m.ScopeSpans = append(m.ScopeSpans, &ScopeSpans{})
-			} else {
-				m.ScopeSpans = m.ScopeSpans[:len(m.ScopeSpans)+1]
-				if m.ScopeSpans[len(m.ScopeSpans)-1] == nil {
-					m.ScopeSpans[len(m.ScopeSpans)-1] = &ScopeSpans{}
-				}
-			}
+			m.ScopeSpans = append(m.ScopeSpans, &ScopeSpans{})
 			if err := m.ScopeSpans[len(m.ScopeSpans)-1].UnmarshalVTUnsafe(dAtA[iNdEx:postIndex]); err != nil {
 				return err
 			}
@@ -7733,7 +7239,7 @@ func (m *ScopeSpans) UnmarshalVTUnsafe(dAtA []byte) error {
 				return io.ErrUnexpectedEOF
 			}
 			if m.Scope == nil {
-				m.Scope = InstrumentationScopeFromVTPool()
+				m.Scope = &InstrumentationScope{}
 			}
 			if err := m.Scope.UnmarshalVTUnsafe(dAtA[iNdEx:postIndex]); err != nil {
 				return err
@@ -7768,14 +7274,7 @@ func (m *ScopeSpans) UnmarshalVTUnsafe(dAtA []byte) error {
 			if postIndex > l {
 				return io.ErrUnexpectedEOF
 			}
-			if len(m.Spans) == cap(m.Spans) {
-				m.Spans = append(m.Spans, &Span{})
-			} else {
-				m.Spans = m.Spans[:len(m.Spans)+1]
-				if m.Spans[len(m.Spans)-1] == nil {
-					m.Spans[len(m.Spans)-1] = &Span{}
-				}
-			}
+			m.Spans = append(m.Spans, &Span{})
 			if err := m.Spans[len(m.Spans)-1].UnmarshalVTUnsafe(dAtA[iNdEx:postIndex]); err != nil {
 				return err
 			}
@@ -7942,14 +7441,7 @@ func (m *Span_Event) UnmarshalVTUnsafe(dAtA []byte) error {
 			if postIndex > l {
 				return io.ErrUnexpectedEOF
 			}
-			if len(m.Attributes) == cap(m.Attributes) {
-				m.Attributes = append(m.Attributes, &KeyValue{})
-			} else {
-				m.Attributes = m.Attributes[:len(m.Attributes)+1]
-				if m.Attributes[len(m.Attributes)-1] == nil {
-					m.Attributes[len(m.Attributes)-1] = &KeyValue{}
-				}
-			}
+			m.Attributes = append(m.Attributes, &KeyValue{})
 			if err := m.Attributes[len(m.Attributes)-1].UnmarshalVTUnsafe(dAtA[iNdEx:postIndex]); err != nil {
 				return err
 			}
@@ -8151,14 +7643,7 @@ func (m *Span_Link) UnmarshalVTUnsafe(dAtA []byte) error {
 			if postIndex > l {
 				return io.ErrUnexpectedEOF
 			}
-			if len(m.Attributes) == cap(m.Attributes) {
-				m.Attributes = append(m.Attributes, &KeyValue{})
-			} else {
-				m.Attributes = m.Attributes[:len(m.Attributes)+1]
-				if m.Attributes[len(m.Attributes)-1] == nil {
-					m.Attributes[len(m.Attributes)-1] = &KeyValue{}
-				}
-			}
+			m.Attributes = append(m.Attributes, &KeyValue{})
 			if err := m.Attributes[len(m.Attributes)-1].UnmarshalVTUnsafe(dAtA[iNdEx:postIndex]); err != nil {
 				return err
 			}
@@ -8476,14 +7961,7 @@ func (m *Span) UnmarshalVTUnsafe(dAtA []byte) error {
 			if postIndex > l {
 				return io.ErrUnexpectedEOF
 			}
-			if len(m.Attributes) == cap(m.Attributes) {
-				m.Attributes = append(m.Attributes, &KeyValue{})
-			} else {
-				m.Attributes = m.Attributes[:len(m.Attributes)+1]
-				if m.Attributes[len(m.Attributes)-1] == nil {
-					m.Attributes[len(m.Attributes)-1] = &KeyValue{}
-				}
-			}
+			m.Attributes = append(m.Attributes, &KeyValue{})
 			if err := m.Attributes[len(m.Attributes)-1].UnmarshalVTUnsafe(dAtA[iNdEx:postIndex]); err != nil {
 				return err
 			}
@@ -8536,14 +8014,7 @@ func (m *Span) UnmarshalVTUnsafe(dAtA []byte) error {
 			if postIndex > l {
 				return io.ErrUnexpectedEOF
 			}
-			if len(m.Events) == cap(m.Events) {
-				m.Events = append(m.Events, &Span_Event{})
-			} else {
-				m.Events = m.Events[:len(m.Events)+1]
-				if m.Events[len(m.Events)-1] == nil {
-					m.Events[len(m.Events)-1] = &Span_Event{}
-				}
-			}
+			m.Events = append(m.Events, &Span_Event{})
 			if err := m.Events[len(m.Events)-1].UnmarshalVTUnsafe(dAtA[iNdEx:postIndex]); err != nil {
 				return err
 			}
@@ -8596,14 +8067,7 @@ func (m *Span) UnmarshalVTUnsafe(dAtA []byte) error {
 			if postIndex > l {
 				return io.ErrUnexpectedEOF
 			}
-			if len(m.Links) == cap(m.Links) {
-				m.Links = append(m.Links, &Span_Link{})
-			} else {
-				m.Links = m.Links[:len(m.Links)+1]
-				if m.Links[len(m.Links)-1] == nil {
-					m.Links[len(m.Links)-1] = &Span_Link{}
-				}
-			}
+			m.Links = append(m.Links, &Span_Link{})
 			if err := m.Links[len(m.Links)-1].UnmarshalVTUnsafe(dAtA[iNdEx:postIndex]); err != nil {
 				return err
 			}
@@ -8657,7 +8121,7 @@ func (m *Span) UnmarshalVTUnsafe(dAtA []byte) error {
 				return io.ErrUnexpectedEOF
 			}
 			if m.Status == nil {
-				m.Status = StatusFromVTPool()
+				m.Status = &Status{}
 			}
 			if err := m.Status.UnmarshalVTUnsafe(dAtA[iNdEx:postIndex]); err != nil {
 				return err
@@ -8952,7 +8416,7 @@ func (m *AnyValue) UnmarshalVTUnsafe(dAtA []byte) error {
 					return err
 				}
 			} else {
-				v := ArrayValueFromVTPool()
+				v := &ArrayValue{}
 				if err := v.UnmarshalVTUnsafe(dAtA[iNdEx:postIndex]); err != nil {
 					return err
 				}
@@ -8993,7 +8457,7 @@ func (m *AnyValue) UnmarshalVTUnsafe(dAtA []byte) error {
 					return err
 				}
 			} else {
-				v := KeyValueListFromVTPool()
+				v := &KeyValueList{}
 				if err := v.UnmarshalVTUnsafe(dAtA[iNdEx:postIndex]); err != nil {
 					return err
 				}
@@ -9112,14 +8576,7 @@ func (m *ArrayValue) UnmarshalVTUnsafe(dAtA []byte) error {
 			if postIndex > l {
 				return io.ErrUnexpectedEOF
 			}
-			if len(m.Values) == cap(m.Values) {
-				m.Values = append(m.Values, &AnyValue{})
-			} else {
-				m.Values = m.Values[:len(m.Values)+1]
-				if m.Values[len(m.Values)-1] == nil {
-					m.Values[len(m.Values)-1] = &AnyValue{}
-				}
-			}
+			m.Values = append(m.Values, &AnyValue{})
 			if err := m.Values[len(m.Values)-1].UnmarshalVTUnsafe(dAtA[iNdEx:postIndex]); err != nil {
 				return err
 			}
@@ -9204,14 +8661,7 @@ func (m *KeyValueList) UnmarshalVTUnsafe(dAtA []byte) error {
 			if postIndex > l {
 				return io.ErrUnexpectedEOF
 			}
-			if len(m.Values) == cap(m.Values) {
-				m.Values = append(m.Values, &KeyValue{})
-			} else {
-				m.Values = m.Values[:len(m.Values)+1]
-				if m.Values[len(m.Values)-1] == nil {
-					m.Values[len(m.Values)-1] = &KeyValue{}
-				}
-			}
+			m.Values = append(m.Values, &KeyValue{})
 			if err := m.Values[len(m.Values)-1].UnmarshalVTUnsafe(dAtA[iNdEx:postIndex]); err != nil {
 				return err
 			}
@@ -9333,7 +8783,7 @@ func (m *KeyValue) UnmarshalVTUnsafe(dAtA []byte) error {
 				return io.ErrUnexpectedEOF
 			}
 			if m.Value == nil {
-				m.Value = AnyValueFromVTPool()
+				m.Value = &AnyValue{}
 			}
 			if err := m.Value.UnmarshalVTUnsafe(dAtA[iNdEx:postIndex]); err != nil {
 				return err
@@ -9491,14 +8941,7 @@ func (m *InstrumentationScope) UnmarshalVTUnsafe(dAtA []byte) error {
 			if postIndex > l {
 				return io.ErrUnexpectedEOF
 			}
-			if len(m.Attributes) == cap(m.Attributes) {
-				m.Attributes = append(m.Attributes, &KeyValue{})
-			} else {
-				m.Attributes = m.Attributes[:len(m.Attributes)+1]
-				if m.Attributes[len(m.Attributes)-1] == nil {
-					m.Attributes[len(m.Attributes)-1] = &KeyValue{}
-				}
-			}
+			m.Attributes = append(m.Attributes, &KeyValue{})
 			if err := m.Attributes[len(m.Attributes)-1].UnmarshalVTUnsafe(dAtA[iNdEx:postIndex]); err != nil {
 				return err
 			}
@@ -9602,14 +9045,7 @@ func (m *Resource) UnmarshalVTUnsafe(dAtA []byte) error {
 			if postIndex > l {
 				return io.ErrUnexpectedEOF
 			}
-			if len(m.Attributes) == cap(m.Attributes) {
-				m.Attributes = append(m.Attributes, &KeyValue{})
-			} else {
-				m.Attributes = m.Attributes[:len(m.Attributes)+1]
-				if m.Attributes[len(m.Attributes)-1] == nil {
-					m.Attributes[len(m.Attributes)-1] = &KeyValue{}
-				}
-			}
+			m.Attributes = append(m.Attributes, &KeyValue{})
 			if err := m.Attributes[len(m.Attributes)-1].UnmarshalVTUnsafe(dAtA[iNdEx:postIndex]); err != nil {
 				return err
 			}
