@@ -267,7 +267,7 @@ func TestOTLPRecipe(t *testing.T) {
 		t.Fatal(err)
 	}
 	section := string(page)[strings.Index(string(page), "## OpenTelemetry's OTLP protos"):]
-	start := strings.Index(section, "```yaml\nversion: v2\nmanaged:")
+	start := strings.Index(section, "```yaml\n# buf.gen.yaml\nversion: v2\nmanaged:")
 	if start < 0 {
 		t.Fatal("docs/third-party.md shows no buf.gen.yaml with managed mode for OTLP")
 	}
