@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc/mem"
 
 	"github.com/grpcfast/grpcfast/internal/own"
+	"github.com/grpcfast/grpcfast/internal/reuse"
 )
 
 // The arrays of owned copies (decodeCopy). The strings and bytes fields of a
@@ -35,10 +36,23 @@ import (
 // process's finalizers stop running (a finalizer that blocks), at most
 // recyclePending bytes of arrays wait for them; copies are then made as
 // before, without a finalizer.
+//
+// The arrays that the copies between two collections use come back
+// together, after the second: a server that copies 45 KB exports between
+// collections every few milliseconds needs several MB of free arrays, or
+// it makes the rest new, and those new arrays make it collect more often
+// (docs/measurements.md, "The collector's pace"). So the free list may hold
+// up to recycleFree bytes, but only what the copies use: after each
+// collection, the arrays of each size class that stayed in the list,
+// untaken, since the collection before the last (those at its bottom that
+// it held through both intervals: low, stale) are let go (trim). Free
+// arrays are live heap, and a free list that nothing takes from is empty
+// three collections later; an array that has just come back is never let
+// go at the next collection.
 const (
 	recycleMin     = 4 << 10  // smaller copies: a finalizer would cost more than the allocation
 	recycleMax     = 4 << 20  // larger copies: made as before
-	recycleFree    = 4 << 20  // bytes of free arrays kept at most
+	recycleFree    = 16 << 20 // bytes of free arrays kept at most
 	recyclePending = 64 << 20 // bytes of arrays with a finalizer not yet run, at most
 )
 
@@ -46,12 +60,16 @@ const (
 // classSize(c) bytes (the size classes of the buffer pool, pool.go).
 type copyArrays struct {
 	mu      sync.Mutex
-	free    [poolNumClasses][][]byte
-	bytes   int          // in free
-	pending atomic.Int64 // bytes of arrays whose finalizer has not run
+	free    [poolNumClasses][][]byte // each list's oldest array first; take takes the last
+	low     [poolNumClasses]int      // the fewest arrays each list held since the last trim
+	stale   [poolNumClasses]int      // of its oldest, how many the last trim found untaken since the one before, and kept
+	bytes   int                      // in free
+	pending atomic.Int64             // bytes of arrays whose finalizer has not run
 }
 
 var copies copyArrays
+
+func init() { reuse.AfterEachCollection(func(uint32) { copies.trim() }) }
 
 // ownedCopy returns data's bytes in an array that nothing else refers to:
 // a new one, or one that the collector found unreferenced (copies). It is
@@ -99,8 +117,33 @@ func (a *copyArrays) take(c int) []byte {
 	b := l[len(l)-1]
 	l[len(l)-1] = nil
 	a.free[c] = l[:len(l)-1]
+	a.low[c] = min(a.low[c], len(l)-1)
 	a.bytes -= cap(b)
 	return b[:0]
+}
+
+// trim lets go of the arrays that stayed in the free list, untaken, since
+// the trim before the last: of each class, its oldest arrays, as many as
+// the list held untaken both through the interval before the last trim
+// (stale) and since (low, the fewest it held). Those of the interval
+// since the last trim alone are kept until the next. reuse calls it after
+// each collection.
+func (a *copyArrays) trim() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for c := range a.free {
+		l := a.free[c]
+		n := min(a.low[c], a.stale[c])
+		if n > 0 {
+			a.bytes -= n * classSize(c)
+			k := copy(l, l[n:])
+			clear(l[k:])
+			l = l[:k]
+			a.free[c] = l
+		}
+		a.stale[c] = a.low[c] - n
+		a.low[c] = len(l)
+	}
 }
 
 // put is the finalizer of an array of class c at p, which the collector
@@ -137,6 +180,8 @@ func DropFreeCopies() {
 	copies.mu.Lock()
 	defer copies.mu.Unlock()
 	copies.free = [poolNumClasses][][]byte{}
+	copies.low = [poolNumClasses]int{}
+	copies.stale = [poolNumClasses]int{}
 	copies.bytes = 0
 }
 

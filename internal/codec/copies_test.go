@@ -164,3 +164,71 @@ func TestDropFreeCopies(t *testing.T) {
 		t.Errorf("the free list counts %d bytes, want 0", copies.bytes)
 	}
 }
+
+// TestFreeCopiesTrim: trim lets go of the oldest free arrays of a class
+// that no take reached through two intervals between trims in a row, and
+// keeps those that a take reached (the list fell below them) in either,
+// and those that came back since the last trim; bytes counts what stays.
+func TestFreeCopiesTrim(t *testing.T) {
+	const c = 10
+	size := classSize(c)
+	var a copyArrays
+	arrays := make([][]byte, 3)
+	put := func(b []byte) { a.pending.Add(int64(size)); a.put(c, unsafe.SliceData(b)) }
+	for i := range arrays {
+		arrays[i] = make([]byte, size)
+		put(arrays[i]) // arrays[0] the oldest
+	}
+	held := func(want ...int) {
+		t.Helper()
+		l := a.free[c]
+		if len(l) != len(want) || a.bytes != len(want)*size {
+			t.Fatalf("the list holds %d arrays (%d bytes), want %d", len(l), a.bytes, len(want))
+		}
+		for i, w := range want {
+			if unsafe.SliceData(l[i]) != unsafe.SliceData(arrays[w]) {
+				t.Fatalf("array %d of the list is not arrays[%d]", i, w)
+			}
+		}
+	}
+	a.trim() // they came back since the last trim: kept
+	held(0, 1, 2)
+	b := a.take(c) // arrays[2], then back
+	put(b)
+	a.trim() // 0 and 1 untaken since the last trim, but not before: kept
+	held(0, 1, 2)
+	put(a.take(c))
+	a.trim() // 0 and 1 untaken through two intervals: let go
+	held(2)
+	a.trim() // 2 was taken in the interval before the last trim
+	held(2)
+	a.trim() // untaken through two intervals
+	held()
+}
+
+// TestFreeCopiesTrimmedAfterCollections: arrays that come back to the free
+// list and that no copy takes are let go after a few collections (reuse
+// calls trim after each), so that an idle server keeps none.
+func TestFreeCopiesTrimmedAfterCollections(t *testing.T) {
+	if own.Quarantine {
+		t.Skip("quarantine builds never recycle")
+	}
+	if !collectUntil(func() bool { return copies.pending.Load() == 0 }) {
+		t.Fatalf("%d bytes of unreferenced copies still wait for their finalizer", copies.pending.Load())
+	}
+	in := bytes.Repeat([]byte("trim"), 12000) // 48000 bytes
+	k := classOf(uint(len(in)-1)) + 1
+	for range 3 {
+		ownedCopy(pieces(in))
+	}
+	if !collectUntil(func() bool { return freeArrays(k) > 0 }) {
+		t.Fatal("an unreferenced copy's array never reached the free list")
+	}
+	n := 0
+	if !collectUntil(func() bool { n++; return freeArrays(k) == 0 }) {
+		t.Fatalf("the free list still holds %d arrays of class %d after 1000 collections", freeArrays(k), k)
+	}
+	if n < 2 {
+		t.Errorf("the free list was emptied %d collection after an array came back, want 2 or more", n)
+	}
+}

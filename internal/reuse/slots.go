@@ -134,6 +134,16 @@ func (a *agedPools) add(p interface{ age(cycle uint32) }) {
 	a.mu.Unlock()
 }
 
+// AfterEachCollection has f called after each garbage collection, as the
+// hot slots are aged (afterGC): from the finalizer goroutine, with the
+// collections counted so far. f must be quick and never block, as every
+// finalizer of the process waits for it.
+func AfterEachCollection(f func(cycle uint32)) { ageing.add(ageFunc(f)) }
+
+type ageFunc func(cycle uint32)
+
+func (f ageFunc) age(cycle uint32) { f(cycle) }
+
 // gcSentinel is an object that nothing refers to, whose finalizer runs
 // after the collection that finds it: afterGC. It holds a pointer, so that
 // it is never one of the tiny allocations that share a block (and whose
