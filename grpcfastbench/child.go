@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/grpcfast/grpcfast/internal/childproc"
+	"github.com/grpcfast/grpcfast/internal/codec"
 )
 
 // With -grpcfast.server=process, the test binary runs itself again as the
@@ -61,7 +62,10 @@ func serveChild(service string, methods []Method, ms []msgs, cfg *config) error 
 		}
 		addrs = append(addrs, cpusName+"="+formatCPUs(cpus))
 	}
-	if err := childproc.Serve(linePrefix, addrs); err != nil {
+	// Before each measured run, the owned copies' free list that a path
+	// with WithStringsInOneCopy filled is emptied, so that the path after
+	// it starts on its own heap (as BenchmarkDecodeOTLP does in process).
+	if err := childproc.Serve(linePrefix, addrs, codec.DropFreeCopies); err != nil {
 		return errorf("%v", err)
 	}
 	return nil

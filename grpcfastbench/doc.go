@@ -72,7 +72,9 @@
 //     and allocations per call, with -grpcfast.server=process. The server
 //     process collects its garbage before each timed run, as go test does
 //     for the process it runs in, so that no path's run counts the
-//     collection of what the server allocated for the path before it.
+//     collection of what the server allocated for the path before it; it
+//     first lets go of the free arrays that WithStringsInOneCopy's owned
+//     copies left, so that no path runs on another's.
 //
 // # Flags
 //

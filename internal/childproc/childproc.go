@@ -66,12 +66,14 @@ func ReadStats() Stats {
 
 // Serve is the child's side: it announces addrs ("NAME=ADDR" each) on
 // standard output, then answers collect, stats, gomaxprocs and profile requests
-// until standard input closes.
-func Serve(prefix string, addrs []string) error {
-	return serve(prefix, addrs, os.Stdin, os.Stdout)
+// until standard input closes. A collect request calls each of beforeCollect
+// first: what the child keeps for later calls and would carry from one
+// measured run into the next (a free list), let go before the collection.
+func Serve(prefix string, addrs []string, beforeCollect ...func()) error {
+	return serve(prefix, addrs, os.Stdin, os.Stdout, beforeCollect...)
 }
 
-func serve(prefix string, addrs []string, r io.Reader, w io.Writer) (err error) {
+func serve(prefix string, addrs []string, r io.Reader, w io.Writer, beforeCollect ...func()) (err error) {
 	fmt.Fprintf(w, "%s%s %s\n", prefix, listenVerb, strings.Join(addrs, " "))
 	var prof *Profile
 	defer func() {
@@ -116,6 +118,9 @@ func serve(prefix string, addrs []string, r io.Reader, w io.Writer) (err error) 
 			continue
 		}
 		if line == collectVerb {
+			for _, f := range beforeCollect {
+				f()
+			}
 			runtime.GC()
 			fmt.Fprintf(w, "%s%s ok\n", prefix, collectVerb)
 			continue

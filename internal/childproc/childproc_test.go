@@ -119,18 +119,24 @@ func size(fi os.FileInfo) int64 {
 	return fi.Size()
 }
 
-// TestServeCollect: "collect" runs a garbage collection to its end before
-// the child answers, and the child goes on serving after it.
+// TestServeCollect: "collect" calls the hooks given to serve, then runs a
+// garbage collection to its end before the child answers, and the child
+// goes on serving after it.
 func TestServeCollect(t *testing.T) {
-	p, inW, done := serveInTest(t)
+	var hooked []uint32 // NumGC when each hook call ran
+	p, inW, done := serveInTest(t, func() { hooked = append(hooked, numGC()) })
 	before := numGC()
 	if err := p.Collect(); err != nil {
 		t.Fatal(err)
 	}
 	// runtime.GC returns once its cycle and the sweep are done: the count
 	// has moved by the time the answer comes.
-	if after := numGC(); after == before {
+	after := numGC()
+	if after == before {
 		t.Errorf("collect answered with no collection run: NumGC %d before and after", before)
+	}
+	if len(hooked) != 1 || hooked[0] == after {
+		t.Errorf("collect called its hook %d times (NumGC %v, %d after the collection), want once, before it", len(hooked), hooked, after)
 	}
 	if _, err := p.Stats(); err != nil {
 		t.Fatalf("stats after collect: %v", err)
@@ -144,14 +150,15 @@ func TestServeCollect(t *testing.T) {
 }
 
 // serveInTest runs serve in this process, over pipes, as a child's side
-// whose Proc is p: closing in ends it, and done gets serve's error.
-func serveInTest(t *testing.T) (p *Proc, in io.WriteCloser, done <-chan error) {
+// whose Proc is p, with the hooks beforeCollect: closing in ends it, and
+// done gets serve's error.
+func serveInTest(t *testing.T, beforeCollect ...func()) (p *Proc, in io.WriteCloser, done <-chan error) {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	d := make(chan error, 1)
 	go func() {
-		d <- serve("P ", []string{"a=1"}, inR, outW)
+		d <- serve("P ", []string{"a=1"}, inR, outW, beforeCollect...)
 		outW.Close()
 	}()
 	p = newProc(nil, "P ", inW, outR)
