@@ -35,6 +35,16 @@ func collectUntil(done func() bool) bool {
 	return false
 }
 
+// waitFinalized runs collections until every copy that nothing refers to
+// any more has been given to the free list by its finalizer (those of the
+// tests before too), and fails t if some never are.
+func waitFinalized(t *testing.T) {
+	t.Helper()
+	if !collectUntil(func() bool { return copies.pending.Load() == 0 }) {
+		t.Fatalf("%d bytes of unreferenced copies still wait for their finalizer", copies.pending.Load())
+	}
+}
+
 func freeArrays(k int) int {
 	copies.mu.Lock()
 	defer copies.mu.Unlock()
@@ -53,9 +63,7 @@ func TestOwnedCopyRecycled(t *testing.T) {
 	k := classOf(uint(len(in)-1)) + 1
 	// Start from an empty free list of class k, with no array of an
 	// earlier test (or an earlier -count) waiting for its finalizer.
-	if !collectUntil(func() bool { return copies.pending.Load() == 0 }) {
-		t.Fatalf("%d bytes of unreferenced copies still wait for their finalizer", copies.pending.Load())
-	}
+	waitFinalized(t)
 	for copies.take(k) != nil {
 	}
 	kept := ownedCopy(pieces(in))
@@ -97,9 +105,7 @@ func TestOwnedCopyRecycled(t *testing.T) {
 // exact size; the free list holds at most recycleFree bytes.
 func TestOwnedCopyBounds(t *testing.T) {
 	// Every finalizer of the tests before has run: pending changes only here.
-	if !collectUntil(func() bool { return copies.pending.Load() == 0 }) {
-		t.Fatalf("%d bytes of unreferenced copies still wait for their finalizer", copies.pending.Load())
-	}
+	waitFinalized(t)
 	plain := func(n int) bool { // made without a finalizer
 		before := copies.pending.Load()
 		b := ownedCopy(pieces(make([]byte, n)))
@@ -137,9 +143,7 @@ func TestDropFreeCopies(t *testing.T) {
 	if own.Quarantine {
 		t.Skip("quarantine builds never recycle")
 	}
-	if !collectUntil(func() bool { return copies.pending.Load() == 0 }) {
-		t.Fatalf("%d bytes of unreferenced copies still wait for their finalizer", copies.pending.Load())
-	}
+	waitFinalized(t)
 	in := bytes.Repeat([]byte("drop"), 12000) // 48000 bytes
 	for range 3 {
 		if b := ownedCopy(pieces(in)); !bytes.Equal(b, in) {
@@ -213,9 +217,7 @@ func TestFreeCopiesTrimmedAfterCollections(t *testing.T) {
 	if own.Quarantine {
 		t.Skip("quarantine builds never recycle")
 	}
-	if !collectUntil(func() bool { return copies.pending.Load() == 0 }) {
-		t.Fatalf("%d bytes of unreferenced copies still wait for their finalizer", copies.pending.Load())
-	}
+	waitFinalized(t)
 	in := bytes.Repeat([]byte("trim"), 12000) // 48000 bytes
 	k := classOf(uint(len(in)-1)) + 1
 	for range 3 {
