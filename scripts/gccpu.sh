@@ -18,19 +18,10 @@ shift
 source "$(dirname "$0")/serverpaths.bash"
 serverpaths_build
 for b in otlp example; do
-	for codec in proto vtproto grpcfast grpcfast-pooled-copy floor; do
-		if [ "$b" = otlp ]; then
-			dir=$root/internal/testprotos/otlp name=Export
-			pattern="Grpcfast_TraceService/^Export\$/codec=$codec\$"
-			shape=(-grpcfast.replay="$dir/testdata/corpus")
-		else
-			dir=$root/example/examplepb name=CreateUser
-			pattern="Grpcfast_UserService/^CreateUser\$/codec=$codec\$"
-			shape=(-grpcfast.size=16384)
-		fi
-		(cd "$dir" && GODEBUG=gctrace=1 "$bin/$b.test" -test.run '^$' -test.count 1 -test.bench "$pattern" \
-			-test.benchtime "${count}x" -grpcfast.server=process -grpcfast.floor "${shape[@]}" "$@" 2>&1) |
-			awk -v name="$name" -v codec="$codec" -v n="$count" '
+	for codec in "${serverpaths_codecs[@]}"; do
+		serverpaths_bench "$b" "$codec"
+		(cd "$sp_dir" && GODEBUG=gctrace=1 "$bin/$sp_test" "${sp_flags[@]}" -test.benchtime "${count}x" "$@" 2>&1) |
+			awk -v name="$sp_name" -v codec="$codec" -v n="$count" '
 			# gctrace: "gc N @Ts P%: a+b+c ms clock, d+e/f/g+h ms cpu, ..."
 			/^gc [0-9]+ @/ {
 				for (i = 1; i <= NF; i++) if ($i == "cpu,") {

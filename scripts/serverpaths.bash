@@ -1,6 +1,6 @@
-# serverpaths.bash, sourced by placement.sh, streamworkers.sh, gogc.sh and
-# ratios.sh: the two generated benchmarks they compare settings on, server in
-# its own process:
+# serverpaths.bash, sourced by placement.sh, streamworkers.sh, gogc.sh,
+# ratios.sh and gccpu.sh: the two generated benchmarks they compare settings
+# on, server in its own process:
 # the OTLP export replayed from internal/testprotos/otlp's corpus, and
 # CreateUser with 16 KiB of short strings; on gRPC's standard path,
 # vtprotobuf's codec, grpcfast's default path, pooled with one copy, and the
@@ -9,6 +9,9 @@
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
+
+# serverpaths_codecs are the paths, in the order each run takes them.
+serverpaths_codecs=(proto vtproto grpcfast grpcfast-pooled-copy floor)
 
 # serverpaths_build [FROM [TO]] builds both test binaries once (GOFLAGS
 # applies), of the repository at FROM ($root) into the directory TO ($bin).
@@ -20,23 +23,48 @@ serverpaths_build() {
 		go test -c -o "$to/example.test" ./example/examplepb)
 }
 
+# serverpaths_bench BENCH CODECS sets what a run of one of the two
+# benchmarks needs, BENCH otlp or example, on the paths that the regular
+# expression CODECS matches (proto, a|b, ...): sp_test, its test binary's
+# name in a build of serverpaths_build; sp_dir, the directory it runs in;
+# sp_name, the method (Export, CreateUser); sp_flags, the flags of its
+# run: the pattern, the shape, the server in its own process, the floor.
+serverpaths_bench() {
+	local codecs="codec=($2)\$"
+	case $1 in
+	otlp)
+		sp_test=otlp.test sp_dir=$root/internal/testprotos/otlp sp_name=Export
+		sp_flags=(-test.bench "Grpcfast_TraceService/^Export\$/$codecs"
+			-grpcfast.replay="$sp_dir/testdata/corpus")
+		;;
+	example)
+		sp_test=example.test sp_dir=$root/example/examplepb sp_name=CreateUser
+		sp_flags=(-test.bench "Grpcfast_UserService/^CreateUser\$/$codecs" -grpcfast.size=16384)
+		;;
+	*)
+		echo "serverpaths_bench: BENCH is otlp or example, not $1" >&2
+		return 2
+		;;
+	esac
+	sp_flags+=(-test.run '^$' -test.count 1 -grpcfast.server=process -grpcfast.floor)
+}
+
 # serverpaths_run KEY VALUE FLAG... runs both benchmarks once with FLAG...,
 # and names each result after the setting (Export/KEY=VALUE/codec=proto),
 # without go test's -N suffix for GOMAXPROCS=N, so that results of every
 # setting compare under one name. It runs the binaries in $bin, or in
 # $SERVERPATHS_BIN where that is set (a build of serverpaths_build's TO).
 serverpaths_run() {
-	local key=$1 value=$2 bin=${SERVERPATHS_BIN:-$bin}
+	local key=$1 value=$2 bin=${SERVERPATHS_BIN:-$bin} b codecs
 	shift 2
-	local codecs='codec=(proto|vtproto|grpcfast|grpcfast-pooled-copy|floor)$'
+	codecs=$(
+		IFS='|'
+		echo "${serverpaths_codecs[*]}"
+	)
 	local nosuffix='s#^(Benchmark[^[:space:]]*)-[0-9]+([[:space:]])#\1\2#'
-	(cd "$root/internal/testprotos/otlp" && "$bin/otlp.test" -test.run '^$' -test.count 1 \
-		-test.bench "Grpcfast_TraceService/^Export$/$codecs" \
-		-grpcfast.replay="$root/internal/testprotos/otlp/testdata/corpus" -grpcfast.server=process \
-		-grpcfast.floor "$@") |
-		sed -E "s#/Export/codec=#/Export/$key=$value/codec=#; $nosuffix"
-	(cd "$root/example/examplepb" && "$bin/example.test" -test.run '^$' -test.count 1 \
-		-test.bench "Grpcfast_UserService/^CreateUser$/$codecs" \
-		-grpcfast.size=16384 -grpcfast.server=process -grpcfast.floor "$@") |
-		sed -E "s#/CreateUser/codec=#/CreateUser/$key=$value/codec=#; $nosuffix"
+	for b in otlp example; do
+		serverpaths_bench "$b" "$codecs"
+		(cd "$sp_dir" && "$bin/$sp_test" "${sp_flags[@]}" "$@") |
+			sed -E "s#/$sp_name/codec=#/$sp_name/$key=$value/codec=#; $nosuffix"
+	done
 }
