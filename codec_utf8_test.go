@@ -10,6 +10,7 @@ import (
 	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
+	"github.com/grpcfast/grpcfast/internal/testprotos/otlp"
 )
 
 // The UTF-8 check of generated decoders, through the codec: the sweep of a
@@ -110,6 +111,101 @@ func TestUTF8AroundFirstHighByte(t *testing.T) {
 				grpcfasttest.CheckOracle(t, b, s.Msg(), err)
 			}
 		})
+	}
+}
+
+// TestUTF8FewStrings: the sweep of a message that holds a string or two
+// (kinds.Inner; OTLP's InstrumentationScope, like its KeyValue and Span),
+// whose input is short enough to be read whole (shortASCII) or whose 7-bit
+// prefix ends at a varint, a fixed64 or a string with a high byte. Values
+// of every length up to 20 bytes, and of 130, with a high byte of an
+// invalid, truncated or valid sequence at every position, in each string
+// field, before or after a varint or a fixed64 with high bytes, at the top
+// and nested in a message that sweeps and found its input 7-bit or not:
+// rejected or accepted as protobuf-go does, whole and split, into a new
+// message and into slots with and without the owned copy.
+func TestUTF8FewStrings(t *testing.T) {
+	c := grpcfast.NewCodec()
+	str := func(num protowire.Number, v string) []byte {
+		return protowire.AppendString(protowire.AppendTag(nil, num, protowire.BytesType), v)
+	}
+	varint := func(num protowire.Number, v uint64) []byte {
+		return protowire.AppendVarint(protowire.AppendTag(nil, num, protowire.VarintType), v)
+	}
+	cat := func(parts ...[]byte) []byte {
+		var b []byte
+		for _, p := range parts {
+			b = append(b, p...)
+		}
+		return b
+	}
+	var values []string
+	for _, n := range []int{0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 20, 130} {
+		values = append(values, strings.Repeat("a", n))
+		for i := range n {
+			if n > 20 && i%50 != 0 && i != n-1 {
+				continue // a long value: a few positions of its high byte
+			}
+			for _, seq := range []string{"\xff", "\xc3", "é", "\xe2\x82", "€"} {
+				if i+len(seq) <= n {
+					values = append(values, strings.Repeat("a", i)+seq+strings.Repeat("a", n-i-len(seq)))
+				}
+			}
+		}
+	}
+	// check decodes b into a new message, whole and split, and with each
+	// of decodes (into slots), against protobuf-go.
+	check := func(t *testing.T, b []byte, newMsg func() proto.Message, decodes ...func() (proto.Message, error)) {
+		t.Helper()
+		for _, cut := range []int{0, len(b) / 2, len(b)} {
+			got := newMsg()
+			grpcfasttest.CheckOracle(t, b, got, c.Unmarshal(grpcfasttest.SliceAt(b, cut), got))
+		}
+		for _, decode := range decodes {
+			m, err := decode()
+			grpcfasttest.CheckOracle(t, b, m, err)
+		}
+	}
+	innerCopy, innerPlain := grpcfasttest.NewCopySlot[kinds.Inner](), grpcfasttest.NewPlainSlot[kinds.Inner]()
+	richCopy := grpcfasttest.NewCopySlot[kinds.Rich]()
+	scopeCopy := grpcfasttest.NewCopySlot[otlp.InstrumentationScope]()
+	high := varint(3, 1<<40) // Inner.values: a varint with high bytes
+	fixed := protowire.AppendFixed64(protowire.AppendTag(nil, 18, protowire.Fixed64Type), 0x8899aabbccddeeff)
+	dropped := varint(4, 1<<20) // InstrumentationScope.dropped_attributes_count
+	for _, v := range values {
+		inner := str(1, v)
+		for _, b := range [][]byte{inner, cat(high, inner), cat(inner, high)} {
+			check(t, b, func() proto.Message { return &kinds.Inner{} },
+				func() (proto.Message, error) {
+					_, err := innerCopy.Decode(c, grpcfasttest.SliceAt(b))
+					return innerCopy.Msg(), err
+				},
+				func() (proto.Message, error) {
+					_, err := innerPlain.Decode(c, grpcfasttest.SliceAt(b))
+					return innerPlain.Msg(), err
+				})
+		}
+		// Nested in kinds.Rich, which sweeps: 7-bit around the Inner, or
+		// a fixed64 with high bytes before it.
+		for _, b := range [][]byte{cat(str(2, "ascii"), str(8, string(inner))), cat(str(2, "ascii"), fixed, str(8, string(inner)))} {
+			check(t, b, func() proto.Message { return &kinds.Rich{} },
+				func() (proto.Message, error) {
+					_, err := richCopy.Decode(c, grpcfasttest.SliceAt(b))
+					return richCopy.Msg(), err
+				})
+		}
+		// Two strings: the name and the version, either one v, in either
+		// order, before and after a varint with high bytes.
+		for _, b := range [][]byte{
+			cat(str(1, v), str(2, "1.0.0")), cat(str(2, v), str(1, "scope")),
+			cat(dropped, str(1, "scope"), str(2, v)), cat(str(1, v), dropped),
+		} {
+			check(t, b, func() proto.Message { return &otlp.InstrumentationScope{} },
+				func() (proto.Message, error) {
+					_, err := scopeCopy.Decode(c, grpcfasttest.SliceAt(b))
+					return scopeCopy.Msg(), err
+				})
+		}
 	}
 }
 
