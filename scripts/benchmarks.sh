@@ -61,6 +61,8 @@ if [[ $(nproc) -ge 2 ]]; then
 else
 	echo "==> where the client and the server run: skipped, since this process may use one CPU only; BENCHMARKS.md keeps its section" >&2
 fi
+run ratios "the server's CPU per call, ratios within interleaved rounds: the OTLP replay and CreateUser of 16 KiB on every path (scripts/ratios.sh)" \
+	./scripts/ratios.sh "$count" -test.benchtime "$btime"
 run responses-cas "reused unary responses, client side: BatchReadBlobs replaying 16 blobs of 64 KiB per response, server in its own process" \
 	./scripts/gobench.sh "$count" ./internal/testprotos/bytestream -test.bench 'Grpcfast_ContentAddressableStorage' -test.benchmem -test.benchtime "$btime" \
 	 -grpcfast.replay="$PWD/internal/testprotos/bytestream/testdata/corpus" -grpcfast.server=process -grpcfast.floor
@@ -213,6 +215,27 @@ the processes share the CPUs, the scheduler moves each one's threads between the
 server's CPU counts the caches it refills after each move and the client's work between its
 own; apart, it counts the server's work alone." \
 		placement -col /codec -filter '.unit:srv-cpu-ns/op'
+	if [[ -s $out/ratios.txt ]]; then
+		rounds=$(grep -o 'round=[0-9]*' "$out/ratios.txt" | sort -u | wc -l)
+		printf '## Server CPU ratios within a round\n\n'
+		printf '`scripts/ratios.sh %s -test.benchtime %s`: the replayed OTLP export and CreateUser with 16 KiB of\n' "$rounds" "$btime"
+		printf 'short strings, server in its own process, every path once in each round, as in the sections\n'
+		printf 'above. Here each ratio of the server'"'"'s CPU per call is taken within its round, so that a round\n'
+		printf 'on a loud machine moves both its sides, then summarized over the rounds (`scripts/ratios.sh\n'
+		printf -- '--summary`): grpcfast'"'"'s default path against vtprotobuf'"'"'s codec and the standard path, pooled\n'
+		printf 'with one copy (`WithStringsInOneCopy`) and gRPC-Go'"'"'s floor (`-grpcfast.floor`) against the\n'
+		printf 'standard path. Then benchstat'"'"'s medians of the same results (`benchstat -col /codec -filter\n'
+		printf '\'"'"'.unit:srv-cpu-ns/op\'"'"' -ignore /round`). A run'"'"'s median moves by up to 0.05 from the next\n'
+		printf 'run'"'"'s on the same code ([measurements](docs/measurements.md#ratios-within-a-round)).\n\n```\n'
+		./scripts/ratios.sh --summary "$out/ratios.txt"
+		printf '\n'
+		benchstat -col /codec -filter '.unit:srv-cpu-ns/op' -ignore /round "$out/ratios.txt"
+		printf '```\n\n'
+	else
+		kept=$(kept_section '## Server CPU ratios within a round')
+		[[ -n $kept ]] || { echo "BENCH_ONLY: no results in $out/ratios.txt, and BENCHMARKS.md has no section on them" >&2; exit 1; }
+		printf '%s\n\n' "$kept"
+	fi
 	section "Reused unary responses: BatchReadBlobs" \
 "\`scripts/gobench.sh $count ./internal/testprotos/bytestream -test.bench Grpcfast_ContentAddressableStorage -test.benchmem -test.benchtime $btime -grpcfast.replay=internal/testprotos/bytestream/testdata/corpus -grpcfast.server=process -grpcfast.floor\`:
 a remote-cache client reading blobs in batches, in the shape of the Remote Execution API's

@@ -16,7 +16,58 @@
 # build=tree; benchstat -col /build -ignore /round compares them). The
 # machine's noise in a round then moves both builds alike, where medians
 # of runs made at different times move apart (docs/measurements.md).
+#
+# ratios.sh --summary FILE prints the same ratios, for the results of an
+# earlier run in FILE (what it printed on standard output), on standard
+# output: make benchmarks-md writes them into BENCHMARKS.md.
 set -euo pipefail
+
+# summary FILE prints, for the results in FILE, the median of each ratio
+# over the rounds, with its quartiles, smallest and largest.
+summary() {
+	awk '
+/srv-cpu-ns\/op/ {
+	name = $1
+	if (!match(name, /round=[0-9]+/)) next
+	round = substr(name, RSTART + 6, RLENGTH - 6)
+	build = ""
+	if (match(name, /build=[a-z]+/)) build = " " substr(name, RSTART, RLENGTH)
+	bench = name; sub(/\/round=.*/, "", bench); sub(/^Benchmark[^\/]*\//, "", bench); bench = bench build
+	codec = name; sub(/.*codec=/, "", codec)
+	for (i = 2; i < NF; i++) if ($(i + 1) == "srv-cpu-ns/op") cpu[bench, codec, round] = $i
+	rounds[round] = 1; benches[bench] = 1
+}
+function median(a, n,    i, j, t) {
+	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+function ratio(bench, num, den, label,    r, n, v, a, q) {
+	n = 0
+	for (r in rounds) if ((bench, num, r) in cpu && (bench, den, r) in cpu && cpu[bench, den, r] > 0) a[++n] = cpu[bench, num, r] / cpu[bench, den, r]
+	if (n == 0) return
+	v = median(a, n) # sorts a
+	q = int((n + 3) / 4) # the rank of each quartile, from either end
+	printf "%-10s %-34s median %.3f  quartiles %.3f to %.3f  all %.3f to %.3f  (%d rounds)\n", bench, label, v, a[q], a[n + 1 - q], a[1], a[n], n
+}
+END {
+	# The benchmarks in order of name (Export, then CreateUser; each build).
+	n = 0
+	for (b in benches) names[++n] = b
+	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (names[j] > names[i]) { t = names[i]; names[i] = names[j]; names[j] = t }
+	for (i = 1; i <= n; i++) {
+		b = names[i]
+		ratio(b, "grpcfast", "vtproto", "grpcfast / vtproto")
+		ratio(b, "grpcfast", "proto", "grpcfast / proto")
+		ratio(b, "grpcfast-pooled-copy", "proto", "grpcfast-pooled-copy / proto")
+		ratio(b, "floor", "proto", "floor / proto")
+	}
+}' "$1"
+}
+
+if [ "${1:-}" = --summary ]; then
+	summary "$2"
+	exit
+fi
 count=$1
 shift
 source "$(dirname "$0")/serverpaths.bash"
@@ -37,35 +88,5 @@ for ((i = 1; i <= count; i++)); do
 		SERVERPATHS_BIN="$bin/$b" serverpaths_run round "$name" "$@" | tee -a "$out"
 	done
 done
-awk '
-/srv-cpu-ns\/op/ {
-	name = $1
-	if (!match(name, /round=[0-9]+/)) next
-	round = substr(name, RSTART + 6, RLENGTH - 6)
-	build = ""
-	if (match(name, /build=[a-z]+/)) build = " " substr(name, RSTART, RLENGTH)
-	bench = name; sub(/\/round=.*/, "", bench); sub(/^Benchmark[^\/]*\//, "", bench); bench = bench build
-	codec = name; sub(/.*codec=/, "", codec)
-	for (i = 2; i < NF; i++) if ($(i + 1) == "srv-cpu-ns/op") cpu[bench, codec, round] = $i
-	rounds[round] = 1; benches[bench] = 1
-}
-function median(a, n,    i, j, t) {
-	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
-function ratio(bench, num, den, label,    r, n, v, a) {
-	n = 0
-	for (r in rounds) if ((bench, num, r) in cpu && (bench, den, r) in cpu && cpu[bench, den, r] > 0) a[++n] = cpu[bench, num, r] / cpu[bench, den, r]
-	if (n == 0) return
-	v = median(a, n)
-	printf "%-10s %-34s median %.3f  (%.3f to %.3f, %d rounds)\n", bench, label, v, a[1], a[n], n > "/dev/stderr"
-}
-END {
-	print "==> ratios.sh: server CPU per call, ratios within each round" > "/dev/stderr"
-	for (b in benches) {
-		ratio(b, "grpcfast", "vtproto", "grpcfast / vtproto")
-		ratio(b, "grpcfast", "proto", "grpcfast / proto")
-		ratio(b, "grpcfast-pooled-copy", "proto", "grpcfast-pooled-copy / proto")
-		ratio(b, "floor", "proto", "floor / proto")
-	}
-}' "$out"
+echo "==> ratios.sh: server CPU per call, ratios within each round" >&2
+summary "$out" >&2
