@@ -120,7 +120,8 @@ func (ss *Slots[M]) age(cycle uint32) {
 // as far as a finalizer has seen them (afterGC).
 var gcCycles atomic.Uint32
 
-// ageing is every Slots, aged after each collection.
+// ageing is every Slots, aged after each collection, and every function
+// given to AfterEachCollection.
 var ageing agedPools
 
 type agedPools struct {
