@@ -17,6 +17,14 @@
 # machine's noise in a round then moves both builds alike, where medians
 # of runs made at different times move apart (docs/measurements.md).
 #
+# With RATIOS_SERVERS="shared apart" in the environment, each round runs
+# every path twice: in one server process for all paths (shared, the
+# default and every other script's way), then in a server process of each
+# path's own (apart: serverpaths.bash's SERVERPATHS_APART), results named
+# server=shared and server=apart, and the ratios are printed for each. A
+# path measured after others in the same server process runs on the heap
+# they left (docs/measurements.md, "A server process of each path's own").
+#
 # ratios.sh --summary FILE prints the same ratios, for the results of an
 # earlier run in FILE (what it printed on standard output), on standard
 # output: make benchmarks-md writes them into BENCHMARKS.md.
@@ -32,6 +40,7 @@ summary() {
 	round = substr(name, RSTART + 6, RLENGTH - 6)
 	build = ""
 	if (match(name, /build=[a-z]+/)) build = " " substr(name, RSTART, RLENGTH)
+	if (match(name, /server=[a-z]+/)) build = build " " substr(name, RSTART, RLENGTH)
 	bench = name; sub(/\/round=.*/, "", bench); sub(/^Benchmark[^\/]*\//, "", bench); bench = bench build
 	codec = name; sub(/.*codec=/, "", codec)
 	for (i = 2; i < NF; i++) if ($(i + 1) == "srv-cpu-ns/op") cpu[bench, codec, round] = $i
@@ -72,6 +81,16 @@ count=$1
 shift
 source "$(dirname "$0")/serverpaths.bash"
 builds=tree
+servers=${RATIOS_SERVERS:-shared}
+for s in $servers; do
+	case $s in
+	shared | apart) ;;
+	*)
+		echo "ratios.sh: RATIOS_SERVERS holds shared, apart or both, not $s" >&2
+		exit 2
+		;;
+	esac
+done
 if [ -n "${RATIOS_REV:-}" ]; then
 	builds="rev tree"
 	git -C "$root" worktree add --detach "$bin/worktree" "$RATIOS_REV" >/dev/null
@@ -83,9 +102,17 @@ out="$bin/results.txt"
 for ((i = 1; i <= count; i++)); do
 	echo "==> ratios.sh: round $i of $count" >&2
 	for b in $builds; do
-		name=$i
-		[ -z "${RATIOS_REV:-}" ] || name="$i/build=$b"
-		SERVERPATHS_BIN="$bin/$b" serverpaths_run round "$name" "$@" | tee -a "$out"
+		order=$servers
+		# Both server modes: each first in every other round.
+		((i % 2)) || order=$(printf '%s\n' $servers | tac | tr '\n' ' ')
+		for s in $order; do
+			name=$i
+			[ -z "${RATIOS_REV:-}" ] || name="$name/build=$b"
+			[ "$servers" = shared ] || name="$name/server=$s"
+			apart=
+			[ "$s" = shared ] || apart=1
+			SERVERPATHS_APART=$apart SERVERPATHS_BIN="$bin/$b" serverpaths_run round "$name" "$@" | tee -a "$out"
+		done
 	done
 done
 echo "==> ratios.sh: server CPU per call, ratios within each round" >&2

@@ -1,6 +1,6 @@
 # serverpaths.bash, sourced by placement.sh, streamworkers.sh, gogc.sh,
-# ratios.sh and gccpu.sh: the two generated benchmarks they compare settings
-# on, server in its own process:
+# ratios.sh, gccpu.sh and srvcpu.sh: the two generated benchmarks they
+# compare settings on, server in its own process:
 # the OTLP export replayed from internal/testprotos/otlp's corpus, and
 # CreateUser with 16 KiB of short strings; on gRPC's standard path,
 # vtprotobuf's codec, grpcfast's default path, pooled with one copy, and the
@@ -54,17 +54,25 @@ serverpaths_bench() {
 # without go test's -N suffix for GOMAXPROCS=N, so that results of every
 # setting compare under one name. It runs the binaries in $bin, or in
 # $SERVERPATHS_BIN where that is set (a build of serverpaths_build's TO).
+# Every path of a benchmark is served by one server process, one path after
+# the other in the order of serverpaths_codecs; with SERVERPATHS_APART=1,
+# each path by a server process of its own, started for it (a go test run
+# of its own), as a server that runs one codec is.
 serverpaths_run() {
-	local key=$1 value=$2 bin=${SERVERPATHS_BIN:-$bin} b codecs
+	local key=$1 value=$2 bin=${SERVERPATHS_BIN:-$bin} b codecs runs
 	shift 2
 	codecs=$(
 		IFS='|'
 		echo "${serverpaths_codecs[*]}"
 	)
+	runs=("$codecs")
+	[ -z "${SERVERPATHS_APART:-}" ] || runs=("${serverpaths_codecs[@]}")
 	local nosuffix='s#^(Benchmark[^[:space:]]*)-[0-9]+([[:space:]])#\1\2#'
 	for b in otlp example; do
-		serverpaths_bench "$b" "$codecs"
-		(cd "$sp_dir" && "$bin/$sp_test" "${sp_flags[@]}" "$@") |
-			sed -E "s#/$sp_name/codec=#/$sp_name/$key=$value/codec=#; $nosuffix"
+		for codecs in "${runs[@]}"; do
+			serverpaths_bench "$b" "$codecs"
+			(cd "$sp_dir" && "$bin/$sp_test" "${sp_flags[@]}" "$@") |
+				sed -E "s#/$sp_name/codec=#/$sp_name/$key=$value/codec=#; $nosuffix"
+		done
 	done
 }
