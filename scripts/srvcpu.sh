@@ -20,9 +20,12 @@
 #
 # and each is printed in µs per call (the samples × 250 µs / (COUNT+1)),
 # with "kernel", the part of the total whose sample was taken in the
-# kernel. The setup of each run (starting the server, decoding the corpus)
-# counts in it too, a few milliseconds in all: small beside COUNT calls of
-# a few hundred µs each, for COUNT of a few thousand.
+# kernel, and the run's srv-cpu-ns/op in µs (getrusage, the timed calls
+# only) to compare the total with. The setup of each run (starting the
+# server, decoding the corpus) counts in the samples too, a few
+# milliseconds in all: with COUNT 500 the total came out 14 to 26% above
+# srv-cpu-ns/op, with COUNT 6000 3 to 5% below it (what perf does not
+# sample).
 #
 # Unlike the CPU profiles of -grpcfast.profile (scripts/perop.sh), which
 # sample 100 times a second and show kernel time at the call that entered
@@ -51,8 +54,9 @@ for b in otlp example; do
 			echo "srvcpu.sh: perf record failed on $sp_name/codec=$codec" >&2
 			exit 1
 		fi
+		srv=$(awk '{ for (i = 2; i <= NF; i++) if ($i == "srv-cpu-ns/op") print $(i - 1) / 1000 }' "$bin/out")
 		perf script -i "$data" -F pid,ip,sym 2>/dev/null |
-			awk -v name="$sp_name" -v codec="$codec" -v n=$((count + 1)) '
+			awk -v name="$sp_name" -v codec="$codec" -v n=$((count + 1)) -v srv="$srv" '
 			BEGIN { RS = "" }
 			# A sample: its pid, then a line per frame, leaf first:
 			# the address and the function.
@@ -87,7 +91,7 @@ for b in otlp example; do
 				printf "%-10s codec=%-21s total %6.1f", name, codec, samples[pid] * us
 				split("unmarshal marking sweeping sysmon scheduling other", cats, " ")
 				for (i = 1; i <= 6; i++) printf "  %s %5.1f", cats[i], by[pid, cats[i]] * us
-				printf "  (kernel %5.1f) µs per call\n", kernel[pid] * us
+				printf "  (kernel %5.1f; srv-cpu-ns/op %s) µs per call\n", kernel[pid] * us, srv
 			}'
 	done
 done
