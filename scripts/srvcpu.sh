@@ -12,7 +12,13 @@
 #	            gcAssistAlloc)
 #	sweeping    sweeping spans (bgsweep, sweepone)
 #	unmarshal   the codec's Unmarshal, what it allocates included (a frame
-#	            named ...).Unmarshal)
+#	            named ...).Unmarshal), on a line of its own split into:
+#	            allocating (mallocgc, growslice, ...), by count (its own
+#	            work per allocation, the heap bits) and by bytes (taking a
+#	            span, clearing, page faults, starting a collection, the
+#	            sweep credit); copying strings (grpcfast's string copies
+#	            and chunks, not what they allocate); checking UTF-8; the
+#	            rest (the generated decoders, protobuf-go's tables)
 #	sysmon      the runtime's monitor thread (sysmon)
 #	scheduling  switching goroutines and parking threads (mcall, schedule,
 #	            findRunnable)
@@ -66,11 +72,18 @@ for b in otlp example; do
 				pid = head[1]
 				cat = ""
 				server = 0
+				alloc = bybytes = str = utf = 0
 				for (i = 2; i <= k; i++) {
 					split(line[i], f, " ")
 					fn = f[2]
 					if (fn ~ /^google\.golang\.org\/grpc\.\(\*Server\)\./) server = 1
 					if (cat != "") continue
+					# Below the Unmarshal, if that is where the
+					# sample is: what the decode was doing.
+					if (fn ~ /^runtime\.(mallocgc|growslice|makeslice|newobject|makeslicecopy|rawbyteslice|rawstring)$/) alloc = 1
+					else if (fn ~ /^runtime\.(\(\*mcache\)\.(refill|nextFree)|gcStart|deductSweepCredit|memclrNoHeapPointers)$/ || fn == "asm_exc_page_fault") bybytes = 1
+					else if (fn ~ /decode\.\(\*(Decoding|Chunks)\)\.(copied|copyString|copySeen|hit|copy|copyRun|StringRun|copiedInto|copiedPresent|newChunk)$/) str = 1
+					else if (fn ~ /decode\.(ValidUTF8|ASCIIPrefix|shortASCII|\(\*Decoding\)\.Sweep)$/ || fn ~ /^unicode\/utf8\.Valid/) utf = 1
 					if (fn ~ /^runtime\.(gcBgMarkWorker|gcAssistAlloc)$/) cat = "marking"
 					else if (fn ~ /^runtime\.(bgsweep|sweepone)$/) cat = "sweeping"
 					else if (fn ~ /\)\.Unmarshal$/) cat = "unmarshal"
@@ -82,6 +95,13 @@ for b in otlp example; do
 				samples[pid]++
 				if (server) serving[pid]++
 				by[pid, cat]++
+				if (cat == "unmarshal") {
+					if (alloc) part = bybytes ? "bybytes" : "bycount"
+					else if (str) part = "strings"
+					else if (utf) part = "utf8"
+					else part = "rest"
+					by[pid, part]++
+				}
 				if (leaf[1] ~ /^ffffffff/) kernel[pid]++
 			}
 			END {
@@ -92,6 +112,9 @@ for b in otlp example; do
 				split("unmarshal marking sweeping sysmon scheduling other", cats, " ")
 				for (i = 1; i <= 6; i++) printf "  %s %5.1f", cats[i], by[pid, cats[i]] * us
 				printf "  (kernel %5.1f; srv-cpu-ns/op %s) µs per call\n", kernel[pid] * us, srv
+				printf "%-10s %-27s unmarshal: allocating %5.1f (by count %5.1f, by bytes %5.1f)  strings %5.1f  UTF-8 %5.1f  the rest %5.1f\n", "", "",
+					(by[pid, "bycount"] + by[pid, "bybytes"]) * us, by[pid, "bycount"] * us, by[pid, "bybytes"] * us,
+					by[pid, "strings"] * us, by[pid, "utf8"] * us, by[pid, "rest"] * us
 			}'
 	done
 done
