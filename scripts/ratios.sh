@@ -38,10 +38,11 @@ summary() {
 	name = $1
 	if (!match(name, /round=[0-9]+/)) next
 	round = substr(name, RSTART + 6, RLENGTH - 6)
-	build = ""
-	if (match(name, /build=[a-z]+/)) build = " " substr(name, RSTART, RLENGTH)
-	if (match(name, /server=[a-z]+/)) build = build " " substr(name, RSTART, RLENGTH)
-	bench = name; sub(/\/round=.*/, "", bench); sub(/^Benchmark[^\/]*\//, "", bench); bench = bench build
+	# The setting a result was measured in: its build, its server mode.
+	setting = ""
+	if (match(name, /build=[a-z]+/)) setting = " " substr(name, RSTART, RLENGTH)
+	if (match(name, /server=[a-z]+/)) setting = setting " " substr(name, RSTART, RLENGTH)
+	bench = name; sub(/\/round=.*/, "", bench); sub(/^Benchmark[^\/]*\//, "", bench); bench = bench setting
 	codec = name; sub(/.*codec=/, "", codec)
 	for (i = 2; i < NF; i++) if ($(i + 1) == "srv-cpu-ns/op") cpu[bench, codec, round] = $i
 	rounds[round] = 1; benches[bench] = 1
@@ -59,7 +60,7 @@ function ratio(bench, num, den, label,    r, n, v, a, q) {
 	printf "%-10s %-34s median %.3f  quartiles %.3f to %.3f  all %.3f to %.3f  (%d rounds)\n", bench, label, v, a[q], a[n + 1 - q], a[1], a[n], n
 }
 END {
-	# The benchmarks in order of name (Export, then CreateUser; each build).
+	# The benchmarks in order of name (Export, then CreateUser; each setting).
 	n = 0
 	for (b in benches) names[++n] = b
 	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (names[j] > names[i]) { t = names[i]; names[i] = names[j]; names[j] = t }
