@@ -182,6 +182,60 @@ func TestGeneratedDecodeOwnership(t *testing.T) {
 	}
 }
 
+// TestFreshShortFieldsApart: in a decode into a new message, the short
+// repeated message fields (an OTLP span's attributes, events, links) have
+// their pointers side by side in the decode's chunks, each of capacity
+// exactly its length: a handler that appends to each of them, or sets
+// their elements, changes no other field, and the message then is what
+// protobuf-go decodes with the same changes made.
+func TestFreshShortFieldsApart(t *testing.T) {
+	msgs, err := grpcfastrecord.Read("internal/testprotos/otlp/testdata/corpus", "grpcfast.testdata.otlp.TraceService", "Export", true,
+		func() proto.Message { return new(otlp.ExportTraceServiceRequest) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := grpcfast.NewCodec()
+	// change appends a KeyValue to every attribute list and an event to
+	// every span, and replaces the first attribute of each span.
+	change := func(m *otlp.ExportTraceServiceRequest) (lists int) {
+		for _, rs := range m.ResourceSpans {
+			if r := rs.Resource; r != nil {
+				r.Attributes = append(r.Attributes, &otlp.KeyValue{Key: "added"})
+				lists++
+			}
+			for _, ss := range rs.ScopeSpans {
+				for _, sp := range ss.Spans {
+					sp.Attributes = append(sp.Attributes, &otlp.KeyValue{Key: "added to " + sp.Name})
+					if len(sp.Attributes) > 1 {
+						sp.Attributes[0] = &otlp.KeyValue{Key: "replaced"}
+					}
+					sp.Events = append(sp.Events, &otlp.Span_Event{Name: "added"})
+					for _, e := range sp.Events {
+						e.Attributes = append(e.Attributes, &otlp.KeyValue{Key: "added to an event"})
+					}
+					sp.Links = append(sp.Links, &otlp.Span_Link{TraceState: "added"})
+					lists += 3 + len(sp.Events)
+				}
+			}
+		}
+		return lists
+	}
+	for i, m := range msgs {
+		b := marshalOK(t, m)
+		got := new(otlp.ExportTraceServiceRequest)
+		if err := c.Unmarshal(mem.BufferSlice{mem.SliceBuffer(b)}, got); err != nil {
+			t.Fatal(err)
+		}
+		want := proto.Clone(m).(*otlp.ExportTraceServiceRequest)
+		if n := change(got); n < 300 || change(want) != n {
+			t.Fatalf("export %d: %d lists changed, want the same on both and at least 300", i, n)
+		}
+		if !proto.Equal(got, want) {
+			t.Fatalf("export %d: appending to the decoded message's fields changed others", i)
+		}
+	}
+}
+
 // TestGeneratedDecodeViews: with the owned copy the strings and bytes are
 // views of it, and a bytes field cannot grow into what follows it.
 func TestGeneratedDecodeViews(t *testing.T) {

@@ -283,10 +283,18 @@ func PackedVarints(b []byte) int { return decode.Varints(b) }
 // into a fresh message (d has no record), the new element and those that
 // follow it in rest are allocated together, in chunks of at most
 // 1+decode.MaxRun, and set in s beyond its length, where the next elements
-// of the field find them.
+// of the field find them; and a field's first run of at most
+// decode.MaxCarved elements has its pointers side by side with those of the
+// decode's other short fields (decode.Slabs.Pointers), in an array of
+// exactly their number: appending to the field copies it, as to any full
+// slice, and writes nothing of another field.
 func AppendMessage[T any](s []*T, d *Decoding, tag uint64, rest []byte) []*T {
 	n := 1 + runAhead(tag, rest, len(s))
-	s = GrowBy(s, n)[:len(s)+1]
+	if sl := d.Slabs; sl != nil && len(s) == 0 && n <= decode.MaxCarved {
+		s = unsafe.Slice((**T)(sl.Pointers(n)), n)[:1]
+	} else {
+		s = GrowBy(s, n)[:len(s)+1]
+	}
 	if d.Record == nil {
 		// In chunks of at most 1+MaxRun elements, so that an element kept
 		// keeps at most that many of its siblings alive.

@@ -162,3 +162,60 @@ func TestAppendMessageChunks(t *testing.T) {
 			adjacent(0), decode.MaxRun-1, decode.MaxRun, adjacent(decode.MaxRun-1), decode.MaxRun, decode.MaxRun+1, adjacent(decode.MaxRun))
 	}
 }
+
+// In a decode into a fresh message, a field's first run of at most
+// MaxCarved elements has its pointers beside other fields' in the decode's
+// pointer chunk, of capacity exactly the run: appending to one field (as a
+// handler may) copies it and leaves the next field's elements as they were.
+// A longer run has an array of its own. Every element ahead is allocated.
+func TestAppendMessageCarved(t *testing.T) {
+	const tag = 9<<3 | 2
+	runOf := func(n int) []byte { // the n-1 elements after the one just read
+		var b []byte
+		for range n - 1 {
+			b = protowire.AppendBytes(protowire.AppendTag(b, 9, protowire.BytesType), nil)
+		}
+		return b
+	}
+	f, d := decode.GetFresh(1<<16, false)
+	defer decode.PutFresh(f)
+	fill := func(n int) []*chunked {
+		s := grpcfastimpl.AppendMessage([]*chunked(nil), d, tag, runOf(n))
+		if len(s) != 1 || cap(s) < n {
+			t.Fatalf("a run of %d: len %d cap %d, want 1 and at least %d", n, len(s), cap(s), n)
+		}
+		s = s[:n]
+		for i, e := range s {
+			if e == nil {
+				t.Fatalf("a run of %d: element %d is nil", n, i)
+			}
+			e.a = int64(n*1000 + i)
+		}
+		return s
+	}
+	a, b := fill(7), fill(5)
+	if cap(a) != 7 || cap(b) != 5 {
+		t.Errorf("capacities %d and %d, want 7 and 5", cap(a), cap(b))
+	}
+	if uintptr(unsafe.Pointer(&b[0]))-uintptr(unsafe.Pointer(&a[0])) != 7*unsafe.Sizeof(a[0]) {
+		t.Errorf("two short runs not side by side: %p, %p", &a[0], &b[0])
+	}
+	bAt := b[0]
+	a = append(a, &chunked{a: -1})
+	if b[0] != bAt || b[0].a != 5000 || len(a) != 8 {
+		t.Fatalf("appending to one field changed the next: %p (%d), want %p", b[0], b[0].a, bAt)
+	}
+	if c := fill(decode.MaxCarved); cap(c) != decode.MaxCarved {
+		t.Errorf("a run of %d: capacity %d", decode.MaxCarved, cap(c))
+	}
+	// A longer run: its pointers in an array of their own, not a chunk's
+	// (which holds MaxPointers at most), with room beyond the run as
+	// GrowBy gives it.
+	if long := fill(decode.MaxCarved + 1); cap(long) == decode.MaxCarved+1 {
+		t.Errorf("a run of %d: capacity %d, want append's rounding (an array of its own)", decode.MaxCarved+1, cap(long))
+	}
+	// A decode without slabs (a slot's) never takes from a chunk.
+	if s := grpcfastimpl.AppendMessage([]*chunked(nil), &grpcfastimpl.Decoding{}, tag, runOf(3)); cap(s) < 3 || s[0] == nil {
+		t.Errorf("without slabs: cap %d, first %v", cap(s), s[0])
+	}
+}

@@ -475,3 +475,60 @@ func TestChunkStrings(t *testing.T) {
 		t.Fatal("the chunks given back still hold the decode's strings")
 	}
 }
+
+// Pointers hands out zero slots, each once, side by side in chunks of 16,
+// 32, then MaxPointers at most: a run that does not fit in what is left of
+// a chunk starts a new one (the rest unused), so no run spans two chunks
+// and a slice of a run's slots, of capacity n, reaches no other run's.
+func TestPointers(t *testing.T) {
+	f, _ := GetFresh(1<<20, false)
+	defer PutFresh(f)
+	s := &f.slabs
+	type run struct {
+		p unsafe.Pointer
+		n int
+	}
+	var runs []run
+	chunks := map[unsafe.Pointer]int{} // a chunk's first slot: its length
+	for i := range 200 {
+		n := 1 + i*7%MaxCarved
+		before := s.ptrs
+		p := s.Pointers(n)
+		if len(s.ptrs) > MaxPointers {
+			t.Fatalf("run %d of %d: a chunk of %d pointers, want at most %d", i, n, len(s.ptrs), MaxPointers)
+		}
+		if unsafe.SliceData(before) != unsafe.SliceData(s.ptrs) {
+			chunks[unsafe.Pointer(unsafe.SliceData(s.ptrs))] = len(s.ptrs)
+			if want := max(min(2*len(before), MaxPointers), 16); len(s.ptrs) != want {
+				t.Errorf("run %d: a new chunk of %d pointers after one of %d, want %d", i, len(s.ptrs), len(before), want)
+			}
+		}
+		slots := unsafe.Slice((*unsafe.Pointer)(p), n)
+		for j, v := range slots {
+			if v != nil {
+				t.Fatalf("run %d: slot %d handed out holds %p", i, j, v)
+			}
+			slots[j] = unsafe.Pointer(&runs) // marks it handed out
+		}
+		// Within one chunk, from its first slot.
+		first := uintptr(unsafe.Pointer(unsafe.SliceData(s.ptrs)))
+		if uintptr(p) < first || uintptr(p)+uintptr(n)*8 > first+uintptr(len(s.ptrs))*8 {
+			t.Fatalf("run %d of %d: slots outside the current chunk", i, n)
+		}
+		runs = append(runs, run{p, n})
+	}
+	if len(chunks) < 3 {
+		t.Errorf("200 runs took %d chunks, want more", len(chunks))
+	}
+	// No two runs share a slot.
+	for i := 1; i < len(runs); i++ {
+		a, b := runs[i-1], runs[i]
+		if uintptr(a.p) < uintptr(b.p)+uintptr(b.n)*8 && uintptr(b.p) < uintptr(a.p)+uintptr(a.n)*8 {
+			t.Fatalf("runs %d and %d overlap", i-1, i)
+		}
+	}
+	s.drop()
+	if s.ptrs != nil || s.pfilled != 0 {
+		t.Error("drop kept the pointer chunk")
+	}
+}
