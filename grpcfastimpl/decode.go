@@ -133,13 +133,18 @@ func NewSpare[T any](d *Decoding, k SpareKind) *T {
 	// both. The next message of a slab is taken here (Slabs.Next
 	// inlines); Take, a call, starts a new slab.
 	if s := d.Slabs; s != nil {
-		if p := s.Next(k, unsafe.Sizeof(*new(T))); p != nil {
+		if p := nextSpare(s, k, unsafe.Sizeof(*new(T))); p != nil {
 			return (*T)(p)
 		}
 		return decode.Take[T](s, k)
 	}
 	return adopt[T](d.Record, k)
 }
+
+// nextSpare is NewSpare's call of Slabs.Next: called from the generic
+// body, a method of another package stayed a call (as takeSpare's did);
+// through this function of this package it inlines.
+func nextSpare(s *decode.Slabs, k SpareKind, size uintptr) unsafe.Pointer { return s.Next(k, size) }
 
 // adopt returns a new *T and, in a slot's decode, adds it to what the decode
 // took from the slot's record: the slot's next reset resets it and keeps it
