@@ -111,6 +111,25 @@ type SpareKind = own.SpareKind
 // once per type.
 func NewSpareKind() SpareKind { return own.NewSpareKind() }
 
+// NextSpare returns the next *T of kind k from the slab of its type in a
+// decode into a fresh message (decode.Slabs), or nil where the decode has
+// no slabs (a slot's) or that slab none left. It inlines into generated
+// decoders, which call TakeSpare, then NewSpare, when it returns nil: a
+// fresh message's nested messages and wrappers cost them no call, but one
+// in MaxSlab or so, which starts a new slab.
+func NextSpare[T any](d *Decoding, k SpareKind) *T {
+	return (*T)(nextSlab(d, k, unsafe.Sizeof(*new(T))))
+}
+
+// nextSlab is NextSpare's call into the slabs, from a function of this
+// package so that it inlines (see takeSpare).
+func nextSlab(d *Decoding, k SpareKind, size uintptr) unsafe.Pointer {
+	if s := d.Slabs; s != nil {
+		return s.Next(k, size)
+	}
+	return nil
+}
+
 // TakeSpare returns the next spare *T of kind k in d's record, or nil if
 // the record has none left (or d has none: a decode into a fresh message).
 // It inlines into generated decoders, which call NewSpare when it returns
@@ -124,27 +143,19 @@ func TakeSpare[T any](d *Decoding, k SpareKind) *T { return (*T)(takeSpare(d, k)
 // from this one it does.
 func takeSpare(d *Decoding, k SpareKind) unsafe.Pointer { return d.Record.TakeSpare(k) }
 
-// NewSpare returns a new *T of kind k where TakeSpare returned nil: in a
-// decode into a fresh message, from the decode's slabs of its type
-// (decode.Slabs); in a slot's, allocated and added to the record, whose
-// next reset keeps it as a spare.
+// NewSpare returns a new *T of kind k where NextSpare and TakeSpare
+// returned nil: in a decode into a fresh message, from a new slab of its
+// type (decode.Take, which also hands out the next message of a slab with
+// room, for code generated before NextSpare); in a slot's, allocated and
+// added to the record, whose next reset keeps it as a spare.
 func NewSpare[T any](d *Decoding, k SpareKind) *T {
 	// A decode has slabs (a fresh message) or a record (a slot's), never
-	// both. The next message of a slab is taken here (Slabs.Next
-	// inlines); Take, a call, starts a new slab.
+	// both.
 	if s := d.Slabs; s != nil {
-		if p := nextSpare(s, k, unsafe.Sizeof(*new(T))); p != nil {
-			return (*T)(p)
-		}
 		return decode.Take[T](s, k)
 	}
 	return adopt[T](d.Record, k)
 }
-
-// nextSpare is NewSpare's call of Slabs.Next: called from the generic
-// body, a method of another package stayed a call (as takeSpare's did);
-// through this function of this package it inlines.
-func nextSpare(s *decode.Slabs, k SpareKind, size uintptr) unsafe.Pointer { return s.Next(k, size) }
 
 // adopt returns a new *T and, in a slot's decode, adds it to what the decode
 // took from the slot's record: the slot's next reset resets it and keeps it

@@ -299,7 +299,9 @@ dEcode1:
 			}
 			if eL == nil {
 				if eL = grpcfastimpl.TakeSpare[CreateUserRequest](dEc, grpcfastSpare_examplepb_user_CreateUserRequest); eL == nil {
-					eL = grpcfastimpl.NewSpare[CreateUserRequest](dEc, grpcfastSpare_examplepb_user_CreateUserRequest)
+					if eL = grpcfastimpl.NextSpare[CreateUserRequest](dEc, grpcfastSpare_examplepb_user_CreateUserRequest); eL == nil {
+						eL = grpcfastimpl.NewSpare[CreateUserRequest](dEc, grpcfastSpare_examplepb_user_CreateUserRequest)
+					}
 				}
 				x.Users[len(x.Users)-1] = eL
 			}
@@ -389,7 +391,9 @@ dEcode1:
 			}
 			if eL == nil {
 				if eL = grpcfastimpl.TakeSpare[CreateUserResponse](dEc, grpcfastSpare_examplepb_user_CreateUserResponse); eL == nil {
-					eL = grpcfastimpl.NewSpare[CreateUserResponse](dEc, grpcfastSpare_examplepb_user_CreateUserResponse)
+					if eL = grpcfastimpl.NextSpare[CreateUserResponse](dEc, grpcfastSpare_examplepb_user_CreateUserResponse); eL == nil {
+						eL = grpcfastimpl.NewSpare[CreateUserResponse](dEc, grpcfastSpare_examplepb_user_CreateUserResponse)
+					}
 				}
 				x.Users[len(x.Users)-1] = eL
 			}

@@ -14,5 +14,6 @@ import (
 func TestHotPathsInline(t *testing.T) {
 	prototest.CheckInlined(t,
 		`\(\*Decoding\)\.String`, `\(\*Decoding\)\.Bytes`, `\(\*Decoding\)\.BytesPresent`,
-		`\(\*Decoding\)\.CheckUTF8`, `\(\*Decoding\)\.Checks`, `\(\*Chunks\)\.copy`)
+		`\(\*Decoding\)\.CheckUTF8`, `\(\*Decoding\)\.Checks`, `\(\*Chunks\)\.copy`,
+		`\(\*Slabs\)\.Next`)
 }

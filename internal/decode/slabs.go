@@ -264,8 +264,8 @@ type slab struct {
 // Next returns the next message of kind k, of size bytes, from the slab at
 // the kind's own entry, or nil where that entry holds no slab of the kind
 // with a message left: Take's common case, without its type, so that it
-// inlines into grpcfastimpl.NewSpare, which calls Take only where it
-// returns nil.
+// inlines into generated decoders (grpcfastimpl.NextSpare), which call Take
+// (grpcfastimpl.NewSpare) only where it returns nil.
 func (s *Slabs) Next(k own.SpareKind, size uintptr) unsafe.Pointer {
 	if e := &s.e[int(k)&(len(s.e)-1)]; e.kind == int32(k)+1 && e.i < e.n {
 		p := unsafe.Add(e.p, uintptr(e.i)*size)

@@ -349,12 +349,15 @@ func (d *decodeGen) message(e string, mt *protogen.Message, depth string) {
 	d.g.P("}")
 }
 
-// spare writes e = a spare *T, or a new one: TakeSpare inline, NewSpare
-// called when it finds none.
+// spare writes e = a spare *T, or a new one: TakeSpare (a slot's record)
+// and NextSpare (a fresh message's slabs) inline, NewSpare called when
+// neither has one.
 func (d *decodeGen) spare(e string, t protogen.GoIdent) {
 	k := d.sp.of(t)
 	d.g.P("if ", e, " = ", d.impl("TakeSpare"), "[", t, "](dEc, ", k, "); ", e, " == nil {")
+	d.g.P("if ", e, " = ", d.impl("NextSpare"), "[", t, "](dEc, ", k, "); ", e, " == nil {")
 	d.g.P(e, " = ", d.impl("NewSpare"), "[", t, "](dEc, ", k, ")")
+	d.g.P("}")
 	d.g.P("}")
 }
 

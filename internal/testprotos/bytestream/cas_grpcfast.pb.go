@@ -206,7 +206,9 @@ dEcode2:
 			}
 			if eL == nil {
 				if eL = grpcfastimpl.TakeSpare[Digest](dEc, grpcfastSpare_bytestream_cas_Digest); eL == nil {
-					eL = grpcfastimpl.NewSpare[Digest](dEc, grpcfastSpare_bytestream_cas_Digest)
+					if eL = grpcfastimpl.NextSpare[Digest](dEc, grpcfastSpare_bytestream_cas_Digest); eL == nil {
+						eL = grpcfastimpl.NewSpare[Digest](dEc, grpcfastSpare_bytestream_cas_Digest)
+					}
 				}
 				x.Digests[len(x.Digests)-1] = eL
 			}
@@ -388,7 +390,9 @@ dEcode1:
 			}
 			if eL == nil {
 				if eL = grpcfastimpl.TakeSpare[BatchReadBlobsResponse_Response](dEc, grpcfastSpare_bytestream_cas_BatchReadBlobsResponse_Response); eL == nil {
-					eL = grpcfastimpl.NewSpare[BatchReadBlobsResponse_Response](dEc, grpcfastSpare_bytestream_cas_BatchReadBlobsResponse_Response)
+					if eL = grpcfastimpl.NextSpare[BatchReadBlobsResponse_Response](dEc, grpcfastSpare_bytestream_cas_BatchReadBlobsResponse_Response); eL == nil {
+						eL = grpcfastimpl.NewSpare[BatchReadBlobsResponse_Response](dEc, grpcfastSpare_bytestream_cas_BatchReadBlobsResponse_Response)
+					}
 				}
 				x.Responses[len(x.Responses)-1] = eL
 			}
@@ -478,7 +482,9 @@ dEcode1:
 		}
 		if x.Digest == nil {
 			if x.Digest = grpcfastimpl.TakeSpare[Digest](dEc, grpcfastSpare_bytestream_cas_Digest); x.Digest == nil {
-				x.Digest = grpcfastimpl.NewSpare[Digest](dEc, grpcfastSpare_bytestream_cas_Digest)
+				if x.Digest = grpcfastimpl.NextSpare[Digest](dEc, grpcfastSpare_bytestream_cas_Digest); x.Digest == nil {
+					x.Digest = grpcfastimpl.NewSpare[Digest](dEc, grpcfastSpare_bytestream_cas_Digest)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -532,7 +538,9 @@ dEcode3:
 		}
 		if x.Status == nil {
 			if x.Status = grpcfastimpl.TakeSpare[Status](dEc, grpcfastSpare_bytestream_cas_Status); x.Status == nil {
-				x.Status = grpcfastimpl.NewSpare[Status](dEc, grpcfastSpare_bytestream_cas_Status)
+				if x.Status = grpcfastimpl.NextSpare[Status](dEc, grpcfastSpare_bytestream_cas_Status); x.Status == nil {
+					x.Status = grpcfastimpl.NewSpare[Status](dEc, grpcfastSpare_bytestream_cas_Status)
+				}
 			}
 		}
 		if dEpth < 1 {

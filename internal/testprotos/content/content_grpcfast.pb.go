@@ -336,7 +336,9 @@ dEcode1:
 		}
 		if x.Info == nil {
 			if x.Info = grpcfastimpl.TakeSpare[Info](dEc, grpcfastSpare_content_content_Info); x.Info == nil {
-				x.Info = grpcfastimpl.NewSpare[Info](dEc, grpcfastSpare_content_content_Info)
+				if x.Info = grpcfastimpl.NextSpare[Info](dEc, grpcfastSpare_content_content_Info); x.Info == nil {
+					x.Info = grpcfastimpl.NewSpare[Info](dEc, grpcfastSpare_content_content_Info)
+				}
 			}
 		}
 		if dEpth < 1 {

@@ -78,7 +78,9 @@ dEcode1:
 		}
 		if x.Child == nil {
 			if x.Child = grpcfastimpl.TakeSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node); x.Child == nil {
-				x.Child = grpcfastimpl.NewSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node)
+				if x.Child = grpcfastimpl.NextSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node); x.Child == nil {
+					x.Child = grpcfastimpl.NewSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -172,7 +174,9 @@ dEcode4:
 			}
 			if eL == nil {
 				if eL = grpcfastimpl.TakeSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node); eL == nil {
-					eL = grpcfastimpl.NewSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node)
+					if eL = grpcfastimpl.NextSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node); eL == nil {
+						eL = grpcfastimpl.NewSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node)
+					}
 				}
 				x.Children[len(x.Children)-1] = eL
 			}
@@ -255,7 +259,9 @@ dEcode5:
 				}
 				if mV == nil {
 					if mV = grpcfastimpl.TakeSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node); mV == nil {
-						mV = grpcfastimpl.NewSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node)
+						if mV = grpcfastimpl.NextSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node); mV == nil {
+							mV = grpcfastimpl.NewSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node)
+						}
 					}
 				}
 				if dEpth-grpcfastimpl.MapLevel < 1 {
@@ -274,7 +280,9 @@ dEcode5:
 		}
 		if mV == nil {
 			if mV = grpcfastimpl.TakeSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node); mV == nil {
-				mV = grpcfastimpl.NewSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node)
+				if mV = grpcfastimpl.NextSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node); mV == nil {
+					mV = grpcfastimpl.NewSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node)
+				}
 			}
 		}
 		if x.ByName == nil {
@@ -490,13 +498,17 @@ dEcode10:
 		wR, oK := x.Choice.(*Node_Alt)
 		if !oK {
 			if wR = grpcfastimpl.TakeSpare[Node_Alt](dEc, grpcfastSpare_hostile_hostile_Node_Alt); wR == nil {
-				wR = grpcfastimpl.NewSpare[Node_Alt](dEc, grpcfastSpare_hostile_hostile_Node_Alt)
+				if wR = grpcfastimpl.NextSpare[Node_Alt](dEc, grpcfastSpare_hostile_hostile_Node_Alt); wR == nil {
+					wR = grpcfastimpl.NewSpare[Node_Alt](dEc, grpcfastSpare_hostile_hostile_Node_Alt)
+				}
 			}
 			x.Choice = wR
 		}
 		if wR.Alt == nil {
 			if wR.Alt = grpcfastimpl.TakeSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node); wR.Alt == nil {
-				wR.Alt = grpcfastimpl.NewSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node)
+				if wR.Alt = grpcfastimpl.NextSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node); wR.Alt == nil {
+					wR.Alt = grpcfastimpl.NewSpare[Node](dEc, grpcfastSpare_hostile_hostile_Node)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -530,7 +542,9 @@ dEcode11:
 		wR, oK := x.Choice.(*Node_Label)
 		if !oK {
 			if wR = grpcfastimpl.TakeSpare[Node_Label](dEc, grpcfastSpare_hostile_hostile_Node_Label); wR == nil {
-				wR = grpcfastimpl.NewSpare[Node_Label](dEc, grpcfastSpare_hostile_hostile_Node_Label)
+				if wR = grpcfastimpl.NextSpare[Node_Label](dEc, grpcfastSpare_hostile_hostile_Node_Label); wR == nil {
+					wR = grpcfastimpl.NewSpare[Node_Label](dEc, grpcfastSpare_hostile_hostile_Node_Label)
+				}
 			}
 			x.Choice = wR
 		}
@@ -669,7 +683,9 @@ dEcode1:
 		}
 		if x.Value == nil {
 			if x.Value = grpcfastimpl.TakeSpare[structpb.Value](dEc, grpcfastSpare_hostile_hostile_Value); x.Value == nil {
-				x.Value = grpcfastimpl.NewSpare[structpb.Value](dEc, grpcfastSpare_hostile_hostile_Value)
+				if x.Value = grpcfastimpl.NextSpare[structpb.Value](dEc, grpcfastSpare_hostile_hostile_Value); x.Value == nil {
+					x.Value = grpcfastimpl.NewSpare[structpb.Value](dEc, grpcfastSpare_hostile_hostile_Value)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -701,7 +717,9 @@ dEcode2:
 		}
 		if x.Fields == nil {
 			if x.Fields = grpcfastimpl.TakeSpare[structpb.Struct](dEc, grpcfastSpare_hostile_hostile_Struct); x.Fields == nil {
-				x.Fields = grpcfastimpl.NewSpare[structpb.Struct](dEc, grpcfastSpare_hostile_hostile_Struct)
+				if x.Fields = grpcfastimpl.NextSpare[structpb.Struct](dEc, grpcfastSpare_hostile_hostile_Struct); x.Fields == nil {
+					x.Fields = grpcfastimpl.NewSpare[structpb.Struct](dEc, grpcfastSpare_hostile_hostile_Struct)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -773,7 +791,9 @@ dEcode4:
 			}
 			if eL == nil {
 				if eL = grpcfastimpl.TakeSpare[structpb.Value](dEc, grpcfastSpare_hostile_hostile_Value); eL == nil {
-					eL = grpcfastimpl.NewSpare[structpb.Value](dEc, grpcfastSpare_hostile_hostile_Value)
+					if eL = grpcfastimpl.NextSpare[structpb.Value](dEc, grpcfastSpare_hostile_hostile_Value); eL == nil {
+						eL = grpcfastimpl.NewSpare[structpb.Value](dEc, grpcfastSpare_hostile_hostile_Value)
+					}
 				}
 				x.Values[len(x.Values)-1] = eL
 			}

@@ -83,7 +83,9 @@ dEcode2:
 		}
 		if x.Child == nil {
 			if x.Child = grpcfastimpl.TakeSpare[Req](dEc, grpcfastSpare_hostile_required_Req); x.Child == nil {
-				x.Child = grpcfastimpl.NewSpare[Req](dEc, grpcfastSpare_hostile_required_Req)
+				if x.Child = grpcfastimpl.NextSpare[Req](dEc, grpcfastSpare_hostile_required_Req); x.Child == nil {
+					x.Child = grpcfastimpl.NewSpare[Req](dEc, grpcfastSpare_hostile_required_Req)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -124,7 +126,9 @@ dEcode3:
 			}
 			if eL == nil {
 				if eL = grpcfastimpl.TakeSpare[Req](dEc, grpcfastSpare_hostile_required_Req); eL == nil {
-					eL = grpcfastimpl.NewSpare[Req](dEc, grpcfastSpare_hostile_required_Req)
+					if eL = grpcfastimpl.NextSpare[Req](dEc, grpcfastSpare_hostile_required_Req); eL == nil {
+						eL = grpcfastimpl.NewSpare[Req](dEc, grpcfastSpare_hostile_required_Req)
+					}
 				}
 				x.Items[len(x.Items)-1] = eL
 			}
@@ -229,7 +233,9 @@ dEcode5:
 				}
 				if mV == nil {
 					if mV = grpcfastimpl.TakeSpare[Req](dEc, grpcfastSpare_hostile_required_Req); mV == nil {
-						mV = grpcfastimpl.NewSpare[Req](dEc, grpcfastSpare_hostile_required_Req)
+						if mV = grpcfastimpl.NextSpare[Req](dEc, grpcfastSpare_hostile_required_Req); mV == nil {
+							mV = grpcfastimpl.NewSpare[Req](dEc, grpcfastSpare_hostile_required_Req)
+						}
 					}
 				}
 				if dEpth-grpcfastimpl.MapLevel < 1 {
@@ -248,7 +254,9 @@ dEcode5:
 		}
 		if mV == nil {
 			if mV = grpcfastimpl.TakeSpare[Req](dEc, grpcfastSpare_hostile_required_Req); mV == nil {
-				mV = grpcfastimpl.NewSpare[Req](dEc, grpcfastSpare_hostile_required_Req)
+				if mV = grpcfastimpl.NextSpare[Req](dEc, grpcfastSpare_hostile_required_Req); mV == nil {
+					mV = grpcfastimpl.NewSpare[Req](dEc, grpcfastSpare_hostile_required_Req)
+				}
 			}
 		}
 		if x.ById == nil {
@@ -337,7 +345,9 @@ dEcode1:
 		}
 		if x.Next == nil {
 			if x.Next = grpcfastimpl.TakeSpare[Wide](dEc, grpcfastSpare_hostile_required_Wide); x.Next == nil {
-				x.Next = grpcfastimpl.NewSpare[Wide](dEc, grpcfastSpare_hostile_required_Wide)
+				if x.Next = grpcfastimpl.NextSpare[Wide](dEc, grpcfastSpare_hostile_required_Wide); x.Next == nil {
+					x.Next = grpcfastimpl.NewSpare[Wide](dEc, grpcfastSpare_hostile_required_Wide)
+				}
 			}
 		}
 		if dEpth < 1 {

@@ -69,7 +69,9 @@ dEcode1:
 		}
 		if x.Blob == nil {
 			if x.Blob = grpcfastimpl.TakeSpare[common.Blob](dEc, grpcfastSpare_imports_imports_Blob); x.Blob == nil {
-				x.Blob = grpcfastimpl.NewSpare[common.Blob](dEc, grpcfastSpare_imports_imports_Blob)
+				if x.Blob = grpcfastimpl.NextSpare[common.Blob](dEc, grpcfastSpare_imports_imports_Blob); x.Blob == nil {
+					x.Blob = grpcfastimpl.NewSpare[common.Blob](dEc, grpcfastSpare_imports_imports_Blob)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -141,7 +143,9 @@ dEcode1:
 		}
 		if x.M == nil {
 			if x.M = grpcfastimpl.TakeSpare[o.M](dEc, grpcfastSpare_imports_imports_M); x.M == nil {
-				x.M = grpcfastimpl.NewSpare[o.M](dEc, grpcfastSpare_imports_imports_M)
+				if x.M = grpcfastimpl.NextSpare[o.M](dEc, grpcfastSpare_imports_imports_M); x.M == nil {
+					x.M = grpcfastimpl.NewSpare[o.M](dEc, grpcfastSpare_imports_imports_M)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -182,7 +186,9 @@ dEcode2:
 			}
 			if eL == nil {
 				if eL = grpcfastimpl.TakeSpare[o.M](dEc, grpcfastSpare_imports_imports_M); eL == nil {
-					eL = grpcfastimpl.NewSpare[o.M](dEc, grpcfastSpare_imports_imports_M)
+					if eL = grpcfastimpl.NextSpare[o.M](dEc, grpcfastSpare_imports_imports_M); eL == nil {
+						eL = grpcfastimpl.NewSpare[o.M](dEc, grpcfastSpare_imports_imports_M)
+					}
 				}
 				x.Ms[len(x.Ms)-1] = eL
 			}
@@ -304,13 +310,17 @@ dEcode5:
 		wR, oK := x.Choice.(*FromV_One)
 		if !oK {
 			if wR = grpcfastimpl.TakeSpare[FromV_One](dEc, grpcfastSpare_imports_imports_FromV_One); wR == nil {
-				wR = grpcfastimpl.NewSpare[FromV_One](dEc, grpcfastSpare_imports_imports_FromV_One)
+				if wR = grpcfastimpl.NextSpare[FromV_One](dEc, grpcfastSpare_imports_imports_FromV_One); wR == nil {
+					wR = grpcfastimpl.NewSpare[FromV_One](dEc, grpcfastSpare_imports_imports_FromV_One)
+				}
 			}
 			x.Choice = wR
 		}
 		if wR.One == nil {
 			if wR.One = grpcfastimpl.TakeSpare[o.M](dEc, grpcfastSpare_imports_imports_M); wR.One == nil {
-				wR.One = grpcfastimpl.NewSpare[o.M](dEc, grpcfastSpare_imports_imports_M)
+				if wR.One = grpcfastimpl.NextSpare[o.M](dEc, grpcfastSpare_imports_imports_M); wR.One == nil {
+					wR.One = grpcfastimpl.NewSpare[o.M](dEc, grpcfastSpare_imports_imports_M)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -339,7 +349,9 @@ dEcode6:
 		wR, oK := x.Choice.(*FromV_Hue)
 		if !oK {
 			if wR = grpcfastimpl.TakeSpare[FromV_Hue](dEc, grpcfastSpare_imports_imports_FromV_Hue); wR == nil {
-				wR = grpcfastimpl.NewSpare[FromV_Hue](dEc, grpcfastSpare_imports_imports_FromV_Hue)
+				if wR = grpcfastimpl.NextSpare[FromV_Hue](dEc, grpcfastSpare_imports_imports_FromV_Hue); wR == nil {
+					wR = grpcfastimpl.NewSpare[FromV_Hue](dEc, grpcfastSpare_imports_imports_FromV_Hue)
+				}
 			}
 			x.Choice = wR
 		}

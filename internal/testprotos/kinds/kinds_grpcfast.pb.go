@@ -296,7 +296,9 @@ dEcode8:
 		}
 		if x.Inner == nil {
 			if x.Inner = grpcfastimpl.TakeSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner); x.Inner == nil {
-				x.Inner = grpcfastimpl.NewSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner)
+				if x.Inner = grpcfastimpl.NextSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner); x.Inner == nil {
+					x.Inner = grpcfastimpl.NewSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -337,7 +339,9 @@ dEcode9:
 			}
 			if eL == nil {
 				if eL = grpcfastimpl.TakeSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner); eL == nil {
-					eL = grpcfastimpl.NewSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner)
+					if eL = grpcfastimpl.NextSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner); eL == nil {
+						eL = grpcfastimpl.NewSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner)
+					}
 				}
 				x.Inners[len(x.Inners)-1] = eL
 			}
@@ -456,7 +460,9 @@ dEcode11:
 		wR, oK := x.Choice.(*Rich_Text)
 		if !oK {
 			if wR = grpcfastimpl.TakeSpare[Rich_Text](dEc, grpcfastSpare_kinds_kinds_Rich_Text); wR == nil {
-				wR = grpcfastimpl.NewSpare[Rich_Text](dEc, grpcfastSpare_kinds_kinds_Rich_Text)
+				if wR = grpcfastimpl.NextSpare[Rich_Text](dEc, grpcfastSpare_kinds_kinds_Rich_Text); wR == nil {
+					wR = grpcfastimpl.NewSpare[Rich_Text](dEc, grpcfastSpare_kinds_kinds_Rich_Text)
+				}
 			}
 			x.Choice = wR
 		}
@@ -493,7 +499,9 @@ dEcode12:
 		wR, oK := x.Choice.(*Rich_Raw)
 		if !oK {
 			if wR = grpcfastimpl.TakeSpare[Rich_Raw](dEc, grpcfastSpare_kinds_kinds_Rich_Raw); wR == nil {
-				wR = grpcfastimpl.NewSpare[Rich_Raw](dEc, grpcfastSpare_kinds_kinds_Rich_Raw)
+				if wR = grpcfastimpl.NextSpare[Rich_Raw](dEc, grpcfastSpare_kinds_kinds_Rich_Raw); wR == nil {
+					wR = grpcfastimpl.NewSpare[Rich_Raw](dEc, grpcfastSpare_kinds_kinds_Rich_Raw)
+				}
 			}
 			x.Choice = wR
 		}
@@ -522,13 +530,17 @@ dEcode13:
 		wR, oK := x.Choice.(*Rich_Nested)
 		if !oK {
 			if wR = grpcfastimpl.TakeSpare[Rich_Nested](dEc, grpcfastSpare_kinds_kinds_Rich_Nested); wR == nil {
-				wR = grpcfastimpl.NewSpare[Rich_Nested](dEc, grpcfastSpare_kinds_kinds_Rich_Nested)
+				if wR = grpcfastimpl.NextSpare[Rich_Nested](dEc, grpcfastSpare_kinds_kinds_Rich_Nested); wR == nil {
+					wR = grpcfastimpl.NewSpare[Rich_Nested](dEc, grpcfastSpare_kinds_kinds_Rich_Nested)
+				}
 			}
 			x.Choice = wR
 		}
 		if wR.Nested == nil {
 			if wR.Nested = grpcfastimpl.TakeSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner); wR.Nested == nil {
-				wR.Nested = grpcfastimpl.NewSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner)
+				if wR.Nested = grpcfastimpl.NextSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner); wR.Nested == nil {
+					wR.Nested = grpcfastimpl.NewSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -1199,7 +1211,9 @@ dEcode3:
 			}
 			if eL == nil {
 				if eL = grpcfastimpl.TakeSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner); eL == nil {
-					eL = grpcfastimpl.NewSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner)
+					if eL = grpcfastimpl.NextSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner); eL == nil {
+						eL = grpcfastimpl.NewSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner)
+					}
 				}
 				x.Inners[len(x.Inners)-1] = eL
 			}
@@ -1268,7 +1282,9 @@ dEcode5:
 		}
 		if x.One == nil {
 			if x.One = grpcfastimpl.TakeSpare[PooledInner](dEc, grpcfastSpare_kinds_kinds_PooledInner); x.One == nil {
-				x.One = grpcfastimpl.NewSpare[PooledInner](dEc, grpcfastSpare_kinds_kinds_PooledInner)
+				if x.One = grpcfastimpl.NextSpare[PooledInner](dEc, grpcfastSpare_kinds_kinds_PooledInner); x.One == nil {
+					x.One = grpcfastimpl.NewSpare[PooledInner](dEc, grpcfastSpare_kinds_kinds_PooledInner)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -1309,7 +1325,9 @@ dEcode6:
 			}
 			if eL == nil {
 				if eL = grpcfastimpl.TakeSpare[PooledInner](dEc, grpcfastSpare_kinds_kinds_PooledInner); eL == nil {
-					eL = grpcfastimpl.NewSpare[PooledInner](dEc, grpcfastSpare_kinds_kinds_PooledInner)
+					if eL = grpcfastimpl.NextSpare[PooledInner](dEc, grpcfastSpare_kinds_kinds_PooledInner); eL == nil {
+						eL = grpcfastimpl.NewSpare[PooledInner](dEc, grpcfastSpare_kinds_kinds_PooledInner)
+					}
 				}
 				x.Items[len(x.Items)-1] = eL
 			}
@@ -1596,7 +1614,9 @@ dEcode3:
 		}
 		if x.One == nil {
 			if x.One = grpcfastimpl.TakeSpare[PooledMaybe](dEc, grpcfastSpare_kinds_kinds_PooledMaybe); x.One == nil {
-				x.One = grpcfastimpl.NewSpare[PooledMaybe](dEc, grpcfastSpare_kinds_kinds_PooledMaybe)
+				if x.One = grpcfastimpl.NextSpare[PooledMaybe](dEc, grpcfastSpare_kinds_kinds_PooledMaybe); x.One == nil {
+					x.One = grpcfastimpl.NewSpare[PooledMaybe](dEc, grpcfastSpare_kinds_kinds_PooledMaybe)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -1637,7 +1657,9 @@ dEcode4:
 			}
 			if eL == nil {
 				if eL = grpcfastimpl.TakeSpare[PooledMaybe](dEc, grpcfastSpare_kinds_kinds_PooledMaybe); eL == nil {
-					eL = grpcfastimpl.NewSpare[PooledMaybe](dEc, grpcfastSpare_kinds_kinds_PooledMaybe)
+					if eL = grpcfastimpl.NextSpare[PooledMaybe](dEc, grpcfastSpare_kinds_kinds_PooledMaybe); eL == nil {
+						eL = grpcfastimpl.NewSpare[PooledMaybe](dEc, grpcfastSpare_kinds_kinds_PooledMaybe)
+					}
 				}
 				x.Items[len(x.Items)-1] = eL
 			}
@@ -2539,7 +2561,9 @@ dEcode29:
 		}
 		if x.Child == nil {
 			if x.Child = grpcfastimpl.TakeSpare[Decodable](dEc, grpcfastSpare_kinds_kinds_Decodable); x.Child == nil {
-				x.Child = grpcfastimpl.NewSpare[Decodable](dEc, grpcfastSpare_kinds_kinds_Decodable)
+				if x.Child = grpcfastimpl.NextSpare[Decodable](dEc, grpcfastSpare_kinds_kinds_Decodable); x.Child == nil {
+					x.Child = grpcfastimpl.NewSpare[Decodable](dEc, grpcfastSpare_kinds_kinds_Decodable)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -2575,7 +2599,9 @@ dEcode30:
 		}
 		if eL == nil {
 			if eL = grpcfastimpl.TakeSpare[Decodable](dEc, grpcfastSpare_kinds_kinds_Decodable); eL == nil {
-				eL = grpcfastimpl.NewSpare[Decodable](dEc, grpcfastSpare_kinds_kinds_Decodable)
+				if eL = grpcfastimpl.NextSpare[Decodable](dEc, grpcfastSpare_kinds_kinds_Decodable); eL == nil {
+					eL = grpcfastimpl.NewSpare[Decodable](dEc, grpcfastSpare_kinds_kinds_Decodable)
+				}
 			}
 			x.Children[len(x.Children)-1] = eL
 		}
@@ -2604,7 +2630,9 @@ dEcode31:
 		}
 		if x.Rich == nil {
 			if x.Rich = grpcfastimpl.TakeSpare[Rich](dEc, grpcfastSpare_kinds_kinds_Rich); x.Rich == nil {
-				x.Rich = grpcfastimpl.NewSpare[Rich](dEc, grpcfastSpare_kinds_kinds_Rich)
+				if x.Rich = grpcfastimpl.NextSpare[Rich](dEc, grpcfastSpare_kinds_kinds_Rich); x.Rich == nil {
+					x.Rich = grpcfastimpl.NewSpare[Rich](dEc, grpcfastSpare_kinds_kinds_Rich)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -2640,7 +2668,9 @@ dEcode32:
 		}
 		if eL == nil {
 			if eL = grpcfastimpl.TakeSpare[Rich](dEc, grpcfastSpare_kinds_kinds_Rich); eL == nil {
-				eL = grpcfastimpl.NewSpare[Rich](dEc, grpcfastSpare_kinds_kinds_Rich)
+				if eL = grpcfastimpl.NextSpare[Rich](dEc, grpcfastSpare_kinds_kinds_Rich); eL == nil {
+					eL = grpcfastimpl.NewSpare[Rich](dEc, grpcfastSpare_kinds_kinds_Rich)
+				}
 			}
 			x.Riches[len(x.Riches)-1] = eL
 		}
@@ -2671,7 +2701,9 @@ dEcode33:
 		wR, oK := x.Choice.(*Decodable_Text)
 		if !oK {
 			if wR = grpcfastimpl.TakeSpare[Decodable_Text](dEc, grpcfastSpare_kinds_kinds_Decodable_Text); wR == nil {
-				wR = grpcfastimpl.NewSpare[Decodable_Text](dEc, grpcfastSpare_kinds_kinds_Decodable_Text)
+				if wR = grpcfastimpl.NextSpare[Decodable_Text](dEc, grpcfastSpare_kinds_kinds_Decodable_Text); wR == nil {
+					wR = grpcfastimpl.NewSpare[Decodable_Text](dEc, grpcfastSpare_kinds_kinds_Decodable_Text)
+				}
 			}
 			x.Choice = wR
 		}
@@ -2704,7 +2736,9 @@ dEcode34:
 		wR, oK := x.Choice.(*Decodable_Raw)
 		if !oK {
 			if wR = grpcfastimpl.TakeSpare[Decodable_Raw](dEc, grpcfastSpare_kinds_kinds_Decodable_Raw); wR == nil {
-				wR = grpcfastimpl.NewSpare[Decodable_Raw](dEc, grpcfastSpare_kinds_kinds_Decodable_Raw)
+				if wR = grpcfastimpl.NextSpare[Decodable_Raw](dEc, grpcfastSpare_kinds_kinds_Decodable_Raw); wR == nil {
+					wR = grpcfastimpl.NewSpare[Decodable_Raw](dEc, grpcfastSpare_kinds_kinds_Decodable_Raw)
+				}
 			}
 			x.Choice = wR
 		}
@@ -2729,13 +2763,17 @@ dEcode35:
 		wR, oK := x.Choice.(*Decodable_Node)
 		if !oK {
 			if wR = grpcfastimpl.TakeSpare[Decodable_Node](dEc, grpcfastSpare_kinds_kinds_Decodable_Node); wR == nil {
-				wR = grpcfastimpl.NewSpare[Decodable_Node](dEc, grpcfastSpare_kinds_kinds_Decodable_Node)
+				if wR = grpcfastimpl.NextSpare[Decodable_Node](dEc, grpcfastSpare_kinds_kinds_Decodable_Node); wR == nil {
+					wR = grpcfastimpl.NewSpare[Decodable_Node](dEc, grpcfastSpare_kinds_kinds_Decodable_Node)
+				}
 			}
 			x.Choice = wR
 		}
 		if wR.Node == nil {
 			if wR.Node = grpcfastimpl.TakeSpare[Decodable](dEc, grpcfastSpare_kinds_kinds_Decodable); wR.Node == nil {
-				wR.Node = grpcfastimpl.NewSpare[Decodable](dEc, grpcfastSpare_kinds_kinds_Decodable)
+				if wR.Node = grpcfastimpl.NextSpare[Decodable](dEc, grpcfastSpare_kinds_kinds_Decodable); wR.Node == nil {
+					wR.Node = grpcfastimpl.NewSpare[Decodable](dEc, grpcfastSpare_kinds_kinds_Decodable)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -2764,7 +2802,9 @@ dEcode36:
 		wR, oK := x.Choice.(*Decodable_Num)
 		if !oK {
 			if wR = grpcfastimpl.TakeSpare[Decodable_Num](dEc, grpcfastSpare_kinds_kinds_Decodable_Num); wR == nil {
-				wR = grpcfastimpl.NewSpare[Decodable_Num](dEc, grpcfastSpare_kinds_kinds_Decodable_Num)
+				if wR = grpcfastimpl.NextSpare[Decodable_Num](dEc, grpcfastSpare_kinds_kinds_Decodable_Num); wR == nil {
+					wR = grpcfastimpl.NewSpare[Decodable_Num](dEc, grpcfastSpare_kinds_kinds_Decodable_Num)
+				}
 			}
 			x.Choice = wR
 		}
@@ -2789,7 +2829,9 @@ dEcode37:
 		wR, oK := x.Choice.(*Decodable_Hue)
 		if !oK {
 			if wR = grpcfastimpl.TakeSpare[Decodable_Hue](dEc, grpcfastSpare_kinds_kinds_Decodable_Hue); wR == nil {
-				wR = grpcfastimpl.NewSpare[Decodable_Hue](dEc, grpcfastSpare_kinds_kinds_Decodable_Hue)
+				if wR = grpcfastimpl.NextSpare[Decodable_Hue](dEc, grpcfastSpare_kinds_kinds_Decodable_Hue); wR == nil {
+					wR = grpcfastimpl.NewSpare[Decodable_Hue](dEc, grpcfastSpare_kinds_kinds_Decodable_Hue)
+				}
 			}
 			x.Choice = wR
 		}
@@ -2809,7 +2851,9 @@ dEcode38:
 		wR, oK := x.Choice.(*Decodable_Real)
 		if !oK {
 			if wR = grpcfastimpl.TakeSpare[Decodable_Real](dEc, grpcfastSpare_kinds_kinds_Decodable_Real); wR == nil {
-				wR = grpcfastimpl.NewSpare[Decodable_Real](dEc, grpcfastSpare_kinds_kinds_Decodable_Real)
+				if wR = grpcfastimpl.NextSpare[Decodable_Real](dEc, grpcfastSpare_kinds_kinds_Decodable_Real); wR == nil {
+					wR = grpcfastimpl.NewSpare[Decodable_Real](dEc, grpcfastSpare_kinds_kinds_Decodable_Real)
+				}
 			}
 			x.Choice = wR
 		}
@@ -2834,7 +2878,9 @@ dEcode39:
 		wR, oK := x.Choice.(*Decodable_Yes)
 		if !oK {
 			if wR = grpcfastimpl.TakeSpare[Decodable_Yes](dEc, grpcfastSpare_kinds_kinds_Decodable_Yes); wR == nil {
-				wR = grpcfastimpl.NewSpare[Decodable_Yes](dEc, grpcfastSpare_kinds_kinds_Decodable_Yes)
+				if wR = grpcfastimpl.NextSpare[Decodable_Yes](dEc, grpcfastSpare_kinds_kinds_Decodable_Yes); wR == nil {
+					wR = grpcfastimpl.NewSpare[Decodable_Yes](dEc, grpcfastSpare_kinds_kinds_Decodable_Yes)
+				}
 			}
 			x.Choice = wR
 		}
@@ -2859,13 +2905,17 @@ dEcode40:
 		wR, oK := x.Choice.(*Decodable_Other)
 		if !oK {
 			if wR = grpcfastimpl.TakeSpare[Decodable_Other](dEc, grpcfastSpare_kinds_kinds_Decodable_Other); wR == nil {
-				wR = grpcfastimpl.NewSpare[Decodable_Other](dEc, grpcfastSpare_kinds_kinds_Decodable_Other)
+				if wR = grpcfastimpl.NextSpare[Decodable_Other](dEc, grpcfastSpare_kinds_kinds_Decodable_Other); wR == nil {
+					wR = grpcfastimpl.NewSpare[Decodable_Other](dEc, grpcfastSpare_kinds_kinds_Decodable_Other)
+				}
 			}
 			x.Choice = wR
 		}
 		if wR.Other == nil {
 			if wR.Other = grpcfastimpl.TakeSpare[Rich](dEc, grpcfastSpare_kinds_kinds_Rich); wR.Other == nil {
-				wR.Other = grpcfastimpl.NewSpare[Rich](dEc, grpcfastSpare_kinds_kinds_Rich)
+				if wR.Other = grpcfastimpl.NextSpare[Rich](dEc, grpcfastSpare_kinds_kinds_Rich); wR.Other == nil {
+					wR.Other = grpcfastimpl.NewSpare[Rich](dEc, grpcfastSpare_kinds_kinds_Rich)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -2894,7 +2944,9 @@ dEcode41:
 		wR, oK := x.Choice.(*Decodable_Small)
 		if !oK {
 			if wR = grpcfastimpl.TakeSpare[Decodable_Small](dEc, grpcfastSpare_kinds_kinds_Decodable_Small); wR == nil {
-				wR = grpcfastimpl.NewSpare[Decodable_Small](dEc, grpcfastSpare_kinds_kinds_Decodable_Small)
+				if wR = grpcfastimpl.NextSpare[Decodable_Small](dEc, grpcfastSpare_kinds_kinds_Decodable_Small); wR == nil {
+					wR = grpcfastimpl.NewSpare[Decodable_Small](dEc, grpcfastSpare_kinds_kinds_Decodable_Small)
+				}
 			}
 			x.Choice = wR
 		}
@@ -2914,7 +2966,9 @@ dEcode42:
 		wR, oK := x.Choice.(*Decodable_Big)
 		if !oK {
 			if wR = grpcfastimpl.TakeSpare[Decodable_Big](dEc, grpcfastSpare_kinds_kinds_Decodable_Big); wR == nil {
-				wR = grpcfastimpl.NewSpare[Decodable_Big](dEc, grpcfastSpare_kinds_kinds_Decodable_Big)
+				if wR = grpcfastimpl.NextSpare[Decodable_Big](dEc, grpcfastSpare_kinds_kinds_Decodable_Big); wR == nil {
+					wR = grpcfastimpl.NewSpare[Decodable_Big](dEc, grpcfastSpare_kinds_kinds_Decodable_Big)
+				}
 			}
 			x.Choice = wR
 		}
@@ -2939,13 +2993,17 @@ dEcode43:
 		wR, oK := x.Second.(*Decodable_Inner)
 		if !oK {
 			if wR = grpcfastimpl.TakeSpare[Decodable_Inner](dEc, grpcfastSpare_kinds_kinds_Decodable_Inner); wR == nil {
-				wR = grpcfastimpl.NewSpare[Decodable_Inner](dEc, grpcfastSpare_kinds_kinds_Decodable_Inner)
+				if wR = grpcfastimpl.NextSpare[Decodable_Inner](dEc, grpcfastSpare_kinds_kinds_Decodable_Inner); wR == nil {
+					wR = grpcfastimpl.NewSpare[Decodable_Inner](dEc, grpcfastSpare_kinds_kinds_Decodable_Inner)
+				}
 			}
 			x.Second = wR
 		}
 		if wR.Inner == nil {
 			if wR.Inner = grpcfastimpl.TakeSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner); wR.Inner == nil {
-				wR.Inner = grpcfastimpl.NewSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner)
+				if wR.Inner = grpcfastimpl.NextSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner); wR.Inner == nil {
+					wR.Inner = grpcfastimpl.NewSpare[Inner](dEc, grpcfastSpare_kinds_kinds_Inner)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -2975,7 +3033,9 @@ dEcode44:
 		wR, oK := x.Second.(*Decodable_Label)
 		if !oK {
 			if wR = grpcfastimpl.TakeSpare[Decodable_Label](dEc, grpcfastSpare_kinds_kinds_Decodable_Label); wR == nil {
-				wR = grpcfastimpl.NewSpare[Decodable_Label](dEc, grpcfastSpare_kinds_kinds_Decodable_Label)
+				if wR = grpcfastimpl.NextSpare[Decodable_Label](dEc, grpcfastSpare_kinds_kinds_Decodable_Label); wR == nil {
+					wR = grpcfastimpl.NewSpare[Decodable_Label](dEc, grpcfastSpare_kinds_kinds_Decodable_Label)
+				}
 			}
 			x.Second = wR
 		}
@@ -3214,7 +3274,9 @@ dEcode1:
 		}
 		if x.Time == nil {
 			if x.Time = grpcfastimpl.TakeSpare[timestamppb.Timestamp](dEc, grpcfastSpare_kinds_kinds_Timestamp); x.Time == nil {
-				x.Time = grpcfastimpl.NewSpare[timestamppb.Timestamp](dEc, grpcfastSpare_kinds_kinds_Timestamp)
+				if x.Time = grpcfastimpl.NextSpare[timestamppb.Timestamp](dEc, grpcfastSpare_kinds_kinds_Timestamp); x.Time == nil {
+					x.Time = grpcfastimpl.NewSpare[timestamppb.Timestamp](dEc, grpcfastSpare_kinds_kinds_Timestamp)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -3246,7 +3308,9 @@ dEcode2:
 		}
 		if x.Ratio == nil {
 			if x.Ratio = grpcfastimpl.TakeSpare[wrapperspb.DoubleValue](dEc, grpcfastSpare_kinds_kinds_DoubleValue); x.Ratio == nil {
-				x.Ratio = grpcfastimpl.NewSpare[wrapperspb.DoubleValue](dEc, grpcfastSpare_kinds_kinds_DoubleValue)
+				if x.Ratio = grpcfastimpl.NextSpare[wrapperspb.DoubleValue](dEc, grpcfastSpare_kinds_kinds_DoubleValue); x.Ratio == nil {
+					x.Ratio = grpcfastimpl.NewSpare[wrapperspb.DoubleValue](dEc, grpcfastSpare_kinds_kinds_DoubleValue)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -3410,7 +3474,9 @@ dEcode3:
 				}
 				if mV == nil {
 					if mV = grpcfastimpl.TakeSpare[Signed](dEc, grpcfastSpare_kinds_kinds_Signed); mV == nil {
-						mV = grpcfastimpl.NewSpare[Signed](dEc, grpcfastSpare_kinds_kinds_Signed)
+						if mV = grpcfastimpl.NextSpare[Signed](dEc, grpcfastSpare_kinds_kinds_Signed); mV == nil {
+							mV = grpcfastimpl.NewSpare[Signed](dEc, grpcfastSpare_kinds_kinds_Signed)
+						}
 					}
 				}
 				if dEpth-grpcfastimpl.MapLevel < 1 {
@@ -3429,7 +3495,9 @@ dEcode3:
 		}
 		if mV == nil {
 			if mV = grpcfastimpl.TakeSpare[Signed](dEc, grpcfastSpare_kinds_kinds_Signed); mV == nil {
-				mV = grpcfastimpl.NewSpare[Signed](dEc, grpcfastSpare_kinds_kinds_Signed)
+				if mV = grpcfastimpl.NextSpare[Signed](dEc, grpcfastSpare_kinds_kinds_Signed); mV == nil {
+					mV = grpcfastimpl.NewSpare[Signed](dEc, grpcfastSpare_kinds_kinds_Signed)
+				}
 			}
 		}
 		if x.ByKey == nil {
@@ -3533,7 +3601,9 @@ dEcode5:
 		}
 		if x.Wf == nil {
 			if x.Wf = grpcfastimpl.TakeSpare[wrapperspb.FloatValue](dEc, grpcfastSpare_kinds_kinds_FloatValue); x.Wf == nil {
-				x.Wf = grpcfastimpl.NewSpare[wrapperspb.FloatValue](dEc, grpcfastSpare_kinds_kinds_FloatValue)
+				if x.Wf = grpcfastimpl.NextSpare[wrapperspb.FloatValue](dEc, grpcfastSpare_kinds_kinds_FloatValue); x.Wf == nil {
+					x.Wf = grpcfastimpl.NewSpare[wrapperspb.FloatValue](dEc, grpcfastSpare_kinds_kinds_FloatValue)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -3574,7 +3644,9 @@ dEcode6:
 			}
 			if eL == nil {
 				if eL = grpcfastimpl.TakeSpare[Signed](dEc, grpcfastSpare_kinds_kinds_Signed); eL == nil {
-					eL = grpcfastimpl.NewSpare[Signed](dEc, grpcfastSpare_kinds_kinds_Signed)
+					if eL = grpcfastimpl.NextSpare[Signed](dEc, grpcfastSpare_kinds_kinds_Signed); eL == nil {
+						eL = grpcfastimpl.NewSpare[Signed](dEc, grpcfastSpare_kinds_kinds_Signed)
+					}
 				}
 				x.List[len(x.List)-1] = eL
 			}

@@ -65,7 +65,9 @@ dEcode1:
 		}
 		if x.Shared == nil {
 			if x.Shared = grpcfastimpl.TakeSpare[Shared](dEc, grpcfastSpare_multi_a_Shared); x.Shared == nil {
-				x.Shared = grpcfastimpl.NewSpare[Shared](dEc, grpcfastSpare_multi_a_Shared)
+				if x.Shared = grpcfastimpl.NextSpare[Shared](dEc, grpcfastSpare_multi_a_Shared); x.Shared == nil {
+					x.Shared = grpcfastimpl.NewSpare[Shared](dEc, grpcfastSpare_multi_a_Shared)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -106,7 +108,9 @@ dEcode2:
 			}
 			if eL == nil {
 				if eL = grpcfastimpl.TakeSpare[Shared](dEc, grpcfastSpare_multi_a_Shared); eL == nil {
-					eL = grpcfastimpl.NewSpare[Shared](dEc, grpcfastSpare_multi_a_Shared)
+					if eL = grpcfastimpl.NextSpare[Shared](dEc, grpcfastSpare_multi_a_Shared); eL == nil {
+						eL = grpcfastimpl.NewSpare[Shared](dEc, grpcfastSpare_multi_a_Shared)
+					}
 				}
 				x.More[len(x.More)-1] = eL
 			}

@@ -235,7 +235,9 @@ dEcode1:
 			}
 			if eL == nil {
 				if eL = grpcfastimpl.TakeSpare[ResourceSpans](dEc, grpcfastSpare_otlp_otlp_ResourceSpans); eL == nil {
-					eL = grpcfastimpl.NewSpare[ResourceSpans](dEc, grpcfastSpare_otlp_otlp_ResourceSpans)
+					if eL = grpcfastimpl.NextSpare[ResourceSpans](dEc, grpcfastSpare_otlp_otlp_ResourceSpans); eL == nil {
+						eL = grpcfastimpl.NewSpare[ResourceSpans](dEc, grpcfastSpare_otlp_otlp_ResourceSpans)
+					}
 				}
 				x.ResourceSpans[len(x.ResourceSpans)-1] = eL
 			}
@@ -325,7 +327,9 @@ dEcode1:
 			}
 			if eL == nil {
 				if eL = grpcfastimpl.TakeSpare[ResourceSpans](dEc, grpcfastSpare_otlp_otlp_ResourceSpans); eL == nil {
-					eL = grpcfastimpl.NewSpare[ResourceSpans](dEc, grpcfastSpare_otlp_otlp_ResourceSpans)
+					if eL = grpcfastimpl.NextSpare[ResourceSpans](dEc, grpcfastSpare_otlp_otlp_ResourceSpans); eL == nil {
+						eL = grpcfastimpl.NewSpare[ResourceSpans](dEc, grpcfastSpare_otlp_otlp_ResourceSpans)
+					}
 				}
 				x.ResourceSpans[len(x.ResourceSpans)-1] = eL
 			}
@@ -406,7 +410,9 @@ dEcode1:
 		}
 		if x.PartialSuccess == nil {
 			if x.PartialSuccess = grpcfastimpl.TakeSpare[ExportTracePartialSuccess](dEc, grpcfastSpare_otlp_otlp_ExportTracePartialSuccess); x.PartialSuccess == nil {
-				x.PartialSuccess = grpcfastimpl.NewSpare[ExportTracePartialSuccess](dEc, grpcfastSpare_otlp_otlp_ExportTracePartialSuccess)
+				if x.PartialSuccess = grpcfastimpl.NextSpare[ExportTracePartialSuccess](dEc, grpcfastSpare_otlp_otlp_ExportTracePartialSuccess); x.PartialSuccess == nil {
+					x.PartialSuccess = grpcfastimpl.NewSpare[ExportTracePartialSuccess](dEc, grpcfastSpare_otlp_otlp_ExportTracePartialSuccess)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -575,7 +581,9 @@ dEcode1:
 		}
 		if x.Resource == nil {
 			if x.Resource = grpcfastimpl.TakeSpare[Resource](dEc, grpcfastSpare_otlp_otlp_Resource); x.Resource == nil {
-				x.Resource = grpcfastimpl.NewSpare[Resource](dEc, grpcfastSpare_otlp_otlp_Resource)
+				if x.Resource = grpcfastimpl.NextSpare[Resource](dEc, grpcfastSpare_otlp_otlp_Resource); x.Resource == nil {
+					x.Resource = grpcfastimpl.NewSpare[Resource](dEc, grpcfastSpare_otlp_otlp_Resource)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -616,7 +624,9 @@ dEcode2:
 			}
 			if eL == nil {
 				if eL = grpcfastimpl.TakeSpare[ScopeSpans](dEc, grpcfastSpare_otlp_otlp_ScopeSpans); eL == nil {
-					eL = grpcfastimpl.NewSpare[ScopeSpans](dEc, grpcfastSpare_otlp_otlp_ScopeSpans)
+					if eL = grpcfastimpl.NextSpare[ScopeSpans](dEc, grpcfastSpare_otlp_otlp_ScopeSpans); eL == nil {
+						eL = grpcfastimpl.NewSpare[ScopeSpans](dEc, grpcfastSpare_otlp_otlp_ScopeSpans)
+					}
 				}
 				x.ScopeSpans[len(x.ScopeSpans)-1] = eL
 			}
@@ -733,7 +743,9 @@ dEcode1:
 		}
 		if x.Scope == nil {
 			if x.Scope = grpcfastimpl.TakeSpare[InstrumentationScope](dEc, grpcfastSpare_otlp_otlp_InstrumentationScope); x.Scope == nil {
-				x.Scope = grpcfastimpl.NewSpare[InstrumentationScope](dEc, grpcfastSpare_otlp_otlp_InstrumentationScope)
+				if x.Scope = grpcfastimpl.NextSpare[InstrumentationScope](dEc, grpcfastSpare_otlp_otlp_InstrumentationScope); x.Scope == nil {
+					x.Scope = grpcfastimpl.NewSpare[InstrumentationScope](dEc, grpcfastSpare_otlp_otlp_InstrumentationScope)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -774,7 +786,9 @@ dEcode2:
 			}
 			if eL == nil {
 				if eL = grpcfastimpl.TakeSpare[Span](dEc, grpcfastSpare_otlp_otlp_Span); eL == nil {
-					eL = grpcfastimpl.NewSpare[Span](dEc, grpcfastSpare_otlp_otlp_Span)
+					if eL = grpcfastimpl.NextSpare[Span](dEc, grpcfastSpare_otlp_otlp_Span); eL == nil {
+						eL = grpcfastimpl.NewSpare[Span](dEc, grpcfastSpare_otlp_otlp_Span)
+					}
 				}
 				x.Spans[len(x.Spans)-1] = eL
 			}
@@ -1097,7 +1111,9 @@ dEcode9:
 			}
 			if eL == nil {
 				if eL = grpcfastimpl.TakeSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue); eL == nil {
-					eL = grpcfastimpl.NewSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
+					if eL = grpcfastimpl.NextSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue); eL == nil {
+						eL = grpcfastimpl.NewSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
+					}
 				}
 				x.Attributes[len(x.Attributes)-1] = eL
 			}
@@ -1166,7 +1182,9 @@ dEcode11:
 			}
 			if eL == nil {
 				if eL = grpcfastimpl.TakeSpare[Span_Event](dEc, grpcfastSpare_otlp_otlp_Span_Event); eL == nil {
-					eL = grpcfastimpl.NewSpare[Span_Event](dEc, grpcfastSpare_otlp_otlp_Span_Event)
+					if eL = grpcfastimpl.NextSpare[Span_Event](dEc, grpcfastSpare_otlp_otlp_Span_Event); eL == nil {
+						eL = grpcfastimpl.NewSpare[Span_Event](dEc, grpcfastSpare_otlp_otlp_Span_Event)
+					}
 				}
 				x.Events[len(x.Events)-1] = eL
 			}
@@ -1235,7 +1253,9 @@ dEcode13:
 			}
 			if eL == nil {
 				if eL = grpcfastimpl.TakeSpare[Span_Link](dEc, grpcfastSpare_otlp_otlp_Span_Link); eL == nil {
-					eL = grpcfastimpl.NewSpare[Span_Link](dEc, grpcfastSpare_otlp_otlp_Span_Link)
+					if eL = grpcfastimpl.NextSpare[Span_Link](dEc, grpcfastSpare_otlp_otlp_Span_Link); eL == nil {
+						eL = grpcfastimpl.NewSpare[Span_Link](dEc, grpcfastSpare_otlp_otlp_Span_Link)
+					}
 				}
 				x.Links[len(x.Links)-1] = eL
 			}
@@ -1295,7 +1315,9 @@ dEcode15:
 		}
 		if x.Status == nil {
 			if x.Status = grpcfastimpl.TakeSpare[Status](dEc, grpcfastSpare_otlp_otlp_Status); x.Status == nil {
-				x.Status = grpcfastimpl.NewSpare[Status](dEc, grpcfastSpare_otlp_otlp_Status)
+				if x.Status = grpcfastimpl.NextSpare[Status](dEc, grpcfastSpare_otlp_otlp_Status); x.Status == nil {
+					x.Status = grpcfastimpl.NewSpare[Status](dEc, grpcfastSpare_otlp_otlp_Status)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -1476,7 +1498,9 @@ dEcode3:
 			}
 			if eL == nil {
 				if eL = grpcfastimpl.TakeSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue); eL == nil {
-					eL = grpcfastimpl.NewSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
+					if eL = grpcfastimpl.NextSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue); eL == nil {
+						eL = grpcfastimpl.NewSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
+					}
 				}
 				x.Attributes[len(x.Attributes)-1] = eL
 			}
@@ -1681,7 +1705,9 @@ dEcode4:
 			}
 			if eL == nil {
 				if eL = grpcfastimpl.TakeSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue); eL == nil {
-					eL = grpcfastimpl.NewSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
+					if eL = grpcfastimpl.NextSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue); eL == nil {
+						eL = grpcfastimpl.NewSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
+					}
 				}
 				x.Attributes[len(x.Attributes)-1] = eL
 			}
@@ -1912,7 +1938,9 @@ dEcode1:
 		wR, oK := x.Value.(*AnyValue_StringValue)
 		if !oK {
 			if wR = grpcfastimpl.TakeSpare[AnyValue_StringValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_StringValue); wR == nil {
-				wR = grpcfastimpl.NewSpare[AnyValue_StringValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_StringValue)
+				if wR = grpcfastimpl.NextSpare[AnyValue_StringValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_StringValue); wR == nil {
+					wR = grpcfastimpl.NewSpare[AnyValue_StringValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_StringValue)
+				}
 			}
 			x.Value = wR
 		}
@@ -1945,7 +1973,9 @@ dEcode2:
 		wR, oK := x.Value.(*AnyValue_BoolValue)
 		if !oK {
 			if wR = grpcfastimpl.TakeSpare[AnyValue_BoolValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_BoolValue); wR == nil {
-				wR = grpcfastimpl.NewSpare[AnyValue_BoolValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_BoolValue)
+				if wR = grpcfastimpl.NextSpare[AnyValue_BoolValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_BoolValue); wR == nil {
+					wR = grpcfastimpl.NewSpare[AnyValue_BoolValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_BoolValue)
+				}
 			}
 			x.Value = wR
 		}
@@ -1970,7 +2000,9 @@ dEcode3:
 		wR, oK := x.Value.(*AnyValue_IntValue)
 		if !oK {
 			if wR = grpcfastimpl.TakeSpare[AnyValue_IntValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_IntValue); wR == nil {
-				wR = grpcfastimpl.NewSpare[AnyValue_IntValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_IntValue)
+				if wR = grpcfastimpl.NextSpare[AnyValue_IntValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_IntValue); wR == nil {
+					wR = grpcfastimpl.NewSpare[AnyValue_IntValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_IntValue)
+				}
 			}
 			x.Value = wR
 		}
@@ -1990,7 +2022,9 @@ dEcode4:
 		wR, oK := x.Value.(*AnyValue_DoubleValue)
 		if !oK {
 			if wR = grpcfastimpl.TakeSpare[AnyValue_DoubleValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_DoubleValue); wR == nil {
-				wR = grpcfastimpl.NewSpare[AnyValue_DoubleValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_DoubleValue)
+				if wR = grpcfastimpl.NextSpare[AnyValue_DoubleValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_DoubleValue); wR == nil {
+					wR = grpcfastimpl.NewSpare[AnyValue_DoubleValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_DoubleValue)
+				}
 			}
 			x.Value = wR
 		}
@@ -2015,13 +2049,17 @@ dEcode5:
 		wR, oK := x.Value.(*AnyValue_ArrayValue)
 		if !oK {
 			if wR = grpcfastimpl.TakeSpare[AnyValue_ArrayValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_ArrayValue); wR == nil {
-				wR = grpcfastimpl.NewSpare[AnyValue_ArrayValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_ArrayValue)
+				if wR = grpcfastimpl.NextSpare[AnyValue_ArrayValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_ArrayValue); wR == nil {
+					wR = grpcfastimpl.NewSpare[AnyValue_ArrayValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_ArrayValue)
+				}
 			}
 			x.Value = wR
 		}
 		if wR.ArrayValue == nil {
 			if wR.ArrayValue = grpcfastimpl.TakeSpare[ArrayValue](dEc, grpcfastSpare_otlp_otlp_ArrayValue); wR.ArrayValue == nil {
-				wR.ArrayValue = grpcfastimpl.NewSpare[ArrayValue](dEc, grpcfastSpare_otlp_otlp_ArrayValue)
+				if wR.ArrayValue = grpcfastimpl.NextSpare[ArrayValue](dEc, grpcfastSpare_otlp_otlp_ArrayValue); wR.ArrayValue == nil {
+					wR.ArrayValue = grpcfastimpl.NewSpare[ArrayValue](dEc, grpcfastSpare_otlp_otlp_ArrayValue)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -2050,13 +2088,17 @@ dEcode6:
 		wR, oK := x.Value.(*AnyValue_KvlistValue)
 		if !oK {
 			if wR = grpcfastimpl.TakeSpare[AnyValue_KvlistValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_KvlistValue); wR == nil {
-				wR = grpcfastimpl.NewSpare[AnyValue_KvlistValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_KvlistValue)
+				if wR = grpcfastimpl.NextSpare[AnyValue_KvlistValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_KvlistValue); wR == nil {
+					wR = grpcfastimpl.NewSpare[AnyValue_KvlistValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_KvlistValue)
+				}
 			}
 			x.Value = wR
 		}
 		if wR.KvlistValue == nil {
 			if wR.KvlistValue = grpcfastimpl.TakeSpare[KeyValueList](dEc, grpcfastSpare_otlp_otlp_KeyValueList); wR.KvlistValue == nil {
-				wR.KvlistValue = grpcfastimpl.NewSpare[KeyValueList](dEc, grpcfastSpare_otlp_otlp_KeyValueList)
+				if wR.KvlistValue = grpcfastimpl.NextSpare[KeyValueList](dEc, grpcfastSpare_otlp_otlp_KeyValueList); wR.KvlistValue == nil {
+					wR.KvlistValue = grpcfastimpl.NewSpare[KeyValueList](dEc, grpcfastSpare_otlp_otlp_KeyValueList)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -2085,7 +2127,9 @@ dEcode7:
 		wR, oK := x.Value.(*AnyValue_BytesValue)
 		if !oK {
 			if wR = grpcfastimpl.TakeSpare[AnyValue_BytesValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_BytesValue); wR == nil {
-				wR = grpcfastimpl.NewSpare[AnyValue_BytesValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_BytesValue)
+				if wR = grpcfastimpl.NextSpare[AnyValue_BytesValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_BytesValue); wR == nil {
+					wR = grpcfastimpl.NewSpare[AnyValue_BytesValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_BytesValue)
+				}
 			}
 			x.Value = wR
 		}
@@ -2174,7 +2218,9 @@ dEcode1:
 			}
 			if eL == nil {
 				if eL = grpcfastimpl.TakeSpare[AnyValue](dEc, grpcfastSpare_otlp_otlp_AnyValue); eL == nil {
-					eL = grpcfastimpl.NewSpare[AnyValue](dEc, grpcfastSpare_otlp_otlp_AnyValue)
+					if eL = grpcfastimpl.NextSpare[AnyValue](dEc, grpcfastSpare_otlp_otlp_AnyValue); eL == nil {
+						eL = grpcfastimpl.NewSpare[AnyValue](dEc, grpcfastSpare_otlp_otlp_AnyValue)
+					}
 				}
 				x.Values[len(x.Values)-1] = eL
 			}
@@ -2264,7 +2310,9 @@ dEcode1:
 			}
 			if eL == nil {
 				if eL = grpcfastimpl.TakeSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue); eL == nil {
-					eL = grpcfastimpl.NewSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
+					if eL = grpcfastimpl.NextSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue); eL == nil {
+						eL = grpcfastimpl.NewSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
+					}
 				}
 				x.Values[len(x.Values)-1] = eL
 			}
@@ -2377,7 +2425,9 @@ dEcode2:
 		}
 		if x.Value == nil {
 			if x.Value = grpcfastimpl.TakeSpare[AnyValue](dEc, grpcfastSpare_otlp_otlp_AnyValue); x.Value == nil {
-				x.Value = grpcfastimpl.NewSpare[AnyValue](dEc, grpcfastSpare_otlp_otlp_AnyValue)
+				if x.Value = grpcfastimpl.NextSpare[AnyValue](dEc, grpcfastSpare_otlp_otlp_AnyValue); x.Value == nil {
+					x.Value = grpcfastimpl.NewSpare[AnyValue](dEc, grpcfastSpare_otlp_otlp_AnyValue)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -2523,7 +2573,9 @@ dEcode3:
 			}
 			if eL == nil {
 				if eL = grpcfastimpl.TakeSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue); eL == nil {
-					eL = grpcfastimpl.NewSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
+					if eL = grpcfastimpl.NextSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue); eL == nil {
+						eL = grpcfastimpl.NewSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
+					}
 				}
 				x.Attributes[len(x.Attributes)-1] = eL
 			}
@@ -2641,7 +2693,9 @@ dEcode1:
 			}
 			if eL == nil {
 				if eL = grpcfastimpl.TakeSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue); eL == nil {
-					eL = grpcfastimpl.NewSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
+					if eL = grpcfastimpl.NextSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue); eL == nil {
+						eL = grpcfastimpl.NewSpare[KeyValue](dEc, grpcfastSpare_otlp_otlp_KeyValue)
+					}
 				}
 				x.Attributes[len(x.Attributes)-1] = eL
 			}

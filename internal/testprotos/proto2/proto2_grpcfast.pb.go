@@ -365,7 +365,9 @@ dEcode4:
 				}
 				if mV == nil {
 					if mV = grpcfastimpl.TakeSpare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries); mV == nil {
-						mV = grpcfastimpl.NewSpare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries)
+						if mV = grpcfastimpl.NextSpare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries); mV == nil {
+							mV = grpcfastimpl.NewSpare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries)
+						}
 					}
 				}
 				if dEpth-grpcfastimpl.MapLevel < 1 {
@@ -384,7 +386,9 @@ dEcode4:
 		}
 		if mV == nil {
 			if mV = grpcfastimpl.TakeSpare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries); mV == nil {
-				mV = grpcfastimpl.NewSpare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries)
+				if mV = grpcfastimpl.NextSpare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries); mV == nil {
+					mV = grpcfastimpl.NewSpare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries)
+				}
 			}
 		}
 		if x.Children == nil {
@@ -464,7 +468,9 @@ dEcode7:
 		}
 		if x.Next == nil {
 			if x.Next = grpcfastimpl.TakeSpare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries); x.Next == nil {
-				x.Next = grpcfastimpl.NewSpare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries)
+				if x.Next = grpcfastimpl.NextSpare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries); x.Next == nil {
+					x.Next = grpcfastimpl.NewSpare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -665,7 +671,9 @@ dEcode11:
 		wR, oK := x.Choice.(*Entries_Text)
 		if !oK {
 			if wR = grpcfastimpl.TakeSpare[Entries_Text](dEc, grpcfastSpare_proto2_proto2_Entries_Text); wR == nil {
-				wR = grpcfastimpl.NewSpare[Entries_Text](dEc, grpcfastSpare_proto2_proto2_Entries_Text)
+				if wR = grpcfastimpl.NextSpare[Entries_Text](dEc, grpcfastSpare_proto2_proto2_Entries_Text); wR == nil {
+					wR = grpcfastimpl.NewSpare[Entries_Text](dEc, grpcfastSpare_proto2_proto2_Entries_Text)
+				}
 			}
 			x.Choice = wR
 		}
@@ -690,13 +698,17 @@ dEcode12:
 		wR, oK := x.Choice.(*Entries_Sub)
 		if !oK {
 			if wR = grpcfastimpl.TakeSpare[Entries_Sub](dEc, grpcfastSpare_proto2_proto2_Entries_Sub); wR == nil {
-				wR = grpcfastimpl.NewSpare[Entries_Sub](dEc, grpcfastSpare_proto2_proto2_Entries_Sub)
+				if wR = grpcfastimpl.NextSpare[Entries_Sub](dEc, grpcfastSpare_proto2_proto2_Entries_Sub); wR == nil {
+					wR = grpcfastimpl.NewSpare[Entries_Sub](dEc, grpcfastSpare_proto2_proto2_Entries_Sub)
+				}
 			}
 			x.Choice = wR
 		}
 		if wR.Sub == nil {
 			if wR.Sub = grpcfastimpl.TakeSpare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries); wR.Sub == nil {
-				wR.Sub = grpcfastimpl.NewSpare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries)
+				if wR.Sub = grpcfastimpl.NextSpare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries); wR.Sub == nil {
+					wR.Sub = grpcfastimpl.NewSpare[Entries](dEc, grpcfastSpare_proto2_proto2_Entries)
+				}
 			}
 		}
 		if dEpth < 1 {

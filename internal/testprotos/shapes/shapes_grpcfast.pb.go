@@ -116,7 +116,9 @@ dEcode2:
 			}
 			if eL == nil {
 				if eL = grpcfastimpl.TakeSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree); eL == nil {
-					eL = grpcfastimpl.NewSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree)
+					if eL = grpcfastimpl.NextSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree); eL == nil {
+						eL = grpcfastimpl.NewSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree)
+					}
 				}
 				x.Children[len(x.Children)-1] = eL
 			}
@@ -154,7 +156,9 @@ dEcode3:
 		}
 		if x.Parent == nil {
 			if x.Parent = grpcfastimpl.TakeSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree); x.Parent == nil {
-				x.Parent = grpcfastimpl.NewSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree)
+				if x.Parent = grpcfastimpl.NextSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree); x.Parent == nil {
+					x.Parent = grpcfastimpl.NewSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -231,7 +235,9 @@ dEcode4:
 				}
 				if mV == nil {
 					if mV = grpcfastimpl.TakeSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree); mV == nil {
-						mV = grpcfastimpl.NewSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree)
+						if mV = grpcfastimpl.NextSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree); mV == nil {
+							mV = grpcfastimpl.NewSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree)
+						}
 					}
 				}
 				if dEpth-grpcfastimpl.MapLevel < 1 {
@@ -250,7 +256,9 @@ dEcode4:
 		}
 		if mV == nil {
 			if mV = grpcfastimpl.TakeSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree); mV == nil {
-				mV = grpcfastimpl.NewSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree)
+				if mV = grpcfastimpl.NextSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree); mV == nil {
+					mV = grpcfastimpl.NewSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree)
+				}
 			}
 		}
 		if x.Named == nil {
@@ -280,7 +288,9 @@ dEcode5:
 		}
 		if x.Leaf == nil {
 			if x.Leaf = grpcfastimpl.TakeSpare[Leaf](dEc, grpcfastSpare_shapes_shapes_Leaf); x.Leaf == nil {
-				x.Leaf = grpcfastimpl.NewSpare[Leaf](dEc, grpcfastSpare_shapes_shapes_Leaf)
+				if x.Leaf = grpcfastimpl.NextSpare[Leaf](dEc, grpcfastSpare_shapes_shapes_Leaf); x.Leaf == nil {
+					x.Leaf = grpcfastimpl.NewSpare[Leaf](dEc, grpcfastSpare_shapes_shapes_Leaf)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -313,13 +323,17 @@ dEcode6:
 		wR, oK := x.Pick.(*Tree_One)
 		if !oK {
 			if wR = grpcfastimpl.TakeSpare[Tree_One](dEc, grpcfastSpare_shapes_shapes_Tree_One); wR == nil {
-				wR = grpcfastimpl.NewSpare[Tree_One](dEc, grpcfastSpare_shapes_shapes_Tree_One)
+				if wR = grpcfastimpl.NextSpare[Tree_One](dEc, grpcfastSpare_shapes_shapes_Tree_One); wR == nil {
+					wR = grpcfastimpl.NewSpare[Tree_One](dEc, grpcfastSpare_shapes_shapes_Tree_One)
+				}
 			}
 			x.Pick = wR
 		}
 		if wR.One == nil {
 			if wR.One = grpcfastimpl.TakeSpare[Leaf](dEc, grpcfastSpare_shapes_shapes_Leaf); wR.One == nil {
-				wR.One = grpcfastimpl.NewSpare[Leaf](dEc, grpcfastSpare_shapes_shapes_Leaf)
+				if wR.One = grpcfastimpl.NextSpare[Leaf](dEc, grpcfastSpare_shapes_shapes_Leaf); wR.One == nil {
+					wR.One = grpcfastimpl.NewSpare[Leaf](dEc, grpcfastSpare_shapes_shapes_Leaf)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -353,7 +367,9 @@ dEcode7:
 		wR, oK := x.Pick.(*Tree_Label)
 		if !oK {
 			if wR = grpcfastimpl.TakeSpare[Tree_Label](dEc, grpcfastSpare_shapes_shapes_Tree_Label); wR == nil {
-				wR = grpcfastimpl.NewSpare[Tree_Label](dEc, grpcfastSpare_shapes_shapes_Tree_Label)
+				if wR = grpcfastimpl.NextSpare[Tree_Label](dEc, grpcfastSpare_shapes_shapes_Tree_Label); wR == nil {
+					wR = grpcfastimpl.NewSpare[Tree_Label](dEc, grpcfastSpare_shapes_shapes_Tree_Label)
+				}
 			}
 			x.Pick = wR
 		}
@@ -390,13 +406,17 @@ dEcode8:
 		wR, oK := x.Pick.(*Tree_Subtree)
 		if !oK {
 			if wR = grpcfastimpl.TakeSpare[Tree_Subtree](dEc, grpcfastSpare_shapes_shapes_Tree_Subtree); wR == nil {
-				wR = grpcfastimpl.NewSpare[Tree_Subtree](dEc, grpcfastSpare_shapes_shapes_Tree_Subtree)
+				if wR = grpcfastimpl.NextSpare[Tree_Subtree](dEc, grpcfastSpare_shapes_shapes_Tree_Subtree); wR == nil {
+					wR = grpcfastimpl.NewSpare[Tree_Subtree](dEc, grpcfastSpare_shapes_shapes_Tree_Subtree)
+				}
 			}
 			x.Pick = wR
 		}
 		if wR.Subtree == nil {
 			if wR.Subtree = grpcfastimpl.TakeSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree); wR.Subtree == nil {
-				wR.Subtree = grpcfastimpl.NewSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree)
+				if wR.Subtree = grpcfastimpl.NextSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree); wR.Subtree == nil {
+					wR.Subtree = grpcfastimpl.NewSpare[Tree](dEc, grpcfastSpare_shapes_shapes_Tree)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -653,7 +673,9 @@ dEcode14:
 			}
 			if eL == nil {
 				if eL = grpcfastimpl.TakeSpare[Leaf](dEc, grpcfastSpare_shapes_shapes_Leaf); eL == nil {
-					eL = grpcfastimpl.NewSpare[Leaf](dEc, grpcfastSpare_shapes_shapes_Leaf)
+					if eL = grpcfastimpl.NextSpare[Leaf](dEc, grpcfastSpare_shapes_shapes_Leaf); eL == nil {
+						eL = grpcfastimpl.NewSpare[Leaf](dEc, grpcfastSpare_shapes_shapes_Leaf)
+					}
 				}
 				x.Leaves[len(x.Leaves)-1] = eL
 			}

@@ -315,7 +315,9 @@ dEcode3:
 		}
 		if x.Compressed == nil {
 			if x.Compressed = grpcfastimpl.TakeSpare[wrapperspb.BoolValue](dEc, grpcfastSpare_interop_pooled_interop_BoolValue); x.Compressed == nil {
-				x.Compressed = grpcfastimpl.NewSpare[wrapperspb.BoolValue](dEc, grpcfastSpare_interop_pooled_interop_BoolValue)
+				if x.Compressed = grpcfastimpl.NextSpare[wrapperspb.BoolValue](dEc, grpcfastSpare_interop_pooled_interop_BoolValue); x.Compressed == nil {
+					x.Compressed = grpcfastimpl.NewSpare[wrapperspb.BoolValue](dEc, grpcfastSpare_interop_pooled_interop_BoolValue)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -422,7 +424,9 @@ dEcode2:
 			}
 			if eL == nil {
 				if eL = grpcfastimpl.TakeSpare[ResponseParameters](dEc, grpcfastSpare_interop_pooled_interop_ResponseParameters); eL == nil {
-					eL = grpcfastimpl.NewSpare[ResponseParameters](dEc, grpcfastSpare_interop_pooled_interop_ResponseParameters)
+					if eL = grpcfastimpl.NextSpare[ResponseParameters](dEc, grpcfastSpare_interop_pooled_interop_ResponseParameters); eL == nil {
+						eL = grpcfastimpl.NewSpare[ResponseParameters](dEc, grpcfastSpare_interop_pooled_interop_ResponseParameters)
+					}
 				}
 				x.ResponseParameters[len(x.ResponseParameters)-1] = eL
 			}
@@ -460,7 +464,9 @@ dEcode3:
 		}
 		if x.Payload == nil {
 			if x.Payload = grpcfastimpl.TakeSpare[Payload](dEc, grpcfastSpare_interop_pooled_interop_Payload); x.Payload == nil {
-				x.Payload = grpcfastimpl.NewSpare[Payload](dEc, grpcfastSpare_interop_pooled_interop_Payload)
+				if x.Payload = grpcfastimpl.NextSpare[Payload](dEc, grpcfastSpare_interop_pooled_interop_Payload); x.Payload == nil {
+					x.Payload = grpcfastimpl.NewSpare[Payload](dEc, grpcfastSpare_interop_pooled_interop_Payload)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -492,7 +498,9 @@ dEcode7:
 		}
 		if x.ResponseStatus == nil {
 			if x.ResponseStatus = grpcfastimpl.TakeSpare[EchoStatus](dEc, grpcfastSpare_interop_pooled_interop_EchoStatus); x.ResponseStatus == nil {
-				x.ResponseStatus = grpcfastimpl.NewSpare[EchoStatus](dEc, grpcfastSpare_interop_pooled_interop_EchoStatus)
+				if x.ResponseStatus = grpcfastimpl.NextSpare[EchoStatus](dEc, grpcfastSpare_interop_pooled_interop_EchoStatus); x.ResponseStatus == nil {
+					x.ResponseStatus = grpcfastimpl.NewSpare[EchoStatus](dEc, grpcfastSpare_interop_pooled_interop_EchoStatus)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -573,7 +581,9 @@ dEcode1:
 		}
 		if x.Payload == nil {
 			if x.Payload = grpcfastimpl.TakeSpare[Payload](dEc, grpcfastSpare_interop_pooled_interop_Payload); x.Payload == nil {
-				x.Payload = grpcfastimpl.NewSpare[Payload](dEc, grpcfastSpare_interop_pooled_interop_Payload)
+				if x.Payload = grpcfastimpl.NextSpare[Payload](dEc, grpcfastSpare_interop_pooled_interop_Payload); x.Payload == nil {
+					x.Payload = grpcfastimpl.NewSpare[Payload](dEc, grpcfastSpare_interop_pooled_interop_Payload)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -645,7 +655,9 @@ dEcode1:
 		}
 		if x.Payload == nil {
 			if x.Payload = grpcfastimpl.TakeSpare[Payload](dEc, grpcfastSpare_interop_pooled_interop_Payload); x.Payload == nil {
-				x.Payload = grpcfastimpl.NewSpare[Payload](dEc, grpcfastSpare_interop_pooled_interop_Payload)
+				if x.Payload = grpcfastimpl.NextSpare[Payload](dEc, grpcfastSpare_interop_pooled_interop_Payload); x.Payload == nil {
+					x.Payload = grpcfastimpl.NewSpare[Payload](dEc, grpcfastSpare_interop_pooled_interop_Payload)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -677,7 +689,9 @@ dEcode2:
 		}
 		if x.ExpectCompressed == nil {
 			if x.ExpectCompressed = grpcfastimpl.TakeSpare[wrapperspb.BoolValue](dEc, grpcfastSpare_interop_pooled_interop_BoolValue); x.ExpectCompressed == nil {
-				x.ExpectCompressed = grpcfastimpl.NewSpare[wrapperspb.BoolValue](dEc, grpcfastSpare_interop_pooled_interop_BoolValue)
+				if x.ExpectCompressed = grpcfastimpl.NextSpare[wrapperspb.BoolValue](dEc, grpcfastSpare_interop_pooled_interop_BoolValue); x.ExpectCompressed == nil {
+					x.ExpectCompressed = grpcfastimpl.NewSpare[wrapperspb.BoolValue](dEc, grpcfastSpare_interop_pooled_interop_BoolValue)
+				}
 			}
 		}
 		if dEpth < 1 {

@@ -183,7 +183,9 @@ dEcode1:
 		}
 		if x.Resource == nil {
 			if x.Resource = grpcfastimpl.TakeSpare[ObjectRef](dEc, grpcfastSpare_acme_check_v1_check_ObjectRef); x.Resource == nil {
-				x.Resource = grpcfastimpl.NewSpare[ObjectRef](dEc, grpcfastSpare_acme_check_v1_check_ObjectRef)
+				if x.Resource = grpcfastimpl.NextSpare[ObjectRef](dEc, grpcfastSpare_acme_check_v1_check_ObjectRef); x.Resource == nil {
+					x.Resource = grpcfastimpl.NewSpare[ObjectRef](dEc, grpcfastSpare_acme_check_v1_check_ObjectRef)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -246,7 +248,9 @@ dEcode3:
 		}
 		if x.Subject == nil {
 			if x.Subject = grpcfastimpl.TakeSpare[ObjectRef](dEc, grpcfastSpare_acme_check_v1_check_ObjectRef); x.Subject == nil {
-				x.Subject = grpcfastimpl.NewSpare[ObjectRef](dEc, grpcfastSpare_acme_check_v1_check_ObjectRef)
+				if x.Subject = grpcfastimpl.NextSpare[ObjectRef](dEc, grpcfastSpare_acme_check_v1_check_ObjectRef); x.Subject == nil {
+					x.Subject = grpcfastimpl.NewSpare[ObjectRef](dEc, grpcfastSpare_acme_check_v1_check_ObjectRef)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -393,7 +397,9 @@ dEcode1:
 			}
 			if eL == nil {
 				if eL = grpcfastimpl.TakeSpare[CheckRequest](dEc, grpcfastSpare_acme_check_v1_check_CheckRequest); eL == nil {
-					eL = grpcfastimpl.NewSpare[CheckRequest](dEc, grpcfastSpare_acme_check_v1_check_CheckRequest)
+					if eL = grpcfastimpl.NextSpare[CheckRequest](dEc, grpcfastSpare_acme_check_v1_check_CheckRequest); eL == nil {
+						eL = grpcfastimpl.NewSpare[CheckRequest](dEc, grpcfastSpare_acme_check_v1_check_CheckRequest)
+					}
 				}
 				x.Items[len(x.Items)-1] = eL
 			}
@@ -483,7 +489,9 @@ dEcode1:
 			}
 			if eL == nil {
 				if eL = grpcfastimpl.TakeSpare[CheckBulkResponseItem](dEc, grpcfastSpare_acme_check_v1_check_CheckBulkResponseItem); eL == nil {
-					eL = grpcfastimpl.NewSpare[CheckBulkResponseItem](dEc, grpcfastSpare_acme_check_v1_check_CheckBulkResponseItem)
+					if eL = grpcfastimpl.NextSpare[CheckBulkResponseItem](dEc, grpcfastSpare_acme_check_v1_check_CheckBulkResponseItem); eL == nil {
+						eL = grpcfastimpl.NewSpare[CheckBulkResponseItem](dEc, grpcfastSpare_acme_check_v1_check_CheckBulkResponseItem)
+					}
 				}
 				x.Pairs[len(x.Pairs)-1] = eL
 			}
@@ -564,7 +572,9 @@ dEcode1:
 		}
 		if x.Request == nil {
 			if x.Request = grpcfastimpl.TakeSpare[CheckRequest](dEc, grpcfastSpare_acme_check_v1_check_CheckRequest); x.Request == nil {
-				x.Request = grpcfastimpl.NewSpare[CheckRequest](dEc, grpcfastSpare_acme_check_v1_check_CheckRequest)
+				if x.Request = grpcfastimpl.NextSpare[CheckRequest](dEc, grpcfastSpare_acme_check_v1_check_CheckRequest); x.Request == nil {
+					x.Request = grpcfastimpl.NewSpare[CheckRequest](dEc, grpcfastSpare_acme_check_v1_check_CheckRequest)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -618,7 +628,9 @@ dEcode3:
 		}
 		if x.Error == nil {
 			if x.Error = grpcfastimpl.TakeSpare[status.Status](dEc, grpcfastSpare_acme_check_v1_check_Status); x.Error == nil {
-				x.Error = grpcfastimpl.NewSpare[status.Status](dEc, grpcfastSpare_acme_check_v1_check_Status)
+				if x.Error = grpcfastimpl.NextSpare[status.Status](dEc, grpcfastSpare_acme_check_v1_check_Status); x.Error == nil {
+					x.Error = grpcfastimpl.NewSpare[status.Status](dEc, grpcfastSpare_acme_check_v1_check_Status)
+				}
 			}
 		}
 		if dEpth < 1 {

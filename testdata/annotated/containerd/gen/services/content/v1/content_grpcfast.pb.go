@@ -334,7 +334,9 @@ dEcode1:
 		}
 		if x.Info == nil {
 			if x.Info = grpcfastimpl.TakeSpare[Info](dEc, grpcfastSpare_services_content_v1_content_Info); x.Info == nil {
-				x.Info = grpcfastimpl.NewSpare[Info](dEc, grpcfastSpare_services_content_v1_content_Info)
+				if x.Info = grpcfastimpl.NextSpare[Info](dEc, grpcfastSpare_services_content_v1_content_Info); x.Info == nil {
+					x.Info = grpcfastimpl.NewSpare[Info](dEc, grpcfastSpare_services_content_v1_content_Info)
+				}
 			}
 		}
 		if dEpth < 1 {

@@ -186,7 +186,9 @@ dEcode3:
 		}
 		if x.Target == nil {
 			if x.Target = grpcfastimpl.TakeSpare[types.Descriptor](dEc, grpcfastSpare_services_images_v1_images_Descriptor); x.Target == nil {
-				x.Target = grpcfastimpl.NewSpare[types.Descriptor](dEc, grpcfastSpare_services_images_v1_images_Descriptor)
+				if x.Target = grpcfastimpl.NextSpare[types.Descriptor](dEc, grpcfastSpare_services_images_v1_images_Descriptor); x.Target == nil {
+					x.Target = grpcfastimpl.NewSpare[types.Descriptor](dEc, grpcfastSpare_services_images_v1_images_Descriptor)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -341,7 +343,9 @@ dEcode1:
 		}
 		if x.Image == nil {
 			if x.Image = grpcfastimpl.TakeSpare[Image](dEc, grpcfastSpare_services_images_v1_images_Image); x.Image == nil {
-				x.Image = grpcfastimpl.NewSpare[Image](dEc, grpcfastSpare_services_images_v1_images_Image)
+				if x.Image = grpcfastimpl.NextSpare[Image](dEc, grpcfastSpare_services_images_v1_images_Image); x.Image == nil {
+					x.Image = grpcfastimpl.NewSpare[Image](dEc, grpcfastSpare_services_images_v1_images_Image)
+				}
 			}
 		}
 		if dEpth < 1 {

@@ -229,7 +229,9 @@ dEcode6:
 		}
 		if x.ActionDigest == nil {
 			if x.ActionDigest = grpcfastimpl.TakeSpare[Digest](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest); x.ActionDigest == nil {
-				x.ActionDigest = grpcfastimpl.NewSpare[Digest](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest)
+				if x.ActionDigest = grpcfastimpl.NextSpare[Digest](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest); x.ActionDigest == nil {
+					x.ActionDigest = grpcfastimpl.NewSpare[Digest](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -306,7 +308,9 @@ dEcode1:
 		}
 		if x.Result == nil {
 			if x.Result = grpcfastimpl.TakeSpare[ActionResult](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_ActionResult); x.Result == nil {
-				x.Result = grpcfastimpl.NewSpare[ActionResult](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_ActionResult)
+				if x.Result = grpcfastimpl.NextSpare[ActionResult](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_ActionResult); x.Result == nil {
+					x.Result = grpcfastimpl.NewSpare[ActionResult](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_ActionResult)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -360,7 +364,9 @@ dEcode3:
 		}
 		if x.Status == nil {
 			if x.Status = grpcfastimpl.TakeSpare[status.Status](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Status); x.Status == nil {
-				x.Status = grpcfastimpl.NewSpare[status.Status](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Status)
+				if x.Status = grpcfastimpl.NextSpare[status.Status](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Status); x.Status == nil {
+					x.Status = grpcfastimpl.NewSpare[status.Status](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Status)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -491,7 +497,9 @@ dEcode6:
 		}
 		if x.StdoutDigest == nil {
 			if x.StdoutDigest = grpcfastimpl.TakeSpare[Digest](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest); x.StdoutDigest == nil {
-				x.StdoutDigest = grpcfastimpl.NewSpare[Digest](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest)
+				if x.StdoutDigest = grpcfastimpl.NextSpare[Digest](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest); x.StdoutDigest == nil {
+					x.StdoutDigest = grpcfastimpl.NewSpare[Digest](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -523,7 +531,9 @@ dEcode10:
 		}
 		if x.WorkerDuration == nil {
 			if x.WorkerDuration = grpcfastimpl.TakeSpare[durationpb.Duration](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Duration); x.WorkerDuration == nil {
-				x.WorkerDuration = grpcfastimpl.NewSpare[durationpb.Duration](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Duration)
+				if x.WorkerDuration = grpcfastimpl.NextSpare[durationpb.Duration](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Duration); x.WorkerDuration == nil {
+					x.WorkerDuration = grpcfastimpl.NewSpare[durationpb.Duration](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Duration)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -640,7 +650,9 @@ dEcode2:
 			}
 			if eL == nil {
 				if eL = grpcfastimpl.TakeSpare[BatchUpdateBlobsRequest_Request](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_BatchUpdateBlobsRequest_Request); eL == nil {
-					eL = grpcfastimpl.NewSpare[BatchUpdateBlobsRequest_Request](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_BatchUpdateBlobsRequest_Request)
+					if eL = grpcfastimpl.NextSpare[BatchUpdateBlobsRequest_Request](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_BatchUpdateBlobsRequest_Request); eL == nil {
+						eL = grpcfastimpl.NewSpare[BatchUpdateBlobsRequest_Request](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_BatchUpdateBlobsRequest_Request)
+					}
 				}
 				x.Requests[len(x.Requests)-1] = eL
 			}
@@ -732,7 +744,9 @@ dEcode1:
 		}
 		if x.Digest == nil {
 			if x.Digest = grpcfastimpl.TakeSpare[Digest](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest); x.Digest == nil {
-				x.Digest = grpcfastimpl.NewSpare[Digest](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest)
+				if x.Digest = grpcfastimpl.NextSpare[Digest](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest); x.Digest == nil {
+					x.Digest = grpcfastimpl.NewSpare[Digest](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -840,7 +854,9 @@ dEcode1:
 			}
 			if eL == nil {
 				if eL = grpcfastimpl.TakeSpare[BatchUpdateBlobsResponse_Response](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_BatchUpdateBlobsResponse_Response); eL == nil {
-					eL = grpcfastimpl.NewSpare[BatchUpdateBlobsResponse_Response](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_BatchUpdateBlobsResponse_Response)
+					if eL = grpcfastimpl.NextSpare[BatchUpdateBlobsResponse_Response](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_BatchUpdateBlobsResponse_Response); eL == nil {
+						eL = grpcfastimpl.NewSpare[BatchUpdateBlobsResponse_Response](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_BatchUpdateBlobsResponse_Response)
+					}
 				}
 				x.Responses[len(x.Responses)-1] = eL
 			}
@@ -921,7 +937,9 @@ dEcode1:
 		}
 		if x.Digest == nil {
 			if x.Digest = grpcfastimpl.TakeSpare[Digest](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest); x.Digest == nil {
-				x.Digest = grpcfastimpl.NewSpare[Digest](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest)
+				if x.Digest = grpcfastimpl.NextSpare[Digest](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest); x.Digest == nil {
+					x.Digest = grpcfastimpl.NewSpare[Digest](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Digest)
+				}
 			}
 		}
 		if dEpth < 1 {
@@ -953,7 +971,9 @@ dEcode2:
 		}
 		if x.Status == nil {
 			if x.Status = grpcfastimpl.TakeSpare[status.Status](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Status); x.Status == nil {
-				x.Status = grpcfastimpl.NewSpare[status.Status](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Status)
+				if x.Status = grpcfastimpl.NextSpare[status.Status](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Status); x.Status == nil {
+					x.Status = grpcfastimpl.NewSpare[status.Status](dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_Status)
+				}
 			}
 		}
 		if dEpth < 1 {
