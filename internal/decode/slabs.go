@@ -70,11 +70,14 @@ const _ uint = MaxPointers - MaxCarved
 // side by side in s's current pointer chunk, taking a new chunk, twice the
 // last from 16 up to MaxPointers, where the current one has less room than
 // n: nothing else is handed them, so a slice of exactly n made from them
-// (its capacity n) writes into no other field when appended to.
+// (its capacity n) writes into no other field when appended to. A chunk
+// holds no more than what the rest of the input could use (an element
+// takes 2 bytes of it at least: its tag and its length), so that a small
+// message's short field costs no more than an array of its own.
 func (s *Slabs) Pointers(n int) unsafe.Pointer {
 	i := s.pfilled
 	if n > len(s.ptrs)-i {
-		s.ptrs = make([]unsafe.Pointer, max(min(2*len(s.ptrs), MaxPointers), 16, n))
+		s.ptrs = make([]unsafe.Pointer, max(min(max(2*len(s.ptrs), 16), MaxPointers, s.left/2), n))
 		i = 0
 	}
 	s.pfilled = i + n

@@ -499,7 +499,7 @@ func TestPointers(t *testing.T) {
 		}
 		if unsafe.SliceData(before) != unsafe.SliceData(s.ptrs) {
 			chunks[unsafe.Pointer(unsafe.SliceData(s.ptrs))] = len(s.ptrs)
-			if want := max(min(2*len(before), MaxPointers), 16); len(s.ptrs) != want {
+			if want := min(max(2*len(before), 16), MaxPointers); len(s.ptrs) != want {
 				t.Errorf("run %d: a new chunk of %d pointers after one of %d, want %d", i, len(s.ptrs), len(before), want)
 			}
 		}
@@ -530,5 +530,15 @@ func TestPointers(t *testing.T) {
 	s.drop()
 	if s.ptrs != nil || s.pfilled != 0 {
 		t.Error("drop kept the pointer chunk")
+	}
+	// A small input: a chunk no larger than what it could use, and never
+	// smaller than the run.
+	for _, c := range []struct{ size, n, want int }{{10, 1, 5}, {10, 7, 7}, {3, 1, 1}, {40, 3, 16}} {
+		f, _ := GetFresh(c.size, false)
+		f.slabs.Pointers(c.n)
+		if got := len(f.slabs.ptrs); got != c.want {
+			t.Errorf("input of %d bytes, a run of %d: a chunk of %d pointers, want %d", c.size, c.n, got, c.want)
+		}
+		PutFresh(f)
 	}
 }
