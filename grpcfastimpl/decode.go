@@ -114,9 +114,9 @@ func NewSpareKind() SpareKind { return own.NewSpareKind() }
 // NextSpare returns the next *T of kind k from the slab of its type in a
 // decode into a fresh message (decode.Slabs), or nil where the decode has
 // no slabs (a slot's) or that slab none left. It inlines into generated
-// decoders, which call TakeSpare, then NewSpare, when it returns nil: a
-// fresh message's nested messages and wrappers cost them no call, but one
-// in MaxSlab or so, which starts a new slab.
+// decoders, which call it where TakeSpare returned nil, and NewSpare where
+// it returns nil too: a fresh message's nested messages and wrappers cost
+// them no call, but one in MaxSlab or so, which starts a new slab.
 func NextSpare[T any](d *Decoding, k SpareKind) *T {
 	return (*T)(nextSlab(d, k, unsafe.Sizeof(*new(T))))
 }
@@ -132,9 +132,9 @@ func nextSlab(d *Decoding, k SpareKind, size uintptr) unsafe.Pointer {
 
 // TakeSpare returns the next spare *T of kind k in d's record, or nil if
 // the record has none left (or d has none: a decode into a fresh message).
-// It inlines into generated decoders, which call NewSpare when it returns
-// nil: a slot's decode, which finds its nested messages and wrappers in its
-// record, costs them no call.
+// It inlines into generated decoders, which call NextSpare, then
+// NewSpare, when it returns nil: a slot's decode, which finds its nested
+// messages and wrappers in its record, costs them no call.
 func TakeSpare[T any](d *Decoding, k SpareKind) *T { return (*T)(takeSpare(d, k)) }
 
 // takeSpare is TakeSpare's call into the record. From the body of a generic

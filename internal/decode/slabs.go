@@ -71,9 +71,9 @@ const _ uint = MaxPointers - MaxCarved
 // last from 16 up to MaxPointers, where the current one has less room than
 // n: nothing else is handed them, so a slice of exactly n made from them
 // (its capacity n) writes into no other field when appended to. A chunk
-// holds no more than what the rest of the input could use (an element
-// takes 2 bytes of it at least: its tag and its length), so that a small
-// message's short field costs no more than an array of its own.
+// holds no more pointers than the input (less what was copied from it) has
+// room for elements (2 bytes each at least: a tag and a length), so that a
+// small message's short field costs little more than an array of its own.
 func (s *Slabs) Pointers(n int) unsafe.Pointer {
 	i := s.pfilled
 	if n > len(s.ptrs)-i {
