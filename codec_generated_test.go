@@ -2,13 +2,18 @@ package grpcfast_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 	"unsafe"
 
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/mem"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -195,31 +200,7 @@ func TestFreshShortFieldsApart(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := grpcfast.NewCodec()
-	// change appends a KeyValue to every attribute list and an event to
-	// every span, and replaces the first attribute of each span.
-	change := func(m *otlp.ExportTraceServiceRequest) (lists int) {
-		for _, rs := range m.ResourceSpans {
-			if r := rs.Resource; r != nil {
-				r.Attributes = append(r.Attributes, &otlp.KeyValue{Key: "added"})
-				lists++
-			}
-			for _, ss := range rs.ScopeSpans {
-				for _, sp := range ss.Spans {
-					sp.Attributes = append(sp.Attributes, &otlp.KeyValue{Key: "added to " + sp.Name})
-					if len(sp.Attributes) > 1 {
-						sp.Attributes[0] = &otlp.KeyValue{Key: "replaced"}
-					}
-					sp.Events = append(sp.Events, &otlp.Span_Event{Name: "added"})
-					for _, e := range sp.Events {
-						e.Attributes = append(e.Attributes, &otlp.KeyValue{Key: "added to an event"})
-					}
-					sp.Links = append(sp.Links, &otlp.Span_Link{TraceState: "added"})
-					lists += 3 + len(sp.Events)
-				}
-			}
-		}
-		return lists
-	}
+	change := changeExport
 	for i, m := range msgs {
 		b := marshalOK(t, m)
 		got := new(otlp.ExportTraceServiceRequest)
@@ -233,6 +214,79 @@ func TestFreshShortFieldsApart(t *testing.T) {
 		if !proto.Equal(got, want) {
 			t.Fatalf("export %d: appending to the decoded message's fields changed others", i)
 		}
+	}
+}
+
+// changeExport appends a KeyValue to every attribute list, an event, a
+// link and a span to every list of them, and replaces the first attribute
+// of each span, as a careless handler might: it returns how many lists it
+// changed.
+func changeExport(m *otlp.ExportTraceServiceRequest) (lists int) {
+	for _, rs := range m.ResourceSpans {
+		if r := rs.Resource; r != nil {
+			r.Attributes = append(r.Attributes, &otlp.KeyValue{Key: "added"})
+			lists++
+		}
+		for _, ss := range rs.ScopeSpans {
+			for _, sp := range ss.Spans {
+				sp.Attributes = append(sp.Attributes, &otlp.KeyValue{Key: "added to " + sp.Name})
+				if len(sp.Attributes) > 1 {
+					sp.Attributes[0] = &otlp.KeyValue{Key: "replaced"}
+				}
+				sp.Events = append(sp.Events, &otlp.Span_Event{Name: "added"})
+				for _, e := range sp.Events {
+					e.Attributes = append(e.Attributes, &otlp.KeyValue{Key: "added to an event"})
+				}
+				sp.Links = append(sp.Links, &otlp.Span_Link{TraceState: "added"})
+				lists += 3 + len(sp.Events)
+			}
+			ss.Spans = append(ss.Spans, &otlp.Span{Name: "added"})
+			lists++
+		}
+	}
+	return lists
+}
+
+// appendingOTLP is a default-path TraceService whose handler changes every
+// list of the request it got (changeExport), then checks that the request
+// is the export its client sent with the same changes made.
+type appendingOTLP struct {
+	otlp.UnimplementedTraceServiceServer
+}
+
+func (appendingOTLP) Export(_ context.Context, in *otlp.ExportTraceServiceRequest) (*otlp.ExportTraceServiceResponse, error) {
+	c, i, err := otlp.VaryingExportOf(in)
+	if err != nil {
+		return nil, status.Errorf(codes.DataLoss, "request %v: %v", in, err)
+	}
+	want := otlp.VaryingExport(c, i)
+	if n := changeExport(in); n == 0 || changeExport(want) != n || !proto.Equal(in, want) {
+		return nil, status.Errorf(codes.DataLoss, "export %d of client %d: appending to its lists changed others", i, c)
+	}
+	return &otlp.ExportTraceServiceResponse{}, nil
+}
+
+// TestFreshShortFieldsApartOverGRPC: the same over gRPC, on the default
+// path (requests decoded into new messages), 8 clients at once: a handler
+// that appends to the short lists of its request changes nothing else of
+// it, nor of another call's.
+func TestFreshShortFieldsApartOverGRPC(t *testing.T) {
+	_, conn := grpcfasttest.ServeAndDial(t, func(s *grpc.Server) {
+		otlp.RegisterTraceServiceServer(s, appendingOTLP{})
+	}, nil, nil)
+	client := otlp.NewTraceServiceClient(conn)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	err := grpcfasttest.Concurrently(ctx, 8, func(ctx context.Context, c int) error {
+		for i := range 40 {
+			if _, err := client.Export(ctx, otlp.VaryingExport(c, i)); err != nil {
+				return fmt.Errorf("export %d of client %d: %v", i, c, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
