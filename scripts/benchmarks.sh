@@ -224,7 +224,9 @@ own; apart, it counts the server's work alone." \
 		printf 'on a loud machine moves both its sides, then summarized over the rounds (`scripts/ratios.sh\n'
 		printf -- '--summary`): grpcfast'"'"'s default path against vtprotobuf'"'"'s codec and the standard path, pooled\n'
 		printf 'with one copy (`WithStringsInOneCopy`) and gRPC-Go'"'"'s floor (`-grpcfast.floor`) against the\n'
-		printf 'standard path. Then benchstat'"'"'s medians of the same results (`benchstat -col /codec -filter\n'
+		printf 'standard path, each median with a 95%% confidence interval that assumes nothing of how the\n'
+		printf 'rounds'"'"' ratios spread (a sign test): a target inside it is neither met nor missed by the run.\n'
+		printf 'Then benchstat'"'"'s medians of the same results (`benchstat -col /codec -filter\n'
 		printf '\'"'"'.unit:srv-cpu-ns/op\'"'"' -ignore /round`). A run'"'"'s median moves by up to 0.05 from the next\n'
 		printf 'run'"'"'s on the same code ([measurements](docs/measurements.md#ratios-within-a-round)).\n\n```\n'
 		./scripts/ratios.sh --summary "$out/ratios.txt"

@@ -25,19 +25,31 @@
 # path measured after others in the same server process runs on the heap
 # they left (docs/measurements.md, "A server process of each path's own").
 #
-# ratios.sh --summary FILE prints the same ratios, for the results of an
-# earlier run in FILE (what it printed on standard output), on standard
-# output: make benchmarks-md writes them into BENCHMARKS.md.
+# ratios.sh --summary FILE... prints the same ratios, for the results of
+# earlier runs in FILE... (what each printed on standard output), on
+# standard output: make benchmarks-md writes them into BENCHMARKS.md. The
+# rounds of several files are pooled, each file's kept apart from the
+# others' (round 1 of one run is not round 1 of the next).
+#
+# Each ratio's median comes with a 95% confidence interval that assumes
+# nothing of how the rounds' ratios are distributed, only that the rounds
+# are independent: the k-th smallest and the k-th largest ratio, for the
+# largest k at which both fall on the same side of the true median with a
+# probability of at most 5% (a sign test, the binomial distribution of n
+# rounds). A target that lies inside it is neither met nor missed by the
+# run. It needs 6 rounds at least.
 set -euo pipefail
 
-# summary FILE prints, for the results in FILE, the median of each ratio
-# over the rounds, with its quartiles, smallest and largest.
+# summary FILE... prints, for the results in FILE..., the median of each
+# ratio over the rounds, with its 95% confidence interval, its quartiles,
+# smallest and largest.
 summary() {
 	awk '
+FNR == 1 { run++ }
 /srv-cpu-ns\/op/ {
 	name = $1
 	if (!match(name, /round=[0-9]+/)) next
-	round = substr(name, RSTART + 6, RLENGTH - 6)
+	round = run "." substr(name, RSTART + 6, RLENGTH - 6)
 	# The setting a result was measured in: its build, its server mode.
 	setting = ""
 	if (match(name, /build=[a-z]+/)) setting = " " substr(name, RSTART, RLENGTH)
@@ -51,13 +63,31 @@ function median(a, n,    i, j, t) {
 	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
-function ratio(bench, num, den, label,    r, n, v, a, q) {
+# ciRank returns the rank, from either end, of the bounds of a 95%
+# confidence interval for the median of n independent values: the largest
+# k with 2 P(B <= k-1) <= 0.05, B binomial of n trials of one half; 0 where
+# none is (n < 6).
+function ciRank(n,    j, c, p, k) {
+	c = 1 # n choose j
+	p = 0 # P(B <= j)
+	k = 0
+	for (j = 0; 2 * j < n; j++) {
+		p += c / 2 ^ n
+		if (2 * p > 0.05) break
+		k = j + 1
+		c = c * (n - j) / (j + 1)
+	}
+	return k
+}
+function ratio(bench, num, den, label,    r, n, v, a, q, k, ci) {
 	n = 0
 	for (r in rounds) if ((bench, num, r) in cpu && (bench, den, r) in cpu && cpu[bench, den, r] > 0) a[++n] = cpu[bench, num, r] / cpu[bench, den, r]
 	if (n == 0) return
 	v = median(a, n) # sorts a
 	q = int((n + 3) / 4) # the rank of each quartile, from either end
-	printf "%-10s %-34s median %.3f  quartiles %.3f to %.3f  all %.3f to %.3f  (%d rounds)\n", bench, label, v, a[q], a[n + 1 - q], a[1], a[n], n
+	k = ciRank(n)
+	ci = k > 0 ? sprintf("95%% CI %.3f to %.3f", a[k], a[n + 1 - k]) : "95% CI: too few rounds"
+	printf "%-10s %-34s median %.3f  %s  quartiles %.3f to %.3f  all %.3f to %.3f  (%d rounds)\n", bench, label, v, ci, a[q], a[n + 1 - q], a[1], a[n], n
 }
 END {
 	# The benchmarks in order of name (Export, then CreateUser; each setting).
@@ -71,11 +101,16 @@ END {
 		ratio(b, "grpcfast-pooled-copy", "proto", "grpcfast-pooled-copy / proto")
 		ratio(b, "floor", "proto", "floor / proto")
 	}
-}' "$1"
+}' "$@"
 }
 
 if [ "${1:-}" = --summary ]; then
-	summary "$2"
+	shift
+	[ $# -gt 0 ] || {
+		echo "ratios.sh --summary: name the files of results to sum up" >&2
+		exit 2
+	}
+	summary "$@"
 	exit
 fi
 count=$1

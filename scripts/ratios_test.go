@@ -1,0 +1,137 @@
+// Package scripts holds the tests of what the repository's scripts compute
+// from benchmark results, run by go test like every other test.
+package scripts
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// writeRounds writes, for each ratio r[i], a round i+1 of the OTLP replay
+// in which vtprotobuf's codec costs the server 1000 ns per call and the
+// default path 1000*r[i], as the generated benchmarks print them.
+func writeRounds(t *testing.T, ratios []float64) string {
+	t.Helper()
+	var b strings.Builder
+	for i, r := range ratios {
+		fmt.Fprintf(&b, "BenchmarkGrpcfast_TraceService/Export/round=%d/codec=vtproto \t 100\t 5000 ns/op\t 1000 srv-cpu-ns/op\n", i+1)
+		fmt.Fprintf(&b, "BenchmarkGrpcfast_TraceService/Export/round=%d/codec=grpcfast \t 100\t 5000 ns/op\t %.0f srv-cpu-ns/op\n", i+1, 1000*r)
+	}
+	f := filepath.Join(t.TempDir(), "results.txt")
+	if err := os.WriteFile(f, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// summary runs ratios.sh --summary on files and returns the line of the
+// default path against vtprotobuf's codec.
+func summary(t *testing.T, files ...string) string {
+	t.Helper()
+	out, err := exec.Command("bash", append([]string{"ratios.sh", "--summary"}, files...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("ratios.sh --summary: %v\n%s", err, out)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.Contains(line, "grpcfast / vtproto") {
+			return line
+		}
+	}
+	t.Fatalf("ratios.sh --summary printed no line for grpcfast / vtproto:\n%s", out)
+	return ""
+}
+
+// ciRank is the rank, from either end, of the bounds of a 95% confidence
+// interval for the median of n values (a sign test), computed apart from
+// the script: the largest k with 2 P(B <= k-1) <= 0.05, B binomial of n
+// trials of one half; 0 where none is.
+func ciRank(n int) int {
+	k := 0
+	for j := 0; 2*j < n; j++ {
+		p := 0.0
+		for i := 0; i <= j; i++ {
+			lc, _ := math.Lgamma(float64(n + 1))
+			li, _ := math.Lgamma(float64(i + 1))
+			lr, _ := math.Lgamma(float64(n - i + 1))
+			p += math.Exp(lc - li - lr - float64(n)*math.Ln2)
+		}
+		if 2*p > 0.05 {
+			break
+		}
+		k = j + 1
+	}
+	return k
+}
+
+func TestRatiosSummary(t *testing.T) {
+	// Ratios 0.70, 0.71, ... 0.79, in rounds of a shuffled order.
+	ratios := []float64{0.74, 0.71, 0.79, 0.70, 0.76, 0.73, 0.78, 0.72, 0.75, 0.77}
+	got := summary(t, writeRounds(t, ratios))
+	want := "median 0.745  95% CI 0.710 to 0.780  quartiles 0.720 to 0.770  all 0.700 to 0.790  (10 rounds)"
+	if !strings.HasSuffix(got, want) {
+		t.Errorf("10 rounds:\n got %s\nwant ...%s", got, want)
+	}
+}
+
+func TestRatiosSummaryInterval(t *testing.T) {
+	// For each number of rounds, distinct ratios: the interval's bounds
+	// are the values of rank k from either end, k from the binomial
+	// distribution; none below 6 rounds.
+	re := regexp.MustCompile(`95% CI (\d\.\d{3}) to (\d\.\d{3})`)
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{3, 5, 6, 7, 9, 10, 16, 17, 24, 25, 40} {
+		sorted := make([]float64, n)
+		for i := range sorted {
+			sorted[i] = 0.5 + float64(i)/100
+		}
+		ratios := append([]float64(nil), sorted...)
+		r.Shuffle(n, func(i, j int) { ratios[i], ratios[j] = ratios[j], ratios[i] })
+		got := summary(t, writeRounds(t, ratios))
+		k := ciRank(n)
+		if k == 0 {
+			if !strings.Contains(got, "95% CI: too few rounds") {
+				t.Errorf("%d rounds: %s\nwant no interval", n, got)
+			}
+			continue
+		}
+		m := re.FindStringSubmatch(got)
+		if want := []string{fmt.Sprintf("%.3f", sorted[k-1]), fmt.Sprintf("%.3f", sorted[n-k])}; m == nil || m[1] != want[0] || m[2] != want[1] {
+			t.Errorf("%d rounds: %s\nwant 95%% CI %s to %s (ranks %d and %d)", n, got, want[0], want[1], k, n+1-k)
+		}
+	}
+	if k := ciRank(6); k != 1 {
+		t.Errorf("ciRank(6) = %d, want 1: 2/64 is below 5%%", k)
+	}
+	if k := ciRank(10); k != 2 {
+		t.Errorf("ciRank(10) = %d, want 2: 2*11/1024 is below 5%%, 2*56/1024 above", k)
+	}
+}
+
+func TestRatiosSummaryPoolsRuns(t *testing.T) {
+	// Two runs of rounds 1 to 3 each: 6 rounds, not 3 whose second run
+	// overwrote the first.
+	a := writeRounds(t, []float64{0.70, 0.72, 0.74})
+	b := writeRounds(t, []float64{0.80, 0.82, 0.84})
+	got := summary(t, a, b)
+	want := "median 0.770  95% CI 0.700 to 0.840  quartiles 0.720 to 0.820  all 0.700 to 0.840  (6 rounds)"
+	if !strings.HasSuffix(got, want) {
+		t.Errorf("two runs of 3 rounds:\n got %s\nwant ...%s", got, want)
+	}
+}
+
+func TestRatiosSummaryNoFiles(t *testing.T) {
+	out, err := exec.Command("bash", "ratios.sh", "--summary").CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
+		t.Fatalf("ratios.sh --summary without files: %v, want exit status 2\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "name the files of results") {
+		t.Errorf("ratios.sh --summary without files said %q", out)
+	}
+}
