@@ -332,12 +332,17 @@ func FuzzGeneratedDecode(f *testing.F) {
 	for _, b := range mapEntryInputs(f) {
 		f.Add(b, uint16(len(b)/2))
 	}
+	// Nested messages of one field, which their holder decodes itself.
+	for _, b := range inlineInputs() {
+		f.Add(b, uint16(len(b)/2))
+	}
 	f.Fuzz(fuzzBody)
 }
 
 var (
-	fuzzCodec = grpcfast.NewCodec()
-	fuzzFull  = marshalOK(nil, grpcfasttest.FullDecodable(3, 2, 2))
+	fuzzCodec   = grpcfast.NewCodec()
+	fuzzFull    = marshalOK(nil, grpcfasttest.FullDecodable(3, 2, 2))
+	fuzzWrapped = marshalOK(nil, fullWrapped())
 )
 
 func fuzzBody(t *testing.T, b []byte, cut uint16) {
@@ -352,12 +357,21 @@ func fuzzBody(t *testing.T, b []byte, cut uint16) {
 			_, err := s.Decode(c, grpcfasttest.SliceAt(b, int(cut)%(len(b)+1)))
 			grpcfasttest.CheckOracle(t, b, s.Msg(), err)
 		}
-		// The same through OTLP's types, whose oneof is AnyValue's.
+		// The same through OTLP's types, whose oneof is AnyValue's, and
+		// through messages of one field that their holder decodes itself
+		// (kinds.Wrapped), after a full one.
 		o := grpcfasttest.NewCopySlot[otlp.KeyValue]()
+		w := grpcfasttest.NewCopySlot[kinds.Wrapped]()
+		if _, err := w.Decode(c, mem.BufferSlice{mem.SliceBuffer(fuzzWrapped)}); err != nil {
+			t.Fatal(err)
+		}
 		for range 2 {
 			_, err := o.Decode(c, mem.BufferSlice{mem.SliceBuffer(b)})
 			grpcfasttest.CheckOracle(t, b, o.Msg(), err)
 			o.Reset()
+			w.Reset()
+			_, err = w.Decode(c, grpcfasttest.SliceAt(b, int(cut)%(len(b)+1)))
+			grpcfasttest.CheckOracle(t, b, w.Msg(), err)
 		}
 		// Maps, optional fields, proto2 and required fields, into reused
 		// slots and into new messages.
@@ -377,7 +391,7 @@ func fuzzBody(t *testing.T, b []byte, cut uint16) {
 		// a piece's end.
 		guardpage.Check(t, "guarded", grpcfasttest.PiecesAt(b, int(cut)%(len(b)+1)), func(in [][]byte) {
 			data := grpcfasttest.Buffers(in)
-			for _, m := range []proto.Message{&kinds.Rich{}, &proto2.Entries{}, &hostile.Node{}} {
+			for _, m := range []proto.Message{&kinds.Rich{}, &proto2.Entries{}, &hostile.Node{}, &kinds.Wrapped{}} {
 				grpcfasttest.CheckOracle(t, b, m, c.Unmarshal(data, m))
 			}
 			p := grpcfasttest.NewPlainSlot[kinds.Rich]()

@@ -400,8 +400,18 @@ dEcode1:
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
 			}
-			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
+			switch {
+			case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // id, alone: GrpcfastDecode's code for it
+				vAl := vAl[2:]
+				x := eL
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.example.v1.CreateUserResponse.id"); eRr != nil {
+					return eRr
+				}
+				x.Id = grpcfastimpl.String(dEc, vAl)
+			default:
+				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+					return eRr
+				}
 			}
 			if len(dAtA) == 0 || dAtA[0] != 10 {
 				break

@@ -175,6 +175,9 @@ type decodeGen struct {
 	sweep bool
 	// inMap: the field being written is a map entry's key or value.
 	inMap bool
+	// inlined: the field being written is a nested message's, decoded by
+	// its parent (message).
+	inlined bool
 	// cases are the cases of the switch on a tag read in the loop (nExt):
 	// a goto to a field's label, or code of its own.
 	cases []dispatch
@@ -277,11 +280,28 @@ func (d *decodeGen) fail(cond, err string) {
 // with that much left or more lies within the prefix and is not checked
 // (the Span name before its fixed64 times, a key before its int value);
 // the others are.
+//
+// A nested message's field that its parent decodes (inlined) is checked
+// against the parent's aScii where the parent has one: the string ends
+// where the parent's dAtA begins. It is checked unless the parent's sweep
+// found it 7-bit, and always in a map entry, whose rest is not dAtA's.
 func (d *decodeGen) utf8(fd *protogen.Field) {
 	if !fieldrule.EnforceUTF8(fd.Desc) {
 		return
 	}
 	g := d.g
+	if d.inlined {
+		if !d.inMap && d.sweep {
+			g.P("if aScii < 0 || len(dAtA) < aScii {")
+		}
+		g.P("if eRr := ", d.impl("CheckUTF8"), "(dEc, vAl, ", strconv.Quote(string(fd.Desc.FullName())), "); eRr != nil {")
+		g.P("return eRr")
+		g.P("}")
+		if !d.inMap && d.sweep {
+			g.P("}")
+		}
+		return
+	}
 	if !d.inMap {
 		g.P("if aScii < 0 {")
 		g.P("dEc, aScii = ", d.impl("Sweep"), "(dEc, fIeld)")
@@ -337,16 +357,91 @@ func (d *decodeGen) value(fd *protogen.Field) string {
 
 // message writes the decode of vAl into message e of type mt, with depth
 // levels left below the current message (protobuf-go fails when a nested
-// message would have fewer than zero).
+// message would have fewer than zero). Where vAl is one field of mt that
+// inlinable accepts, and nothing else, the code of mt's decoder for that
+// field is written here, so that the commonest nested messages (an OTLP
+// attribute's AnyValue of one string) cost no call: mt's own code for the
+// field (its oneof wrapper, presence, the UTF-8 check), with x the nested
+// message, and what mt's decoder records of its arrays at its end
+// (logArrays).
 func (d *decodeGen) message(e string, mt *protogen.Message, depth string) {
+	g := d.g
 	d.fail(depth+" < 1", "ErrDepth")
-	if decodedHere(d.g, d.f, mt) {
-		d.g.P("if eRr := ", e, ".", decodeMethod, "(vAl, dEc, ", depth, "-1); eRr != nil {")
-	} else {
-		d.g.P("if eRr := ", d.impl("DecodeMessage"), "(", e, ", vAl, dEc, ", depth, "-1); eRr != nil {")
+	fields := inlinable(d.f, mt)
+	if len(fields) > 0 {
+		g.P("switch {")
+		for _, fd := range fields {
+			tag := tagOf(fd.Desc.Number(), wireOf(fd))
+			comment := " // " + string(fd.Desc.Name()) + ", alone: " + decodeMethod + "'s code for it"
+			switch wireOf(fd) {
+			case protowire.BytesType:
+				g.P("case len(vAl) > 1 && vAl[0] == ", tag, " && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2:", comment)
+				g.P("vAl := vAl[2:]")
+			case protowire.VarintType:
+				g.P("case len(vAl) == 2 && vAl[0] == ", tag, " && vAl[1] < 0x80:", comment)
+				g.P("vAl := uint64(vAl[1])")
+			case protowire.Fixed64Type:
+				g.P("case len(vAl) == 9 && vAl[0] == ", tag, ":", comment)
+				g.P("vAl, _ := ", d.pw("ConsumeFixed64"), "(vAl[1:])")
+			case protowire.Fixed32Type:
+				g.P("case len(vAl) == 5 && vAl[0] == ", tag, ":", comment)
+				g.P("vAl, _ := ", d.pw("ConsumeFixed32"), "(vAl[1:])")
+			}
+			g.P("x := ", e)
+			d.inlined = true
+			d.set(fd)
+			d.inlined = false
+			d.logArrays(mt)
+		}
+		g.P("default:")
 	}
-	d.g.P("return eRr")
-	d.g.P("}")
+	if decodedHere(g, d.f, mt) {
+		g.P("if eRr := ", e, ".", decodeMethod, "(vAl, dEc, ", depth, "-1); eRr != nil {")
+	} else {
+		g.P("if eRr := ", d.impl("DecodeMessage"), "(", e, ", vAl, dEc, ", depth, "-1); eRr != nil {")
+	}
+	g.P("return eRr")
+	g.P("}")
+	if len(fields) > 0 {
+		g.P("}")
+	}
+}
+
+// maxInlined is the most fields of a nested message type that its
+// parents decode themselves (inlinable): each costs its parent's decoder
+// a case.
+const maxInlined = 8
+
+// inlinable returns the fields of mt that a parent decodes itself where a
+// nested message of type mt is that one field (message), in order of
+// number. mt gets its decoder in f and holds one field at a time: it has
+// one field (a wrapper: `message UserID { string value = 1; }`), or all
+// its fields are one oneof's (OTLP's AnyValue), so that its encoding is
+// mostly one field. The fields are singular, not messages, and their tags
+// are one byte; none if mt has more than maxInlined. A type of more fields
+// is seldom sent with one, and each field inlined would make every
+// parent's decoder longer, which costs every stack walk through it (the
+// runtime's memory profile samples one allocation per 512 KiB, walking
+// the stack, and the walk's cost grows with the functions' length).
+func inlinable(f *protogen.File, mt *protogen.Message) []*protogen.Field {
+	if mt.Desc.ParentFile() != f.Desc || !decodable(mt) || len(mt.Fields) == 0 {
+		return nil
+	}
+	if o := realOneof(mt.Fields[0]); len(mt.Fields) > 1 && (o == nil || len(o.Fields) != len(mt.Fields)) {
+		return nil
+	}
+	var fields []*protogen.Field
+	for _, fd := range mt.Fields {
+		d := fd.Desc
+		if !d.IsList() && !d.IsMap() && !isMessage(d) && tagOf(d.Number(), wireOf(fd)) < 0x80 {
+			fields = append(fields, fd)
+		}
+	}
+	if len(fields) > maxInlined {
+		return nil
+	}
+	slices.SortFunc(fields, func(a, b *protogen.Field) int { return cmp.Compare(a.Desc.Number(), b.Desc.Number()) })
+	return fields
 }
 
 // spare writes e = a spare *T, or a new one: TakeSpare (a slot's record)
@@ -403,21 +498,17 @@ func (d *decodeGen) field(fd *protogen.Field) {
 		}
 	}
 	switch oneof := realOneof(fd); {
-	case oneof != nil:
+	case oneof != nil && isMsg:
 		d.read(fd, "dAtA")
 		g.P("wR, oK := x.", oneof.GoName, ".(*", fd.GoIdent, ")")
 		g.P("if !oK {")
 		d.spare("wR", fd.GoIdent)
 		g.P("x.", oneof.GoName, " = wR")
 		g.P("}")
-		if isMsg {
-			g.P("if wR.", fd.GoName, " == nil {")
-			d.spare("wR."+fd.GoName, fd.Message.GoIdent)
-			g.P("}")
-			d.message("wR."+fd.GoName, fd.Message, "dEpth")
-		} else {
-			g.P("wR.", fd.GoName, " = ", d.value(fd))
-		}
+		g.P("if wR.", fd.GoName, " == nil {")
+		d.spare("wR."+fd.GoName, fd.Message.GoIdent)
+		g.P("}")
+		d.message("wR."+fd.GoName, fd.Message, "dEpth")
 	case desc.IsList() && isMsg:
 		d.read(fd, "dAtA")
 		g.P("var eL *", fd.Message.GoIdent)
@@ -468,21 +559,37 @@ func (d *decodeGen) field(fd *protogen.Field) {
 		d.spare("x."+fd.GoName, fd.Message.GoIdent)
 		g.P("}")
 		d.message("x."+fd.GoName, fd.Message, "dEpth")
-	case kind == protoreflect.BytesKind && !desc.HasPresence():
+	default:
 		d.read(fd, "dAtA")
+		d.set(fd)
+	}
+	d.end()
+}
+
+// set writes the store of vAl, a value of fd read from the input, into
+// message x: fd is a singular field (in a oneof or not) that is not a
+// message (settable).
+func (d *decodeGen) set(fd *protogen.Field) {
+	g := d.g
+	switch oneof := realOneof(fd); {
+	case oneof != nil:
+		g.P("wR, oK := x.", oneof.GoName, ".(*", fd.GoIdent, ")")
+		g.P("if !oK {")
+		d.spare("wR", fd.GoIdent)
+		g.P("x.", oneof.GoName, " = wR")
+		g.P("}")
+		g.P("wR.", fd.GoName, " = ", d.value(fd))
+	case fd.Desc.Kind() == protoreflect.BytesKind && !fd.Desc.HasPresence():
 		g.P("x.", fd.GoName, " = ", d.impl("Bytes"), "(dEc, x.", fd.GoName, ", vAl)")
 	case hasPointer(fd):
-		d.read(fd, "dAtA")
 		v := d.value(fd)
 		g.P("if x.", fd.GoName, " == nil {")
 		g.P("x.", fd.GoName, " = new(", goType(g, fd), ")")
 		g.P("}")
 		g.P("*x.", fd.GoName, " = ", v)
 	default:
-		d.read(fd, "dAtA")
 		g.P("x.", fd.GoName, " = ", d.value(fd))
 	}
-	d.end()
 }
 
 // fieldLabel is the label of the code of field num, or of its packed form.

@@ -1300,6 +1300,782 @@ func (x *Signed) GetList() []*Signed {
 	return nil
 }
 
+// Wrapped holds messages that hold one field at a time: a message of one
+// field, or whose fields are one oneof's. Where such a message's encoding is
+// one of its fields that is not a message, and whose tag is one byte, the
+// decoder of the message that holds it decodes the field itself, with the
+// nested decoder's code for it; any other encoding goes to the nested
+// decoder (decodeGen.message).
+type Wrapped struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Name   *OneString             `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Data   *OneBytes              `protobuf:"bytes,2,opt,name=data,proto3" json:"data,omitempty"`
+	Level  *OneOptional           `protobuf:"bytes,3,opt,name=level,proto3" json:"level,omitempty"`
+	Value  *OneOf                 `protobuf:"bytes,4,opt,name=value,proto3" json:"value,omitempty"`
+	Values []*OneOf               `protobuf:"bytes,5,rep,name=values,proto3" json:"values,omitempty"`
+	ByKey  map[string]*OneOf      `protobuf:"bytes,6,rep,name=by_key,json=byKey,proto3" json:"by_key,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// Types that are valid to be assigned to Pick:
+	//
+	//	*Wrapped_Picked
+	//	*Wrapped_Any
+	Pick isWrapped_Pick `protobuf_oneof:"pick"`
+	// A string of the holder's own: the holder sweeps its input for 7-bit
+	// text, and checks the strings it decodes for its nested messages
+	// against that sweep.
+	Label string      `protobuf:"bytes,9,opt,name=label,proto3" json:"label,omitempty"`
+	Blobs []*OneBytes `protobuf:"bytes,10,rep,name=blobs,proto3" json:"blobs,omitempty"`
+	// Plain has no string of its own, and checks every nested string.
+	Plain         *Plain `protobuf:"bytes,11,opt,name=plain,proto3" json:"plain,omitempty"`
+	Many          *Many  `protobuf:"bytes,12,opt,name=many,proto3" json:"many,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Wrapped) Reset() {
+	*x = Wrapped{}
+	mi := &file_kinds_kinds_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Wrapped) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Wrapped) ProtoMessage() {}
+
+func (x *Wrapped) ProtoReflect() protoreflect.Message {
+	mi := &file_kinds_kinds_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Wrapped.ProtoReflect.Descriptor instead.
+func (*Wrapped) Descriptor() ([]byte, []int) {
+	return file_kinds_kinds_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *Wrapped) GetName() *OneString {
+	if x != nil {
+		return x.Name
+	}
+	return nil
+}
+
+func (x *Wrapped) GetData() *OneBytes {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+func (x *Wrapped) GetLevel() *OneOptional {
+	if x != nil {
+		return x.Level
+	}
+	return nil
+}
+
+func (x *Wrapped) GetValue() *OneOf {
+	if x != nil {
+		return x.Value
+	}
+	return nil
+}
+
+func (x *Wrapped) GetValues() []*OneOf {
+	if x != nil {
+		return x.Values
+	}
+	return nil
+}
+
+func (x *Wrapped) GetByKey() map[string]*OneOf {
+	if x != nil {
+		return x.ByKey
+	}
+	return nil
+}
+
+func (x *Wrapped) GetPick() isWrapped_Pick {
+	if x != nil {
+		return x.Pick
+	}
+	return nil
+}
+
+func (x *Wrapped) GetPicked() *OneString {
+	if x != nil {
+		if x, ok := x.Pick.(*Wrapped_Picked); ok {
+			return x.Picked
+		}
+	}
+	return nil
+}
+
+func (x *Wrapped) GetAny() *OneOf {
+	if x != nil {
+		if x, ok := x.Pick.(*Wrapped_Any); ok {
+			return x.Any
+		}
+	}
+	return nil
+}
+
+func (x *Wrapped) GetLabel() string {
+	if x != nil {
+		return x.Label
+	}
+	return ""
+}
+
+func (x *Wrapped) GetBlobs() []*OneBytes {
+	if x != nil {
+		return x.Blobs
+	}
+	return nil
+}
+
+func (x *Wrapped) GetPlain() *Plain {
+	if x != nil {
+		return x.Plain
+	}
+	return nil
+}
+
+func (x *Wrapped) GetMany() *Many {
+	if x != nil {
+		return x.Many
+	}
+	return nil
+}
+
+type isWrapped_Pick interface {
+	isWrapped_Pick()
+}
+
+type Wrapped_Picked struct {
+	Picked *OneString `protobuf:"bytes,7,opt,name=picked,proto3,oneof"`
+}
+
+type Wrapped_Any struct {
+	Any *OneOf `protobuf:"bytes,8,opt,name=any,proto3,oneof"`
+}
+
+func (*Wrapped_Picked) isWrapped_Pick() {}
+
+func (*Wrapped_Any) isWrapped_Pick() {}
+
+// OneString is a message of one string field.
+type OneString struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Value         string                 `protobuf:"bytes,1,opt,name=value,proto3" json:"value,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OneString) Reset() {
+	*x = OneString{}
+	mi := &file_kinds_kinds_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OneString) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OneString) ProtoMessage() {}
+
+func (x *OneString) ProtoReflect() protoreflect.Message {
+	mi := &file_kinds_kinds_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OneString.ProtoReflect.Descriptor instead.
+func (*OneString) Descriptor() ([]byte, []int) {
+	return file_kinds_kinds_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *OneString) GetValue() string {
+	if x != nil {
+		return x.Value
+	}
+	return ""
+}
+
+// OneBytes is a message of one bytes field, which a slot's reset keeps.
+type OneBytes struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Value         []byte                 `protobuf:"bytes,1,opt,name=value,proto3" json:"value,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OneBytes) Reset() {
+	*x = OneBytes{}
+	mi := &file_kinds_kinds_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OneBytes) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OneBytes) ProtoMessage() {}
+
+func (x *OneBytes) ProtoReflect() protoreflect.Message {
+	mi := &file_kinds_kinds_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OneBytes.ProtoReflect.Descriptor instead.
+func (*OneBytes) Descriptor() ([]byte, []int) {
+	return file_kinds_kinds_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *OneBytes) GetValue() []byte {
+	if x != nil {
+		return x.Value
+	}
+	return nil
+}
+
+// OneOptional is a message of one field with presence.
+type OneOptional struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Value         *int64                 `protobuf:"zigzag64,1,opt,name=value,proto3,oneof" json:"value,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OneOptional) Reset() {
+	*x = OneOptional{}
+	mi := &file_kinds_kinds_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OneOptional) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OneOptional) ProtoMessage() {}
+
+func (x *OneOptional) ProtoReflect() protoreflect.Message {
+	mi := &file_kinds_kinds_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OneOptional.ProtoReflect.Descriptor instead.
+func (*OneOptional) Descriptor() ([]byte, []int) {
+	return file_kinds_kinds_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *OneOptional) GetValue() int64 {
+	if x != nil && x.Value != nil {
+		return *x.Value
+	}
+	return 0
+}
+
+// OneOf is a message of one oneof, of every wire type, a message and a
+// field whose tag is two bytes.
+type OneOf struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Kind:
+	//
+	//	*OneOf_Text
+	//	*OneOf_Raw
+	//	*OneOf_Yes
+	//	*OneOf_Num
+	//	*OneOf_Real
+	//	*OneOf_Small
+	//	*OneOf_Hue
+	//	*OneOf_Big
+	//	*OneOf_Nested
+	//	*OneOf_Far
+	Kind          isOneOf_Kind `protobuf_oneof:"kind"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OneOf) Reset() {
+	*x = OneOf{}
+	mi := &file_kinds_kinds_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OneOf) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OneOf) ProtoMessage() {}
+
+func (x *OneOf) ProtoReflect() protoreflect.Message {
+	mi := &file_kinds_kinds_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OneOf.ProtoReflect.Descriptor instead.
+func (*OneOf) Descriptor() ([]byte, []int) {
+	return file_kinds_kinds_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *OneOf) GetKind() isOneOf_Kind {
+	if x != nil {
+		return x.Kind
+	}
+	return nil
+}
+
+func (x *OneOf) GetText() string {
+	if x != nil {
+		if x, ok := x.Kind.(*OneOf_Text); ok {
+			return x.Text
+		}
+	}
+	return ""
+}
+
+func (x *OneOf) GetRaw() []byte {
+	if x != nil {
+		if x, ok := x.Kind.(*OneOf_Raw); ok {
+			return x.Raw
+		}
+	}
+	return nil
+}
+
+func (x *OneOf) GetYes() bool {
+	if x != nil {
+		if x, ok := x.Kind.(*OneOf_Yes); ok {
+			return x.Yes
+		}
+	}
+	return false
+}
+
+func (x *OneOf) GetNum() int64 {
+	if x != nil {
+		if x, ok := x.Kind.(*OneOf_Num); ok {
+			return x.Num
+		}
+	}
+	return 0
+}
+
+func (x *OneOf) GetReal() float64 {
+	if x != nil {
+		if x, ok := x.Kind.(*OneOf_Real); ok {
+			return x.Real
+		}
+	}
+	return 0
+}
+
+func (x *OneOf) GetSmall() float32 {
+	if x != nil {
+		if x, ok := x.Kind.(*OneOf_Small); ok {
+			return x.Small
+		}
+	}
+	return 0
+}
+
+func (x *OneOf) GetHue() Color {
+	if x != nil {
+		if x, ok := x.Kind.(*OneOf_Hue); ok {
+			return x.Hue
+		}
+	}
+	return Color_COLOR_UNSPECIFIED
+}
+
+func (x *OneOf) GetBig() uint64 {
+	if x != nil {
+		if x, ok := x.Kind.(*OneOf_Big); ok {
+			return x.Big
+		}
+	}
+	return 0
+}
+
+func (x *OneOf) GetNested() *OneOf {
+	if x != nil {
+		if x, ok := x.Kind.(*OneOf_Nested); ok {
+			return x.Nested
+		}
+	}
+	return nil
+}
+
+func (x *OneOf) GetFar() int32 {
+	if x != nil {
+		if x, ok := x.Kind.(*OneOf_Far); ok {
+			return x.Far
+		}
+	}
+	return 0
+}
+
+type isOneOf_Kind interface {
+	isOneOf_Kind()
+}
+
+type OneOf_Text struct {
+	Text string `protobuf:"bytes,1,opt,name=text,proto3,oneof"`
+}
+
+type OneOf_Raw struct {
+	Raw []byte `protobuf:"bytes,2,opt,name=raw,proto3,oneof"`
+}
+
+type OneOf_Yes struct {
+	Yes bool `protobuf:"varint,3,opt,name=yes,proto3,oneof"`
+}
+
+type OneOf_Num struct {
+	Num int64 `protobuf:"varint,4,opt,name=num,proto3,oneof"`
+}
+
+type OneOf_Real struct {
+	Real float64 `protobuf:"fixed64,5,opt,name=real,proto3,oneof"`
+}
+
+type OneOf_Small struct {
+	Small float32 `protobuf:"fixed32,6,opt,name=small,proto3,oneof"`
+}
+
+type OneOf_Hue struct {
+	Hue Color `protobuf:"varint,7,opt,name=hue,proto3,enum=grpcfast.testdata.kinds.Color,oneof"`
+}
+
+type OneOf_Big struct {
+	Big uint64 `protobuf:"fixed64,8,opt,name=big,proto3,oneof"`
+}
+
+type OneOf_Nested struct {
+	Nested *OneOf `protobuf:"bytes,9,opt,name=nested,proto3,oneof"`
+}
+
+type OneOf_Far struct {
+	Far int32 `protobuf:"fixed32,16,opt,name=far,proto3,oneof"`
+}
+
+func (*OneOf_Text) isOneOf_Kind() {}
+
+func (*OneOf_Raw) isOneOf_Kind() {}
+
+func (*OneOf_Yes) isOneOf_Kind() {}
+
+func (*OneOf_Num) isOneOf_Kind() {}
+
+func (*OneOf_Real) isOneOf_Kind() {}
+
+func (*OneOf_Small) isOneOf_Kind() {}
+
+func (*OneOf_Hue) isOneOf_Kind() {}
+
+func (*OneOf_Big) isOneOf_Kind() {}
+
+func (*OneOf_Nested) isOneOf_Kind() {}
+
+func (*OneOf_Far) isOneOf_Kind() {}
+
+// Plain holds messages of one field and has no string field of its own.
+type Plain struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Values        []*OneOf               `protobuf:"bytes,1,rep,name=values,proto3" json:"values,omitempty"`
+	Name          *OneString             `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Count         int32                  `protobuf:"varint,3,opt,name=count,proto3" json:"count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Plain) Reset() {
+	*x = Plain{}
+	mi := &file_kinds_kinds_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Plain) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Plain) ProtoMessage() {}
+
+func (x *Plain) ProtoReflect() protoreflect.Message {
+	mi := &file_kinds_kinds_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Plain.ProtoReflect.Descriptor instead.
+func (*Plain) Descriptor() ([]byte, []int) {
+	return file_kinds_kinds_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *Plain) GetValues() []*OneOf {
+	if x != nil {
+		return x.Values
+	}
+	return nil
+}
+
+func (x *Plain) GetName() *OneString {
+	if x != nil {
+		return x.Name
+	}
+	return nil
+}
+
+func (x *Plain) GetCount() int32 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
+// Many is a message of one oneof of more fields than a holder decodes
+// itself (maxInlined): its holder calls its decoder whatever it holds.
+type Many struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Kind:
+	//
+	//	*Many_A
+	//	*Many_B
+	//	*Many_C
+	//	*Many_D
+	//	*Many_E
+	//	*Many_F
+	//	*Many_G
+	//	*Many_H
+	//	*Many_I
+	Kind          isMany_Kind `protobuf_oneof:"kind"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Many) Reset() {
+	*x = Many{}
+	mi := &file_kinds_kinds_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Many) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Many) ProtoMessage() {}
+
+func (x *Many) ProtoReflect() protoreflect.Message {
+	mi := &file_kinds_kinds_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Many.ProtoReflect.Descriptor instead.
+func (*Many) Descriptor() ([]byte, []int) {
+	return file_kinds_kinds_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *Many) GetKind() isMany_Kind {
+	if x != nil {
+		return x.Kind
+	}
+	return nil
+}
+
+func (x *Many) GetA() int32 {
+	if x != nil {
+		if x, ok := x.Kind.(*Many_A); ok {
+			return x.A
+		}
+	}
+	return 0
+}
+
+func (x *Many) GetB() int32 {
+	if x != nil {
+		if x, ok := x.Kind.(*Many_B); ok {
+			return x.B
+		}
+	}
+	return 0
+}
+
+func (x *Many) GetC() int32 {
+	if x != nil {
+		if x, ok := x.Kind.(*Many_C); ok {
+			return x.C
+		}
+	}
+	return 0
+}
+
+func (x *Many) GetD() int32 {
+	if x != nil {
+		if x, ok := x.Kind.(*Many_D); ok {
+			return x.D
+		}
+	}
+	return 0
+}
+
+func (x *Many) GetE() int32 {
+	if x != nil {
+		if x, ok := x.Kind.(*Many_E); ok {
+			return x.E
+		}
+	}
+	return 0
+}
+
+func (x *Many) GetF() int32 {
+	if x != nil {
+		if x, ok := x.Kind.(*Many_F); ok {
+			return x.F
+		}
+	}
+	return 0
+}
+
+func (x *Many) GetG() int32 {
+	if x != nil {
+		if x, ok := x.Kind.(*Many_G); ok {
+			return x.G
+		}
+	}
+	return 0
+}
+
+func (x *Many) GetH() int32 {
+	if x != nil {
+		if x, ok := x.Kind.(*Many_H); ok {
+			return x.H
+		}
+	}
+	return 0
+}
+
+func (x *Many) GetI() int32 {
+	if x != nil {
+		if x, ok := x.Kind.(*Many_I); ok {
+			return x.I
+		}
+	}
+	return 0
+}
+
+type isMany_Kind interface {
+	isMany_Kind()
+}
+
+type Many_A struct {
+	A int32 `protobuf:"varint,1,opt,name=a,proto3,oneof"`
+}
+
+type Many_B struct {
+	B int32 `protobuf:"varint,2,opt,name=b,proto3,oneof"`
+}
+
+type Many_C struct {
+	C int32 `protobuf:"varint,3,opt,name=c,proto3,oneof"`
+}
+
+type Many_D struct {
+	D int32 `protobuf:"varint,4,opt,name=d,proto3,oneof"`
+}
+
+type Many_E struct {
+	E int32 `protobuf:"varint,5,opt,name=e,proto3,oneof"`
+}
+
+type Many_F struct {
+	F int32 `protobuf:"varint,6,opt,name=f,proto3,oneof"`
+}
+
+type Many_G struct {
+	G int32 `protobuf:"varint,7,opt,name=g,proto3,oneof"`
+}
+
+type Many_H struct {
+	H int32 `protobuf:"varint,8,opt,name=h,proto3,oneof"`
+}
+
+type Many_I struct {
+	I int32 `protobuf:"varint,9,opt,name=i,proto3,oneof"`
+}
+
+func (*Many_A) isMany_Kind() {}
+
+func (*Many_B) isMany_Kind() {}
+
+func (*Many_C) isMany_Kind() {}
+
+func (*Many_D) isMany_Kind() {}
+
+func (*Many_E) isMany_Kind() {}
+
+func (*Many_F) isMany_Kind() {}
+
+func (*Many_G) isMany_Kind() {}
+
+func (*Many_H) isMany_Kind() {}
+
+func (*Many_I) isMany_Kind() {}
+
 var File_kinds_kinds_proto protoreflect.FileDescriptor
 
 const file_kinds_kinds_proto_rawDesc = "" +
@@ -1421,7 +2197,60 @@ const file_kinds_kinds_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\v2\x1f.grpcfast.testdata.kinds.SignedR\x05value:\x028\x01\x1a9\n" +
 	"\vValuesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x01R\x05value:\x028\x01*>\n" +
+	"\x05value\x18\x02 \x01(\x01R\x05value:\x028\x01\"\xf2\x05\n" +
+	"\aWrapped\x126\n" +
+	"\x04name\x18\x01 \x01(\v2\".grpcfast.testdata.kinds.OneStringR\x04name\x125\n" +
+	"\x04data\x18\x02 \x01(\v2!.grpcfast.testdata.kinds.OneBytesR\x04data\x12:\n" +
+	"\x05level\x18\x03 \x01(\v2$.grpcfast.testdata.kinds.OneOptionalR\x05level\x124\n" +
+	"\x05value\x18\x04 \x01(\v2\x1e.grpcfast.testdata.kinds.OneOfR\x05value\x126\n" +
+	"\x06values\x18\x05 \x03(\v2\x1e.grpcfast.testdata.kinds.OneOfR\x06values\x12B\n" +
+	"\x06by_key\x18\x06 \x03(\v2+.grpcfast.testdata.kinds.Wrapped.ByKeyEntryR\x05byKey\x12<\n" +
+	"\x06picked\x18\a \x01(\v2\".grpcfast.testdata.kinds.OneStringH\x00R\x06picked\x122\n" +
+	"\x03any\x18\b \x01(\v2\x1e.grpcfast.testdata.kinds.OneOfH\x00R\x03any\x12\x14\n" +
+	"\x05label\x18\t \x01(\tR\x05label\x127\n" +
+	"\x05blobs\x18\n" +
+	" \x03(\v2!.grpcfast.testdata.kinds.OneBytesR\x05blobs\x124\n" +
+	"\x05plain\x18\v \x01(\v2\x1e.grpcfast.testdata.kinds.PlainR\x05plain\x121\n" +
+	"\x04many\x18\f \x01(\v2\x1d.grpcfast.testdata.kinds.ManyR\x04many\x1aX\n" +
+	"\n" +
+	"ByKeyEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x124\n" +
+	"\x05value\x18\x02 \x01(\v2\x1e.grpcfast.testdata.kinds.OneOfR\x05value:\x028\x01B\x06\n" +
+	"\x04pick\"!\n" +
+	"\tOneString\x12\x14\n" +
+	"\x05value\x18\x01 \x01(\tR\x05value\" \n" +
+	"\bOneBytes\x12\x14\n" +
+	"\x05value\x18\x01 \x01(\fR\x05value\"2\n" +
+	"\vOneOptional\x12\x19\n" +
+	"\x05value\x18\x01 \x01(\x12H\x00R\x05value\x88\x01\x01B\b\n" +
+	"\x06_value\"\xa5\x02\n" +
+	"\x05OneOf\x12\x14\n" +
+	"\x04text\x18\x01 \x01(\tH\x00R\x04text\x12\x12\n" +
+	"\x03raw\x18\x02 \x01(\fH\x00R\x03raw\x12\x12\n" +
+	"\x03yes\x18\x03 \x01(\bH\x00R\x03yes\x12\x12\n" +
+	"\x03num\x18\x04 \x01(\x03H\x00R\x03num\x12\x14\n" +
+	"\x04real\x18\x05 \x01(\x01H\x00R\x04real\x12\x16\n" +
+	"\x05small\x18\x06 \x01(\x02H\x00R\x05small\x122\n" +
+	"\x03hue\x18\a \x01(\x0e2\x1e.grpcfast.testdata.kinds.ColorH\x00R\x03hue\x12\x12\n" +
+	"\x03big\x18\b \x01(\x06H\x00R\x03big\x128\n" +
+	"\x06nested\x18\t \x01(\v2\x1e.grpcfast.testdata.kinds.OneOfH\x00R\x06nested\x12\x12\n" +
+	"\x03far\x18\x10 \x01(\x0fH\x00R\x03farB\x06\n" +
+	"\x04kind\"\x8d\x01\n" +
+	"\x05Plain\x126\n" +
+	"\x06values\x18\x01 \x03(\v2\x1e.grpcfast.testdata.kinds.OneOfR\x06values\x126\n" +
+	"\x04name\x18\x02 \x01(\v2\".grpcfast.testdata.kinds.OneStringR\x04name\x12\x14\n" +
+	"\x05count\x18\x03 \x01(\x05R\x05count\"\x9e\x01\n" +
+	"\x04Many\x12\x0e\n" +
+	"\x01a\x18\x01 \x01(\x05H\x00R\x01a\x12\x0e\n" +
+	"\x01b\x18\x02 \x01(\x05H\x00R\x01b\x12\x0e\n" +
+	"\x01c\x18\x03 \x01(\x05H\x00R\x01c\x12\x0e\n" +
+	"\x01d\x18\x04 \x01(\x05H\x00R\x01d\x12\x0e\n" +
+	"\x01e\x18\x05 \x01(\x05H\x00R\x01e\x12\x0e\n" +
+	"\x01f\x18\x06 \x01(\x05H\x00R\x01f\x12\x0e\n" +
+	"\x01g\x18\a \x01(\x05H\x00R\x01g\x12\x0e\n" +
+	"\x01h\x18\b \x01(\x05H\x00R\x01h\x12\x0e\n" +
+	"\x01i\x18\t \x01(\x05H\x00R\x01iB\x06\n" +
+	"\x04kind*>\n" +
 	"\x05Color\x12\x15\n" +
 	"\x11COLOR_UNSPECIFIED\x10\x00\x12\r\n" +
 	"\tCOLOR_RED\x10\x01\x12\x0f\n" +
@@ -1447,7 +2276,7 @@ func file_kinds_kinds_proto_rawDescGZIP() []byte {
 }
 
 var file_kinds_kinds_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_kinds_kinds_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_kinds_kinds_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
 var file_kinds_kinds_proto_goTypes = []any{
 	(Color)(0),                     // 0: grpcfast.testdata.kinds.Color
 	(*Rich)(nil),                   // 1: grpcfast.testdata.kinds.Rich
@@ -1459,18 +2288,26 @@ var file_kinds_kinds_proto_goTypes = []any{
 	(*Decodable)(nil),              // 7: grpcfast.testdata.kinds.Decodable
 	(*WellKnown)(nil),              // 8: grpcfast.testdata.kinds.WellKnown
 	(*Signed)(nil),                 // 9: grpcfast.testdata.kinds.Signed
-	nil,                            // 10: grpcfast.testdata.kinds.Rich.CountsEntry
-	nil,                            // 11: grpcfast.testdata.kinds.Signed.ByKeyEntry
-	nil,                            // 12: grpcfast.testdata.kinds.Signed.ValuesEntry
-	(*timestamppb.Timestamp)(nil),  // 13: google.protobuf.Timestamp
-	(*wrapperspb.DoubleValue)(nil), // 14: google.protobuf.DoubleValue
-	(*wrapperspb.FloatValue)(nil),  // 15: google.protobuf.FloatValue
+	(*Wrapped)(nil),                // 10: grpcfast.testdata.kinds.Wrapped
+	(*OneString)(nil),              // 11: grpcfast.testdata.kinds.OneString
+	(*OneBytes)(nil),               // 12: grpcfast.testdata.kinds.OneBytes
+	(*OneOptional)(nil),            // 13: grpcfast.testdata.kinds.OneOptional
+	(*OneOf)(nil),                  // 14: grpcfast.testdata.kinds.OneOf
+	(*Plain)(nil),                  // 15: grpcfast.testdata.kinds.Plain
+	(*Many)(nil),                   // 16: grpcfast.testdata.kinds.Many
+	nil,                            // 17: grpcfast.testdata.kinds.Rich.CountsEntry
+	nil,                            // 18: grpcfast.testdata.kinds.Signed.ByKeyEntry
+	nil,                            // 19: grpcfast.testdata.kinds.Signed.ValuesEntry
+	nil,                            // 20: grpcfast.testdata.kinds.Wrapped.ByKeyEntry
+	(*timestamppb.Timestamp)(nil),  // 21: google.protobuf.Timestamp
+	(*wrapperspb.DoubleValue)(nil), // 22: google.protobuf.DoubleValue
+	(*wrapperspb.FloatValue)(nil),  // 23: google.protobuf.FloatValue
 }
 var file_kinds_kinds_proto_depIdxs = []int32{
 	0,  // 0: grpcfast.testdata.kinds.Rich.color:type_name -> grpcfast.testdata.kinds.Color
 	2,  // 1: grpcfast.testdata.kinds.Rich.inner:type_name -> grpcfast.testdata.kinds.Inner
 	2,  // 2: grpcfast.testdata.kinds.Rich.inners:type_name -> grpcfast.testdata.kinds.Inner
-	10, // 3: grpcfast.testdata.kinds.Rich.counts:type_name -> grpcfast.testdata.kinds.Rich.CountsEntry
+	17, // 3: grpcfast.testdata.kinds.Rich.counts:type_name -> grpcfast.testdata.kinds.Rich.CountsEntry
 	2,  // 4: grpcfast.testdata.kinds.Rich.nested:type_name -> grpcfast.testdata.kinds.Inner
 	0,  // 5: grpcfast.testdata.kinds.Rich.colors:type_name -> grpcfast.testdata.kinds.Color
 	2,  // 6: grpcfast.testdata.kinds.Pooled.inners:type_name -> grpcfast.testdata.kinds.Inner
@@ -1488,28 +2325,44 @@ var file_kinds_kinds_proto_depIdxs = []int32{
 	0,  // 18: grpcfast.testdata.kinds.Decodable.hue:type_name -> grpcfast.testdata.kinds.Color
 	1,  // 19: grpcfast.testdata.kinds.Decodable.other:type_name -> grpcfast.testdata.kinds.Rich
 	2,  // 20: grpcfast.testdata.kinds.Decodable.inner:type_name -> grpcfast.testdata.kinds.Inner
-	13, // 21: grpcfast.testdata.kinds.WellKnown.time:type_name -> google.protobuf.Timestamp
-	14, // 22: grpcfast.testdata.kinds.WellKnown.ratio:type_name -> google.protobuf.DoubleValue
-	11, // 23: grpcfast.testdata.kinds.Signed.by_key:type_name -> grpcfast.testdata.kinds.Signed.ByKeyEntry
-	12, // 24: grpcfast.testdata.kinds.Signed.values:type_name -> grpcfast.testdata.kinds.Signed.ValuesEntry
-	15, // 25: grpcfast.testdata.kinds.Signed.wf:type_name -> google.protobuf.FloatValue
+	21, // 21: grpcfast.testdata.kinds.WellKnown.time:type_name -> google.protobuf.Timestamp
+	22, // 22: grpcfast.testdata.kinds.WellKnown.ratio:type_name -> google.protobuf.DoubleValue
+	18, // 23: grpcfast.testdata.kinds.Signed.by_key:type_name -> grpcfast.testdata.kinds.Signed.ByKeyEntry
+	19, // 24: grpcfast.testdata.kinds.Signed.values:type_name -> grpcfast.testdata.kinds.Signed.ValuesEntry
+	23, // 25: grpcfast.testdata.kinds.Signed.wf:type_name -> google.protobuf.FloatValue
 	9,  // 26: grpcfast.testdata.kinds.Signed.list:type_name -> grpcfast.testdata.kinds.Signed
-	9,  // 27: grpcfast.testdata.kinds.Signed.ByKeyEntry.value:type_name -> grpcfast.testdata.kinds.Signed
-	1,  // 28: grpcfast.testdata.kinds.Kinds.Unary:input_type -> grpcfast.testdata.kinds.Rich
-	1,  // 29: grpcfast.testdata.kinds.Kinds.ClientStream:input_type -> grpcfast.testdata.kinds.Rich
-	1,  // 30: grpcfast.testdata.kinds.Kinds.ServerStream:input_type -> grpcfast.testdata.kinds.Rich
-	1,  // 31: grpcfast.testdata.kinds.Kinds.Bidi:input_type -> grpcfast.testdata.kinds.Rich
-	4,  // 32: grpcfast.testdata.kinds.Kinds.PooledBidi:input_type -> grpcfast.testdata.kinds.Pooled
-	1,  // 33: grpcfast.testdata.kinds.Kinds.Unary:output_type -> grpcfast.testdata.kinds.Rich
-	3,  // 34: grpcfast.testdata.kinds.Kinds.ClientStream:output_type -> grpcfast.testdata.kinds.Summary
-	1,  // 35: grpcfast.testdata.kinds.Kinds.ServerStream:output_type -> grpcfast.testdata.kinds.Rich
-	1,  // 36: grpcfast.testdata.kinds.Kinds.Bidi:output_type -> grpcfast.testdata.kinds.Rich
-	4,  // 37: grpcfast.testdata.kinds.Kinds.PooledBidi:output_type -> grpcfast.testdata.kinds.Pooled
-	33, // [33:38] is the sub-list for method output_type
-	28, // [28:33] is the sub-list for method input_type
-	28, // [28:28] is the sub-list for extension type_name
-	28, // [28:28] is the sub-list for extension extendee
-	0,  // [0:28] is the sub-list for field type_name
+	11, // 27: grpcfast.testdata.kinds.Wrapped.name:type_name -> grpcfast.testdata.kinds.OneString
+	12, // 28: grpcfast.testdata.kinds.Wrapped.data:type_name -> grpcfast.testdata.kinds.OneBytes
+	13, // 29: grpcfast.testdata.kinds.Wrapped.level:type_name -> grpcfast.testdata.kinds.OneOptional
+	14, // 30: grpcfast.testdata.kinds.Wrapped.value:type_name -> grpcfast.testdata.kinds.OneOf
+	14, // 31: grpcfast.testdata.kinds.Wrapped.values:type_name -> grpcfast.testdata.kinds.OneOf
+	20, // 32: grpcfast.testdata.kinds.Wrapped.by_key:type_name -> grpcfast.testdata.kinds.Wrapped.ByKeyEntry
+	11, // 33: grpcfast.testdata.kinds.Wrapped.picked:type_name -> grpcfast.testdata.kinds.OneString
+	14, // 34: grpcfast.testdata.kinds.Wrapped.any:type_name -> grpcfast.testdata.kinds.OneOf
+	12, // 35: grpcfast.testdata.kinds.Wrapped.blobs:type_name -> grpcfast.testdata.kinds.OneBytes
+	15, // 36: grpcfast.testdata.kinds.Wrapped.plain:type_name -> grpcfast.testdata.kinds.Plain
+	16, // 37: grpcfast.testdata.kinds.Wrapped.many:type_name -> grpcfast.testdata.kinds.Many
+	0,  // 38: grpcfast.testdata.kinds.OneOf.hue:type_name -> grpcfast.testdata.kinds.Color
+	14, // 39: grpcfast.testdata.kinds.OneOf.nested:type_name -> grpcfast.testdata.kinds.OneOf
+	14, // 40: grpcfast.testdata.kinds.Plain.values:type_name -> grpcfast.testdata.kinds.OneOf
+	11, // 41: grpcfast.testdata.kinds.Plain.name:type_name -> grpcfast.testdata.kinds.OneString
+	9,  // 42: grpcfast.testdata.kinds.Signed.ByKeyEntry.value:type_name -> grpcfast.testdata.kinds.Signed
+	14, // 43: grpcfast.testdata.kinds.Wrapped.ByKeyEntry.value:type_name -> grpcfast.testdata.kinds.OneOf
+	1,  // 44: grpcfast.testdata.kinds.Kinds.Unary:input_type -> grpcfast.testdata.kinds.Rich
+	1,  // 45: grpcfast.testdata.kinds.Kinds.ClientStream:input_type -> grpcfast.testdata.kinds.Rich
+	1,  // 46: grpcfast.testdata.kinds.Kinds.ServerStream:input_type -> grpcfast.testdata.kinds.Rich
+	1,  // 47: grpcfast.testdata.kinds.Kinds.Bidi:input_type -> grpcfast.testdata.kinds.Rich
+	4,  // 48: grpcfast.testdata.kinds.Kinds.PooledBidi:input_type -> grpcfast.testdata.kinds.Pooled
+	1,  // 49: grpcfast.testdata.kinds.Kinds.Unary:output_type -> grpcfast.testdata.kinds.Rich
+	3,  // 50: grpcfast.testdata.kinds.Kinds.ClientStream:output_type -> grpcfast.testdata.kinds.Summary
+	1,  // 51: grpcfast.testdata.kinds.Kinds.ServerStream:output_type -> grpcfast.testdata.kinds.Rich
+	1,  // 52: grpcfast.testdata.kinds.Kinds.Bidi:output_type -> grpcfast.testdata.kinds.Rich
+	4,  // 53: grpcfast.testdata.kinds.Kinds.PooledBidi:output_type -> grpcfast.testdata.kinds.Pooled
+	49, // [49:54] is the sub-list for method output_type
+	44, // [44:49] is the sub-list for method input_type
+	44, // [44:44] is the sub-list for extension type_name
+	44, // [44:44] is the sub-list for extension extendee
+	0,  // [0:44] is the sub-list for field type_name
 }
 
 func init() { file_kinds_kinds_proto_init() }
@@ -1537,13 +2390,41 @@ func file_kinds_kinds_proto_init() {
 		(*Decodable_Inner)(nil),
 		(*Decodable_Label)(nil),
 	}
+	file_kinds_kinds_proto_msgTypes[9].OneofWrappers = []any{
+		(*Wrapped_Picked)(nil),
+		(*Wrapped_Any)(nil),
+	}
+	file_kinds_kinds_proto_msgTypes[12].OneofWrappers = []any{}
+	file_kinds_kinds_proto_msgTypes[13].OneofWrappers = []any{
+		(*OneOf_Text)(nil),
+		(*OneOf_Raw)(nil),
+		(*OneOf_Yes)(nil),
+		(*OneOf_Num)(nil),
+		(*OneOf_Real)(nil),
+		(*OneOf_Small)(nil),
+		(*OneOf_Hue)(nil),
+		(*OneOf_Big)(nil),
+		(*OneOf_Nested)(nil),
+		(*OneOf_Far)(nil),
+	}
+	file_kinds_kinds_proto_msgTypes[15].OneofWrappers = []any{
+		(*Many_A)(nil),
+		(*Many_B)(nil),
+		(*Many_C)(nil),
+		(*Many_D)(nil),
+		(*Many_E)(nil),
+		(*Many_F)(nil),
+		(*Many_G)(nil),
+		(*Many_H)(nil),
+		(*Many_I)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_kinds_kinds_proto_rawDesc), len(file_kinds_kinds_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   12,
+			NumMessages:   20,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

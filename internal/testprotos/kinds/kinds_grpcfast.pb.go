@@ -48,6 +48,13 @@ var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Decodable)(nil)
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*WellKnown)(nil)
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Signed)(nil)
+	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Wrapped)(nil)
+	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*OneString)(nil)
+	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*OneBytes)(nil)
+	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*OneOptional)(nil)
+	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*OneOf)(nil)
+	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Plain)(nil)
+	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Many)(nil)
 )
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -3745,6 +3752,2327 @@ func (x *Signed) GrpcfastNegZero() bool {
 	return false
 }
 
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
+func (x *Wrapped) GrpcfastUnknownFields() *[]byte {
+	return &x.unknownFields
+}
+
+// GrpcfastDecode implements grpcfastimpl.Decoder.
+func (x *Wrapped) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // name
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Name == nil {
+			if x.Name = grpcfastimpl.TakeSpare[OneString](dEc, grpcfastSpare_kinds_kinds_OneString); x.Name == nil {
+				if x.Name = grpcfastimpl.NextSpare[OneString](dEc, grpcfastSpare_kinds_kinds_OneString); x.Name == nil {
+					x.Name = grpcfastimpl.NewSpare[OneString](dEc, grpcfastSpare_kinds_kinds_OneString)
+				}
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		switch {
+		case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // value, alone: GrpcfastDecode's code for it
+			vAl := vAl[2:]
+			x := x.Name
+			if aScii < 0 || len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.OneString.value"); eRr != nil {
+					return eRr
+				}
+			}
+			x.Value = grpcfastimpl.String(dEc, vAl)
+		default:
+			if eRr := x.Name.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 18 {
+			dAtA = dAtA[1:]
+			goto dEcode2
+		}
+		goto nExt
+	}
+dEcode2:
+	{ // data
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Data == nil {
+			if x.Data = grpcfastimpl.TakeSpare[OneBytes](dEc, grpcfastSpare_kinds_kinds_OneBytes); x.Data == nil {
+				if x.Data = grpcfastimpl.NextSpare[OneBytes](dEc, grpcfastSpare_kinds_kinds_OneBytes); x.Data == nil {
+					x.Data = grpcfastimpl.NewSpare[OneBytes](dEc, grpcfastSpare_kinds_kinds_OneBytes)
+				}
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		switch {
+		case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // value, alone: GrpcfastDecode's code for it
+			vAl := vAl[2:]
+			x := x.Data
+			x.Value = grpcfastimpl.Bytes(dEc, x.Value, vAl)
+			if dEc.Record != nil {
+				grpcfastimpl.LogBytes(dEc, &x.Value)
+			}
+		default:
+			if eRr := x.Data.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 26 {
+			dAtA = dAtA[1:]
+			goto dEcode3
+		}
+		goto nExt
+	}
+dEcode3:
+	{ // level
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Level == nil {
+			if x.Level = grpcfastimpl.TakeSpare[OneOptional](dEc, grpcfastSpare_kinds_kinds_OneOptional); x.Level == nil {
+				if x.Level = grpcfastimpl.NextSpare[OneOptional](dEc, grpcfastSpare_kinds_kinds_OneOptional); x.Level == nil {
+					x.Level = grpcfastimpl.NewSpare[OneOptional](dEc, grpcfastSpare_kinds_kinds_OneOptional)
+				}
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		switch {
+		case len(vAl) == 2 && vAl[0] == 8 && vAl[1] < 0x80: // value, alone: GrpcfastDecode's code for it
+			vAl := uint64(vAl[1])
+			x := x.Level
+			if x.Value == nil {
+				x.Value = new(int64)
+			}
+			*x.Value = protowire.DecodeZigZag(vAl)
+		default:
+			if eRr := x.Level.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 34 {
+			dAtA = dAtA[1:]
+			goto dEcode4
+		}
+		goto nExt
+	}
+dEcode4:
+	{ // value
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Value == nil {
+			if x.Value = grpcfastimpl.TakeSpare[OneOf](dEc, grpcfastSpare_kinds_kinds_OneOf); x.Value == nil {
+				if x.Value = grpcfastimpl.NextSpare[OneOf](dEc, grpcfastSpare_kinds_kinds_OneOf); x.Value == nil {
+					x.Value = grpcfastimpl.NewSpare[OneOf](dEc, grpcfastSpare_kinds_kinds_OneOf)
+				}
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		switch {
+		case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // text, alone: GrpcfastDecode's code for it
+			vAl := vAl[2:]
+			x := x.Value
+			wR, oK := x.Kind.(*OneOf_Text)
+			if !oK {
+				if wR = grpcfastimpl.TakeSpare[OneOf_Text](dEc, grpcfastSpare_kinds_kinds_OneOf_Text); wR == nil {
+					if wR = grpcfastimpl.NextSpare[OneOf_Text](dEc, grpcfastSpare_kinds_kinds_OneOf_Text); wR == nil {
+						wR = grpcfastimpl.NewSpare[OneOf_Text](dEc, grpcfastSpare_kinds_kinds_OneOf_Text)
+					}
+				}
+				x.Kind = wR
+			}
+			if aScii < 0 || len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.OneOf.text"); eRr != nil {
+					return eRr
+				}
+			}
+			wR.Text = grpcfastimpl.String(dEc, vAl)
+		case len(vAl) > 1 && vAl[0] == 18 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // raw, alone: GrpcfastDecode's code for it
+			vAl := vAl[2:]
+			x := x.Value
+			wR, oK := x.Kind.(*OneOf_Raw)
+			if !oK {
+				if wR = grpcfastimpl.TakeSpare[OneOf_Raw](dEc, grpcfastSpare_kinds_kinds_OneOf_Raw); wR == nil {
+					if wR = grpcfastimpl.NextSpare[OneOf_Raw](dEc, grpcfastSpare_kinds_kinds_OneOf_Raw); wR == nil {
+						wR = grpcfastimpl.NewSpare[OneOf_Raw](dEc, grpcfastSpare_kinds_kinds_OneOf_Raw)
+					}
+				}
+				x.Kind = wR
+			}
+			wR.Raw = grpcfastimpl.BytesPresent(dEc, vAl)
+		case len(vAl) == 2 && vAl[0] == 24 && vAl[1] < 0x80: // yes, alone: GrpcfastDecode's code for it
+			vAl := uint64(vAl[1])
+			x := x.Value
+			wR, oK := x.Kind.(*OneOf_Yes)
+			if !oK {
+				if wR = grpcfastimpl.TakeSpare[OneOf_Yes](dEc, grpcfastSpare_kinds_kinds_OneOf_Yes); wR == nil {
+					if wR = grpcfastimpl.NextSpare[OneOf_Yes](dEc, grpcfastSpare_kinds_kinds_OneOf_Yes); wR == nil {
+						wR = grpcfastimpl.NewSpare[OneOf_Yes](dEc, grpcfastSpare_kinds_kinds_OneOf_Yes)
+					}
+				}
+				x.Kind = wR
+			}
+			wR.Yes = protowire.DecodeBool(vAl)
+		case len(vAl) == 2 && vAl[0] == 32 && vAl[1] < 0x80: // num, alone: GrpcfastDecode's code for it
+			vAl := uint64(vAl[1])
+			x := x.Value
+			wR, oK := x.Kind.(*OneOf_Num)
+			if !oK {
+				if wR = grpcfastimpl.TakeSpare[OneOf_Num](dEc, grpcfastSpare_kinds_kinds_OneOf_Num); wR == nil {
+					if wR = grpcfastimpl.NextSpare[OneOf_Num](dEc, grpcfastSpare_kinds_kinds_OneOf_Num); wR == nil {
+						wR = grpcfastimpl.NewSpare[OneOf_Num](dEc, grpcfastSpare_kinds_kinds_OneOf_Num)
+					}
+				}
+				x.Kind = wR
+			}
+			wR.Num = int64(vAl)
+		case len(vAl) == 9 && vAl[0] == 41: // real, alone: GrpcfastDecode's code for it
+			vAl, _ := protowire.ConsumeFixed64(vAl[1:])
+			x := x.Value
+			wR, oK := x.Kind.(*OneOf_Real)
+			if !oK {
+				if wR = grpcfastimpl.TakeSpare[OneOf_Real](dEc, grpcfastSpare_kinds_kinds_OneOf_Real); wR == nil {
+					if wR = grpcfastimpl.NextSpare[OneOf_Real](dEc, grpcfastSpare_kinds_kinds_OneOf_Real); wR == nil {
+						wR = grpcfastimpl.NewSpare[OneOf_Real](dEc, grpcfastSpare_kinds_kinds_OneOf_Real)
+					}
+				}
+				x.Kind = wR
+			}
+			wR.Real = math.Float64frombits(vAl)
+		case len(vAl) == 5 && vAl[0] == 53: // small, alone: GrpcfastDecode's code for it
+			vAl, _ := protowire.ConsumeFixed32(vAl[1:])
+			x := x.Value
+			wR, oK := x.Kind.(*OneOf_Small)
+			if !oK {
+				if wR = grpcfastimpl.TakeSpare[OneOf_Small](dEc, grpcfastSpare_kinds_kinds_OneOf_Small); wR == nil {
+					if wR = grpcfastimpl.NextSpare[OneOf_Small](dEc, grpcfastSpare_kinds_kinds_OneOf_Small); wR == nil {
+						wR = grpcfastimpl.NewSpare[OneOf_Small](dEc, grpcfastSpare_kinds_kinds_OneOf_Small)
+					}
+				}
+				x.Kind = wR
+			}
+			wR.Small = math.Float32frombits(vAl)
+		case len(vAl) == 2 && vAl[0] == 56 && vAl[1] < 0x80: // hue, alone: GrpcfastDecode's code for it
+			vAl := uint64(vAl[1])
+			x := x.Value
+			wR, oK := x.Kind.(*OneOf_Hue)
+			if !oK {
+				if wR = grpcfastimpl.TakeSpare[OneOf_Hue](dEc, grpcfastSpare_kinds_kinds_OneOf_Hue); wR == nil {
+					if wR = grpcfastimpl.NextSpare[OneOf_Hue](dEc, grpcfastSpare_kinds_kinds_OneOf_Hue); wR == nil {
+						wR = grpcfastimpl.NewSpare[OneOf_Hue](dEc, grpcfastSpare_kinds_kinds_OneOf_Hue)
+					}
+				}
+				x.Kind = wR
+			}
+			wR.Hue = Color(int32(vAl))
+		case len(vAl) == 9 && vAl[0] == 65: // big, alone: GrpcfastDecode's code for it
+			vAl, _ := protowire.ConsumeFixed64(vAl[1:])
+			x := x.Value
+			wR, oK := x.Kind.(*OneOf_Big)
+			if !oK {
+				if wR = grpcfastimpl.TakeSpare[OneOf_Big](dEc, grpcfastSpare_kinds_kinds_OneOf_Big); wR == nil {
+					if wR = grpcfastimpl.NextSpare[OneOf_Big](dEc, grpcfastSpare_kinds_kinds_OneOf_Big); wR == nil {
+						wR = grpcfastimpl.NewSpare[OneOf_Big](dEc, grpcfastSpare_kinds_kinds_OneOf_Big)
+					}
+				}
+				x.Kind = wR
+			}
+			wR.Big = vAl
+		default:
+			if eRr := x.Value.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 42 {
+			dAtA = dAtA[1:]
+			goto dEcode5
+		}
+		goto nExt
+	}
+dEcode5:
+	{ // values
+		for {
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+			} else {
+				rEad, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			var eL *OneOf
+			if nN := len(x.Values); nN < cap(x.Values) {
+				x.Values = x.Values[:nN+1]
+				eL = x.Values[nN]
+			} else {
+				x.Values = grpcfastimpl.AppendMessage(x.Values, dEc, 42, dAtA)
+				eL = x.Values[nN]
+			}
+			if eL == nil {
+				if eL = grpcfastimpl.TakeSpare[OneOf](dEc, grpcfastSpare_kinds_kinds_OneOf); eL == nil {
+					if eL = grpcfastimpl.NextSpare[OneOf](dEc, grpcfastSpare_kinds_kinds_OneOf); eL == nil {
+						eL = grpcfastimpl.NewSpare[OneOf](dEc, grpcfastSpare_kinds_kinds_OneOf)
+					}
+				}
+				x.Values[len(x.Values)-1] = eL
+			}
+			if dEpth < 1 {
+				return grpcfastimpl.ErrDepth
+			}
+			switch {
+			case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // text, alone: GrpcfastDecode's code for it
+				vAl := vAl[2:]
+				x := eL
+				wR, oK := x.Kind.(*OneOf_Text)
+				if !oK {
+					if wR = grpcfastimpl.TakeSpare[OneOf_Text](dEc, grpcfastSpare_kinds_kinds_OneOf_Text); wR == nil {
+						if wR = grpcfastimpl.NextSpare[OneOf_Text](dEc, grpcfastSpare_kinds_kinds_OneOf_Text); wR == nil {
+							wR = grpcfastimpl.NewSpare[OneOf_Text](dEc, grpcfastSpare_kinds_kinds_OneOf_Text)
+						}
+					}
+					x.Kind = wR
+				}
+				if aScii < 0 || len(dAtA) < aScii {
+					if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.OneOf.text"); eRr != nil {
+						return eRr
+					}
+				}
+				wR.Text = grpcfastimpl.String(dEc, vAl)
+			case len(vAl) > 1 && vAl[0] == 18 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // raw, alone: GrpcfastDecode's code for it
+				vAl := vAl[2:]
+				x := eL
+				wR, oK := x.Kind.(*OneOf_Raw)
+				if !oK {
+					if wR = grpcfastimpl.TakeSpare[OneOf_Raw](dEc, grpcfastSpare_kinds_kinds_OneOf_Raw); wR == nil {
+						if wR = grpcfastimpl.NextSpare[OneOf_Raw](dEc, grpcfastSpare_kinds_kinds_OneOf_Raw); wR == nil {
+							wR = grpcfastimpl.NewSpare[OneOf_Raw](dEc, grpcfastSpare_kinds_kinds_OneOf_Raw)
+						}
+					}
+					x.Kind = wR
+				}
+				wR.Raw = grpcfastimpl.BytesPresent(dEc, vAl)
+			case len(vAl) == 2 && vAl[0] == 24 && vAl[1] < 0x80: // yes, alone: GrpcfastDecode's code for it
+				vAl := uint64(vAl[1])
+				x := eL
+				wR, oK := x.Kind.(*OneOf_Yes)
+				if !oK {
+					if wR = grpcfastimpl.TakeSpare[OneOf_Yes](dEc, grpcfastSpare_kinds_kinds_OneOf_Yes); wR == nil {
+						if wR = grpcfastimpl.NextSpare[OneOf_Yes](dEc, grpcfastSpare_kinds_kinds_OneOf_Yes); wR == nil {
+							wR = grpcfastimpl.NewSpare[OneOf_Yes](dEc, grpcfastSpare_kinds_kinds_OneOf_Yes)
+						}
+					}
+					x.Kind = wR
+				}
+				wR.Yes = protowire.DecodeBool(vAl)
+			case len(vAl) == 2 && vAl[0] == 32 && vAl[1] < 0x80: // num, alone: GrpcfastDecode's code for it
+				vAl := uint64(vAl[1])
+				x := eL
+				wR, oK := x.Kind.(*OneOf_Num)
+				if !oK {
+					if wR = grpcfastimpl.TakeSpare[OneOf_Num](dEc, grpcfastSpare_kinds_kinds_OneOf_Num); wR == nil {
+						if wR = grpcfastimpl.NextSpare[OneOf_Num](dEc, grpcfastSpare_kinds_kinds_OneOf_Num); wR == nil {
+							wR = grpcfastimpl.NewSpare[OneOf_Num](dEc, grpcfastSpare_kinds_kinds_OneOf_Num)
+						}
+					}
+					x.Kind = wR
+				}
+				wR.Num = int64(vAl)
+			case len(vAl) == 9 && vAl[0] == 41: // real, alone: GrpcfastDecode's code for it
+				vAl, _ := protowire.ConsumeFixed64(vAl[1:])
+				x := eL
+				wR, oK := x.Kind.(*OneOf_Real)
+				if !oK {
+					if wR = grpcfastimpl.TakeSpare[OneOf_Real](dEc, grpcfastSpare_kinds_kinds_OneOf_Real); wR == nil {
+						if wR = grpcfastimpl.NextSpare[OneOf_Real](dEc, grpcfastSpare_kinds_kinds_OneOf_Real); wR == nil {
+							wR = grpcfastimpl.NewSpare[OneOf_Real](dEc, grpcfastSpare_kinds_kinds_OneOf_Real)
+						}
+					}
+					x.Kind = wR
+				}
+				wR.Real = math.Float64frombits(vAl)
+			case len(vAl) == 5 && vAl[0] == 53: // small, alone: GrpcfastDecode's code for it
+				vAl, _ := protowire.ConsumeFixed32(vAl[1:])
+				x := eL
+				wR, oK := x.Kind.(*OneOf_Small)
+				if !oK {
+					if wR = grpcfastimpl.TakeSpare[OneOf_Small](dEc, grpcfastSpare_kinds_kinds_OneOf_Small); wR == nil {
+						if wR = grpcfastimpl.NextSpare[OneOf_Small](dEc, grpcfastSpare_kinds_kinds_OneOf_Small); wR == nil {
+							wR = grpcfastimpl.NewSpare[OneOf_Small](dEc, grpcfastSpare_kinds_kinds_OneOf_Small)
+						}
+					}
+					x.Kind = wR
+				}
+				wR.Small = math.Float32frombits(vAl)
+			case len(vAl) == 2 && vAl[0] == 56 && vAl[1] < 0x80: // hue, alone: GrpcfastDecode's code for it
+				vAl := uint64(vAl[1])
+				x := eL
+				wR, oK := x.Kind.(*OneOf_Hue)
+				if !oK {
+					if wR = grpcfastimpl.TakeSpare[OneOf_Hue](dEc, grpcfastSpare_kinds_kinds_OneOf_Hue); wR == nil {
+						if wR = grpcfastimpl.NextSpare[OneOf_Hue](dEc, grpcfastSpare_kinds_kinds_OneOf_Hue); wR == nil {
+							wR = grpcfastimpl.NewSpare[OneOf_Hue](dEc, grpcfastSpare_kinds_kinds_OneOf_Hue)
+						}
+					}
+					x.Kind = wR
+				}
+				wR.Hue = Color(int32(vAl))
+			case len(vAl) == 9 && vAl[0] == 65: // big, alone: GrpcfastDecode's code for it
+				vAl, _ := protowire.ConsumeFixed64(vAl[1:])
+				x := eL
+				wR, oK := x.Kind.(*OneOf_Big)
+				if !oK {
+					if wR = grpcfastimpl.TakeSpare[OneOf_Big](dEc, grpcfastSpare_kinds_kinds_OneOf_Big); wR == nil {
+						if wR = grpcfastimpl.NextSpare[OneOf_Big](dEc, grpcfastSpare_kinds_kinds_OneOf_Big); wR == nil {
+							wR = grpcfastimpl.NewSpare[OneOf_Big](dEc, grpcfastSpare_kinds_kinds_OneOf_Big)
+						}
+					}
+					x.Kind = wR
+				}
+				wR.Big = vAl
+			default:
+				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+					return eRr
+				}
+			}
+			if len(dAtA) == 0 || dAtA[0] != 42 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 50 {
+			dAtA = dAtA[1:]
+			goto dEcode6
+		}
+		goto nExt
+	}
+dEcode6:
+	{ // by_key
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		eNtry := vAl
+		if dEpth < grpcfastimpl.MapLevel {
+			return grpcfastimpl.ErrDepth
+		}
+		var mK string
+		var mV *OneOf
+		for len(eNtry) > 0 {
+			tAg := uint64(eNtry[0])
+			if tAg-8 < 0x78 {
+				eNtry = eNtry[1:]
+			} else {
+				rEad, nN := grpcfastimpl.ReadTag(eNtry)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				tAg, eNtry = rEad, eNtry[nN:]
+			}
+			switch tAg {
+			case 10:
+				var vAl []byte
+				if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
+					vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(eNtry)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, eNtry = rEad, eNtry[nN:]
+				}
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Wrapped.ByKeyEntry.key"); eRr != nil {
+					return eRr
+				}
+				mK = grpcfastimpl.String(dEc, vAl)
+				continue
+			case 18:
+				var vAl []byte
+				if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
+					vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(eNtry)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, eNtry = rEad, eNtry[nN:]
+				}
+				if mV == nil {
+					if mV = grpcfastimpl.TakeSpare[OneOf](dEc, grpcfastSpare_kinds_kinds_OneOf); mV == nil {
+						if mV = grpcfastimpl.NextSpare[OneOf](dEc, grpcfastSpare_kinds_kinds_OneOf); mV == nil {
+							mV = grpcfastimpl.NewSpare[OneOf](dEc, grpcfastSpare_kinds_kinds_OneOf)
+						}
+					}
+				}
+				if dEpth-grpcfastimpl.MapLevel < 1 {
+					return grpcfastimpl.ErrDepth
+				}
+				switch {
+				case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // text, alone: GrpcfastDecode's code for it
+					vAl := vAl[2:]
+					x := mV
+					wR, oK := x.Kind.(*OneOf_Text)
+					if !oK {
+						if wR = grpcfastimpl.TakeSpare[OneOf_Text](dEc, grpcfastSpare_kinds_kinds_OneOf_Text); wR == nil {
+							if wR = grpcfastimpl.NextSpare[OneOf_Text](dEc, grpcfastSpare_kinds_kinds_OneOf_Text); wR == nil {
+								wR = grpcfastimpl.NewSpare[OneOf_Text](dEc, grpcfastSpare_kinds_kinds_OneOf_Text)
+							}
+						}
+						x.Kind = wR
+					}
+					if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.OneOf.text"); eRr != nil {
+						return eRr
+					}
+					wR.Text = grpcfastimpl.String(dEc, vAl)
+				case len(vAl) > 1 && vAl[0] == 18 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // raw, alone: GrpcfastDecode's code for it
+					vAl := vAl[2:]
+					x := mV
+					wR, oK := x.Kind.(*OneOf_Raw)
+					if !oK {
+						if wR = grpcfastimpl.TakeSpare[OneOf_Raw](dEc, grpcfastSpare_kinds_kinds_OneOf_Raw); wR == nil {
+							if wR = grpcfastimpl.NextSpare[OneOf_Raw](dEc, grpcfastSpare_kinds_kinds_OneOf_Raw); wR == nil {
+								wR = grpcfastimpl.NewSpare[OneOf_Raw](dEc, grpcfastSpare_kinds_kinds_OneOf_Raw)
+							}
+						}
+						x.Kind = wR
+					}
+					wR.Raw = grpcfastimpl.BytesPresent(dEc, vAl)
+				case len(vAl) == 2 && vAl[0] == 24 && vAl[1] < 0x80: // yes, alone: GrpcfastDecode's code for it
+					vAl := uint64(vAl[1])
+					x := mV
+					wR, oK := x.Kind.(*OneOf_Yes)
+					if !oK {
+						if wR = grpcfastimpl.TakeSpare[OneOf_Yes](dEc, grpcfastSpare_kinds_kinds_OneOf_Yes); wR == nil {
+							if wR = grpcfastimpl.NextSpare[OneOf_Yes](dEc, grpcfastSpare_kinds_kinds_OneOf_Yes); wR == nil {
+								wR = grpcfastimpl.NewSpare[OneOf_Yes](dEc, grpcfastSpare_kinds_kinds_OneOf_Yes)
+							}
+						}
+						x.Kind = wR
+					}
+					wR.Yes = protowire.DecodeBool(vAl)
+				case len(vAl) == 2 && vAl[0] == 32 && vAl[1] < 0x80: // num, alone: GrpcfastDecode's code for it
+					vAl := uint64(vAl[1])
+					x := mV
+					wR, oK := x.Kind.(*OneOf_Num)
+					if !oK {
+						if wR = grpcfastimpl.TakeSpare[OneOf_Num](dEc, grpcfastSpare_kinds_kinds_OneOf_Num); wR == nil {
+							if wR = grpcfastimpl.NextSpare[OneOf_Num](dEc, grpcfastSpare_kinds_kinds_OneOf_Num); wR == nil {
+								wR = grpcfastimpl.NewSpare[OneOf_Num](dEc, grpcfastSpare_kinds_kinds_OneOf_Num)
+							}
+						}
+						x.Kind = wR
+					}
+					wR.Num = int64(vAl)
+				case len(vAl) == 9 && vAl[0] == 41: // real, alone: GrpcfastDecode's code for it
+					vAl, _ := protowire.ConsumeFixed64(vAl[1:])
+					x := mV
+					wR, oK := x.Kind.(*OneOf_Real)
+					if !oK {
+						if wR = grpcfastimpl.TakeSpare[OneOf_Real](dEc, grpcfastSpare_kinds_kinds_OneOf_Real); wR == nil {
+							if wR = grpcfastimpl.NextSpare[OneOf_Real](dEc, grpcfastSpare_kinds_kinds_OneOf_Real); wR == nil {
+								wR = grpcfastimpl.NewSpare[OneOf_Real](dEc, grpcfastSpare_kinds_kinds_OneOf_Real)
+							}
+						}
+						x.Kind = wR
+					}
+					wR.Real = math.Float64frombits(vAl)
+				case len(vAl) == 5 && vAl[0] == 53: // small, alone: GrpcfastDecode's code for it
+					vAl, _ := protowire.ConsumeFixed32(vAl[1:])
+					x := mV
+					wR, oK := x.Kind.(*OneOf_Small)
+					if !oK {
+						if wR = grpcfastimpl.TakeSpare[OneOf_Small](dEc, grpcfastSpare_kinds_kinds_OneOf_Small); wR == nil {
+							if wR = grpcfastimpl.NextSpare[OneOf_Small](dEc, grpcfastSpare_kinds_kinds_OneOf_Small); wR == nil {
+								wR = grpcfastimpl.NewSpare[OneOf_Small](dEc, grpcfastSpare_kinds_kinds_OneOf_Small)
+							}
+						}
+						x.Kind = wR
+					}
+					wR.Small = math.Float32frombits(vAl)
+				case len(vAl) == 2 && vAl[0] == 56 && vAl[1] < 0x80: // hue, alone: GrpcfastDecode's code for it
+					vAl := uint64(vAl[1])
+					x := mV
+					wR, oK := x.Kind.(*OneOf_Hue)
+					if !oK {
+						if wR = grpcfastimpl.TakeSpare[OneOf_Hue](dEc, grpcfastSpare_kinds_kinds_OneOf_Hue); wR == nil {
+							if wR = grpcfastimpl.NextSpare[OneOf_Hue](dEc, grpcfastSpare_kinds_kinds_OneOf_Hue); wR == nil {
+								wR = grpcfastimpl.NewSpare[OneOf_Hue](dEc, grpcfastSpare_kinds_kinds_OneOf_Hue)
+							}
+						}
+						x.Kind = wR
+					}
+					wR.Hue = Color(int32(vAl))
+				case len(vAl) == 9 && vAl[0] == 65: // big, alone: GrpcfastDecode's code for it
+					vAl, _ := protowire.ConsumeFixed64(vAl[1:])
+					x := mV
+					wR, oK := x.Kind.(*OneOf_Big)
+					if !oK {
+						if wR = grpcfastimpl.TakeSpare[OneOf_Big](dEc, grpcfastSpare_kinds_kinds_OneOf_Big); wR == nil {
+							if wR = grpcfastimpl.NextSpare[OneOf_Big](dEc, grpcfastSpare_kinds_kinds_OneOf_Big); wR == nil {
+								wR = grpcfastimpl.NewSpare[OneOf_Big](dEc, grpcfastSpare_kinds_kinds_OneOf_Big)
+							}
+						}
+						x.Kind = wR
+					}
+					wR.Big = vAl
+				default:
+					if eRr := mV.GrpcfastDecode(vAl, dEc, dEpth-grpcfastimpl.MapLevel-1); eRr != nil {
+						return eRr
+					}
+				}
+				continue
+			}
+			nN := grpcfastimpl.SkipField(tAg, eNtry)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			eNtry = eNtry[nN:]
+		}
+		if mV == nil {
+			if mV = grpcfastimpl.TakeSpare[OneOf](dEc, grpcfastSpare_kinds_kinds_OneOf); mV == nil {
+				if mV = grpcfastimpl.NextSpare[OneOf](dEc, grpcfastSpare_kinds_kinds_OneOf); mV == nil {
+					mV = grpcfastimpl.NewSpare[OneOf](dEc, grpcfastSpare_kinds_kinds_OneOf)
+				}
+			}
+		}
+		if x.ByKey == nil {
+			x.ByKey = make(map[string]*OneOf)
+		}
+		x.ByKey[mK] = mV
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 58 {
+			dAtA = dAtA[1:]
+			goto dEcode7
+		}
+		goto nExt
+	}
+dEcode7:
+	{ // picked
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Pick.(*Wrapped_Picked)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[Wrapped_Picked](dEc, grpcfastSpare_kinds_kinds_Wrapped_Picked); wR == nil {
+				if wR = grpcfastimpl.NextSpare[Wrapped_Picked](dEc, grpcfastSpare_kinds_kinds_Wrapped_Picked); wR == nil {
+					wR = grpcfastimpl.NewSpare[Wrapped_Picked](dEc, grpcfastSpare_kinds_kinds_Wrapped_Picked)
+				}
+			}
+			x.Pick = wR
+		}
+		if wR.Picked == nil {
+			if wR.Picked = grpcfastimpl.TakeSpare[OneString](dEc, grpcfastSpare_kinds_kinds_OneString); wR.Picked == nil {
+				if wR.Picked = grpcfastimpl.NextSpare[OneString](dEc, grpcfastSpare_kinds_kinds_OneString); wR.Picked == nil {
+					wR.Picked = grpcfastimpl.NewSpare[OneString](dEc, grpcfastSpare_kinds_kinds_OneString)
+				}
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		switch {
+		case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // value, alone: GrpcfastDecode's code for it
+			vAl := vAl[2:]
+			x := wR.Picked
+			if aScii < 0 || len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.OneString.value"); eRr != nil {
+					return eRr
+				}
+			}
+			x.Value = grpcfastimpl.String(dEc, vAl)
+		default:
+			if eRr := wR.Picked.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 74 {
+			dAtA = dAtA[1:]
+			goto dEcode9
+		}
+		goto nExt
+	}
+dEcode8:
+	{ // any
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Pick.(*Wrapped_Any)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[Wrapped_Any](dEc, grpcfastSpare_kinds_kinds_Wrapped_Any); wR == nil {
+				if wR = grpcfastimpl.NextSpare[Wrapped_Any](dEc, grpcfastSpare_kinds_kinds_Wrapped_Any); wR == nil {
+					wR = grpcfastimpl.NewSpare[Wrapped_Any](dEc, grpcfastSpare_kinds_kinds_Wrapped_Any)
+				}
+			}
+			x.Pick = wR
+		}
+		if wR.Any == nil {
+			if wR.Any = grpcfastimpl.TakeSpare[OneOf](dEc, grpcfastSpare_kinds_kinds_OneOf); wR.Any == nil {
+				if wR.Any = grpcfastimpl.NextSpare[OneOf](dEc, grpcfastSpare_kinds_kinds_OneOf); wR.Any == nil {
+					wR.Any = grpcfastimpl.NewSpare[OneOf](dEc, grpcfastSpare_kinds_kinds_OneOf)
+				}
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		switch {
+		case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // text, alone: GrpcfastDecode's code for it
+			vAl := vAl[2:]
+			x := wR.Any
+			wR, oK := x.Kind.(*OneOf_Text)
+			if !oK {
+				if wR = grpcfastimpl.TakeSpare[OneOf_Text](dEc, grpcfastSpare_kinds_kinds_OneOf_Text); wR == nil {
+					if wR = grpcfastimpl.NextSpare[OneOf_Text](dEc, grpcfastSpare_kinds_kinds_OneOf_Text); wR == nil {
+						wR = grpcfastimpl.NewSpare[OneOf_Text](dEc, grpcfastSpare_kinds_kinds_OneOf_Text)
+					}
+				}
+				x.Kind = wR
+			}
+			if aScii < 0 || len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.OneOf.text"); eRr != nil {
+					return eRr
+				}
+			}
+			wR.Text = grpcfastimpl.String(dEc, vAl)
+		case len(vAl) > 1 && vAl[0] == 18 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // raw, alone: GrpcfastDecode's code for it
+			vAl := vAl[2:]
+			x := wR.Any
+			wR, oK := x.Kind.(*OneOf_Raw)
+			if !oK {
+				if wR = grpcfastimpl.TakeSpare[OneOf_Raw](dEc, grpcfastSpare_kinds_kinds_OneOf_Raw); wR == nil {
+					if wR = grpcfastimpl.NextSpare[OneOf_Raw](dEc, grpcfastSpare_kinds_kinds_OneOf_Raw); wR == nil {
+						wR = grpcfastimpl.NewSpare[OneOf_Raw](dEc, grpcfastSpare_kinds_kinds_OneOf_Raw)
+					}
+				}
+				x.Kind = wR
+			}
+			wR.Raw = grpcfastimpl.BytesPresent(dEc, vAl)
+		case len(vAl) == 2 && vAl[0] == 24 && vAl[1] < 0x80: // yes, alone: GrpcfastDecode's code for it
+			vAl := uint64(vAl[1])
+			x := wR.Any
+			wR, oK := x.Kind.(*OneOf_Yes)
+			if !oK {
+				if wR = grpcfastimpl.TakeSpare[OneOf_Yes](dEc, grpcfastSpare_kinds_kinds_OneOf_Yes); wR == nil {
+					if wR = grpcfastimpl.NextSpare[OneOf_Yes](dEc, grpcfastSpare_kinds_kinds_OneOf_Yes); wR == nil {
+						wR = grpcfastimpl.NewSpare[OneOf_Yes](dEc, grpcfastSpare_kinds_kinds_OneOf_Yes)
+					}
+				}
+				x.Kind = wR
+			}
+			wR.Yes = protowire.DecodeBool(vAl)
+		case len(vAl) == 2 && vAl[0] == 32 && vAl[1] < 0x80: // num, alone: GrpcfastDecode's code for it
+			vAl := uint64(vAl[1])
+			x := wR.Any
+			wR, oK := x.Kind.(*OneOf_Num)
+			if !oK {
+				if wR = grpcfastimpl.TakeSpare[OneOf_Num](dEc, grpcfastSpare_kinds_kinds_OneOf_Num); wR == nil {
+					if wR = grpcfastimpl.NextSpare[OneOf_Num](dEc, grpcfastSpare_kinds_kinds_OneOf_Num); wR == nil {
+						wR = grpcfastimpl.NewSpare[OneOf_Num](dEc, grpcfastSpare_kinds_kinds_OneOf_Num)
+					}
+				}
+				x.Kind = wR
+			}
+			wR.Num = int64(vAl)
+		case len(vAl) == 9 && vAl[0] == 41: // real, alone: GrpcfastDecode's code for it
+			vAl, _ := protowire.ConsumeFixed64(vAl[1:])
+			x := wR.Any
+			wR, oK := x.Kind.(*OneOf_Real)
+			if !oK {
+				if wR = grpcfastimpl.TakeSpare[OneOf_Real](dEc, grpcfastSpare_kinds_kinds_OneOf_Real); wR == nil {
+					if wR = grpcfastimpl.NextSpare[OneOf_Real](dEc, grpcfastSpare_kinds_kinds_OneOf_Real); wR == nil {
+						wR = grpcfastimpl.NewSpare[OneOf_Real](dEc, grpcfastSpare_kinds_kinds_OneOf_Real)
+					}
+				}
+				x.Kind = wR
+			}
+			wR.Real = math.Float64frombits(vAl)
+		case len(vAl) == 5 && vAl[0] == 53: // small, alone: GrpcfastDecode's code for it
+			vAl, _ := protowire.ConsumeFixed32(vAl[1:])
+			x := wR.Any
+			wR, oK := x.Kind.(*OneOf_Small)
+			if !oK {
+				if wR = grpcfastimpl.TakeSpare[OneOf_Small](dEc, grpcfastSpare_kinds_kinds_OneOf_Small); wR == nil {
+					if wR = grpcfastimpl.NextSpare[OneOf_Small](dEc, grpcfastSpare_kinds_kinds_OneOf_Small); wR == nil {
+						wR = grpcfastimpl.NewSpare[OneOf_Small](dEc, grpcfastSpare_kinds_kinds_OneOf_Small)
+					}
+				}
+				x.Kind = wR
+			}
+			wR.Small = math.Float32frombits(vAl)
+		case len(vAl) == 2 && vAl[0] == 56 && vAl[1] < 0x80: // hue, alone: GrpcfastDecode's code for it
+			vAl := uint64(vAl[1])
+			x := wR.Any
+			wR, oK := x.Kind.(*OneOf_Hue)
+			if !oK {
+				if wR = grpcfastimpl.TakeSpare[OneOf_Hue](dEc, grpcfastSpare_kinds_kinds_OneOf_Hue); wR == nil {
+					if wR = grpcfastimpl.NextSpare[OneOf_Hue](dEc, grpcfastSpare_kinds_kinds_OneOf_Hue); wR == nil {
+						wR = grpcfastimpl.NewSpare[OneOf_Hue](dEc, grpcfastSpare_kinds_kinds_OneOf_Hue)
+					}
+				}
+				x.Kind = wR
+			}
+			wR.Hue = Color(int32(vAl))
+		case len(vAl) == 9 && vAl[0] == 65: // big, alone: GrpcfastDecode's code for it
+			vAl, _ := protowire.ConsumeFixed64(vAl[1:])
+			x := wR.Any
+			wR, oK := x.Kind.(*OneOf_Big)
+			if !oK {
+				if wR = grpcfastimpl.TakeSpare[OneOf_Big](dEc, grpcfastSpare_kinds_kinds_OneOf_Big); wR == nil {
+					if wR = grpcfastimpl.NextSpare[OneOf_Big](dEc, grpcfastSpare_kinds_kinds_OneOf_Big); wR == nil {
+						wR = grpcfastimpl.NewSpare[OneOf_Big](dEc, grpcfastSpare_kinds_kinds_OneOf_Big)
+					}
+				}
+				x.Kind = wR
+			}
+			wR.Big = vAl
+		default:
+			if eRr := wR.Any.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 74 {
+			dAtA = dAtA[1:]
+			goto dEcode9
+		}
+		goto nExt
+	}
+dEcode9:
+	{ // label
+		fIeld := dAtA
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if aScii < 0 {
+			dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
+		}
+		if len(dAtA) < aScii {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Wrapped.label"); eRr != nil {
+				return eRr
+			}
+		}
+		x.Label = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 82 {
+			dAtA = dAtA[1:]
+			goto dEcode10
+		}
+		goto nExt
+	}
+dEcode10:
+	{ // blobs
+		for {
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+			} else {
+				rEad, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			var eL *OneBytes
+			if nN := len(x.Blobs); nN < cap(x.Blobs) {
+				x.Blobs = x.Blobs[:nN+1]
+				eL = x.Blobs[nN]
+			} else {
+				x.Blobs = grpcfastimpl.AppendMessage(x.Blobs, dEc, 82, dAtA)
+				eL = x.Blobs[nN]
+			}
+			if eL == nil {
+				if eL = grpcfastimpl.TakeSpare[OneBytes](dEc, grpcfastSpare_kinds_kinds_OneBytes); eL == nil {
+					if eL = grpcfastimpl.NextSpare[OneBytes](dEc, grpcfastSpare_kinds_kinds_OneBytes); eL == nil {
+						eL = grpcfastimpl.NewSpare[OneBytes](dEc, grpcfastSpare_kinds_kinds_OneBytes)
+					}
+				}
+				x.Blobs[len(x.Blobs)-1] = eL
+			}
+			if dEpth < 1 {
+				return grpcfastimpl.ErrDepth
+			}
+			switch {
+			case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // value, alone: GrpcfastDecode's code for it
+				vAl := vAl[2:]
+				x := eL
+				x.Value = grpcfastimpl.Bytes(dEc, x.Value, vAl)
+				if dEc.Record != nil {
+					grpcfastimpl.LogBytes(dEc, &x.Value)
+				}
+			default:
+				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+					return eRr
+				}
+			}
+			if len(dAtA) == 0 || dAtA[0] != 82 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 90 {
+			dAtA = dAtA[1:]
+			goto dEcode11
+		}
+		goto nExt
+	}
+dEcode11:
+	{ // plain
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Plain == nil {
+			if x.Plain = grpcfastimpl.TakeSpare[Plain](dEc, grpcfastSpare_kinds_kinds_Plain); x.Plain == nil {
+				if x.Plain = grpcfastimpl.NextSpare[Plain](dEc, grpcfastSpare_kinds_kinds_Plain); x.Plain == nil {
+					x.Plain = grpcfastimpl.NewSpare[Plain](dEc, grpcfastSpare_kinds_kinds_Plain)
+				}
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := x.Plain.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 98 {
+			dAtA = dAtA[1:]
+			goto dEcode12
+		}
+		goto nExt
+	}
+dEcode12:
+	{ // many
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Many == nil {
+			if x.Many = grpcfastimpl.TakeSpare[Many](dEc, grpcfastSpare_kinds_kinds_Many); x.Many == nil {
+				if x.Many = grpcfastimpl.NextSpare[Many](dEc, grpcfastSpare_kinds_kinds_Many); x.Many == nil {
+					x.Many = grpcfastimpl.NewSpare[Many](dEc, grpcfastSpare_kinds_kinds_Many)
+				}
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := x.Many.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
+	for len(dAtA) > 0 {
+		tAg := uint64(dAtA[0])
+		if tAg-8 < 0x78 {
+			dAtA = dAtA[1:]
+		} else {
+			rEad, nN := grpcfastimpl.ReadTag(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			tAg, dAtA = rEad, dAtA[nN:]
+		}
+		switch tAg {
+		case 10: // name
+			goto dEcode1
+		case 18: // data
+			goto dEcode2
+		case 26: // level
+			goto dEcode3
+		case 34: // value
+			goto dEcode4
+		case 42: // values
+			goto dEcode5
+		case 50: // by_key
+			goto dEcode6
+		case 48, 49, 51, 53: // by_key, another wire type: an unknown field
+			if dEpth < grpcfastimpl.MapLevel {
+				return grpcfastimpl.ErrDepth
+			}
+		case 58: // picked
+			goto dEcode7
+		case 66: // any
+			goto dEcode8
+		case 74: // label
+			goto dEcode9
+		case 82: // blobs
+			goto dEcode10
+		case 90: // plain
+			goto dEcode11
+		case 98: // many
+			goto dEcode12
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it, its tag in the shortest form.
+		nN := grpcfastimpl.SkipField(tAg, dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
+		dAtA = dAtA[nN:]
+	}
+eNd:
+	if dEc.Record != nil {
+		grpcfastimpl.LogCleared(dEc, &x.Values)
+		grpcfastimpl.LogMap(dEc, &x.ByKey)
+		grpcfastimpl.LogCleared(dEc, &x.Blobs)
+	}
+	return nil
+}
+
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
+func (x *OneString) GrpcfastUnknownFields() *[]byte {
+	return &x.unknownFields
+}
+
+// GrpcfastDecode implements grpcfastimpl.Decoder.
+func (x *OneString) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // value
+		fIeld := dAtA
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if aScii < 0 {
+			dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
+		}
+		if len(dAtA) < aScii {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.OneString.value"); eRr != nil {
+				return eRr
+			}
+		}
+		x.Value = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
+	for len(dAtA) > 0 {
+		tAg := uint64(dAtA[0])
+		if tAg-8 < 0x78 {
+			dAtA = dAtA[1:]
+		} else {
+			rEad, nN := grpcfastimpl.ReadTag(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			tAg, dAtA = rEad, dAtA[nN:]
+		}
+		switch tAg {
+		case 10: // value
+			goto dEcode1
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it, its tag in the shortest form.
+		nN := grpcfastimpl.SkipField(tAg, dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
+		dAtA = dAtA[nN:]
+	}
+eNd:
+	return nil
+}
+
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
+func (x *OneBytes) GrpcfastUnknownFields() *[]byte {
+	return &x.unknownFields
+}
+
+// GrpcfastBytesField implements grpcfastimpl.BytesFielder.
+func (x *OneBytes) GrpcfastBytesField(num protowire.Number) *[]byte {
+	switch num {
+	case 1:
+		return &x.Value
+	}
+	return nil
+}
+
+// GrpcfastDecode implements grpcfastimpl.Decoder.
+func (x *OneBytes) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // value
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.Value = grpcfastimpl.Bytes(dEc, x.Value, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
+	for len(dAtA) > 0 {
+		tAg := uint64(dAtA[0])
+		if tAg-8 < 0x78 {
+			dAtA = dAtA[1:]
+		} else {
+			rEad, nN := grpcfastimpl.ReadTag(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			tAg, dAtA = rEad, dAtA[nN:]
+		}
+		switch tAg {
+		case 10: // value
+			goto dEcode1
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it, its tag in the shortest form.
+		nN := grpcfastimpl.SkipField(tAg, dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
+		dAtA = dAtA[nN:]
+	}
+eNd:
+	if dEc.Record != nil {
+		grpcfastimpl.LogBytes(dEc, &x.Value)
+	}
+	return nil
+}
+
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
+func (x *OneOptional) GrpcfastUnknownFields() *[]byte {
+	return &x.unknownFields
+}
+
+// GrpcfastDecode implements grpcfastimpl.Decoder.
+func (x *OneOptional) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 8 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // value
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Value == nil {
+			x.Value = new(int64)
+		}
+		*x.Value = protowire.DecodeZigZag(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
+	for len(dAtA) > 0 {
+		tAg := uint64(dAtA[0])
+		if tAg-8 < 0x78 {
+			dAtA = dAtA[1:]
+		} else {
+			rEad, nN := grpcfastimpl.ReadTag(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			tAg, dAtA = rEad, dAtA[nN:]
+		}
+		switch tAg {
+		case 8: // value
+			goto dEcode1
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it, its tag in the shortest form.
+		nN := grpcfastimpl.SkipField(tAg, dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
+		dAtA = dAtA[nN:]
+	}
+eNd:
+	return nil
+}
+
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
+func (x *OneOf) GrpcfastUnknownFields() *[]byte {
+	return &x.unknownFields
+}
+
+// GrpcfastDecode implements grpcfastimpl.Decoder.
+func (x *OneOf) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // text
+		fIeld := dAtA
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Kind.(*OneOf_Text)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[OneOf_Text](dEc, grpcfastSpare_kinds_kinds_OneOf_Text); wR == nil {
+				if wR = grpcfastimpl.NextSpare[OneOf_Text](dEc, grpcfastSpare_kinds_kinds_OneOf_Text); wR == nil {
+					wR = grpcfastimpl.NewSpare[OneOf_Text](dEc, grpcfastSpare_kinds_kinds_OneOf_Text)
+				}
+			}
+			x.Kind = wR
+		}
+		if aScii < 0 {
+			dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
+		}
+		if len(dAtA) < aScii {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.OneOf.text"); eRr != nil {
+				return eRr
+			}
+		}
+		wR.Text = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode2:
+	{ // raw
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Kind.(*OneOf_Raw)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[OneOf_Raw](dEc, grpcfastSpare_kinds_kinds_OneOf_Raw); wR == nil {
+				if wR = grpcfastimpl.NextSpare[OneOf_Raw](dEc, grpcfastSpare_kinds_kinds_OneOf_Raw); wR == nil {
+					wR = grpcfastimpl.NewSpare[OneOf_Raw](dEc, grpcfastSpare_kinds_kinds_OneOf_Raw)
+				}
+			}
+			x.Kind = wR
+		}
+		wR.Raw = grpcfastimpl.BytesPresent(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode3:
+	{ // yes
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Kind.(*OneOf_Yes)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[OneOf_Yes](dEc, grpcfastSpare_kinds_kinds_OneOf_Yes); wR == nil {
+				if wR = grpcfastimpl.NextSpare[OneOf_Yes](dEc, grpcfastSpare_kinds_kinds_OneOf_Yes); wR == nil {
+					wR = grpcfastimpl.NewSpare[OneOf_Yes](dEc, grpcfastSpare_kinds_kinds_OneOf_Yes)
+				}
+			}
+			x.Kind = wR
+		}
+		wR.Yes = protowire.DecodeBool(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode4:
+	{ // num
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Kind.(*OneOf_Num)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[OneOf_Num](dEc, grpcfastSpare_kinds_kinds_OneOf_Num); wR == nil {
+				if wR = grpcfastimpl.NextSpare[OneOf_Num](dEc, grpcfastSpare_kinds_kinds_OneOf_Num); wR == nil {
+					wR = grpcfastimpl.NewSpare[OneOf_Num](dEc, grpcfastSpare_kinds_kinds_OneOf_Num)
+				}
+			}
+			x.Kind = wR
+		}
+		wR.Num = int64(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode5:
+	{ // real
+		vAl, nN := protowire.ConsumeFixed64(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		wR, oK := x.Kind.(*OneOf_Real)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[OneOf_Real](dEc, grpcfastSpare_kinds_kinds_OneOf_Real); wR == nil {
+				if wR = grpcfastimpl.NextSpare[OneOf_Real](dEc, grpcfastSpare_kinds_kinds_OneOf_Real); wR == nil {
+					wR = grpcfastimpl.NewSpare[OneOf_Real](dEc, grpcfastSpare_kinds_kinds_OneOf_Real)
+				}
+			}
+			x.Kind = wR
+		}
+		wR.Real = math.Float64frombits(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode6:
+	{ // small
+		vAl, nN := protowire.ConsumeFixed32(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		wR, oK := x.Kind.(*OneOf_Small)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[OneOf_Small](dEc, grpcfastSpare_kinds_kinds_OneOf_Small); wR == nil {
+				if wR = grpcfastimpl.NextSpare[OneOf_Small](dEc, grpcfastSpare_kinds_kinds_OneOf_Small); wR == nil {
+					wR = grpcfastimpl.NewSpare[OneOf_Small](dEc, grpcfastSpare_kinds_kinds_OneOf_Small)
+				}
+			}
+			x.Kind = wR
+		}
+		wR.Small = math.Float32frombits(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode7:
+	{ // hue
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Kind.(*OneOf_Hue)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[OneOf_Hue](dEc, grpcfastSpare_kinds_kinds_OneOf_Hue); wR == nil {
+				if wR = grpcfastimpl.NextSpare[OneOf_Hue](dEc, grpcfastSpare_kinds_kinds_OneOf_Hue); wR == nil {
+					wR = grpcfastimpl.NewSpare[OneOf_Hue](dEc, grpcfastSpare_kinds_kinds_OneOf_Hue)
+				}
+			}
+			x.Kind = wR
+		}
+		wR.Hue = Color(int32(vAl))
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode8:
+	{ // big
+		vAl, nN := protowire.ConsumeFixed64(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		wR, oK := x.Kind.(*OneOf_Big)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[OneOf_Big](dEc, grpcfastSpare_kinds_kinds_OneOf_Big); wR == nil {
+				if wR = grpcfastimpl.NextSpare[OneOf_Big](dEc, grpcfastSpare_kinds_kinds_OneOf_Big); wR == nil {
+					wR = grpcfastimpl.NewSpare[OneOf_Big](dEc, grpcfastSpare_kinds_kinds_OneOf_Big)
+				}
+			}
+			x.Kind = wR
+		}
+		wR.Big = vAl
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode9:
+	{ // nested
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Kind.(*OneOf_Nested)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[OneOf_Nested](dEc, grpcfastSpare_kinds_kinds_OneOf_Nested); wR == nil {
+				if wR = grpcfastimpl.NextSpare[OneOf_Nested](dEc, grpcfastSpare_kinds_kinds_OneOf_Nested); wR == nil {
+					wR = grpcfastimpl.NewSpare[OneOf_Nested](dEc, grpcfastSpare_kinds_kinds_OneOf_Nested)
+				}
+			}
+			x.Kind = wR
+		}
+		if wR.Nested == nil {
+			if wR.Nested = grpcfastimpl.TakeSpare[OneOf](dEc, grpcfastSpare_kinds_kinds_OneOf); wR.Nested == nil {
+				if wR.Nested = grpcfastimpl.NextSpare[OneOf](dEc, grpcfastSpare_kinds_kinds_OneOf); wR.Nested == nil {
+					wR.Nested = grpcfastimpl.NewSpare[OneOf](dEc, grpcfastSpare_kinds_kinds_OneOf)
+				}
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		switch {
+		case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // text, alone: GrpcfastDecode's code for it
+			vAl := vAl[2:]
+			x := wR.Nested
+			wR, oK := x.Kind.(*OneOf_Text)
+			if !oK {
+				if wR = grpcfastimpl.TakeSpare[OneOf_Text](dEc, grpcfastSpare_kinds_kinds_OneOf_Text); wR == nil {
+					if wR = grpcfastimpl.NextSpare[OneOf_Text](dEc, grpcfastSpare_kinds_kinds_OneOf_Text); wR == nil {
+						wR = grpcfastimpl.NewSpare[OneOf_Text](dEc, grpcfastSpare_kinds_kinds_OneOf_Text)
+					}
+				}
+				x.Kind = wR
+			}
+			if aScii < 0 || len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.OneOf.text"); eRr != nil {
+					return eRr
+				}
+			}
+			wR.Text = grpcfastimpl.String(dEc, vAl)
+		case len(vAl) > 1 && vAl[0] == 18 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // raw, alone: GrpcfastDecode's code for it
+			vAl := vAl[2:]
+			x := wR.Nested
+			wR, oK := x.Kind.(*OneOf_Raw)
+			if !oK {
+				if wR = grpcfastimpl.TakeSpare[OneOf_Raw](dEc, grpcfastSpare_kinds_kinds_OneOf_Raw); wR == nil {
+					if wR = grpcfastimpl.NextSpare[OneOf_Raw](dEc, grpcfastSpare_kinds_kinds_OneOf_Raw); wR == nil {
+						wR = grpcfastimpl.NewSpare[OneOf_Raw](dEc, grpcfastSpare_kinds_kinds_OneOf_Raw)
+					}
+				}
+				x.Kind = wR
+			}
+			wR.Raw = grpcfastimpl.BytesPresent(dEc, vAl)
+		case len(vAl) == 2 && vAl[0] == 24 && vAl[1] < 0x80: // yes, alone: GrpcfastDecode's code for it
+			vAl := uint64(vAl[1])
+			x := wR.Nested
+			wR, oK := x.Kind.(*OneOf_Yes)
+			if !oK {
+				if wR = grpcfastimpl.TakeSpare[OneOf_Yes](dEc, grpcfastSpare_kinds_kinds_OneOf_Yes); wR == nil {
+					if wR = grpcfastimpl.NextSpare[OneOf_Yes](dEc, grpcfastSpare_kinds_kinds_OneOf_Yes); wR == nil {
+						wR = grpcfastimpl.NewSpare[OneOf_Yes](dEc, grpcfastSpare_kinds_kinds_OneOf_Yes)
+					}
+				}
+				x.Kind = wR
+			}
+			wR.Yes = protowire.DecodeBool(vAl)
+		case len(vAl) == 2 && vAl[0] == 32 && vAl[1] < 0x80: // num, alone: GrpcfastDecode's code for it
+			vAl := uint64(vAl[1])
+			x := wR.Nested
+			wR, oK := x.Kind.(*OneOf_Num)
+			if !oK {
+				if wR = grpcfastimpl.TakeSpare[OneOf_Num](dEc, grpcfastSpare_kinds_kinds_OneOf_Num); wR == nil {
+					if wR = grpcfastimpl.NextSpare[OneOf_Num](dEc, grpcfastSpare_kinds_kinds_OneOf_Num); wR == nil {
+						wR = grpcfastimpl.NewSpare[OneOf_Num](dEc, grpcfastSpare_kinds_kinds_OneOf_Num)
+					}
+				}
+				x.Kind = wR
+			}
+			wR.Num = int64(vAl)
+		case len(vAl) == 9 && vAl[0] == 41: // real, alone: GrpcfastDecode's code for it
+			vAl, _ := protowire.ConsumeFixed64(vAl[1:])
+			x := wR.Nested
+			wR, oK := x.Kind.(*OneOf_Real)
+			if !oK {
+				if wR = grpcfastimpl.TakeSpare[OneOf_Real](dEc, grpcfastSpare_kinds_kinds_OneOf_Real); wR == nil {
+					if wR = grpcfastimpl.NextSpare[OneOf_Real](dEc, grpcfastSpare_kinds_kinds_OneOf_Real); wR == nil {
+						wR = grpcfastimpl.NewSpare[OneOf_Real](dEc, grpcfastSpare_kinds_kinds_OneOf_Real)
+					}
+				}
+				x.Kind = wR
+			}
+			wR.Real = math.Float64frombits(vAl)
+		case len(vAl) == 5 && vAl[0] == 53: // small, alone: GrpcfastDecode's code for it
+			vAl, _ := protowire.ConsumeFixed32(vAl[1:])
+			x := wR.Nested
+			wR, oK := x.Kind.(*OneOf_Small)
+			if !oK {
+				if wR = grpcfastimpl.TakeSpare[OneOf_Small](dEc, grpcfastSpare_kinds_kinds_OneOf_Small); wR == nil {
+					if wR = grpcfastimpl.NextSpare[OneOf_Small](dEc, grpcfastSpare_kinds_kinds_OneOf_Small); wR == nil {
+						wR = grpcfastimpl.NewSpare[OneOf_Small](dEc, grpcfastSpare_kinds_kinds_OneOf_Small)
+					}
+				}
+				x.Kind = wR
+			}
+			wR.Small = math.Float32frombits(vAl)
+		case len(vAl) == 2 && vAl[0] == 56 && vAl[1] < 0x80: // hue, alone: GrpcfastDecode's code for it
+			vAl := uint64(vAl[1])
+			x := wR.Nested
+			wR, oK := x.Kind.(*OneOf_Hue)
+			if !oK {
+				if wR = grpcfastimpl.TakeSpare[OneOf_Hue](dEc, grpcfastSpare_kinds_kinds_OneOf_Hue); wR == nil {
+					if wR = grpcfastimpl.NextSpare[OneOf_Hue](dEc, grpcfastSpare_kinds_kinds_OneOf_Hue); wR == nil {
+						wR = grpcfastimpl.NewSpare[OneOf_Hue](dEc, grpcfastSpare_kinds_kinds_OneOf_Hue)
+					}
+				}
+				x.Kind = wR
+			}
+			wR.Hue = Color(int32(vAl))
+		case len(vAl) == 9 && vAl[0] == 65: // big, alone: GrpcfastDecode's code for it
+			vAl, _ := protowire.ConsumeFixed64(vAl[1:])
+			x := wR.Nested
+			wR, oK := x.Kind.(*OneOf_Big)
+			if !oK {
+				if wR = grpcfastimpl.TakeSpare[OneOf_Big](dEc, grpcfastSpare_kinds_kinds_OneOf_Big); wR == nil {
+					if wR = grpcfastimpl.NextSpare[OneOf_Big](dEc, grpcfastSpare_kinds_kinds_OneOf_Big); wR == nil {
+						wR = grpcfastimpl.NewSpare[OneOf_Big](dEc, grpcfastSpare_kinds_kinds_OneOf_Big)
+					}
+				}
+				x.Kind = wR
+			}
+			wR.Big = vAl
+		default:
+			if eRr := wR.Nested.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode16:
+	{ // far
+		vAl, nN := protowire.ConsumeFixed32(dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		dAtA = dAtA[nN:]
+		wR, oK := x.Kind.(*OneOf_Far)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[OneOf_Far](dEc, grpcfastSpare_kinds_kinds_OneOf_Far); wR == nil {
+				if wR = grpcfastimpl.NextSpare[OneOf_Far](dEc, grpcfastSpare_kinds_kinds_OneOf_Far); wR == nil {
+					wR = grpcfastimpl.NewSpare[OneOf_Far](dEc, grpcfastSpare_kinds_kinds_OneOf_Far)
+				}
+			}
+			x.Kind = wR
+		}
+		wR.Far = int32(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
+	for len(dAtA) > 0 {
+		tAg := uint64(dAtA[0])
+		if tAg-8 < 0x78 {
+			dAtA = dAtA[1:]
+		} else {
+			rEad, nN := grpcfastimpl.ReadTag(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			tAg, dAtA = rEad, dAtA[nN:]
+		}
+		switch tAg {
+		case 10: // text
+			goto dEcode1
+		case 18: // raw
+			goto dEcode2
+		case 24: // yes
+			goto dEcode3
+		case 32: // num
+			goto dEcode4
+		case 41: // real
+			goto dEcode5
+		case 53: // small
+			goto dEcode6
+		case 56: // hue
+			goto dEcode7
+		case 65: // big
+			goto dEcode8
+		case 74: // nested
+			goto dEcode9
+		case 133: // far
+			goto dEcode16
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it, its tag in the shortest form.
+		nN := grpcfastimpl.SkipField(tAg, dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
+		dAtA = dAtA[nN:]
+	}
+eNd:
+	return nil
+}
+
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
+func (x *Plain) GrpcfastUnknownFields() *[]byte {
+	return &x.unknownFields
+}
+
+// GrpcfastDecode implements grpcfastimpl.Decoder.
+func (x *Plain) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // values
+		for {
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+			} else {
+				rEad, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			var eL *OneOf
+			if nN := len(x.Values); nN < cap(x.Values) {
+				x.Values = x.Values[:nN+1]
+				eL = x.Values[nN]
+			} else {
+				x.Values = grpcfastimpl.AppendMessage(x.Values, dEc, 10, dAtA)
+				eL = x.Values[nN]
+			}
+			if eL == nil {
+				if eL = grpcfastimpl.TakeSpare[OneOf](dEc, grpcfastSpare_kinds_kinds_OneOf); eL == nil {
+					if eL = grpcfastimpl.NextSpare[OneOf](dEc, grpcfastSpare_kinds_kinds_OneOf); eL == nil {
+						eL = grpcfastimpl.NewSpare[OneOf](dEc, grpcfastSpare_kinds_kinds_OneOf)
+					}
+				}
+				x.Values[len(x.Values)-1] = eL
+			}
+			if dEpth < 1 {
+				return grpcfastimpl.ErrDepth
+			}
+			switch {
+			case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // text, alone: GrpcfastDecode's code for it
+				vAl := vAl[2:]
+				x := eL
+				wR, oK := x.Kind.(*OneOf_Text)
+				if !oK {
+					if wR = grpcfastimpl.TakeSpare[OneOf_Text](dEc, grpcfastSpare_kinds_kinds_OneOf_Text); wR == nil {
+						if wR = grpcfastimpl.NextSpare[OneOf_Text](dEc, grpcfastSpare_kinds_kinds_OneOf_Text); wR == nil {
+							wR = grpcfastimpl.NewSpare[OneOf_Text](dEc, grpcfastSpare_kinds_kinds_OneOf_Text)
+						}
+					}
+					x.Kind = wR
+				}
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.OneOf.text"); eRr != nil {
+					return eRr
+				}
+				wR.Text = grpcfastimpl.String(dEc, vAl)
+			case len(vAl) > 1 && vAl[0] == 18 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // raw, alone: GrpcfastDecode's code for it
+				vAl := vAl[2:]
+				x := eL
+				wR, oK := x.Kind.(*OneOf_Raw)
+				if !oK {
+					if wR = grpcfastimpl.TakeSpare[OneOf_Raw](dEc, grpcfastSpare_kinds_kinds_OneOf_Raw); wR == nil {
+						if wR = grpcfastimpl.NextSpare[OneOf_Raw](dEc, grpcfastSpare_kinds_kinds_OneOf_Raw); wR == nil {
+							wR = grpcfastimpl.NewSpare[OneOf_Raw](dEc, grpcfastSpare_kinds_kinds_OneOf_Raw)
+						}
+					}
+					x.Kind = wR
+				}
+				wR.Raw = grpcfastimpl.BytesPresent(dEc, vAl)
+			case len(vAl) == 2 && vAl[0] == 24 && vAl[1] < 0x80: // yes, alone: GrpcfastDecode's code for it
+				vAl := uint64(vAl[1])
+				x := eL
+				wR, oK := x.Kind.(*OneOf_Yes)
+				if !oK {
+					if wR = grpcfastimpl.TakeSpare[OneOf_Yes](dEc, grpcfastSpare_kinds_kinds_OneOf_Yes); wR == nil {
+						if wR = grpcfastimpl.NextSpare[OneOf_Yes](dEc, grpcfastSpare_kinds_kinds_OneOf_Yes); wR == nil {
+							wR = grpcfastimpl.NewSpare[OneOf_Yes](dEc, grpcfastSpare_kinds_kinds_OneOf_Yes)
+						}
+					}
+					x.Kind = wR
+				}
+				wR.Yes = protowire.DecodeBool(vAl)
+			case len(vAl) == 2 && vAl[0] == 32 && vAl[1] < 0x80: // num, alone: GrpcfastDecode's code for it
+				vAl := uint64(vAl[1])
+				x := eL
+				wR, oK := x.Kind.(*OneOf_Num)
+				if !oK {
+					if wR = grpcfastimpl.TakeSpare[OneOf_Num](dEc, grpcfastSpare_kinds_kinds_OneOf_Num); wR == nil {
+						if wR = grpcfastimpl.NextSpare[OneOf_Num](dEc, grpcfastSpare_kinds_kinds_OneOf_Num); wR == nil {
+							wR = grpcfastimpl.NewSpare[OneOf_Num](dEc, grpcfastSpare_kinds_kinds_OneOf_Num)
+						}
+					}
+					x.Kind = wR
+				}
+				wR.Num = int64(vAl)
+			case len(vAl) == 9 && vAl[0] == 41: // real, alone: GrpcfastDecode's code for it
+				vAl, _ := protowire.ConsumeFixed64(vAl[1:])
+				x := eL
+				wR, oK := x.Kind.(*OneOf_Real)
+				if !oK {
+					if wR = grpcfastimpl.TakeSpare[OneOf_Real](dEc, grpcfastSpare_kinds_kinds_OneOf_Real); wR == nil {
+						if wR = grpcfastimpl.NextSpare[OneOf_Real](dEc, grpcfastSpare_kinds_kinds_OneOf_Real); wR == nil {
+							wR = grpcfastimpl.NewSpare[OneOf_Real](dEc, grpcfastSpare_kinds_kinds_OneOf_Real)
+						}
+					}
+					x.Kind = wR
+				}
+				wR.Real = math.Float64frombits(vAl)
+			case len(vAl) == 5 && vAl[0] == 53: // small, alone: GrpcfastDecode's code for it
+				vAl, _ := protowire.ConsumeFixed32(vAl[1:])
+				x := eL
+				wR, oK := x.Kind.(*OneOf_Small)
+				if !oK {
+					if wR = grpcfastimpl.TakeSpare[OneOf_Small](dEc, grpcfastSpare_kinds_kinds_OneOf_Small); wR == nil {
+						if wR = grpcfastimpl.NextSpare[OneOf_Small](dEc, grpcfastSpare_kinds_kinds_OneOf_Small); wR == nil {
+							wR = grpcfastimpl.NewSpare[OneOf_Small](dEc, grpcfastSpare_kinds_kinds_OneOf_Small)
+						}
+					}
+					x.Kind = wR
+				}
+				wR.Small = math.Float32frombits(vAl)
+			case len(vAl) == 2 && vAl[0] == 56 && vAl[1] < 0x80: // hue, alone: GrpcfastDecode's code for it
+				vAl := uint64(vAl[1])
+				x := eL
+				wR, oK := x.Kind.(*OneOf_Hue)
+				if !oK {
+					if wR = grpcfastimpl.TakeSpare[OneOf_Hue](dEc, grpcfastSpare_kinds_kinds_OneOf_Hue); wR == nil {
+						if wR = grpcfastimpl.NextSpare[OneOf_Hue](dEc, grpcfastSpare_kinds_kinds_OneOf_Hue); wR == nil {
+							wR = grpcfastimpl.NewSpare[OneOf_Hue](dEc, grpcfastSpare_kinds_kinds_OneOf_Hue)
+						}
+					}
+					x.Kind = wR
+				}
+				wR.Hue = Color(int32(vAl))
+			case len(vAl) == 9 && vAl[0] == 65: // big, alone: GrpcfastDecode's code for it
+				vAl, _ := protowire.ConsumeFixed64(vAl[1:])
+				x := eL
+				wR, oK := x.Kind.(*OneOf_Big)
+				if !oK {
+					if wR = grpcfastimpl.TakeSpare[OneOf_Big](dEc, grpcfastSpare_kinds_kinds_OneOf_Big); wR == nil {
+						if wR = grpcfastimpl.NextSpare[OneOf_Big](dEc, grpcfastSpare_kinds_kinds_OneOf_Big); wR == nil {
+							wR = grpcfastimpl.NewSpare[OneOf_Big](dEc, grpcfastSpare_kinds_kinds_OneOf_Big)
+						}
+					}
+					x.Kind = wR
+				}
+				wR.Big = vAl
+			default:
+				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+					return eRr
+				}
+			}
+			if len(dAtA) == 0 || dAtA[0] != 10 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 18 {
+			dAtA = dAtA[1:]
+			goto dEcode2
+		}
+		goto nExt
+	}
+dEcode2:
+	{ // name
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Name == nil {
+			if x.Name = grpcfastimpl.TakeSpare[OneString](dEc, grpcfastSpare_kinds_kinds_OneString); x.Name == nil {
+				if x.Name = grpcfastimpl.NextSpare[OneString](dEc, grpcfastSpare_kinds_kinds_OneString); x.Name == nil {
+					x.Name = grpcfastimpl.NewSpare[OneString](dEc, grpcfastSpare_kinds_kinds_OneString)
+				}
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		switch {
+		case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // value, alone: GrpcfastDecode's code for it
+			vAl := vAl[2:]
+			x := x.Name
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.OneString.value"); eRr != nil {
+				return eRr
+			}
+			x.Value = grpcfastimpl.String(dEc, vAl)
+		default:
+			if eRr := x.Name.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 24 {
+			dAtA = dAtA[1:]
+			goto dEcode3
+		}
+		goto nExt
+	}
+dEcode3:
+	{ // count
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		x.Count = int32(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
+	for len(dAtA) > 0 {
+		tAg := uint64(dAtA[0])
+		if tAg-8 < 0x78 {
+			dAtA = dAtA[1:]
+		} else {
+			rEad, nN := grpcfastimpl.ReadTag(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			tAg, dAtA = rEad, dAtA[nN:]
+		}
+		switch tAg {
+		case 10: // values
+			goto dEcode1
+		case 18: // name
+			goto dEcode2
+		case 24: // count
+			goto dEcode3
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it, its tag in the shortest form.
+		nN := grpcfastimpl.SkipField(tAg, dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
+		dAtA = dAtA[nN:]
+	}
+eNd:
+	if dEc.Record != nil {
+		grpcfastimpl.LogCleared(dEc, &x.Values)
+	}
+	return nil
+}
+
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
+func (x *Many) GrpcfastUnknownFields() *[]byte {
+	return &x.unknownFields
+}
+
+// GrpcfastDecode implements grpcfastimpl.Decoder.
+func (x *Many) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 8 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // a
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Kind.(*Many_A)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[Many_A](dEc, grpcfastSpare_kinds_kinds_Many_A); wR == nil {
+				if wR = grpcfastimpl.NextSpare[Many_A](dEc, grpcfastSpare_kinds_kinds_Many_A); wR == nil {
+					wR = grpcfastimpl.NewSpare[Many_A](dEc, grpcfastSpare_kinds_kinds_Many_A)
+				}
+			}
+			x.Kind = wR
+		}
+		wR.A = int32(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode2:
+	{ // b
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Kind.(*Many_B)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[Many_B](dEc, grpcfastSpare_kinds_kinds_Many_B); wR == nil {
+				if wR = grpcfastimpl.NextSpare[Many_B](dEc, grpcfastSpare_kinds_kinds_Many_B); wR == nil {
+					wR = grpcfastimpl.NewSpare[Many_B](dEc, grpcfastSpare_kinds_kinds_Many_B)
+				}
+			}
+			x.Kind = wR
+		}
+		wR.B = int32(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode3:
+	{ // c
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Kind.(*Many_C)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[Many_C](dEc, grpcfastSpare_kinds_kinds_Many_C); wR == nil {
+				if wR = grpcfastimpl.NextSpare[Many_C](dEc, grpcfastSpare_kinds_kinds_Many_C); wR == nil {
+					wR = grpcfastimpl.NewSpare[Many_C](dEc, grpcfastSpare_kinds_kinds_Many_C)
+				}
+			}
+			x.Kind = wR
+		}
+		wR.C = int32(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode4:
+	{ // d
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Kind.(*Many_D)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[Many_D](dEc, grpcfastSpare_kinds_kinds_Many_D); wR == nil {
+				if wR = grpcfastimpl.NextSpare[Many_D](dEc, grpcfastSpare_kinds_kinds_Many_D); wR == nil {
+					wR = grpcfastimpl.NewSpare[Many_D](dEc, grpcfastSpare_kinds_kinds_Many_D)
+				}
+			}
+			x.Kind = wR
+		}
+		wR.D = int32(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode5:
+	{ // e
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Kind.(*Many_E)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[Many_E](dEc, grpcfastSpare_kinds_kinds_Many_E); wR == nil {
+				if wR = grpcfastimpl.NextSpare[Many_E](dEc, grpcfastSpare_kinds_kinds_Many_E); wR == nil {
+					wR = grpcfastimpl.NewSpare[Many_E](dEc, grpcfastSpare_kinds_kinds_Many_E)
+				}
+			}
+			x.Kind = wR
+		}
+		wR.E = int32(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode6:
+	{ // f
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Kind.(*Many_F)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[Many_F](dEc, grpcfastSpare_kinds_kinds_Many_F); wR == nil {
+				if wR = grpcfastimpl.NextSpare[Many_F](dEc, grpcfastSpare_kinds_kinds_Many_F); wR == nil {
+					wR = grpcfastimpl.NewSpare[Many_F](dEc, grpcfastSpare_kinds_kinds_Many_F)
+				}
+			}
+			x.Kind = wR
+		}
+		wR.F = int32(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode7:
+	{ // g
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Kind.(*Many_G)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[Many_G](dEc, grpcfastSpare_kinds_kinds_Many_G); wR == nil {
+				if wR = grpcfastimpl.NextSpare[Many_G](dEc, grpcfastSpare_kinds_kinds_Many_G); wR == nil {
+					wR = grpcfastimpl.NewSpare[Many_G](dEc, grpcfastSpare_kinds_kinds_Many_G)
+				}
+			}
+			x.Kind = wR
+		}
+		wR.G = int32(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode8:
+	{ // h
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Kind.(*Many_H)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[Many_H](dEc, grpcfastSpare_kinds_kinds_Many_H); wR == nil {
+				if wR = grpcfastimpl.NextSpare[Many_H](dEc, grpcfastSpare_kinds_kinds_Many_H); wR == nil {
+					wR = grpcfastimpl.NewSpare[Many_H](dEc, grpcfastSpare_kinds_kinds_Many_H)
+				}
+			}
+			x.Kind = wR
+		}
+		wR.H = int32(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode9:
+	{ // i
+		var vAl uint64
+		if len(dAtA) > 0 && dAtA[0] < 0x80 {
+			vAl, dAtA = uint64(dAtA[0]), dAtA[1:]
+		} else {
+			rEad, nN := protowire.ConsumeVarint(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Kind.(*Many_I)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[Many_I](dEc, grpcfastSpare_kinds_kinds_Many_I); wR == nil {
+				if wR = grpcfastimpl.NextSpare[Many_I](dEc, grpcfastSpare_kinds_kinds_Many_I); wR == nil {
+					wR = grpcfastimpl.NewSpare[Many_I](dEc, grpcfastSpare_kinds_kinds_Many_I)
+				}
+			}
+			x.Kind = wR
+		}
+		wR.I = int32(vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
+	for len(dAtA) > 0 {
+		tAg := uint64(dAtA[0])
+		if tAg-8 < 0x78 {
+			dAtA = dAtA[1:]
+		} else {
+			rEad, nN := grpcfastimpl.ReadTag(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			tAg, dAtA = rEad, dAtA[nN:]
+		}
+		switch tAg {
+		case 8: // a
+			goto dEcode1
+		case 16: // b
+			goto dEcode2
+		case 24: // c
+			goto dEcode3
+		case 32: // d
+			goto dEcode4
+		case 40: // e
+			goto dEcode5
+		case 48: // f
+			goto dEcode6
+		case 56: // g
+			goto dEcode7
+		case 64: // h
+			goto dEcode8
+		case 72: // i
+			goto dEcode9
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it, its tag in the shortest form.
+		nN := grpcfastimpl.SkipField(tAg, dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
+		dAtA = dAtA[nN:]
+	}
+eNd:
+	return nil
+}
+
 // The lists of spares (nested messages and oneof wrappers that a slot's reset
 // recycled) that the generated decoders of this file take from, one per type.
 var (
@@ -3772,6 +6100,33 @@ var (
 	grpcfastSpare_kinds_kinds_DoubleValue     = grpcfastimpl.NewSpareKind() // wrapperspb.DoubleValue
 	grpcfastSpare_kinds_kinds_Signed          = grpcfastimpl.NewSpareKind() // Signed
 	grpcfastSpare_kinds_kinds_FloatValue      = grpcfastimpl.NewSpareKind() // wrapperspb.FloatValue
+	grpcfastSpare_kinds_kinds_OneString       = grpcfastimpl.NewSpareKind() // OneString
+	grpcfastSpare_kinds_kinds_OneBytes        = grpcfastimpl.NewSpareKind() // OneBytes
+	grpcfastSpare_kinds_kinds_OneOptional     = grpcfastimpl.NewSpareKind() // OneOptional
+	grpcfastSpare_kinds_kinds_OneOf           = grpcfastimpl.NewSpareKind() // OneOf
+	grpcfastSpare_kinds_kinds_OneOf_Text      = grpcfastimpl.NewSpareKind() // OneOf_Text
+	grpcfastSpare_kinds_kinds_OneOf_Raw       = grpcfastimpl.NewSpareKind() // OneOf_Raw
+	grpcfastSpare_kinds_kinds_OneOf_Yes       = grpcfastimpl.NewSpareKind() // OneOf_Yes
+	grpcfastSpare_kinds_kinds_OneOf_Num       = grpcfastimpl.NewSpareKind() // OneOf_Num
+	grpcfastSpare_kinds_kinds_OneOf_Real      = grpcfastimpl.NewSpareKind() // OneOf_Real
+	grpcfastSpare_kinds_kinds_OneOf_Small     = grpcfastimpl.NewSpareKind() // OneOf_Small
+	grpcfastSpare_kinds_kinds_OneOf_Hue       = grpcfastimpl.NewSpareKind() // OneOf_Hue
+	grpcfastSpare_kinds_kinds_OneOf_Big       = grpcfastimpl.NewSpareKind() // OneOf_Big
+	grpcfastSpare_kinds_kinds_Wrapped_Picked  = grpcfastimpl.NewSpareKind() // Wrapped_Picked
+	grpcfastSpare_kinds_kinds_Wrapped_Any     = grpcfastimpl.NewSpareKind() // Wrapped_Any
+	grpcfastSpare_kinds_kinds_Plain           = grpcfastimpl.NewSpareKind() // Plain
+	grpcfastSpare_kinds_kinds_Many            = grpcfastimpl.NewSpareKind() // Many
+	grpcfastSpare_kinds_kinds_OneOf_Nested    = grpcfastimpl.NewSpareKind() // OneOf_Nested
+	grpcfastSpare_kinds_kinds_OneOf_Far       = grpcfastimpl.NewSpareKind() // OneOf_Far
+	grpcfastSpare_kinds_kinds_Many_A          = grpcfastimpl.NewSpareKind() // Many_A
+	grpcfastSpare_kinds_kinds_Many_B          = grpcfastimpl.NewSpareKind() // Many_B
+	grpcfastSpare_kinds_kinds_Many_C          = grpcfastimpl.NewSpareKind() // Many_C
+	grpcfastSpare_kinds_kinds_Many_D          = grpcfastimpl.NewSpareKind() // Many_D
+	grpcfastSpare_kinds_kinds_Many_E          = grpcfastimpl.NewSpareKind() // Many_E
+	grpcfastSpare_kinds_kinds_Many_F          = grpcfastimpl.NewSpareKind() // Many_F
+	grpcfastSpare_kinds_kinds_Many_G          = grpcfastimpl.NewSpareKind() // Many_G
+	grpcfastSpare_kinds_kinds_Many_H          = grpcfastimpl.NewSpareKind() // Many_H
+	grpcfastSpare_kinds_kinds_Many_I          = grpcfastimpl.NewSpareKind() // Many_I
 )
 
 // NewKinds_ClientStreamRequestReceiver returns a Receiver that reads the

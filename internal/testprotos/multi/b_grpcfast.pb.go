@@ -283,8 +283,18 @@ dEcode1:
 		if dEpth < 1 {
 			return grpcfastimpl.ErrDepth
 		}
-		if eRr := x.Shared.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-			return eRr
+		switch {
+		case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // s, alone: GrpcfastDecode's code for it
+			vAl := vAl[2:]
+			x := x.Shared
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.multi.Shared.s"); eRr != nil {
+				return eRr
+			}
+			x.S = grpcfastimpl.String(dEc, vAl)
+		default:
+			if eRr := x.Shared.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
 		}
 		if len(dAtA) == 0 {
 			goto eNd
@@ -327,8 +337,18 @@ dEcode2:
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
 			}
-			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
+			switch {
+			case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // s, alone: GrpcfastDecode's code for it
+				vAl := vAl[2:]
+				x := eL
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.multi.Shared.s"); eRr != nil {
+					return eRr
+				}
+				x.S = grpcfastimpl.String(dEc, vAl)
+			default:
+				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+					return eRr
+				}
 			}
 			if len(dAtA) == 0 || dAtA[0] != 18 {
 				break

@@ -2227,8 +2227,79 @@ dEcode1:
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
 			}
-			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
+			switch {
+			case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // string_value, alone: GrpcfastDecode's code for it
+				vAl := vAl[2:]
+				x := eL
+				wR, oK := x.Value.(*AnyValue_StringValue)
+				if !oK {
+					if wR = grpcfastimpl.TakeSpare[AnyValue_StringValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_StringValue); wR == nil {
+						if wR = grpcfastimpl.NextSpare[AnyValue_StringValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_StringValue); wR == nil {
+							wR = grpcfastimpl.NewSpare[AnyValue_StringValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_StringValue)
+						}
+					}
+					x.Value = wR
+				}
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.AnyValue.string_value"); eRr != nil {
+					return eRr
+				}
+				wR.StringValue = grpcfastimpl.String(dEc, vAl)
+			case len(vAl) == 2 && vAl[0] == 16 && vAl[1] < 0x80: // bool_value, alone: GrpcfastDecode's code for it
+				vAl := uint64(vAl[1])
+				x := eL
+				wR, oK := x.Value.(*AnyValue_BoolValue)
+				if !oK {
+					if wR = grpcfastimpl.TakeSpare[AnyValue_BoolValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_BoolValue); wR == nil {
+						if wR = grpcfastimpl.NextSpare[AnyValue_BoolValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_BoolValue); wR == nil {
+							wR = grpcfastimpl.NewSpare[AnyValue_BoolValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_BoolValue)
+						}
+					}
+					x.Value = wR
+				}
+				wR.BoolValue = protowire.DecodeBool(vAl)
+			case len(vAl) == 2 && vAl[0] == 24 && vAl[1] < 0x80: // int_value, alone: GrpcfastDecode's code for it
+				vAl := uint64(vAl[1])
+				x := eL
+				wR, oK := x.Value.(*AnyValue_IntValue)
+				if !oK {
+					if wR = grpcfastimpl.TakeSpare[AnyValue_IntValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_IntValue); wR == nil {
+						if wR = grpcfastimpl.NextSpare[AnyValue_IntValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_IntValue); wR == nil {
+							wR = grpcfastimpl.NewSpare[AnyValue_IntValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_IntValue)
+						}
+					}
+					x.Value = wR
+				}
+				wR.IntValue = int64(vAl)
+			case len(vAl) == 9 && vAl[0] == 33: // double_value, alone: GrpcfastDecode's code for it
+				vAl, _ := protowire.ConsumeFixed64(vAl[1:])
+				x := eL
+				wR, oK := x.Value.(*AnyValue_DoubleValue)
+				if !oK {
+					if wR = grpcfastimpl.TakeSpare[AnyValue_DoubleValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_DoubleValue); wR == nil {
+						if wR = grpcfastimpl.NextSpare[AnyValue_DoubleValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_DoubleValue); wR == nil {
+							wR = grpcfastimpl.NewSpare[AnyValue_DoubleValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_DoubleValue)
+						}
+					}
+					x.Value = wR
+				}
+				wR.DoubleValue = math.Float64frombits(vAl)
+			case len(vAl) > 1 && vAl[0] == 58 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // bytes_value, alone: GrpcfastDecode's code for it
+				vAl := vAl[2:]
+				x := eL
+				wR, oK := x.Value.(*AnyValue_BytesValue)
+				if !oK {
+					if wR = grpcfastimpl.TakeSpare[AnyValue_BytesValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_BytesValue); wR == nil {
+						if wR = grpcfastimpl.NextSpare[AnyValue_BytesValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_BytesValue); wR == nil {
+							wR = grpcfastimpl.NewSpare[AnyValue_BytesValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_BytesValue)
+						}
+					}
+					x.Value = wR
+				}
+				wR.BytesValue = grpcfastimpl.BytesPresent(dEc, vAl)
+			default:
+				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+					return eRr
+				}
 			}
 			if len(dAtA) == 0 || dAtA[0] != 10 {
 				break
@@ -2433,8 +2504,81 @@ dEcode2:
 		if dEpth < 1 {
 			return grpcfastimpl.ErrDepth
 		}
-		if eRr := x.Value.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-			return eRr
+		switch {
+		case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // string_value, alone: GrpcfastDecode's code for it
+			vAl := vAl[2:]
+			x := x.Value
+			wR, oK := x.Value.(*AnyValue_StringValue)
+			if !oK {
+				if wR = grpcfastimpl.TakeSpare[AnyValue_StringValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_StringValue); wR == nil {
+					if wR = grpcfastimpl.NextSpare[AnyValue_StringValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_StringValue); wR == nil {
+						wR = grpcfastimpl.NewSpare[AnyValue_StringValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_StringValue)
+					}
+				}
+				x.Value = wR
+			}
+			if aScii < 0 || len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.otlp.AnyValue.string_value"); eRr != nil {
+					return eRr
+				}
+			}
+			wR.StringValue = grpcfastimpl.String(dEc, vAl)
+		case len(vAl) == 2 && vAl[0] == 16 && vAl[1] < 0x80: // bool_value, alone: GrpcfastDecode's code for it
+			vAl := uint64(vAl[1])
+			x := x.Value
+			wR, oK := x.Value.(*AnyValue_BoolValue)
+			if !oK {
+				if wR = grpcfastimpl.TakeSpare[AnyValue_BoolValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_BoolValue); wR == nil {
+					if wR = grpcfastimpl.NextSpare[AnyValue_BoolValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_BoolValue); wR == nil {
+						wR = grpcfastimpl.NewSpare[AnyValue_BoolValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_BoolValue)
+					}
+				}
+				x.Value = wR
+			}
+			wR.BoolValue = protowire.DecodeBool(vAl)
+		case len(vAl) == 2 && vAl[0] == 24 && vAl[1] < 0x80: // int_value, alone: GrpcfastDecode's code for it
+			vAl := uint64(vAl[1])
+			x := x.Value
+			wR, oK := x.Value.(*AnyValue_IntValue)
+			if !oK {
+				if wR = grpcfastimpl.TakeSpare[AnyValue_IntValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_IntValue); wR == nil {
+					if wR = grpcfastimpl.NextSpare[AnyValue_IntValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_IntValue); wR == nil {
+						wR = grpcfastimpl.NewSpare[AnyValue_IntValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_IntValue)
+					}
+				}
+				x.Value = wR
+			}
+			wR.IntValue = int64(vAl)
+		case len(vAl) == 9 && vAl[0] == 33: // double_value, alone: GrpcfastDecode's code for it
+			vAl, _ := protowire.ConsumeFixed64(vAl[1:])
+			x := x.Value
+			wR, oK := x.Value.(*AnyValue_DoubleValue)
+			if !oK {
+				if wR = grpcfastimpl.TakeSpare[AnyValue_DoubleValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_DoubleValue); wR == nil {
+					if wR = grpcfastimpl.NextSpare[AnyValue_DoubleValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_DoubleValue); wR == nil {
+						wR = grpcfastimpl.NewSpare[AnyValue_DoubleValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_DoubleValue)
+					}
+				}
+				x.Value = wR
+			}
+			wR.DoubleValue = math.Float64frombits(vAl)
+		case len(vAl) > 1 && vAl[0] == 58 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // bytes_value, alone: GrpcfastDecode's code for it
+			vAl := vAl[2:]
+			x := x.Value
+			wR, oK := x.Value.(*AnyValue_BytesValue)
+			if !oK {
+				if wR = grpcfastimpl.TakeSpare[AnyValue_BytesValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_BytesValue); wR == nil {
+					if wR = grpcfastimpl.NextSpare[AnyValue_BytesValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_BytesValue); wR == nil {
+						wR = grpcfastimpl.NewSpare[AnyValue_BytesValue](dEc, grpcfastSpare_otlp_otlp_AnyValue_BytesValue)
+					}
+				}
+				x.Value = wR
+			}
+			wR.BytesValue = grpcfastimpl.BytesPresent(dEc, vAl)
+		default:
+			if eRr := x.Value.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
 		}
 		if len(dAtA) == 0 {
 			goto eNd

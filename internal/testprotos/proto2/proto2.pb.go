@@ -221,7 +221,11 @@ type Entries struct {
 	//
 	//	*Entries_Text
 	//	*Entries_Sub
-	Choice        isEntries_Choice `protobuf_oneof:"choice"`
+	Choice isEntries_Choice `protobuf_oneof:"choice"`
+	// Messages of one field, which Entries' decoder decodes itself where
+	// their encoding is that field: a proto2 string, not checked for UTF-8.
+	Remark        *Note           `protobuf:"bytes,13,opt,name=remark" json:"remark,omitempty"`
+	Notes         map[int32]*Note `protobuf:"bytes,14,rep,name=notes" json:"notes,omitempty" protobuf_key:"varint,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -356,6 +360,20 @@ func (x *Entries) GetSub() *Entries {
 	return nil
 }
 
+func (x *Entries) GetRemark() *Note {
+	if x != nil {
+		return x.Remark
+	}
+	return nil
+}
+
+func (x *Entries) GetNotes() map[int32]*Note {
+	if x != nil {
+		return x.Notes
+	}
+	return nil
+}
+
 type isEntries_Choice interface {
 	isEntries_Choice()
 }
@@ -372,6 +390,51 @@ func (*Entries_Text) isEntries_Choice() {}
 
 func (*Entries_Sub) isEntries_Choice() {}
 
+// Note is a message of one proto2 string field, with presence.
+type Note struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Value         *string                `protobuf:"bytes,1,opt,name=value" json:"value,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Note) Reset() {
+	*x = Note{}
+	mi := &file_proto2_proto2_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Note) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Note) ProtoMessage() {}
+
+func (x *Note) ProtoReflect() protoreflect.Message {
+	mi := &file_proto2_proto2_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Note.ProtoReflect.Descriptor instead.
+func (*Note) Descriptor() ([]byte, []int) {
+	return file_proto2_proto2_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *Note) GetValue() string {
+	if x != nil && x.Value != nil {
+		return *x.Value
+	}
+	return ""
+}
+
 type Item_Extra struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Note          *string                `protobuf:"bytes,5,opt,name=note" json:"note,omitempty"`
@@ -381,7 +444,7 @@ type Item_Extra struct {
 
 func (x *Item_Extra) Reset() {
 	*x = Item_Extra{}
-	mi := &file_proto2_proto2_proto_msgTypes[3]
+	mi := &file_proto2_proto2_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -393,7 +456,7 @@ func (x *Item_Extra) String() string {
 func (*Item_Extra) ProtoMessage() {}
 
 func (x *Item_Extra) ProtoReflect() protoreflect.Message {
-	mi := &file_proto2_proto2_proto_msgTypes[3]
+	mi := &file_proto2_proto2_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -449,7 +512,7 @@ const file_proto2_proto2_proto_rawDesc = "" +
 	"\n" +
 	"Extendable\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x05R\x02id\x12\x12\n" +
-	"\x04data\x18\x02 \x01(\fR\x04data*\x05\bd\x10\xc8\x01\"\x9a\a\n" +
+	"\x04data\x18\x02 \x01(\fR\x04data*\x05\bd\x10\xc8\x01\"\xf0\b\n" +
 	"\aEntries\x125\n" +
 	"\x05level\x18\x01 \x01(\x0e2\x1f.grpcfast.testdata.proto2.LevelR\x05level\x12;\n" +
 	"\x06levels\x18\x02 \x03(\x0e2\x1f.grpcfast.testdata.proto2.LevelB\x02\x10\x01R\x06levels\x12B\n" +
@@ -463,7 +526,9 @@ const file_proto2_proto2_proto_rawDesc = "" +
 	"\x04tags\x18\n" +
 	" \x03(\tR\x04tags\x12\x14\n" +
 	"\x04text\x18\v \x01(\tH\x00R\x04text\x125\n" +
-	"\x03sub\x18\f \x01(\v2!.grpcfast.testdata.proto2.EntriesH\x00R\x03sub\x1a8\n" +
+	"\x03sub\x18\f \x01(\v2!.grpcfast.testdata.proto2.EntriesH\x00R\x03sub\x126\n" +
+	"\x06remark\x18\r \x01(\v2\x1e.grpcfast.testdata.proto2.NoteR\x06remark\x12B\n" +
+	"\x05notes\x18\x0e \x03(\v2,.grpcfast.testdata.proto2.Entries.NotesEntryR\x05notes\x1a8\n" +
 	"\n" +
 	"NamesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\x05R\x03key\x12\x14\n" +
@@ -477,8 +542,14 @@ const file_proto2_proto2_proto_rawDesc = "" +
 	"\n" +
 	"BlobsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\fR\x05value:\x028\x01B\b\n" +
-	"\x06choice*\x1a\n" +
+	"\x05value\x18\x02 \x01(\fR\x05value:\x028\x01\x1aX\n" +
+	"\n" +
+	"NotesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\x05R\x03key\x124\n" +
+	"\x05value\x18\x02 \x01(\v2\x1e.grpcfast.testdata.proto2.NoteR\x05value:\x028\x01B\b\n" +
+	"\x06choice\"\x1c\n" +
+	"\x04Note\x12\x14\n" +
+	"\x05value\x18\x01 \x01(\tR\x05value*\x1a\n" +
 	"\x05Level\x12\a\n" +
 	"\x03LOW\x10\x00\x12\b\n" +
 	"\x04HIGH\x10\x012\xe7\x01\n" +
@@ -501,42 +572,47 @@ func file_proto2_proto2_proto_rawDescGZIP() []byte {
 }
 
 var file_proto2_proto2_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_proto2_proto2_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_proto2_proto2_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_proto2_proto2_proto_goTypes = []any{
 	(Level)(0),         // 0: grpcfast.testdata.proto2.Level
 	(*Item)(nil),       // 1: grpcfast.testdata.proto2.Item
 	(*Extendable)(nil), // 2: grpcfast.testdata.proto2.Extendable
 	(*Entries)(nil),    // 3: grpcfast.testdata.proto2.Entries
-	(*Item_Extra)(nil), // 4: grpcfast.testdata.proto2.Item.Extra
-	nil,                // 5: grpcfast.testdata.proto2.Entries.NamesEntry
-	nil,                // 6: grpcfast.testdata.proto2.Entries.ChildrenEntry
-	nil,                // 7: grpcfast.testdata.proto2.Entries.ByLevelEntry
-	nil,                // 8: grpcfast.testdata.proto2.Entries.BlobsEntry
+	(*Note)(nil),       // 4: grpcfast.testdata.proto2.Note
+	(*Item_Extra)(nil), // 5: grpcfast.testdata.proto2.Item.Extra
+	nil,                // 6: grpcfast.testdata.proto2.Entries.NamesEntry
+	nil,                // 7: grpcfast.testdata.proto2.Entries.ChildrenEntry
+	nil,                // 8: grpcfast.testdata.proto2.Entries.ByLevelEntry
+	nil,                // 9: grpcfast.testdata.proto2.Entries.BlobsEntry
+	nil,                // 10: grpcfast.testdata.proto2.Entries.NotesEntry
 }
 var file_proto2_proto2_proto_depIdxs = []int32{
-	4,  // 0: grpcfast.testdata.proto2.Item.extra:type_name -> grpcfast.testdata.proto2.Item.Extra
+	5,  // 0: grpcfast.testdata.proto2.Item.extra:type_name -> grpcfast.testdata.proto2.Item.Extra
 	0,  // 1: grpcfast.testdata.proto2.Entries.level:type_name -> grpcfast.testdata.proto2.Level
 	0,  // 2: grpcfast.testdata.proto2.Entries.levels:type_name -> grpcfast.testdata.proto2.Level
-	5,  // 3: grpcfast.testdata.proto2.Entries.names:type_name -> grpcfast.testdata.proto2.Entries.NamesEntry
-	6,  // 4: grpcfast.testdata.proto2.Entries.children:type_name -> grpcfast.testdata.proto2.Entries.ChildrenEntry
+	6,  // 3: grpcfast.testdata.proto2.Entries.names:type_name -> grpcfast.testdata.proto2.Entries.NamesEntry
+	7,  // 4: grpcfast.testdata.proto2.Entries.children:type_name -> grpcfast.testdata.proto2.Entries.ChildrenEntry
 	3,  // 5: grpcfast.testdata.proto2.Entries.next:type_name -> grpcfast.testdata.proto2.Entries
-	7,  // 6: grpcfast.testdata.proto2.Entries.by_level:type_name -> grpcfast.testdata.proto2.Entries.ByLevelEntry
-	8,  // 7: grpcfast.testdata.proto2.Entries.blobs:type_name -> grpcfast.testdata.proto2.Entries.BlobsEntry
+	8,  // 6: grpcfast.testdata.proto2.Entries.by_level:type_name -> grpcfast.testdata.proto2.Entries.ByLevelEntry
+	9,  // 7: grpcfast.testdata.proto2.Entries.blobs:type_name -> grpcfast.testdata.proto2.Entries.BlobsEntry
 	3,  // 8: grpcfast.testdata.proto2.Entries.sub:type_name -> grpcfast.testdata.proto2.Entries
-	3,  // 9: grpcfast.testdata.proto2.Entries.ChildrenEntry.value:type_name -> grpcfast.testdata.proto2.Entries
-	0,  // 10: grpcfast.testdata.proto2.Entries.ByLevelEntry.value:type_name -> grpcfast.testdata.proto2.Level
-	2,  // 11: grpcfast.testdata.proto2.note:extendee -> grpcfast.testdata.proto2.Extendable
-	1,  // 12: grpcfast.testdata.proto2.Legacy2.Get:input_type -> grpcfast.testdata.proto2.Item
-	1,  // 13: grpcfast.testdata.proto2.Legacy2.Push:input_type -> grpcfast.testdata.proto2.Item
-	3,  // 14: grpcfast.testdata.proto2.Legacy2.Put:input_type -> grpcfast.testdata.proto2.Entries
-	1,  // 15: grpcfast.testdata.proto2.Legacy2.Get:output_type -> grpcfast.testdata.proto2.Item
-	1,  // 16: grpcfast.testdata.proto2.Legacy2.Push:output_type -> grpcfast.testdata.proto2.Item
-	3,  // 17: grpcfast.testdata.proto2.Legacy2.Put:output_type -> grpcfast.testdata.proto2.Entries
-	15, // [15:18] is the sub-list for method output_type
-	12, // [12:15] is the sub-list for method input_type
-	12, // [12:12] is the sub-list for extension type_name
-	11, // [11:12] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	4,  // 9: grpcfast.testdata.proto2.Entries.remark:type_name -> grpcfast.testdata.proto2.Note
+	10, // 10: grpcfast.testdata.proto2.Entries.notes:type_name -> grpcfast.testdata.proto2.Entries.NotesEntry
+	3,  // 11: grpcfast.testdata.proto2.Entries.ChildrenEntry.value:type_name -> grpcfast.testdata.proto2.Entries
+	0,  // 12: grpcfast.testdata.proto2.Entries.ByLevelEntry.value:type_name -> grpcfast.testdata.proto2.Level
+	4,  // 13: grpcfast.testdata.proto2.Entries.NotesEntry.value:type_name -> grpcfast.testdata.proto2.Note
+	2,  // 14: grpcfast.testdata.proto2.note:extendee -> grpcfast.testdata.proto2.Extendable
+	1,  // 15: grpcfast.testdata.proto2.Legacy2.Get:input_type -> grpcfast.testdata.proto2.Item
+	1,  // 16: grpcfast.testdata.proto2.Legacy2.Push:input_type -> grpcfast.testdata.proto2.Item
+	3,  // 17: grpcfast.testdata.proto2.Legacy2.Put:input_type -> grpcfast.testdata.proto2.Entries
+	1,  // 18: grpcfast.testdata.proto2.Legacy2.Get:output_type -> grpcfast.testdata.proto2.Item
+	1,  // 19: grpcfast.testdata.proto2.Legacy2.Push:output_type -> grpcfast.testdata.proto2.Item
+	3,  // 20: grpcfast.testdata.proto2.Legacy2.Put:output_type -> grpcfast.testdata.proto2.Entries
+	18, // [18:21] is the sub-list for method output_type
+	15, // [15:18] is the sub-list for method input_type
+	15, // [15:15] is the sub-list for extension type_name
+	14, // [14:15] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_proto2_proto2_proto_init() }
@@ -554,7 +630,7 @@ func file_proto2_proto2_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_proto2_proto2_proto_rawDesc), len(file_proto2_proto2_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   8,
+			NumMessages:   10,
 			NumExtensions: 1,
 			NumServices:   1,
 		},

@@ -37,6 +37,7 @@ var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Item_Extra)(nil)
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Extendable)(nil)
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Entries)(nil)
+	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Note)(nil)
 )
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -681,6 +682,10 @@ dEcode11:
 		if len(dAtA) == 0 {
 			goto eNd
 		}
+		if dAtA[0] == 106 {
+			dAtA = dAtA[1:]
+			goto dEcode13
+		}
 		goto nExt
 	}
 dEcode12:
@@ -717,6 +722,155 @@ dEcode12:
 		if eRr := wR.Sub.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
 			return eRr
 		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 106 {
+			dAtA = dAtA[1:]
+			goto dEcode13
+		}
+		goto nExt
+	}
+dEcode13:
+	{ // remark
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Remark == nil {
+			if x.Remark = grpcfastimpl.TakeSpare[Note](dEc, grpcfastSpare_proto2_proto2_Note); x.Remark == nil {
+				if x.Remark = grpcfastimpl.NextSpare[Note](dEc, grpcfastSpare_proto2_proto2_Note); x.Remark == nil {
+					x.Remark = grpcfastimpl.NewSpare[Note](dEc, grpcfastSpare_proto2_proto2_Note)
+				}
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		switch {
+		case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // value, alone: GrpcfastDecode's code for it
+			vAl := vAl[2:]
+			x := x.Remark
+			if x.Value == nil {
+				x.Value = new(string)
+			}
+			*x.Value = grpcfastimpl.String(dEc, vAl)
+		default:
+			if eRr := x.Remark.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 114 {
+			dAtA = dAtA[1:]
+			goto dEcode14
+		}
+		goto nExt
+	}
+dEcode14:
+	{ // notes
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		eNtry := vAl
+		if dEpth < grpcfastimpl.MapLevel {
+			return grpcfastimpl.ErrDepth
+		}
+		var mK int32
+		var mV *Note
+		for len(eNtry) > 0 {
+			tAg := uint64(eNtry[0])
+			if tAg-8 < 0x78 {
+				eNtry = eNtry[1:]
+			} else {
+				rEad, nN := grpcfastimpl.ReadTag(eNtry)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				tAg, eNtry = rEad, eNtry[nN:]
+			}
+			switch tAg {
+			case 8:
+				var vAl uint64
+				if len(eNtry) > 0 && eNtry[0] < 0x80 {
+					vAl, eNtry = uint64(eNtry[0]), eNtry[1:]
+				} else {
+					rEad, nN := protowire.ConsumeVarint(eNtry)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, eNtry = rEad, eNtry[nN:]
+				}
+				mK = int32(vAl)
+				continue
+			case 18:
+				var vAl []byte
+				if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
+					vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(eNtry)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, eNtry = rEad, eNtry[nN:]
+				}
+				if mV == nil {
+					if mV = grpcfastimpl.TakeSpare[Note](dEc, grpcfastSpare_proto2_proto2_Note); mV == nil {
+						if mV = grpcfastimpl.NextSpare[Note](dEc, grpcfastSpare_proto2_proto2_Note); mV == nil {
+							mV = grpcfastimpl.NewSpare[Note](dEc, grpcfastSpare_proto2_proto2_Note)
+						}
+					}
+				}
+				if dEpth-grpcfastimpl.MapLevel < 1 {
+					return grpcfastimpl.ErrDepth
+				}
+				switch {
+				case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // value, alone: GrpcfastDecode's code for it
+					vAl := vAl[2:]
+					x := mV
+					if x.Value == nil {
+						x.Value = new(string)
+					}
+					*x.Value = grpcfastimpl.String(dEc, vAl)
+				default:
+					if eRr := mV.GrpcfastDecode(vAl, dEc, dEpth-grpcfastimpl.MapLevel-1); eRr != nil {
+						return eRr
+					}
+				}
+				continue
+			}
+			nN := grpcfastimpl.SkipField(tAg, eNtry)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			eNtry = eNtry[nN:]
+		}
+		if mV == nil {
+			if mV = grpcfastimpl.TakeSpare[Note](dEc, grpcfastSpare_proto2_proto2_Note); mV == nil {
+				if mV = grpcfastimpl.NextSpare[Note](dEc, grpcfastSpare_proto2_proto2_Note); mV == nil {
+					mV = grpcfastimpl.NewSpare[Note](dEc, grpcfastSpare_proto2_proto2_Note)
+				}
+			}
+		}
+		if x.Notes == nil {
+			x.Notes = make(map[int32]*Note)
+		}
+		x.Notes[mK] = mV
 		if len(dAtA) == 0 {
 			goto eNd
 		}
@@ -777,6 +931,14 @@ nExt:
 			goto dEcode11
 		case 98: // sub
 			goto dEcode12
+		case 106: // remark
+			goto dEcode13
+		case 114: // notes
+			goto dEcode14
+		case 112, 113, 115, 117: // notes, another wire type: an unknown field
+			if dEpth < grpcfastimpl.MapLevel {
+				return grpcfastimpl.ErrDepth
+			}
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -795,6 +957,7 @@ eNd:
 		grpcfastimpl.LogMap(dEc, &x.ByLevel)
 		grpcfastimpl.LogMap(dEc, &x.Blobs)
 		grpcfastimpl.LogCleared(dEc, &x.Tags)
+		grpcfastimpl.LogMap(dEc, &x.Notes)
 	}
 	return nil
 }
@@ -802,12 +965,78 @@ eNd:
 // GrpcfastRequired implements grpcfastimpl.RequiredHolder.
 func (x *Entries) GrpcfastRequired() {}
 
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
+func (x *Note) GrpcfastUnknownFields() *[]byte {
+	return &x.unknownFields
+}
+
+// GrpcfastDecode implements grpcfastimpl.Decoder.
+func (x *Note) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // value
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Value == nil {
+			x.Value = new(string)
+		}
+		*x.Value = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
+	for len(dAtA) > 0 {
+		tAg := uint64(dAtA[0])
+		if tAg-8 < 0x78 {
+			dAtA = dAtA[1:]
+		} else {
+			rEad, nN := grpcfastimpl.ReadTag(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			tAg, dAtA = rEad, dAtA[nN:]
+		}
+		switch tAg {
+		case 10: // value
+			goto dEcode1
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it, its tag in the shortest form.
+		nN := grpcfastimpl.SkipField(tAg, dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
+		dAtA = dAtA[nN:]
+	}
+eNd:
+	return nil
+}
+
 // The lists of spares (nested messages and oneof wrappers that a slot's reset
 // recycled) that the generated decoders of this file take from, one per type.
 var (
 	grpcfastSpare_proto2_proto2_Entries      = grpcfastimpl.NewSpareKind() // Entries
 	grpcfastSpare_proto2_proto2_Entries_Text = grpcfastimpl.NewSpareKind() // Entries_Text
 	grpcfastSpare_proto2_proto2_Entries_Sub  = grpcfastimpl.NewSpareKind() // Entries_Sub
+	grpcfastSpare_proto2_proto2_Note         = grpcfastimpl.NewSpareKind() // Note
 )
 
 // NewLegacy2_PushRequestReceiver returns a Receiver that reads the requests of

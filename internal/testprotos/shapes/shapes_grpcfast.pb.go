@@ -296,8 +296,18 @@ dEcode5:
 		if dEpth < 1 {
 			return grpcfastimpl.ErrDepth
 		}
-		if eRr := x.Leaf.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-			return eRr
+		switch {
+		case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // data, alone: GrpcfastDecode's code for it
+			vAl := vAl[2:]
+			x := x.Leaf
+			x.Data = grpcfastimpl.Bytes(dEc, x.Data, vAl)
+			if dEc.Record != nil {
+				grpcfastimpl.LogBytes(dEc, &x.Data)
+			}
+		default:
+			if eRr := x.Leaf.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
 		}
 		if len(dAtA) == 0 {
 			goto eNd
@@ -339,8 +349,18 @@ dEcode6:
 		if dEpth < 1 {
 			return grpcfastimpl.ErrDepth
 		}
-		if eRr := wR.One.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-			return eRr
+		switch {
+		case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // data, alone: GrpcfastDecode's code for it
+			vAl := vAl[2:]
+			x := wR.One
+			x.Data = grpcfastimpl.Bytes(dEc, x.Data, vAl)
+			if dEc.Record != nil {
+				grpcfastimpl.LogBytes(dEc, &x.Data)
+			}
+		default:
+			if eRr := wR.One.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
 		}
 		if len(dAtA) == 0 {
 			goto eNd
@@ -682,8 +702,18 @@ dEcode14:
 			if dEpth < 1 {
 				return grpcfastimpl.ErrDepth
 			}
-			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
+			switch {
+			case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // data, alone: GrpcfastDecode's code for it
+				vAl := vAl[2:]
+				x := eL
+				x.Data = grpcfastimpl.Bytes(dEc, x.Data, vAl)
+				if dEc.Record != nil {
+					grpcfastimpl.LogBytes(dEc, &x.Data)
+				}
+			default:
+				if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+					return eRr
+				}
 			}
 			if len(dAtA) == 0 || dAtA[0] != 114 {
 				break
