@@ -45,7 +45,7 @@ func holding(num protowire.Number, m []byte) []byte {
 // inlineInputs returns, by name, encodings of kinds.Wrapped whose nested
 // messages are one field of every kind a holder decodes itself, at the
 // edges of the shapes it accepts (a string of 127 bytes and of 128, a
-// varint of one byte and of two), and the shapes it must leave to the
+// varint of one, two and three bytes), and the shapes it must leave to the
 // nested decoder: two fields, a field twice, another wire type, an unknown
 // field, a message, a tag of two bytes, a truncated value.
 func inlineInputs() map[string][]byte {
@@ -79,6 +79,10 @@ func inlineInputs() map[string][]byte {
 	add("optional zero", holding(3, oneField(1, protowire.VarintType, varint(0))))
 	add("optional two bytes", holding(3, oneField(1, protowire.VarintType, varint(300))))
 	add("optional truncated", holding(3, []byte{8, 0x80}))
+	add("optional truncated two", holding(3, []byte{8, 0x80, 0x80}))
+	add("optional and a stray byte", holding(3, []byte{8, 5, 6}))
+	add("optional three bytes", holding(3, oneField(1, protowire.VarintType, varint(1<<14))))
+	add("optional largest of two bytes", holding(3, oneField(1, protowire.VarintType, varint(1<<14-1))))
 	add("optional overlong", holding(3, oneField(1, protowire.VarintType, []byte{0x81, 0x00})))
 
 	// OneOf: every case the holder decodes, and those it does not.
@@ -94,6 +98,8 @@ func inlineInputs() map[string][]byte {
 		"no":               oneField(3, protowire.VarintType, varint(0)),
 		"num":              oneField(4, protowire.VarintType, varint(127)),
 		"num 128":          oneField(4, protowire.VarintType, varint(128)),
+		"num 16384":        oneField(4, protowire.VarintType, varint(16384)),
+		"yes 2 bytes":      oneField(3, protowire.VarintType, []byte{0x80, 0x01}),
 		"num negative":     oneField(4, protowire.VarintType, varint(math.MaxUint64)),
 		"real":             oneField(5, protowire.Fixed64Type, fixed64(math.Float64bits(math.Copysign(0, -1)))),
 		"real NaN":         oneField(5, protowire.Fixed64Type, fixed64(0x7ff8000000000001)),

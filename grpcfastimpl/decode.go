@@ -42,6 +42,16 @@ type Decoding = decode.Decoding
 // bodies, and those of the Decoding methods they call, to inline; the
 // methods of internal/decode alone would stay calls in a generated package.
 
+// ShortVarint returns the value of b, a varint of one byte or of two (the
+// first byte above 0x7f, the second not), which the caller checked: a
+// nested message's one field that its holder decodes itself.
+func ShortVarint(b []byte) uint64 {
+	if len(b) == 1 {
+		return uint64(b[0])
+	}
+	return uint64(b[0]&0x7f) | uint64(b[1])<<7
+}
+
 // String returns b as the value of a string field: a copy, or a view of
 // the input.
 func String(d *Decoding, b []byte) string { return d.String(b) }

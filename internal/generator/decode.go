@@ -378,8 +378,8 @@ func (d *decodeGen) message(e string, mt *protogen.Message, depth string) {
 				g.P("case len(vAl) > 1 && vAl[0] == ", tag, " && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2:", comment)
 				g.P("vAl := vAl[2:]")
 			case protowire.VarintType:
-				g.P("case len(vAl) == 2 && vAl[0] == ", tag, " && vAl[1] < 0x80:", comment)
-				g.P("vAl := uint64(vAl[1])")
+				g.P("case len(vAl) == 2 && vAl[0] == ", tag, " && vAl[1] < 0x80 || len(vAl) == 3 && vAl[0] == ", tag, " && vAl[1] >= 0x80 && vAl[2] < 0x80:", comment)
+				g.P("vAl := ", d.impl("ShortVarint"), "(vAl[1:])")
 			case protowire.Fixed64Type:
 				g.P("case len(vAl) == 9 && vAl[0] == ", tag, ":", comment)
 				g.P("vAl, _ := ", d.pw("ConsumeFixed64"), "(vAl[1:])")

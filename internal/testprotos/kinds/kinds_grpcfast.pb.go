@@ -3881,8 +3881,8 @@ dEcode3:
 			return grpcfastimpl.ErrDepth
 		}
 		switch {
-		case len(vAl) == 2 && vAl[0] == 8 && vAl[1] < 0x80: // value, alone: GrpcfastDecode's code for it
-			vAl := uint64(vAl[1])
+		case len(vAl) == 2 && vAl[0] == 8 && vAl[1] < 0x80 || len(vAl) == 3 && vAl[0] == 8 && vAl[1] >= 0x80 && vAl[2] < 0x80: // value, alone: GrpcfastDecode's code for it
+			vAl := grpcfastimpl.ShortVarint(vAl[1:])
 			x := x.Level
 			if x.Value == nil {
 				x.Value = new(int64)
@@ -3956,8 +3956,8 @@ dEcode4:
 				x.Kind = wR
 			}
 			wR.Raw = grpcfastimpl.BytesPresent(dEc, vAl)
-		case len(vAl) == 2 && vAl[0] == 24 && vAl[1] < 0x80: // yes, alone: GrpcfastDecode's code for it
-			vAl := uint64(vAl[1])
+		case len(vAl) == 2 && vAl[0] == 24 && vAl[1] < 0x80 || len(vAl) == 3 && vAl[0] == 24 && vAl[1] >= 0x80 && vAl[2] < 0x80: // yes, alone: GrpcfastDecode's code for it
+			vAl := grpcfastimpl.ShortVarint(vAl[1:])
 			x := x.Value
 			wR, oK := x.Kind.(*OneOf_Yes)
 			if !oK {
@@ -3969,8 +3969,8 @@ dEcode4:
 				x.Kind = wR
 			}
 			wR.Yes = protowire.DecodeBool(vAl)
-		case len(vAl) == 2 && vAl[0] == 32 && vAl[1] < 0x80: // num, alone: GrpcfastDecode's code for it
-			vAl := uint64(vAl[1])
+		case len(vAl) == 2 && vAl[0] == 32 && vAl[1] < 0x80 || len(vAl) == 3 && vAl[0] == 32 && vAl[1] >= 0x80 && vAl[2] < 0x80: // num, alone: GrpcfastDecode's code for it
+			vAl := grpcfastimpl.ShortVarint(vAl[1:])
 			x := x.Value
 			wR, oK := x.Kind.(*OneOf_Num)
 			if !oK {
@@ -4008,8 +4008,8 @@ dEcode4:
 				x.Kind = wR
 			}
 			wR.Small = math.Float32frombits(vAl)
-		case len(vAl) == 2 && vAl[0] == 56 && vAl[1] < 0x80: // hue, alone: GrpcfastDecode's code for it
-			vAl := uint64(vAl[1])
+		case len(vAl) == 2 && vAl[0] == 56 && vAl[1] < 0x80 || len(vAl) == 3 && vAl[0] == 56 && vAl[1] >= 0x80 && vAl[2] < 0x80: // hue, alone: GrpcfastDecode's code for it
+			vAl := grpcfastimpl.ShortVarint(vAl[1:])
 			x := x.Value
 			wR, oK := x.Kind.(*OneOf_Hue)
 			if !oK {
@@ -4112,8 +4112,8 @@ dEcode5:
 					x.Kind = wR
 				}
 				wR.Raw = grpcfastimpl.BytesPresent(dEc, vAl)
-			case len(vAl) == 2 && vAl[0] == 24 && vAl[1] < 0x80: // yes, alone: GrpcfastDecode's code for it
-				vAl := uint64(vAl[1])
+			case len(vAl) == 2 && vAl[0] == 24 && vAl[1] < 0x80 || len(vAl) == 3 && vAl[0] == 24 && vAl[1] >= 0x80 && vAl[2] < 0x80: // yes, alone: GrpcfastDecode's code for it
+				vAl := grpcfastimpl.ShortVarint(vAl[1:])
 				x := eL
 				wR, oK := x.Kind.(*OneOf_Yes)
 				if !oK {
@@ -4125,8 +4125,8 @@ dEcode5:
 					x.Kind = wR
 				}
 				wR.Yes = protowire.DecodeBool(vAl)
-			case len(vAl) == 2 && vAl[0] == 32 && vAl[1] < 0x80: // num, alone: GrpcfastDecode's code for it
-				vAl := uint64(vAl[1])
+			case len(vAl) == 2 && vAl[0] == 32 && vAl[1] < 0x80 || len(vAl) == 3 && vAl[0] == 32 && vAl[1] >= 0x80 && vAl[2] < 0x80: // num, alone: GrpcfastDecode's code for it
+				vAl := grpcfastimpl.ShortVarint(vAl[1:])
 				x := eL
 				wR, oK := x.Kind.(*OneOf_Num)
 				if !oK {
@@ -4164,8 +4164,8 @@ dEcode5:
 					x.Kind = wR
 				}
 				wR.Small = math.Float32frombits(vAl)
-			case len(vAl) == 2 && vAl[0] == 56 && vAl[1] < 0x80: // hue, alone: GrpcfastDecode's code for it
-				vAl := uint64(vAl[1])
+			case len(vAl) == 2 && vAl[0] == 56 && vAl[1] < 0x80 || len(vAl) == 3 && vAl[0] == 56 && vAl[1] >= 0x80 && vAl[2] < 0x80: // hue, alone: GrpcfastDecode's code for it
+				vAl := grpcfastimpl.ShortVarint(vAl[1:])
 				x := eL
 				wR, oK := x.Kind.(*OneOf_Hue)
 				if !oK {
@@ -4306,8 +4306,8 @@ dEcode6:
 						x.Kind = wR
 					}
 					wR.Raw = grpcfastimpl.BytesPresent(dEc, vAl)
-				case len(vAl) == 2 && vAl[0] == 24 && vAl[1] < 0x80: // yes, alone: GrpcfastDecode's code for it
-					vAl := uint64(vAl[1])
+				case len(vAl) == 2 && vAl[0] == 24 && vAl[1] < 0x80 || len(vAl) == 3 && vAl[0] == 24 && vAl[1] >= 0x80 && vAl[2] < 0x80: // yes, alone: GrpcfastDecode's code for it
+					vAl := grpcfastimpl.ShortVarint(vAl[1:])
 					x := mV
 					wR, oK := x.Kind.(*OneOf_Yes)
 					if !oK {
@@ -4319,8 +4319,8 @@ dEcode6:
 						x.Kind = wR
 					}
 					wR.Yes = protowire.DecodeBool(vAl)
-				case len(vAl) == 2 && vAl[0] == 32 && vAl[1] < 0x80: // num, alone: GrpcfastDecode's code for it
-					vAl := uint64(vAl[1])
+				case len(vAl) == 2 && vAl[0] == 32 && vAl[1] < 0x80 || len(vAl) == 3 && vAl[0] == 32 && vAl[1] >= 0x80 && vAl[2] < 0x80: // num, alone: GrpcfastDecode's code for it
+					vAl := grpcfastimpl.ShortVarint(vAl[1:])
 					x := mV
 					wR, oK := x.Kind.(*OneOf_Num)
 					if !oK {
@@ -4358,8 +4358,8 @@ dEcode6:
 						x.Kind = wR
 					}
 					wR.Small = math.Float32frombits(vAl)
-				case len(vAl) == 2 && vAl[0] == 56 && vAl[1] < 0x80: // hue, alone: GrpcfastDecode's code for it
-					vAl := uint64(vAl[1])
+				case len(vAl) == 2 && vAl[0] == 56 && vAl[1] < 0x80 || len(vAl) == 3 && vAl[0] == 56 && vAl[1] >= 0x80 && vAl[2] < 0x80: // hue, alone: GrpcfastDecode's code for it
+					vAl := grpcfastimpl.ShortVarint(vAl[1:])
 					x := mV
 					wR, oK := x.Kind.(*OneOf_Hue)
 					if !oK {
@@ -4535,8 +4535,8 @@ dEcode8:
 				x.Kind = wR
 			}
 			wR.Raw = grpcfastimpl.BytesPresent(dEc, vAl)
-		case len(vAl) == 2 && vAl[0] == 24 && vAl[1] < 0x80: // yes, alone: GrpcfastDecode's code for it
-			vAl := uint64(vAl[1])
+		case len(vAl) == 2 && vAl[0] == 24 && vAl[1] < 0x80 || len(vAl) == 3 && vAl[0] == 24 && vAl[1] >= 0x80 && vAl[2] < 0x80: // yes, alone: GrpcfastDecode's code for it
+			vAl := grpcfastimpl.ShortVarint(vAl[1:])
 			x := wR.Any
 			wR, oK := x.Kind.(*OneOf_Yes)
 			if !oK {
@@ -4548,8 +4548,8 @@ dEcode8:
 				x.Kind = wR
 			}
 			wR.Yes = protowire.DecodeBool(vAl)
-		case len(vAl) == 2 && vAl[0] == 32 && vAl[1] < 0x80: // num, alone: GrpcfastDecode's code for it
-			vAl := uint64(vAl[1])
+		case len(vAl) == 2 && vAl[0] == 32 && vAl[1] < 0x80 || len(vAl) == 3 && vAl[0] == 32 && vAl[1] >= 0x80 && vAl[2] < 0x80: // num, alone: GrpcfastDecode's code for it
+			vAl := grpcfastimpl.ShortVarint(vAl[1:])
 			x := wR.Any
 			wR, oK := x.Kind.(*OneOf_Num)
 			if !oK {
@@ -4587,8 +4587,8 @@ dEcode8:
 				x.Kind = wR
 			}
 			wR.Small = math.Float32frombits(vAl)
-		case len(vAl) == 2 && vAl[0] == 56 && vAl[1] < 0x80: // hue, alone: GrpcfastDecode's code for it
-			vAl := uint64(vAl[1])
+		case len(vAl) == 2 && vAl[0] == 56 && vAl[1] < 0x80 || len(vAl) == 3 && vAl[0] == 56 && vAl[1] >= 0x80 && vAl[2] < 0x80: // hue, alone: GrpcfastDecode's code for it
+			vAl := grpcfastimpl.ShortVarint(vAl[1:])
 			x := wR.Any
 			wR, oK := x.Kind.(*OneOf_Hue)
 			if !oK {
@@ -5341,8 +5341,8 @@ dEcode9:
 				x.Kind = wR
 			}
 			wR.Raw = grpcfastimpl.BytesPresent(dEc, vAl)
-		case len(vAl) == 2 && vAl[0] == 24 && vAl[1] < 0x80: // yes, alone: GrpcfastDecode's code for it
-			vAl := uint64(vAl[1])
+		case len(vAl) == 2 && vAl[0] == 24 && vAl[1] < 0x80 || len(vAl) == 3 && vAl[0] == 24 && vAl[1] >= 0x80 && vAl[2] < 0x80: // yes, alone: GrpcfastDecode's code for it
+			vAl := grpcfastimpl.ShortVarint(vAl[1:])
 			x := wR.Nested
 			wR, oK := x.Kind.(*OneOf_Yes)
 			if !oK {
@@ -5354,8 +5354,8 @@ dEcode9:
 				x.Kind = wR
 			}
 			wR.Yes = protowire.DecodeBool(vAl)
-		case len(vAl) == 2 && vAl[0] == 32 && vAl[1] < 0x80: // num, alone: GrpcfastDecode's code for it
-			vAl := uint64(vAl[1])
+		case len(vAl) == 2 && vAl[0] == 32 && vAl[1] < 0x80 || len(vAl) == 3 && vAl[0] == 32 && vAl[1] >= 0x80 && vAl[2] < 0x80: // num, alone: GrpcfastDecode's code for it
+			vAl := grpcfastimpl.ShortVarint(vAl[1:])
 			x := wR.Nested
 			wR, oK := x.Kind.(*OneOf_Num)
 			if !oK {
@@ -5393,8 +5393,8 @@ dEcode9:
 				x.Kind = wR
 			}
 			wR.Small = math.Float32frombits(vAl)
-		case len(vAl) == 2 && vAl[0] == 56 && vAl[1] < 0x80: // hue, alone: GrpcfastDecode's code for it
-			vAl := uint64(vAl[1])
+		case len(vAl) == 2 && vAl[0] == 56 && vAl[1] < 0x80 || len(vAl) == 3 && vAl[0] == 56 && vAl[1] >= 0x80 && vAl[2] < 0x80: // hue, alone: GrpcfastDecode's code for it
+			vAl := grpcfastimpl.ShortVarint(vAl[1:])
 			x := wR.Nested
 			wR, oK := x.Kind.(*OneOf_Hue)
 			if !oK {
@@ -5575,8 +5575,8 @@ dEcode1:
 					x.Kind = wR
 				}
 				wR.Raw = grpcfastimpl.BytesPresent(dEc, vAl)
-			case len(vAl) == 2 && vAl[0] == 24 && vAl[1] < 0x80: // yes, alone: GrpcfastDecode's code for it
-				vAl := uint64(vAl[1])
+			case len(vAl) == 2 && vAl[0] == 24 && vAl[1] < 0x80 || len(vAl) == 3 && vAl[0] == 24 && vAl[1] >= 0x80 && vAl[2] < 0x80: // yes, alone: GrpcfastDecode's code for it
+				vAl := grpcfastimpl.ShortVarint(vAl[1:])
 				x := eL
 				wR, oK := x.Kind.(*OneOf_Yes)
 				if !oK {
@@ -5588,8 +5588,8 @@ dEcode1:
 					x.Kind = wR
 				}
 				wR.Yes = protowire.DecodeBool(vAl)
-			case len(vAl) == 2 && vAl[0] == 32 && vAl[1] < 0x80: // num, alone: GrpcfastDecode's code for it
-				vAl := uint64(vAl[1])
+			case len(vAl) == 2 && vAl[0] == 32 && vAl[1] < 0x80 || len(vAl) == 3 && vAl[0] == 32 && vAl[1] >= 0x80 && vAl[2] < 0x80: // num, alone: GrpcfastDecode's code for it
+				vAl := grpcfastimpl.ShortVarint(vAl[1:])
 				x := eL
 				wR, oK := x.Kind.(*OneOf_Num)
 				if !oK {
@@ -5627,8 +5627,8 @@ dEcode1:
 					x.Kind = wR
 				}
 				wR.Small = math.Float32frombits(vAl)
-			case len(vAl) == 2 && vAl[0] == 56 && vAl[1] < 0x80: // hue, alone: GrpcfastDecode's code for it
-				vAl := uint64(vAl[1])
+			case len(vAl) == 2 && vAl[0] == 56 && vAl[1] < 0x80 || len(vAl) == 3 && vAl[0] == 56 && vAl[1] >= 0x80 && vAl[2] < 0x80: // hue, alone: GrpcfastDecode's code for it
+				vAl := grpcfastimpl.ShortVarint(vAl[1:])
 				x := eL
 				wR, oK := x.Kind.(*OneOf_Hue)
 				if !oK {

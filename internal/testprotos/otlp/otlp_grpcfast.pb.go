@@ -2244,8 +2244,8 @@ dEcode1:
 					return eRr
 				}
 				wR.StringValue = grpcfastimpl.String(dEc, vAl)
-			case len(vAl) == 2 && vAl[0] == 16 && vAl[1] < 0x80: // bool_value, alone: GrpcfastDecode's code for it
-				vAl := uint64(vAl[1])
+			case len(vAl) == 2 && vAl[0] == 16 && vAl[1] < 0x80 || len(vAl) == 3 && vAl[0] == 16 && vAl[1] >= 0x80 && vAl[2] < 0x80: // bool_value, alone: GrpcfastDecode's code for it
+				vAl := grpcfastimpl.ShortVarint(vAl[1:])
 				x := eL
 				wR, oK := x.Value.(*AnyValue_BoolValue)
 				if !oK {
@@ -2257,8 +2257,8 @@ dEcode1:
 					x.Value = wR
 				}
 				wR.BoolValue = protowire.DecodeBool(vAl)
-			case len(vAl) == 2 && vAl[0] == 24 && vAl[1] < 0x80: // int_value, alone: GrpcfastDecode's code for it
-				vAl := uint64(vAl[1])
+			case len(vAl) == 2 && vAl[0] == 24 && vAl[1] < 0x80 || len(vAl) == 3 && vAl[0] == 24 && vAl[1] >= 0x80 && vAl[2] < 0x80: // int_value, alone: GrpcfastDecode's code for it
+				vAl := grpcfastimpl.ShortVarint(vAl[1:])
 				x := eL
 				wR, oK := x.Value.(*AnyValue_IntValue)
 				if !oK {
@@ -2523,8 +2523,8 @@ dEcode2:
 				}
 			}
 			wR.StringValue = grpcfastimpl.String(dEc, vAl)
-		case len(vAl) == 2 && vAl[0] == 16 && vAl[1] < 0x80: // bool_value, alone: GrpcfastDecode's code for it
-			vAl := uint64(vAl[1])
+		case len(vAl) == 2 && vAl[0] == 16 && vAl[1] < 0x80 || len(vAl) == 3 && vAl[0] == 16 && vAl[1] >= 0x80 && vAl[2] < 0x80: // bool_value, alone: GrpcfastDecode's code for it
+			vAl := grpcfastimpl.ShortVarint(vAl[1:])
 			x := x.Value
 			wR, oK := x.Value.(*AnyValue_BoolValue)
 			if !oK {
@@ -2536,8 +2536,8 @@ dEcode2:
 				x.Value = wR
 			}
 			wR.BoolValue = protowire.DecodeBool(vAl)
-		case len(vAl) == 2 && vAl[0] == 24 && vAl[1] < 0x80: // int_value, alone: GrpcfastDecode's code for it
-			vAl := uint64(vAl[1])
+		case len(vAl) == 2 && vAl[0] == 24 && vAl[1] < 0x80 || len(vAl) == 3 && vAl[0] == 24 && vAl[1] >= 0x80 && vAl[2] < 0x80: // int_value, alone: GrpcfastDecode's code for it
+			vAl := grpcfastimpl.ShortVarint(vAl[1:])
 			x := x.Value
 			wR, oK := x.Value.(*AnyValue_IntValue)
 			if !oK {
