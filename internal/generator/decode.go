@@ -568,7 +568,8 @@ func (d *decodeGen) field(fd *protogen.Field) {
 
 // set writes the store of vAl, a value of fd read from the input, into
 // message x: fd is a singular field (in a oneof or not) that is not a
-// message (settable).
+// message. decodeGen.field writes it after the read, decodeGen.message in
+// the holder of a nested message that is fd alone.
 func (d *decodeGen) set(fd *protogen.Field) {
 	g := d.g
 	switch oneof := realOneof(fd); {
