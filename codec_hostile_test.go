@@ -103,6 +103,11 @@ func TestHostileNesting(t *testing.T) {
 		{name: "Node.by_name (map entry, value)", msg: node, tags: [][]byte{grpcfasttest.Tag(5, 2), grpcfasttest.Tag(2, 2)}, leaf: leafNode},
 		{name: "Holder.value list_value", msg: holder, first: grpcfasttest.Tag(1, 2), tags: [][]byte{grpcfasttest.Tag(6, 2), grpcfasttest.Tag(1, 2)}, leaf: leafValue},
 		{name: "Holder.fields struct_value", msg: holder, first: grpcfasttest.Tag(2, 2), tags: [][]byte{grpcfasttest.Tag(1, 2), grpcfasttest.Tag(2, 2), grpcfasttest.Tag(5, 2)}, leaf: nil},
+		// The deepest OneOf is one string field, which the OneOf that
+		// holds it decodes itself (codec_inlined_test.go), past the
+		// check of the depth or not.
+		{name: "Wrapped.value OneOf.nested (the leaf inlined)", msg: func() proto.Message { return &kinds.Wrapped{} },
+			first: grpcfasttest.Tag(4, 2), tags: [][]byte{grpcfasttest.Tag(9, 2)}, leaf: []byte{0x0a, 0x01, 'x'}},
 	}
 	for _, p := range paths {
 		t.Run(p.name, func(t *testing.T) {
