@@ -30,7 +30,7 @@ import (
 // oneField returns the encoding of a message of one field: num, of wire
 // type typ, with the value v already encoded.
 func oneField(num protowire.Number, typ protowire.Type, v []byte) []byte {
-	return append(protowire.AppendTag(nil, num, typ), v...)
+	return append(grpcfasttest.Tag(num, typ), v...)
 }
 
 func varint(v uint64) []byte  { return protowire.AppendVarint(nil, v) }
@@ -39,7 +39,7 @@ func bytesOf(s string) []byte { return protowire.AppendString(nil, s) }
 // holding returns the encoding of field num of a holder whose value is
 // the nested message's encoding m.
 func holding(num protowire.Number, m []byte) []byte {
-	return protowire.AppendBytes(protowire.AppendTag(nil, num, protowire.BytesType), m)
+	return oneField(num, protowire.BytesType, protowire.AppendBytes(nil, m))
 }
 
 // inlineInputs returns, by name, encodings of kinds.Wrapped whose nested

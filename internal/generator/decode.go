@@ -290,28 +290,23 @@ func (d *decodeGen) utf8(fd *protogen.Field) {
 		return
 	}
 	g := d.g
-	if d.inlined {
-		if !d.inMap && d.sweep {
-			g.P("if aScii < 0 || len(dAtA) < aScii {")
-		}
-		g.P("if eRr := ", d.impl("CheckUTF8"), "(dEc, vAl, ", strconv.Quote(string(fd.Desc.FullName())), "); eRr != nil {")
-		g.P("return eRr")
-		g.P("}")
-		if !d.inMap && d.sweep {
-			g.P("}")
-		}
-		return
-	}
-	if !d.inMap {
+	var guard string // the check's condition, if any
+	switch {
+	case d.inlined && !d.inMap && d.sweep:
+		guard = "aScii < 0 || len(dAtA) < aScii"
+	case !d.inlined && !d.inMap:
 		g.P("if aScii < 0 {")
 		g.P("dEc, aScii = ", d.impl("Sweep"), "(dEc, fIeld)")
 		g.P("}")
-		g.P("if len(dAtA) < aScii {")
+		guard = "len(dAtA) < aScii"
+	}
+	if guard != "" {
+		g.P("if ", guard, " {")
 	}
 	g.P("if eRr := ", d.impl("CheckUTF8"), "(dEc, vAl, ", strconv.Quote(string(fd.Desc.FullName())), "); eRr != nil {")
 	g.P("return eRr")
 	g.P("}")
-	if !d.inMap {
+	if guard != "" {
 		g.P("}")
 	}
 }
@@ -371,22 +366,24 @@ func (d *decodeGen) message(e string, mt *protogen.Message, depth string) {
 	if len(fields) > 0 {
 		g.P("switch {")
 		for _, fd := range fields {
-			tag := tagOf(fd.Desc.Number(), wireOf(fd))
-			comment := " // " + string(fd.Desc.Name()) + ", alone: " + decodeMethod + "'s code for it"
-			switch wireOf(fd) {
+			// The shape of vAl that is fd alone, and its value's read.
+			var cond, value string
+			switch tag := tagOf(fd.Desc.Number(), wireOf(fd)); wireOf(fd) {
 			case protowire.BytesType:
-				g.P("case len(vAl) > 1 && vAl[0] == ", tag, " && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2:", comment)
-				g.P("vAl := vAl[2:]")
+				cond = fmt.Sprintf("len(vAl) > 1 && vAl[0] == %d && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2", tag)
+				value = "vAl := vAl[2:]"
 			case protowire.VarintType:
-				g.P("case len(vAl) == 2 && vAl[0] == ", tag, " && vAl[1] < 0x80 || len(vAl) == 3 && vAl[0] == ", tag, " && vAl[1] >= 0x80 && vAl[2] < 0x80:", comment)
-				g.P("vAl := ", d.impl("ShortVarint"), "(vAl[1:])")
+				cond = fmt.Sprintf("len(vAl) == 2 && vAl[0] == %d && vAl[1] < 0x80 || len(vAl) == 3 && vAl[0] == %[1]d && vAl[1] >= 0x80 && vAl[2] < 0x80", tag)
+				value = "vAl := " + d.impl("ShortVarint") + "(vAl[1:])"
 			case protowire.Fixed64Type:
-				g.P("case len(vAl) == 9 && vAl[0] == ", tag, ":", comment)
-				g.P("vAl, _ := ", d.pw("ConsumeFixed64"), "(vAl[1:])")
+				cond = fmt.Sprintf("len(vAl) == 9 && vAl[0] == %d", tag)
+				value = "vAl, _ := " + d.pw("ConsumeFixed64") + "(vAl[1:])"
 			case protowire.Fixed32Type:
-				g.P("case len(vAl) == 5 && vAl[0] == ", tag, ":", comment)
-				g.P("vAl, _ := ", d.pw("ConsumeFixed32"), "(vAl[1:])")
+				cond = fmt.Sprintf("len(vAl) == 5 && vAl[0] == %d", tag)
+				value = "vAl, _ := " + d.pw("ConsumeFixed32") + "(vAl[1:])"
 			}
+			g.P("case ", cond, ": // ", fd.Desc.Name(), ", alone: ", decodeMethod, "'s code for it")
+			g.P(value)
 			g.P("x := ", e)
 			d.inlined = true
 			d.set(fd)
