@@ -56,7 +56,13 @@
 //
 // Rounds of -count 1 interleave the paths; -count 6 would run each
 // sub-benchmark six times in a row, and a drift of the machine would fall
-// on one path. benchstat prints one row per method and metric with a column
+// on one path. -grpcfast.rounds=N interleaves them within one run: every
+// path of a method runs once in sub-benchmark round=1, then once more in
+// round=2, and so on, on the same connections and server, so that the
+// paths of a round run seconds apart rather than a run's length apart, and
+// no run's start (a new server process, new connections) falls on one
+// round. Compare within each round: benchstat -col /codec -ignore /round
+// pools the rounds. benchstat prints one row per method and metric with a column
 // per path (codec=proto, codec=vtproto, codec=grpcfast, and for unary
 // methods codec=grpcfast-pooled and codec=grpcfast-pooled-copy), and the
 // changes against the first. The metrics are:
@@ -115,6 +121,9 @@
 //	                           runs each, as sub-benchmarks named streams=N
 //	-grpcfast.conns=N          client connections the calls are spread over (1);
 //	                           a list runs each, as sub-benchmarks named conns=N
+//	-grpcfast.rounds=N         run every path N times (1), a round of all of them
+//	                           after the other, as sub-benchmarks named round=N
+//	                           just above codec= (see Reading the results)
 //	-grpcfast.transport=T      tcp (loopback, the default) or bufconn (in memory)
 //	-grpcfast.server=S         inprocess (default) or process: the stub server runs
 //	                           as a child process of the test binary, and its CPU,

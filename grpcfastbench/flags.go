@@ -48,6 +48,7 @@ type config struct {
 	msgs       int      // messages per stream, in each streaming direction
 	streams    []int    // concurrent calls; one set of sub-benchmarks per value
 	conns      []int    // client connections the calls are spread over; likewise
+	rounds     int      // rounds of every path in this run; > 1: sub-benchmarks round=N
 	transport  string   // TransportTCP or TransportBufconn
 	server     string   // ServerInProcess or ServerProcess
 	bidi       string   // BidiPipelined or BidiPingPong
@@ -67,7 +68,7 @@ type config struct {
 var flags = config{
 	reqSize: -1, respSize: -1,
 	writeBuf: -1, readBuf: -1, window: -1, connWindow: -1, streamWorkers: -1,
-	msgs: 100, streams: []int{1}, conns: []int{1}, batch: defaultBatch,
+	msgs: 100, streams: []int{1}, conns: []int{1}, rounds: 1, batch: defaultBatch,
 	transport: TransportTCP, server: ServerInProcess, bidi: BidiPipelined,
 }
 
@@ -92,6 +93,8 @@ func registerFlags(fs *flag.FlagSet, c *config) {
 		"`n` calls in flight at once; a list such as 1,8,64 runs each (sub-benchmarks streams=N)")
 	fs.Var(intsFlag{&c.conns, 1}, FlagPrefix+"conns",
 		"spread the calls over `n` client connections; a list such as 1,4 runs each (sub-benchmarks conns=N)")
+	fs.Var(intFlag{&c.rounds, 1}, FlagPrefix+"rounds",
+		"run every path `n` times, one round of them after the other, as sub-benchmarks round=1 to round=N just above codec=, on the same connections and server: the paths interleave within this run, where rounds of -count 1 interleave them across runs")
 	fs.Var(choiceFlag{&c.transport, []string{TransportTCP, TransportBufconn}}, FlagPrefix+"transport",
 		"`transport`: tcp (loopback) or bufconn (in memory, in-process server only)")
 	fs.Var(choiceFlag{&c.server, []string{ServerInProcess, ServerProcess}}, FlagPrefix+"server",

@@ -253,25 +253,34 @@ func replayNote(n [2]int, dir string) string {
 }
 
 // load is one combination of the -grpcfast.conns and -grpcfast.streams
-// values, and the name of its sub-benchmark level: "conns=4/streams=64"
-// for the flags that list several values, "" when neither does.
+// values, in one round of -grpcfast.rounds, and the name of its
+// sub-benchmark levels: "conns=4/streams=64/round=2" for the flags that
+// list several values and rounds > 1, "" when none does.
 type load struct {
 	name           string
 	conns, streams int
 }
 
+// loads returns every combination in the order the paths run them: by
+// connections, then streams, then round, so that a round runs every path
+// (the level below) before the next round begins.
 func loads(cfg *config) []load {
 	var out []load
 	for _, nc := range cfg.conns {
 		for _, ns := range cfg.streams {
-			var name []string
-			if len(cfg.conns) > 1 {
-				name = append(name, "conns="+strconv.Itoa(nc))
+			for r := range max(cfg.rounds, 1) {
+				var name []string
+				if len(cfg.conns) > 1 {
+					name = append(name, "conns="+strconv.Itoa(nc))
+				}
+				if len(cfg.streams) > 1 {
+					name = append(name, "streams="+strconv.Itoa(ns))
+				}
+				if cfg.rounds > 1 {
+					name = append(name, "round="+strconv.Itoa(r+1))
+				}
+				out = append(out, load{strings.Join(name, "/"), nc, ns})
 			}
-			if len(cfg.streams) > 1 {
-				name = append(name, "streams="+strconv.Itoa(ns))
-			}
-			out = append(out, load{strings.Join(name, "/"), nc, ns})
 		}
 	}
 	return out

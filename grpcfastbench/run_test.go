@@ -316,6 +316,7 @@ func TestFlagErrors(t *testing.T) {
 		{"-grpcfast.size=-1", `invalid value "-1" for flag -grpcfast.size: want a whole number >= 0`},
 		{"-grpcfast.streams=x", `invalid value "x" for flag -grpcfast.streams: want a whole number >= 1, or a list of them separated by commas`},
 		{"-grpcfast.conns=1,0", `invalid value "1,0" for flag -grpcfast.conns: want a whole number >= 1, or a list of them separated by commas`},
+		{"-grpcfast.rounds=0", `invalid value "0" for flag -grpcfast.rounds: want a whole number >= 1`},
 		{"-grpcfast.streams=8,1,8", `invalid value "8,1,8" for flag -grpcfast.streams: 8 is in the list twice`},
 		{"-grpcfast.reqsize=x", `invalid value "x" for flag -grpcfast.reqsize: want a whole number >= 0`},
 		{"-grpcfast.respsize=-2", `invalid value "-2" for flag -grpcfast.respsize: want a whole number >= 0`},

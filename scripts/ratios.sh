@@ -25,6 +25,14 @@
 # path measured after others in the same server process runs on the heap
 # they left (docs/measurements.md, "A server process of each path's own").
 #
+# With RATIOS_INNER=K in the environment (shared servers only), each round
+# runs every path K times in one go test run (-grpcfast.rounds=K, one
+# server process and the same connections throughout), so that a path
+# runs seconds from the next rather than a run's length: rounds of a few
+# seconds each, on a machine whose load moves from one second to the next
+# (docs/measurements.md, "Rounds within a run"). Its results are named
+# round=I/round=J, and each is one round of the summary.
+#
 # ratios.sh --summary FILE... prints the same ratios, for the results of
 # earlier runs in FILE... (what each printed on standard output), on
 # standard output: make benchmarks-md writes them into BENCHMARKS.md. The
@@ -48,8 +56,14 @@ summary() {
 FNR == 1 { run++ }
 /srv-cpu-ns\/op/ {
 	name = $1
-	if (!match(name, /round=[0-9]+/)) next
-	round = run "." substr(name, RSTART + 6, RLENGTH - 6)
+	# Its round in this file: round=I, and with RATIOS_INNER round=J
+	# further on (round=I/build=rev/round=J/...).
+	round = run; rest = name
+	while (match(rest, /round=[0-9]+/)) {
+		round = round "." substr(rest, RSTART + 6, RLENGTH - 6)
+		rest = substr(rest, RSTART + RLENGTH)
+	}
+	if (round == run) next
 	# The setting a result was measured in: its build, its server mode.
 	setting = ""
 	if (match(name, /build=[a-z]+/)) setting = " " substr(name, RSTART, RLENGTH)
@@ -118,6 +132,15 @@ shift
 source "$(dirname "$0")/serverpaths.bash"
 builds=tree
 servers=${RATIOS_SERVERS:-shared}
+inner=${RATIOS_INNER:-1}
+[[ $inner =~ ^[1-9][0-9]*$ ]] || {
+	echo "ratios.sh: RATIOS_INNER is a whole number >= 1, not $inner" >&2
+	exit 2
+}
+if [ "$inner" -gt 1 ] && [ "$servers" != shared ]; then
+	echo "ratios.sh: RATIOS_INNER needs the shared server (a server process of each path's own runs one path)" >&2
+	exit 2
+fi
 for s in $servers; do
 	case $s in
 	shared | apart) ;;
@@ -147,7 +170,7 @@ for ((i = 1; i <= count; i++)); do
 			[ "$servers" = shared ] || name="$name/server=$s"
 			apart=
 			[ "$s" = shared ] || apart=1
-			SERVERPATHS_APART=$apart SERVERPATHS_BIN="$bin/$b" serverpaths_run round "$name" "$@" | tee -a "$out"
+			SERVERPATHS_ROUNDS=$inner SERVERPATHS_APART=$apart SERVERPATHS_BIN="$bin/$b" serverpaths_run round "$name" "$@" | tee -a "$out"
 		done
 	done
 done

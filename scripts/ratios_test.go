@@ -135,3 +135,60 @@ func TestRatiosSummaryNoFiles(t *testing.T) {
 		t.Errorf("ratios.sh --summary without files said %q", out)
 	}
 }
+
+// writeInnerRounds writes, for each ratio r[i][j], round j+1 within round
+// i+1 (RATIOS_INNER), named as ratios.sh names them with RATIOS_REV too
+// (round=I/build=tree/round=J), in which vtprotobuf's codec costs the server
+// 1000 ns per call and the default path 1000*r[i][j].
+func writeInnerRounds(t *testing.T, ratios [][]float64) string {
+	t.Helper()
+	var b strings.Builder
+	for i, inner := range ratios {
+		for j, r := range inner {
+			for _, c := range []struct {
+				codec string
+				ns    float64
+			}{{"vtproto", 1000}, {"grpcfast", 1000 * r}} {
+				fmt.Fprintf(&b, "BenchmarkGrpcfast_TraceService/Export/round=%d/build=tree/round=%d/codec=%s \t 100\t 5000 ns/op\t %.0f srv-cpu-ns/op\n", i+1, j+1, c.codec, c.ns)
+			}
+		}
+	}
+	f := filepath.Join(t.TempDir(), "results.txt")
+	if err := os.WriteFile(f, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func TestRatiosSummaryInnerRounds(t *testing.T) {
+	// Two rounds of three within each: six rounds, none of which
+	// overwrote another of the same outer round.
+	got := summary(t, writeInnerRounds(t, [][]float64{{0.70, 0.72, 0.74}, {0.80, 0.82, 0.84}}))
+	want := "median 0.770  95% CI 0.700 to 0.840  quartiles 0.720 to 0.820  all 0.700 to 0.840  (6 rounds)"
+	if !strings.HasSuffix(got, want) {
+		t.Errorf("two rounds of 3 inner rounds:\n got %s\nwant ...%s", got, want)
+	}
+	if !strings.Contains(got, "build=tree") {
+		t.Errorf("the setting is lost: %s", got)
+	}
+}
+
+func TestRatiosInnerNeedsSharedServer(t *testing.T) {
+	for _, env := range [][]string{
+		{"RATIOS_INNER=4", "RATIOS_SERVERS=apart"},
+		{"RATIOS_INNER=4", "RATIOS_SERVERS=shared apart"},
+		{"RATIOS_INNER=x"},
+		{"RATIOS_INNER=0"},
+	} {
+		cmd := exec.Command("bash", "ratios.sh", "6")
+		cmd.Env = append(os.Environ(), env...)
+		out, err := cmd.CombinedOutput()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
+			t.Errorf("%v: %v, want exit status 2 before anything is built\n%s", env, err, out)
+			continue
+		}
+		if !strings.Contains(string(out), "RATIOS_INNER") || strings.Contains(string(out), "building") {
+			t.Errorf("%v said %q", env, out)
+		}
+	}
+}

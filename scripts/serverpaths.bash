@@ -31,6 +31,10 @@ serverpaths_build() {
 # run: the pattern, the shape, the server in its own process, the floor.
 serverpaths_bench() {
 	local codecs="codec=($2)\$"
+	# With SERVERPATHS_ROUNDS=K (K > 1), every path runs K times in the
+	# run (-grpcfast.rounds), a level round=1 to round=K above codec=.
+	local rounds=${SERVERPATHS_ROUNDS:-1}
+	[ "$rounds" -le 1 ] || codecs="^round=/$codecs"
 	case $1 in
 	otlp)
 		sp_test=otlp.test sp_dir=$root/internal/testprotos/otlp sp_name=Export
@@ -47,6 +51,9 @@ serverpaths_bench() {
 		;;
 	esac
 	sp_flags+=(-test.run '^$' -test.count 1 -grpcfast.server=process -grpcfast.floor)
+	# Only where asked: a build from before the flag (ratios.sh's
+	# RATIOS_REV) runs without it.
+	[ "$rounds" -le 1 ] || sp_flags+=(-grpcfast.rounds="$rounds")
 }
 
 # serverpaths_run KEY VALUE FLAG... runs both benchmarks once with FLAG...,
@@ -72,7 +79,7 @@ serverpaths_run() {
 		for codecs in "${runs[@]}"; do
 			serverpaths_bench "$b" "$codecs"
 			(cd "$sp_dir" && "$bin/$sp_test" "${sp_flags[@]}" "$@") |
-				sed -E "s#/$sp_name/codec=#/$sp_name/$key=$value/codec=#; $nosuffix"
+				sed -E "s#/$sp_name/(round=[0-9]+/)?codec=#/$sp_name/$key=$value/\1codec=#; $nosuffix"
 		done
 	done
 }
