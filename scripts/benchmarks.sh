@@ -7,6 +7,8 @@
 #   BENCH_TIME   -benchtime of the generated benchmarks (default 0.5s)
 #   BENCH_ARGS   flags of the generated benchmarks
 #   BENCH_MSGS   messages per stream of scripts/interop.sh (default 256)
+#   BENCH_INNER  rounds within each go test run of the ratios step
+#                (scripts/ratios.sh's RATIOS_INNER; default 8)
 #   BENCH_ONLY   run only these steps (names of .cache/bench/NAME.txt, separated
 #                by spaces; interop for scripts/interop.sh) and take the others'
 #                results from the last run, e.g. BENCH_ONLY="concurrent peers"
@@ -17,6 +19,7 @@ count=${BENCH_COUNT:-6}
 btime=${BENCH_TIME:-0.5s}
 args=${BENCH_ARGS:--grpcfast.size=16384 -grpcfast.msgs=256}
 imsgs=${BENCH_MSGS:-256} # messages per stream of scripts/interop.sh
+inner=${BENCH_INNER:-8}  # rounds within each run of the ratios step
 out=.cache/bench
 mkdir -p "$out"
 
@@ -62,7 +65,7 @@ else
 	echo "==> where the client and the server run: skipped, since this process may use one CPU only; BENCHMARKS.md keeps its section" >&2
 fi
 run ratios "the server's CPU per call, ratios within interleaved rounds: the OTLP replay and CreateUser of 16 KiB on every path (scripts/ratios.sh)" \
-	./scripts/ratios.sh "$count" -test.benchtime "$btime"
+	env RATIOS_INNER="$inner" ./scripts/ratios.sh "$count" -test.benchtime "$btime"
 run responses-cas "reused unary responses, client side: BatchReadBlobs replaying 16 blobs of 64 KiB per response, server in its own process" \
 	./scripts/gobench.sh "$count" ./internal/testprotos/bytestream -test.bench 'Grpcfast_ContentAddressableStorage' -test.benchmem -test.benchtime "$btime" \
 	 -grpcfast.replay="$PWD/internal/testprotos/bytestream/testdata/corpus" -grpcfast.server=process -grpcfast.floor
@@ -216,16 +219,30 @@ server's CPU counts the caches it refills after each move and the client's work 
 own; apart, it counts the server's work alone." \
 		placement -col /codec -filter '.unit:srv-cpu-ns/op'
 	if [[ -s $out/ratios.txt ]]; then
-		rounds=$(grep -o 'round=[0-9]*' "$out/ratios.txt" | sort -u | wc -l)
+		# Runs (round=I) and rounds within each (round=I/round=J, of
+		# RATIOS_INNER), or runs alone (the results of an older run).
+		runs=$(grep -oE '/round=[0-9]+' "$out/ratios.txt" | sort -u | wc -l)
+		within=$(grep -oE '/round=[0-9]+/round=[0-9]+' "$out/ratios.txt" | sed 's#^/round=[0-9]*##' | sort -u | wc -l)
 		printf '## Server CPU ratios within a round\n\n'
-		printf '`scripts/ratios.sh %s -test.benchtime %s`: the replayed OTLP export and CreateUser with 16 KiB of\n' "$rounds" "$btime"
-		printf 'short strings, server in its own process, every path once in each round, as in the sections\n'
+		if ((within > 0)); then
+			printf '`RATIOS_INNER=%s scripts/ratios.sh %s -test.benchtime %s`: the replayed OTLP export and CreateUser with\n' "$within" "$runs" "$btime"
+			printf '16 KiB of short strings, server in its own process, in %s go test runs of %s rounds each\n' "$runs" "$within"
+			printf '(`-grpcfast.rounds`): every path once in each round, a few seconds apart, as in the sections\n'
+		else
+			printf '`scripts/ratios.sh %s -test.benchtime %s`: the replayed OTLP export and CreateUser with 16 KiB of\n' "$runs" "$btime"
+			printf 'short strings, server in its own process, every path once in each round, as in the sections\n'
+		fi
 		printf 'above. Here each ratio of the server'"'"'s CPU per call is taken within its round, so that a round\n'
 		printf 'on a loud machine moves both its sides, then summarized over the rounds (`scripts/ratios.sh\n'
 		printf -- '--summary`): grpcfast'"'"'s default path against vtprotobuf'"'"'s codec and the standard path, pooled\n'
 		printf 'with one copy (`WithStringsInOneCopy`) and gRPC-Go'"'"'s floor (`-grpcfast.floor`) against the\n'
 		printf 'standard path, each median with a 95%% confidence interval that assumes nothing of how the\n'
 		printf 'rounds'"'"' ratios spread (a sign test): a target inside it is neither met nor missed by the run.\n'
+		if ((within > 0)); then
+			printf 'The line "by run" below each takes every go test run as one value, the median of its rounds,\n'
+			printf 'for an interval that holds even if the rounds of one run (its processes, its connections) do\n'
+			printf 'not vary independently of each other.\n'
+		fi
 		printf 'Then benchstat'"'"'s medians of the same results (`benchstat -col /codec -filter\n'
 		printf '\'"'"'.unit:srv-cpu-ns/op\'"'"' -ignore /round`). A run'"'"'s median moves by up to 0.05 from the next\n'
 		printf 'run'"'"'s on the same code ([measurements](docs/measurements.md#ratios-within-a-round)).\n\n```\n'

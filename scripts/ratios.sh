@@ -31,7 +31,10 @@
 # runs seconds from the next rather than a run's length: rounds of a few
 # seconds each, on a machine whose load moves from one second to the next
 # (docs/measurements.md, "Rounds within a run"). Its results are named
-# round=I/round=J, and each is one round of the summary.
+# round=I/round=J, and each is one round of the summary; since the rounds
+# of one run share its processes and may not vary independently, the
+# summary then also prints each ratio with every run taken as one value,
+# the median of its rounds ("by run").
 #
 # ratios.sh --summary FILE... prints the same ratios, for the results of
 # earlier runs in FILE... (what each printed on standard output), on
@@ -58,12 +61,17 @@ FNR == 1 { run++ }
 	name = $1
 	# Its round in this file: round=I, and with RATIOS_INNER round=J
 	# further on (round=I/build=rev/round=J/...).
-	round = run; rest = name
+	round = run; rest = name; levels = 0
 	while (match(rest, /round=[0-9]+/)) {
+		outer = round
 		round = round "." substr(rest, RSTART + 6, RLENGTH - 6)
 		rest = substr(rest, RSTART + RLENGTH)
+		levels++
 	}
-	if (round == run) next
+	if (levels == 0) next
+	# The rounds of one go test run (RATIOS_INNER) share its processes:
+	# the summary also takes the median of each run as one value (ratio).
+	if (levels > 1) inrun[round] = outer
 	# The setting a result was measured in: its build, its server mode.
 	setting = ""
 	if (match(name, /build=[a-z]+/)) setting = " " substr(name, RSTART, RLENGTH)
@@ -93,15 +101,37 @@ function ciRank(n,    j, c, p, k) {
 	}
 	return k
 }
-function ratio(bench, num, den, label,    r, n, v, a, q, k, ci) {
+function ratio(bench, num, den, label,    r, n, v, a, q, k, ci, x, runs, inr, m, g, per, b, i) {
 	n = 0
-	for (r in rounds) if ((bench, num, r) in cpu && (bench, den, r) in cpu && cpu[bench, den, r] > 0) a[++n] = cpu[bench, num, r] / cpu[bench, den, r]
+	for (r in rounds) if ((bench, num, r) in cpu && (bench, den, r) in cpu && cpu[bench, den, r] > 0) {
+		x = cpu[bench, num, r] / cpu[bench, den, r]
+		a[++n] = x
+		if (r in inrun) {
+			g = inrun[r]
+			if (!(g in inr)) runs[++m] = g
+			per[g, ++inr[g]] = x
+		}
+	}
 	if (n == 0) return
 	v = median(a, n) # sorts a
 	q = int((n + 3) / 4) # the rank of each quartile, from either end
 	k = ciRank(n)
 	ci = k > 0 ? sprintf("95%% CI %.3f to %.3f", a[k], a[n + 1 - k]) : "95% CI: too few rounds"
 	printf "%-10s %-34s median %.3f  %s  quartiles %.3f to %.3f  all %.3f to %.3f  (%d rounds)\n", bench, label, v, ci, a[q], a[n + 1 - q], a[1], a[n], n
+	if (m == 0) return
+	# The same, the rounds of each go test run taken as one value, their median:
+	# an interval that holds even where the rounds of a run do not vary
+	# independently of each other.
+	for (i = 1; i <= m; i++) {
+		g = runs[i]
+		delete b
+		for (k = 1; k <= inr[g]; k++) b[k] = per[g, k]
+		a[i] = median(b, inr[g])
+	}
+	v = median(a, m)
+	k = ciRank(m)
+	ci = k > 0 ? sprintf("95%% CI %.3f to %.3f", a[k], a[m + 1 - k]) : "95% CI: too few runs"
+	printf "%-10s %-34s median %.3f  %s  by run, each the median of its rounds  (%d runs)\n", bench, label, v, ci, m
 }
 END {
 	# The benchmarks in order of name (Export, then CreateUser; each setting).

@@ -192,3 +192,37 @@ func TestRatiosInnerNeedsSharedServer(t *testing.T) {
 		}
 	}
 }
+
+func TestRatiosSummaryByRun(t *testing.T) {
+	// Six runs of three rounds each, whose medians are 0.70 to 0.75: the
+	// line by run takes those six as its values.
+	var ratios [][]float64
+	for i := range 6 {
+		d := float64(i) / 100
+		ratios = append(ratios, []float64{0.90 + d, 0.70 + d, 0.50 + d})
+	}
+	out, err := exec.Command("bash", "ratios.sh", "--summary", writeInnerRounds(t, ratios)).CombinedOutput()
+	if err != nil {
+		t.Fatalf("ratios.sh --summary: %v\n%s", err, out)
+	}
+	var lines []string
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.Contains(line, "grpcfast / vtproto") {
+			lines = append(lines, line)
+		}
+	}
+	want := []string{
+		// 0.50 to 0.55, 0.70 to 0.75 and 0.90 to 0.95: ranks 9 and 10 for
+		// the median, 5 from either end for the interval (ciRank(18)).
+		"median 0.725  95% CI 0.540 to 0.910  quartiles 0.540 to 0.910  all 0.500 to 0.950  (18 rounds)",
+		"median 0.725  95% CI 0.700 to 0.750  by run, each the median of its rounds  (6 runs)",
+	}
+	if len(lines) != 2 || !strings.HasSuffix(lines[0], want[0]) || !strings.HasSuffix(lines[1], want[1]) {
+		t.Errorf("six runs of three rounds:\n got %q\nwant lines ending in %q", lines, want)
+	}
+	// Rounds of separate runs (no RATIOS_INNER) have no line by run.
+	out, _ = exec.Command("bash", "ratios.sh", "--summary", writeRounds(t, []float64{0.7, 0.8, 0.9, 0.7, 0.8, 0.9})).CombinedOutput()
+	if strings.Contains(string(out), "by run") {
+		t.Errorf("rounds without inner rounds printed a line by run:\n%s", out)
+	}
+}
