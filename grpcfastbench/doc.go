@@ -57,12 +57,13 @@
 // Rounds of -count 1 interleave the paths; -count 6 would run each
 // sub-benchmark six times in a row, and a drift of the machine would fall
 // on one path. -grpcfast.rounds=N interleaves them within one run: every
-// path of a method runs once in sub-benchmark round=1, then once more in
-// round=2, and so on, on the same connections and server, so that the
-// paths of a round run seconds apart rather than a run's length apart, and
-// no run's start (a new server process, new connections) falls on one
-// round. Compare within each round: benchstat -col /codec -ignore /round
-// pools the rounds. benchstat prints one row per method and metric with a column
+// path of a method (in each shape, conns and streams case) runs once in
+// sub-benchmark round=1, then once more in round=2, and so on, each path on
+// its own server and connections, which stay up from one round to the
+// next, so that the paths of a round run seconds apart rather than a run's
+// length apart, and no run's start (a new server process, new
+// connections) falls on any round but the first. benchstat -col /codec
+// -ignore /round pools the rounds; keep -count at 1 with it. benchstat prints one row per method and metric with a column
 // per path (codec=proto, codec=vtproto, codec=grpcfast, and for unary
 // methods codec=grpcfast-pooled and codec=grpcfast-pooled-copy), and the
 // changes against the first. The metrics are:

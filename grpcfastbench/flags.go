@@ -94,7 +94,7 @@ func registerFlags(fs *flag.FlagSet, c *config) {
 	fs.Var(intsFlag{&c.conns, 1}, FlagPrefix+"conns",
 		"spread the calls over `n` client connections; a list such as 1,4 runs each (sub-benchmarks conns=N)")
 	fs.Var(intFlag{&c.rounds, 1}, FlagPrefix+"rounds",
-		"run every path `n` times, one round of them after the other, as sub-benchmarks round=1 to round=N just above codec=, on the same connections and server: the paths interleave within this run, where rounds of -count 1 interleave them across runs")
+		"run every path `n` times, a round of all of them after the other, as sub-benchmarks round=1 to round=N just above codec=, each path on its own server and connections throughout: the paths interleave within this run, where rounds of -count 1 interleave them across runs")
 	fs.Var(choiceFlag{&c.transport, []string{TransportTCP, TransportBufconn}}, FlagPrefix+"transport",
 		"`transport`: tcp (loopback) or bufconn (in memory, in-process server only)")
 	fs.Var(choiceFlag{&c.server, []string{ServerInProcess, ServerProcess}}, FlagPrefix+"server",
