@@ -268,18 +268,20 @@ func loads(cfg *config) []load {
 	var out []load
 	for _, nc := range cfg.conns {
 		for _, ns := range cfg.streams {
-			for r := range max(cfg.rounds, 1) {
-				var name []string
-				if len(cfg.conns) > 1 {
-					name = append(name, "conns="+strconv.Itoa(nc))
-				}
-				if len(cfg.streams) > 1 {
-					name = append(name, "streams="+strconv.Itoa(ns))
-				}
-				if cfg.rounds > 1 {
-					name = append(name, "round="+strconv.Itoa(r+1))
-				}
+			var name []string
+			if len(cfg.conns) > 1 {
+				name = append(name, "conns="+strconv.Itoa(nc))
+			}
+			if len(cfg.streams) > 1 {
+				name = append(name, "streams="+strconv.Itoa(ns))
+			}
+			if cfg.rounds <= 1 {
 				out = append(out, load{strings.Join(name, "/"), nc, ns})
+				continue
+			}
+			for r := range cfg.rounds {
+				round := append(name[:len(name):len(name)], "round="+strconv.Itoa(r+1))
+				out = append(out, load{strings.Join(round, "/"), nc, ns})
 			}
 		}
 	}

@@ -101,7 +101,7 @@ function ciRank(n,    j, c, p, k) {
 	}
 	return k
 }
-function ratio(bench, num, den, label,    r, n, v, a, q, k, ci, x, runs, inr, m, g, per, b, i) {
+function ratio(bench, num, den, label,    r, n, v, a, q, k, ci, x, runs, inr, m, g, per, b, i, j) {
 	n = 0
 	for (r in rounds) if ((bench, num, r) in cpu && (bench, den, r) in cpu && cpu[bench, den, r] > 0) {
 		x = cpu[bench, num, r] / cpu[bench, den, r]
@@ -125,7 +125,7 @@ function ratio(bench, num, den, label,    r, n, v, a, q, k, ci, x, runs, inr, m,
 	for (i = 1; i <= m; i++) {
 		g = runs[i]
 		delete b
-		for (k = 1; k <= inr[g]; k++) b[k] = per[g, k]
+		for (j = 1; j <= inr[g]; j++) b[j] = per[g, j]
 		a[i] = median(b, inr[g])
 	}
 	v = median(a, m)
