@@ -111,7 +111,7 @@ func TestCheckedCallErrors(t *testing.T) {
 				t.Fatal(err)
 			}
 			paths := newPaths(&cfg)
-			envs, _, err := start("", "grpcfast.testdata.kinds.Kinds", methods, ms, paths, &cfg)
+			envs, err := start("", "grpcfast.testdata.kinds.Kinds", methods, ms, paths, &cfg)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -13,21 +13,21 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/grpcfast/grpcfast/internal/childproc"
-	"github.com/grpcfast/grpcfast/internal/codec"
 )
 
 // With -grpcfast.server=process, the test binary runs itself again as the
-// stub server: the child runs only the same top-level benchmark, with this
-// variable set, and Run then serves instead of benchmarking. The two talk
+// stub server of each path: the child runs only the same top-level
+// benchmark, with this variable set to the path's name, and Run then serves
+// that path instead of benchmarking. The two talk
 // through package childproc's protocol, its lines prefixed with linePrefix.
 const (
 	childEnv   = "GRPCFASTBENCH_CHILD"
 	linePrefix = "grpcfastbench: "
 )
 
-// serveChild is Run in the child process: it serves every path on loopback
-// TCP until its standard input closes, and answers stats requests.
-func serveChild(service string, methods []Method, ms []msgs, cfg *config) error {
+// serveChild is Run in the child process: it serves the path named path on
+// loopback TCP until its standard input closes, and answers stats requests.
+func serveChild(service string, methods []Method, ms []msgs, cfg *config, path string) error {
 	if len(cfg.serverCPUs) > 0 {
 		if err := pin("servercpus", cfg.serverCPUs); err != nil {
 			return errorf("%v", err)
@@ -41,6 +41,9 @@ func serveChild(service string, methods []Method, ms []msgs, cfg *config) error 
 		}
 	}()
 	for _, p := range newPaths(cfg) {
+		if p.name != path {
+			continue
+		}
 		lis, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			return err
@@ -49,6 +52,9 @@ func serveChild(service string, methods []Method, ms []msgs, cfg *config) error 
 		servers = append(servers, srv)
 		go srv.Serve(lis)
 		addrs = append(addrs, p.name+"="+lis.Addr().String())
+	}
+	if len(addrs) == 0 {
+		return errorf("the server process was asked for path %q, which this benchmark does not have", path)
 	}
 	// The parent checks that this process runs on as many threads as it
 	// does (startChild).
@@ -62,10 +68,10 @@ func serveChild(service string, methods []Method, ms []msgs, cfg *config) error 
 		}
 		addrs = append(addrs, cpusName+"="+formatCPUs(cpus))
 	}
-	// Before each measured run, the owned copies' free list that a path
-	// with WithStringsInOneCopy filled is emptied, so that the path after
-	// it starts on its own heap (as BenchmarkDecodeOTLP does in process).
-	if err := childproc.Serve(linePrefix, addrs, codec.DropFreeCopies); err != nil {
+	// The process serves one path: what it keeps from one measured run to
+	// the next (the owned copies' free list of a path with
+	// WithStringsInOneCopy) is that path's, and stays.
+	if err := childproc.Serve(linePrefix, addrs); err != nil {
 		return errorf("%v", err)
 	}
 	return nil
@@ -82,11 +88,11 @@ const (
 
 // startChild runs the test binary again as the stub server of the top-level
 // benchmark named top, with the same -grpcfast.* flags and this process's
-// GOMAXPROCS, and waits for it to serve the paths named. go test sets
+// GOMAXPROCS, and waits for it to serve the path named path. go test sets
 // GOMAXPROCS again for each -test.cpu value of a sub-benchmark: runMethod
 // then sets the child's to match (childproc.Proc.SetProcs) and fails if the
 // child's differed while it measured.
-func startChild(top string, paths []string, cfg *config) (*childproc.Proc, error) {
+func startChild(top, path string, cfg *config) (*childproc.Proc, error) {
 	procs := strconv.Itoa(runtime.GOMAXPROCS(0))
 	args := []string{
 		"-test.run=^$",
@@ -101,8 +107,8 @@ func startChild(top string, paths []string, cfg *config) (*childproc.Proc, error
 		}
 	})
 	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), childEnv+"=1", "GOMAXPROCS="+procs)
-	names := append(paths, gomaxprocsName, transportName)
+	cmd.Env = append(os.Environ(), childEnv+"="+path, "GOMAXPROCS="+procs)
+	names := []string{path, gomaxprocsName, transportName}
 	if len(cfg.serverCPUs) > 0 {
 		names = append(names, cpusName)
 	}

@@ -76,12 +76,21 @@
 //   - cpu-ns/MiB: the same per MiB of encoded message bytes moved.
 //   - allocs/msg: allocations per message received in this process.
 //   - srv-cpu-ns/op, srv-B/op, srv-allocs/op: the server's CPU time, bytes
-//     and allocations per call, with -grpcfast.server=process. The server
-//     process collects its garbage before each timed run, as go test does
-//     for the process it runs in, so that no path's run counts the
-//     collection of what the server allocated for the path before it; it
-//     first lets go of the free arrays that WithStringsInOneCopy's owned
-//     copies left, so that no path runs on another's.
+//     and allocations per call, with -grpcfast.server=process. Each path's
+//     server runs in a process of its own, which keeps what the path keeps
+//     from one call to the next (pooled requests' spares, the free arrays of
+//     WithStringsInOneCopy's owned copies) from one of its runs to the next,
+//     and nothing of another path's. It collects its garbage before each
+//     timed run, as go test does for the process it runs in, so that no run
+//     counts the collection of what the runs before it allocated.
+//
+// A timed run starts after a collection, and a path's memory is then not as
+// a server that has served for a while keeps it: a pooled path with one copy
+// starts with the free list of its copies full (or, in its first run,
+// empty), which makes the collector's first cycle a long one that needs more
+// copies than the list holds. -grpcfast.warmup=D makes untimed calls for D
+// before each timed run, so that the timed calls start from the path's
+// steady state.
 //
 // # Flags
 //
@@ -125,10 +134,14 @@
 //	-grpcfast.rounds=N         run every path N times (1), a round of all of them
 //	                           after the other, as sub-benchmarks named round=N
 //	                           just above codec= (see Reading the results)
+//	-grpcfast.warmup=D         untimed calls for D (such as 1s; 0, the default:
+//	                           none) before each timed run but the first, of one
+//	                           call (see Reading the results)
 //	-grpcfast.transport=T      tcp (loopback, the default) or bufconn (in memory)
-//	-grpcfast.server=S         inprocess (default) or process: the stub server runs
-//	                           as a child process of the test binary, and its CPU,
-//	                           bytes and allocations are reported per op
+//	-grpcfast.server=S         inprocess (default) or process: the stub server of
+//	                           each path runs as a child process of the test
+//	                           binary, and its CPU, bytes and allocations are
+//	                           reported per op
 //	-grpcfast.bidi=M           pipelined (default: the client sends while it
 //	                           receives) or pingpong (one response per request
 //	                           before the next request)

@@ -1,6 +1,7 @@
 package grpcfastbench
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -8,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -39,23 +41,24 @@ const defaultBatch = 16 << 10
 
 // config is what the flags set. Run reads it once per benchmark.
 type config struct {
-	size       int      // target encoded size of requests and streamed responses; 0: one value per field
-	reqSize    int      // of requests, if >= 0 (unset: -1)
-	respSize   int      // of every response, if >= 0 (unset: -1)
-	batch      int      // bytes of a batch in the batch case (ShapeBatch); 0: no batch case
-	grow       []string // full names of fields to grow first
-	replay     string   // corpus directory of recorded messages (grpcfastrecord); "" for none
-	msgs       int      // messages per stream, in each streaming direction
-	streams    []int    // concurrent calls; one set of sub-benchmarks per value
-	conns      []int    // client connections the calls are spread over; likewise
-	rounds     int      // rounds of every path in this run; > 1: sub-benchmarks round=N
-	transport  string   // TransportTCP or TransportBufconn
-	server     string   // ServerInProcess or ServerProcess
-	bidi       string   // BidiPipelined or BidiPingPong
-	profileDir string   // where to write CPU and allocation profiles; "" for none
-	floor      bool     // add the codec=floor path
-	serverCPUs []int    // the CPUs the server process runs on (-servercpus); nil: any
-	clientCPUs []int    // the CPUs this process runs on (-clientcpus); nil: any
+	size       int           // target encoded size of requests and streamed responses; 0: one value per field
+	reqSize    int           // of requests, if >= 0 (unset: -1)
+	respSize   int           // of every response, if >= 0 (unset: -1)
+	batch      int           // bytes of a batch in the batch case (ShapeBatch); 0: no batch case
+	grow       []string      // full names of fields to grow first
+	replay     string        // corpus directory of recorded messages (grpcfastrecord); "" for none
+	msgs       int           // messages per stream, in each streaming direction
+	streams    []int         // concurrent calls; one set of sub-benchmarks per value
+	conns      []int         // client connections the calls are spread over; likewise
+	rounds     int           // rounds of every path in this run; > 1: sub-benchmarks round=N
+	warmup     time.Duration // untimed calls before each timed run of a path (not the one of one call)
+	transport  string        // TransportTCP or TransportBufconn
+	server     string        // ServerInProcess or ServerProcess
+	bidi       string        // BidiPipelined or BidiPingPong
+	profileDir string        // where to write CPU and allocation profiles; "" for none
+	floor      bool          // add the codec=floor path
+	serverCPUs []int         // the CPUs the server process runs on (-servercpus); nil: any
+	clientCPUs []int         // the CPUs this process runs on (-clientcpus); nil: any
 
 	// gRPC-Go's transport settings, on both ends (transportOptions): -1 or
 	// "" leaves gRPC-Go's default.
@@ -95,10 +98,12 @@ func registerFlags(fs *flag.FlagSet, c *config) {
 		"spread the calls over `n` client connections; a list such as 1,4 runs each (sub-benchmarks conns=N)")
 	fs.Var(intFlag{&c.rounds, 1}, FlagPrefix+"rounds",
 		"run every path `n` times, a round of all of them after the other, as sub-benchmarks round=1 to round=N just above codec=, each path on its own server and connections throughout: the paths interleave within this run, where rounds of -count 1 interleave them across runs")
+	fs.Var(durationFlag{&c.warmup}, FlagPrefix+"warmup",
+		"before each timed run of a path (but the first, of one call), make untimed calls for `duration` (such as 1s), after the server's collection: each path is then timed from its steady state, as in a server that has served for a while, where a pooled path with one copy otherwise starts with the free list of its copies full or empty (0: none)")
 	fs.Var(choiceFlag{&c.transport, []string{TransportTCP, TransportBufconn}}, FlagPrefix+"transport",
 		"`transport`: tcp (loopback) or bufconn (in memory, in-process server only)")
 	fs.Var(choiceFlag{&c.server, []string{ServerInProcess, ServerProcess}}, FlagPrefix+"server",
-		"where the stub server runs: inprocess, or process (a child process; adds the server's CPU, bytes and allocations per op)")
+		"where the stub server runs: inprocess, or process (a child process per path; adds the server's CPU, bytes and allocations per op)")
 	fs.Var(choiceFlag{&c.bidi, []string{BidiPipelined, BidiPingPong}}, FlagPrefix+"bidi",
 		"bidi `mode`: pipelined (the client sends while it receives) or pingpong (one response before the next request)")
 	fs.StringVar(&c.replay, FlagPrefix+"replay", "",
@@ -303,6 +308,25 @@ func (f intFlag) Set(s string) error {
 		return fmt.Errorf("want a whole number >= %d", f.min)
 	}
 	*f.p = n
+	return nil
+}
+
+// durationFlag is a time.Duration flag of at least 0.
+type durationFlag struct{ p *time.Duration }
+
+func (f durationFlag) String() string {
+	if f.p == nil {
+		return ""
+	}
+	return f.p.String()
+}
+
+func (f durationFlag) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return errors.New("want a duration >= 0, such as 500ms or 2s")
+	}
+	*f.p = d
 	return nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 
@@ -56,8 +57,8 @@ func Run(b *testing.B, service string, methods ...Method) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if os.Getenv(childEnv) != "" {
-		if err := serveChild(service, methods, ms, &cfg); err != nil {
+	if path := os.Getenv(childEnv); path != "" {
+		if err := serveChild(service, methods, ms, &cfg, path); err != nil {
 			b.Fatal(err)
 		}
 		return
@@ -68,16 +69,13 @@ func Run(b *testing.B, service string, methods ...Method) {
 		}
 	}
 	paths := newPaths(&cfg)
-	envs, child, err := start(b.Name(), service, methods, ms, paths, &cfg)
+	envs, err := start(b.Name(), service, methods, ms, paths, &cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() {
 		for _, e := range envs {
-			e.close()
-		}
-		if child != nil {
-			if err := child.Stop(); err != nil {
+			if err := e.close(); err != nil {
 				b.Error(err)
 			}
 		}
@@ -182,7 +180,7 @@ func Run(b *testing.B, service string, methods ...Method) {
 								}
 								c := &client{cfg: &cfg, reqs: sh.reqs, ress: sh.ress, conns: envs[j].conns, n: load.conns}
 								b.Run("codec="+p.name, func(b *testing.B) {
-									runMethod(b, &cfg, service, sh.name, m, *sh.msgs, p, c, load, child)
+									runMethod(b, &cfg, service, sh.name, m, *sh.msgs, p, c, load, envs[j])
 								})
 							}
 						})
@@ -297,45 +295,54 @@ func runIn(b *testing.B, name string, f func(b *testing.B)) {
 	b.Run(name, f)
 }
 
-// env is one path's server (unless it runs in a child process) and client
-// connections.
+// env is one path's server, in this process or in a child process of its
+// own, and client connections.
 type env struct {
 	conns *conns
-	stop  func()
+	stop  func()          // the server in this process
+	child *childproc.Proc // the server process
 }
 
-func (e *env) close() {
+func (e *env) close() error {
 	e.conns.close()
 	if e.stop != nil {
 		e.stop()
 	}
+	if e.child != nil {
+		return e.child.Stop()
+	}
+	return nil
 }
 
-// start starts a server per path, in this process or in one child process
-// for both, and dials it.
-func start(top, service string, methods []Method, ms []msgs, paths []*path, cfg *config) ([]*env, *childproc.Proc, error) {
+// start starts a server per path, in this process or each in a child
+// process of its own, and dials it. A process of its own holds what one
+// path keeps from one call to the next and nothing of the others': the
+// pooled requests' spares and the free list of their owned copies stay
+// warm from one of its runs to the next, and no path's collections are
+// paced by another's live heap.
+func start(top, service string, methods []Method, ms []msgs, paths []*path, cfg *config) ([]*env, error) {
 	var envs []*env
-	fail := func(err error) ([]*env, *childproc.Proc, error) {
+	fail := func(err error) ([]*env, error) {
 		for _, e := range envs {
 			e.close()
 		}
-		return nil, nil, err
+		return nil, err
 	}
 	_, topts := cfg.transportOptions()
 	if cfg.server == ServerProcess {
-		child, err := startChild(top, pathNames(paths), cfg)
-		if err != nil {
-			return nil, nil, err
-		}
 		for _, p := range paths {
+			child, err := startChild(top, p.name, cfg)
+			if err != nil {
+				return fail(err)
+			}
 			c, err := dial(child.Addrs[p.name], slices.Max(cfg.conns), topts)
 			if err != nil {
 				child.Stop()
 				return fail(err)
 			}
-			envs = append(envs, &env{conns: c})
+			envs = append(envs, &env{conns: c, child: child})
 		}
-		return envs, child, nil
+		return envs, nil
 	}
 	for _, p := range paths {
 		lis, target, dopts, err := listen(cfg)
@@ -359,7 +366,7 @@ func start(top, service string, methods []Method, ms []msgs, paths []*path, cfg 
 		}
 		envs = append(envs, &env{conns: c, stop: stop})
 	}
-	return envs, nil, nil
+	return envs, nil
 }
 
 // perOp is what one call of a method moves.
@@ -437,7 +444,8 @@ func vtSkip(m Method, ms msgs) string {
 	return ""
 }
 
-func runMethod(b *testing.B, cfg *config, service, shape string, m Method, ms msgs, p *path, c *client, load load, child *childproc.Proc) {
+func runMethod(b *testing.B, cfg *config, service, shape string, m Method, ms msgs, p *path, c *client, load load, e *env) {
+	child := e.child
 	fullMethod := "/" + serviceOf(service, shape) + "/" + m.name
 	op := perOpOf(m, ms, cfg)
 	recvHere := op.clientRecv
@@ -463,6 +471,9 @@ func runMethod(b *testing.B, cfg *config, service, shape string, m Method, ms ms
 	if err := m.call(checked, c, p, fullMethod); err != nil {
 		b.Fatalf("%s on codec=%s: %v", fullMethod, p.name, err)
 	}
+	if err := settle(b, cfg, child, load.streams, call); err != nil {
+		b.Fatalf("%s on codec=%s: %v", fullMethod, p.name, err)
+	}
 	b.SetBytes(op.payload)
 	b.ReportAllocs()
 	prof, err := startProfile(strings.Join(slices.DeleteFunc([]string{
@@ -473,15 +484,9 @@ func runMethod(b *testing.B, cfg *config, service, shape string, m Method, ms ms
 	}
 	var srv0, srv1 childproc.Stats
 	if child != nil {
-		// The server's garbage from what it served before (the other
-		// paths, the shorter runs that sized b.N) is collected first, as
-		// the testing package collects this process's before each run:
-		// otherwise the run's server CPU would include it, the more so
-		// the later the path runs after one that allocates much.
-		err = child.Collect()
-		// Then the server's profile, when its CPU is the claim: in its
-		// own process, where this one's profile cannot see it.
-		if base := prof.serverBase(); base != "" && err == nil {
+		// The server's profile, when its CPU is the claim: in its own
+		// process, where this one's profile cannot see it.
+		if base := prof.serverBase(); base != "" {
 			err = child.StartProfile(base)
 		}
 		if err == nil {
@@ -530,6 +535,44 @@ func runMethod(b *testing.B, cfg *config, service, shape string, m Method, ms ms
 		b.ReportMetric(float64(srv1.Bytes-srv0.Bytes)/n, "srv-B/op")
 		b.ReportMetric(float64(srv1.Mallocs-srv0.Mallocs)/n, "srv-allocs/op")
 	}
+}
+
+// settle prepares a timed run of a path whose server is child (nil: in
+// this process). The server's garbage from what it served before (the
+// shorter runs that sized b.N, the other cases, the rounds before) is
+// collected first, as the testing package collects this process's before
+// each run: otherwise the run's server CPU would include it. With -warmup,
+// untimed calls follow, so that the timed ones start from the path's steady
+// state, as in a server that has served for a while: the collection and
+// the start of a run leave the path's memory where it is not in that state
+// (a pooled path with one copy starts with the free list of its copies
+// full, which makes the collector's first cycle a long one, that needs
+// more copies than the list holds). The first run, of one call, by which go
+// test sizes b.N, has none: it would cost as much as the runs it sizes.
+func settle(b *testing.B, cfg *config, child *childproc.Proc, streams int, call func() error) error {
+	if child != nil {
+		if err := child.Collect(); err != nil {
+			return err
+		}
+	}
+	if cfg.warmup <= 0 || b.N <= 1 {
+		return nil
+	}
+	if err := warmUp(cfg.warmup, streams, call); err != nil {
+		return fmt.Errorf("warming up: %v", err)
+	}
+	return nil
+}
+
+// warmUp makes calls, streams of them at a time, for at least d, and
+// returns the first error.
+func warmUp(d time.Duration, streams int, call func() error) error {
+	for end := time.Now().Add(d); time.Now().Before(end); {
+		if err := runCalls(max(streams, 8), streams, call); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // runCalls makes n calls, streams of them at a time, and returns the first

@@ -243,6 +243,8 @@ func TestServerProcess(t *testing.T) {
 	profDir := t.TempDir()
 	cmd := exec.Command("go", "test", "-run", "^$", "-bench", "BenchmarkGrpcfast_Kinds/^(Unary|Bidi)$", "-benchtime", "3x", "-cpu", "1,2", ".",
 		"-args", "-grpcfast.server=process", "-grpcfast.msgs=5", "-grpcfast.size=300", "-grpcfast.floor",
+		// A warm-up before each timed run: the child answers settle.
+		"-grpcfast.warmup=10ms",
 		"-grpcfast.profile="+profDir,
 		// The child must run with the same transport flags, or the
 		// benchmark fails (startChild).
@@ -317,6 +319,8 @@ func TestFlagErrors(t *testing.T) {
 		{"-grpcfast.streams=x", `invalid value "x" for flag -grpcfast.streams: want a whole number >= 1, or a list of them separated by commas`},
 		{"-grpcfast.conns=1,0", `invalid value "1,0" for flag -grpcfast.conns: want a whole number >= 1, or a list of them separated by commas`},
 		{"-grpcfast.rounds=0", `invalid value "0" for flag -grpcfast.rounds: want a whole number >= 1`},
+		{"-grpcfast.warmup=-1s", `invalid value "-1s" for flag -grpcfast.warmup: want a duration >= 0, such as 500ms or 2s`},
+		{"-grpcfast.warmup=500", `invalid value "500" for flag -grpcfast.warmup: want a duration >= 0, such as 500ms or 2s`},
 		{"-grpcfast.streams=8,1,8", `invalid value "8,1,8" for flag -grpcfast.streams: 8 is in the list twice`},
 		{"-grpcfast.reqsize=x", `invalid value "x" for flag -grpcfast.reqsize: want a whole number >= 0`},
 		{"-grpcfast.respsize=-2", `invalid value "-2" for flag -grpcfast.respsize: want a whole number >= 0`},

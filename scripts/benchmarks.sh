@@ -9,6 +9,8 @@
 #   BENCH_MSGS   messages per stream of scripts/interop.sh (default 256)
 #   BENCH_INNER  rounds within each go test run of the ratios step
 #                (scripts/ratios.sh's RATIOS_INNER; default 8)
+#   BENCH_WARMUP untimed calls before each timed run of the ratios step
+#                (-grpcfast.warmup; default 1s)
 #   BENCH_ONLY   run only these steps (names of .cache/bench/NAME.txt, separated
 #                by spaces; interop for scripts/interop.sh) and take the others'
 #                results from the last run, e.g. BENCH_ONLY="concurrent peers"
@@ -20,6 +22,7 @@ btime=${BENCH_TIME:-0.5s}
 args=${BENCH_ARGS:--grpcfast.size=16384 -grpcfast.msgs=256}
 imsgs=${BENCH_MSGS:-256} # messages per stream of scripts/interop.sh
 inner=${BENCH_INNER:-8}  # rounds within each run of the ratios step
+warm=${BENCH_WARMUP:-1s} # warm-up before each timed run of the ratios step
 out=.cache/bench
 mkdir -p "$out"
 
@@ -64,8 +67,13 @@ if [[ $(nproc) -ge 2 ]]; then
 else
 	echo "==> where the client and the server run: skipped, since this process may use one CPU only; BENCHMARKS.md keeps its section" >&2
 fi
-run ratios "the server's CPU per call, ratios within interleaved rounds: the OTLP replay and CreateUser of 16 KiB on every path (scripts/ratios.sh)" \
-	env RATIOS_INNER="$inner" ./scripts/ratios.sh "$count" -test.benchtime "$btime"
+# ratios_step runs the ratios step, and keeps its warm-up for the section's command.
+ratios_step() {
+	echo "$warm" >"$out/ratios.warmup"
+	RATIOS_INNER="$inner" ./scripts/ratios.sh "$count" -test.benchtime "$btime" -grpcfast.warmup="$warm"
+}
+run ratios "the server's CPU per call, ratios within interleaved rounds: the OTLP replay and CreateUser of 16 KiB on every path, $warm of warm-up before each timed run (scripts/ratios.sh)" \
+	ratios_step
 run responses-cas "reused unary responses, client side: BatchReadBlobs replaying 16 blobs of 64 KiB per response, server in its own process" \
 	./scripts/gobench.sh "$count" ./internal/testprotos/bytestream -test.bench 'Grpcfast_ContentAddressableStorage' -test.benchmem -test.benchtime "$btime" \
 	 -grpcfast.replay="$PWD/internal/testprotos/bytestream/testdata/corpus" -grpcfast.server=process -grpcfast.floor
@@ -223,13 +231,16 @@ own; apart, it counts the server's work alone." \
 		# RATIOS_INNER), or runs alone (the results of an older run).
 		runs=$(grep -oE '/round=[0-9]+' "$out/ratios.txt" | sort -u | wc -l)
 		within=$(grep -oE '/round=[0-9]+/round=[0-9]+' "$out/ratios.txt" | sed 's#^/round=[0-9]*##' | sort -u | wc -l)
+		# The warm-up of the run that made them, if it had one.
+		warmflag=
+		[[ ! -s $out/ratios.warmup ]] || warmflag=" -grpcfast.warmup=$(cat "$out/ratios.warmup")"
 		printf '## Server CPU ratios within a round\n\n'
 		if ((within > 0)); then
-			printf '`RATIOS_INNER=%s scripts/ratios.sh %s -test.benchtime %s`: the replayed OTLP export and CreateUser with\n' "$within" "$runs" "$btime"
+			printf '`RATIOS_INNER=%s scripts/ratios.sh %s -test.benchtime %s%s`: the replayed OTLP export and CreateUser with\n' "$within" "$runs" "$btime" "$warmflag"
 			printf '16 KiB of short strings, server in its own process, in %s go test runs of %s rounds each\n' "$runs" "$within"
 			printf '(`-grpcfast.rounds`): every path once in each round, a few seconds apart, as in the sections\n'
 		else
-			printf '`scripts/ratios.sh %s -test.benchtime %s`: the replayed OTLP export and CreateUser with 16 KiB of\n' "$runs" "$btime"
+			printf '`scripts/ratios.sh %s -test.benchtime %s%s`: the replayed OTLP export and CreateUser with 16 KiB of\n' "$runs" "$btime" "$warmflag"
 			printf 'short strings, server in its own process, every path once in each round, as in the sections\n'
 		fi
 		printf 'above. Here each ratio of the server'"'"'s CPU per call is taken within its round, so that a round\n'

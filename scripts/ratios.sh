@@ -18,16 +18,18 @@
 # of runs made at different times move apart (docs/measurements.md).
 #
 # With RATIOS_SERVERS="shared apart" in the environment, each round runs
-# every path twice: in one server process for all paths (shared, the
-# default and every other script's way), then in a server process of each
-# path's own (apart: serverpaths.bash's SERVERPATHS_APART), results named
-# server=shared and server=apart, and the ratios are printed for each. A
-# path measured after others in the same server process runs on the heap
-# they left (docs/measurements.md, "A server process of each path's own").
+# every path twice: in one go test run for all paths (shared, the default
+# and every other script's way), then in a go test run of each path's own
+# (apart: serverpaths.bash's SERVERPATHS_APART), results named
+# server=shared and server=apart, and the ratios are printed for each.
+# Before the generated benchmarks started a server process per path, a
+# shared run served every path from one, and a path measured after others
+# ran on the heap they left (docs/measurements.md, "A server process of
+# each path's own").
 #
-# With RATIOS_INNER=K in the environment (shared servers only), each round
-# runs every path K times in one go test run (-grpcfast.rounds=K, one
-# server process and the same connections throughout), so that a path
+# With RATIOS_INNER=K in the environment (shared runs only), each round
+# runs every path K times in one go test run (-grpcfast.rounds=K, each
+# path's server process and connections the same throughout), so that a path
 # runs seconds from the next rather than a run's length: rounds of a few
 # seconds each, on a machine whose load moves from one second to the next
 # (docs/measurements.md, "Rounds within a run"). Its results are named
@@ -168,7 +170,7 @@ inner=${RATIOS_INNER:-1}
 	exit 2
 }
 if [ "$inner" -gt 1 ] && [ "$servers" != shared ]; then
-	echo "ratios.sh: RATIOS_INNER needs the shared server (a server process of each path's own runs one path)" >&2
+	echo "ratios.sh: RATIOS_INNER needs shared runs (a go test run of each path's own runs one path)" >&2
 	exit 2
 fi
 for s in $servers; do

@@ -61,10 +61,10 @@ serverpaths_bench() {
 # without go test's -N suffix for GOMAXPROCS=N, so that results of every
 # setting compare under one name. It runs the binaries in $bin, or in
 # $SERVERPATHS_BIN where that is set (a build of serverpaths_build's TO).
-# Every path of a benchmark is served by one server process, one path after
-# the other in the order of serverpaths_codecs; with SERVERPATHS_APART=1,
-# each path by a server process of its own, started for it (a go test run
-# of its own), as a server that runs one codec is.
+# Every path of a benchmark runs in one go test run, one after the other in
+# the order of serverpaths_codecs, each served by a server process of its
+# own (the generated benchmarks start one per path); with
+# SERVERPATHS_APART=1, each path in a go test run of its own.
 serverpaths_run() {
 	local key=$1 value=$2 bin=${SERVERPATHS_BIN:-$bin} b codecs runs
 	shift 2
