@@ -180,7 +180,7 @@ func Run(b *testing.B, service string, methods ...Method) {
 								}
 								c := &client{cfg: &cfg, reqs: sh.reqs, ress: sh.ress, conns: envs[j].conns, n: load.conns}
 								b.Run("codec="+p.name, func(b *testing.B) {
-									runMethod(b, &cfg, service, sh.name, m, *sh.msgs, p, c, load, envs[j])
+									runMethod(b, &cfg, service, sh.name, m, *sh.msgs, p, c, load, envs[j].child)
 								})
 							}
 						})
@@ -444,8 +444,7 @@ func vtSkip(m Method, ms msgs) string {
 	return ""
 }
 
-func runMethod(b *testing.B, cfg *config, service, shape string, m Method, ms msgs, p *path, c *client, load load, e *env) {
-	child := e.child
+func runMethod(b *testing.B, cfg *config, service, shape string, m Method, ms msgs, p *path, c *client, load load, child *childproc.Proc) {
 	fullMethod := "/" + serviceOf(service, shape) + "/" + m.name
 	op := perOpOf(m, ms, cfg)
 	recvHere := op.clientRecv
