@@ -103,7 +103,7 @@ func registerFlags(fs *flag.FlagSet, c *config) {
 	fs.Var(choiceFlag{&c.transport, []string{TransportTCP, TransportBufconn}}, FlagPrefix+"transport",
 		"`transport`: tcp (loopback) or bufconn (in memory, in-process server only)")
 	fs.Var(choiceFlag{&c.server, []string{ServerInProcess, ServerProcess}}, FlagPrefix+"server",
-		"where the stub server runs: inprocess, or process (a child process per path; adds the server's CPU, bytes and allocations per op)")
+		"`place` where the stub server runs: inprocess, or process (a child process per path; adds the server's CPU, bytes and allocations per op)")
 	fs.Var(choiceFlag{&c.bidi, []string{BidiPipelined, BidiPingPong}}, FlagPrefix+"bidi",
 		"bidi `mode`: pipelined (the client sends while it receives) or pingpong (one response before the next request)")
 	fs.StringVar(&c.replay, FlagPrefix+"replay", "",
