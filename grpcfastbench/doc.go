@@ -148,6 +148,11 @@
 //	-grpcfast.floor            add codec=floor: grpcfast's encoding, and nothing
 //	                           decoded on either receiving side: the transport's
 //	                           cost, under what any codec can reach
+//	-grpcfast.floorwork=D      with -grpcfast.floor, the floor's server spends D
+//	                           (such as 5us) on the CPU for each message it
+//	                           receives, and decodes nothing still: what that
+//	                           much work costs the server, gRPC-Go's costs that
+//	                           grow with it included (0, the default: none)
 //	-grpcfast.profile=DIR      write a CPU profile and allocation profiles per
 //	                           sub-benchmark into DIR, for go tool pprof; with
 //	                           -grpcfast.server=process, the server's too

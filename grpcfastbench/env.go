@@ -6,6 +6,7 @@ import (
 	"net"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -54,6 +55,9 @@ type path struct {
 	pooled    bool // unary requests pooled, as Register<Service>ServerPooled serves them, responses reused
 	copy      bool // both decoded into one owned copy (WithStringsInOneCopy)
 	floor     bool // decodes nothing: its calls are not checked
+	// work is what the server of the floor spends on the CPU for each
+	// message it receives (-floorwork): its codec is then workingCodec.
+	work      time.Duration
 	callOpts  []grpc.CallOption
 	serverOpt grpc.ServerOption
 }
@@ -89,7 +93,7 @@ func newPaths(cfg *config) []*path {
 		{name: PathPooledCopy, codec: grpcfast.NewCodec(), receivers: true, pooled: true, copy: true},
 	}
 	if cfg.floor {
-		ps = append(ps, &path{name: PathFloor, codec: floorCodec{grpcfast.NewCodec()}, floor: true})
+		ps = append(ps, &path{name: PathFloor, codec: floorCodec{grpcfast.NewCodec()}, floor: true, work: cfg.floorWork})
 	}
 	for _, p := range ps {
 		if p.codec != nil {
@@ -97,7 +101,7 @@ func newPaths(cfg *config) []*path {
 				p.codec = wrapCodec(p.name, p.codec)
 			}
 			p.callOpts = []grpc.CallOption{grpc.ForceCodecV2(p.codec)}
-			p.serverOpt = grpc.ForceServerCodecV2(p.codec)
+			p.serverOpt = grpc.ForceServerCodecV2(p.serverCodec())
 			continue
 		}
 		if wrapCodecV1 != nil {
@@ -109,11 +113,39 @@ func newPaths(cfg *config) []*path {
 	return ps
 }
 
+// serverCodec returns the codec of p's server: p's own, or, with work to
+// spend, workingCodec around it.
+func (p *path) serverCodec() encoding.CodecV2 {
+	if p.work > 0 {
+		return workingCodec{p.codec, p.work}
+	}
+	return p.codec
+}
+
 // floorCodec encodes as grpcfast's codec does and decodes nothing: the
 // message received stays as it was (empty), and gRPC frees the bytes.
 type floorCodec struct{ *grpcfast.Codec }
 
 func (floorCodec) Unmarshal(mem.BufferSlice, any) error { return nil }
+
+// workingCodec is the codec of the floor's server with -floorwork: before
+// each message it receives, it spends work on the CPU.
+type workingCodec struct {
+	encoding.CodecV2
+	work time.Duration
+}
+
+func (c workingCodec) Unmarshal(data mem.BufferSlice, v any) error {
+	spin(c.work)
+	return c.CodecV2.Unmarshal(data, v)
+}
+
+// spin keeps its goroutine on the CPU for d, touching no memory: the cost
+// of a handler's or a codec's work of d, and nothing else.
+func spin(d time.Duration) {
+	for start := time.Now(); time.Since(start) < d; {
+	}
+}
 
 // pathNames returns the names of paths.
 func pathNames(paths []*path) []string {

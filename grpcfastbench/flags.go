@@ -57,6 +57,7 @@ type config struct {
 	bidi       string        // BidiPipelined or BidiPingPong
 	profileDir string        // where to write CPU and allocation profiles; "" for none
 	floor      bool          // add the codec=floor path
+	floorWork  time.Duration // CPU the floor's server spends on each message it receives (-floorwork)
 	serverCPUs []int         // the CPUs the server process runs on (-servercpus); nil: any
 	clientCPUs []int         // the CPUs this process runs on (-clientcpus); nil: any
 
@@ -110,6 +111,8 @@ func registerFlags(fs *flag.FlagSet, c *config) {
 		"send the messages recorded in corpus `dir` (grpcfastrecord's format: DIR/SERVICE/METHOD/requests.binpb, responses.binpb) instead of filled ones")
 	fs.BoolVar(&c.floor, FlagPrefix+"floor", false,
 		"add the path codec=floor: grpcfast's encoding, and a codec that decodes nothing on the receiving side of both ends, so that its figures are what gRPC-Go's transport and the stub cost without any decoding (its calls are not checked)")
+	fs.Var(durationFlag{&c.floorWork}, FlagPrefix+"floorwork",
+		"with -"+FlagPrefix+"floor, the floor's server spends `duration` (such as 5us) on the CPU for each message it receives, as a handler or a codec that took that long would, so that the floor's figures are what that much work costs the server, gRPC-Go's own costs that grow with it included (0: none)")
 	fs.StringVar(&c.profileDir, FlagPrefix+"profile", "",
 		"write a CPU and an allocation profile per sub-benchmark into `dir` (and the server's, with -"+FlagPrefix+"server=process)")
 	fs.Var(intFlag{&c.writeBuf, 0}, FlagPrefix+"writebuf",
@@ -211,6 +214,9 @@ func (c *config) check() error {
 		if err := checkCPUs("clientcpus", c.clientCPUs); err != nil {
 			return err
 		}
+	}
+	if c.floorWork > 0 && !c.floor {
+		return fmt.Errorf("-%sfloorwork needs -%sfloor: it is the work of the floor's server", FlagPrefix, FlagPrefix)
 	}
 	if c.server == ServerProcess && c.transport == TransportBufconn {
 		return fmt.Errorf("-%sserver=%s needs -%stransport=%s: an in-memory connection cannot reach another process",

@@ -1,5 +1,5 @@
-# serverpaths.bash, sourced by placement.sh, streamworkers.sh, gogc.sh,
-# ratios.sh, gccpu.sh and srvcpu.sh: the two generated benchmarks they
+# serverpaths.bash, sourced by placement.sh, streamworkers.sh, floorwork.sh,
+# gogc.sh, ratios.sh, gccpu.sh and srvcpu.sh: the two generated benchmarks they
 # compare settings on, server in its own process:
 # the OTLP export replayed from internal/testprotos/otlp's corpus, and
 # CreateUser with 16 KiB of short strings; on gRPC's standard path,
