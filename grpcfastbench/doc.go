@@ -148,11 +148,13 @@
 //	-grpcfast.floor            add codec=floor: grpcfast's encoding, and nothing
 //	                           decoded on either receiving side: the transport's
 //	                           cost, under what any codec can reach
-//	-grpcfast.floorwork=D      with -grpcfast.floor, the floor's server spends D
-//	                           (such as 5us) on the CPU for each message it
-//	                           receives, and decodes nothing still: what that
-//	                           much work costs the server, gRPC-Go's costs that
-//	                           grow with it included (0, the default: none)
+//	-grpcfast.floorwork=D      with -grpcfast.floor, the floor's server also spins
+//	                           on the CPU for D (such as 5us) per request, and
+//	                           decodes nothing still: the least that a codec
+//	                           whose decode takes D can cost the server, gRPC-Go's
+//	                           costs that grow with it included; the results
+//	                           start with a line "floorwork: D" (0, the default:
+//	                           none)
 //	-grpcfast.profile=DIR      write a CPU profile and allocation profiles per
 //	                           sub-benchmark into DIR, for go tool pprof; with
 //	                           -grpcfast.server=process, the server's too

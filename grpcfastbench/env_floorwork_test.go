@@ -1,6 +1,7 @@
 package grpcfastbench
 
 import (
+	"runtime"
 	"testing"
 	"time"
 
@@ -67,5 +68,45 @@ func TestFloorWorkNeedsFloor(t *testing.T) {
 	c.floor = true
 	if err := c.check(); err != nil {
 		t.Errorf("with -grpcfast.floor: %v", err)
+	}
+}
+
+// TestSpinSpendsCPU: spin keeps its thread on the CPU for the time asked,
+// measured by the thread's own CPU clock where it can be read (a thread
+// taken off the CPU meanwhile spins for longer).
+func TestSpinSpendsCPU(t *testing.T) {
+	const d = 20 * time.Millisecond
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	before, ok := threadCPU()
+	start := time.Now()
+	spin(d)
+	if took := time.Since(start); took < d {
+		t.Errorf("spin(%v) returned after %v", d, took)
+	}
+	if !ok {
+		t.Skip("no thread CPU clock here: spin counts wall time")
+	}
+	after, _ := threadCPU()
+	if used := after - before; used < d {
+		t.Errorf("spin(%v) used %v of its thread's CPU", d, used)
+	}
+}
+
+// TestFloorWorkLine: with a work, the results start with a configuration
+// line that names it, which keeps benchstat from mixing the floor's results
+// of different works; without one, or without the floor, there is none.
+func TestFloorWorkLine(t *testing.T) {
+	for _, tc := range []struct {
+		c    config
+		want string
+	}{
+		{config{floor: true, floorWork: 5 * time.Microsecond}, "floorwork: 5µs"},
+		{config{floor: true}, ""},
+		{config{floorWork: time.Millisecond}, ""},
+	} {
+		if got := floorWorkLine(&tc.c); got != tc.want {
+			t.Errorf("floor %v, floorwork %v: %q, want %q", tc.c.floor, tc.c.floorWork, got, tc.want)
+		}
 	}
 }

@@ -99,8 +99,8 @@ func registerFlags(fs *flag.FlagSet, c *config) {
 		"spread the calls over `n` client connections; a list such as 1,4 runs each (sub-benchmarks conns=N)")
 	fs.Var(intFlag{&c.rounds, 1}, FlagPrefix+"rounds",
 		"run every path `n` times, a round of all of them after the other, as sub-benchmarks round=1 to round=N just above codec=, each path on its own server and connections throughout: the paths interleave within this run, where rounds of -count 1 interleave them across runs")
-	fs.Var(durationFlag{&c.warmup}, FlagPrefix+"warmup",
-		"before each timed run of a path (but the first, of one call), make untimed calls for `duration` (such as 1s), after the server's collection: each path is then timed from its steady state, as in a server that has served for a while, where a pooled path with one copy otherwise starts with the free list of its copies full or empty (0: none)")
+	fs.Var(durationFlag{&c.warmup, "500ms or 2s"}, FlagPrefix+"warmup",
+		"before each timed run of a path (but the first, of one call), make untimed calls for `duration` (such as 1s), after the server's collection: each path is then timed from its steady state, as in a server that has served for a while, where a pooled path with one copy otherwise starts with the free list of its copies full or empty")
 	fs.Var(choiceFlag{&c.transport, []string{TransportTCP, TransportBufconn}}, FlagPrefix+"transport",
 		"`transport`: tcp (loopback) or bufconn (in memory, in-process server only)")
 	fs.Var(choiceFlag{&c.server, []string{ServerInProcess, ServerProcess}}, FlagPrefix+"server",
@@ -111,8 +111,8 @@ func registerFlags(fs *flag.FlagSet, c *config) {
 		"send the messages recorded in corpus `dir` (grpcfastrecord's format: DIR/SERVICE/METHOD/requests.binpb, responses.binpb) instead of filled ones")
 	fs.BoolVar(&c.floor, FlagPrefix+"floor", false,
 		"add the path codec=floor: grpcfast's encoding, and a codec that decodes nothing on the receiving side of both ends, so that its figures are what gRPC-Go's transport and the stub cost without any decoding (its calls are not checked)")
-	fs.Var(durationFlag{&c.floorWork}, FlagPrefix+"floorwork",
-		"with -"+FlagPrefix+"floor, the floor's server spends `duration` (such as 5us) on the CPU for each message it receives, as a handler or a codec that took that long would, so that the floor's figures are what that much work costs the server, gRPC-Go's own costs that grow with it included (0: none)")
+	fs.Var(durationFlag{&c.floorWork, "5us or 20us"}, FlagPrefix+"floorwork",
+		"with -"+FlagPrefix+"floor, the floor's server also spins on the CPU for `duration` (such as 5us) per request it receives, as a decode or a handler of that cost would, and decodes nothing still: its srv-cpu-ns/op is then the least that a codec whose decode takes that long can cost the server, gRPC-Go's costs that grow with it included")
 	fs.StringVar(&c.profileDir, FlagPrefix+"profile", "",
 		"write a CPU and an allocation profile per sub-benchmark into `dir` (and the server's, with -"+FlagPrefix+"server=process)")
 	fs.Var(intFlag{&c.writeBuf, 0}, FlagPrefix+"writebuf",
@@ -318,7 +318,10 @@ func (f intFlag) Set(s string) error {
 }
 
 // durationFlag is a time.Duration flag of at least 0.
-type durationFlag struct{ p *time.Duration }
+type durationFlag struct {
+	p       *time.Duration
+	example string // "500ms or 2s": what its error suggests
+}
 
 func (f durationFlag) String() string {
 	if f.p == nil {
@@ -330,7 +333,7 @@ func (f durationFlag) String() string {
 func (f durationFlag) Set(s string) error {
 	d, err := time.ParseDuration(s)
 	if err != nil || d < 0 {
-		return errors.New("want a duration >= 0, such as 500ms or 2s")
+		return errors.New("want a duration >= 0, such as " + f.example)
 	}
 	*f.p = d
 	return nil

@@ -168,6 +168,9 @@ func Run(b *testing.B, service string, methods ...Method) {
 		}
 		if benchSelects(benchFilter(), b.Name(), m.name) {
 			printCodecs(codecs)
+			if line := floorWorkLine(&cfg); line != "" {
+				printFloorWork.Do(func() { fmt.Println(line) })
+			}
 		}
 		b.Run(m.name, func(b *testing.B) {
 			for _, sh := range shapes(ms[i]) {
@@ -216,6 +219,21 @@ func shapes(ms msgs) []shape {
 // rows of streams, which have no pooled paths, or of methods without
 // codec=vtproto, make benchstat warn that they may not be comparable).
 const CodecsKey = "codecs"
+
+// FloorWorkKey is the configuration key of the line Run prints, once, with
+// -grpcfast.floorwork: "floorwork: 5µs", so that benchstat keeps apart the
+// floor's results of different works (its table header names the work).
+const FloorWorkKey = "floorwork"
+
+var printFloorWork sync.Once
+
+// floorWorkLine returns the FloorWorkKey line of c, or "" without a work.
+func floorWorkLine(c *config) string {
+	if !c.floor || c.floorWork <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s: %v", FloorWorkKey, c.floorWork)
+}
 
 // lastCodecs is the value of the last CodecsKey line this process printed.
 var lastCodecs struct {

@@ -321,6 +321,8 @@ func TestFlagErrors(t *testing.T) {
 		{"-grpcfast.rounds=0", `invalid value "0" for flag -grpcfast.rounds: want a whole number >= 1`},
 		{"-grpcfast.warmup=-1s", `invalid value "-1s" for flag -grpcfast.warmup: want a duration >= 0, such as 500ms or 2s`},
 		{"-grpcfast.warmup=500", `invalid value "500" for flag -grpcfast.warmup: want a duration >= 0, such as 500ms or 2s`},
+		{"-grpcfast.floorwork=-1us", `invalid value "-1us" for flag -grpcfast.floorwork: want a duration >= 0, such as 5us or 20us`},
+		{"-grpcfast.floorwork=5", `invalid value "5" for flag -grpcfast.floorwork: want a duration >= 0, such as 5us or 20us`},
 		{"-grpcfast.streams=8,1,8", `invalid value "8,1,8" for flag -grpcfast.streams: 8 is in the list twice`},
 		{"-grpcfast.reqsize=x", `invalid value "x" for flag -grpcfast.reqsize: want a whole number >= 0`},
 		{"-grpcfast.respsize=-2", `invalid value "-2" for flag -grpcfast.respsize: want a whole number >= 0`},
