@@ -364,7 +364,7 @@ func (c *ChunkServiceReusingClient) Release() {
 }
 
 // NewEchoService_EchoRequestReceiver returns a Receiver that reads the requests
-// of a EchoService.Echo stream (bidirectional-streaming, server side) into
+// of an EchoService.Echo stream (bidirectional-streaming, server side) into
 // reused *Chunk (two, in turn) instead of allocating one per message: replace
 // stream.Recv() with r.Recv(), or range over r.All().
 //
@@ -379,9 +379,9 @@ func NewEchoService_EchoRequestReceiver(stream grpc.BidiStreamingServer[Chunk, C
 }
 
 // NewEchoService_EchoResponseReceiver returns a Receiver that reads the
-// responses of a EchoService.Echo stream (bidirectional-streaming, client side)
-// into reused *Chunk (two, in turn) instead of allocating one per message:
-// replace stream.Recv() with r.Recv(), or range over r.All().
+// responses of an EchoService.Echo stream (bidirectional-streaming, client
+// side) into reused *Chunk (two, in turn) instead of allocating one per
+// message: replace stream.Recv() with r.Recv(), or range over r.All().
 //
 // The message is valid only until the next Recv, and so are pointers into it
 // (its nested messages may be reused too). Keep one with r.Take(), or copy it

@@ -14,10 +14,11 @@ import (
 // BenchmarkGrpcfast_UserService benchmarks every method of
 // grpcfast.example.v1.UserService against a stub server, on gRPC's standard
 // codec and the stream's own Recv (codec=proto), on vtprotobuf's codec/grpc and
-// the stream's own Recv (codec=vtproto), on grpcfast's codec and generated
-// receivers (codec=grpcfast) and, for unary methods, on grpcfast's codec with
-// pooled requests and reused responses, without and with the strings in one
-// copy (codec=grpcfast-pooled, codec=grpcfast-pooled-copy), side by side, each
+// the stream's own Recv (codec=vtproto, for the methods whose messages have
+// vtprotobuf methods), on grpcfast's codec and generated receivers
+// (codec=grpcfast) and, for unary methods, on grpcfast's codec with pooled
+// requests and reused responses, without and with the strings in one copy
+// (codec=grpcfast-pooled, codec=grpcfast-pooled-copy), side by side, each
 // checked at its first call:
 //
 //	for i in $(seq 6); do go test -run '^$' -bench BenchmarkGrpcfast_UserService -benchmem -count 1 .; done | tee bench.txt

@@ -25,11 +25,13 @@ func genBenchmarks(p *protogen.Plugin, f *protogen.File) {
 		n := newServiceNames(s)
 		full := string(s.Desc.FullName())
 		paths := "on gRPC's standard codec and the stream's own Recv (codec=proto), on vtprotobuf's " +
-			"codec/grpc and the stream's own Recv (codec=vtproto) and on grpcfast's codec and " +
+			"codec/grpc and the stream's own Recv (codec=vtproto, for the methods whose messages have " +
+			"vtprotobuf methods) and on grpcfast's codec and " +
 			"generated receivers (codec=grpcfast)"
 		if slices.ContainsFunc(n.methods, func(m methodNames) bool { return m.kind == unary }) {
 			paths = "on gRPC's standard codec and the stream's own Recv (codec=proto), on vtprotobuf's " +
-				"codec/grpc and the stream's own Recv (codec=vtproto), on grpcfast's codec and " +
+				"codec/grpc and the stream's own Recv (codec=vtproto, for the methods whose messages have " +
+				"vtprotobuf methods), on grpcfast's codec and " +
 				"generated receivers (codec=grpcfast) and, for unary methods, on grpcfast's codec with " +
 				"pooled requests and reused responses, without and with the strings in one copy " +
 				"(codec=grpcfast-pooled, codec=grpcfast-pooled-copy)"

@@ -83,7 +83,7 @@ func genReusingClient(g *protogen.GeneratedFile, s serviceNames) {
 		"; keep one with the method's Take, or copy it (proto.Clone). A failed call leaves the last "+
 		"response as it was.")
 	g.P("//")
-	comment(g, "A "+c.typ+" is for one goroutine at a time: give each goroutine its own. Rules: "+
+	comment(g, sentenceArticle(c.typ)+" "+c.typ+" is for one goroutine at a time: give each goroutine its own. Rules: "+
 		"docs/receivers.md of github.com/grpcfast/grpcfast.")
 	if serviceDeprecated {
 		g.P("//")
@@ -96,7 +96,7 @@ func genReusingClient(g *protogen.GeneratedFile, s serviceNames) {
 	}
 	g.P("}")
 	g.P()
-	comment(g, c.constructor+" returns a "+c.typ+" that calls cc. Options: "+
+	comment(g, c.constructor+" returns "+article(c.typ)+" "+c.typ+" that calls cc. Options: "+
 		g.QualifiedGoIdent(runtimePackage.Ident("WithStringsInOneCopy"))+
 		" decodes strings and bytes as views of one copy of each response (docs/pooled.md).")
 	if serviceDeprecated {

@@ -38,3 +38,28 @@ func wrap(text string, width int) []string {
 	}
 	return lines
 }
+
+// article returns the article that goes before word, a Go name, in a
+// generated comment: "an" before one that starts with A, E, I or O, or with
+// a U that is read as a vowel (Undo, Update: an n or a p, then a consonant);
+// "a" before the others (User, Unary, UUID).
+func article(word string) string {
+	w := strings.ToLower(word)
+	switch {
+	case w == "":
+		return "a"
+	case strings.ContainsRune("aeio", rune(w[0])):
+		return "an"
+	case w[0] == 'u' && len(w) > 2 && (w[1] == 'n' || w[1] == 'p') && !strings.ContainsRune("aeiouy", rune(w[2])):
+		return "an"
+	}
+	return "a"
+}
+
+// sentenceArticle is article(word) at the start of a sentence.
+func sentenceArticle(word string) string {
+	if article(word) == "an" {
+		return "An"
+	}
+	return "A"
+}

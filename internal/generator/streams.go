@@ -38,7 +38,7 @@ func streamType(g *protogen.GeneratedFile, t protogen.GoIdent, in, out *protogen
 func genReceiver(g *protogen.GeneratedFile, s serviceNames, n methodNames, name, what, side string, msg *protogen.Message, stream string) {
 	m := n.method
 	full := s.service.GoName + "." + m.GoName
-	comment(g, name+" returns a Receiver that reads the "+what+" of a "+full+" stream ("+
+	comment(g, name+" returns a Receiver that reads the "+what+" of "+article(full)+" "+full+" stream ("+
 		n.kind.String()+", "+side+" side) into reused *"+g.QualifiedGoIdent(msg.GoIdent)+
 		" (two, in turn) instead of allocating one per message: replace stream.Recv() with r.Recv(), or "+
 		"range over r.All().")

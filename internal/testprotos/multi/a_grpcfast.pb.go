@@ -171,7 +171,7 @@ var (
 )
 
 // NewAlpha_WatchResponseReceiver returns a Receiver that reads the responses of
-// a Alpha.Watch stream (server-streaming, client side) into reused
+// an Alpha.Watch stream (server-streaming, client side) into reused
 // *PingResponse (two, in turn) instead of allocating one per message: replace
 // stream.Recv() with r.Recv(), or range over r.All().
 //
@@ -189,14 +189,14 @@ func NewAlpha_WatchResponseReceiver(stream grpc.ServerStreamingClient[PingRespon
 // client, or Release; keep one with the method's Take, or copy it
 // (proto.Clone). A failed call leaves the last response as it was.
 //
-// A AlphaReusingClient is for one goroutine at a time: give each goroutine its
+// An AlphaReusingClient is for one goroutine at a time: give each goroutine its
 // own. Rules: docs/receivers.md of github.com/grpcfast/grpcfast.
 type AlphaReusingClient struct {
 	cc            grpc.ClientConnInterface
 	pingResponses *grpcfast.Responses[PingResponse]
 }
 
-// NewAlphaReusingClient returns a AlphaReusingClient that calls cc. Options:
+// NewAlphaReusingClient returns an AlphaReusingClient that calls cc. Options:
 // grpcfast.WithStringsInOneCopy decodes strings and bytes as views of one copy
 // of each response (docs/pooled.md).
 func NewAlphaReusingClient(cc grpc.ClientConnInterface, opts ...grpcfast.PooledOption) *AlphaReusingClient {

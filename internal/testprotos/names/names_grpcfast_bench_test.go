@@ -14,10 +14,11 @@ import (
 // BenchmarkGrpcfast_Clashes benchmarks every method of
 // grpcfast.testdata.names.Clashes against a stub server, on gRPC's standard
 // codec and the stream's own Recv (codec=proto), on vtprotobuf's codec/grpc and
-// the stream's own Recv (codec=vtproto), on grpcfast's codec and generated
-// receivers (codec=grpcfast) and, for unary methods, on grpcfast's codec with
-// pooled requests and reused responses, without and with the strings in one
-// copy (codec=grpcfast-pooled, codec=grpcfast-pooled-copy), side by side, each
+// the stream's own Recv (codec=vtproto, for the methods whose messages have
+// vtprotobuf methods), on grpcfast's codec and generated receivers
+// (codec=grpcfast) and, for unary methods, on grpcfast's codec with pooled
+// requests and reused responses, without and with the strings in one copy
+// (codec=grpcfast-pooled, codec=grpcfast-pooled-copy), side by side, each
 // checked at its first call:
 //
 //	for i in $(seq 6); do go test -run '^$' -bench BenchmarkGrpcfast_Clashes -benchmem -count 1 .; done | tee bench.txt
@@ -43,8 +44,9 @@ func BenchmarkGrpcfast_Clashes(b *testing.B) {
 // BenchmarkGrpcfast_Streams benchmarks every method of
 // grpcfast.testdata.names.Streams against a stub server, on gRPC's standard
 // codec and the stream's own Recv (codec=proto), on vtprotobuf's codec/grpc and
-// the stream's own Recv (codec=vtproto) and on grpcfast's codec and generated
-// receivers (codec=grpcfast), side by side, each checked at its first call:
+// the stream's own Recv (codec=vtproto, for the methods whose messages have
+// vtprotobuf methods) and on grpcfast's codec and generated receivers
+// (codec=grpcfast), side by side, each checked at its first call:
 //
 //	for i in $(seq 6); do go test -run '^$' -bench BenchmarkGrpcfast_Streams -benchmem -count 1 .; done | tee bench.txt
 //	go run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da -col /codec bench.txt

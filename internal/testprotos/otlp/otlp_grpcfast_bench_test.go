@@ -14,10 +14,11 @@ import (
 // BenchmarkGrpcfast_TraceService benchmarks every method of
 // grpcfast.testdata.otlp.TraceService against a stub server, on gRPC's standard
 // codec and the stream's own Recv (codec=proto), on vtprotobuf's codec/grpc and
-// the stream's own Recv (codec=vtproto), on grpcfast's codec and generated
-// receivers (codec=grpcfast) and, for unary methods, on grpcfast's codec with
-// pooled requests and reused responses, without and with the strings in one
-// copy (codec=grpcfast-pooled, codec=grpcfast-pooled-copy), side by side, each
+// the stream's own Recv (codec=vtproto, for the methods whose messages have
+// vtprotobuf methods), on grpcfast's codec and generated receivers
+// (codec=grpcfast) and, for unary methods, on grpcfast's codec with pooled
+// requests and reused responses, without and with the strings in one copy
+// (codec=grpcfast-pooled, codec=grpcfast-pooled-copy), side by side, each
 // checked at its first call:
 //
 //	for i in $(seq 6); do go test -run '^$' -bench BenchmarkGrpcfast_TraceService -benchmem -count 1 .; done | tee bench.txt
@@ -38,11 +39,12 @@ func BenchmarkGrpcfast_TraceService(b *testing.B) {
 // BenchmarkGrpcfast_TraceQueryService benchmarks every method of
 // grpcfast.testdata.otlp.TraceQueryService against a stub server, on gRPC's
 // standard codec and the stream's own Recv (codec=proto), on vtprotobuf's
-// codec/grpc and the stream's own Recv (codec=vtproto), on grpcfast's codec and
-// generated receivers (codec=grpcfast) and, for unary methods, on grpcfast's
-// codec with pooled requests and reused responses, without and with the strings
-// in one copy (codec=grpcfast-pooled, codec=grpcfast-pooled-copy), side by
-// side, each checked at its first call:
+// codec/grpc and the stream's own Recv (codec=vtproto, for the methods whose
+// messages have vtprotobuf methods), on grpcfast's codec and generated
+// receivers (codec=grpcfast) and, for unary methods, on grpcfast's codec with
+// pooled requests and reused responses, without and with the strings in one
+// copy (codec=grpcfast-pooled, codec=grpcfast-pooled-copy), side by side, each
+// checked at its first call:
 //
 //	for i in $(seq 6); do go test -run '^$' -bench BenchmarkGrpcfast_TraceQueryService -benchmem -count 1 .; done | tee bench.txt
 //	go run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da -col /codec bench.txt

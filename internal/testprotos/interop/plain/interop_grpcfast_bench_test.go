@@ -14,9 +14,9 @@ import (
 // BenchmarkGrpcfast_TestService benchmarks every method of
 // grpcfast.testdata.interop.plain.TestService against a stub server, on gRPC's
 // standard codec and the stream's own Recv (codec=proto), on vtprotobuf's
-// codec/grpc and the stream's own Recv (codec=vtproto) and on grpcfast's codec
-// and generated receivers (codec=grpcfast), side by side, each checked at its
-// first call:
+// codec/grpc and the stream's own Recv (codec=vtproto, for the methods whose
+// messages have vtprotobuf methods) and on grpcfast's codec and generated
+// receivers (codec=grpcfast), side by side, each checked at its first call:
 //
 //	for i in $(seq 6); do go test -run '^$' -bench BenchmarkGrpcfast_TestService -benchmem -count 1 .; done | tee bench.txt
 //	go run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da -col /codec bench.txt

@@ -402,14 +402,14 @@ var (
 // client, or Release; keep one with the method's Take, or copy it
 // (proto.Clone). A failed call leaves the last response as it was.
 //
-// A ImagesReusingClient is for one goroutine at a time: give each goroutine its
-// own. Rules: docs/receivers.md of github.com/grpcfast/grpcfast.
+// An ImagesReusingClient is for one goroutine at a time: give each goroutine
+// its own. Rules: docs/receivers.md of github.com/grpcfast/grpcfast.
 type ImagesReusingClient struct {
 	cc           grpc.ClientConnInterface
 	getResponses *grpcfast.Responses[GetImageResponse]
 }
 
-// NewImagesReusingClient returns a ImagesReusingClient that calls cc. Options:
+// NewImagesReusingClient returns an ImagesReusingClient that calls cc. Options:
 // grpcfast.WithStringsInOneCopy decodes strings and bytes as views of one copy
 // of each response (docs/pooled.md).
 func NewImagesReusingClient(cc grpc.ClientConnInterface, opts ...grpcfast.PooledOption) *ImagesReusingClient {

@@ -1030,7 +1030,7 @@ var (
 )
 
 // NewExecution_ExecuteResponseReceiver returns a Receiver that reads the
-// responses of a Execution.Execute stream (server-streaming, client side) into
+// responses of an Execution.Execute stream (server-streaming, client side) into
 // reused *longrunningpb.Operation (two, in turn) instead of allocating one per
 // message: replace stream.Recv() with r.Recv(), or range over r.All().
 //
