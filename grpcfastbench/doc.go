@@ -183,8 +183,8 @@
 //	                           streams, reused from one stream to the next
 //	                           (grpc.NumStreamWorkers); 0: a new goroutine per
 //	                           stream, as by default
-//	-grpcfast.sharedwrite=BOOL true or false: grpc.SharedWriteBuffer and
-//	                           grpc.WithSharedWriteBuffer on both ends (default:
+//	-grpcfast.sharedwrite      grpc.SharedWriteBuffer and grpc.WithSharedWriteBuffer
+//	                           on both ends; =false turns them off (default:
 //	                           gRPC-Go's, false in v1.68, true in v1.85)
 //
 // The transport flags apply to both ends of every path, the server in its

@@ -106,7 +106,7 @@ func registerFlags(fs *flag.FlagSet, c *config) {
 	fs.Var(choiceFlag{&c.server, []string{ServerInProcess, ServerProcess}}, FlagPrefix+"server",
 		"`place` where the stub server runs: inprocess, or process (a child process per path; adds the server's CPU, bytes and allocations per op)")
 	fs.Var(choiceFlag{&c.bidi, []string{BidiPipelined, BidiPingPong}}, FlagPrefix+"bidi",
-		"bidi `mode`: pipelined (the client sends while it receives) or pingpong (one response before the next request)")
+		"`mode` of bidirectional streams: pipelined (the client sends while it receives) or pingpong (one response before the next request)")
 	fs.StringVar(&c.replay, FlagPrefix+"replay", "",
 		"send the messages recorded in corpus `dir` (grpcfastrecord's format: DIR/SERVICE/METHOD/requests.binpb, responses.binpb) instead of filled ones")
 	fs.BoolVar(&c.floor, FlagPrefix+"floor", false,
@@ -129,8 +129,8 @@ func registerFlags(fs *flag.FlagSet, c *config) {
 		"with -"+FlagPrefix+"server=process, run the server process on these `cpus` only (numbers and ranges such as 1 or 2-3,6; Linux), so that the client's work does not run on its cores; with -"+FlagPrefix+"clientcpus, server CPU figures are then its work alone")
 	fs.Var(cpusFlag{&c.clientCPUs}, FlagPrefix+"clientcpus",
 		"run the benchmark itself, the client, on these `cpus` only (as -"+FlagPrefix+"servercpus; Linux)")
-	fs.Var(choiceFlag{&c.sharedWrite, []string{"true", "false"}}, FlagPrefix+"sharedwrite",
-		"`bool`: whether connections give their write buffer back to a shared pool after every flush, on both ends (grpc.SharedWriteBuffer, grpc.WithSharedWriteBuffer; default: gRPC-Go's: false in v1.68, true in v1.85)")
+	fs.Var(setBoolFlag{&c.sharedWrite}, FlagPrefix+"sharedwrite",
+		"connections give their write buffer back to a shared pool after every flush, on both ends (grpc.SharedWriteBuffer, grpc.WithSharedWriteBuffer); =false: they keep it (default: gRPC-Go's: false in v1.68, true in v1.85)")
 }
 
 // transportOptions returns the server and dial options of the transport
@@ -410,6 +410,29 @@ func (f intsFlag) Set(s string) error {
 }
 
 // choiceFlag is a string flag that takes one of a few values.
+// setBoolFlag is a bool flag that remembers whether it was given: "" if
+// not (gRPC-Go's default then holds), "true" or "false". Given alone, it is
+// true.
+type setBoolFlag struct{ p *string }
+
+func (f setBoolFlag) IsBoolFlag() bool { return true }
+
+func (f setBoolFlag) String() string {
+	if f.p == nil {
+		return ""
+	}
+	return *f.p
+}
+
+func (f setBoolFlag) Set(s string) error {
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return errors.New("want true or false")
+	}
+	*f.p = strconv.FormatBool(v)
+	return nil
+}
+
 type choiceFlag struct {
 	p       *string
 	choices []string

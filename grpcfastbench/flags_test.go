@@ -23,6 +23,9 @@ func TestFlagsNameTheirValue(t *testing.T) {
 		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
 			return
 		}
+		if name == "bool" {
+			t.Errorf("-%s: -h prints it as taking a bool, but -%s alone is refused (flag needs an argument): make it a bool flag", f.Name, f.Name)
+		}
 		if name == "" || name == "value" {
 			t.Errorf("-%s: its usage names no value (-h prints %q): back-quote a word of %q", f.Name, name, f.Usage)
 		}
@@ -32,5 +35,32 @@ func TestFlagsNameTheirValue(t *testing.T) {
 	})
 	if n == 0 {
 		t.Fatal("registerFlags registered no flag")
+	}
+}
+
+// TestSharedWriteAlone: -grpcfast.sharedwrite alone turns the shared write
+// buffers on, as a bool flag does; =false turns them off; without it, gRPC-Go
+// keeps its own default.
+func TestSharedWriteAlone(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, ""},
+		{[]string{"-grpcfast.sharedwrite"}, "true"},
+		{[]string{"-grpcfast.sharedwrite=true"}, "true"},
+		{[]string{"-grpcfast.sharedwrite=false"}, "false"},
+		{[]string{"-grpcfast.sharedwrite=0"}, "false"},
+	} {
+		fs := flag.NewFlagSet("test", flag.ContinueOnError)
+		var c config
+		registerFlags(fs, &c)
+		if err := fs.Parse(tc.args); err != nil {
+			t.Errorf("%q: %v", tc.args, err)
+			continue
+		}
+		if c.sharedWrite != tc.want {
+			t.Errorf("%q: sharedWrite %q, want %q", tc.args, c.sharedWrite, tc.want)
+		}
 	}
 }

@@ -332,7 +332,7 @@ func TestFlagErrors(t *testing.T) {
 		{"-grpcfast.readbuf=32k", `invalid value "32k" for flag -grpcfast.readbuf: want a whole number >= 0`},
 		{"-grpcfast.window=65535", `invalid value "65535" for flag -grpcfast.window: want a whole number from 65536 (gRPC-Go ignores smaller windows) to 2147483647`},
 		{"-grpcfast.connwindow=2147483648", `invalid value "2147483648" for flag -grpcfast.connwindow: want a whole number from 65536 (gRPC-Go ignores smaller windows) to 2147483647`},
-		{"-grpcfast.sharedwrite=yes", `invalid value "yes" for flag -grpcfast.sharedwrite: want true or false`},
+		{"-grpcfast.sharedwrite=yes", `invalid boolean value "yes" for -grpcfast.sharedwrite: want true or false`},
 		{"-grpcfast.streamworkers=-1", `invalid value "-1" for flag -grpcfast.streamworkers: want a whole number from 0 (a new goroutine per stream, gRPC-Go's default) to 65536`},
 		{"-grpcfast.streamworkers=65537", `invalid value "65537" for flag -grpcfast.streamworkers: want a whole number from 0 (a new goroutine per stream, gRPC-Go's default) to 65536`},
 	} {
