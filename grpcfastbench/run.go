@@ -437,12 +437,24 @@ type vtMessage interface {
 }
 
 // vtSkip returns why codec=vtproto cannot run m with the messages ms, or ""
-// if it can: its messages have no vtprotobuf methods (files vtprotobuf did
-// not run on, such as editions files), or vtprotobuf does not decode what
-// it encodes for them (its UnmarshalVT fails on proto2 groups).
+// if it can: a message type of m has no vtprotobuf methods (a file
+// vtprotobuf did not run on, such as an editions file, or another module's
+// type, such as google.longrunning.Operation), named; or vtprotobuf does
+// not decode what it encodes for them (its UnmarshalVT fails on proto2
+// groups).
 func vtSkip(m Method, ms msgs) string {
-	if !hasVT(m.newReq()) || !hasVT(m.newRes()) {
-		return "its messages have no vtprotobuf methods"
+	var none []string
+	for _, msg := range []proto.Message{m.newReq(), m.newRes()} {
+		name := string(msg.ProtoReflect().Descriptor().FullName())
+		if !hasVT(msg) && !slices.Contains(none, name) {
+			none = append(none, name)
+		}
+	}
+	switch len(none) {
+	case 1:
+		return none[0] + " has no vtprotobuf methods"
+	case 2:
+		return none[0] + " and " + none[1] + " have no vtprotobuf methods"
 	}
 	for _, list := range [][]proto.Message{ms.reqs, ms.ress} {
 		for _, msg := range list {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/emptypb"
 
 	"github.com/grpcfast/grpcfast/internal/testprotos/bytestream"
 	"github.com/grpcfast/grpcfast/internal/testprotos/content"
@@ -103,7 +104,10 @@ func TestVtprotoSkip(t *testing.T) {
 		want string
 	}{
 		{Unary[proto2.Item, proto2.Item]("Get"), "vtprotobuf fails to round-trip grpcfast.testdata.proto2.Item: proto: unexpected end of group"},
-		{Unary[editions.Note, editions.Note]("Get"), "its messages have no vtprotobuf methods"},
+		{Unary[editions.Note, editions.Note]("Get"), "grpcfast.testdata.editions.Note has no vtprotobuf methods"},
+		{Unary[kinds.Rich, emptypb.Empty]("Get"), "google.protobuf.Empty has no vtprotobuf methods"},
+		{Unary[emptypb.Empty, kinds.Rich]("Get"), "google.protobuf.Empty has no vtprotobuf methods"},
+		{Unary[editions.Note, emptypb.Empty]("Get"), "grpcfast.testdata.editions.Note and google.protobuf.Empty have no vtprotobuf methods"},
 		{kindsMethods()[0], ""},
 	} {
 		cfg := flags
