@@ -189,10 +189,16 @@ func (s *Decoding) Bytes(dst, b []byte) []byte {
 	return s.copiedInto(dst, b)
 }
 
-// copiedInto returns a copy of b: into dst's array if it holds b, as
-// protobuf-go's decode does; otherwise, in a decode into a fresh message, a
-// value of up to MaxChunked bytes in the decode's chunks (Chunks.copy). It
-// is not inlined, so that Bytes is.
+// copiedInto returns a copy of b: into dst's array if it holds b;
+// otherwise, in a decode into a fresh message, a value of up to MaxChunked
+// bytes in the decode's chunks (Chunks.copy). dst is the field's value
+// before this one: an earlier value of the same field in this decode, or
+// the array a slot kept for the field from its last decode (a slot keeps
+// none that is a view of an owned copy: own.Record.LeaveOutBytes). Nothing
+// else refers to either (any other message is reset before a decode into
+// it), so writing over it changes nothing that anyone can see.
+// protobuf-go's decode allocates a new array for every value instead. It is
+// not inlined, so that Bytes is.
 //
 //go:noinline
 func (s *Decoding) copiedInto(dst, b []byte) []byte {

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/grpcfast/grpcfast/internal/guardpage"
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // StringRun reads nothing past its input: every input of runInputs, and
@@ -45,6 +47,37 @@ func TestStringRunGuarded(t *testing.T) {
 						})
 					}
 				}
+			}
+		}
+	}
+}
+
+// copyRun writes 16 bytes at once only where the chunk has room for all 16:
+// a value of n <= 16 bytes copied into a chunk (guarded: a write past its
+// end faults) with room for it and fewer than 16 bytes more, with more than
+// 16 bytes of input left, so that only the room stands in the way of the
+// 16-byte write: every room from 2 to 31 and every value that fits.
+func TestStringRunGuardedRoom(t *testing.T) {
+	if !guardpage.Guarded {
+		t.Skip("no guard pages on this system")
+	}
+	const tag = 6<<3 | 2
+	for room := 2; room < 32; room++ {
+		for n := 2; n <= min(room, 16); n++ {
+			val := strings.Repeat("v", n)
+			b := protowire.AppendString(nil, val)
+			b = protowire.AppendString(append(b, tag), strings.Repeat("t", 20)) // more than 16 bytes left
+			for _, mode := range []string{"fresh", "slot"} {
+				what := fmt.Sprintf("a value of %d bytes, a chunk with room for %d, %s", n, room, mode)
+				st := runState(t, mode, len(b))
+				want, wantRest, wantDone := stringRunRef(make([]string, 0, 2), bytes.Clone(b), tag)
+				guardpage.Check(t, what, [][]byte{b, make([]byte, room)}, func(in [][]byte) {
+					st.strs.chunk, st.strs.filled = in[1], 0
+					got, rest, done := st.StringRun(make([]string, 0, 2), in[0], tag)
+					if !slices.Equal(got, want) || !bytes.Equal(rest, wantRest) || done != wantDone {
+						t.Fatalf("%s: StringRun = %q, rest %x, done %v; want %q, %x, %v", what, got, rest, done, want, wantRest, wantDone)
+					}
+				})
 			}
 		}
 	}

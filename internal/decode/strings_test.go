@@ -180,3 +180,27 @@ func FuzzStringRun(f *testing.F) {
 		}
 	})
 }
+
+// A run that starts where the decode's chunk is exactly full takes a new
+// chunk for its first value of more than one byte, and keeps no pointer to
+// the full chunk's end: under -race, checkptr fails pointer arithmetic
+// that ends past an allocation, which a pointer to the first byte not
+// handed out of a full chunk would.
+func TestStringRunFullChunk(t *testing.T) {
+	const tag = 6<<3 | 2
+	for _, mode := range []string{"fresh", "slot"} {
+		t.Run(mode, func(t *testing.T) {
+			st := runState(t, mode, 16)
+			st.strs.copy(bytes.Repeat([]byte{'f'}, 16)) // the first chunk: 16 bytes, all handed out
+			if len(st.strs.chunk) != 16 || st.strs.filled != 16 {
+				t.Fatalf("a chunk of %d bytes, %d handed out; want 16, 16", len(st.strs.chunk), st.strs.filled)
+			}
+			b := append(protowire.AppendString(nil, "abc"), tag, 2, 'd', 'e')
+			want, wantRest, wantDone := stringRunRef(make([]string, 0, 4), bytes.Clone(b), tag)
+			got, rest, done := st.StringRun(make([]string, 0, 4), b, tag)
+			if !slices.Equal(got, want) || !bytes.Equal(rest, wantRest) || done != wantDone {
+				t.Fatalf("StringRun = %q, rest %x, done %v; want %q, %x, %v", got, rest, done, want, wantRest, wantDone)
+			}
+		})
+	}
+}

@@ -118,3 +118,28 @@ func TestSweep(t *testing.T) {
 		t.Fatalf("Sweep with the check off = %p, %d; want the state itself, 0", got, left)
 	}
 }
+
+// TestValidUTF8Short checks ValidUTF8 against utf8.Valid for every input of
+// up to 2 bytes, and every 3 bytes from a set of bytes at the edges of
+// UTF-8's ranges: short inputs are checked for ASCII byte by byte (ORed),
+// and bytes that OR to exactly 0x80 ("\x80", "\x00\x80") are not ASCII.
+func TestValidUTF8Short(t *testing.T) {
+	check := func(b []byte) {
+		if got, want := ValidUTF8(b), utf8.Valid(b); got != want {
+			t.Fatalf("ValidUTF8(%q) = %v, want %v", b, got, want)
+		}
+	}
+	check(nil)
+	for i := range 1 << 16 {
+		check([]byte{byte(i)})
+		check([]byte{byte(i), byte(i >> 8)})
+	}
+	edges := []byte{0x00, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff}
+	for _, a := range edges {
+		for _, b := range edges {
+			for _, c := range edges {
+				check([]byte{a, b, c})
+			}
+		}
+	}
+}
