@@ -154,7 +154,7 @@ func genReusedMethod(g *protogen.GeneratedFile, s serviceNames, c reusingClient,
 		g.P("}")
 		g.P()
 	} else {
-		doc(m.close + " closes the sending side of stream, a " + full + " call, and receives its response " +
+		doc(m.close + " closes the sending side of stream, " + article(full) + " " + full + " call, and receives its response " +
 			"into a message that c reuses, as stream.CloseAndRecv() does into a new one: valid until the " +
 			"next successful " + m.close + " through c.")
 		g.P("func (c *", c.typ, ") ", m.close, "(stream ", streamType(g, grpcPackage.Ident("ClientStreamingClient"),

@@ -1,4 +1,4 @@
-package generator
+package generator_test
 
 import (
 	"io/fs"
@@ -9,29 +9,55 @@ import (
 	"testing"
 )
 
-func TestArticle(t *testing.T) {
-	for word, want := range map[string]string{
-		"Alpha":       "an",
-		"Execution":   "an",
-		"Images":      "an",
-		"Operations":  "an",
-		"Update":      "an",
-		"Undo":        "an",
-		"actionCache": "an",
-		"User":        "a",
-		"Unary":       "a",
-		"Unit":        "a",
-		"UUID":        "a",
-		"Chunk":       "a",
-		"Receiver":    "a",
-		"":            "a",
-	} {
-		if got := article(word); got != want {
-			t.Errorf("article(%q) = %q, want %q", word, got, want)
+// badArticle matches "a" before a name that starts with A, E, I or O (a
+// type, or a service and its method): "a Execution.Execute stream", "A
+// AlphaReusingClient".
+var badArticle = regexp.MustCompile(`(^|[^A-Za-z])([Aa]) \*?[AEIO][A-Za-z]*([A-Z]|\.)`)
+
+// checkArticles reports the comment lines of a generated file that say "a"
+// before a name read with a vowel.
+func checkArticles(t *testing.T, name, content string) {
+	t.Helper()
+	for i, line := range strings.Split(content, "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "//") && badArticle.MatchString(line) {
+			t.Errorf("%s:%d: %s", name, i+1, line)
 		}
-		if got, want := sentenceArticle(word), strings.ToUpper(want[:1])+want[1:]; got != want {
-			t.Errorf("sentenceArticle(%q) = %q, want %q", word, got, want)
+	}
+}
+
+// TestArticlesOfEveryKind generates a service whose name starts with a
+// vowel, with a method of every kind, and reads every comment of the
+// output: receivers, the reusing client and its methods (CloseAndRecv
+// included), pooled handlers, benchmarks.
+func TestArticlesOfEveryKind(t *testing.T) {
+	src := map[string]string{"echo.proto": `syntax = "proto3";
+package acme.echo.v1;
+option go_package = "example.com/echo/v1;echov1";
+message EchoRequest { string text = 1; }
+message EchoResponse { string text = 1; }
+service EchoService {
+  rpc Unary(EchoRequest) returns (EchoResponse);
+  rpc Upload(stream EchoRequest) returns (EchoResponse);
+  rpc Watch(EchoRequest) returns (stream EchoResponse);
+  rpc Chat(stream EchoRequest) returns (stream EchoResponse);
+}
+`}
+	resp := run(t, compile(t, []string{"echo.proto"}, "", src))
+	if resp.GetError() != "" {
+		t.Fatal(resp.GetError())
+	}
+	for _, want := range []string{"an EchoService.Upload call", "an EchoService.Watch stream", "An EchoServiceReusingClient is", "returns an EchoServiceReusingClient"} {
+		found := false
+		for _, f := range resp.File {
+			found = found || strings.Contains(strings.Join(strings.Fields(strings.ReplaceAll(f.GetContent(), "//", "")), " "), want)
 		}
+		if !found {
+			t.Errorf("no generated comment says %q", want)
+		}
+	}
+	for _, f := range resp.File {
+		checkArticles(t, f.GetName(), f.GetContent())
 	}
 }
 
@@ -40,7 +66,6 @@ func TestArticle(t *testing.T) {
 // before a name that starts with a vowel: "a Execution.Execute stream", "A
 // AlphaReusingClient".
 func TestGeneratedArticles(t *testing.T) {
-	bad := regexp.MustCompile(`(^|[^A-Za-z])([Aa]) \*?[AEIO][A-Za-z]*([A-Z]|\.)`)
 	n := 0
 	err := filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -57,12 +82,7 @@ func TestGeneratedArticles(t *testing.T) {
 			return err
 		}
 		n++
-		for i, line := range strings.Split(string(b), "\n") {
-			line = strings.TrimSpace(line)
-			if strings.HasPrefix(line, "//") && bad.MatchString(line) {
-				t.Errorf("%s:%d: %s", path, i+1, line)
-			}
-		}
+		checkArticles(t, path, string(b))
 		return nil
 	})
 	if err != nil {
