@@ -3,6 +3,7 @@ package grpcfast_test
 import (
 	"bytes"
 	"testing"
+	"unsafe"
 
 	"google.golang.org/protobuf/proto"
 
@@ -195,5 +196,33 @@ func TestReuseAfterHandlerMovedMessages(t *testing.T) {
 			t.Fatalf("one nested message is in two places: %p", x)
 		}
 		seen[x] = true
+	}
+}
+
+// A bytes field decoded as a view of a buffer that no pool owns (a
+// SliceBuffer, whose memory may still be its maker's) is let go by the
+// slot's reset, in every build: never kept for the next decode to write
+// into, nor poisoned.
+func TestReuseLeavesUnpooledViewsAlone(t *testing.T) {
+	s := grpcfasttest.NewPlainSlot[kinds.Rich]()
+	wire, err := proto.Marshal(&kinds.Rich{Data: grpcfasttest.Pattern(4096)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	was := bytes.Clone(wire)
+	if _, err := s.Decode(grpcfast.NewCodec(), grpcfasttest.SliceAt(wire)); err != nil {
+		t.Fatal(err)
+	}
+	m := s.Msg()
+	if len(m.Data) != 4096 || !bytes.Contains(wire, m.Data[:64]) || unsafe.SliceData(m.Data) != unsafe.SliceData(wire[len(wire)-4096:]) {
+		t.Fatal("Data was not decoded as a view of the buffer")
+	}
+	s.Reset()
+	if !bytes.Equal(wire, was) {
+		t.Fatal("the slot's reset wrote into the buffer its message viewed, a buffer of no pool")
+	}
+	decodeInto(t, s, &kinds.Rich{Data: bytes.Repeat([]byte{7}, 100)})
+	if !bytes.Equal(wire, was) {
+		t.Fatal("the next decode wrote into the buffer the message before viewed")
 	}
 }

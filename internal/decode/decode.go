@@ -194,9 +194,10 @@ func (s *Decoding) Bytes(dst, b []byte) []byte {
 // bytes in the decode's chunks (Chunks.copy). dst is the field's value
 // before this one: an earlier value of the same field in this decode, or
 // the array a slot kept for the field from its last decode (a slot keeps
-// none that is a view of an owned copy: own.Record.LeaveOutBytes). Nothing
-// else refers to either (any other message is reset before a decode into
-// it), so writing over it changes nothing that anyone can see.
+// none that is a view of an owned copy: grpcfastimpl.LogBytes records no
+// view). Nothing else refers to either (any other message is reset before
+// a decode into it), so writing over it changes nothing that anyone can
+// see.
 // protobuf-go's decode allocates a new array for every value instead. It is
 // not inlined, so that Bytes is.
 //

@@ -114,3 +114,55 @@ func TestCheckArraysPoisons(t *testing.T) {
 		t.Errorf("kept memory not poisoned: %x %x", data, nums)
 	}
 }
+
+// A field that a handler cut to a smaller capacity, from the same start
+// (a full slice expression), is dropped: the rest of the array may be
+// another owner's now (the handler handed it on), and a keep of the
+// capacity recorded would give the next decode that rest to write over.
+func TestCheckArraysDropsSmallerCapacity(t *testing.T) {
+	if Quarantine {
+		t.Skip("quarantine builds keep nothing")
+	}
+	m := &arraysMsg{data: []byte{1, 2, 3, 4, 5, 6, 7, 8}}
+	var o Record
+	o.LogArray(unsafe.Pointer(&m.data), unsafe.Pointer(unsafe.SliceData(m.data)), cap(m.data), KeepBytes{})
+	// The handler: the field keeps the first half, the second half is
+	// handed on to another owner.
+	handedOn := m.data[4:8]
+	m.data = m.data[:4:4]
+	o.CheckArrays()
+	*m = arraysMsg{} // the reset
+	o.Recycle(true)
+	if m.data != nil {
+		t.Fatalf("the field, cut to capacity 4, got back %d bytes of capacity: the next decode would write over the %d bytes handed on", cap(m.data), len(handedOn))
+	}
+	if handedOn[0] != 5 || handedOn[3] != 8 {
+		t.Errorf("the part handed on was written into: %x", handedOn)
+	}
+}
+
+// In quarantine builds, Recycle puts back none of the arrays and maps it
+// recorded: each is poisoned (or cleared) and left out of its field, so that
+// the next decode allocates its own and whatever still holds the old one
+// keeps reading the pattern, never the next message.
+func TestRecycleInQuarantineKeepsNothing(t *testing.T) {
+	if !Quarantine {
+		t.Skip("only quarantine builds leave out what Recycle would keep")
+	}
+	m := &arraysMsg{data: []byte{1, 2, 3}, nums: []int64{7}, ptrs: []*int{new(int)}, words: map[string]int{"a": 1}}
+	data, nums := m.data, m.nums
+	var o Record
+	o.LogArray(unsafe.Pointer(&m.data), unsafe.Pointer(unsafe.SliceData(m.data)), cap(m.data), KeepBytes{})
+	o.LogArray(unsafe.Pointer(&m.nums), unsafe.Pointer(unsafe.SliceData(m.nums)), cap(m.nums), KeepScalars[int64]{})
+	o.LogArray(unsafe.Pointer(&m.ptrs), unsafe.Pointer(unsafe.SliceData(m.ptrs)), cap(m.ptrs), KeepCleared[*int]{})
+	o.LogArray(unsafe.Pointer(&m.words), *(*unsafe.Pointer)(unsafe.Pointer(&m.words)), 0, KeepMap[string, int]{})
+	o.CheckArrays()
+	*m = arraysMsg{} // the reset
+	o.Recycle(true)
+	if m.data != nil || m.nums != nil || m.ptrs != nil || m.words != nil {
+		t.Errorf("a quarantine build put memory back into the fields, for the next decode to write into: %+v", m)
+	}
+	if data[0] != 0xDE || nums[0] == 7 {
+		t.Errorf("what was left out is not poisoned: %x %x", data, nums)
+	}
+}

@@ -17,7 +17,7 @@ import "unsafe"
 // With markDecodedCopy the strings and bytes of the message are views of one
 // array that no slot ever reuses (the codec makes a later copy in it only
 // once nothing refers to it); the record of the message's memory then
-// leaves out what points into it (own.Record.LeaveOutBytes).
+// leaves out what points into it (grpcfastimpl.LogBytes records no view).
 //
 // Each mark points at an array of its own: a slice of zero capacity keeps
 // the address of the array it was cut from, not of the index it was cut at.

@@ -54,3 +54,21 @@ func TestPoolReleasesIdleSlots(t *testing.T) {
 	}
 	t.Fatal("a slot given back and never taken was still held after 1000 garbage collections")
 }
+
+// TestPoolGivesASlotOnce: a slot given back is handed to one Get only:
+// two Gets with no Put between return two slots, or two calls would
+// decode into one message.
+func TestPoolGivesASlotOnce(t *testing.T) {
+	if own.Quarantine {
+		t.Skip("quarantine builds drop every slot given back")
+	}
+	p := reuse.SlotsOf[kinds.Inner]()
+	s := p.Get()
+	p.Put(s)
+	a, b := p.Get(), p.Get()
+	if a == b {
+		t.Fatal("two Gets returned the same slot")
+	}
+	p.Put(a)
+	p.Put(b)
+}
