@@ -197,9 +197,8 @@ func (s *Decoding) Bytes(dst, b []byte) []byte {
 // none that is a view of an owned copy: grpcfastimpl.LogBytes records no
 // view). Nothing else refers to either (any other message is reset before
 // a decode into it), so writing over it changes nothing that anyone can
-// see.
-// protobuf-go's decode allocates a new array for every value instead. It is
-// not inlined, so that Bytes is.
+// see; protobuf-go's decode allocates a new array for every value instead.
+// It is not inlined, so that Bytes is.
 //
 //go:noinline
 func (s *Decoding) copiedInto(dst, b []byte) []byte {
