@@ -212,3 +212,27 @@ func TestCheckedCatchesKeeperOverGRPC(t *testing.T) {
 		t.Errorf("slices kept past the next Recv: %d poisoned, %d still intact; want 0 intact (and %d poisoned with the grpcfast_checked tag)", srv.poisoned, srv.intact, 8*4)
 	}
 }
+
+// TestCheckedKeptStringsPoisoned: in -race builds a message kept past the
+// next Recv reads its strings and numbers as the poison pattern, not as a
+// reset message: the receiver poisons the message it takes back, so that a
+// reply that echoes it fails on the strings' invalid UTF-8.
+func TestCheckedKeptStringsPoisoned(t *testing.T) {
+	grpcfasttest.NeedChecked(t)
+	grpcfasttest.SkipInCheckedBuild(t, "the receiver poisons in place only the messages it reuses")
+	msgs := []proto.Message{
+		&examplepb.CreateUserRequest{Name: "alice", Age: 30},
+		&examplepb.CreateUserRequest{Name: "bob", Age: 40},
+	}
+	r := grpcfast.NewReceiver[examplepb.CreateUserRequest](grpcfasttest.ListStream[examplepb.CreateUserRequest](t, msgs...))
+	m, err := r.Recv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Recv(); err != nil {
+		t.Fatal(err)
+	}
+	if !grpcfasttest.Poisoned([]byte(m.Name)) || m.Age == 0 {
+		t.Errorf("the message kept past the next Recv reads Name %q, Age %d; want the poison pattern", m.Name, m.Age)
+	}
+}

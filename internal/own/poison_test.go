@@ -205,3 +205,29 @@ func TestPoisonOwnAllocs(t *testing.T) {
 		t.Fatalf("%v allocations per PoisonOwn and ClearOwn, want 0", n)
 	}
 }
+
+// PoisonScalars poisons, in checked builds, the whole capacity of the
+// slice, past its length too; elsewhere it leaves it as it was.
+func TestPoisonScalarsWholeCapacity(t *testing.T) {
+	s := make([]uint32, 1, 4)
+	PoisonScalars(s)
+	for i, v := range s[:4] {
+		if Checked != (v != 0) {
+			t.Fatalf("element %d: %#x, want it poisoned in checked builds only", i, v)
+		}
+	}
+}
+
+// PoisonOwn, in checked builds, sets a value that is not a struct (a
+// spare of a scalar kind) to the pattern, and ClearOwn clears it again.
+func TestPoisonOwnScalar(t *testing.T) {
+	var v int64
+	PoisonOwn(&v)
+	if u := uint64(pattern); Checked != (v == int64(u)) {
+		t.Fatalf("after PoisonOwn: %#x, want the pattern in checked builds only", v)
+	}
+	ClearOwn(&v)
+	if v != 0 {
+		t.Fatalf("after ClearOwn: %#x, want 0", v)
+	}
+}
