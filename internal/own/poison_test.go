@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"reflect"
+	"slices"
 	"testing"
 	"unicode/utf8"
 	"unsafe"
@@ -122,28 +123,48 @@ func TestKeepClearedPoisons(t *testing.T) {
 }
 
 // Record.Poison, in checked builds but quarantine ones, poisons the
-// spares a recycle made (PoisonOwn), and Unpoison clears them again for the
-// next decode; elsewhere both do nothing.
+// spares a recycle made (PoisonOwn), every one of every kind (a message kept
+// past its lifetime may hold any of them), and Unpoison clears them again
+// for the next decode; elsewhere both do nothing.
 func TestRecordPoisonsSpares(t *testing.T) {
 	var o Record
-	k := NewSpareKind()
-	spare := &poisonMsg{Name: "decoded", Data: make([]byte, 0, 4)}
-	o.Adopt(k, unsafe.Pointer(spare), Ops[poisonMsg]{})
+	kinds := []SpareKind{NewSpareKind(), NewSpareKind()}
+	var spares [][]*poisonMsg // by kind
+	for _, k := range kinds {
+		var of []*poisonMsg
+		for range 3 {
+			p := &poisonMsg{Name: "decoded", Data: make([]byte, 0, 4)}
+			of = append(of, p)
+			o.Adopt(k, unsafe.Pointer(p), Ops[poisonMsg]{})
+		}
+		spares = append(spares, of)
+	}
 	o.Recycle(false)
 	o.Clear()
 	if Quarantine {
 		t.Skip("quarantine builds keep no spares")
 	}
 	o.Poison()
-	if Checked != (spare.Name == PoisonString && spare.Child != nil) {
-		t.Fatalf("after Poison: %+v; want it poisoned in checked builds only", *spare)
+	for i, of := range spares {
+		for j, spare := range of {
+			if Checked != (spare.Name == PoisonString && spare.Child != nil) {
+				t.Fatalf("kind %d, spare %d after Poison: %+v; want it poisoned in checked builds only", i, j, *spare)
+			}
+		}
 	}
 	o.Unpoison()
-	if spare.Name != "" || spare.Child != nil || spare.I64 != 0 {
-		t.Fatalf("after Unpoison: %+v, want it reset for the next decode", *spare)
+	for i, of := range spares {
+		for j, spare := range of {
+			if spare.Name != "" || spare.Child != nil || spare.I64 != 0 {
+				t.Fatalf("kind %d, spare %d after Unpoison: %+v, want it reset for the next decode", i, j, *spare)
+			}
+		}
 	}
-	if p := o.TakeSpare(k); p != unsafe.Pointer(spare) {
-		t.Fatal("the spare is not the next decode's")
+	for i, k := range kinds {
+		p := o.TakeSpare(k)
+		if !slices.ContainsFunc(spares[i], func(s *poisonMsg) bool { return unsafe.Pointer(s) == p }) {
+			t.Fatalf("kind %d: the spare taken is not one of its own, for the next decode", i)
+		}
 	}
 }
 

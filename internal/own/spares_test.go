@@ -95,36 +95,3 @@ func TestSparesAllocs(t *testing.T) {
 		t.Errorf("%v allocations per cycle of 64 spares, want 0", n)
 	}
 }
-
-// Record.Poison poisons every spare of every kind that a recycle made, not
-// only the first, and Unpoison resets every one again for the next decode:
-// a message kept past its lifetime may hold any of them.
-func TestRecordPoisonsEverySpare(t *testing.T) {
-	var o Record
-	kinds := []SpareKind{NewSpareKind(), NewSpareKind()}
-	var spares []*poisonMsg
-	for _, k := range kinds {
-		for range 3 {
-			p := &poisonMsg{Name: "decoded"}
-			spares = append(spares, p)
-			o.Adopt(k, unsafe.Pointer(p), Ops[poisonMsg]{})
-		}
-	}
-	o.Recycle(false)
-	o.Clear()
-	if Quarantine {
-		t.Skip("quarantine builds keep no spares")
-	}
-	o.Poison()
-	for i, p := range spares {
-		if Checked != (p.Name == PoisonString && p.Child != nil) {
-			t.Fatalf("spare %d after Poison: %+v; want it poisoned in checked builds only", i, *p)
-		}
-	}
-	o.Unpoison()
-	for i, p := range spares {
-		if p.Name != "" || p.Child != nil || p.I64 != 0 {
-			t.Fatalf("spare %d after Unpoison: %+v, want it reset for the next decode", i, *p)
-		}
-	}
-}
