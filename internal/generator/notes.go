@@ -273,6 +273,12 @@ func writeMovedNote(w io.Writer, k movedKey, files []*protogen.File) {
 		services = services || len(f.Services) > 0
 	}
 	slices.Sort(paths)
+	conflict := "<name>" // a name of paths[0]'s proto package
+	for _, f := range files {
+		if f.Desc.Path() == paths[0] && f.Desc.Package() != "" {
+			conflict = string(f.Desc.Package()) + ".<name>"
+		}
+	}
 	names, exclude := pathsAndRoot(paths)
 	are, its, it := "is", "its", "it"
 	if len(paths) > 1 {
@@ -286,9 +292,14 @@ func writeMovedNote(w io.Writer, k movedKey, files []*protogen.File) {
 	} else {
 		todo = fmt.Sprintf("To import %s instead, %s; to keep this copy (messages of yours hold %s messages), %s.", k.declared, drop, its, keep)
 	}
+	// The declared package may register the file under another path (its
+	// publisher ran protoc from another root: grpc-go's examples register
+	// examples/helloworld/helloworld/helloworld.proto), and then the panic
+	// names a type, not the file.
 	fmt.Fprintf(w, "%s: note: %s %s generated into Go package %s, but %s go_package is %s, which registers %s too: "+
-		"a program that links both panics at start (proto: file %q is already registered). %s\n",
-		PluginName, names, are, string(k.generated), its, k.declared, it, paths[0], todo)
+		"a program that links both panics at start (proto: file %q is already registered; or, where its publisher generated %s "+
+		"under another path, proto: file ... has a name conflict over %s). %s\n",
+		PluginName, names, are, string(k.generated), its, k.declared, it, paths[0], it, conflict, todo)
 }
 
 // pathsAndRoot names sorted paths for a note, and the path to exclude them

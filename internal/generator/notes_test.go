@@ -339,42 +339,48 @@ var annotationPaths = []string{
 func TestMovedNotes(t *testing.T) {
 	pgvNote := `protoc-gen-go-grpcfast: note: validate/validate.proto is generated into Go package example.com/gen/validate, ` +
 		`but its go_package is github.com/envoyproxy/protoc-gen-validate/validate, which registers it too: a program that links both panics at start ` +
-		`(proto: file "validate/validate.proto" is already registered). ` +
+		`(proto: file "validate/validate.proto" is already registered; or, where its publisher generated it under another path, ` +
+		`proto: file ... has a name conflict over validate.<name>). ` +
 		`To import github.com/envoyproxy/protoc-gen-validate/validate instead, give it no M option and do not generate it ` +
 		`(buf: exclude_paths .../validate/validate.proto), then go mod tidy; to keep this copy (messages of yours hold its messages), ` +
 		`make sure that no program links github.com/envoyproxy/protoc-gen-validate/validate ` +
 		`(go list -deps -test ./... | grep -x github.com/envoyproxy/protoc-gen-validate/validate prints nothing).` + "\n"
 	protovalidateNote := `protoc-gen-go-grpcfast: note: buf/validate/validate.proto is generated into Go package example.com/gen/buf/validate, ` +
 		`but its go_package is ` + protovalidateGoPackage + `, which registers it too: a program that links both panics at start ` +
-		`(proto: file "buf/validate/validate.proto" is already registered). ` +
+		`(proto: file "buf/validate/validate.proto" is already registered; or, where its publisher generated it under another path, ` +
+		`proto: file ... has a name conflict over buf.validate.<name>). ` +
 		`To import ` + protovalidateGoPackage + ` instead, give it no M option and do not generate it ` +
 		`(buf: exclude_paths .../buf/validate/validate.proto), then go mod tidy; to keep this copy (messages of yours hold its messages), ` +
 		`make sure that no program links ` + protovalidateGoPackage + ` ` +
 		`(go list -deps -test ./... | grep -x ` + protovalidateGoPackage + ` prints nothing).` + "\n"
 	openapiv2Note := `protoc-gen-go-grpcfast: note: protoc-gen-openapiv2/options/{annotations,openapiv2}.proto are generated into Go package example.com/gen/openapiv2, ` +
 		`but their go_package is github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-openapiv2/options, which registers them too: a program that links both panics at start ` +
-		`(proto: file "protoc-gen-openapiv2/options/annotations.proto" is already registered). ` +
+		`(proto: file "protoc-gen-openapiv2/options/annotations.proto" is already registered; or, where its publisher generated them under another path, ` +
+		`proto: file ... has a name conflict over grpc.gateway.protoc_gen_openapiv2.options.<name>). ` +
 		`To import github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-openapiv2/options instead, give them no M option and do not generate them ` +
 		`(buf: exclude_paths .../protoc-gen-openapiv2/options), then go mod tidy; to keep this copy (messages of yours hold their messages), ` +
 		`make sure that no program links github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-openapiv2/options ` +
 		`(go list -deps -test ./... | grep -x github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-openapiv2/options prints nothing).` + "\n"
 	imagesNote := `protoc-gen-go-grpcfast: note: services/images/v1/images.proto is generated into Go package example.com/gen/images/v1, ` +
 		`but its go_package is github.com/containerd/containerd/api/services/images/v1, which registers it too: a program that links both panics at start ` +
-		`(proto: file "services/images/v1/images.proto" is already registered). ` +
+		`(proto: file "services/images/v1/images.proto" is already registered; or, where its publisher generated it under another path, ` +
+		`proto: file ... has a name conflict over containerd.services.images.v1.<name>). ` +
 		`To serve or call its services through this plugin, keep this copy and make sure that no program links github.com/containerd/containerd/api/services/images/v1 ` +
 		`(go list -deps -test ./... | grep -x github.com/containerd/containerd/api/services/images/v1 prints nothing); ` +
 		`to import github.com/containerd/containerd/api/services/images/v1 instead, give it no M option and do not generate it ` +
 		`(buf: exclude_paths .../services/images/v1/images.proto), then go mod tidy.` + "\n"
 	typesNote := `protoc-gen-go-grpcfast: note: types/descriptor.proto is generated into Go package example.com/gen/types, ` +
 		`but its go_package is github.com/containerd/containerd/api/types, which registers it too: a program that links both panics at start ` +
-		`(proto: file "types/descriptor.proto" is already registered). ` +
+		`(proto: file "types/descriptor.proto" is already registered; or, where its publisher generated it under another path, ` +
+		`proto: file ... has a name conflict over containerd.types.<name>). ` +
 		`To import github.com/containerd/containerd/api/types instead, give it no M option and do not generate it ` +
 		`(buf: exclude_paths .../types/descriptor.proto), then go mod tidy; to keep this copy (messages of yours hold its messages), ` +
 		`make sure that no program links github.com/containerd/containerd/api/types ` +
 		`(go list -deps -test ./... | grep -x github.com/containerd/containerd/api/types prints nothing).` + "\n"
 	statusNote := `protoc-gen-go-grpcfast: note: google/rpc/status.proto is generated into Go package example.com/gen/status, ` +
 		`but its go_package is google.golang.org/genproto/googleapis/rpc/status, which registers it too: a program that links both panics at start ` +
-		`(proto: file "google/rpc/status.proto" is already registered). ` +
+		`(proto: file "google/rpc/status.proto" is already registered; or, where its publisher generated it under another path, ` +
+		`proto: file ... has a name conflict over google.rpc.<name>). ` +
 		`To import google.golang.org/genproto/googleapis/rpc/status instead, give it no M option and do not generate it ` +
 		`(buf: exclude_paths .../google/rpc/status.proto), then go mod tidy; to keep this copy (messages of yours hold its messages), ` +
 		`make sure that no program links google.golang.org/genproto/googleapis/rpc/status ` +
@@ -415,6 +421,15 @@ func TestMovedNotes(t *testing.T) {
 			containerdM, containerd, typesNote + imagesNote},
 		{"googleapis' status.proto moved by an M option", []string{"google/rpc/status.proto"}, "Mgoogle/rpc/status.proto=example.com/gen/status",
 			map[string]string{"google/rpc/status.proto": src(statusProto, "google.golang.org/genproto/googleapis/rpc/status;status")}, statusNote},
+		{"a file of no proto package moved by an M option", []string{"plain.proto"}, "Mplain.proto=example.com/gen/plain",
+			map[string]string{"plain.proto": "syntax = \"proto3\";\noption go_package = \"example.org/them/plain\";\nmessage Plain {}\n"},
+			`protoc-gen-go-grpcfast: note: plain.proto is generated into Go package example.com/gen/plain, ` +
+				`but its go_package is example.org/them/plain, which registers it too: a program that links both panics at start ` +
+				`(proto: file "plain.proto" is already registered; or, where its publisher generated it under another path, ` +
+				`proto: file ... has a name conflict over <name>). ` +
+				`To import example.org/them/plain instead, give it no M option and do not generate it ` +
+				`(buf: exclude_paths .../plain.proto), then go mod tidy; to keep this copy (messages of yours hold its messages), ` +
+				`make sure that no program links example.org/them/plain (go list -deps -test ./... | grep -x example.org/them/plain prints nothing).` + "\n"},
 		{"one's own file moved to where it declares", []string{"acme/v1/checker.proto"}, "Macme/v1/checker.proto=example.com/gen/acme/v1;acmev1",
 			annotationFiles("", "", ""), ""},
 		{"one's own file without go_package", []string{"mine.proto"}, "Mmine.proto=example.com/gen/mine",
