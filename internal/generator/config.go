@@ -78,10 +78,47 @@ func NewConfig(fs *flag.FlagSet) *Config {
 // it got and what it accepts.
 func (c *Config) Set(name, value string) error {
 	if c.flags.Lookup(name) == nil {
-		return fmt.Errorf("unknown option %q (value %q): %s accepts %s, and protogen's paths, module and M options",
-			name, value, PluginName, strings.Join(c.names(), ", "))
+		var hint string
+		if near := c.nearest(name); near != "" {
+			hint = " (did you mean " + near + "?)"
+		}
+		return fmt.Errorf("unknown option %q (value %q)%s: %s accepts %s, and protogen's paths, module and M options",
+			name, value, hint, PluginName, strings.Join(c.names(), ", "))
 	}
 	return c.flags.Set(name, value)
+}
+
+// nearest returns the option whose name is within two edits of name (a
+// letter missing, added or changed, '-' for '_'), the closest, or "".
+func (c *Config) nearest(name string) string {
+	best, bestD := "", 3
+	for _, n := range c.names() {
+		if d := editDistance(name, n); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			sub := prev[j-1]
+			if a[i-1] != b[j-1] {
+				sub++
+			}
+			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 func (c *Config) names() []string {

@@ -6,14 +6,23 @@ import (
 	"testing"
 )
 
+// TestOptionErrors: a bad option fails the run, with an error that names
+// the option, the value and what it accepts (an unknown option's, the
+// nearest known one within two edits), and writes no file.
 func TestOptionErrors(t *testing.T) {
 	files := []string{"kinds/kinds.proto"}
+	const accepts = "protoc-gen-go-grpcfast accepts benchmarks, pool, pool_notes, pooled_requests, register_codec, vtproto_check, and protogen's paths, module and M options"
 	for _, tc := range []struct {
 		param, want string
 	}{
 		{"register_codec=maybe", `option register_codec: invalid value "maybe": want true or false`},
 		{"register_codec", `option register_codec: invalid value "": want true or false`},
-		{"registr_codec=false", `unknown option "registr_codec" (value "false"): protoc-gen-go-grpcfast accepts benchmarks, pool, pool_notes, pooled_requests, register_codec, vtproto_check, and protogen's paths, module and M options`},
+		{"registr_codec=false", `unknown option "registr_codec" (value "false") (did you mean register_codec?): ` + accepts},
+		{"pooled_request=false", `unknown option "pooled_request" (value "false") (did you mean pooled_requests?): ` + accepts},
+		{"vtproto-check=false", `unknown option "vtproto-check" (value "false") (did you mean vtproto_check?): ` + accepts},
+		{"benchmark=true", `unknown option "benchmark" (value "true") (did you mean benchmarks?): ` + accepts},
+		{"features=marshal", `unknown option "features" (value "marshal"): ` + accepts},
+		{"pools=x", `unknown option "pools" (value "x") (did you mean pool?): ` + accepts},
 		{"vtproto_check=0", `option vtproto_check: invalid value "0": want true or false`},
 		{"pool_notes=off", `option pool_notes: invalid value "off": want true or false`},
 		{"pool=Rich", `option pool: invalid value "Rich": want <go import path>.<Message>, or a glob of them, as protoc-gen-go-vtproto's pool= option`},
