@@ -36,6 +36,9 @@ func (c *Codec) decodePieces(r *pieceReader, d runDecoder, bf bytesFielder, slot
 			continue
 		}
 		if st == fieldBad {
+			// The rest may send a viewed field again, past where this
+			// can scan (as below).
+			slot.Unview()
 			return c.gather(r, d, r.remain)
 		}
 		if err := c.straddling(r, d, bf, slot); err != nil {
@@ -61,8 +64,17 @@ func (c *Codec) decodeWhole(buf mem.Buffer, d runDecoder, bf bytesFielder, slot 
 // This is what the generated decoder does for the field, m.F =
 // append(m.F[:0], payload...), without the copy; the runs around it are
 // decoded by the generated decoder, which merges, in order.
+//
+// A field decoded as a view may be sent again later in the message (the
+// last wins). The generated decoder would write the later value into the
+// field's array where it has room, the transport buffer, which is gRPC's
+// and read-only: so where a run holds a later occurrence, the field is set
+// to nil first and the decoder makes a new array; where the rest of the
+// message cannot be scanned (a group, a malformed field), the views become
+// copies first (reuse.Header.Unview). A short run is scanned too while the
+// slot holds a view.
 func decodeRun(b []byte, buf mem.Buffer, d runDecoder, bf bytesFielder, slot *reuse.Header) error {
-	if slot == nil || len(b) < reuse.MinView {
+	if slot == nil || len(b) < reuse.MinView && !slot.Views() {
 		return d.decode(b)
 	}
 	start := 0
@@ -71,7 +83,9 @@ func decodeRun(b []byte, buf mem.Buffer, d runDecoder, bf bytesFielder, slot *re
 		if st != fieldOK {
 			// Something unusual (a group, a malformed field; never in a
 			// run that scanFields found): the generated decoder decides
-			// on the rest, which it merges as it would the whole.
+			// on the rest, which it merges as it would the whole, and
+			// which may send a viewed field again.
+			slot.Unview()
 			break
 		}
 		if f.typ == protowire.BytesType {
@@ -116,12 +130,23 @@ const maxFieldHeader = 20
 func (c *Codec) straddling(r *pieceReader, d runDecoder, bf bytesFielder, slot *reuse.Header) error {
 	f, ok := r.peekField()
 	if !ok {
-		// Malformed, or truncated at the end of the message.
+		// Malformed, or truncated at the end of the message: the rest may
+		// send a viewed field again (decodeRun).
+		slot.Unview()
 		return c.gather(r, d, r.remain)
 	}
 	if p := straddlingBytes(f, bf); p != nil {
 		copyBytesField(r, f, p, slot)
 		return nil
+	}
+	if f.typ == protowire.BytesType && bf != nil && slot != nil {
+		if p := bf.GrpcfastBytesField(f.num); p != nil && slot.Viewing(p) {
+			// A viewed field sent again, empty, its tag at the end of a
+			// buffer (one with a payload is copied above): the decoder
+			// would leave it an empty slice of the view, with the
+			// transport buffer as its capacity.
+			*p = nil
+		}
 	}
 	return c.gather(r, d, f.size)
 }

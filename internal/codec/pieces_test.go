@@ -248,6 +248,86 @@ func TestViewsOnePerField(t *testing.T) {
 	}
 }
 
+// TestViewsLaterOccurrence: a singular bytes field decoded as a view of a
+// transport buffer, then sent again later in the message (the last wins),
+// takes the later value in an array of its own, wherever the codec decodes
+// that later occurrence: in a short run, in what it gathers after a group or
+// a malformed field, after a group in the same buffer, or as an empty value
+// whose tag ends a buffer. The codec never writes into gRPC's transport
+// buffers, which are read-only (binary logging reads them after the
+// decode), and the field never keeps capacity in one: a handler's append
+// to it would write there.
+func TestViewsLaterOccurrence(t *testing.T) {
+	first, err := proto.Marshal(&kinds.Rich{Data: grpcfasttest.Pattern(2000)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := proto.Marshal(&kinds.Rich{Data: []byte("hello")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	group := protowire.AppendTag(nil, 1000, protowire.StartGroupType)
+	group = protowire.AppendTag(group, 1000, protowire.EndGroupType)
+	emptyTag := protowire.AppendTag(nil, 3, protowire.BytesType) // Rich.data
+	join := func(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
+	for _, tc := range []struct {
+		name string
+		wire []byte
+		cuts []int
+	}{
+		{"in a short run, in the next buffer", join(first, second), []int{len(first)}},
+		{"gathered after a group, in the next buffer", join(first, group, second), []int{len(first)}},
+		{"after a group, in the same buffer", join(first, group, second), nil},
+		{"empty, its tag at the end of the first buffer", join(first, emptyTag, []byte{0}), []int{len(first) + 1}},
+		{"in a short run, before a malformed field", join(first, second, bytes.Repeat([]byte{0xff}, 11)), []int{len(first)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pool := grpcfasttest.NewTrackingPool()
+			data := grpcfasttest.PooledAt(pool, tc.wire, tc.cuts...)
+			s := reuse.New[kinds.Rich]() // as a receiver or a pooled handler without the owned copy decodes
+			s.Prepare()
+			err := grpcfast.NewCodec().Unmarshal(data, s.Msg)
+			// Before Settle, which lets go of the views of a failed decode
+			// (poisoned in checked builds), as gRPC reads the buffers
+			// before a receiver settles.
+			if got := data.Materialize(); !bytes.Equal(got, tc.wire) {
+				t.Errorf("the codec wrote into the transport buffers: %d bytes of the %d differ", diffCount(got, tc.wire), len(tc.wire))
+			}
+			if d := s.Msg.Data; err == nil {
+				for i, buf := range data {
+					if overlaps(d[:cap(d)], buf.ReadOnlyData()) {
+						t.Errorf("Data (%d bytes, capacity %d) lies in transport buffer %d", len(d), cap(d), i)
+					}
+				}
+			}
+			grpcfasttest.CheckOracle(t, tc.wire, s.Msg, err)
+			s.Settle(err)
+			data.Free()
+			s.Prepare()
+		})
+	}
+}
+
+// diffCount counts the bytes at which a and b, of one length, differ.
+func diffCount(a, b []byte) int {
+	n := 0
+	for i := range a {
+		if a[i] != b[i] {
+			n++
+		}
+	}
+	return n
+}
+
+// overlaps reports whether a and b share memory.
+func overlaps(a, b []byte) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	a0, b0 := uintptr(unsafe.Pointer(unsafe.SliceData(a))), uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return a0 < b0+uintptr(len(b)) && b0 < a0+uintptr(len(a))
+}
+
 // TestViewsHostile: hostile input after a bytes field large enough to be a
 // view, split at every byte (the deep one at a few places), decoded through
 // a Receiver (views of reference-counted transport buffers) and into a

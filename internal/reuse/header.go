@@ -100,6 +100,40 @@ func (h *Header) Viewing(field *[]byte) bool {
 	return false
 }
 
+// Views reports whether the slot holds a transport buffer that a field was
+// set to a view of in this decode or the last (Hold).
+func (h *Header) Views() bool { return h != nil && len(h.held) > 0 }
+
+// Unview makes each field that is still the view held for it (Viewing) a
+// copy of it, in an array of its own, and lets go of the buffer. The codec
+// calls it before the generated decoder decodes the rest of a message that
+// it cannot scan field by field (past a group or a malformed field), where
+// the field may be sent again: the decoder writes a later value into the
+// field's array where it has room (decode.Decoding.Bytes), and a view's
+// array is gRPC's read-only transport buffer. It allocates only where a
+// field is a view; a nil h holds none.
+func (h *Header) Unview() {
+	if !h.Views() {
+		return
+	}
+	kept := h.held[:0]
+	for _, e := range h.held {
+		if unsafe.SliceData(*e.field) != unsafe.SliceData(e.view) {
+			// Set again since (a later occurrence, which the codec
+			// decodes into a new array): held until the reset, as
+			// before.
+			kept = append(kept, e)
+			continue
+		}
+		*e.field = append([]byte(nil), e.view...)
+		// No view of it is left to poison: the decode that made it has
+		// not ended, and gRPC holds its own reference until then.
+		e.buf.Free()
+	}
+	clear(h.held[len(kept):])
+	h.held = kept
+}
+
 // release lets go of the buffers: poisoned first in checked builds, and
 // never given back to gRPC's pool in quarantine builds, so that the poison
 // stays where a view kept too long still points.
