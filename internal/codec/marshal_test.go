@@ -8,6 +8,7 @@ import (
 
 	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
+	"github.com/grpcfast/grpcfast/internal/own"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 )
 
@@ -56,4 +57,28 @@ func TestMarshalNilOneofWrapper(t *testing.T) {
 		}
 	}
 	pool.Check(t, "pool")
+}
+
+// TestFreedEncodingQuarantined: the pooled buffer of an encoding goes back
+// to the codec's pool once gRPC frees it; in grpcfast_checked builds
+// (own.Quarantine) it is poisoned and never given back, so that a read
+// after the free finds the poison, never the next message's bytes.
+func TestFreedEncodingQuarantined(t *testing.T) {
+	pool := grpcfasttest.NewTrackingPool()
+	c := grpcfast.NewCodec(grpcfast.WithBufferPool(pool), grpcfast.WithPoolingThreshold(0))
+	out, err := c.Marshal(&kinds.Rich{Data: grpcfasttest.Pattern(5000)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 1 || !pool.IsOut(out[0].ReadOnlyData()) {
+		t.Fatal("the encoding is not one buffer of the codec's pool")
+	}
+	sent := out[0].ReadOnlyData()
+	out.Free()
+	if pool.IsOut(sent) != own.Quarantine {
+		t.Errorf("the freed encoding's buffer out of the pool: %v, want %v (quarantine build)", pool.IsOut(sent), own.Quarantine)
+	}
+	if own.Quarantine && !grpcfasttest.Poisoned(sent) {
+		t.Error("the freed encoding's buffer is not poisoned")
+	}
 }

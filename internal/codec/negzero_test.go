@@ -139,3 +139,21 @@ func TestNegZeroOf(t *testing.T) {
 		}
 	}
 }
+
+// TestNegZeroOfAmongMapValues: a -0.0 in one message value of a map of a
+// message type without GrpcfastNegZero (a dynamic message, walked through
+// reflection) is found whatever the order the map's entries are visited
+// in, however many values after it hold none.
+func TestNegZeroOfAmongMapValues(t *testing.T) {
+	m := &kinds.Signed{ByKey: map[string]*kinds.Signed{}}
+	for i := range 40 {
+		m.ByKey[string(rune('a'+i))] = &kinds.Signed{Db: 1}
+	}
+	m.ByKey["z"] = &kinds.Signed{Db: negZero}
+	d := dynamicCopy(t, m)
+	for i := range 20 { // map iteration order differs from call to call
+		if !codec.NegZeroOf(d) {
+			t.Fatalf("call %d: NegZeroOf of a dynamic message with a -0.0 in one of %d map values: false", i, len(m.ByKey))
+		}
+	}
+}

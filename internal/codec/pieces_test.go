@@ -210,6 +210,83 @@ func TestViewsRepeatedField(t *testing.T) {
 	}
 }
 
+// TestViewsThenStraddling: a later occurrence of a field decoded as a
+// view, which straddles two transport buffers, is copied into memory of
+// the message's own, though the view's array would have room for it: the
+// delivered bytes are unchanged, and the message is what protobuf-go
+// decodes. (TestViewsRepeatedField's split cuts the first occurrence.)
+func TestViewsThenStraddling(t *testing.T) {
+	first := protowire.AppendTag(nil, 3, protowire.BytesType) // Rich.data
+	first = protowire.AppendBytes(first, grpcfasttest.NoiseBytes(1, 2000))
+	wire := protowire.AppendTag(first, 3, protowire.BytesType)
+	wire = protowire.AppendBytes(wire, grpcfasttest.NoiseBytes(2, 1500))
+	want := new(kinds.Rich)
+	if err := proto.Unmarshal(wire, want); err != nil {
+		t.Fatal(err)
+	}
+	// The first occurrence whole in the first buffer, the second cut.
+	s := &grpcfasttest.CodecListStream[kinds.Rich]{Codec: grpcfast.NewCodec(), Wire: [][]byte{wire},
+		Pool: grpcfasttest.NewTrackingPool(), Cuts: []int{len(first) + 100}}
+	r := grpcfast.NewReceiver[kinds.Rich](s)
+	m, err := r.Recv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !proto.Equal(m, want) {
+		t.Errorf("decoded %d bytes of data, protobuf-go %d", len(m.Data), len(want.Data))
+	}
+	if s.IsView(m.Data) {
+		t.Error("the straddling occurrence was copied into the first one's view")
+	}
+	var delivered []byte
+	for _, d := range s.Delivered {
+		delivered = append(delivered, d...)
+	}
+	if !bytes.Equal(delivered, wire) {
+		t.Error("decoding wrote into the transport buffer")
+	}
+	r.Release()
+}
+
+// TestViewsEndAtTheirField: a large bytes field that is a view of its
+// transport buffer, followed in that buffer by other fields, has no
+// capacity past its length: an append to the field (a handler that adds to
+// what it received) makes a new array, and never writes over the fields
+// that follow it in the buffer, which gRPC may still show to binary logs.
+func TestViewsEndAtTheirField(t *testing.T) {
+	wire := protowire.AppendTag(nil, 3, protowire.BytesType) // Rich.data
+	wire = protowire.AppendBytes(wire, grpcfasttest.NoiseBytes(1, 2000))
+	wire = protowire.AppendTag(wire, 1, protowire.VarintType) // Rich.id
+	wire = protowire.AppendVarint(wire, 7)
+	wire = protowire.AppendTag(wire, 2, protowire.BytesType) // Rich.name
+	wire = protowire.AppendString(wire, "after the view")
+	for _, cuts := range [][]int{nil, {len(wire) - 3}} {
+		pool := grpcfasttest.NewTrackingPool()
+		s := &grpcfasttest.CodecListStream[kinds.Rich]{Codec: grpcfast.NewCodec(), Wire: [][]byte{wire}, Pool: pool, Cuts: cuts}
+		r := grpcfast.NewReceiver[kinds.Rich](s)
+		m, err := r.Recv()
+		if err != nil {
+			t.Fatalf("cut at %v: %v", cuts, err)
+		}
+		grpcfasttest.CheckOracle(t, wire, m, nil)
+		if !s.IsView(m.Data) {
+			t.Fatalf("cut at %v: Data is not a view of the transport buffer", cuts)
+		}
+		if cap(m.Data) != len(m.Data) {
+			t.Errorf("cut at %v: the view has capacity %d past its length %d", cuts, cap(m.Data), len(m.Data))
+		}
+		_ = append(m.Data, 0xee)
+		var delivered []byte
+		for _, d := range s.Delivered {
+			delivered = append(delivered, d...)
+		}
+		if !bytes.Equal(delivered, wire) {
+			t.Errorf("cut at %v: an append to the view wrote into the transport buffer", cuts)
+		}
+		r.Release()
+	}
+}
+
 // TestViewsOnePerField: a hostile peer that repeats a large singular bytes
 // field thousands of times in one message makes the receiver hold at most
 // one transport buffer per field once the decode is over, not one per

@@ -1,6 +1,7 @@
 package codec_test
 
 import (
+	"encoding/hex"
 	"testing"
 
 	"github.com/grpcfast/grpcfast"
@@ -8,6 +9,7 @@ import (
 	"github.com/grpcfast/grpcfast/internal/codec"
 	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
+	"github.com/grpcfast/grpcfast/internal/testprotos/proto2"
 )
 
 // countingRich is a Rich without its generated decoder (hideDecoder makes
@@ -105,6 +107,38 @@ func TestVTOnlyHandedOn(t *testing.T) {
 				t.Errorf("%s, cut at %v: UnmarshalVT decoded %d bytes, want none (the standard codec decodes)", tc.name, cuts, n)
 			}
 			grpcfasttest.CheckOracle(t, tc.b, m.Rich, err)
+		}
+	}
+}
+
+// TestRequiredCheckedWholeInSlot: a message in one transport buffer (a
+// unary request, a short stream message) decoded into a slot, a receiver's
+// or a pooled handler's with or without the owned copy, has its required
+// fields checked as gRPC's standard codec checks them: one missing from the
+// whole tree is rejected, one present is accepted.
+func TestRequiredCheckedWholeInSlot(t *testing.T) {
+	c := grpcfast.NewCodec()
+	for _, tc := range []struct {
+		name string
+		hex  string
+		ok   bool
+	}{
+		{"top-level id missing", "1a020801", false},
+		{"next without id", "3001" + "3a020801", false},
+		{"id present", "3001", true},
+		{"next with id", "3001" + "3a023005", true},
+	} {
+		b, _ := hex.DecodeString(tc.hex)
+		slots := map[string]*grpcfasttest.CopySlot[proto2.Entries]{
+			"plain slot": grpcfasttest.NewPlainSlot[proto2.Entries](),
+			"copy slot":  grpcfasttest.NewCopySlot[proto2.Entries](),
+		}
+		for name, s := range slots {
+			_, err := s.Decode(c, grpcfasttest.SliceAt(b)) // one buffer
+			if (err == nil) != tc.ok {
+				t.Errorf("%s, %s: %v, want accepted: %v", tc.name, name, err, tc.ok)
+			}
+			grpcfasttest.CheckOracle(t, b, s.Msg(), err)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
@@ -228,4 +229,58 @@ func checkUTF8(md protoreflect.MessageDescriptor, b []byte) error {
 		return p.check(b)
 	}
 	return nil
+}
+
+// TestUTF8CheckLastFieldFarNumber: a string field whose number takes a tag
+// of more than one byte, and that ends the encoding (of the message, or of
+// a nested one), is checked as any other: invalid UTF-8 in it is refused,
+// as protobuf-go refuses to decode it.
+func TestUTF8CheckLastFieldFarNumber(t *testing.T) {
+	files := prototest.Compile(t, utf8Protos)
+	md := prototest.FindMessage(t, files, "utf8test.E")
+	str := func(num protowire.Number, s string) []byte {
+		return protowire.AppendString(protowire.AppendTag(nil, num, protowire.BytesType), s)
+	}
+	for _, num := range []protowire.Number{20, 100000} { // E.mid, E.far
+		for _, b := range [][]byte{
+			str(num, "a\xff"),
+			append(str(1, "ok"), str(num, "a\xff")...),
+			protowire.AppendBytes(protowire.AppendTag(nil, 6, protowire.BytesType), str(num, "a\xff")), // in E.child
+		} {
+			if proto.Unmarshal(b, dynamicpb.NewMessage(md)) == nil {
+				t.Fatalf("field %d, % x: protobuf-go accepts it", num, b)
+			}
+			if err := checkUTF8(md, b); err == nil {
+				t.Errorf("field %d, % x: the codec's check accepts invalid UTF-8", num, b)
+			}
+		}
+	}
+}
+
+// TestUTF8CheckGroupAtNonGroupField: a group whose number is that of a
+// string field or of a message field that is not a group (which
+// protobuf-go keeps as an unknown field, and so may come back to be
+// encoded) is skipped by the check, as protobuf-go does not check it:
+// neither a panic nor an error for what is in it.
+func TestUTF8CheckGroupAtNonGroupField(t *testing.T) {
+	files := prototest.Compile(t, utf8Protos)
+	md := prototest.FindMessage(t, files, "utf8test.E")
+	group := func(num protowire.Number, body []byte) []byte {
+		b := protowire.AppendTag(nil, num, protowire.StartGroupType)
+		return protowire.AppendTag(append(b, body...), num, protowire.EndGroupType)
+	}
+	bad := protowire.AppendString(protowire.AppendTag(nil, 1, protowire.BytesType), "a\xff") // E.verify
+	for _, b := range [][]byte{
+		group(1, nil),  // at E.verify, a string
+		group(20, nil), // at E.mid, a string with a tag of two bytes
+		group(6, bad),  // at E.child, a message
+		group(21, bad), // at E.deep, a message with a tag of two bytes
+	} {
+		if err := proto.Unmarshal(b, dynamicpb.NewMessage(md)); err != nil {
+			t.Fatalf("% x: protobuf-go: %v", b, err)
+		}
+		if err := checkUTF8(md, b); err != nil {
+			t.Errorf("% x: the codec's check: %v; protobuf-go accepts it", b, err)
+		}
+	}
 }
