@@ -153,17 +153,38 @@ func (h *Header) release() {
 	h.held = h.held[:0]
 }
 
-// Dropped counts the references on transport buffers let go without a
-// Free (a message handed over by Take): the tests' audits of gRPC's buffer
+// Dropped counts the transport buffers let go without a Free (a message
+// handed over by Take), each once: the tests' audits of gRPC's buffer
 // pools allow that many buffers not to come back.
 var Dropped atomic.Int64
 
 // drop lets go of the buffers without freeing them: they stay the message's,
-// and the garbage collector's.
+// and the garbage collector's. A field the caller set again may leave a
+// view of a buffer elsewhere (a handler that kept m.Data, then put its own
+// there), so none is freed. Several entries may hold one buffer (two
+// fields viewing it; a field set again beside one that still views it):
+// Dropped counts it once.
 func (h *Header) drop() {
-	if len(h.held) > 0 {
-		Dropped.Add(int64(len(h.held)))
+	n := 0
+	for i, e := range h.held {
+		if !h.heldBefore(i, e.buf) {
+			n++
+		}
 	}
+	Dropped.Add(int64(n))
 	clear(h.held)
 	h.held = h.held[:0]
+}
+
+// heldBefore reports whether an entry before the i-th holds buf: the same
+// memory (mem.Buffer values of some types, SliceBuffer's, cannot be
+// compared).
+func (h *Header) heldBefore(i int, buf mem.Buffer) bool {
+	p := unsafe.SliceData(buf.ReadOnlyData())
+	for _, e := range h.held[:i] {
+		if unsafe.SliceData(e.buf.ReadOnlyData()) == p {
+			return true
+		}
+	}
+	return false
 }
