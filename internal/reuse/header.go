@@ -101,7 +101,8 @@ func (h *Header) Viewing(field *[]byte) bool {
 }
 
 // Views reports whether the slot holds a transport buffer that a field was
-// set to a view of in this decode or the last (Hold).
+// set to a view of (Hold): in the decode under way, since the reset before
+// each decode lets go of the last one's.
 func (h *Header) Views() bool { return h != nil && len(h.held) > 0 }
 
 // Unview makes each field that is still the view held for it (Viewing) a
