@@ -45,18 +45,20 @@ func (s *recordingSink) Write(e *binlogpb.GrpcLogEntry) error {
 
 func (s *recordingSink) Close() error { return nil }
 
-func runBinlogChild(t *testing.T) {
+// runBinlogChild runs test alone in a child process of this test binary,
+// with GRPC_BINARY_LOG_FILTER=* and env=1 in its environment.
+func runBinlogChild(t *testing.T, test, env string) {
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(exe, "-test.run=^TestSendBufBinaryLog$", "-test.count=1", "-test.v", "-test.timeout=2m")
-	cmd.Env = append(os.Environ(), sbBinlogChildEnv+"=1", "GRPC_BINARY_LOG_FILTER=*")
+	cmd := exec.Command(exe, "-test.run=^"+test+"$", "-test.count=1", "-test.v", "-test.timeout=2m")
+	cmd.Env = append(os.Environ(), env+"=1", "GRPC_BINARY_LOG_FILTER=*")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("child process with GRPC_BINARY_LOG_FILTER=*: %v\n%s", err, out)
 	}
-	if !bytes.Contains(out, []byte("--- PASS: TestSendBufBinaryLog")) {
+	if !bytes.Contains(out, []byte("--- PASS: "+test)) {
 		t.Fatalf("the child process did not run the test:\n%s", out)
 	}
 	t.Logf("child process:\n%s", out)
@@ -173,5 +175,5 @@ func TestSendBufBinaryLog(t *testing.T) {
 		testBinaryLogChild(t)
 		return
 	}
-	runBinlogChild(t)
+	runBinlogChild(t, "TestSendBufBinaryLog", sbBinlogChildEnv)
 }
