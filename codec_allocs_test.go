@@ -126,17 +126,14 @@ func TestUnmarshalAllocs(t *testing.T) {
 }
 
 // TestFreshDecodeAllocs: a decode into a new message allocates its nested
-// messages and oneof wrappers of each type together (decode.Slabs), the
-// elements of short repeated fields in the same slabs, those of long ones
-// in chunks, and its short strings and bytes in chunks of a few KiB: the
-// recorded OTLP exports (100 spans of 7 attributes, about 45 KB each)
-// decoded by protobuf-go take about 4,630 allocations each, by grpcfast's
-// codec at most 150 (about 123; 215 when each span's attributes took an
-// array of their own, 324 before the pointers of short repeated fields
-// shared chunks, 3,595 before slabs, 2,106 before chunks of strings). Equal
-// strings of an export share one copy, and slabs fill their size class:
-// its bytes are at most 0.80x protobuf-go's (about 0.79x, each type's last
-// slab partly unused; 0.78x with an array for each span's attributes, 0.81x
+// messages and oneof wrappers of each type together (decode.Slabs), its
+// repeated messages in chunks, and its short strings and bytes in chunks of
+// a few KiB: the recorded OTLP exports (100 spans of 7 attributes, about 45
+// KB each) decoded by protobuf-go take about 4,630 allocations each, by
+// grpcfast's codec at most 250 (about 215; 324 before the pointers of short
+// repeated fields shared chunks, 3,595 before slabs, 2,106 before chunks
+// of strings). Equal strings of an export share one copy, and slabs fill their
+// size class: its bytes are at most 0.80x protobuf-go's (about 0.78x; 0.81x
 // when slabs left their size class's room unused, 0.96x when each string
 // was copied).
 func TestFreshDecodeAllocs(t *testing.T) {
@@ -173,8 +170,8 @@ func TestFreshDecodeAllocs(t *testing.T) {
 			}
 		})
 		t.Logf("export %d (%d bytes): %v allocations, %d bytes (protobuf-go: %d)", i, len(b), allocs, ours, theirs)
-		if allocs > 150 {
-			t.Errorf("export %d (%d bytes): %v allocations, want at most 150", i, len(b), allocs)
+		if allocs > 250 {
+			t.Errorf("export %d (%d bytes): %v allocations, want at most 250", i, len(b), allocs)
 		}
 		if float64(ours) > 0.80*float64(theirs) {
 			t.Errorf("export %d (%d bytes): %d bytes allocated, protobuf-go %d: want at most 0.80x", i, len(b), ours, theirs)

@@ -305,28 +305,19 @@ func PackedVarints(b []byte) int { return decode.Varints(b) }
 // AppendMessage returns s, whose length is its capacity, with one more
 // element for the message of the field of tag tag just read, and with room
 // for those that follow it in rest (Grow). The caller decodes into the new
-// last element if it is not nil, and into a spare otherwise (in a decode
-// into a fresh message, the next of its type's slab: NextSpare, NewSpare).
-//
-// In a decode into a fresh message (d has no record), a field's first run
-// of at most decode.MaxCarved elements has its pointers side by side with
-// those of the decode's other short fields (decode.Slabs.Pointers), in an
-// array of exactly their number: appending to the field copies it, as to
-// any full slice, and writes nothing of another field. Its elements are
-// left nil, for the caller to take from the slabs, as nested messages are:
-// an OTLP export's spans' attributes take one slab of 36 where each span's
-// took an array of its own (about half of the export's allocations). Only
-// where the decode's slabs have no room for another type are they
-// allocated here. The elements of a longer run are allocated here
-// together, in chunks of at most 1+decode.MaxRun, and set in s beyond its
-// length, where the next elements of the field find them.
+// last element if it is not nil, and into a spare otherwise. In a decode
+// into a fresh message (d has no record), the new element and those that
+// follow it in rest are allocated together, in chunks of at most
+// 1+decode.MaxRun, and set in s beyond its length, where the next elements
+// of the field find them; and a field's first run of at most
+// decode.MaxCarved elements has its pointers side by side with those of the
+// decode's other short fields (decode.Slabs.Pointers), in an array of
+// exactly their number: appending to the field copies it, as to any full
+// slice, and writes nothing of another field.
 func AppendMessage[T any](s []*T, d *Decoding, tag uint64, rest []byte) []*T {
 	n := 1 + runAhead(tag, rest, len(s))
 	if sl := d.Slabs; sl != nil && len(s) == 0 && n <= decode.MaxCarved {
 		s = unsafe.Slice((**T)(sl.Pointers(n)), n)[:1]
-		if sl.Room() {
-			return s
-		}
 	} else {
 		s = GrowBy(s, n)[:len(s)+1]
 	}

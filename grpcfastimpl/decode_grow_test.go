@@ -167,10 +167,7 @@ func TestAppendMessageChunks(t *testing.T) {
 // MaxCarved elements has its pointers beside other fields' in the decode's
 // pointer chunk, of capacity exactly the run: appending to one field (as a
 // handler may) copies it and leaves the next field's elements as they were.
-// A longer run has an array of its own. The elements of a short run are
-// left nil, for the decoder to take from its type's slab (NextSpare,
-// NewSpare), as generated decoders do; those of a longer run are allocated
-// ahead.
+// A longer run has an array of its own. Every element ahead is allocated.
 func TestAppendMessageCarved(t *testing.T) {
 	const tag = 9<<3 | 2
 	runOf := func(n int) []byte { // the n-1 elements after the one just read
@@ -182,7 +179,6 @@ func TestAppendMessageCarved(t *testing.T) {
 	}
 	f, d := decode.GetFresh(1<<16, false)
 	defer decode.PutFresh(f)
-	kind := grpcfastimpl.NewSpareKind()
 	fill := func(n int) []*chunked {
 		s := grpcfastimpl.AppendMessage([]*chunked(nil), d, tag, runOf(n))
 		if len(s) != 1 || cap(s) < n {
@@ -190,14 +186,8 @@ func TestAppendMessageCarved(t *testing.T) {
 		}
 		s = s[:n]
 		for i, e := range s {
-			if short := n <= decode.MaxCarved; (e == nil) != short {
-				t.Fatalf("a run of %d: element %d is %p; want nil: %v", n, i, e, short)
-			}
 			if e == nil {
-				if e = grpcfastimpl.NextSpare[chunked](d, kind); e == nil {
-					e = grpcfastimpl.NewSpare[chunked](d, kind)
-				}
-				s[i] = e
+				t.Fatalf("a run of %d: element %d is nil", n, i)
 			}
 			e.a = int64(n*1000 + i)
 		}
@@ -227,39 +217,5 @@ func TestAppendMessageCarved(t *testing.T) {
 	// A decode without slabs (a slot's) never takes from a chunk.
 	if s := grpcfastimpl.AppendMessage([]*chunked(nil), &grpcfastimpl.Decoding{}, tag, runOf(3)); cap(s) < 3 || s[0] == nil {
 		t.Errorf("without slabs: cap %d, first %v", cap(s), s[0])
-	}
-}
-
-// Where a decode into a fresh message has slabs of as many types as it
-// keeps, a message of a type without one would be allocated alone (Take):
-// AppendMessage then allocates a short run's elements together, as it did
-// before it left them to the slabs, rather than one by one.
-func TestAppendMessageCarvedSlabsFull(t *testing.T) {
-	const tag = 9<<3 | 2
-	var run []byte
-	for range 9 {
-		run = protowire.AppendBytes(protowire.AppendTag(run, 9, protowire.BytesType), nil)
-	}
-	f, d := decode.GetFresh(1<<16, false)
-	defer decode.PutFresh(f)
-	kinds := 0
-	for ; d.Slabs.Room(); kinds++ {
-		grpcfastimpl.NewSpare[chunked](d, grpcfastimpl.NewSpareKind())
-	}
-	if kinds == 0 {
-		t.Fatal("a new decode's slabs have no room")
-	}
-	s := grpcfastimpl.AppendMessage([]*chunked(nil), d, tag, run)
-	s = s[:cap(s)]
-	if len(s) != 10 {
-		t.Fatalf("a run of 10: capacity %d", len(s))
-	}
-	for i, e := range s {
-		if e == nil {
-			t.Fatalf("slabs of %d types, full: element %d of a short run is nil", kinds, i)
-		}
-		if i > 0 && uintptr(unsafe.Pointer(e))-uintptr(unsafe.Pointer(s[i-1])) != unsafe.Sizeof(chunked{}) {
-			t.Errorf("elements %d and %d not adjacent: %p, %p", i-1, i, s[i-1], e)
-		}
 	}
 }

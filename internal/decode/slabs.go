@@ -315,11 +315,6 @@ func Take[T any](s *Slabs, k own.SpareKind) *T {
 	return new(T)
 }
 
-// Room reports whether s takes a message of a type it has no slab of yet
-// into a slab of its own, rather than allocating it alone (Take): its table
-// has room for another type.
-func (s *Slabs) Room() bool { return s.used < slabKinds }
-
 // drop lets go of every slab, so that s keeps nothing of the decode alive.
 func (s *Slabs) drop() {
 	if s.used > 0 {
