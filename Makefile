@@ -211,7 +211,7 @@ bench-peers: tools ## Run Put, Get and CreateUser on grpcfast, gRPC's standard p
 	benchstat -filter '.name:/DecodeOTLP/' -col /path $(BENCH_OUT)/peers-otlp.txt
 
 .PHONY: benchmarks-md
-benchmarks-md: tools newest-mod ## Rewrite BENCHMARKS.md from one run of every benchmark (takes about 27 minutes).
+benchmarks-md: tools newest-mod ## Rewrite BENCHMARKS.md from one run of every benchmark (takes about 75 minutes on 2 cores: its ratios step alone about 40).
 	GOFLAGS=-modfile=$(COMPAT_MOD) ./scripts/benchmarks.sh
 
 .PHONY: bench-interop
