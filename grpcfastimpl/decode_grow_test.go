@@ -219,3 +219,67 @@ func TestAppendMessageCarved(t *testing.T) {
 		t.Errorf("without slabs: cap %d, first %v", cap(s), s[0])
 	}
 }
+
+// AppendMessageOf, which generated decoders call, gives a short run's
+// pointers the same chunk as AppendMessage, and takes its elements from the
+// slab of their type (decode.TakeRun), which nested messages of the type
+// share: a run of 3 after a slab of 2 with one left takes that one, then 2
+// of a new slab of 4, whose next message NextSpare hands out. A longer run,
+// and a decode without slabs (a slot's), allocate the run's elements
+// together, as AppendMessage does.
+func TestAppendMessageOf(t *testing.T) {
+	const tag = 9<<3 | 2
+	runOf := func(n int) []byte { // the n-1 elements after the one just read
+		var b []byte
+		for range n - 1 {
+			b = protowire.AppendBytes(protowire.AppendTag(b, 9, protowire.BytesType), nil)
+		}
+		return b
+	}
+	size := unsafe.Sizeof(chunked{})
+	adjacent := func(a, b *chunked) bool {
+		return uintptr(unsafe.Pointer(b))-uintptr(unsafe.Pointer(a)) == size
+	}
+	k := grpcfastimpl.NewSpareKind()
+	f, d := decode.GetFresh(1<<16, false)
+	defer decode.PutFresh(f)
+	grpcfastimpl.NewSpare[chunked](d, k) // a slab of 1
+	if grpcfastimpl.NextSpare[chunked](d, k) != nil {
+		t.Fatal("NextSpare handed out a message of a full slab")
+	}
+	last := grpcfastimpl.NewSpare[chunked](d, k) // the first of a slab of 2
+	s := grpcfastimpl.AppendMessageOf([]*chunked(nil), d, k, tag, runOf(3))
+	if len(s) != 1 || cap(s) != 3 {
+		t.Fatalf("a run of 3: len %d cap %d, want 1 and 3", len(s), cap(s))
+	}
+	s = s[:3]
+	if !adjacent(last, s[0]) || adjacent(s[0], s[1]) || !adjacent(s[1], s[2]) {
+		t.Errorf("a run of 3 after a slab with one left: %p, then %p %p %p; want the slab's last, then 2 of a new slab", last, s[0], s[1], s[2])
+	}
+	if next := grpcfastimpl.NextSpare[chunked](d, k); next == nil || !adjacent(s[2], next) {
+		t.Errorf("NextSpare after the run: %p, want the message after %p", next, s[2])
+	}
+	for i, e := range s {
+		if *e != (chunked{}) {
+			t.Fatalf("element %d is not zero", i)
+		}
+		e.a = int64(i + 1)
+	}
+	// The pointers: of exactly the run, beside the next run's; appending
+	// to one copies it.
+	u := grpcfastimpl.AppendMessageOf([]*chunked(nil), d, k, tag, runOf(2))[:2]
+	if uintptr(unsafe.Pointer(&u[0]))-uintptr(unsafe.Pointer(&s[0])) != 3*unsafe.Sizeof(s[0]) {
+		t.Errorf("two short runs' pointers not side by side: %p, %p", &s[0], &u[0])
+	}
+	if s = append(s, &chunked{a: -1}); u[0].a != 0 || s[2].a != 3 {
+		t.Errorf("appending to one field changed the next")
+	}
+	// A run longer than MaxCarved, and a decode without slabs.
+	long := grpcfastimpl.AppendMessageOf([]*chunked(nil), d, k, tag, runOf(decode.MaxCarved+1))
+	if cap(long) == decode.MaxCarved+1 || long[:decode.MaxCarved+1][decode.MaxCarved] == nil {
+		t.Errorf("a run of %d: capacity %d, or its last element nil", decode.MaxCarved+1, cap(long))
+	}
+	if s := grpcfastimpl.AppendMessageOf([]*chunked(nil), &grpcfastimpl.Decoding{}, k, tag, runOf(3)); cap(s) < 3 || s[0] == nil || s[:3][2] == nil {
+		t.Errorf("without slabs: cap %d, elements %v", cap(s), s[:min(cap(s), 3)])
+	}
+}

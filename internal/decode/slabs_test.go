@@ -542,3 +542,138 @@ func TestPointers(t *testing.T) {
 		PutFresh(f)
 	}
 }
+
+// TakeRun hands a run's elements out of its type's slab: a kind's first run
+// takes one array of exactly the run, as before slabs (a message of one
+// short list costs what it did); a later run takes the rest of the slab,
+// then a new one of twice the last or of what is left of the run, whichever
+// holds more, up to MaxSlab (filling its size class, at most
+// MaxSlabFilled). Every element is handed out once, zero, and shares a
+// slab with the single messages of its kind (Take, Next).
+func TestTakeRun(t *testing.T) {
+	size := unsafe.Sizeof(slabbed56{})
+	adjacent := func(a, b *slabbed56) bool {
+		return uintptr(unsafe.Pointer(b))-uintptr(unsafe.Pointer(a)) == size
+	}
+	t.Run("a kind's first run", func(t *testing.T) {
+		for n := 1; n <= MaxCarved; n++ {
+			k := own.NewSpareKind()
+			var s Slabs
+			run := make([]*slabbed56, n)
+			take := func() {
+				s = Slabs{}
+				TakeRun(&s, k, run)
+			}
+			if allocs := testing.AllocsPerRun(5, take); !race && allocs != 1 {
+				t.Errorf("a first run of %d: %v allocations, want 1", n, allocs)
+			}
+			array := allocatedBytes(func() { runSink = make([]slabbed56, n) })
+			if b := allocatedBytes(take); !race && b != array {
+				t.Errorf("a first run of %d: %d bytes, want %d (an array of the run)", n, b, array)
+			}
+			for i := 1; i < n; i++ {
+				if !adjacent(run[i-1], run[i]) {
+					t.Fatalf("a first run of %d: elements %d and %d not adjacent", n, i-1, i)
+				}
+			}
+		}
+	})
+	t.Run("the rest of the slab, then a new one", func(t *testing.T) {
+		k := own.NewSpareKind()
+		var s Slabs
+		// Singles: arrays of 1, 2 and 4, the fourth and fifth messages
+		// from the array of 4, so that 2 are left in it.
+		var last *slabbed56
+		for range 1 + 2 + 2 {
+			last = Take[slabbed56](&s, k)
+		}
+		run := make([]*slabbed56, 6)
+		TakeRun(&s, k, run)
+		if !adjacent(last, run[0]) || !adjacent(run[0], run[1]) {
+			t.Error("the run's first 2 elements are not the rest of the slab")
+		}
+		if adjacent(run[1], run[2]) {
+			t.Error("the slab held more than the 2 elements it had left")
+		}
+		for i := 3; i < len(run); i++ {
+			if !adjacent(run[i-1], run[i]) {
+				t.Fatalf("elements %d and %d, of the new slab, not adjacent", i-1, i)
+			}
+		}
+		// The new slab holds 8 (twice the last slab's 4, more than the
+		// run's 4 left): the next single is its fifth message.
+		if next := (*slabbed56)(s.Next(k, size)); next == nil || !adjacent(run[5], next) {
+			t.Errorf("the next single, %p, is not the new slab's next message (after %p)", next, run[5])
+		}
+		// A run longer than twice the last slab takes a slab of what is
+		// left of it: 21 after the 2 left in the slab of 8.
+		Take[slabbed56](&s, k)
+		long := make([]*slabbed56, 23)
+		TakeRun(&s, k, long)
+		if !adjacent(long[0], long[1]) || adjacent(long[1], long[2]) {
+			t.Error("a run of 23 did not take the 2 left of the slab first")
+		}
+		for i := 3; i < len(long); i++ {
+			if !adjacent(long[i-1], long[i]) {
+				t.Fatalf("a run of 23: elements %d and %d, of the new slab, not adjacent", i-1, i)
+			}
+		}
+	})
+	t.Run("bounded", func(t *testing.T) {
+		k := own.NewSpareKind()
+		var s Slabs
+		seen := map[*slabbed56]bool{}
+		rng := rand.New(rand.NewPCG(1, 2))
+		for i := range 2000 {
+			run := make([]*slabbed56, 1+rng.IntN(MaxCarved))
+			if i%3 == 0 {
+				run = run[:0]
+				run = append(run, Take[slabbed56](&s, k))
+			} else {
+				TakeRun(&s, k, run)
+			}
+			e := s.entry(k)
+			if e.n > MaxSlabFilled || e.i > e.n {
+				t.Fatalf("run %d: a slab of %d messages, %d handed out; want at most %d", i, e.n, e.i, MaxSlabFilled)
+			}
+			for j, p := range run {
+				if p == nil || seen[p] || *p != (slabbed56{}) {
+					t.Fatalf("run %d, element %d: nil, handed out before, or not zero", i, j)
+				}
+				seen[p] = true
+				p[0] = new(int64) // marks it handed out
+			}
+		}
+	})
+	t.Run("the table full", func(t *testing.T) {
+		var s Slabs
+		for range slabKinds {
+			Take[slabbed](&s, own.NewSpareKind())
+		}
+		run := make([]*slabbed56, 5)
+		if allocs := testing.AllocsPerRun(5, func() { TakeRun(&s, own.NewSpareKind(), run) }); !race && allocs != 1 {
+			t.Errorf("a run of a kind without slabs: %v allocations, want 1 (an array of its own)", allocs)
+		}
+		if s.used != slabKinds {
+			t.Errorf("%d kinds in slabs, want %d", s.used, slabKinds)
+		}
+		for i := 1; i < len(run); i++ {
+			if !adjacent(run[i-1], run[i]) {
+				t.Fatalf("elements %d and %d not adjacent", i-1, i)
+			}
+		}
+	})
+	t.Run("zero size", func(t *testing.T) {
+		var s Slabs
+		run := make([]*struct{}, 3)
+		TakeRun(&s, own.NewSpareKind(), run)
+		for i, p := range run {
+			if p == nil {
+				t.Fatalf("element %d is nil", i)
+			}
+		}
+	})
+}
+
+// runSink keeps the arrays that TestTakeRun measures on the heap.
+var runSink []slabbed56
