@@ -131,14 +131,12 @@ func TestUnmarshalAllocs(t *testing.T) {
 // repeated messages in chunks, and its short strings and bytes in chunks of
 // a few KiB: the recorded OTLP exports (100 spans of 7 attributes, about 45
 // KB each) decoded by protobuf-go take about 4,630 allocations each, by
-// grpcfast's codec at most 150 (about 121; 215 before short runs took their
-// elements from slabs, 324 before the pointers of short repeated fields
-// shared chunks, 3,595 before slabs, 2,106 before chunks of strings). Equal
-// strings of an export share one copy, and slabs fill their size class: its
-// bytes are at most 0.81x protobuf-go's (about 0.80x; 0.78x before short
-// runs took their elements from slabs, whose last slab of each type is left
-// part empty; 0.81x when slabs left their size class's room unused, 0.96x
-// when each string was copied).
+// grpcfast's codec at most 250 (about 215; 324 before the pointers of short
+// repeated fields shared chunks, 3,595 before slabs, 2,106 before chunks
+// of strings). Equal strings of an export share one copy, and slabs fill their
+// size class: its bytes are at most 0.80x protobuf-go's (about 0.78x; 0.81x
+// when slabs left their size class's room unused, 0.96x when each string
+// was copied).
 func TestFreshDecodeAllocs(t *testing.T) {
 	grpcfasttest.SkipIfRace(t)
 	msgs, err := grpcfastrecord.Read("internal/testprotos/otlp/testdata/corpus", "grpcfast.testdata.otlp.TraceService", "Export", true,
@@ -173,11 +171,11 @@ func TestFreshDecodeAllocs(t *testing.T) {
 			}
 		})
 		t.Logf("export %d (%d bytes): %v allocations, %d bytes (protobuf-go: %d)", i, len(b), allocs, ours, theirs)
-		if allocs > 150 {
-			t.Errorf("export %d (%d bytes): %v allocations, want at most 150", i, len(b), allocs)
+		if allocs > 250 {
+			t.Errorf("export %d (%d bytes): %v allocations, want at most 250", i, len(b), allocs)
 		}
-		if float64(ours) > 0.81*float64(theirs) {
-			t.Errorf("export %d (%d bytes): %d bytes allocated, protobuf-go %d: want at most 0.81x", i, len(b), ours, theirs)
+		if float64(ours) > 0.80*float64(theirs) {
+			t.Errorf("export %d (%d bytes): %d bytes allocated, protobuf-go %d: want at most 0.80x", i, len(b), ours, theirs)
 		}
 	}
 }
@@ -201,12 +199,10 @@ func bytesPerRun(runs int, f func()) uint64 {
 // message whose only repeated field holds 1 to 33 elements (a list in a
 // response) takes as many allocations as one of a single element, and its
 // bytes grow by no more than the elements' own. Taking a short run's
-// elements from the slabs of their type one by one, as nested messages are,
-// saved an OTLP export 92 allocations of 215, but the example's
-// CreateUsersResponse of 16 users then took 10 allocations and 2,168 bytes
-// where it took 6 and 1,320: slabs start at one message and double
-// (docs/measurements.md). A type's first run now takes one slab of its
-// length (decode.TakeRun).
+// elements from the slabs of their type, as nested messages are, saved an
+// OTLP export 92 allocations of 215, but the example's CreateUsersResponse
+// of 16 users then took 10 allocations and 2,168 bytes where it takes 6 and
+// 1,320: slabs start at one message and double (docs/measurements.md).
 func TestFreshDecodeOneShortRun(t *testing.T) {
 	grpcfasttest.SkipIfRace(t)
 	c := grpcfast.NewCodec()

@@ -313,53 +313,25 @@ func PackedVarints(b []byte) int { return decode.Varints(b) }
 // decode.MaxCarved elements has its pointers side by side with those of the
 // decode's other short fields (decode.Slabs.Pointers), in an array of
 // exactly their number: appending to the field copies it, as to any full
-// slice, and writes nothing of another field. Code generated for
-// SupportPackageIsVersion7 calls AppendMessageOf instead.
+// slice, and writes nothing of another field.
 func AppendMessage[T any](s []*T, d *Decoding, tag uint64, rest []byte) []*T {
 	n := 1 + runAhead(tag, rest, len(s))
 	if sl := d.Slabs; sl != nil && len(s) == 0 && n <= decode.MaxCarved {
-		s = unsafe.Slice((**T)(sl.Pointers(n)), n)
-		allocate(s)
-		return s[:1]
+		s = unsafe.Slice((**T)(sl.Pointers(n)), n)[:1]
+	} else {
+		s = GrowBy(s, n)[:len(s)+1]
 	}
-	return appendMessage(s, d, n)
-}
-
-// AppendMessageOf is AppendMessage for a field whose message type has
-// kind k: in a decode into a fresh message, the elements of the field's
-// first run of at most decode.MaxCarved are taken from the slab of their
-// type (decode.TakeRun), where nested messages of the type are, rather than
-// from an array of the run's own.
-func AppendMessageOf[T any](s []*T, d *Decoding, k SpareKind, tag uint64, rest []byte) []*T {
-	n := 1 + runAhead(tag, rest, len(s))
-	if sl := d.Slabs; sl != nil && len(s) == 0 && n <= decode.MaxCarved {
-		s = unsafe.Slice((**T)(sl.Pointers(n)), n)
-		decode.TakeRun(sl, k, s)
-		return s[:1]
-	}
-	return appendMessage(s, d, n)
-}
-
-// appendMessage is AppendMessage for a field that holds elements, a run
-// longer than decode.MaxCarved or a decode without slabs: n is the new
-// element and those that follow it.
-func appendMessage[T any](s []*T, d *Decoding, n int) []*T {
-	s = GrowBy(s, n)[:len(s)+1]
 	if d.Record == nil {
-		allocate(s[len(s)-1 : len(s)-1+n])
+		// In chunks of at most 1+MaxRun elements, so that an element kept
+		// keeps at most that many of its siblings alive.
+		next := s[len(s)-1 : len(s)-1+n]
+		for len(next) > 0 {
+			all := make([]T, min(len(next), 1+decode.MaxRun))
+			for i := range all {
+				next[i] = &all[i]
+			}
+			next = next[len(all):]
+		}
 	}
 	return s
-}
-
-// allocate sets each of next to a new message, allocated together in
-// chunks of at most 1+MaxRun elements, so that an element kept keeps at
-// most that many of its siblings alive.
-func allocate[T any](next []*T) {
-	for len(next) > 0 {
-		all := make([]T, min(len(next), 1+decode.MaxRun))
-		for i := range all {
-			next[i] = &all[i]
-		}
-		next = next[len(all):]
-	}
 }

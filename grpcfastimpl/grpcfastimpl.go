@@ -31,13 +31,6 @@ const SupportPackageIsVersion5 = true
 // such a -0.0 as +0.0, as vtprotobuf does.
 const SupportPackageIsVersion6 = true
 
-// SupportPackageIsVersion7 is referenced by code generated since generated
-// decoders take the elements of a short repeated message field from the
-// slab of their type in a decode into a fresh message (AppendMessageOf).
-// Code generated for versions 5 and 6 builds against this package too, and
-// allocates such elements in an array of the field's own.
-const SupportPackageIsVersion7 = true
-
 // RegisterDefault registers a grpcfast codec with the default options under
 // the name "proto" (grpcfast.Register()), unless a grpcfast codec has been
 // registered in this process already. Generated code calls it from init, so

@@ -17,7 +17,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion7
+const _ = grpcfastimpl.SupportPackageIsVersion6
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -294,7 +294,7 @@ dEcode1:
 				x.Users = x.Users[:nN+1]
 				eL = x.Users[nN]
 			} else {
-				x.Users = grpcfastimpl.AppendMessageOf(x.Users, dEc, grpcfastSpare_examplepb_user_CreateUserRequest, 10, dAtA)
+				x.Users = grpcfastimpl.AppendMessage(x.Users, dEc, 10, dAtA)
 				eL = x.Users[nN]
 			}
 			if eL == nil {
@@ -386,7 +386,7 @@ dEcode1:
 				x.Users = x.Users[:nN+1]
 				eL = x.Users[nN]
 			} else {
-				x.Users = grpcfastimpl.AppendMessageOf(x.Users, dEc, grpcfastSpare_examplepb_user_CreateUserResponse, 10, dAtA)
+				x.Users = grpcfastimpl.AppendMessage(x.Users, dEc, 10, dAtA)
 				eL = x.Users[nN]
 			}
 			if eL == nil {

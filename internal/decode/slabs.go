@@ -36,9 +36,7 @@ const _ uint = -((2 * slabKinds) & (2*slabKinds - 1))
 // and so on up to MaxSlab at a time (each filling its size class), so that
 // a message of a few nested messages costs what it did, and one of
 // thousands (an OTLP export's attribute values) a few dozen allocations;
-// the elements of its short repeated message fields from the same slabs
-// (TakeRun); and its short strings and bytes side by side in chunks
-// (Chunks). Nothing
+// and its short strings and bytes side by side in chunks (Chunks). Nothing
 // of a decode is handed to another: a decode takes its Slabs from a pool
 // empty, and drops every slab, chunk and string before it gives them back.
 type Slabs struct {
@@ -290,87 +288,31 @@ func Take[T any](s *Slabs, k own.SpareKind) *T {
 	if size == 0 {
 		return new(T)
 	}
-	e := s.entry(k)
-	switch {
-	case e == nil:
-		return new(T)
-	case e.n == 0:
-		// The type's first message, alone: a message of a few nested
-		// messages costs what it did.
-		p := new(T)
-		e.p, e.i, e.n = unsafe.Pointer(p), 1, 1
-		return p
-	case e.i == e.n:
-		newSlab[T](e, min(2*int(e.n), MaxSlab))
-	}
-	p := (*T)(unsafe.Add(e.p, uintptr(e.i)*size))
-	e.i++
-	return p
-}
-
-// TakeRun sets each of dst, the elements of a repeated message field's run
-// (at most MaxSlab), to a new, zero *T of kind k from s: the rest of the
-// type's slab, then a new slab of twice the last or of what is left of dst,
-// whichever holds more (at most MaxSlab, filling its size class), so that a
-// message of one short list takes one array of its elements, as before
-// slabs, and a decode of many such lists (an OTLP export's spans and
-// their attributes) a few slabs of each type rather than an array a list.
-// Where the table is full, the run's elements are allocated together,
-// apart from any slab.
-func TakeRun[T any](s *Slabs, k own.SpareKind, dst []*T) {
-	var zero T
-	size := unsafe.Sizeof(zero)
-	e := s.entry(k)
-	if size == 0 || e == nil {
-		all := make([]T, len(dst))
-		for i := range dst {
-			dst[i] = &all[i]
-		}
-		return
-	}
-	for len(dst) > 0 {
-		if e.i == e.n {
-			newSlab[T](e, max(min(2*int(e.n), MaxSlab), len(dst)))
-		}
-		m := min(len(dst), int(e.n-e.i))
-		p := unsafe.Add(e.p, uintptr(e.i)*size)
-		for i := range m {
-			dst[i] = (*T)(unsafe.Add(p, uintptr(i)*size))
-		}
-		e.i += int32(m)
-		dst = dst[m:]
-	}
-}
-
-// newSlab gives e a new slab of n (at most MaxSlab) messages of type T and
-// the room its size class adds, up to MaxSlabFilled.
-func newSlab[T any](e *slab, n int) {
-	// append rounds the capacity up to the allocator's size class, as
-	// make allocates it without using it.
-	a := append([]T(nil), make([]T, n)...)
-	e.p, e.i, e.n = unsafe.Pointer(unsafe.SliceData(a)), 0, int32(min(cap(a), MaxSlabFilled))
-}
-
-// entry returns the entry of kind k in s's table (open addressing), taking
-// an empty one, with no slab yet, for a kind it does not hold; nil where
-// the table is full.
-func (s *Slabs) entry(k own.SpareKind) *slab {
 	h := int(k)
 	for j := range len(s.e) {
 		e := &s.e[(h+j)&(len(s.e)-1)]
 		switch e.kind {
 		case int32(k) + 1:
-			return e
+			if e.i == e.n {
+				// append rounds the capacity up to the allocator's size
+				// class, as make allocates it without using it.
+				a := append([]T(nil), make([]T, min(2*e.n, MaxSlab))...)
+				e.p, e.i, e.n = unsafe.Pointer(unsafe.SliceData(a)), 0, int32(min(cap(a), MaxSlabFilled))
+			}
+			p := (*T)(unsafe.Add(e.p, uintptr(e.i)*size))
+			e.i++
+			return p
 		case 0:
 			if s.used == slabKinds {
-				return nil
+				return new(T)
 			}
 			s.used++
-			e.kind = int32(k) + 1
-			return e
+			p := new(T)
+			*e = slab{kind: int32(k) + 1, p: unsafe.Pointer(p), i: 1, n: 1}
+			return p
 		}
 	}
-	return nil
+	return new(T)
 }
 
 // drop lets go of every slab, so that s keeps nothing of the decode alive.

@@ -513,7 +513,7 @@ func (d *decodeGen) field(fd *protogen.Field) {
 		g.P("x.", fd.GoName, " = x.", fd.GoName, "[:nN+1]")
 		g.P("eL = x.", fd.GoName, "[nN]")
 		g.P("} else {")
-		g.P("x.", fd.GoName, " = ", d.impl("AppendMessageOf"), "(x.", fd.GoName, ", dEc, ", d.sp.of(fd.Message.GoIdent), ", ", tag, ", dAtA)")
+		g.P("x.", fd.GoName, " = ", d.impl("AppendMessage"), "(x.", fd.GoName, ", dEc, ", tag, ", dAtA)")
 		g.P("eL = x.", fd.GoName, "[nN]")
 		g.P("}")
 		g.P("if eL == nil {")

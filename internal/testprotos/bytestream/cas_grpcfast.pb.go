@@ -17,7 +17,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion7
+const _ = grpcfastimpl.SupportPackageIsVersion6
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -201,7 +201,7 @@ dEcode2:
 				x.Digests = x.Digests[:nN+1]
 				eL = x.Digests[nN]
 			} else {
-				x.Digests = grpcfastimpl.AppendMessageOf(x.Digests, dEc, grpcfastSpare_bytestream_cas_Digest, 18, dAtA)
+				x.Digests = grpcfastimpl.AppendMessage(x.Digests, dEc, 18, dAtA)
 				eL = x.Digests[nN]
 			}
 			if eL == nil {
@@ -385,7 +385,7 @@ dEcode1:
 				x.Responses = x.Responses[:nN+1]
 				eL = x.Responses[nN]
 			} else {
-				x.Responses = grpcfastimpl.AppendMessageOf(x.Responses, dEc, grpcfastSpare_bytestream_cas_BatchReadBlobsResponse_Response, 10, dAtA)
+				x.Responses = grpcfastimpl.AppendMessage(x.Responses, dEc, 10, dAtA)
 				eL = x.Responses[nN]
 			}
 			if eL == nil {

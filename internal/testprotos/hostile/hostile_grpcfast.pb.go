@@ -19,7 +19,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion7
+const _ = grpcfastimpl.SupportPackageIsVersion6
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -169,7 +169,7 @@ dEcode4:
 				x.Children = x.Children[:nN+1]
 				eL = x.Children[nN]
 			} else {
-				x.Children = grpcfastimpl.AppendMessageOf(x.Children, dEc, grpcfastSpare_hostile_hostile_Node, 34, dAtA)
+				x.Children = grpcfastimpl.AppendMessage(x.Children, dEc, 34, dAtA)
 				eL = x.Children[nN]
 			}
 			if eL == nil {
@@ -786,7 +786,7 @@ dEcode4:
 				x.Values = x.Values[:nN+1]
 				eL = x.Values[nN]
 			} else {
-				x.Values = grpcfastimpl.AppendMessageOf(x.Values, dEc, grpcfastSpare_hostile_hostile_Value, 34, dAtA)
+				x.Values = grpcfastimpl.AppendMessage(x.Values, dEc, 34, dAtA)
 				eL = x.Values[nN]
 			}
 			if eL == nil {

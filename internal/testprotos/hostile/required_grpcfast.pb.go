@@ -15,7 +15,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion7
+const _ = grpcfastimpl.SupportPackageIsVersion6
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -121,7 +121,7 @@ dEcode3:
 				x.Items = x.Items[:nN+1]
 				eL = x.Items[nN]
 			} else {
-				x.Items = grpcfastimpl.AppendMessageOf(x.Items, dEc, grpcfastSpare_hostile_required_Req, 26, dAtA)
+				x.Items = grpcfastimpl.AppendMessage(x.Items, dEc, 26, dAtA)
 				eL = x.Items[nN]
 			}
 			if eL == nil {

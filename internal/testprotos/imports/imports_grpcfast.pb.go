@@ -20,7 +20,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion7
+const _ = grpcfastimpl.SupportPackageIsVersion6
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -181,7 +181,7 @@ dEcode2:
 				x.Ms = x.Ms[:nN+1]
 				eL = x.Ms[nN]
 			} else {
-				x.Ms = grpcfastimpl.AppendMessageOf(x.Ms, dEc, grpcfastSpare_imports_imports_M, 18, dAtA)
+				x.Ms = grpcfastimpl.AppendMessage(x.Ms, dEc, 18, dAtA)
 				eL = x.Ms[nN]
 			}
 			if eL == nil {

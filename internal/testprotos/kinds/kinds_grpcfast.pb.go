@@ -23,7 +23,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion7
+const _ = grpcfastimpl.SupportPackageIsVersion6
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -341,7 +341,7 @@ dEcode9:
 				x.Inners = x.Inners[:nN+1]
 				eL = x.Inners[nN]
 			} else {
-				x.Inners = grpcfastimpl.AppendMessageOf(x.Inners, dEc, grpcfastSpare_kinds_kinds_Inner, 74, dAtA)
+				x.Inners = grpcfastimpl.AppendMessage(x.Inners, dEc, 74, dAtA)
 				eL = x.Inners[nN]
 			}
 			if eL == nil {
@@ -1213,7 +1213,7 @@ dEcode3:
 				x.Inners = x.Inners[:nN+1]
 				eL = x.Inners[nN]
 			} else {
-				x.Inners = grpcfastimpl.AppendMessageOf(x.Inners, dEc, grpcfastSpare_kinds_kinds_Inner, 26, dAtA)
+				x.Inners = grpcfastimpl.AppendMessage(x.Inners, dEc, 26, dAtA)
 				eL = x.Inners[nN]
 			}
 			if eL == nil {
@@ -1327,7 +1327,7 @@ dEcode6:
 				x.Items = x.Items[:nN+1]
 				eL = x.Items[nN]
 			} else {
-				x.Items = grpcfastimpl.AppendMessageOf(x.Items, dEc, grpcfastSpare_kinds_kinds_PooledInner, 50, dAtA)
+				x.Items = grpcfastimpl.AppendMessage(x.Items, dEc, 50, dAtA)
 				eL = x.Items[nN]
 			}
 			if eL == nil {
@@ -1659,7 +1659,7 @@ dEcode4:
 				x.Items = x.Items[:nN+1]
 				eL = x.Items[nN]
 			} else {
-				x.Items = grpcfastimpl.AppendMessageOf(x.Items, dEc, grpcfastSpare_kinds_kinds_PooledMaybe, 34, dAtA)
+				x.Items = grpcfastimpl.AppendMessage(x.Items, dEc, 34, dAtA)
 				eL = x.Items[nN]
 			}
 			if eL == nil {
@@ -2601,7 +2601,7 @@ dEcode30:
 			x.Children = x.Children[:nN+1]
 			eL = x.Children[nN]
 		} else {
-			x.Children = grpcfastimpl.AppendMessageOf(x.Children, dEc, grpcfastSpare_kinds_kinds_Decodable, 242, dAtA)
+			x.Children = grpcfastimpl.AppendMessage(x.Children, dEc, 242, dAtA)
 			eL = x.Children[nN]
 		}
 		if eL == nil {
@@ -2670,7 +2670,7 @@ dEcode32:
 			x.Riches = x.Riches[:nN+1]
 			eL = x.Riches[nN]
 		} else {
-			x.Riches = grpcfastimpl.AppendMessageOf(x.Riches, dEc, grpcfastSpare_kinds_kinds_Rich, 258, dAtA)
+			x.Riches = grpcfastimpl.AppendMessage(x.Riches, dEc, 258, dAtA)
 			eL = x.Riches[nN]
 		}
 		if eL == nil {
@@ -3646,7 +3646,7 @@ dEcode6:
 				x.List = x.List[:nN+1]
 				eL = x.List[nN]
 			} else {
-				x.List = grpcfastimpl.AppendMessageOf(x.List, dEc, grpcfastSpare_kinds_kinds_Signed, 50, dAtA)
+				x.List = grpcfastimpl.AppendMessage(x.List, dEc, 50, dAtA)
 				eL = x.List[nN]
 			}
 			if eL == nil {
@@ -4066,7 +4066,7 @@ dEcode5:
 				x.Values = x.Values[:nN+1]
 				eL = x.Values[nN]
 			} else {
-				x.Values = grpcfastimpl.AppendMessageOf(x.Values, dEc, grpcfastSpare_kinds_kinds_OneOf, 42, dAtA)
+				x.Values = grpcfastimpl.AppendMessage(x.Values, dEc, 42, dAtA)
 				eL = x.Values[nN]
 			}
 			if eL == nil {
@@ -4676,7 +4676,7 @@ dEcode10:
 				x.Blobs = x.Blobs[:nN+1]
 				eL = x.Blobs[nN]
 			} else {
-				x.Blobs = grpcfastimpl.AppendMessageOf(x.Blobs, dEc, grpcfastSpare_kinds_kinds_OneBytes, 82, dAtA)
+				x.Blobs = grpcfastimpl.AppendMessage(x.Blobs, dEc, 82, dAtA)
 				eL = x.Blobs[nN]
 			}
 			if eL == nil {
@@ -5531,7 +5531,7 @@ dEcode1:
 				x.Values = x.Values[:nN+1]
 				eL = x.Values[nN]
 			} else {
-				x.Values = grpcfastimpl.AppendMessageOf(x.Values, dEc, grpcfastSpare_kinds_kinds_OneOf, 10, dAtA)
+				x.Values = grpcfastimpl.AppendMessage(x.Values, dEc, 10, dAtA)
 				eL = x.Values[nN]
 			}
 			if eL == nil {

@@ -16,7 +16,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion7
+const _ = grpcfastimpl.SupportPackageIsVersion6
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -323,7 +323,7 @@ dEcode2:
 				x.More = x.More[:nN+1]
 				eL = x.More[nN]
 			} else {
-				x.More = grpcfastimpl.AppendMessageOf(x.More, dEc, grpcfastSpare_multi_b_Shared, 18, dAtA)
+				x.More = grpcfastimpl.AppendMessage(x.More, dEc, 18, dAtA)
 				eL = x.More[nN]
 			}
 			if eL == nil {

@@ -18,7 +18,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion7
+const _ = grpcfastimpl.SupportPackageIsVersion6
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -230,7 +230,7 @@ dEcode1:
 				x.ResourceSpans = x.ResourceSpans[:nN+1]
 				eL = x.ResourceSpans[nN]
 			} else {
-				x.ResourceSpans = grpcfastimpl.AppendMessageOf(x.ResourceSpans, dEc, grpcfastSpare_otlp_otlp_ResourceSpans, 10, dAtA)
+				x.ResourceSpans = grpcfastimpl.AppendMessage(x.ResourceSpans, dEc, 10, dAtA)
 				eL = x.ResourceSpans[nN]
 			}
 			if eL == nil {
@@ -322,7 +322,7 @@ dEcode1:
 				x.ResourceSpans = x.ResourceSpans[:nN+1]
 				eL = x.ResourceSpans[nN]
 			} else {
-				x.ResourceSpans = grpcfastimpl.AppendMessageOf(x.ResourceSpans, dEc, grpcfastSpare_otlp_otlp_ResourceSpans, 10, dAtA)
+				x.ResourceSpans = grpcfastimpl.AppendMessage(x.ResourceSpans, dEc, 10, dAtA)
 				eL = x.ResourceSpans[nN]
 			}
 			if eL == nil {
@@ -619,7 +619,7 @@ dEcode2:
 				x.ScopeSpans = x.ScopeSpans[:nN+1]
 				eL = x.ScopeSpans[nN]
 			} else {
-				x.ScopeSpans = grpcfastimpl.AppendMessageOf(x.ScopeSpans, dEc, grpcfastSpare_otlp_otlp_ScopeSpans, 18, dAtA)
+				x.ScopeSpans = grpcfastimpl.AppendMessage(x.ScopeSpans, dEc, 18, dAtA)
 				eL = x.ScopeSpans[nN]
 			}
 			if eL == nil {
@@ -781,7 +781,7 @@ dEcode2:
 				x.Spans = x.Spans[:nN+1]
 				eL = x.Spans[nN]
 			} else {
-				x.Spans = grpcfastimpl.AppendMessageOf(x.Spans, dEc, grpcfastSpare_otlp_otlp_Span, 18, dAtA)
+				x.Spans = grpcfastimpl.AppendMessage(x.Spans, dEc, 18, dAtA)
 				eL = x.Spans[nN]
 			}
 			if eL == nil {
@@ -1106,7 +1106,7 @@ dEcode9:
 				x.Attributes = x.Attributes[:nN+1]
 				eL = x.Attributes[nN]
 			} else {
-				x.Attributes = grpcfastimpl.AppendMessageOf(x.Attributes, dEc, grpcfastSpare_otlp_otlp_KeyValue, 74, dAtA)
+				x.Attributes = grpcfastimpl.AppendMessage(x.Attributes, dEc, 74, dAtA)
 				eL = x.Attributes[nN]
 			}
 			if eL == nil {
@@ -1177,7 +1177,7 @@ dEcode11:
 				x.Events = x.Events[:nN+1]
 				eL = x.Events[nN]
 			} else {
-				x.Events = grpcfastimpl.AppendMessageOf(x.Events, dEc, grpcfastSpare_otlp_otlp_Span_Event, 90, dAtA)
+				x.Events = grpcfastimpl.AppendMessage(x.Events, dEc, 90, dAtA)
 				eL = x.Events[nN]
 			}
 			if eL == nil {
@@ -1248,7 +1248,7 @@ dEcode13:
 				x.Links = x.Links[:nN+1]
 				eL = x.Links[nN]
 			} else {
-				x.Links = grpcfastimpl.AppendMessageOf(x.Links, dEc, grpcfastSpare_otlp_otlp_Span_Link, 106, dAtA)
+				x.Links = grpcfastimpl.AppendMessage(x.Links, dEc, 106, dAtA)
 				eL = x.Links[nN]
 			}
 			if eL == nil {
@@ -1493,7 +1493,7 @@ dEcode3:
 				x.Attributes = x.Attributes[:nN+1]
 				eL = x.Attributes[nN]
 			} else {
-				x.Attributes = grpcfastimpl.AppendMessageOf(x.Attributes, dEc, grpcfastSpare_otlp_otlp_KeyValue, 26, dAtA)
+				x.Attributes = grpcfastimpl.AppendMessage(x.Attributes, dEc, 26, dAtA)
 				eL = x.Attributes[nN]
 			}
 			if eL == nil {
@@ -1700,7 +1700,7 @@ dEcode4:
 				x.Attributes = x.Attributes[:nN+1]
 				eL = x.Attributes[nN]
 			} else {
-				x.Attributes = grpcfastimpl.AppendMessageOf(x.Attributes, dEc, grpcfastSpare_otlp_otlp_KeyValue, 34, dAtA)
+				x.Attributes = grpcfastimpl.AppendMessage(x.Attributes, dEc, 34, dAtA)
 				eL = x.Attributes[nN]
 			}
 			if eL == nil {
@@ -2213,7 +2213,7 @@ dEcode1:
 				x.Values = x.Values[:nN+1]
 				eL = x.Values[nN]
 			} else {
-				x.Values = grpcfastimpl.AppendMessageOf(x.Values, dEc, grpcfastSpare_otlp_otlp_AnyValue, 10, dAtA)
+				x.Values = grpcfastimpl.AppendMessage(x.Values, dEc, 10, dAtA)
 				eL = x.Values[nN]
 			}
 			if eL == nil {
@@ -2376,7 +2376,7 @@ dEcode1:
 				x.Values = x.Values[:nN+1]
 				eL = x.Values[nN]
 			} else {
-				x.Values = grpcfastimpl.AppendMessageOf(x.Values, dEc, grpcfastSpare_otlp_otlp_KeyValue, 10, dAtA)
+				x.Values = grpcfastimpl.AppendMessage(x.Values, dEc, 10, dAtA)
 				eL = x.Values[nN]
 			}
 			if eL == nil {
@@ -2712,7 +2712,7 @@ dEcode3:
 				x.Attributes = x.Attributes[:nN+1]
 				eL = x.Attributes[nN]
 			} else {
-				x.Attributes = grpcfastimpl.AppendMessageOf(x.Attributes, dEc, grpcfastSpare_otlp_otlp_KeyValue, 26, dAtA)
+				x.Attributes = grpcfastimpl.AppendMessage(x.Attributes, dEc, 26, dAtA)
 				eL = x.Attributes[nN]
 			}
 			if eL == nil {
@@ -2832,7 +2832,7 @@ dEcode1:
 				x.Attributes = x.Attributes[:nN+1]
 				eL = x.Attributes[nN]
 			} else {
-				x.Attributes = grpcfastimpl.AppendMessageOf(x.Attributes, dEc, grpcfastSpare_otlp_otlp_KeyValue, 10, dAtA)
+				x.Attributes = grpcfastimpl.AppendMessage(x.Attributes, dEc, 10, dAtA)
 				eL = x.Attributes[nN]
 			}
 			if eL == nil {

@@ -17,7 +17,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion7
+const _ = grpcfastimpl.SupportPackageIsVersion6
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -111,7 +111,7 @@ dEcode2:
 				x.Children = x.Children[:nN+1]
 				eL = x.Children[nN]
 			} else {
-				x.Children = grpcfastimpl.AppendMessageOf(x.Children, dEc, grpcfastSpare_shapes_shapes_Tree, 18, dAtA)
+				x.Children = grpcfastimpl.AppendMessage(x.Children, dEc, 18, dAtA)
 				eL = x.Children[nN]
 			}
 			if eL == nil {
@@ -688,7 +688,7 @@ dEcode14:
 				x.Leaves = x.Leaves[:nN+1]
 				eL = x.Leaves[nN]
 			} else {
-				x.Leaves = grpcfastimpl.AppendMessageOf(x.Leaves, dEc, grpcfastSpare_shapes_shapes_Leaf, 114, dAtA)
+				x.Leaves = grpcfastimpl.AppendMessage(x.Leaves, dEc, 114, dAtA)
 				eL = x.Leaves[nN]
 			}
 			if eL == nil {

@@ -23,7 +23,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion7
+const _ = grpcfastimpl.SupportPackageIsVersion6
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -419,7 +419,7 @@ dEcode2:
 				x.ResponseParameters = x.ResponseParameters[:nN+1]
 				eL = x.ResponseParameters[nN]
 			} else {
-				x.ResponseParameters = grpcfastimpl.AppendMessageOf(x.ResponseParameters, dEc, grpcfastSpare_interop_pooled_interop_ResponseParameters, 18, dAtA)
+				x.ResponseParameters = grpcfastimpl.AppendMessage(x.ResponseParameters, dEc, 18, dAtA)
 				eL = x.ResponseParameters[nN]
 			}
 			if eL == nil {

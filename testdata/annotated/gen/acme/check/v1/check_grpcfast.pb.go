@@ -24,7 +24,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion7
+const _ = grpcfastimpl.SupportPackageIsVersion6
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -392,7 +392,7 @@ dEcode1:
 				x.Items = x.Items[:nN+1]
 				eL = x.Items[nN]
 			} else {
-				x.Items = grpcfastimpl.AppendMessageOf(x.Items, dEc, grpcfastSpare_acme_check_v1_check_CheckRequest, 10, dAtA)
+				x.Items = grpcfastimpl.AppendMessage(x.Items, dEc, 10, dAtA)
 				eL = x.Items[nN]
 			}
 			if eL == nil {
@@ -484,7 +484,7 @@ dEcode1:
 				x.Pairs = x.Pairs[:nN+1]
 				eL = x.Pairs[nN]
 			} else {
-				x.Pairs = grpcfastimpl.AppendMessageOf(x.Pairs, dEc, grpcfastSpare_acme_check_v1_check_CheckBulkResponseItem, 10, dAtA)
+				x.Pairs = grpcfastimpl.AppendMessage(x.Pairs, dEc, 10, dAtA)
 				eL = x.Pairs[nN]
 			}
 			if eL == nil {

@@ -24,7 +24,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion7
+const _ = grpcfastimpl.SupportPackageIsVersion6
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -645,7 +645,7 @@ dEcode2:
 				x.Requests = x.Requests[:nN+1]
 				eL = x.Requests[nN]
 			} else {
-				x.Requests = grpcfastimpl.AppendMessageOf(x.Requests, dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_BatchUpdateBlobsRequest_Request, 18, dAtA)
+				x.Requests = grpcfastimpl.AppendMessage(x.Requests, dEc, 18, dAtA)
 				eL = x.Requests[nN]
 			}
 			if eL == nil {
@@ -849,7 +849,7 @@ dEcode1:
 				x.Responses = x.Responses[:nN+1]
 				eL = x.Responses[nN]
 			} else {
-				x.Responses = grpcfastimpl.AppendMessageOf(x.Responses, dEc, grpcfastSpare_build_bazel_remote_execution_v2_remote_execution_BatchUpdateBlobsResponse_Response, 10, dAtA)
+				x.Responses = grpcfastimpl.AppendMessage(x.Responses, dEc, 10, dAtA)
 				eL = x.Responses[nN]
 			}
 			if eL == nil {
