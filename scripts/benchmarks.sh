@@ -229,8 +229,8 @@ own; apart, it counts the server's work alone." \
 	if [[ -s $out/ratios.txt ]]; then
 		# Runs (round=I) and rounds within each (round=I/round=J, of
 		# RATIOS_INNER), or runs alone (the results of an older run).
-		runs=$(grep -oE '/round=[0-9]+' "$out/ratios.txt" | sort -u | wc -l)
-		within=$(grep -oE '/round=[0-9]+/round=[0-9]+' "$out/ratios.txt" | sed 's#^/round=[0-9]*##' | sort -u | wc -l)
+		counts=$(./scripts/ratios.sh --runs "$out/ratios.txt")
+		read -r runs within <<<"$counts"
 		# The warm-up of the run that made them, if it had one.
 		warmflag=
 		[[ ! -s $out/ratios.warmup ]] || warmflag=" -grpcfast.warmup=$(cat "$out/ratios.warmup")"

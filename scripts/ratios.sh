@@ -38,6 +38,10 @@
 # summary then also prints each ratio with every run taken as one value,
 # the median of its rounds ("by run").
 #
+# ratios.sh --runs FILE... prints how many go test runs made those results
+# and the most rounds within one (RATIOS_INNER, or 0): make benchmarks-md
+# names its command with them.
+#
 # ratios.sh --summary FILE... prints the same ratios, for the results of
 # earlier runs in FILE... (what each printed on standard output), on
 # standard output: make benchmarks-md writes them into BENCHMARKS.md. The
@@ -149,6 +153,48 @@ END {
 	}
 }' "$@"
 }
+
+# runs FILE... prints how many go test runs made the results in FILE...
+# (round=I; each file's apart), and the most rounds within one of them
+# (round=I/round=J, of RATIOS_INNER; 0 for results without): the COUNT and
+# RATIOS_INNER of the command that makes such results, for make
+# benchmarks-md's heading.
+runs() {
+	awk '
+FNR == 1 { file++ }
+/^Benchmark/ {
+	name = $1; outer = ""; levels = 0
+	while (match(name, /round=[0-9]+/)) {
+		r = substr(name, RSTART + 6, RLENGTH - 6)
+		if (levels == 0) outer = file "." r
+		else inner[outer, r] = 1
+		name = substr(name, RSTART + RLENGTH)
+		levels++
+	}
+	if (levels > 0) seen[outer] = 1
+}
+END {
+	n = 0
+	for (o in seen) n++
+	for (k in inner) {
+		split(k, p, SUBSEP)
+		within[p[1]]++
+	}
+	w = 0
+	for (o in within) if (within[o] > w) w = within[o]
+	print n, w
+}' "$@"
+}
+
+if [ "${1:-}" = --runs ]; then
+	shift
+	[ $# -gt 0 ] || {
+		echo "ratios.sh --runs: name the files of results to count" >&2
+		exit 2
+	}
+	runs "$@"
+	exit
+fi
 
 if [ "${1:-}" = --summary ]; then
 	shift

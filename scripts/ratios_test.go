@@ -226,3 +226,49 @@ func TestRatiosSummaryByRun(t *testing.T) {
 		t.Errorf("rounds without inner rounds printed a line by run:\n%s", out)
 	}
 }
+
+// runs runs ratios.sh --runs on files and returns what it prints.
+func runs(t *testing.T, files ...string) string {
+	t.Helper()
+	out, err := exec.Command("bash", append([]string{"ratios.sh", "--runs"}, files...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("ratios.sh --runs: %v\n%s", err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// ratios.sh --runs counts the go test runs of a results file and the rounds
+// within each, for BENCHMARKS.md's command line: 6 runs of 8 rounds are 6
+// and 8, not 8 (the rounds within a run number 1 to 8 too, and were once
+// counted as runs).
+func TestRatiosRuns(t *testing.T) {
+	inner := func(runs, rounds int) [][]float64 {
+		r := make([][]float64, runs)
+		for i := range r {
+			r[i] = make([]float64, rounds)
+			for j := range r[i] {
+				r[i][j] = 0.75
+			}
+		}
+		return r
+	}
+	for _, c := range []struct {
+		name  string
+		files []string
+		want  string
+	}{
+		{"6 runs of 8 rounds", []string{writeInnerRounds(t, inner(6, 8))}, "6 8"},
+		{"10 runs of 8 rounds", []string{writeInnerRounds(t, inner(10, 8))}, "10 8"},
+		{"2 runs of 3 rounds", []string{writeInnerRounds(t, inner(2, 3))}, "2 3"},
+		{"rounds alone", []string{writeRounds(t, []float64{0.7, 0.8, 0.75, 0.71})}, "4 0"},
+		{"two files of 2 runs of 3", []string{writeInnerRounds(t, inner(2, 3)), writeInnerRounds(t, inner(2, 3))}, "4 3"},
+	} {
+		if got := runs(t, c.files...); got != c.want {
+			t.Errorf("%s: ratios.sh --runs printed %q, want %q", c.name, got, c.want)
+		}
+	}
+	out, err := exec.Command("bash", "ratios.sh", "--runs").CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out), "--runs") {
+		t.Errorf("ratios.sh --runs without files: %v, %q; want exit status 2 and a message naming --runs", err, out)
+	}
+}
