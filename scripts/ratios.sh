@@ -186,25 +186,20 @@ END {
 }' "$@"
 }
 
-if [ "${1:-}" = --runs ]; then
+# --runs and --summary read the files of results named after them.
+case ${1:-} in
+--runs | --summary)
+	mode=${1#--}
 	shift
 	[ $# -gt 0 ] || {
-		echo "ratios.sh --runs: name the files of results to count" >&2
+		echo "ratios.sh --$mode: name the files of results to read" >&2
 		exit 2
 	}
-	runs "$@"
+	"$mode" "$@"
 	exit
-fi
+	;;
+esac
 
-if [ "${1:-}" = --summary ]; then
-	shift
-	[ $# -gt 0 ] || {
-		echo "ratios.sh --summary: name the files of results to sum up" >&2
-		exit 2
-	}
-	summary "$@"
-	exit
-fi
 count=$1
 shift
 source "$(dirname "$0")/serverpaths.bash"
