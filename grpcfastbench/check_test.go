@@ -2,11 +2,15 @@ package grpcfastbench
 
 import (
 	"context"
+	"runtime"
+	"runtime/metrics"
+	"strconv"
 	"strings"
 	"testing"
 
 	"google.golang.org/grpc/encoding"
 	"google.golang.org/grpc/mem"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 )
@@ -144,5 +148,99 @@ func TestCheckedCallErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// richMessages returns n Rich messages of inners Inner elements each, every
+// element a small message of its own: a decoded corpus's shape.
+func richMessages(n, inners int) []proto.Message {
+	list := make([]proto.Message, n)
+	for i := range list {
+		r := &kinds.Rich{Id: int64(i), Name: "rich " + strconv.Itoa(i)}
+		for j := range inners {
+			r.Inners = append(r.Inners, &kinds.Inner{Label: "inner " + strconv.Itoa(j), Values: []uint32{uint32(j)}})
+		}
+		list[i] = r
+	}
+	return list
+}
+
+// scanHeap returns the bytes of heap that the collector scans, after a
+// collection.
+func scanHeap() int64 {
+	runtime.GC()
+	s := []metrics.Sample{{Name: "/gc/scan/heap:bytes"}}
+	metrics.Read(s)
+	return int64(s[0].Value.Uint64())
+}
+
+// TestStubKeepsRequestsEncoded checks that a stub server holds the requests
+// it checks against as bytes that the collector does not scan: a decoded
+// corpus would be heap that a server in its own process marks in every
+// collection, on every path.
+func TestStubKeepsRequestsEncoded(t *testing.T) {
+	const n, inners = 16, 1000
+	base := scanHeap()
+	decoded := richMessages(n, inners)
+	held := scanHeap() - base
+	runtime.KeepAlive(decoded)
+	// The control: decoded messages are scanned heap, about 1.5 MiB here.
+	if held < n*inners*64 {
+		t.Fatalf("%d decoded messages hold %d bytes of scanned heap; want at least %d", n, held, n*inners*64)
+	}
+
+	base = scanHeap()
+	st := &stub{reqs: encodeSent(richMessages(n, inners))}
+	kept := scanHeap() - base
+	if kept > held/20 {
+		t.Errorf("a stub holding %d requests adds %d bytes of scanned heap, where the decoded requests hold %d; want at most %d",
+			n, kept, held, held/20)
+	}
+	// A checked call still finds the requests as they were sent.
+	sent, err := st.sentReqs(check{on: true, call: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := richMessages(n, inners)
+	if len(sent) != n {
+		t.Fatalf("sentReqs returned %d requests; want %d", len(sent), n)
+	}
+	for i := range sent {
+		if !proto.Equal(sent[i], want[i]) {
+			t.Errorf("request %d decodes unlike the one sent", i)
+		}
+	}
+	if got, err := st.sentReqs(check{}); got != nil || err != nil {
+		t.Errorf("an unchecked call decoded %d requests (%v); want none", len(got), err)
+	}
+	runtime.KeepAlive(st)
+}
+
+// TestSentMsgsKeepsWhatDoesNotEncode checks that requests that do not
+// encode (an invalid UTF-8 string of proto3), or that are not all of one
+// type, are kept as they are, for the check to compare with what the
+// client's codec sends.
+func TestSentMsgsKeepsWhatDoesNotEncode(t *testing.T) {
+	bad := &kinds.Rich{Name: "\xff"}
+	for _, list := range [][]proto.Message{
+		{&kinds.Rich{Id: 1}, bad},
+		{&kinds.Rich{Id: 1}, &kinds.Inner{Label: "x"}},
+	} {
+		s := encodeSent(list)
+		got, err := s.decode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(list) {
+			t.Fatalf("decode returned %d messages; want %d", len(got), len(list))
+		}
+		for i := range list {
+			if got[i] != list[i] {
+				t.Errorf("message %d (%T) was not kept as it is", i, list[i])
+			}
+		}
+	}
+	if got, err := encodeSent(nil).decode(); len(got) != 0 || err != nil {
+		t.Errorf("no requests decode as %d (%v); want none", len(got), err)
 	}
 }

@@ -39,7 +39,11 @@
 // the server compares every request it receives, and the client every
 // response, with what the other side sent (proto.Equal), each message made
 // unique for that call, so that a reused message left untouched cannot pass.
-// A path whose codec or receiver loses data fails the benchmark. With
+// A path whose codec or receiver loses data fails the benchmark. The stub
+// server keeps the requests it checks encoded, and decodes them anew for a
+// checked call: its heap holds no decoded copy for the collector to mark
+// in every cycle (a replayed corpus decodes into many small messages), so
+// that the server's CPU is that of serving the calls. With
 // -grpcfast.server=process the child runs with this process's GOMAXPROCS
 // (and so follows -test.cpu), and the benchmark fails if it does not.
 //

@@ -317,9 +317,18 @@ func batchMessages(m Method, def msgs, cfg *config) (*msgs, error) {
 // stub is the server side of one method: it answers with ress, in turn.
 type stub struct {
 	cfg  *config
-	reqs []proto.Message // what the client sends, to check a checked call
+	reqs sentMsgs // what the client sends, to check a checked call
 	ress []proto.Message
 	next atomic.Uint64
+}
+
+// sentReqs returns the requests that the client of the checked call k
+// sends, decoded anew (sentMsgs); none for an unchecked call.
+func (s *stub) sentReqs(k check) ([]proto.Message, error) {
+	if !k.on {
+		return nil, nil
+	}
+	return s.reqs.decode()
 }
 
 // res returns the single response of an unchecked call: the next in turn.
@@ -389,7 +398,7 @@ func serviceOf(service, shape string) string {
 // request per call), which grpcfastimpl.PooledRegistrar replaces on the
 // pooled paths.
 func addMethod(desc *grpc.ServiceDesc, m Method, ms msgs, p *path, cfg *config) *stub {
-	st := &stub{cfg: cfg, reqs: ms.reqs, ress: ms.ress}
+	st := &stub{cfg: cfg, reqs: encodeSent(ms.reqs), ress: ms.ress}
 	if m.kind == unary {
 		desc.Methods = append(desc.Methods, grpc.MethodDesc{
 			MethodName: m.name,

@@ -151,7 +151,11 @@ func copyOption(copy bool) []grpcfast.PooledOption {
 // server, checking it on a checked call.
 func serveUnary[Req any](ctx context.Context, name string, s *stub, in *Req) (any, error) {
 	if k := serverCheck(ctx); k.on {
-		if err := same(name, "the server", "request", 0, in, k.at(s.reqs, 0)); err != nil {
+		sent, err := s.sentReqs(k)
+		if err != nil {
+			return nil, err
+		}
+		if err := same(name, "the server", "request", 0, in, k.at(sent, 0)); err != nil {
 			return nil, err
 		}
 		return k.at(s.ress, 0), nil
@@ -168,8 +172,12 @@ func ClientStream[Req, Res any](name string, recv func(grpc.ClientStreamingServe
 	m.serve = func(s *stub, p *path, ss grpc.ServerStream) error {
 		st := &grpc.GenericServerStream[Req, Res]{ServerStream: ss}
 		k := serverCheck(ss.Context())
+		sent, err := s.sentReqs(k)
+		if err != nil {
+			return err
+		}
 		n, err := receive(p, st.Recv, func() *grpcfast.Receiver[Req] { return recv(st) },
-			checker[Req](k, name, "the server", "request", s.reqs))
+			checker[Req](k, name, "the server", "request", sent))
 		if err != nil {
 			return err
 		}
@@ -218,7 +226,11 @@ func ServerStream[Req, Res any](name string, recv func(grpc.ServerStreamingClien
 			return err
 		}
 		k := serverCheck(ss.Context())
-		if err := checker[Req](k, name, "the server", "request", s.reqs)(0, in); err != nil {
+		sent, err := s.sentReqs(k)
+		if err != nil {
+			return err
+		}
+		if err := checker[Req](k, name, "the server", "request", sent)(0, in); err != nil {
 			return err
 		}
 		for i := range s.cfg.msgs {
@@ -263,7 +275,11 @@ func Bidi[Req, Res any](name string,
 	m.serve = func(s *stub, p *path, ss grpc.ServerStream) error {
 		st := &grpc.GenericServerStream[Req, Res]{ServerStream: ss}
 		k := serverCheck(ss.Context())
-		check := checker[Req](k, name, "the server", "request", s.reqs)
+		sent, err := s.sentReqs(k)
+		if err != nil {
+			return err
+		}
+		check := checker[Req](k, name, "the server", "request", sent)
 		next := nextFunc(p, st.Recv, func() *grpcfast.Receiver[Req] { return recvReq(st) })
 		for i := 0; ; i++ {
 			in, err := next()
