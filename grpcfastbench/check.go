@@ -115,12 +115,13 @@ func checker[M any](k check, method, side, what string, sent []proto.Message) fu
 // sentMsgs is what a stub server checks the messages it receives against:
 // those the client sends, kept encoded, so that the server's heap holds
 // nothing of them that its collector has to scan. A decoded replay corpus
-// (the 8 recorded OTLP exports of internal/testprotos/otlp decode into
-// some 850 KiB of small messages) would otherwise be most of a stub
+// (the 4 recorded OTLP exports of internal/testprotos/otlp decode into
+// hundreds of KiB of small messages) would otherwise be most of a stub
 // server's live heap, which the collector marks in every cycle, on every
-// path: it cost about 6% of the server's CPU per export. A server's heap is
-// its handlers' and its codec's; a checked call, a few per run, decodes the
-// messages anew.
+// path that allocates: it cost the default path about a fifth of its server
+// CPU per export (docs/measurements.md, the collector's pace). A server's
+// heap is its handlers' and its codec's; a checked call, a few per run,
+// decodes the messages anew.
 type sentMsgs struct {
 	typ protoreflect.MessageType
 	enc [][]byte
