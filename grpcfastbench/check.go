@@ -130,8 +130,8 @@ type sentMsgs struct {
 	list []proto.Message
 }
 
-// sentOptions encode and decode the messages a stub server checks as they
-// are, required fields missing included, and nothing else.
+// sentMarshal and sentUnmarshal encode and decode the messages a stub
+// server checks as they are, required fields missing included.
 var (
 	sentMarshal   = proto.MarshalOptions{AllowPartial: true}
 	sentUnmarshal = proto.UnmarshalOptions{AllowPartial: true}
