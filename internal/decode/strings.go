@@ -32,15 +32,23 @@ func (s *Decoding) StringRun(dst []string, b []byte, tag byte) ([]string, []byte
 // viewRun is StringRun for a state whose strings are views of the input.
 // It reads b and writes dst's array through pointers, without the bounds
 // checks and the growth test of indexing and append: each access is within
-// bounds by the loop's own tests (left, the bytes from q on, is at least 1
+// bounds by the loops' own tests (left, the bytes from q on, is at least 1
 // before a length is read and 2 before q moves past a value to the tag
-// after it; a value of n bytes only where n < left; k < cap(dst) before a
-// value is written). q never points past b's last byte. A value is built as
-// a string header (view) from a pointer within b and its length, without
-// unsafe.String's test that the two do not wrap around. 32 instructions a
-// value, where indexes into b and unsafe.String took 38 (cachegrind,
-// BenchmarkDecodeStrings/size=16384/path=slot-copy); TestStringRunGuarded
-// runs it on input that ends before a page that faults when read.
+// after it; a value of n bytes only where n < left; fewer than cap(dst)
+// values before one is written). q never points past b's last byte. A
+// value is built as a string header (view) from a pointer within b and its
+// length, without unsafe.String's test that the two do not wrap around.
+//
+// Its first loop takes the values followed by the tag and length of
+// another, all within b: one test of the bytes left a value, where the
+// second loop, which takes the rest, tests them before and after the tag.
+// A value's length can only be read once the one before it has, so the
+// loop's instructions around that chain of reads are what it costs: with
+// the first loop, BenchmarkDecodeStrings/size=16384/path=slot-copy runs
+// 61,115 instructions an op, where the second loop alone ran 72,853
+// (cachegrind, scripts/instructions.sh), and indexes into b and
+// unsafe.String more still. TestStringRunGuarded runs it on input that ends
+// before a page that faults when read.
 func viewRun(dst []string, b []byte, tag byte) ([]string, []byte, bool) {
 	k, c, end := len(dst), cap(dst), len(b)
 	if k == c || end == 0 {
@@ -49,6 +57,31 @@ func viewRun(dst []string, b []byte, tag byte) ([]string, []byte, bool) {
 	d := unsafe.Pointer(unsafe.SliceData(dst))
 	q := unsafe.Pointer(unsafe.SliceData(b)) // the next value's length
 	left := end                              // the bytes from q on
+	// The values whose tag and length after them lie within b (n+2 <
+	// left): q moves to that length at once. at is the next value's offset
+	// in dst's array, room the array's size.
+	const size = unsafe.Sizeof(view{})
+	at, room := uintptr(k)*size, uintptr(c)*size // k < c
+	for {
+		n := int(*(*byte)(q))
+		if n >= 0x80 || n+2 >= left {
+			break
+		}
+		p := unsafe.Add(q, 1) // within b: n+2 < left
+		if n == 0 {
+			p = nil
+		}
+		*(*view)(unsafe.Add(d, at)) = view{p, n}
+		at += size
+		if *(*byte)(unsafe.Add(q, 1+n)) != tag {
+			return dst[:at/size], b[end-left+1+n:], true
+		}
+		q, left = unsafe.Add(q, 2+n), left-2-n // left >= 1: q within b
+		if at == room {
+			return dst[:c], b[end-left:], false
+		}
+	}
+	k = int(at / size)
 	for {
 		n := int(*(*byte)(q))
 		if n >= 0x80 || n >= left {
