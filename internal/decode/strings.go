@@ -32,23 +32,22 @@ func (s *Decoding) StringRun(dst []string, b []byte, tag byte) ([]string, []byte
 // viewRun is StringRun for a state whose strings are views of the input.
 // It reads b and writes dst's array through pointers, without the bounds
 // checks and the growth test of indexing and append: each access is within
-// bounds by the loops' own tests (left, the bytes from q on, is at least 1
+// bounds by the loop's own tests (left, the bytes from q on, is at least 1
 // before a length is read and 2 before q moves past a value to the tag
 // after it; a value of n bytes only where n < left; fewer than cap(dst)
 // values before one is written). q never points past b's last byte. A
 // value is built as a string header (view) from a pointer within b and its
 // length, without unsafe.String's test that the two do not wrap around.
 //
-// Its first loop takes the values followed by the tag and length of
-// another, all within b: one test of the bytes left a value, where the
-// second loop, which takes the rest, tests them before and after the tag.
-// A value's length can only be read once the one before it has, so the
-// loop's instructions around that chain of reads are what it costs: with
-// the first loop, BenchmarkDecodeStrings/size=16384/path=slot-copy runs
-// 61,115 instructions an op, where the second loop alone ran 72,853
-// (cachegrind, scripts/instructions.sh), and indexes into b and
-// unsafe.String more still. TestStringRunGuarded runs it on input that ends
-// before a page that faults when read.
+// Its loop takes the values followed by the tag and length of another,
+// all within b, with one test of the bytes left a value; the code after it
+// takes the value that ends b, if any. A value's length can only be read
+// once the one before it has, so the loop's instructions around that chain
+// of reads are what it costs: BenchmarkDecodeStrings/size=16384/path=slot-copy
+// runs 61,115 instructions an op, where a loop that tested the bytes left
+// before and after each tag ran 72,853 (cachegrind, scripts/instructions.sh),
+// and indexes into b and unsafe.String more still. TestStringRunGuarded
+// runs it on input that ends before a page that faults when read.
 func viewRun(dst []string, b []byte, tag byte) ([]string, []byte, bool) {
 	k, c, end := len(dst), cap(dst), len(b)
 	if k == c || end == 0 {
@@ -81,38 +80,26 @@ func viewRun(dst []string, b []byte, tag byte) ([]string, []byte, bool) {
 			return dst[:c], b[end-left:], false
 		}
 	}
-	k = int(at / size)
-	for {
-		n := int(*(*byte)(q))
-		if n >= 0x80 || n >= left {
-			break
-		}
-		var v view
-		if n > 0 {
-			v = view{unsafe.Add(q, 1), n}
-		}
-		*(*view)(unsafe.Add(d, uintptr(k)*unsafe.Sizeof(v))) = v
-		k++
-		left -= 1 + n
-		if left <= 1 {
-			// The input ends with this value; or with the tag of one more,
-			// whose length is missing (the caller finds it so); or with
-			// one byte of another field.
-			if left == 1 && b[end-1] == tag {
-				return dst[:k], b[end:], false
-			}
-			return dst[:k], b[end-left:], true
-		}
-		q = unsafe.Add(q, 1+n) // within b: left > 1
-		if *(*byte)(q) != tag {
-			return dst[:k], b[end-left:], true
-		}
-		q, left = unsafe.Add(q, 1), left-1
-		if k == c {
-			break
-		}
+	// The loop stopped at a value of 128 bytes or more (a length of two
+	// bytes), at a length past b's end, or at the value that b ends with
+	// (n+2 >= left): it ends b, or is followed by one byte alone.
+	n := int(*(*byte)(q))
+	if n >= 0x80 || n >= left {
+		return dst[:at/size], b[end-left:], false
 	}
-	return dst[:k], b[end-left:], false
+	var p unsafe.Pointer
+	if n > 0 {
+		p = unsafe.Add(q, 1) // within b: n < left
+	}
+	*(*view)(unsafe.Add(d, at)) = view{p, n}
+	k = int(at/size) + 1
+	// The input ends with this value; or with the tag of one more, whose
+	// length is missing (the caller finds it so); or with one byte of
+	// another field.
+	if left -= 1 + n; left == 1 && b[end-1] == tag {
+		return dst[:k], b[end:], false
+	}
+	return dst[:k], b[end-left:], true
 }
 
 // view is a string's header: a value made from one (n > 0 bytes at p,
