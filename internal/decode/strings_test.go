@@ -58,6 +58,18 @@ func runInputs() map[string][]byte {
 		"empty input":        nil,
 		"only a length":      {3},
 		"empty, another tag": {0, 7 << 3, 1},
+		// Runs of values of one length, which viewRun takes in a loop of
+		// their own, ended in each of the ways above.
+		"equal lengths":                 run(slices.Repeat([]string{"abcd"}, 10)...),
+		"equal lengths, another field":  append(run(slices.Repeat([]string{"abcd"}, 5)...), 7<<3, 1),
+		"equal lengths, then longer":    run("abcd", "abcd", "abcd", "abcdef", "ab", "ab"),
+		"equal lengths, then long":      run("ab", "ab", "ab", strings.Repeat("y", 128), "ab"),
+		"equal lengths, past the end":   append(run("ab", "ab", "ab"), tag, 2, 'x'),
+		"equal lengths, tag at the end": append(run("ab", "ab", "ab"), tag),
+		"equal lengths, a byte after":   append(run("ab", "ab", "ab"), 7<<3),
+		"equal longest short":           run(slices.Repeat([]string{strings.Repeat("z", 127)}, 4)...),
+		"equal empty values":            run("", "", "", "", "a"),
+		"equal one-byte values":         run("a", "b", "c", "d", "e", "f"),
 	}
 	return in
 }
