@@ -8,12 +8,14 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
-// BenchmarkViewRun: viewRun over 16 KiB of a repeated string field, in
-// shapes of lengths that its loop for values of one length takes (equal)
-// or does not (mixed), and between: runs of two (pairs), random lengths of
-// a narrow range (random). Decoding one string cannot start before the
-// last one's length is read, except where the lengths repeat.
-func BenchmarkViewRun(b *testing.B) {
+// BenchmarkStringRun: StringRun over 16 KiB of a repeated string field,
+// as views of the input (viewRun) and copied into a fresh decode's chunks
+// (copyRun), in shapes of lengths that their loops for values of one
+// length take (equal) or do not (mixed), and between: runs of two (pairs),
+// random lengths of a narrow range (random). Decoding one string cannot
+// start before the last one's length is read, except where the lengths
+// repeat.
+func BenchmarkStringRun(b *testing.B) {
 	const tag = 6<<3 | 2
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, shape := range []string{"equal8", "equal36", "mixed4to20", "pairs", "random8or9", "random7to9"} {
@@ -40,12 +42,32 @@ func BenchmarkViewRun(b *testing.B) {
 		}
 		in = in[1:] // as a generated decoder calls it: at the first length
 		dst := make([]string, 0, n)
-		b.Run("shape="+shape, func(b *testing.B) {
+		b.Run("mode=views/shape="+shape, func(b *testing.B) {
 			b.SetBytes(int64(len(in)))
 			for range b.N {
 				if d, rest, done := viewRun(dst[:0], in, tag); len(d) != n || len(rest) != 0 || !done {
 					b.Fatalf("viewRun took %d of %d values, left %d bytes, done %v", len(d), n, len(rest), done)
 				}
+			}
+		})
+		b.Run("mode=fresh/shape="+shape, func(b *testing.B) {
+			b.SetBytes(int64(len(in)))
+			b.ReportAllocs()
+			for range b.N {
+				f, st := GetFresh(len(in), false)
+				// The run stops where a chunk is full, as a generated
+				// decoder's loop calls it again.
+				d, rest := dst[:0], in
+				for len(rest) > 0 {
+					var done bool
+					if d, rest, done = st.StringRun(d, rest, tag); done || len(d) == 0 {
+						break
+					}
+				}
+				if len(d) != n || len(rest) != 0 {
+					b.Fatalf("StringRun took %d of %d values, left %d bytes", len(d), n, len(rest))
+				}
+				PutFresh(f)
 			}
 		})
 	}

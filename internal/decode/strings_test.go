@@ -40,6 +40,7 @@ func runInputs() map[string][]byte {
 		}
 		return b[1:]
 	}
+	four := slices.Repeat([]string{"abcd"}, 10)
 	words := make([]string, 40)
 	for i := range words {
 		words[i] = fmt.Sprintf("w%d-%s", i, strings.Repeat("x", i%9))
@@ -58,15 +59,18 @@ func runInputs() map[string][]byte {
 		"empty input":        nil,
 		"only a length":      {3},
 		"empty, another tag": {0, 7 << 3, 1},
-		// Runs of values of one length, which viewRun takes in a loop of
-		// their own, ended in each of the ways above.
-		"equal lengths":                 run(slices.Repeat([]string{"abcd"}, 10)...),
-		"equal lengths, another field":  append(run(slices.Repeat([]string{"abcd"}, 5)...), 7<<3, 1),
-		"equal lengths, then longer":    run("abcd", "abcd", "abcd", "abcdef", "ab", "ab"),
-		"equal lengths, then long":      run("ab", "ab", "ab", strings.Repeat("y", 128), "ab"),
-		"equal lengths, past the end":   append(run("ab", "ab", "ab"), tag, 2, 'x'),
-		"equal lengths, tag at the end": append(run("ab", "ab", "ab"), tag),
-		"equal lengths, a byte after":   append(run("ab", "ab", "ab"), 7<<3),
+		// Runs of values of one length, which viewRun and copyRun take in
+		// loops of their own, ended in each of the ways above, and long
+		// enough for copyRun's (more than 16 bytes left).
+		"equal lengths":                 run(four...),
+		"equal lengths, another field":  append(run(four...), 7<<3, 1),
+		"equal lengths, then longer":    run(append(four, "abcdef", "ab", "ab")...),
+		"equal lengths, then long":      run(append(four, strings.Repeat("y", 128), "ab")...),
+		"equal lengths, past the end":   append(run(four...), tag, 4, 'x'),
+		"equal lengths, tag at the end": append(run(four...), tag),
+		"equal lengths, a byte after":   append(run(four...), 7<<3),
+		"equal lengths of 16":           run(slices.Repeat([]string{strings.Repeat("s", 16)}, 6)...),
+		"equal lengths of 17":           run(slices.Repeat([]string{strings.Repeat("s", 17)}, 4)...),
 		"equal longest short":           run(slices.Repeat([]string{strings.Repeat("z", 127)}, 4)...),
 		"equal empty values":            run("", "", "", "", "a"),
 		"equal one-byte values":         run("a", "b", "c", "d", "e", "f"),
@@ -214,5 +218,32 @@ func TestStringRunFullChunk(t *testing.T) {
 				t.Fatalf("StringRun = %q, rest %x, done %v; want %q, %x, %v", got, rest, done, want, wantRest, wantDone)
 			}
 		})
+	}
+}
+
+// copyRun's loop over values of one length keeps its pointer into the
+// chunk within it, as the loop over other values does: runs of values of
+// each length it takes (2 to 16 bytes) into chunks of 17 to 48 bytes, some
+// of which the run fills exactly. Under -race, checkptr fails a pointer
+// moved to a chunk's end; the values must be the reference's either way.
+func TestStringRunEqualLengthsChunkEnd(t *testing.T) {
+	const tag = 6<<3 | 2
+	for n := 2; n <= 16; n++ {
+		var b []byte
+		for i := range 8 {
+			b = protowire.AppendString(protowire.AppendTag(b, 6, protowire.BytesType), strings.Repeat(string(rune('a'+i)), n))
+		}
+		b = b[1:]
+		for size := 17; size <= 48; size++ {
+			for _, mode := range []string{"fresh", "slot"} {
+				st := runState(t, mode, len(b))
+				st.strs.chunk, st.strs.filled = make([]byte, size), 0
+				want, wantRest, wantDone := stringRunRef(make([]string, 0, 8), bytes.Clone(b), tag)
+				got, rest, done := st.StringRun(make([]string, 0, 8), b, tag)
+				if !slices.Equal(got, want) || !bytes.Equal(rest, wantRest) || done != wantDone {
+					t.Fatalf("values of %d bytes, a chunk of %d, %s: StringRun = %q, rest %x, done %v; want %q, %x, %v", n, size, mode, got, rest, done, want, wantRest, wantDone)
+				}
+			}
+		}
 	}
 }
