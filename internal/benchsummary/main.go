@@ -8,12 +8,13 @@
 //	benchsummary [-benchstat PATH] RESULTS.txt
 //
 // It runs benchstat -format csv with grpcfast as the base column and reads
-// its tables.
+// its tables, the rounds of a -grpcfast.rounds run pooled.
 package main
 
 import (
 	"bytes"
 	"encoding/csv"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -211,18 +212,30 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	raw := flag.Arg(0)
-	cmd := exec.Command(*bench, "-format", "csv", "-col", "/codec@("+base+" "+strings.Join(others, " ")+")", raw)
+	if err := run(os.Stdout, *bench, flag.Arg(0)); err != nil {
+		fmt.Fprintf(os.Stderr, "benchsummary: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+// run writes the summary of the results in raw to w, through the benchstat
+// command bench. Rounds of one run (-grpcfast.rounds: /round=N in the
+// names) are pooled, as benchstat -ignore /round does, so that each method
+// has one row.
+func run(w io.Writer, bench, raw string) error {
+	cmd := exec.Command(bench, "-format", "csv", "-ignore", "/round", "-col", "/codec@("+base+" "+strings.Join(others, " ")+")", raw)
 	var out, errs bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errs
 	if err := cmd.Run(); err != nil {
-		fmt.Fprintf(os.Stderr, "benchsummary: %s: %v\n%s", *bench, err, errs.Bytes())
-		os.Exit(1)
+		if errors.Is(err, exec.ErrNotFound) {
+			return fmt.Errorf("%s: %v (make tools builds benchstat into the clone's .bin: put it first on PATH, or name it with -benchstat)", bench, err)
+		}
+		return fmt.Errorf("%s: %v\n%s", bench, err, errs.Bytes())
 	}
 	s, err := parse(&out)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "benchsummary: %s: %v\n", raw, err)
-		os.Exit(1)
+		return fmt.Errorf("%s: %v", raw, err)
 	}
-	s.write(os.Stdout, raw)
+	s.write(w, raw)
+	return nil
 }

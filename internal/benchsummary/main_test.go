@@ -1,6 +1,11 @@
 package main
 
 import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -71,5 +76,50 @@ func TestRatioDigits(t *testing.T) {
 		if got := ratio(tc.c); got != tc.want {
 			t.Errorf("ratio(%v) = %q, want %q", tc.c, got, tc.want)
 		}
+	}
+}
+
+// TestRunPoolsRounds: the rounds of a -grpcfast.rounds run (/round=N in
+// each name) make one row per method, as -test.count's do. It runs the
+// benchstat that make puts first on PATH (make tools).
+func TestRunPoolsRounds(t *testing.T) {
+	bench, err := exec.LookPath("benchstat")
+	if err != nil {
+		t.Skip("no benchstat on PATH (make test puts make tools' first)")
+	}
+	var raw strings.Builder
+	raw.WriteString("goos: linux\ngoarch: amd64\npkg: example.com/x\n")
+	for round := 1; round <= 3; round++ {
+		for i, codec := range []string{"grpcfast", "proto", "vtproto"} {
+			fmt.Fprintf(&raw, "BenchmarkGrpcfast_S/M/codec=%s/round=%d-2\t100\t%d ns/op\n", codec, round, 1000*(i+1)+round)
+		}
+	}
+	file := filepath.Join(t.TempDir(), "raw.txt")
+	if err := os.WriteFile(file, []byte(raw.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	if err := run(&out, bench, file); err != nil {
+		t.Fatal(err)
+	}
+	rows := 0
+	for _, l := range strings.Split(out.String(), "\n") {
+		if f := strings.Fields(l); len(f) > 0 && strings.HasPrefix(f[0], "S/M") {
+			rows++
+			if strings.Join(f, " ") != "S/M-2 codec=proto 0.5x ~" {
+				t.Errorf("row %q, want S/M-2 against codec=proto at 0.5x", l)
+			}
+		}
+	}
+	if got := out.String(); rows != 1 || strings.Contains(got, "round") {
+		t.Errorf("want one row for S/M, the rounds pooled; got\n%s", got)
+	}
+}
+
+// TestRunNoBenchstat: without benchstat, the error says where to get it.
+func TestRunNoBenchstat(t *testing.T) {
+	err := run(io.Discard, "benchstat-not-installed-here", "raw.txt")
+	if err == nil || !strings.Contains(err.Error(), "make tools") {
+		t.Errorf("got %v, want an error that names make tools", err)
 	}
 }
