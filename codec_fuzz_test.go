@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"math/big"
+	"slices"
 	"strings"
 	"testing"
 
@@ -46,6 +47,10 @@ func FuzzUnmarshal(f *testing.F) {
 		{Data: grpcfasttest.Pattern(200), Words: []string{"a", "b"}},
 		{Choice: &kinds.Rich_Raw{Raw: grpcfasttest.Pattern(20)}, Maybe: []byte{}},
 		{Data: grpcfasttest.Pattern(1500), Maybe: grpcfasttest.Pattern(1100), Id: 3}, // views (reuse.MinView)
+		// Runs of words of one length, which decode.viewRun and copyRun
+		// take in loops of their own, then of another length.
+		grpcfasttest.StringsMessage(400),
+		{Words: append(slices.Repeat([]string{"0123456789abcdef"}, 8), slices.Repeat([]string{"ab"}, 12)...)},
 	} {
 		b, err := proto.Marshal(m)
 		if err != nil {
