@@ -6,11 +6,15 @@ import (
 
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/grpcfastrecord"
 	"github.com/grpcfast/grpcfast/internal/codec"
 	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
+	"github.com/grpcfast/grpcfast/internal/testprotos/hostile"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 	"github.com/grpcfast/grpcfast/internal/testprotos/otlp"
 )
@@ -35,6 +39,26 @@ func BenchmarkDecodeStrings(b *testing.B) {
 			benchDecodePaths[kinds.Rich](b, []proto.Message{grpcfasttest.StringsMessage(size)})
 		})
 	}
+}
+
+// BenchmarkDecodeKnown decodes messages that hold the well-known types the
+// runtime decodes (grpcfastimpl/known.go) on each receive path: a Struct
+// of 16 entries of every kind of Value, as a request's context or
+// attributes (SpiceDB's CheckPermission sends one), and a Timestamp, a
+// Duration and Anys.
+func BenchmarkDecodeKnown(b *testing.B) {
+	b.Run("shape=struct", func(b *testing.B) {
+		benchDecodePaths[hostile.Holder](b, []proto.Message{&hostile.Holder{Fields: grpcfasttest.KnownStruct()}})
+	})
+	b.Run("shape=times", func(b *testing.B) {
+		any := &anypb.Any{TypeUrl: "type.googleapis.com/google.rpc.ErrorInfo", Value: grpcfasttest.Pattern(64)}
+		benchDecodePaths[hostile.Holder](b, []proto.Message{&hostile.Holder{
+			Time:     &timestamppb.Timestamp{Seconds: 1_764_000_000, Nanos: 123_456_789},
+			Duration: &durationpb.Duration{Seconds: 30},
+			Any:      any,
+			Anys:     []*anypb.Any{any, any, any, any},
+		}})
+	})
 }
 
 // benchDecodePaths decodes the encodings of msgs, in turn, on each receive

@@ -180,11 +180,16 @@ func adopt[T any](o *own.Record, k SpareKind) *T {
 
 // DecodeMessage merges b into m, a message of a type that has no generated
 // decoder in the generated file that calls it, with depth levels left below
-// m: its own generated decoder if it has one, protobuf-go's otherwise
-// (which copies strings and bytes, and checks as the standard codec does).
+// m: its own generated decoder if it has one, this package's for the
+// well-known types that every gRPC program links (decodeKnown), and
+// protobuf-go's otherwise (which copies strings and bytes, and checks as
+// the standard codec does).
 func DecodeMessage[M any](m *M, b []byte, d *Decoding, depth int) error {
 	if dm, ok := any(m).(Decoder); ok {
 		return dm.GrpcfastDecode(b, d, depth)
+	}
+	if ok, err := decodeKnown(m, b, d, depth); ok {
+		return err
 	}
 	if pm, ok := any(m).(proto.Message); ok {
 		return proto.UnmarshalOptions{Merge: true, AllowPartial: true, RecursionLimit: depth + 1}.Unmarshal(b, pm)

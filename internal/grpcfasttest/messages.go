@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 )
@@ -295,4 +296,37 @@ func FullPooled() *kinds.Pooled {
 		One:    &kinds.PooledInner{Payload: Pattern(7), Values: []int64{9}},
 		Items:  []*kinds.PooledInner{{Payload: Pattern(3)}, {Values: []int64{4, 5}}},
 	}
+}
+
+// KnownStruct returns a google.protobuf.Struct of 16 entries of every kind
+// of Value, as a request's context or attributes: strings (ids, an
+// address, a region), numbers, bools, a null, a list of strings and a
+// nested Struct of three entries.
+func KnownStruct() *structpb.Struct {
+	f := map[string]*structpb.Value{
+		"user_id":     structpb.NewStringValue("user-0b2c3d4e5f60"),
+		"tenant":      structpb.NewStringValue("acme-corp"),
+		"ip_address":  structpb.NewStringValue("203.0.113.42"),
+		"region":      structpb.NewStringValue("eu-west-1"),
+		"user_agent":  structpb.NewStringValue("grpc-go/1.68.0"),
+		"request_id":  structpb.NewStringValue("3f1c9a7e-5b2d-4c8e-9f01-a2b3c4d5e6f7"),
+		"attempt":     structpb.NewNumberValue(1),
+		"score":       structpb.NewNumberValue(0.875),
+		"quota_left":  structpb.NewNumberValue(12_480),
+		"mfa":         structpb.NewBoolValue(true),
+		"is_internal": structpb.NewBoolValue(false),
+		"expires":     structpb.NewNullValue(),
+		"now":         structpb.NewStringValue("2026-12-01T10:48:36Z"),
+		"groups": structpb.NewListValue(&structpb.ListValue{Values: []*structpb.Value{
+			structpb.NewStringValue("admins"), structpb.NewStringValue("billing"),
+			structpb.NewStringValue("eng"), structpb.NewStringValue("on-call"),
+		}}),
+		"device": structpb.NewStructValue(&structpb.Struct{Fields: map[string]*structpb.Value{
+			"os":      structpb.NewStringValue("linux"),
+			"managed": structpb.NewBoolValue(true),
+			"version": structpb.NewNumberValue(6.1),
+		}}),
+		"plan": structpb.NewStringValue("enterprise"),
+	}
+	return &structpb.Struct{Fields: f}
 }

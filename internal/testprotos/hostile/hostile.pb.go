@@ -9,7 +9,10 @@ package hostile
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	anypb "google.golang.org/protobuf/types/known/anypb"
+	durationpb "google.golang.org/protobuf/types/known/durationpb"
 	structpb "google.golang.org/protobuf/types/known/structpb"
+	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -185,13 +188,26 @@ func (*Node_Alt) isNode_Choice() {}
 
 func (*Node_Label) isNode_Choice() {}
 
-// Holder is recursive through google.protobuf.Value and Struct.
+// Holder is recursive through google.protobuf.Value and Struct, and holds
+// the other well-known types that the runtime decodes
+// (grpcfastimpl/known.go) in every kind of field.
 type Holder struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Value         *structpb.Value        `protobuf:"bytes,1,opt,name=value,proto3" json:"value,omitempty"`
-	Fields        *structpb.Struct       `protobuf:"bytes,2,opt,name=fields,proto3" json:"fields,omitempty"`
-	Label         string                 `protobuf:"bytes,3,opt,name=label,proto3" json:"label,omitempty"`
-	Values        []*structpb.Value      `protobuf:"bytes,4,rep,name=values,proto3" json:"values,omitempty"`
+	state    protoimpl.MessageState     `protogen:"open.v1"`
+	Value    *structpb.Value            `protobuf:"bytes,1,opt,name=value,proto3" json:"value,omitempty"`
+	Fields   *structpb.Struct           `protobuf:"bytes,2,opt,name=fields,proto3" json:"fields,omitempty"`
+	Label    string                     `protobuf:"bytes,3,opt,name=label,proto3" json:"label,omitempty"`
+	Values   []*structpb.Value          `protobuf:"bytes,4,rep,name=values,proto3" json:"values,omitempty"`
+	List     *structpb.ListValue        `protobuf:"bytes,5,opt,name=list,proto3" json:"list,omitempty"`
+	Time     *timestamppb.Timestamp     `protobuf:"bytes,6,opt,name=time,proto3" json:"time,omitempty"`
+	Duration *durationpb.Duration       `protobuf:"bytes,7,opt,name=duration,proto3" json:"duration,omitempty"`
+	Any      *anypb.Any                 `protobuf:"bytes,8,opt,name=any,proto3" json:"any,omitempty"`
+	Anys     []*anypb.Any               `protobuf:"bytes,9,rep,name=anys,proto3" json:"anys,omitempty"`
+	ByName   map[string]*structpb.Value `protobuf:"bytes,10,rep,name=by_name,json=byName,proto3" json:"by_name,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// Types that are valid to be assigned to Pick:
+	//
+	//	*Holder_Picked
+	//	*Holder_At
+	Pick          isHolder_Pick `protobuf_oneof:"pick"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -254,11 +270,94 @@ func (x *Holder) GetValues() []*structpb.Value {
 	return nil
 }
 
+func (x *Holder) GetList() *structpb.ListValue {
+	if x != nil {
+		return x.List
+	}
+	return nil
+}
+
+func (x *Holder) GetTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Time
+	}
+	return nil
+}
+
+func (x *Holder) GetDuration() *durationpb.Duration {
+	if x != nil {
+		return x.Duration
+	}
+	return nil
+}
+
+func (x *Holder) GetAny() *anypb.Any {
+	if x != nil {
+		return x.Any
+	}
+	return nil
+}
+
+func (x *Holder) GetAnys() []*anypb.Any {
+	if x != nil {
+		return x.Anys
+	}
+	return nil
+}
+
+func (x *Holder) GetByName() map[string]*structpb.Value {
+	if x != nil {
+		return x.ByName
+	}
+	return nil
+}
+
+func (x *Holder) GetPick() isHolder_Pick {
+	if x != nil {
+		return x.Pick
+	}
+	return nil
+}
+
+func (x *Holder) GetPicked() *structpb.Struct {
+	if x != nil {
+		if x, ok := x.Pick.(*Holder_Picked); ok {
+			return x.Picked
+		}
+	}
+	return nil
+}
+
+func (x *Holder) GetAt() *timestamppb.Timestamp {
+	if x != nil {
+		if x, ok := x.Pick.(*Holder_At); ok {
+			return x.At
+		}
+	}
+	return nil
+}
+
+type isHolder_Pick interface {
+	isHolder_Pick()
+}
+
+type Holder_Picked struct {
+	Picked *structpb.Struct `protobuf:"bytes,11,opt,name=picked,proto3,oneof"`
+}
+
+type Holder_At struct {
+	At *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=at,proto3,oneof"`
+}
+
+func (*Holder_Picked) isHolder_Pick() {}
+
+func (*Holder_At) isHolder_Pick() {}
+
 var File_hostile_hostile_proto protoreflect.FileDescriptor
 
 const file_hostile_hostile_proto_rawDesc = "" +
 	"\n" +
-	"\x15hostile/hostile.proto\x12\x19grpcfast.testdata.hostile\x1a\x1cgoogle/protobuf/struct.proto\"\xfd\x03\n" +
+	"\x15hostile/hostile.proto\x12\x19grpcfast.testdata.hostile\x1a\x19google/protobuf/any.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xfd\x03\n" +
 	"\x04Node\x125\n" +
 	"\x05child\x18\x01 \x01(\v2\x1f.grpcfast.testdata.hostile.NodeR\x05child\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\f\n" +
@@ -276,12 +375,25 @@ const file_hostile_hostile_proto_rawDesc = "" +
 	"\vByNameEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x125\n" +
 	"\x05value\x18\x02 \x01(\v2\x1f.grpcfast.testdata.hostile.NodeR\x05value:\x028\x01B\b\n" +
-	"\x06choice\"\xad\x01\n" +
+	"\x06choice\"\x9a\x05\n" +
 	"\x06Holder\x12,\n" +
 	"\x05value\x18\x01 \x01(\v2\x16.google.protobuf.ValueR\x05value\x12/\n" +
 	"\x06fields\x18\x02 \x01(\v2\x17.google.protobuf.StructR\x06fields\x12\x14\n" +
 	"\x05label\x18\x03 \x01(\tR\x05label\x12.\n" +
-	"\x06values\x18\x04 \x03(\v2\x16.google.protobuf.ValueR\x06values2\xa7\x01\n" +
+	"\x06values\x18\x04 \x03(\v2\x16.google.protobuf.ValueR\x06values\x12.\n" +
+	"\x04list\x18\x05 \x01(\v2\x1a.google.protobuf.ListValueR\x04list\x12.\n" +
+	"\x04time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x125\n" +
+	"\bduration\x18\a \x01(\v2\x19.google.protobuf.DurationR\bduration\x12&\n" +
+	"\x03any\x18\b \x01(\v2\x14.google.protobuf.AnyR\x03any\x12(\n" +
+	"\x04anys\x18\t \x03(\v2\x14.google.protobuf.AnyR\x04anys\x12F\n" +
+	"\aby_name\x18\n" +
+	" \x03(\v2-.grpcfast.testdata.hostile.Holder.ByNameEntryR\x06byName\x121\n" +
+	"\x06picked\x18\v \x01(\v2\x17.google.protobuf.StructH\x00R\x06picked\x12,\n" +
+	"\x02at\x18\f \x01(\v2\x1a.google.protobuf.TimestampH\x00R\x02at\x1aQ\n" +
+	"\vByNameEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12,\n" +
+	"\x05value\x18\x02 \x01(\v2\x16.google.protobuf.ValueR\x05value:\x028\x01B\x06\n" +
+	"\x04pick2\xa7\x01\n" +
 	"\aHostile\x12H\n" +
 	"\x04Echo\x12\x1f.grpcfast.testdata.hostile.Node\x1a\x1f.grpcfast.testdata.hostile.Node\x12R\n" +
 	"\n" +
@@ -299,32 +411,46 @@ func file_hostile_hostile_proto_rawDescGZIP() []byte {
 	return file_hostile_hostile_proto_rawDescData
 }
 
-var file_hostile_hostile_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_hostile_hostile_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 var file_hostile_hostile_proto_goTypes = []any{
-	(*Node)(nil),            // 0: grpcfast.testdata.hostile.Node
-	(*Holder)(nil),          // 1: grpcfast.testdata.hostile.Holder
-	nil,                     // 2: grpcfast.testdata.hostile.Node.ByNameEntry
-	(*structpb.Value)(nil),  // 3: google.protobuf.Value
-	(*structpb.Struct)(nil), // 4: google.protobuf.Struct
+	(*Node)(nil),                  // 0: grpcfast.testdata.hostile.Node
+	(*Holder)(nil),                // 1: grpcfast.testdata.hostile.Holder
+	nil,                           // 2: grpcfast.testdata.hostile.Node.ByNameEntry
+	nil,                           // 3: grpcfast.testdata.hostile.Holder.ByNameEntry
+	(*structpb.Value)(nil),        // 4: google.protobuf.Value
+	(*structpb.Struct)(nil),       // 5: google.protobuf.Struct
+	(*structpb.ListValue)(nil),    // 6: google.protobuf.ListValue
+	(*timestamppb.Timestamp)(nil), // 7: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),   // 8: google.protobuf.Duration
+	(*anypb.Any)(nil),             // 9: google.protobuf.Any
 }
 var file_hostile_hostile_proto_depIdxs = []int32{
 	0,  // 0: grpcfast.testdata.hostile.Node.child:type_name -> grpcfast.testdata.hostile.Node
 	0,  // 1: grpcfast.testdata.hostile.Node.children:type_name -> grpcfast.testdata.hostile.Node
 	2,  // 2: grpcfast.testdata.hostile.Node.by_name:type_name -> grpcfast.testdata.hostile.Node.ByNameEntry
 	0,  // 3: grpcfast.testdata.hostile.Node.alt:type_name -> grpcfast.testdata.hostile.Node
-	3,  // 4: grpcfast.testdata.hostile.Holder.value:type_name -> google.protobuf.Value
-	4,  // 5: grpcfast.testdata.hostile.Holder.fields:type_name -> google.protobuf.Struct
-	3,  // 6: grpcfast.testdata.hostile.Holder.values:type_name -> google.protobuf.Value
-	0,  // 7: grpcfast.testdata.hostile.Node.ByNameEntry.value:type_name -> grpcfast.testdata.hostile.Node
-	0,  // 8: grpcfast.testdata.hostile.Hostile.Echo:input_type -> grpcfast.testdata.hostile.Node
-	1,  // 9: grpcfast.testdata.hostile.Hostile.EchoHolder:input_type -> grpcfast.testdata.hostile.Holder
-	0,  // 10: grpcfast.testdata.hostile.Hostile.Echo:output_type -> grpcfast.testdata.hostile.Node
-	1,  // 11: grpcfast.testdata.hostile.Hostile.EchoHolder:output_type -> grpcfast.testdata.hostile.Holder
-	10, // [10:12] is the sub-list for method output_type
-	8,  // [8:10] is the sub-list for method input_type
-	8,  // [8:8] is the sub-list for extension type_name
-	8,  // [8:8] is the sub-list for extension extendee
-	0,  // [0:8] is the sub-list for field type_name
+	4,  // 4: grpcfast.testdata.hostile.Holder.value:type_name -> google.protobuf.Value
+	5,  // 5: grpcfast.testdata.hostile.Holder.fields:type_name -> google.protobuf.Struct
+	4,  // 6: grpcfast.testdata.hostile.Holder.values:type_name -> google.protobuf.Value
+	6,  // 7: grpcfast.testdata.hostile.Holder.list:type_name -> google.protobuf.ListValue
+	7,  // 8: grpcfast.testdata.hostile.Holder.time:type_name -> google.protobuf.Timestamp
+	8,  // 9: grpcfast.testdata.hostile.Holder.duration:type_name -> google.protobuf.Duration
+	9,  // 10: grpcfast.testdata.hostile.Holder.any:type_name -> google.protobuf.Any
+	9,  // 11: grpcfast.testdata.hostile.Holder.anys:type_name -> google.protobuf.Any
+	3,  // 12: grpcfast.testdata.hostile.Holder.by_name:type_name -> grpcfast.testdata.hostile.Holder.ByNameEntry
+	5,  // 13: grpcfast.testdata.hostile.Holder.picked:type_name -> google.protobuf.Struct
+	7,  // 14: grpcfast.testdata.hostile.Holder.at:type_name -> google.protobuf.Timestamp
+	0,  // 15: grpcfast.testdata.hostile.Node.ByNameEntry.value:type_name -> grpcfast.testdata.hostile.Node
+	4,  // 16: grpcfast.testdata.hostile.Holder.ByNameEntry.value:type_name -> google.protobuf.Value
+	0,  // 17: grpcfast.testdata.hostile.Hostile.Echo:input_type -> grpcfast.testdata.hostile.Node
+	1,  // 18: grpcfast.testdata.hostile.Hostile.EchoHolder:input_type -> grpcfast.testdata.hostile.Holder
+	0,  // 19: grpcfast.testdata.hostile.Hostile.Echo:output_type -> grpcfast.testdata.hostile.Node
+	1,  // 20: grpcfast.testdata.hostile.Hostile.EchoHolder:output_type -> grpcfast.testdata.hostile.Holder
+	19, // [19:21] is the sub-list for method output_type
+	17, // [17:19] is the sub-list for method input_type
+	17, // [17:17] is the sub-list for extension type_name
+	17, // [17:17] is the sub-list for extension extendee
+	0,  // [0:17] is the sub-list for field type_name
 }
 
 func init() { file_hostile_hostile_proto_init() }
@@ -336,13 +462,17 @@ func file_hostile_hostile_proto_init() {
 		(*Node_Alt)(nil),
 		(*Node_Label)(nil),
 	}
+	file_hostile_hostile_proto_msgTypes[1].OneofWrappers = []any{
+		(*Holder_Picked)(nil),
+		(*Holder_At)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hostile_hostile_proto_rawDesc), len(file_hostile_hostile_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   3,
+			NumMessages:   4,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -13,7 +13,10 @@ import (
 	grpc "google.golang.org/grpc"
 	encoding "google.golang.org/grpc/encoding"
 	protowire "google.golang.org/protobuf/encoding/protowire"
+	anypb "google.golang.org/protobuf/types/known/anypb"
+	durationpb "google.golang.org/protobuf/types/known/durationpb"
 	structpb "google.golang.org/protobuf/types/known/structpb"
+	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	math "math"
 )
 
@@ -811,6 +814,371 @@ dEcode4:
 		if len(dAtA) == 0 {
 			goto eNd
 		}
+		if dAtA[0] == 42 {
+			dAtA = dAtA[1:]
+			goto dEcode5
+		}
+		goto nExt
+	}
+dEcode5:
+	{ // list
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.List == nil {
+			if x.List = grpcfastimpl.TakeSpare[structpb.ListValue](dEc, grpcfastSpare_hostile_hostile_ListValue); x.List == nil {
+				if x.List = grpcfastimpl.NextSpare[structpb.ListValue](dEc, grpcfastSpare_hostile_hostile_ListValue); x.List == nil {
+					x.List = grpcfastimpl.NewSpare[structpb.ListValue](dEc, grpcfastSpare_hostile_hostile_ListValue)
+				}
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := grpcfastimpl.DecodeMessage(x.List, vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 50 {
+			dAtA = dAtA[1:]
+			goto dEcode6
+		}
+		goto nExt
+	}
+dEcode6:
+	{ // time
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Time == nil {
+			if x.Time = grpcfastimpl.TakeSpare[timestamppb.Timestamp](dEc, grpcfastSpare_hostile_hostile_Timestamp); x.Time == nil {
+				if x.Time = grpcfastimpl.NextSpare[timestamppb.Timestamp](dEc, grpcfastSpare_hostile_hostile_Timestamp); x.Time == nil {
+					x.Time = grpcfastimpl.NewSpare[timestamppb.Timestamp](dEc, grpcfastSpare_hostile_hostile_Timestamp)
+				}
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := grpcfastimpl.DecodeMessage(x.Time, vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 58 {
+			dAtA = dAtA[1:]
+			goto dEcode7
+		}
+		goto nExt
+	}
+dEcode7:
+	{ // duration
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Duration == nil {
+			if x.Duration = grpcfastimpl.TakeSpare[durationpb.Duration](dEc, grpcfastSpare_hostile_hostile_Duration); x.Duration == nil {
+				if x.Duration = grpcfastimpl.NextSpare[durationpb.Duration](dEc, grpcfastSpare_hostile_hostile_Duration); x.Duration == nil {
+					x.Duration = grpcfastimpl.NewSpare[durationpb.Duration](dEc, grpcfastSpare_hostile_hostile_Duration)
+				}
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := grpcfastimpl.DecodeMessage(x.Duration, vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 66 {
+			dAtA = dAtA[1:]
+			goto dEcode8
+		}
+		goto nExt
+	}
+dEcode8:
+	{ // any
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Any == nil {
+			if x.Any = grpcfastimpl.TakeSpare[anypb.Any](dEc, grpcfastSpare_hostile_hostile_Any); x.Any == nil {
+				if x.Any = grpcfastimpl.NextSpare[anypb.Any](dEc, grpcfastSpare_hostile_hostile_Any); x.Any == nil {
+					x.Any = grpcfastimpl.NewSpare[anypb.Any](dEc, grpcfastSpare_hostile_hostile_Any)
+				}
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := grpcfastimpl.DecodeMessage(x.Any, vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 74 {
+			dAtA = dAtA[1:]
+			goto dEcode9
+		}
+		goto nExt
+	}
+dEcode9:
+	{ // anys
+		for {
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+			} else {
+				rEad, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			var eL *anypb.Any
+			if nN := len(x.Anys); nN < cap(x.Anys) {
+				x.Anys = x.Anys[:nN+1]
+				eL = x.Anys[nN]
+			} else {
+				x.Anys = grpcfastimpl.AppendMessage(x.Anys, dEc, 74, dAtA)
+				eL = x.Anys[nN]
+			}
+			if eL == nil {
+				if eL = grpcfastimpl.TakeSpare[anypb.Any](dEc, grpcfastSpare_hostile_hostile_Any); eL == nil {
+					if eL = grpcfastimpl.NextSpare[anypb.Any](dEc, grpcfastSpare_hostile_hostile_Any); eL == nil {
+						eL = grpcfastimpl.NewSpare[anypb.Any](dEc, grpcfastSpare_hostile_hostile_Any)
+					}
+				}
+				x.Anys[len(x.Anys)-1] = eL
+			}
+			if dEpth < 1 {
+				return grpcfastimpl.ErrDepth
+			}
+			if eRr := grpcfastimpl.DecodeMessage(eL, vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+			if len(dAtA) == 0 || dAtA[0] != 74 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 82 {
+			dAtA = dAtA[1:]
+			goto dEcode10
+		}
+		goto nExt
+	}
+dEcode10:
+	{ // by_name
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		eNtry := vAl
+		if dEpth < grpcfastimpl.MapLevel {
+			return grpcfastimpl.ErrDepth
+		}
+		var mK string
+		var mV *structpb.Value
+		for len(eNtry) > 0 {
+			tAg := uint64(eNtry[0])
+			if tAg-8 < 0x78 {
+				eNtry = eNtry[1:]
+			} else {
+				rEad, nN := grpcfastimpl.ReadTag(eNtry)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				tAg, eNtry = rEad, eNtry[nN:]
+			}
+			switch tAg {
+			case 10:
+				var vAl []byte
+				if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
+					vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(eNtry)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, eNtry = rEad, eNtry[nN:]
+				}
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.hostile.Holder.ByNameEntry.key"); eRr != nil {
+					return eRr
+				}
+				mK = grpcfastimpl.String(dEc, vAl)
+				continue
+			case 18:
+				var vAl []byte
+				if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
+					vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(eNtry)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, eNtry = rEad, eNtry[nN:]
+				}
+				if mV == nil {
+					if mV = grpcfastimpl.TakeSpare[structpb.Value](dEc, grpcfastSpare_hostile_hostile_Value); mV == nil {
+						if mV = grpcfastimpl.NextSpare[structpb.Value](dEc, grpcfastSpare_hostile_hostile_Value); mV == nil {
+							mV = grpcfastimpl.NewSpare[structpb.Value](dEc, grpcfastSpare_hostile_hostile_Value)
+						}
+					}
+				}
+				if dEpth-grpcfastimpl.MapLevel < 1 {
+					return grpcfastimpl.ErrDepth
+				}
+				if eRr := grpcfastimpl.DecodeMessage(mV, vAl, dEc, dEpth-grpcfastimpl.MapLevel-1); eRr != nil {
+					return eRr
+				}
+				continue
+			}
+			nN := grpcfastimpl.SkipField(tAg, eNtry)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			eNtry = eNtry[nN:]
+		}
+		if mV == nil {
+			if mV = grpcfastimpl.TakeSpare[structpb.Value](dEc, grpcfastSpare_hostile_hostile_Value); mV == nil {
+				if mV = grpcfastimpl.NextSpare[structpb.Value](dEc, grpcfastSpare_hostile_hostile_Value); mV == nil {
+					mV = grpcfastimpl.NewSpare[structpb.Value](dEc, grpcfastSpare_hostile_hostile_Value)
+				}
+			}
+		}
+		if x.ByName == nil {
+			x.ByName = make(map[string]*structpb.Value)
+		}
+		x.ByName[mK] = mV
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 90 {
+			dAtA = dAtA[1:]
+			goto dEcode11
+		}
+		goto nExt
+	}
+dEcode11:
+	{ // picked
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Pick.(*Holder_Picked)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[Holder_Picked](dEc, grpcfastSpare_hostile_hostile_Holder_Picked); wR == nil {
+				if wR = grpcfastimpl.NextSpare[Holder_Picked](dEc, grpcfastSpare_hostile_hostile_Holder_Picked); wR == nil {
+					wR = grpcfastimpl.NewSpare[Holder_Picked](dEc, grpcfastSpare_hostile_hostile_Holder_Picked)
+				}
+			}
+			x.Pick = wR
+		}
+		if wR.Picked == nil {
+			if wR.Picked = grpcfastimpl.TakeSpare[structpb.Struct](dEc, grpcfastSpare_hostile_hostile_Struct); wR.Picked == nil {
+				if wR.Picked = grpcfastimpl.NextSpare[structpb.Struct](dEc, grpcfastSpare_hostile_hostile_Struct); wR.Picked == nil {
+					wR.Picked = grpcfastimpl.NewSpare[structpb.Struct](dEc, grpcfastSpare_hostile_hostile_Struct)
+				}
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := grpcfastimpl.DecodeMessage(wR.Picked, vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode12:
+	{ // at
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Pick.(*Holder_At)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[Holder_At](dEc, grpcfastSpare_hostile_hostile_Holder_At); wR == nil {
+				if wR = grpcfastimpl.NextSpare[Holder_At](dEc, grpcfastSpare_hostile_hostile_Holder_At); wR == nil {
+					wR = grpcfastimpl.NewSpare[Holder_At](dEc, grpcfastSpare_hostile_hostile_Holder_At)
+				}
+			}
+			x.Pick = wR
+		}
+		if wR.At == nil {
+			if wR.At = grpcfastimpl.TakeSpare[timestamppb.Timestamp](dEc, grpcfastSpare_hostile_hostile_Timestamp); wR.At == nil {
+				if wR.At = grpcfastimpl.NextSpare[timestamppb.Timestamp](dEc, grpcfastSpare_hostile_hostile_Timestamp); wR.At == nil {
+					wR.At = grpcfastimpl.NewSpare[timestamppb.Timestamp](dEc, grpcfastSpare_hostile_hostile_Timestamp)
+				}
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := grpcfastimpl.DecodeMessage(wR.At, vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
 		goto nExt
 	}
 nExt:
@@ -834,6 +1202,26 @@ nExt:
 			goto dEcode3
 		case 34: // values
 			goto dEcode4
+		case 42: // list
+			goto dEcode5
+		case 50: // time
+			goto dEcode6
+		case 58: // duration
+			goto dEcode7
+		case 66: // any
+			goto dEcode8
+		case 74: // anys
+			goto dEcode9
+		case 82: // by_name
+			goto dEcode10
+		case 80, 81, 83, 85: // by_name, another wire type: an unknown field
+			if dEpth < grpcfastimpl.MapLevel {
+				return grpcfastimpl.ErrDepth
+			}
+		case 90: // picked
+			goto dEcode11
+		case 98: // at
+			goto dEcode12
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -847,6 +1235,8 @@ nExt:
 eNd:
 	if dEc.Record != nil {
 		grpcfastimpl.LogCleared(dEc, &x.Values)
+		grpcfastimpl.LogCleared(dEc, &x.Anys)
+		grpcfastimpl.LogMap(dEc, &x.ByName)
 	}
 	return nil
 }
@@ -854,11 +1244,17 @@ eNd:
 // The lists of spares (nested messages and oneof wrappers that a slot's reset
 // recycled) that the generated decoders of this file take from, one per type.
 var (
-	grpcfastSpare_hostile_hostile_Node       = grpcfastimpl.NewSpareKind() // Node
-	grpcfastSpare_hostile_hostile_Node_Alt   = grpcfastimpl.NewSpareKind() // Node_Alt
-	grpcfastSpare_hostile_hostile_Node_Label = grpcfastimpl.NewSpareKind() // Node_Label
-	grpcfastSpare_hostile_hostile_Value      = grpcfastimpl.NewSpareKind() // structpb.Value
-	grpcfastSpare_hostile_hostile_Struct     = grpcfastimpl.NewSpareKind() // structpb.Struct
+	grpcfastSpare_hostile_hostile_Node          = grpcfastimpl.NewSpareKind() // Node
+	grpcfastSpare_hostile_hostile_Node_Alt      = grpcfastimpl.NewSpareKind() // Node_Alt
+	grpcfastSpare_hostile_hostile_Node_Label    = grpcfastimpl.NewSpareKind() // Node_Label
+	grpcfastSpare_hostile_hostile_Value         = grpcfastimpl.NewSpareKind() // structpb.Value
+	grpcfastSpare_hostile_hostile_Struct        = grpcfastimpl.NewSpareKind() // structpb.Struct
+	grpcfastSpare_hostile_hostile_ListValue     = grpcfastimpl.NewSpareKind() // structpb.ListValue
+	grpcfastSpare_hostile_hostile_Timestamp     = grpcfastimpl.NewSpareKind() // timestamppb.Timestamp
+	grpcfastSpare_hostile_hostile_Duration      = grpcfastimpl.NewSpareKind() // durationpb.Duration
+	grpcfastSpare_hostile_hostile_Any           = grpcfastimpl.NewSpareKind() // anypb.Any
+	grpcfastSpare_hostile_hostile_Holder_Picked = grpcfastimpl.NewSpareKind() // Holder_Picked
+	grpcfastSpare_hostile_hostile_Holder_At     = grpcfastimpl.NewSpareKind() // Holder_At
 )
 
 // HostileReusingClient receives the responses of Hostile's methods that have
