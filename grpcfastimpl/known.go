@@ -98,6 +98,18 @@ func spare[T any](d *Decoding, k SpareKind) *T {
 	return NewSpare[T](d, k)
 }
 
+// nested merges b into *p, a nested message of kind k (a spare if *p is
+// nil), with decode, a level below depth.
+func nested[M any](p **M, k SpareKind, b []byte, d *Decoding, depth int, decode func(*M, []byte, *Decoding, int) error) error {
+	if *p == nil {
+		*p = spare[M](d, k)
+	}
+	if depth < 1 {
+		return ErrDepth
+	}
+	return decode(*p, b, d, depth-1)
+}
+
 // readTag reads the tag at the start of b, as the generated decoders do.
 func readTag(b []byte) (uint64, []byte, error) {
 	if len(b) > 0 {
@@ -232,13 +244,7 @@ func decodeValue(x *structpb.Value, b []byte, d *Decoding, depth int) error {
 				w = spare[structpb.Value_StructValue](d, spareStructValue)
 				x.Kind = w
 			}
-			if w.StructValue == nil {
-				w.StructValue = spare[structpb.Struct](d, spareStruct)
-			}
-			if depth < 1 {
-				return ErrDepth
-			}
-			if err := decodeStruct(w.StructValue, v, d, depth-1); err != nil {
+			if err := nested(&w.StructValue, spareStruct, v, d, depth, decodeStruct); err != nil {
 				return err
 			}
 			continue
@@ -253,13 +259,7 @@ func decodeValue(x *structpb.Value, b []byte, d *Decoding, depth int) error {
 				w = spare[structpb.Value_ListValue](d, spareListValue)
 				x.Kind = w
 			}
-			if w.ListValue == nil {
-				w.ListValue = spare[structpb.ListValue](d, spareList)
-			}
-			if depth < 1 {
-				return ErrDepth
-			}
-			if err := decodeList(w.ListValue, v, d, depth-1); err != nil {
+			if err := nested(&w.ListValue, spareList, v, d, depth, decodeList); err != nil {
 				return err
 			}
 			continue
@@ -348,13 +348,7 @@ func decodeEntry(e []byte, d *Decoding, depth int) (string, *structpb.Value, err
 				return "", nil, err
 			}
 			e = rest
-			if v == nil {
-				v = spare[structpb.Value](d, spareValue)
-			}
-			if depth < 1 {
-				return "", nil, ErrDepth
-			}
-			if err := decodeValue(v, b, d, depth-1); err != nil {
+			if err := nested(&v, spareValue, b, d, depth, decodeValue); err != nil {
 				return "", nil, err
 			}
 			continue
