@@ -336,6 +336,10 @@ func FuzzGeneratedDecode(f *testing.F) {
 	for _, b := range inlineInputs() {
 		f.Add(b, uint16(len(b)/2))
 	}
+	// google.protobuf's wrappers, which their holder decodes itself too.
+	for _, b := range wrapperInputs() {
+		f.Add(b, uint16(len(b)/2))
+	}
 	f.Fuzz(fuzzBody)
 }
 
@@ -343,6 +347,7 @@ var (
 	fuzzCodec   = grpcfast.NewCodec()
 	fuzzFull    = marshalOK(nil, grpcfasttest.FullDecodable(3, 2, 2))
 	fuzzWrapped = marshalOK(nil, fullWrapped())
+	fuzzWraps   = marshalOK(nil, fullWrappers())
 )
 
 func fuzzBody(t *testing.T, b []byte, cut uint16) {
@@ -359,10 +364,15 @@ func fuzzBody(t *testing.T, b []byte, cut uint16) {
 		}
 		// The same through OTLP's types, whose oneof is AnyValue's, and
 		// through messages of one field that their holder decodes itself
-		// (kinds.Wrapped), after a full one.
+		// (kinds.Wrapped, and google.protobuf's wrappers in
+		// kinds.Wrappers), after a full one.
 		o := grpcfasttest.NewCopySlot[otlp.KeyValue]()
 		w := grpcfasttest.NewCopySlot[kinds.Wrapped]()
 		if _, err := w.Decode(c, mem.BufferSlice{mem.SliceBuffer(fuzzWrapped)}); err != nil {
+			t.Fatal(err)
+		}
+		ws := grpcfasttest.NewPlainSlot[kinds.Wrappers]()
+		if _, err := ws.Decode(c, mem.BufferSlice{mem.SliceBuffer(fuzzWraps)}); err != nil {
 			t.Fatal(err)
 		}
 		for range 2 {
@@ -372,6 +382,9 @@ func fuzzBody(t *testing.T, b []byte, cut uint16) {
 			w.Reset()
 			_, err = w.Decode(c, grpcfasttest.SliceAt(b, int(cut)%(len(b)+1)))
 			grpcfasttest.CheckOracle(t, b, w.Msg(), err)
+			ws.Reset()
+			_, err = ws.Decode(c, grpcfasttest.SliceAt(b, int(cut)%(len(b)+1)))
+			grpcfasttest.CheckOracle(t, b, ws.Msg(), err)
 		}
 		// Maps, optional fields, proto2 and required fields, into reused
 		// slots and into new messages.
@@ -391,7 +404,7 @@ func fuzzBody(t *testing.T, b []byte, cut uint16) {
 		// a piece's end.
 		guardpage.Check(t, "guarded", grpcfasttest.PiecesAt(b, int(cut)%(len(b)+1)), func(in [][]byte) {
 			data := grpcfasttest.Buffers(in)
-			for _, m := range []proto.Message{&kinds.Rich{}, &proto2.Entries{}, &hostile.Node{}, &kinds.Wrapped{}} {
+			for _, m := range []proto.Message{&kinds.Rich{}, &proto2.Entries{}, &hostile.Node{}, &kinds.Wrapped{}, &kinds.Wrappers{}} {
 				grpcfasttest.CheckOracle(t, b, m, c.Unmarshal(data, m))
 			}
 			p := grpcfasttest.NewPlainSlot[kinds.Rich]()

@@ -59,6 +59,15 @@ func BenchmarkDecodeKnown(b *testing.B) {
 			Anys:     []*anypb.Any{any, any, any, any},
 		}})
 	})
+	// A page of 20 resources whose optional fields are wrappers, as in
+	// APIs that predate proto3's optional: their holder decodes them.
+	b.Run("shape=wrappers", func(b *testing.B) {
+		page := &kinds.Wrappers{}
+		for range 20 {
+			page.Children = append(page.Children, wrappersMessage())
+		}
+		benchDecodePaths[kinds.Wrappers](b, []proto.Message{page})
+	})
 }
 
 // benchDecodePaths decodes the encodings of msgs, in turn, on each receive

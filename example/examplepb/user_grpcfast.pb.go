@@ -401,6 +401,7 @@ dEcode1:
 				return grpcfastimpl.ErrDepth
 			}
 			switch {
+			case len(vAl) == 0: // empty: nothing to merge
 			case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // id, alone: GrpcfastDecode's code for it
 				vAl := vAl[2:]
 				x := eL

@@ -358,13 +358,18 @@ func (d *decodeGen) value(fd *protogen.Field) string {
 // attribute's AnyValue of one string) cost no call: mt's own code for the
 // field (its oneof wrapper, presence, the UTF-8 check), with x the nested
 // message, and what mt's decoder records of its arrays at its end
-// (logArrays).
+// (logArrays). Where vAl is empty, nothing is. Other encodings go to mt's
+// decoder, or the runtime's DecodeMessage where mt has none here.
 func (d *decodeGen) message(e string, mt *protogen.Message, depth string) {
 	g := d.g
 	d.fail(depth+" < 1", "ErrDepth")
 	fields := inlinable(d.f, mt)
 	if len(fields) > 0 {
 		g.P("switch {")
+		// An empty encoding merges nothing: the nested message is a new
+		// one, empty, or one that a field before it merged into, whose
+		// decode recorded its arrays.
+		g.P("case len(vAl) == 0: // empty: nothing to merge")
 		for _, fd := range fields {
 			// The shape of vAl that is fd alone, and its value's read.
 			var cond, value string
@@ -411,8 +416,9 @@ const maxInlined = 8
 
 // inlinable returns the fields of mt that a parent decodes itself where a
 // nested message of type mt is that one field (message), in order of
-// number. mt gets its decoder in f and holds one field at a time: it has
-// one field (a wrapper: `message UserID { string value = 1; }`), or all
+// number. mt gets its decoder in f, or is one of google.protobuf's
+// wrappers (wrappers), and holds one field at a time: it has one field
+// (a wrapper: `message UserID { string value = 1; }`), or all
 // its fields are one oneof's (OTLP's AnyValue), so that its encoding is
 // mostly one field. The fields are singular, not messages, and their tags
 // are one byte; none if mt has more than maxInlined. A type of more fields
@@ -421,7 +427,7 @@ const maxInlined = 8
 // runtime's memory profile samples one allocation per 512 KiB, walking
 // the stack, and the walk's cost grows with the functions' length).
 func inlinable(f *protogen.File, mt *protogen.Message) []*protogen.Field {
-	if mt.Desc.ParentFile() != f.Desc || !decodable(mt) || len(mt.Fields) == 0 {
+	if (mt.Desc.ParentFile() != f.Desc && !wrappers[mt.Desc.FullName()]) || !decodable(mt) || len(mt.Fields) == 0 {
 		return nil
 	}
 	if o := realOneof(mt.Fields[0]); len(mt.Fields) > 1 && (o == nil || len(o.Fields) != len(mt.Fields)) {
@@ -439,6 +445,23 @@ func inlinable(f *protogen.File, mt *protogen.Message) []*protogen.Field {
 	}
 	slices.SortFunc(fields, func(a, b *protogen.Field) int { return cmp.Compare(a.Desc.Number(), b.Desc.Number()) })
 	return fields
+}
+
+// wrappers are google.protobuf's wrappers (wrappers.proto), which
+// inlinable accepts from another file: protobuf-go generates them, so that
+// they have no generated decoder, and the runtime has none either (it does
+// not import wrapperspb: limits.md). Their Go fields are protoc-gen-go's,
+// as protogen names them, in whichever package go_package puts them.
+var wrappers = map[protoreflect.FullName]bool{
+	"google.protobuf.DoubleValue": true,
+	"google.protobuf.FloatValue":  true,
+	"google.protobuf.Int64Value":  true,
+	"google.protobuf.UInt64Value": true,
+	"google.protobuf.Int32Value":  true,
+	"google.protobuf.UInt32Value": true,
+	"google.protobuf.BoolValue":   true,
+	"google.protobuf.StringValue": true,
+	"google.protobuf.BytesValue":  true,
 }
 
 // spare writes e = a spare *T, or a new one: TakeSpare (a slot's record)

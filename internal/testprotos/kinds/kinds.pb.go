@@ -2076,6 +2076,199 @@ func (*Many_H) isMany_Kind() {}
 
 func (*Many_I) isMany_Kind() {}
 
+// Wrappers holds each of google.protobuf's wrappers (wrappers.proto), in
+// every kind of field. The wrappers are messages of one field, generated
+// in protobuf-go's wrapperspb and not here: where a wrapper's encoding is
+// its field alone, or nothing, the holder's decoder decodes it itself, as
+// it does its own messages of one field (decodeGen.message); any other
+// encoding goes to protobuf-go.
+type Wrappers struct {
+	state   protoimpl.MessageState            `protogen:"open.v1"`
+	Double  *wrapperspb.DoubleValue           `protobuf:"bytes,1,opt,name=double,proto3" json:"double,omitempty"`
+	Float   *wrapperspb.FloatValue            `protobuf:"bytes,2,opt,name=float,proto3" json:"float,omitempty"`
+	Int64   *wrapperspb.Int64Value            `protobuf:"bytes,3,opt,name=int64,proto3" json:"int64,omitempty"`
+	Uint64  *wrapperspb.UInt64Value           `protobuf:"bytes,4,opt,name=uint64,proto3" json:"uint64,omitempty"`
+	Int32   *wrapperspb.Int32Value            `protobuf:"bytes,5,opt,name=int32,proto3" json:"int32,omitempty"`
+	Uint32  *wrapperspb.UInt32Value           `protobuf:"bytes,6,opt,name=uint32,proto3" json:"uint32,omitempty"`
+	Bool    *wrapperspb.BoolValue             `protobuf:"bytes,7,opt,name=bool,proto3" json:"bool,omitempty"`
+	String_ *wrapperspb.StringValue           `protobuf:"bytes,8,opt,name=string,proto3" json:"string,omitempty"`
+	Bytes   *wrapperspb.BytesValue            `protobuf:"bytes,9,opt,name=bytes,proto3" json:"bytes,omitempty"`
+	Names   []*wrapperspb.StringValue         `protobuf:"bytes,10,rep,name=names,proto3" json:"names,omitempty"`
+	Counts  map[string]*wrapperspb.Int64Value `protobuf:"bytes,11,rep,name=counts,proto3" json:"counts,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// Types that are valid to be assigned to Pick:
+	//
+	//	*Wrappers_Picked
+	//	*Wrappers_Blob
+	Pick isWrappers_Pick `protobuf_oneof:"pick"`
+	// A string of the holder's own, which the holder sweeps for 7-bit text.
+	Label         string      `protobuf:"bytes,14,opt,name=label,proto3" json:"label,omitempty"`
+	Children      []*Wrappers `protobuf:"bytes,15,rep,name=children,proto3" json:"children,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Wrappers) Reset() {
+	*x = Wrappers{}
+	mi := &file_kinds_kinds_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Wrappers) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Wrappers) ProtoMessage() {}
+
+func (x *Wrappers) ProtoReflect() protoreflect.Message {
+	mi := &file_kinds_kinds_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Wrappers.ProtoReflect.Descriptor instead.
+func (*Wrappers) Descriptor() ([]byte, []int) {
+	return file_kinds_kinds_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *Wrappers) GetDouble() *wrapperspb.DoubleValue {
+	if x != nil {
+		return x.Double
+	}
+	return nil
+}
+
+func (x *Wrappers) GetFloat() *wrapperspb.FloatValue {
+	if x != nil {
+		return x.Float
+	}
+	return nil
+}
+
+func (x *Wrappers) GetInt64() *wrapperspb.Int64Value {
+	if x != nil {
+		return x.Int64
+	}
+	return nil
+}
+
+func (x *Wrappers) GetUint64() *wrapperspb.UInt64Value {
+	if x != nil {
+		return x.Uint64
+	}
+	return nil
+}
+
+func (x *Wrappers) GetInt32() *wrapperspb.Int32Value {
+	if x != nil {
+		return x.Int32
+	}
+	return nil
+}
+
+func (x *Wrappers) GetUint32() *wrapperspb.UInt32Value {
+	if x != nil {
+		return x.Uint32
+	}
+	return nil
+}
+
+func (x *Wrappers) GetBool() *wrapperspb.BoolValue {
+	if x != nil {
+		return x.Bool
+	}
+	return nil
+}
+
+func (x *Wrappers) GetString_() *wrapperspb.StringValue {
+	if x != nil {
+		return x.String_
+	}
+	return nil
+}
+
+func (x *Wrappers) GetBytes() *wrapperspb.BytesValue {
+	if x != nil {
+		return x.Bytes
+	}
+	return nil
+}
+
+func (x *Wrappers) GetNames() []*wrapperspb.StringValue {
+	if x != nil {
+		return x.Names
+	}
+	return nil
+}
+
+func (x *Wrappers) GetCounts() map[string]*wrapperspb.Int64Value {
+	if x != nil {
+		return x.Counts
+	}
+	return nil
+}
+
+func (x *Wrappers) GetPick() isWrappers_Pick {
+	if x != nil {
+		return x.Pick
+	}
+	return nil
+}
+
+func (x *Wrappers) GetPicked() *wrapperspb.StringValue {
+	if x != nil {
+		if x, ok := x.Pick.(*Wrappers_Picked); ok {
+			return x.Picked
+		}
+	}
+	return nil
+}
+
+func (x *Wrappers) GetBlob() *wrapperspb.BytesValue {
+	if x != nil {
+		if x, ok := x.Pick.(*Wrappers_Blob); ok {
+			return x.Blob
+		}
+	}
+	return nil
+}
+
+func (x *Wrappers) GetLabel() string {
+	if x != nil {
+		return x.Label
+	}
+	return ""
+}
+
+func (x *Wrappers) GetChildren() []*Wrappers {
+	if x != nil {
+		return x.Children
+	}
+	return nil
+}
+
+type isWrappers_Pick interface {
+	isWrappers_Pick()
+}
+
+type Wrappers_Picked struct {
+	Picked *wrapperspb.StringValue `protobuf:"bytes,12,opt,name=picked,proto3,oneof"`
+}
+
+type Wrappers_Blob struct {
+	Blob *wrapperspb.BytesValue `protobuf:"bytes,13,opt,name=blob,proto3,oneof"`
+}
+
+func (*Wrappers_Picked) isWrappers_Pick() {}
+
+func (*Wrappers_Blob) isWrappers_Pick() {}
+
 var File_kinds_kinds_proto protoreflect.FileDescriptor
 
 const file_kinds_kinds_proto_rawDesc = "" +
@@ -2250,7 +2443,28 @@ const file_kinds_kinds_proto_rawDesc = "" +
 	"\x01g\x18\a \x01(\x05H\x00R\x01g\x12\x0e\n" +
 	"\x01h\x18\b \x01(\x05H\x00R\x01h\x12\x0e\n" +
 	"\x01i\x18\t \x01(\x05H\x00R\x01iB\x06\n" +
-	"\x04kind*>\n" +
+	"\x04kind\"\xf9\x06\n" +
+	"\bWrappers\x124\n" +
+	"\x06double\x18\x01 \x01(\v2\x1c.google.protobuf.DoubleValueR\x06double\x121\n" +
+	"\x05float\x18\x02 \x01(\v2\x1b.google.protobuf.FloatValueR\x05float\x121\n" +
+	"\x05int64\x18\x03 \x01(\v2\x1b.google.protobuf.Int64ValueR\x05int64\x124\n" +
+	"\x06uint64\x18\x04 \x01(\v2\x1c.google.protobuf.UInt64ValueR\x06uint64\x121\n" +
+	"\x05int32\x18\x05 \x01(\v2\x1b.google.protobuf.Int32ValueR\x05int32\x124\n" +
+	"\x06uint32\x18\x06 \x01(\v2\x1c.google.protobuf.UInt32ValueR\x06uint32\x12.\n" +
+	"\x04bool\x18\a \x01(\v2\x1a.google.protobuf.BoolValueR\x04bool\x124\n" +
+	"\x06string\x18\b \x01(\v2\x1c.google.protobuf.StringValueR\x06string\x121\n" +
+	"\x05bytes\x18\t \x01(\v2\x1b.google.protobuf.BytesValueR\x05bytes\x122\n" +
+	"\x05names\x18\n" +
+	" \x03(\v2\x1c.google.protobuf.StringValueR\x05names\x12E\n" +
+	"\x06counts\x18\v \x03(\v2-.grpcfast.testdata.kinds.Wrappers.CountsEntryR\x06counts\x126\n" +
+	"\x06picked\x18\f \x01(\v2\x1c.google.protobuf.StringValueH\x00R\x06picked\x121\n" +
+	"\x04blob\x18\r \x01(\v2\x1b.google.protobuf.BytesValueH\x00R\x04blob\x12\x14\n" +
+	"\x05label\x18\x0e \x01(\tR\x05label\x12=\n" +
+	"\bchildren\x18\x0f \x03(\v2!.grpcfast.testdata.kinds.WrappersR\bchildren\x1aV\n" +
+	"\vCountsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x121\n" +
+	"\x05value\x18\x02 \x01(\v2\x1b.google.protobuf.Int64ValueR\x05value:\x028\x01B\x06\n" +
+	"\x04pick*>\n" +
 	"\x05Color\x12\x15\n" +
 	"\x11COLOR_UNSPECIFIED\x10\x00\x12\r\n" +
 	"\tCOLOR_RED\x10\x01\x12\x0f\n" +
@@ -2276,7 +2490,7 @@ func file_kinds_kinds_proto_rawDescGZIP() []byte {
 }
 
 var file_kinds_kinds_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_kinds_kinds_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
+var file_kinds_kinds_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
 var file_kinds_kinds_proto_goTypes = []any{
 	(Color)(0),                     // 0: grpcfast.testdata.kinds.Color
 	(*Rich)(nil),                   // 1: grpcfast.testdata.kinds.Rich
@@ -2295,19 +2509,28 @@ var file_kinds_kinds_proto_goTypes = []any{
 	(*OneOf)(nil),                  // 14: grpcfast.testdata.kinds.OneOf
 	(*Plain)(nil),                  // 15: grpcfast.testdata.kinds.Plain
 	(*Many)(nil),                   // 16: grpcfast.testdata.kinds.Many
-	nil,                            // 17: grpcfast.testdata.kinds.Rich.CountsEntry
-	nil,                            // 18: grpcfast.testdata.kinds.Signed.ByKeyEntry
-	nil,                            // 19: grpcfast.testdata.kinds.Signed.ValuesEntry
-	nil,                            // 20: grpcfast.testdata.kinds.Wrapped.ByKeyEntry
-	(*timestamppb.Timestamp)(nil),  // 21: google.protobuf.Timestamp
-	(*wrapperspb.DoubleValue)(nil), // 22: google.protobuf.DoubleValue
-	(*wrapperspb.FloatValue)(nil),  // 23: google.protobuf.FloatValue
+	(*Wrappers)(nil),               // 17: grpcfast.testdata.kinds.Wrappers
+	nil,                            // 18: grpcfast.testdata.kinds.Rich.CountsEntry
+	nil,                            // 19: grpcfast.testdata.kinds.Signed.ByKeyEntry
+	nil,                            // 20: grpcfast.testdata.kinds.Signed.ValuesEntry
+	nil,                            // 21: grpcfast.testdata.kinds.Wrapped.ByKeyEntry
+	nil,                            // 22: grpcfast.testdata.kinds.Wrappers.CountsEntry
+	(*timestamppb.Timestamp)(nil),  // 23: google.protobuf.Timestamp
+	(*wrapperspb.DoubleValue)(nil), // 24: google.protobuf.DoubleValue
+	(*wrapperspb.FloatValue)(nil),  // 25: google.protobuf.FloatValue
+	(*wrapperspb.Int64Value)(nil),  // 26: google.protobuf.Int64Value
+	(*wrapperspb.UInt64Value)(nil), // 27: google.protobuf.UInt64Value
+	(*wrapperspb.Int32Value)(nil),  // 28: google.protobuf.Int32Value
+	(*wrapperspb.UInt32Value)(nil), // 29: google.protobuf.UInt32Value
+	(*wrapperspb.BoolValue)(nil),   // 30: google.protobuf.BoolValue
+	(*wrapperspb.StringValue)(nil), // 31: google.protobuf.StringValue
+	(*wrapperspb.BytesValue)(nil),  // 32: google.protobuf.BytesValue
 }
 var file_kinds_kinds_proto_depIdxs = []int32{
 	0,  // 0: grpcfast.testdata.kinds.Rich.color:type_name -> grpcfast.testdata.kinds.Color
 	2,  // 1: grpcfast.testdata.kinds.Rich.inner:type_name -> grpcfast.testdata.kinds.Inner
 	2,  // 2: grpcfast.testdata.kinds.Rich.inners:type_name -> grpcfast.testdata.kinds.Inner
-	17, // 3: grpcfast.testdata.kinds.Rich.counts:type_name -> grpcfast.testdata.kinds.Rich.CountsEntry
+	18, // 3: grpcfast.testdata.kinds.Rich.counts:type_name -> grpcfast.testdata.kinds.Rich.CountsEntry
 	2,  // 4: grpcfast.testdata.kinds.Rich.nested:type_name -> grpcfast.testdata.kinds.Inner
 	0,  // 5: grpcfast.testdata.kinds.Rich.colors:type_name -> grpcfast.testdata.kinds.Color
 	2,  // 6: grpcfast.testdata.kinds.Pooled.inners:type_name -> grpcfast.testdata.kinds.Inner
@@ -2325,18 +2548,18 @@ var file_kinds_kinds_proto_depIdxs = []int32{
 	0,  // 18: grpcfast.testdata.kinds.Decodable.hue:type_name -> grpcfast.testdata.kinds.Color
 	1,  // 19: grpcfast.testdata.kinds.Decodable.other:type_name -> grpcfast.testdata.kinds.Rich
 	2,  // 20: grpcfast.testdata.kinds.Decodable.inner:type_name -> grpcfast.testdata.kinds.Inner
-	21, // 21: grpcfast.testdata.kinds.WellKnown.time:type_name -> google.protobuf.Timestamp
-	22, // 22: grpcfast.testdata.kinds.WellKnown.ratio:type_name -> google.protobuf.DoubleValue
-	18, // 23: grpcfast.testdata.kinds.Signed.by_key:type_name -> grpcfast.testdata.kinds.Signed.ByKeyEntry
-	19, // 24: grpcfast.testdata.kinds.Signed.values:type_name -> grpcfast.testdata.kinds.Signed.ValuesEntry
-	23, // 25: grpcfast.testdata.kinds.Signed.wf:type_name -> google.protobuf.FloatValue
+	23, // 21: grpcfast.testdata.kinds.WellKnown.time:type_name -> google.protobuf.Timestamp
+	24, // 22: grpcfast.testdata.kinds.WellKnown.ratio:type_name -> google.protobuf.DoubleValue
+	19, // 23: grpcfast.testdata.kinds.Signed.by_key:type_name -> grpcfast.testdata.kinds.Signed.ByKeyEntry
+	20, // 24: grpcfast.testdata.kinds.Signed.values:type_name -> grpcfast.testdata.kinds.Signed.ValuesEntry
+	25, // 25: grpcfast.testdata.kinds.Signed.wf:type_name -> google.protobuf.FloatValue
 	9,  // 26: grpcfast.testdata.kinds.Signed.list:type_name -> grpcfast.testdata.kinds.Signed
 	11, // 27: grpcfast.testdata.kinds.Wrapped.name:type_name -> grpcfast.testdata.kinds.OneString
 	12, // 28: grpcfast.testdata.kinds.Wrapped.data:type_name -> grpcfast.testdata.kinds.OneBytes
 	13, // 29: grpcfast.testdata.kinds.Wrapped.level:type_name -> grpcfast.testdata.kinds.OneOptional
 	14, // 30: grpcfast.testdata.kinds.Wrapped.value:type_name -> grpcfast.testdata.kinds.OneOf
 	14, // 31: grpcfast.testdata.kinds.Wrapped.values:type_name -> grpcfast.testdata.kinds.OneOf
-	20, // 32: grpcfast.testdata.kinds.Wrapped.by_key:type_name -> grpcfast.testdata.kinds.Wrapped.ByKeyEntry
+	21, // 32: grpcfast.testdata.kinds.Wrapped.by_key:type_name -> grpcfast.testdata.kinds.Wrapped.ByKeyEntry
 	11, // 33: grpcfast.testdata.kinds.Wrapped.picked:type_name -> grpcfast.testdata.kinds.OneString
 	14, // 34: grpcfast.testdata.kinds.Wrapped.any:type_name -> grpcfast.testdata.kinds.OneOf
 	12, // 35: grpcfast.testdata.kinds.Wrapped.blobs:type_name -> grpcfast.testdata.kinds.OneBytes
@@ -2346,23 +2569,38 @@ var file_kinds_kinds_proto_depIdxs = []int32{
 	14, // 39: grpcfast.testdata.kinds.OneOf.nested:type_name -> grpcfast.testdata.kinds.OneOf
 	14, // 40: grpcfast.testdata.kinds.Plain.values:type_name -> grpcfast.testdata.kinds.OneOf
 	11, // 41: grpcfast.testdata.kinds.Plain.name:type_name -> grpcfast.testdata.kinds.OneString
-	9,  // 42: grpcfast.testdata.kinds.Signed.ByKeyEntry.value:type_name -> grpcfast.testdata.kinds.Signed
-	14, // 43: grpcfast.testdata.kinds.Wrapped.ByKeyEntry.value:type_name -> grpcfast.testdata.kinds.OneOf
-	1,  // 44: grpcfast.testdata.kinds.Kinds.Unary:input_type -> grpcfast.testdata.kinds.Rich
-	1,  // 45: grpcfast.testdata.kinds.Kinds.ClientStream:input_type -> grpcfast.testdata.kinds.Rich
-	1,  // 46: grpcfast.testdata.kinds.Kinds.ServerStream:input_type -> grpcfast.testdata.kinds.Rich
-	1,  // 47: grpcfast.testdata.kinds.Kinds.Bidi:input_type -> grpcfast.testdata.kinds.Rich
-	4,  // 48: grpcfast.testdata.kinds.Kinds.PooledBidi:input_type -> grpcfast.testdata.kinds.Pooled
-	1,  // 49: grpcfast.testdata.kinds.Kinds.Unary:output_type -> grpcfast.testdata.kinds.Rich
-	3,  // 50: grpcfast.testdata.kinds.Kinds.ClientStream:output_type -> grpcfast.testdata.kinds.Summary
-	1,  // 51: grpcfast.testdata.kinds.Kinds.ServerStream:output_type -> grpcfast.testdata.kinds.Rich
-	1,  // 52: grpcfast.testdata.kinds.Kinds.Bidi:output_type -> grpcfast.testdata.kinds.Rich
-	4,  // 53: grpcfast.testdata.kinds.Kinds.PooledBidi:output_type -> grpcfast.testdata.kinds.Pooled
-	49, // [49:54] is the sub-list for method output_type
-	44, // [44:49] is the sub-list for method input_type
-	44, // [44:44] is the sub-list for extension type_name
-	44, // [44:44] is the sub-list for extension extendee
-	0,  // [0:44] is the sub-list for field type_name
+	24, // 42: grpcfast.testdata.kinds.Wrappers.double:type_name -> google.protobuf.DoubleValue
+	25, // 43: grpcfast.testdata.kinds.Wrappers.float:type_name -> google.protobuf.FloatValue
+	26, // 44: grpcfast.testdata.kinds.Wrappers.int64:type_name -> google.protobuf.Int64Value
+	27, // 45: grpcfast.testdata.kinds.Wrappers.uint64:type_name -> google.protobuf.UInt64Value
+	28, // 46: grpcfast.testdata.kinds.Wrappers.int32:type_name -> google.protobuf.Int32Value
+	29, // 47: grpcfast.testdata.kinds.Wrappers.uint32:type_name -> google.protobuf.UInt32Value
+	30, // 48: grpcfast.testdata.kinds.Wrappers.bool:type_name -> google.protobuf.BoolValue
+	31, // 49: grpcfast.testdata.kinds.Wrappers.string:type_name -> google.protobuf.StringValue
+	32, // 50: grpcfast.testdata.kinds.Wrappers.bytes:type_name -> google.protobuf.BytesValue
+	31, // 51: grpcfast.testdata.kinds.Wrappers.names:type_name -> google.protobuf.StringValue
+	22, // 52: grpcfast.testdata.kinds.Wrappers.counts:type_name -> grpcfast.testdata.kinds.Wrappers.CountsEntry
+	31, // 53: grpcfast.testdata.kinds.Wrappers.picked:type_name -> google.protobuf.StringValue
+	32, // 54: grpcfast.testdata.kinds.Wrappers.blob:type_name -> google.protobuf.BytesValue
+	17, // 55: grpcfast.testdata.kinds.Wrappers.children:type_name -> grpcfast.testdata.kinds.Wrappers
+	9,  // 56: grpcfast.testdata.kinds.Signed.ByKeyEntry.value:type_name -> grpcfast.testdata.kinds.Signed
+	14, // 57: grpcfast.testdata.kinds.Wrapped.ByKeyEntry.value:type_name -> grpcfast.testdata.kinds.OneOf
+	26, // 58: grpcfast.testdata.kinds.Wrappers.CountsEntry.value:type_name -> google.protobuf.Int64Value
+	1,  // 59: grpcfast.testdata.kinds.Kinds.Unary:input_type -> grpcfast.testdata.kinds.Rich
+	1,  // 60: grpcfast.testdata.kinds.Kinds.ClientStream:input_type -> grpcfast.testdata.kinds.Rich
+	1,  // 61: grpcfast.testdata.kinds.Kinds.ServerStream:input_type -> grpcfast.testdata.kinds.Rich
+	1,  // 62: grpcfast.testdata.kinds.Kinds.Bidi:input_type -> grpcfast.testdata.kinds.Rich
+	4,  // 63: grpcfast.testdata.kinds.Kinds.PooledBidi:input_type -> grpcfast.testdata.kinds.Pooled
+	1,  // 64: grpcfast.testdata.kinds.Kinds.Unary:output_type -> grpcfast.testdata.kinds.Rich
+	3,  // 65: grpcfast.testdata.kinds.Kinds.ClientStream:output_type -> grpcfast.testdata.kinds.Summary
+	1,  // 66: grpcfast.testdata.kinds.Kinds.ServerStream:output_type -> grpcfast.testdata.kinds.Rich
+	1,  // 67: grpcfast.testdata.kinds.Kinds.Bidi:output_type -> grpcfast.testdata.kinds.Rich
+	4,  // 68: grpcfast.testdata.kinds.Kinds.PooledBidi:output_type -> grpcfast.testdata.kinds.Pooled
+	64, // [64:69] is the sub-list for method output_type
+	59, // [59:64] is the sub-list for method input_type
+	59, // [59:59] is the sub-list for extension type_name
+	59, // [59:59] is the sub-list for extension extendee
+	0,  // [0:59] is the sub-list for field type_name
 }
 
 func init() { file_kinds_kinds_proto_init() }
@@ -2418,13 +2656,17 @@ func file_kinds_kinds_proto_init() {
 		(*Many_H)(nil),
 		(*Many_I)(nil),
 	}
+	file_kinds_kinds_proto_msgTypes[16].OneofWrappers = []any{
+		(*Wrappers_Picked)(nil),
+		(*Wrappers_Blob)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_kinds_kinds_proto_rawDesc), len(file_kinds_kinds_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   20,
+			NumMessages:   22,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -55,6 +55,7 @@ var (
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*OneOf)(nil)
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Plain)(nil)
 	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Many)(nil)
+	_ grpcfastimpl.RunProtocGenGoVTProtoWithFeaturesMarshalUnmarshalSize = (*Wrappers)(nil)
 )
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
@@ -3323,8 +3324,16 @@ dEcode2:
 		if dEpth < 1 {
 			return grpcfastimpl.ErrDepth
 		}
-		if eRr := grpcfastimpl.DecodeMessage(x.Ratio, vAl, dEc, dEpth-1); eRr != nil {
-			return eRr
+		switch {
+		case len(vAl) == 0: // empty: nothing to merge
+		case len(vAl) == 9 && vAl[0] == 9: // value, alone: GrpcfastDecode's code for it
+			vAl, _ := protowire.ConsumeFixed64(vAl[1:])
+			x := x.Ratio
+			x.Value = math.Float64frombits(vAl)
+		default:
+			if eRr := grpcfastimpl.DecodeMessage(x.Ratio, vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
 		}
 		if len(dAtA) == 0 {
 			goto eNd
@@ -3616,8 +3625,16 @@ dEcode5:
 		if dEpth < 1 {
 			return grpcfastimpl.ErrDepth
 		}
-		if eRr := grpcfastimpl.DecodeMessage(x.Wf, vAl, dEc, dEpth-1); eRr != nil {
-			return eRr
+		switch {
+		case len(vAl) == 0: // empty: nothing to merge
+		case len(vAl) == 5 && vAl[0] == 13: // value, alone: GrpcfastDecode's code for it
+			vAl, _ := protowire.ConsumeFixed32(vAl[1:])
+			x := x.Wf
+			x.Value = math.Float32frombits(vAl)
+		default:
+			if eRr := grpcfastimpl.DecodeMessage(x.Wf, vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
 		}
 		if len(dAtA) == 0 {
 			goto eNd
@@ -3791,6 +3808,7 @@ dEcode1:
 			return grpcfastimpl.ErrDepth
 		}
 		switch {
+		case len(vAl) == 0: // empty: nothing to merge
 		case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // value, alone: GrpcfastDecode's code for it
 			vAl := vAl[2:]
 			x := x.Name
@@ -3837,6 +3855,7 @@ dEcode2:
 			return grpcfastimpl.ErrDepth
 		}
 		switch {
+		case len(vAl) == 0: // empty: nothing to merge
 		case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // value, alone: GrpcfastDecode's code for it
 			vAl := vAl[2:]
 			x := x.Data
@@ -3881,6 +3900,7 @@ dEcode3:
 			return grpcfastimpl.ErrDepth
 		}
 		switch {
+		case len(vAl) == 0: // empty: nothing to merge
 		case len(vAl) == 2 && vAl[0] == 8 && vAl[1] < 0x80 || len(vAl) == 3 && vAl[0] == 8 && vAl[1] >= 0x80 && vAl[2] < 0x80: // value, alone: GrpcfastDecode's code for it
 			vAl := grpcfastimpl.ShortVarint(vAl[1:])
 			x := x.Level
@@ -3925,6 +3945,7 @@ dEcode4:
 			return grpcfastimpl.ErrDepth
 		}
 		switch {
+		case len(vAl) == 0: // empty: nothing to merge
 		case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // text, alone: GrpcfastDecode's code for it
 			vAl := vAl[2:]
 			x := x.Value
@@ -4081,6 +4102,7 @@ dEcode5:
 				return grpcfastimpl.ErrDepth
 			}
 			switch {
+			case len(vAl) == 0: // empty: nothing to merge
 			case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // text, alone: GrpcfastDecode's code for it
 				vAl := vAl[2:]
 				x := eL
@@ -4277,6 +4299,7 @@ dEcode6:
 					return grpcfastimpl.ErrDepth
 				}
 				switch {
+				case len(vAl) == 0: // empty: nothing to merge
 				case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // text, alone: GrpcfastDecode's code for it
 					vAl := vAl[2:]
 					x := mV
@@ -4449,6 +4472,7 @@ dEcode7:
 			return grpcfastimpl.ErrDepth
 		}
 		switch {
+		case len(vAl) == 0: // empty: nothing to merge
 		case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // value, alone: GrpcfastDecode's code for it
 			vAl := vAl[2:]
 			x := wR.Picked
@@ -4504,6 +4528,7 @@ dEcode8:
 			return grpcfastimpl.ErrDepth
 		}
 		switch {
+		case len(vAl) == 0: // empty: nothing to merge
 		case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // text, alone: GrpcfastDecode's code for it
 			vAl := vAl[2:]
 			x := wR.Any
@@ -4691,6 +4716,7 @@ dEcode10:
 				return grpcfastimpl.ErrDepth
 			}
 			switch {
+			case len(vAl) == 0: // empty: nothing to merge
 			case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // value, alone: GrpcfastDecode's code for it
 				vAl := vAl[2:]
 				x := eL
@@ -5310,6 +5336,7 @@ dEcode9:
 			return grpcfastimpl.ErrDepth
 		}
 		switch {
+		case len(vAl) == 0: // empty: nothing to merge
 		case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // text, alone: GrpcfastDecode's code for it
 			vAl := vAl[2:]
 			x := wR.Nested
@@ -5546,6 +5573,7 @@ dEcode1:
 				return grpcfastimpl.ErrDepth
 			}
 			switch {
+			case len(vAl) == 0: // empty: nothing to merge
 			case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // text, alone: GrpcfastDecode's code for it
 				vAl := vAl[2:]
 				x := eL
@@ -5695,6 +5723,7 @@ dEcode2:
 			return grpcfastimpl.ErrDepth
 		}
 		switch {
+		case len(vAl) == 0: // empty: nothing to merge
 		case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // value, alone: GrpcfastDecode's code for it
 			vAl := vAl[2:]
 			x := x.Name
@@ -6073,6 +6102,847 @@ eNd:
 	return nil
 }
 
+// GrpcfastUnknownFields implements grpcfastimpl.Owner.
+func (x *Wrappers) GrpcfastUnknownFields() *[]byte {
+	return &x.unknownFields
+}
+
+// GrpcfastDecode implements grpcfastimpl.Decoder.
+func (x *Wrappers) GrpcfastDecode(dAtA []byte, dEc *grpcfastimpl.Decoding, dEpth int) error {
+	aScii := grpcfastimpl.Unswept(dEc) // the input left where its 7-bit prefix ends, once swept (utf8)
+	if len(dAtA) == 0 {
+		goto eNd
+	}
+	if dAtA[0] == 10 {
+		dAtA = dAtA[1:]
+		goto dEcode1
+	}
+	goto nExt
+dEcode1:
+	{ // double
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Double == nil {
+			if x.Double = grpcfastimpl.TakeSpare[wrapperspb.DoubleValue](dEc, grpcfastSpare_kinds_kinds_DoubleValue); x.Double == nil {
+				if x.Double = grpcfastimpl.NextSpare[wrapperspb.DoubleValue](dEc, grpcfastSpare_kinds_kinds_DoubleValue); x.Double == nil {
+					x.Double = grpcfastimpl.NewSpare[wrapperspb.DoubleValue](dEc, grpcfastSpare_kinds_kinds_DoubleValue)
+				}
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		switch {
+		case len(vAl) == 0: // empty: nothing to merge
+		case len(vAl) == 9 && vAl[0] == 9: // value, alone: GrpcfastDecode's code for it
+			vAl, _ := protowire.ConsumeFixed64(vAl[1:])
+			x := x.Double
+			x.Value = math.Float64frombits(vAl)
+		default:
+			if eRr := grpcfastimpl.DecodeMessage(x.Double, vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 18 {
+			dAtA = dAtA[1:]
+			goto dEcode2
+		}
+		goto nExt
+	}
+dEcode2:
+	{ // float
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Float == nil {
+			if x.Float = grpcfastimpl.TakeSpare[wrapperspb.FloatValue](dEc, grpcfastSpare_kinds_kinds_FloatValue); x.Float == nil {
+				if x.Float = grpcfastimpl.NextSpare[wrapperspb.FloatValue](dEc, grpcfastSpare_kinds_kinds_FloatValue); x.Float == nil {
+					x.Float = grpcfastimpl.NewSpare[wrapperspb.FloatValue](dEc, grpcfastSpare_kinds_kinds_FloatValue)
+				}
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		switch {
+		case len(vAl) == 0: // empty: nothing to merge
+		case len(vAl) == 5 && vAl[0] == 13: // value, alone: GrpcfastDecode's code for it
+			vAl, _ := protowire.ConsumeFixed32(vAl[1:])
+			x := x.Float
+			x.Value = math.Float32frombits(vAl)
+		default:
+			if eRr := grpcfastimpl.DecodeMessage(x.Float, vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 26 {
+			dAtA = dAtA[1:]
+			goto dEcode3
+		}
+		goto nExt
+	}
+dEcode3:
+	{ // int64
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Int64 == nil {
+			if x.Int64 = grpcfastimpl.TakeSpare[wrapperspb.Int64Value](dEc, grpcfastSpare_kinds_kinds_Int64Value); x.Int64 == nil {
+				if x.Int64 = grpcfastimpl.NextSpare[wrapperspb.Int64Value](dEc, grpcfastSpare_kinds_kinds_Int64Value); x.Int64 == nil {
+					x.Int64 = grpcfastimpl.NewSpare[wrapperspb.Int64Value](dEc, grpcfastSpare_kinds_kinds_Int64Value)
+				}
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		switch {
+		case len(vAl) == 0: // empty: nothing to merge
+		case len(vAl) == 2 && vAl[0] == 8 && vAl[1] < 0x80 || len(vAl) == 3 && vAl[0] == 8 && vAl[1] >= 0x80 && vAl[2] < 0x80: // value, alone: GrpcfastDecode's code for it
+			vAl := grpcfastimpl.ShortVarint(vAl[1:])
+			x := x.Int64
+			x.Value = int64(vAl)
+		default:
+			if eRr := grpcfastimpl.DecodeMessage(x.Int64, vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 34 {
+			dAtA = dAtA[1:]
+			goto dEcode4
+		}
+		goto nExt
+	}
+dEcode4:
+	{ // uint64
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Uint64 == nil {
+			if x.Uint64 = grpcfastimpl.TakeSpare[wrapperspb.UInt64Value](dEc, grpcfastSpare_kinds_kinds_UInt64Value); x.Uint64 == nil {
+				if x.Uint64 = grpcfastimpl.NextSpare[wrapperspb.UInt64Value](dEc, grpcfastSpare_kinds_kinds_UInt64Value); x.Uint64 == nil {
+					x.Uint64 = grpcfastimpl.NewSpare[wrapperspb.UInt64Value](dEc, grpcfastSpare_kinds_kinds_UInt64Value)
+				}
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		switch {
+		case len(vAl) == 0: // empty: nothing to merge
+		case len(vAl) == 2 && vAl[0] == 8 && vAl[1] < 0x80 || len(vAl) == 3 && vAl[0] == 8 && vAl[1] >= 0x80 && vAl[2] < 0x80: // value, alone: GrpcfastDecode's code for it
+			vAl := grpcfastimpl.ShortVarint(vAl[1:])
+			x := x.Uint64
+			x.Value = vAl
+		default:
+			if eRr := grpcfastimpl.DecodeMessage(x.Uint64, vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 42 {
+			dAtA = dAtA[1:]
+			goto dEcode5
+		}
+		goto nExt
+	}
+dEcode5:
+	{ // int32
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Int32 == nil {
+			if x.Int32 = grpcfastimpl.TakeSpare[wrapperspb.Int32Value](dEc, grpcfastSpare_kinds_kinds_Int32Value); x.Int32 == nil {
+				if x.Int32 = grpcfastimpl.NextSpare[wrapperspb.Int32Value](dEc, grpcfastSpare_kinds_kinds_Int32Value); x.Int32 == nil {
+					x.Int32 = grpcfastimpl.NewSpare[wrapperspb.Int32Value](dEc, grpcfastSpare_kinds_kinds_Int32Value)
+				}
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		switch {
+		case len(vAl) == 0: // empty: nothing to merge
+		case len(vAl) == 2 && vAl[0] == 8 && vAl[1] < 0x80 || len(vAl) == 3 && vAl[0] == 8 && vAl[1] >= 0x80 && vAl[2] < 0x80: // value, alone: GrpcfastDecode's code for it
+			vAl := grpcfastimpl.ShortVarint(vAl[1:])
+			x := x.Int32
+			x.Value = int32(vAl)
+		default:
+			if eRr := grpcfastimpl.DecodeMessage(x.Int32, vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 50 {
+			dAtA = dAtA[1:]
+			goto dEcode6
+		}
+		goto nExt
+	}
+dEcode6:
+	{ // uint32
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Uint32 == nil {
+			if x.Uint32 = grpcfastimpl.TakeSpare[wrapperspb.UInt32Value](dEc, grpcfastSpare_kinds_kinds_UInt32Value); x.Uint32 == nil {
+				if x.Uint32 = grpcfastimpl.NextSpare[wrapperspb.UInt32Value](dEc, grpcfastSpare_kinds_kinds_UInt32Value); x.Uint32 == nil {
+					x.Uint32 = grpcfastimpl.NewSpare[wrapperspb.UInt32Value](dEc, grpcfastSpare_kinds_kinds_UInt32Value)
+				}
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		switch {
+		case len(vAl) == 0: // empty: nothing to merge
+		case len(vAl) == 2 && vAl[0] == 8 && vAl[1] < 0x80 || len(vAl) == 3 && vAl[0] == 8 && vAl[1] >= 0x80 && vAl[2] < 0x80: // value, alone: GrpcfastDecode's code for it
+			vAl := grpcfastimpl.ShortVarint(vAl[1:])
+			x := x.Uint32
+			x.Value = uint32(vAl)
+		default:
+			if eRr := grpcfastimpl.DecodeMessage(x.Uint32, vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 58 {
+			dAtA = dAtA[1:]
+			goto dEcode7
+		}
+		goto nExt
+	}
+dEcode7:
+	{ // bool
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Bool == nil {
+			if x.Bool = grpcfastimpl.TakeSpare[wrapperspb.BoolValue](dEc, grpcfastSpare_kinds_kinds_BoolValue); x.Bool == nil {
+				if x.Bool = grpcfastimpl.NextSpare[wrapperspb.BoolValue](dEc, grpcfastSpare_kinds_kinds_BoolValue); x.Bool == nil {
+					x.Bool = grpcfastimpl.NewSpare[wrapperspb.BoolValue](dEc, grpcfastSpare_kinds_kinds_BoolValue)
+				}
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		switch {
+		case len(vAl) == 0: // empty: nothing to merge
+		case len(vAl) == 2 && vAl[0] == 8 && vAl[1] < 0x80 || len(vAl) == 3 && vAl[0] == 8 && vAl[1] >= 0x80 && vAl[2] < 0x80: // value, alone: GrpcfastDecode's code for it
+			vAl := grpcfastimpl.ShortVarint(vAl[1:])
+			x := x.Bool
+			x.Value = protowire.DecodeBool(vAl)
+		default:
+			if eRr := grpcfastimpl.DecodeMessage(x.Bool, vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 66 {
+			dAtA = dAtA[1:]
+			goto dEcode8
+		}
+		goto nExt
+	}
+dEcode8:
+	{ // string
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.String_ == nil {
+			if x.String_ = grpcfastimpl.TakeSpare[wrapperspb.StringValue](dEc, grpcfastSpare_kinds_kinds_StringValue); x.String_ == nil {
+				if x.String_ = grpcfastimpl.NextSpare[wrapperspb.StringValue](dEc, grpcfastSpare_kinds_kinds_StringValue); x.String_ == nil {
+					x.String_ = grpcfastimpl.NewSpare[wrapperspb.StringValue](dEc, grpcfastSpare_kinds_kinds_StringValue)
+				}
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		switch {
+		case len(vAl) == 0: // empty: nothing to merge
+		case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // value, alone: GrpcfastDecode's code for it
+			vAl := vAl[2:]
+			x := x.String_
+			if aScii < 0 || len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "google.protobuf.StringValue.value"); eRr != nil {
+					return eRr
+				}
+			}
+			x.Value = grpcfastimpl.String(dEc, vAl)
+		default:
+			if eRr := grpcfastimpl.DecodeMessage(x.String_, vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 74 {
+			dAtA = dAtA[1:]
+			goto dEcode9
+		}
+		goto nExt
+	}
+dEcode9:
+	{ // bytes
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Bytes == nil {
+			if x.Bytes = grpcfastimpl.TakeSpare[wrapperspb.BytesValue](dEc, grpcfastSpare_kinds_kinds_BytesValue); x.Bytes == nil {
+				if x.Bytes = grpcfastimpl.NextSpare[wrapperspb.BytesValue](dEc, grpcfastSpare_kinds_kinds_BytesValue); x.Bytes == nil {
+					x.Bytes = grpcfastimpl.NewSpare[wrapperspb.BytesValue](dEc, grpcfastSpare_kinds_kinds_BytesValue)
+				}
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		switch {
+		case len(vAl) == 0: // empty: nothing to merge
+		case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // value, alone: GrpcfastDecode's code for it
+			vAl := vAl[2:]
+			x := x.Bytes
+			x.Value = grpcfastimpl.Bytes(dEc, x.Value, vAl)
+			if dEc.Record != nil {
+				grpcfastimpl.LogBytes(dEc, &x.Value)
+			}
+		default:
+			if eRr := grpcfastimpl.DecodeMessage(x.Bytes, vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 82 {
+			dAtA = dAtA[1:]
+			goto dEcode10
+		}
+		goto nExt
+	}
+dEcode10:
+	{ // names
+		for {
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+			} else {
+				rEad, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			var eL *wrapperspb.StringValue
+			if nN := len(x.Names); nN < cap(x.Names) {
+				x.Names = x.Names[:nN+1]
+				eL = x.Names[nN]
+			} else {
+				x.Names = grpcfastimpl.AppendMessage(x.Names, dEc, 82, dAtA)
+				eL = x.Names[nN]
+			}
+			if eL == nil {
+				if eL = grpcfastimpl.TakeSpare[wrapperspb.StringValue](dEc, grpcfastSpare_kinds_kinds_StringValue); eL == nil {
+					if eL = grpcfastimpl.NextSpare[wrapperspb.StringValue](dEc, grpcfastSpare_kinds_kinds_StringValue); eL == nil {
+						eL = grpcfastimpl.NewSpare[wrapperspb.StringValue](dEc, grpcfastSpare_kinds_kinds_StringValue)
+					}
+				}
+				x.Names[len(x.Names)-1] = eL
+			}
+			if dEpth < 1 {
+				return grpcfastimpl.ErrDepth
+			}
+			switch {
+			case len(vAl) == 0: // empty: nothing to merge
+			case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // value, alone: GrpcfastDecode's code for it
+				vAl := vAl[2:]
+				x := eL
+				if aScii < 0 || len(dAtA) < aScii {
+					if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "google.protobuf.StringValue.value"); eRr != nil {
+						return eRr
+					}
+				}
+				x.Value = grpcfastimpl.String(dEc, vAl)
+			default:
+				if eRr := grpcfastimpl.DecodeMessage(eL, vAl, dEc, dEpth-1); eRr != nil {
+					return eRr
+				}
+			}
+			if len(dAtA) == 0 || dAtA[0] != 82 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 90 {
+			dAtA = dAtA[1:]
+			goto dEcode11
+		}
+		goto nExt
+	}
+dEcode11:
+	{ // counts
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		eNtry := vAl
+		if dEpth < grpcfastimpl.MapLevel {
+			return grpcfastimpl.ErrDepth
+		}
+		var mK string
+		var mV *wrapperspb.Int64Value
+		for len(eNtry) > 0 {
+			tAg := uint64(eNtry[0])
+			if tAg-8 < 0x78 {
+				eNtry = eNtry[1:]
+			} else {
+				rEad, nN := grpcfastimpl.ReadTag(eNtry)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				tAg, eNtry = rEad, eNtry[nN:]
+			}
+			switch tAg {
+			case 10:
+				var vAl []byte
+				if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
+					vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(eNtry)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, eNtry = rEad, eNtry[nN:]
+				}
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Wrappers.CountsEntry.key"); eRr != nil {
+					return eRr
+				}
+				mK = grpcfastimpl.String(dEc, vAl)
+				continue
+			case 18:
+				var vAl []byte
+				if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
+					vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(eNtry)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, eNtry = rEad, eNtry[nN:]
+				}
+				if mV == nil {
+					if mV = grpcfastimpl.TakeSpare[wrapperspb.Int64Value](dEc, grpcfastSpare_kinds_kinds_Int64Value); mV == nil {
+						if mV = grpcfastimpl.NextSpare[wrapperspb.Int64Value](dEc, grpcfastSpare_kinds_kinds_Int64Value); mV == nil {
+							mV = grpcfastimpl.NewSpare[wrapperspb.Int64Value](dEc, grpcfastSpare_kinds_kinds_Int64Value)
+						}
+					}
+				}
+				if dEpth-grpcfastimpl.MapLevel < 1 {
+					return grpcfastimpl.ErrDepth
+				}
+				switch {
+				case len(vAl) == 0: // empty: nothing to merge
+				case len(vAl) == 2 && vAl[0] == 8 && vAl[1] < 0x80 || len(vAl) == 3 && vAl[0] == 8 && vAl[1] >= 0x80 && vAl[2] < 0x80: // value, alone: GrpcfastDecode's code for it
+					vAl := grpcfastimpl.ShortVarint(vAl[1:])
+					x := mV
+					x.Value = int64(vAl)
+				default:
+					if eRr := grpcfastimpl.DecodeMessage(mV, vAl, dEc, dEpth-grpcfastimpl.MapLevel-1); eRr != nil {
+						return eRr
+					}
+				}
+				continue
+			}
+			nN := grpcfastimpl.SkipField(tAg, eNtry)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			eNtry = eNtry[nN:]
+		}
+		if mV == nil {
+			if mV = grpcfastimpl.TakeSpare[wrapperspb.Int64Value](dEc, grpcfastSpare_kinds_kinds_Int64Value); mV == nil {
+				if mV = grpcfastimpl.NextSpare[wrapperspb.Int64Value](dEc, grpcfastSpare_kinds_kinds_Int64Value); mV == nil {
+					mV = grpcfastimpl.NewSpare[wrapperspb.Int64Value](dEc, grpcfastSpare_kinds_kinds_Int64Value)
+				}
+			}
+		}
+		if x.Counts == nil {
+			x.Counts = make(map[string]*wrapperspb.Int64Value)
+		}
+		x.Counts[mK] = mV
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 98 {
+			dAtA = dAtA[1:]
+			goto dEcode12
+		}
+		goto nExt
+	}
+dEcode12:
+	{ // picked
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Pick.(*Wrappers_Picked)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[Wrappers_Picked](dEc, grpcfastSpare_kinds_kinds_Wrappers_Picked); wR == nil {
+				if wR = grpcfastimpl.NextSpare[Wrappers_Picked](dEc, grpcfastSpare_kinds_kinds_Wrappers_Picked); wR == nil {
+					wR = grpcfastimpl.NewSpare[Wrappers_Picked](dEc, grpcfastSpare_kinds_kinds_Wrappers_Picked)
+				}
+			}
+			x.Pick = wR
+		}
+		if wR.Picked == nil {
+			if wR.Picked = grpcfastimpl.TakeSpare[wrapperspb.StringValue](dEc, grpcfastSpare_kinds_kinds_StringValue); wR.Picked == nil {
+				if wR.Picked = grpcfastimpl.NextSpare[wrapperspb.StringValue](dEc, grpcfastSpare_kinds_kinds_StringValue); wR.Picked == nil {
+					wR.Picked = grpcfastimpl.NewSpare[wrapperspb.StringValue](dEc, grpcfastSpare_kinds_kinds_StringValue)
+				}
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		switch {
+		case len(vAl) == 0: // empty: nothing to merge
+		case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // value, alone: GrpcfastDecode's code for it
+			vAl := vAl[2:]
+			x := wR.Picked
+			if aScii < 0 || len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "google.protobuf.StringValue.value"); eRr != nil {
+					return eRr
+				}
+			}
+			x.Value = grpcfastimpl.String(dEc, vAl)
+		default:
+			if eRr := grpcfastimpl.DecodeMessage(wR.Picked, vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 114 {
+			dAtA = dAtA[1:]
+			goto dEcode14
+		}
+		goto nExt
+	}
+dEcode13:
+	{ // blob
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Pick.(*Wrappers_Blob)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[Wrappers_Blob](dEc, grpcfastSpare_kinds_kinds_Wrappers_Blob); wR == nil {
+				if wR = grpcfastimpl.NextSpare[Wrappers_Blob](dEc, grpcfastSpare_kinds_kinds_Wrappers_Blob); wR == nil {
+					wR = grpcfastimpl.NewSpare[Wrappers_Blob](dEc, grpcfastSpare_kinds_kinds_Wrappers_Blob)
+				}
+			}
+			x.Pick = wR
+		}
+		if wR.Blob == nil {
+			if wR.Blob = grpcfastimpl.TakeSpare[wrapperspb.BytesValue](dEc, grpcfastSpare_kinds_kinds_BytesValue); wR.Blob == nil {
+				if wR.Blob = grpcfastimpl.NextSpare[wrapperspb.BytesValue](dEc, grpcfastSpare_kinds_kinds_BytesValue); wR.Blob == nil {
+					wR.Blob = grpcfastimpl.NewSpare[wrapperspb.BytesValue](dEc, grpcfastSpare_kinds_kinds_BytesValue)
+				}
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		switch {
+		case len(vAl) == 0: // empty: nothing to merge
+		case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // value, alone: GrpcfastDecode's code for it
+			vAl := vAl[2:]
+			x := wR.Blob
+			x.Value = grpcfastimpl.Bytes(dEc, x.Value, vAl)
+			if dEc.Record != nil {
+				grpcfastimpl.LogBytes(dEc, &x.Value)
+			}
+		default:
+			if eRr := grpcfastimpl.DecodeMessage(wR.Blob, vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 114 {
+			dAtA = dAtA[1:]
+			goto dEcode14
+		}
+		goto nExt
+	}
+dEcode14:
+	{ // label
+		fIeld := dAtA
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if aScii < 0 {
+			dEc, aScii = grpcfastimpl.Sweep(dEc, fIeld)
+		}
+		if len(dAtA) < aScii {
+			if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.kinds.Wrappers.label"); eRr != nil {
+				return eRr
+			}
+		}
+		x.Label = grpcfastimpl.String(dEc, vAl)
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 122 {
+			dAtA = dAtA[1:]
+			goto dEcode15
+		}
+		goto nExt
+	}
+dEcode15:
+	{ // children
+		for {
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+			} else {
+				rEad, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			var eL *Wrappers
+			if nN := len(x.Children); nN < cap(x.Children) {
+				x.Children = x.Children[:nN+1]
+				eL = x.Children[nN]
+			} else {
+				x.Children = grpcfastimpl.AppendMessage(x.Children, dEc, 122, dAtA)
+				eL = x.Children[nN]
+			}
+			if eL == nil {
+				if eL = grpcfastimpl.TakeSpare[Wrappers](dEc, grpcfastSpare_kinds_kinds_Wrappers); eL == nil {
+					if eL = grpcfastimpl.NextSpare[Wrappers](dEc, grpcfastSpare_kinds_kinds_Wrappers); eL == nil {
+						eL = grpcfastimpl.NewSpare[Wrappers](dEc, grpcfastSpare_kinds_kinds_Wrappers)
+					}
+				}
+				x.Children[len(x.Children)-1] = eL
+			}
+			if dEpth < 1 {
+				return grpcfastimpl.ErrDepth
+			}
+			if eRr := eL.GrpcfastDecode(vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+			if len(dAtA) == 0 || dAtA[0] != 122 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+nExt:
+	for len(dAtA) > 0 {
+		tAg := uint64(dAtA[0])
+		if tAg-8 < 0x78 {
+			dAtA = dAtA[1:]
+		} else {
+			rEad, nN := grpcfastimpl.ReadTag(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			tAg, dAtA = rEad, dAtA[nN:]
+		}
+		switch tAg {
+		case 10: // double
+			goto dEcode1
+		case 18: // float
+			goto dEcode2
+		case 26: // int64
+			goto dEcode3
+		case 34: // uint64
+			goto dEcode4
+		case 42: // int32
+			goto dEcode5
+		case 50: // uint32
+			goto dEcode6
+		case 58: // bool
+			goto dEcode7
+		case 66: // string
+			goto dEcode8
+		case 74: // bytes
+			goto dEcode9
+		case 82: // names
+			goto dEcode10
+		case 90: // counts
+			goto dEcode11
+		case 88, 89, 91, 93: // counts, another wire type: an unknown field
+			if dEpth < grpcfastimpl.MapLevel {
+				return grpcfastimpl.ErrDepth
+			}
+		case 98: // picked
+			goto dEcode12
+		case 106: // blob
+			goto dEcode13
+		case 114: // label
+			goto dEcode14
+		case 122: // children
+			goto dEcode15
+		}
+		// An unknown field, or a known one with another wire type: kept as
+		// protobuf-go keeps it, its tag in the shortest form.
+		nN := grpcfastimpl.SkipField(tAg, dAtA)
+		if nN < 0 {
+			return grpcfastimpl.ErrWire(nN)
+		}
+		x.unknownFields = grpcfastimpl.AppendUnknown(x.unknownFields, tAg, dAtA[:nN])
+		dAtA = dAtA[nN:]
+	}
+eNd:
+	if dEc.Record != nil {
+		grpcfastimpl.LogCleared(dEc, &x.Names)
+		grpcfastimpl.LogMap(dEc, &x.Counts)
+		grpcfastimpl.LogCleared(dEc, &x.Children)
+	}
+	return nil
+}
+
+// GrpcfastNegZero implements grpcfastimpl.NegZeroHolder.
+func (x *Wrappers) GrpcfastNegZero() bool {
+	if x == nil {
+		return false
+	}
+	if grpcfastimpl.NegZero64(x.Double.GetValue()) {
+		return true
+	}
+	if grpcfastimpl.NegZero32(x.Float.GetValue()) {
+		return true
+	}
+	for _, eLem := range x.Children {
+		if eLem != nil && eLem.GrpcfastNegZero() {
+			return true
+		}
+	}
+	return false
+}
+
 // The lists of spares (nested messages and oneof wrappers that a slot's reset
 // recycled) that the generated decoders of this file take from, one per type.
 var (
@@ -6127,6 +6997,16 @@ var (
 	grpcfastSpare_kinds_kinds_Many_G          = grpcfastimpl.NewSpareKind() // Many_G
 	grpcfastSpare_kinds_kinds_Many_H          = grpcfastimpl.NewSpareKind() // Many_H
 	grpcfastSpare_kinds_kinds_Many_I          = grpcfastimpl.NewSpareKind() // Many_I
+	grpcfastSpare_kinds_kinds_Int64Value      = grpcfastimpl.NewSpareKind() // wrapperspb.Int64Value
+	grpcfastSpare_kinds_kinds_UInt64Value     = grpcfastimpl.NewSpareKind() // wrapperspb.UInt64Value
+	grpcfastSpare_kinds_kinds_Int32Value      = grpcfastimpl.NewSpareKind() // wrapperspb.Int32Value
+	grpcfastSpare_kinds_kinds_UInt32Value     = grpcfastimpl.NewSpareKind() // wrapperspb.UInt32Value
+	grpcfastSpare_kinds_kinds_BoolValue       = grpcfastimpl.NewSpareKind() // wrapperspb.BoolValue
+	grpcfastSpare_kinds_kinds_StringValue     = grpcfastimpl.NewSpareKind() // wrapperspb.StringValue
+	grpcfastSpare_kinds_kinds_BytesValue      = grpcfastimpl.NewSpareKind() // wrapperspb.BytesValue
+	grpcfastSpare_kinds_kinds_Wrappers_Picked = grpcfastimpl.NewSpareKind() // Wrappers_Picked
+	grpcfastSpare_kinds_kinds_Wrappers_Blob   = grpcfastimpl.NewSpareKind() // Wrappers_Blob
+	grpcfastSpare_kinds_kinds_Wrappers        = grpcfastimpl.NewSpareKind() // Wrappers
 )
 
 // NewKinds_ClientStreamRequestReceiver returns a Receiver that reads the

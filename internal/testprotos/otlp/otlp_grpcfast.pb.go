@@ -2228,6 +2228,7 @@ dEcode1:
 				return grpcfastimpl.ErrDepth
 			}
 			switch {
+			case len(vAl) == 0: // empty: nothing to merge
 			case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // string_value, alone: GrpcfastDecode's code for it
 				vAl := vAl[2:]
 				x := eL
@@ -2505,6 +2506,7 @@ dEcode2:
 			return grpcfastimpl.ErrDepth
 		}
 		switch {
+		case len(vAl) == 0: // empty: nothing to merge
 		case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // string_value, alone: GrpcfastDecode's code for it
 			vAl := vAl[2:]
 			x := x.Value

@@ -754,6 +754,7 @@ dEcode13:
 			return grpcfastimpl.ErrDepth
 		}
 		switch {
+		case len(vAl) == 0: // empty: nothing to merge
 		case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // value, alone: GrpcfastDecode's code for it
 			vAl := vAl[2:]
 			x := x.Remark
@@ -840,6 +841,7 @@ dEcode14:
 					return grpcfastimpl.ErrDepth
 				}
 				switch {
+				case len(vAl) == 0: // empty: nothing to merge
 				case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // value, alone: GrpcfastDecode's code for it
 					vAl := vAl[2:]
 					x := mV

@@ -297,6 +297,7 @@ dEcode5:
 			return grpcfastimpl.ErrDepth
 		}
 		switch {
+		case len(vAl) == 0: // empty: nothing to merge
 		case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // data, alone: GrpcfastDecode's code for it
 			vAl := vAl[2:]
 			x := x.Leaf
@@ -350,6 +351,7 @@ dEcode6:
 			return grpcfastimpl.ErrDepth
 		}
 		switch {
+		case len(vAl) == 0: // empty: nothing to merge
 		case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // data, alone: GrpcfastDecode's code for it
 			vAl := vAl[2:]
 			x := wR.One
@@ -703,6 +705,7 @@ dEcode14:
 				return grpcfastimpl.ErrDepth
 			}
 			switch {
+			case len(vAl) == 0: // empty: nothing to merge
 			case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // data, alone: GrpcfastDecode's code for it
 				vAl := vAl[2:]
 				x := eL

@@ -323,8 +323,16 @@ dEcode3:
 		if dEpth < 1 {
 			return grpcfastimpl.ErrDepth
 		}
-		if eRr := grpcfastimpl.DecodeMessage(x.Compressed, vAl, dEc, dEpth-1); eRr != nil {
-			return eRr
+		switch {
+		case len(vAl) == 0: // empty: nothing to merge
+		case len(vAl) == 2 && vAl[0] == 8 && vAl[1] < 0x80 || len(vAl) == 3 && vAl[0] == 8 && vAl[1] >= 0x80 && vAl[2] < 0x80: // value, alone: GrpcfastDecode's code for it
+			vAl := grpcfastimpl.ShortVarint(vAl[1:])
+			x := x.Compressed
+			x.Value = protowire.DecodeBool(vAl)
+		default:
+			if eRr := grpcfastimpl.DecodeMessage(x.Compressed, vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
 		}
 		if len(dAtA) == 0 {
 			goto eNd
@@ -697,8 +705,16 @@ dEcode2:
 		if dEpth < 1 {
 			return grpcfastimpl.ErrDepth
 		}
-		if eRr := grpcfastimpl.DecodeMessage(x.ExpectCompressed, vAl, dEc, dEpth-1); eRr != nil {
-			return eRr
+		switch {
+		case len(vAl) == 0: // empty: nothing to merge
+		case len(vAl) == 2 && vAl[0] == 8 && vAl[1] < 0x80 || len(vAl) == 3 && vAl[0] == 8 && vAl[1] >= 0x80 && vAl[2] < 0x80: // value, alone: GrpcfastDecode's code for it
+			vAl := grpcfastimpl.ShortVarint(vAl[1:])
+			x := x.ExpectCompressed
+			x.Value = protowire.DecodeBool(vAl)
+		default:
+			if eRr := grpcfastimpl.DecodeMessage(x.ExpectCompressed, vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
 		}
 		if len(dAtA) == 0 {
 			goto eNd
