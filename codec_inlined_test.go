@@ -329,6 +329,24 @@ func wrapperInputs() map[string][]byte {
 	add("bytes", holding(9, str("\x00\xff")))
 	add("bytes sent empty", holding(9, str("")))
 	add("bytes 128", holding(9, str(strings.Repeat("b", 128))))
+	add("bytes 16383", holding(9, str(strings.Repeat("b", 16383))))
+	add("string 16383", holding(8, str(strings.Repeat("s", 16383))))
+	add("string 16384", holding(8, str(strings.Repeat("s", 16384))))
+	add("string 300 not 7-bit", holding(8, str(strings.Repeat("é", 150))))
+	add("string 300 invalid", holding(8, str(strings.Repeat("s", 299)+"\xff")))
+	add("string 200 and a stray byte", holding(8, append(str(strings.Repeat("s", 200)), 0)))
+	add("string 200 truncated", holding(8, str(strings.Repeat("s", 200))[:150]))
+	add("string overlong length", holding(8, []byte{10, 0x80, 0x00}))
+	add("string overlong length 3", holding(8, slices.Concat([]byte{10, 0x83, 0x00}, []byte("abc"))))
+	add("int64 ten bytes", holding(3, num(1<<63)))
+	add("int64 overflow", holding(3, oneField(1, protowire.VarintType, []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02})))
+	add("int64 eleven bytes", holding(3, oneField(1, protowire.VarintType, []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x81, 0x00})))
+	add("int64 three bytes and a stray byte", holding(3, []byte{8, 0x80, 0x80, 0x01, 0x05}))
+	add("int64 four bytes truncated", holding(3, []byte{8, 0x80, 0x80, 0x80}))
+	add("uint64 max", holding(4, num(math.MaxUint64)))
+	add("uint32 mode", holding(6, num(0o100755)))
+	add("bool ten bytes", holding(7, num(1<<63)))
+	add("double of four bytes", holding(1, []byte{9, 1, 2, 3}))
 
 	// A wrapper that comes again merges into the first: an empty one
 	// changes nothing, a value replaces the one before.
@@ -433,13 +451,14 @@ func TestInlinedWrappersKeepsArrays(t *testing.T) {
 	}
 }
 
-// wrappersMessage is a kinds.Wrappers of short wrappers, as an API's
-// optional fields are: each a holder decodes itself.
+// wrappersMessage is a kinds.Wrappers of wrappers as an API's optional
+// fields hold them (a time in milliseconds, a file's mode, a description of
+// 240 bytes, zeros): each a holder decodes itself.
 func wrappersMessage() *kinds.Wrappers {
 	return &kinds.Wrappers{
-		Double: wrapperspb.Double(1.5), Int64: wrapperspb.Int64(42), Bool: wrapperspb.Bool(true), Uint32: wrapperspb.UInt32(0),
+		Double: wrapperspb.Double(1.5), Int64: wrapperspb.Int64(1_764_000_000_000), Bool: wrapperspb.Bool(true), Uint32: wrapperspb.UInt32(0o100644),
 		String_: wrapperspb.String("display name"), Bytes: wrapperspb.Bytes([]byte("etag")),
-		Names:  []*wrapperspb.StringValue{wrapperspb.String("a"), wrapperspb.String("b"), wrapperspb.String("c"), wrapperspb.String("")},
+		Names:  []*wrapperspb.StringValue{wrapperspb.String("a"), wrapperspb.String(strings.Repeat("description ", 20)), wrapperspb.String("c"), wrapperspb.String("")},
 		Counts: map[string]*wrapperspb.Int64Value{"x": wrapperspb.Int64(1), "y": wrapperspb.Int64(2)},
 		Pick:   &kinds.Wrappers_Picked{Picked: wrapperspb.String("picked")},
 		Label:  "label",
@@ -447,10 +466,11 @@ func wrappersMessage() *kinds.Wrappers {
 }
 
 // TestInlinedWrappersAllocs counts the allocations of a decode of
-// wrappersMessage. A reused slot takes one: the owned copy, or the chunk of
-// the strings it copies (4 when protobuf-go decoded each wrapper). A new
-// message takes 15: itself, a slab for each type of wrapper, its map, list
-// and chunks (18 before; protobuf-go takes 28).
+// wrappersMessage. A reused slot takes one with the owned copy (the copy),
+// and 3 without it: the chunks that its strings are copied into, which the
+// message's user keeps (each wrapper decoded by protobuf-go took more). A
+// new message takes 17: itself, a slab for each type of wrapper, its map,
+// list and the chunks of its strings (protobuf-go takes 29).
 func TestInlinedWrappersAllocs(t *testing.T) {
 	grpcfasttest.SkipInCheckedBuild(t, "a slot's reset poisons its spares and never reuses them")
 	grpcfasttest.SkipIfRace(t)
@@ -466,7 +486,7 @@ func TestInlinedWrappersAllocs(t *testing.T) {
 		max  float64
 	}{
 		{"with the owned copy", grpcfasttest.NewCopySlot[kinds.Wrappers](), 1},
-		{"without it", grpcfasttest.NewPlainSlot[kinds.Wrappers](), 1},
+		{"without it", grpcfasttest.NewPlainSlot[kinds.Wrappers](), 3},
 	} {
 		allocs := testing.AllocsPerRun(50, func() {
 			tc.s.Reset()
@@ -488,7 +508,7 @@ func TestInlinedWrappersAllocs(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	if fresh > 15 {
-		t.Errorf("a new message: %v allocations a decode, want at most 15 (protobuf-go: %v)", fresh, std)
+	if fresh > 17 {
+		t.Errorf("a new message: %v allocations a decode, want at most 17 (protobuf-go: %v)", fresh, std)
 	}
 }

@@ -52,6 +52,14 @@ func ShortVarint(b []byte) uint64 {
 	return uint64(b[0]&0x7f) | uint64(b[1])<<7
 }
 
+// IsVarint reports whether b is one varint and nothing else, of up to ten
+// bytes, as protobuf-go reads one: a wrapper's number
+// (google.protobuf.Int64Value...) that its holder decodes itself.
+func IsVarint(b []byte) bool {
+	_, n := protowire.ConsumeVarint(b)
+	return n == len(b)
+}
+
 // String returns b as the value of a string field: a copy, or a view of
 // the input.
 func String(d *Decoding, b []byte) string { return d.String(b) }

@@ -387,13 +387,31 @@ func (d *decodeGen) message(e string, mt *protogen.Message, depth string) {
 				cond = fmt.Sprintf("len(vAl) == 5 && vAl[0] == %d", tag)
 				value = "vAl, _ := " + d.pw("ConsumeFixed32") + "(vAl[1:])"
 			}
-			g.P("case ", cond, ": // ", fd.Desc.Name(), ", alone: ", decodeMethod, "'s code for it")
-			g.P(value)
-			g.P("x := ", e)
-			d.inlined = true
-			d.set(fd)
-			d.inlined = false
-			d.logArrays(mt)
+			inline := func(cond, value, comment string) {
+				g.P("case ", cond, ": // ", fd.Desc.Name(), comment)
+				g.P(value)
+				g.P("x := ", e)
+				d.inlined = true
+				d.set(fd)
+				d.inlined = false
+				d.logArrays(mt)
+			}
+			inline(cond, value, ", alone: "+decodeMethod+"'s code for it")
+			// A wrapper's number may be any varint (a file's mode, a
+			// size, a time), its string or bytes longer than 127 bytes:
+			// these shapes cost the holder a case more, and protobuf-go's
+			// Unmarshal otherwise, where a type of this file has its own
+			// decoder.
+			if wrappers[mt.Desc.FullName()] {
+				switch tag := tagOf(fd.Desc.Number(), wireOf(fd)); wireOf(fd) {
+				case protowire.BytesType:
+					inline(fmt.Sprintf("len(vAl) > 2 && vAl[0] == %d && vAl[1] >= 0x80 && vAl[2] < 0x80 && int(vAl[1]&0x7f)|int(vAl[2])<<7 == len(vAl)-3", tag),
+						"vAl := vAl[3:]", ", alone, of 128 to 16383 bytes")
+				case protowire.VarintType:
+					inline(fmt.Sprintf("len(vAl) > 3 && vAl[0] == %d && %s(vAl[1:])", tag, d.impl("IsVarint")),
+						"vAl, _ := "+d.pw("ConsumeVarint")+"(vAl[1:])", ", alone, of 3 to 10 bytes")
+				}
+			}
 		}
 		g.P("default:")
 	}

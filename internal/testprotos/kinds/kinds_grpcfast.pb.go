@@ -6230,6 +6230,10 @@ dEcode3:
 			vAl := grpcfastimpl.ShortVarint(vAl[1:])
 			x := x.Int64
 			x.Value = int64(vAl)
+		case len(vAl) > 3 && vAl[0] == 8 && grpcfastimpl.IsVarint(vAl[1:]): // value, alone, of 3 to 10 bytes
+			vAl, _ := protowire.ConsumeVarint(vAl[1:])
+			x := x.Int64
+			x.Value = int64(vAl)
 		default:
 			if eRr := grpcfastimpl.DecodeMessage(x.Int64, vAl, dEc, dEpth-1); eRr != nil {
 				return eRr
@@ -6270,6 +6274,10 @@ dEcode4:
 		case len(vAl) == 0: // empty: nothing to merge
 		case len(vAl) == 2 && vAl[0] == 8 && vAl[1] < 0x80 || len(vAl) == 3 && vAl[0] == 8 && vAl[1] >= 0x80 && vAl[2] < 0x80: // value, alone: GrpcfastDecode's code for it
 			vAl := grpcfastimpl.ShortVarint(vAl[1:])
+			x := x.Uint64
+			x.Value = vAl
+		case len(vAl) > 3 && vAl[0] == 8 && grpcfastimpl.IsVarint(vAl[1:]): // value, alone, of 3 to 10 bytes
+			vAl, _ := protowire.ConsumeVarint(vAl[1:])
 			x := x.Uint64
 			x.Value = vAl
 		default:
@@ -6314,6 +6322,10 @@ dEcode5:
 			vAl := grpcfastimpl.ShortVarint(vAl[1:])
 			x := x.Int32
 			x.Value = int32(vAl)
+		case len(vAl) > 3 && vAl[0] == 8 && grpcfastimpl.IsVarint(vAl[1:]): // value, alone, of 3 to 10 bytes
+			vAl, _ := protowire.ConsumeVarint(vAl[1:])
+			x := x.Int32
+			x.Value = int32(vAl)
 		default:
 			if eRr := grpcfastimpl.DecodeMessage(x.Int32, vAl, dEc, dEpth-1); eRr != nil {
 				return eRr
@@ -6356,6 +6368,10 @@ dEcode6:
 			vAl := grpcfastimpl.ShortVarint(vAl[1:])
 			x := x.Uint32
 			x.Value = uint32(vAl)
+		case len(vAl) > 3 && vAl[0] == 8 && grpcfastimpl.IsVarint(vAl[1:]): // value, alone, of 3 to 10 bytes
+			vAl, _ := protowire.ConsumeVarint(vAl[1:])
+			x := x.Uint32
+			x.Value = uint32(vAl)
 		default:
 			if eRr := grpcfastimpl.DecodeMessage(x.Uint32, vAl, dEc, dEpth-1); eRr != nil {
 				return eRr
@@ -6396,6 +6412,10 @@ dEcode7:
 		case len(vAl) == 0: // empty: nothing to merge
 		case len(vAl) == 2 && vAl[0] == 8 && vAl[1] < 0x80 || len(vAl) == 3 && vAl[0] == 8 && vAl[1] >= 0x80 && vAl[2] < 0x80: // value, alone: GrpcfastDecode's code for it
 			vAl := grpcfastimpl.ShortVarint(vAl[1:])
+			x := x.Bool
+			x.Value = protowire.DecodeBool(vAl)
+		case len(vAl) > 3 && vAl[0] == 8 && grpcfastimpl.IsVarint(vAl[1:]): // value, alone, of 3 to 10 bytes
+			vAl, _ := protowire.ConsumeVarint(vAl[1:])
 			x := x.Bool
 			x.Value = protowire.DecodeBool(vAl)
 		default:
@@ -6445,6 +6465,15 @@ dEcode8:
 				}
 			}
 			x.Value = grpcfastimpl.String(dEc, vAl)
+		case len(vAl) > 2 && vAl[0] == 10 && vAl[1] >= 0x80 && vAl[2] < 0x80 && int(vAl[1]&0x7f)|int(vAl[2])<<7 == len(vAl)-3: // value, alone, of 128 to 16383 bytes
+			vAl := vAl[3:]
+			x := x.String_
+			if aScii < 0 || len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "google.protobuf.StringValue.value"); eRr != nil {
+					return eRr
+				}
+			}
+			x.Value = grpcfastimpl.String(dEc, vAl)
 		default:
 			if eRr := grpcfastimpl.DecodeMessage(x.String_, vAl, dEc, dEpth-1); eRr != nil {
 				return eRr
@@ -6485,6 +6514,13 @@ dEcode9:
 		case len(vAl) == 0: // empty: nothing to merge
 		case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // value, alone: GrpcfastDecode's code for it
 			vAl := vAl[2:]
+			x := x.Bytes
+			x.Value = grpcfastimpl.Bytes(dEc, x.Value, vAl)
+			if dEc.Record != nil {
+				grpcfastimpl.LogBytes(dEc, &x.Value)
+			}
+		case len(vAl) > 2 && vAl[0] == 10 && vAl[1] >= 0x80 && vAl[2] < 0x80 && int(vAl[1]&0x7f)|int(vAl[2])<<7 == len(vAl)-3: // value, alone, of 128 to 16383 bytes
+			vAl := vAl[3:]
 			x := x.Bytes
 			x.Value = grpcfastimpl.Bytes(dEc, x.Value, vAl)
 			if dEc.Record != nil {
@@ -6540,6 +6576,15 @@ dEcode10:
 			case len(vAl) == 0: // empty: nothing to merge
 			case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // value, alone: GrpcfastDecode's code for it
 				vAl := vAl[2:]
+				x := eL
+				if aScii < 0 || len(dAtA) < aScii {
+					if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "google.protobuf.StringValue.value"); eRr != nil {
+						return eRr
+					}
+				}
+				x.Value = grpcfastimpl.String(dEc, vAl)
+			case len(vAl) > 2 && vAl[0] == 10 && vAl[1] >= 0x80 && vAl[2] < 0x80 && int(vAl[1]&0x7f)|int(vAl[2])<<7 == len(vAl)-3: // value, alone, of 128 to 16383 bytes
+				vAl := vAl[3:]
 				x := eL
 				if aScii < 0 || len(dAtA) < aScii {
 					if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "google.protobuf.StringValue.value"); eRr != nil {
@@ -6639,6 +6684,10 @@ dEcode11:
 					vAl := grpcfastimpl.ShortVarint(vAl[1:])
 					x := mV
 					x.Value = int64(vAl)
+				case len(vAl) > 3 && vAl[0] == 8 && grpcfastimpl.IsVarint(vAl[1:]): // value, alone, of 3 to 10 bytes
+					vAl, _ := protowire.ConsumeVarint(vAl[1:])
+					x := mV
+					x.Value = int64(vAl)
 				default:
 					if eRr := grpcfastimpl.DecodeMessage(mV, vAl, dEc, dEpth-grpcfastimpl.MapLevel-1); eRr != nil {
 						return eRr
@@ -6714,6 +6763,15 @@ dEcode12:
 				}
 			}
 			x.Value = grpcfastimpl.String(dEc, vAl)
+		case len(vAl) > 2 && vAl[0] == 10 && vAl[1] >= 0x80 && vAl[2] < 0x80 && int(vAl[1]&0x7f)|int(vAl[2])<<7 == len(vAl)-3: // value, alone, of 128 to 16383 bytes
+			vAl := vAl[3:]
+			x := wR.Picked
+			if aScii < 0 || len(dAtA) < aScii {
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "google.protobuf.StringValue.value"); eRr != nil {
+					return eRr
+				}
+			}
+			x.Value = grpcfastimpl.String(dEc, vAl)
 		default:
 			if eRr := grpcfastimpl.DecodeMessage(wR.Picked, vAl, dEc, dEpth-1); eRr != nil {
 				return eRr
@@ -6763,6 +6821,13 @@ dEcode13:
 		case len(vAl) == 0: // empty: nothing to merge
 		case len(vAl) > 1 && vAl[0] == 10 && vAl[1] < 0x80 && int(vAl[1]) == len(vAl)-2: // value, alone: GrpcfastDecode's code for it
 			vAl := vAl[2:]
+			x := wR.Blob
+			x.Value = grpcfastimpl.Bytes(dEc, x.Value, vAl)
+			if dEc.Record != nil {
+				grpcfastimpl.LogBytes(dEc, &x.Value)
+			}
+		case len(vAl) > 2 && vAl[0] == 10 && vAl[1] >= 0x80 && vAl[2] < 0x80 && int(vAl[1]&0x7f)|int(vAl[2])<<7 == len(vAl)-3: // value, alone, of 128 to 16383 bytes
+			vAl := vAl[3:]
 			x := wR.Blob
 			x.Value = grpcfastimpl.Bytes(dEc, x.Value, vAl)
 			if dEc.Record != nil {

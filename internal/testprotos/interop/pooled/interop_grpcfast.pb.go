@@ -329,6 +329,10 @@ dEcode3:
 			vAl := grpcfastimpl.ShortVarint(vAl[1:])
 			x := x.Compressed
 			x.Value = protowire.DecodeBool(vAl)
+		case len(vAl) > 3 && vAl[0] == 8 && grpcfastimpl.IsVarint(vAl[1:]): // value, alone, of 3 to 10 bytes
+			vAl, _ := protowire.ConsumeVarint(vAl[1:])
+			x := x.Compressed
+			x.Value = protowire.DecodeBool(vAl)
 		default:
 			if eRr := grpcfastimpl.DecodeMessage(x.Compressed, vAl, dEc, dEpth-1); eRr != nil {
 				return eRr
@@ -709,6 +713,10 @@ dEcode2:
 		case len(vAl) == 0: // empty: nothing to merge
 		case len(vAl) == 2 && vAl[0] == 8 && vAl[1] < 0x80 || len(vAl) == 3 && vAl[0] == 8 && vAl[1] >= 0x80 && vAl[2] < 0x80: // value, alone: GrpcfastDecode's code for it
 			vAl := grpcfastimpl.ShortVarint(vAl[1:])
+			x := x.ExpectCompressed
+			x.Value = protowire.DecodeBool(vAl)
+		case len(vAl) > 3 && vAl[0] == 8 && grpcfastimpl.IsVarint(vAl[1:]): // value, alone, of 3 to 10 bytes
+			vAl, _ := protowire.ConsumeVarint(vAl[1:])
 			x := x.ExpectCompressed
 			x.Value = protowire.DecodeBool(vAl)
 		default:
