@@ -8,6 +8,8 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/emptypb"
+	"google.golang.org/protobuf/types/known/fieldmaskpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/grpcfast/grpcfast"
@@ -44,8 +46,9 @@ func BenchmarkDecodeStrings(b *testing.B) {
 // BenchmarkDecodeKnown decodes messages that hold the well-known types the
 // runtime decodes (grpcfastimpl/known.go) on each receive path: a Struct
 // of 16 entries of every kind of Value, as a request's context or
-// attributes (SpiceDB's CheckPermission sends one), and a Timestamp, a
-// Duration and Anys.
+// attributes (SpiceDB's CheckPermission sends one), a Timestamp, a
+// Duration and Anys, a page of wrappers, and an update request's
+// FieldMask.
 func BenchmarkDecodeKnown(b *testing.B) {
 	b.Run("shape=struct", func(b *testing.B) {
 		benchDecodePaths[hostile.Holder](b, []proto.Message{&hostile.Holder{Fields: grpcfasttest.KnownStruct()}})
@@ -67,6 +70,16 @@ func BenchmarkDecodeKnown(b *testing.B) {
 			page.Children = append(page.Children, wrappersMessage())
 		}
 		benchDecodePaths[kinds.Wrappers](b, []proto.Message{page})
+	})
+	// An update request's mask (AIP-134: the fields to change, beside the
+	// resource's name) and an Empty: the mask through the runtime's
+	// DecodeFieldMask, the Empty by nothing.
+	b.Run("shape=mask", func(b *testing.B) {
+		benchDecodePaths[hostile.Holder](b, []proto.Message{&hostile.Holder{
+			Label: "projects/example/users/1234",
+			Mask:  &fieldmaskpb.FieldMask{Paths: []string{"display_name", "email", "labels", "annotations", "etag", "update_time"}},
+			Empty: &emptypb.Empty{},
+		}})
 	})
 }
 

@@ -31,6 +31,12 @@ const SupportPackageIsVersion5 = true
 // such a -0.0 as +0.0, as vtprotobuf does.
 const SupportPackageIsVersion6 = true
 
+// SupportPackageIsVersion7 is referenced by code generated since generated
+// decoders decode google.protobuf's wrappers with numbers of up to ten
+// bytes (IsVarint) and a FieldMask through DecodeFieldMask. Code generated
+// for versions 5 and 6 builds against this package too.
+const SupportPackageIsVersion7 = true
+
 // RegisterDefault registers a grpcfast codec with the default options under
 // the name "proto" (grpcfast.Register()), unless a grpcfast codec has been
 // registered in this process already. Generated code calls it from init, so

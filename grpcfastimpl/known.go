@@ -18,9 +18,11 @@ import (
 // whose Go types are protobuf-go's and so have no generated decoder. Every
 // program that links gRPC-Go links their packages already (its status,
 // binary log and this module's internal/decode import them), so decoding
-// them here registers no file that a program did not have. Other
-// well-known types (the wrappers, Empty, FieldMask) go to protobuf-go
-// (DecodeMessage).
+// them here registers no file that a program did not have. The other
+// well-known types' packages are not imported here: generated decoders
+// decode the wrappers themselves, and a FieldMask through DecodeFieldMask,
+// given its paths; an Empty that is empty costs them nothing, and any
+// other encoding of these goes to protobuf-go (DecodeMessage).
 //
 // Each decodes as protobuf-go does, in one pass, into the decode's memory
 // as the generated decoders do: nested messages and oneof wrappers from
@@ -484,5 +486,56 @@ func decodeAny(x *anypb.Any, b []byte, d *Decoding) error {
 		LogBytes(d, &x.Value)
 	}
 	keepUnknown(x, unk)
+	return nil
+}
+
+// DecodeFieldMask merges b into m, a google.protobuf.FieldMask, whose
+// paths are *paths, as protobuf-go does: each path is appended, checked for
+// UTF-8 (proto3) unless the check is off (once for the whole mask where it
+// is 7-bit), and copied or a view as the
+// Decoding says; a field of another number or wire type is an unknown
+// field of m. In a slot, the paths' array is recorded for the next decode
+// (LogCleared), as a repeated string field's is.
+//
+// Generated decoders call it for a FieldMask that a message holds, in the
+// files that import its package (fieldmaskpb, whose type protobuf-go
+// generates without a decoder of ours): this package does not import it,
+// so that a program registers no file it did not link.
+func DecodeFieldMask(m proto.Message, paths *[]string, b []byte, d *Decoding) error {
+	// Paths are mostly 7-bit: one sweep of the whole mask spares each its
+	// check.
+	if twin, rest := d.Sweep(b); rest == 0 {
+		d = twin
+	}
+	var unk []byte
+	for len(b) > 0 {
+		tag, rest, err := readTag(b)
+		if err != nil {
+			return err
+		}
+		b = rest
+		if tag == tagBytes1 { // paths
+			v, rest, err := readBytes(b)
+			if err != nil {
+				return err
+			}
+			b = rest
+			if err := d.CheckUTF8(v, "google.protobuf.FieldMask.paths"); err != nil {
+				return err
+			}
+			if len(*paths) == cap(*paths) {
+				*paths = Grow(*paths, tagBytes1, b)
+			}
+			*paths = append(*paths, d.String(v))
+			continue
+		}
+		if unk, b, err = skipUnknown(unk, tag, b); err != nil {
+			return err
+		}
+	}
+	if d.Record != nil {
+		LogCleared(d, paths)
+	}
+	keepUnknown(m, unk)
 	return nil
 }

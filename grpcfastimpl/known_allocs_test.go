@@ -6,6 +6,8 @@ import (
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/emptypb"
+	"google.golang.org/protobuf/types/known/fieldmaskpb"
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -17,8 +19,9 @@ import (
 // The well-known types that grpcfastimpl decodes take their memory as the
 // generated messages do (known.go): a slot of a pooled handler or a
 // receiver, once it has decoded such a message, decodes the next one
-// without allocating a Value, a oneof wrapper, a map or a list (only the
-// chunks its strings are copied into, or with the owned copy, the copy);
+// without allocating a Value, a oneof wrapper, a map, a list or a
+// FieldMask's paths (only the chunks its strings are copied into, or with
+// the owned copy, the copy);
 // a fresh message gets its Values and wrappers in slabs, and allocates a
 // fraction of what protobuf-go's decode allocates for them.
 func TestKnownAllocs(t *testing.T) {
@@ -29,6 +32,9 @@ func TestKnownAllocs(t *testing.T) {
 		Values: []*structpb.Value{structpb.NewStringValue("a"), structpb.NewNumberValue(1)},
 		Time:   timestamppb.Now(),
 		Any:    &anypb.Any{TypeUrl: "type.googleapis.com/x", Value: grpcfasttest.Pattern(40)},
+		Mask:   &fieldmaskpb.FieldMask{Paths: []string{"user.display_name", "user.email", "user.labels"}},
+		Masks:  []*fieldmaskpb.FieldMask{{Paths: []string{"a"}}, {Paths: []string{"b", "c"}}},
+		Empty:  &emptypb.Empty{},
 	}
 	b, err := proto.Marshal(h)
 	if err != nil {
@@ -55,7 +61,7 @@ func TestKnownAllocs(t *testing.T) {
 		max  float64
 	}{
 		// The chunks of its strings (the Struct's keys and values, the
-		// Any's type and bytes).
+		// Any's type and bytes, the masks' paths).
 		{"slot", grpcfasttest.NewPlainSlot[hostile.Holder](), 3},
 		// The owned copy.
 		{"slot with one copy", grpcfasttest.NewCopySlot[hostile.Holder](), 1},

@@ -10,6 +10,8 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/emptypb"
+	"google.golang.org/protobuf/types/known/fieldmaskpb"
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -73,7 +75,17 @@ const (
 	hByName   = 10
 	hPicked   = 11
 	hAt       = 12
+	hMask     = 13
+	hMasks    = 14
+	hMaskMap  = 15
+	hPickMask = 16
+	hNothing  = 17
+	hEmpty    = 18
+	hEmpties  = 19
 )
+
+// path is a path of a google.protobuf.FieldMask.
+func path(s string) []byte { return str(1, s) }
 
 // knownInputs are Holders that hold the well-known types that
 // grpcfastimpl decodes (known.go), in the shapes where protobuf-go's
@@ -95,6 +107,13 @@ func knownInputs(t testing.TB) map[string][]byte {
 		Anys:     []*anypb.Any{{TypeUrl: "a"}, {Value: []byte("v")}, {}},
 		ByName:   map[string]*structpb.Value{"k": structpb.NewNumberValue(2), "": {}},
 		Pick:     &hostile.Holder_Picked{Picked: &structpb.Struct{Fields: map[string]*structpb.Value{"p": structpb.NewBoolValue(true)}}},
+		Mask:     &fieldmaskpb.FieldMask{Paths: []string{"user.display_name", "user.émail", ""}},
+		Masks:    []*fieldmaskpb.FieldMask{{Paths: []string{"a"}}, {}, {Paths: []string{"b", "c"}}},
+		MasksByName: map[string]*fieldmaskpb.FieldMask{
+			"k": {Paths: []string{"p"}}, "": {},
+		},
+		Empty:   &emptypb.Empty{},
+		Empties: []*emptypb.Empty{{}, {}},
 	}
 	b, err := proto.Marshal(full)
 	if err != nil {
@@ -167,7 +186,47 @@ func knownInputs(t testing.TB) map[string][]byte {
 		"any twice":         msg(hAny, str(1, "a"), msg(2, []byte("long value long value")), str(1, "bb"), msg(2, []byte("v"))),
 		"anys":              cat(msg(hAnys, str(1, "a")), msg(hAnys), msg(hAnys, msg(2, []byte{0, 1, 2}))),
 		"long strings":      msg(hFields, entry(string(make([]byte, 300)), text(string(make([]byte, 2000))))),
+
+		// FieldMask: its paths appended, as a repeated string field's (a
+		// mask that comes again adds its paths); a path of another wire
+		// type, and any other field, unknown.
+		"mask":                 msg(hMask, path("a"), path("b.c")),
+		"mask empty":           msg(hMask),
+		"mask empty path":      msg(hMask, path("")),
+		"mask twice":           cat(msg(hMask, path("a")), msg(hLabel, []byte("l")), msg(hMask, path("b"))),
+		"mask long path":       msg(hMask, path(string(make([]byte, 300))), path("short")),
+		"mask not 7-bit":       msg(hMask, path("usér.name")),
+		"mask many paths":      msg(hMask, cat(slicesOf(40, func(i int) []byte { return path(fmt.Sprintf("field_%d", i)) })...)),
+		"mask wrong wire":      msg(hMask, varint(1, 5), path("a"), fixed32(1, 1), group(1, varint(1, 1))),
+		"unknown in mask":      msg(hMask, unknown, path("a"), unknown),
+		"masks":                cat(msg(hMasks, path("a")), msg(hMasks), msg(hMasks, path("b"), path("c"))),
+		"mask map":             cat(msg(hMaskMap, str(1, "k"), msg(2, path("p"))), msg(hMaskMap, str(1, "j"))),
+		"mask map repeated":    cat(msg(hMaskMap, str(1, "k"), msg(2, path("a"))), msg(hMaskMap, str(1, "k"), msg(2, path("b")))),
+		"mask map value twice": msg(hMaskMap, str(1, "k"), msg(2, path("a")), msg(2, path("b"))),
+		"oneof mask":           msg(hPickMask, path("a")),
+		"oneof mask merges":    cat(msg(hPickMask, path("a")), msg(hPickMask, path("b"))),
+		"oneof mask switch":    cat(msg(hPickMask, path("a")), msg(hNothing), msg(hPickMask, path("b"))),
+		"oneof struct mask":    cat(msg(hPicked, entry("a", number(1))), msg(hPickMask, path("a"))),
+
+		// Empty: empty, as it is sent, or holding unknown fields, which
+		// protobuf-go keeps.
+		"empty":             msg(hEmpty),
+		"empty twice":       cat(msg(hEmpty), msg(hEmpty)),
+		"empty unknown":     msg(hEmpty, unknown),
+		"empty then more":   cat(msg(hEmpty), msg(hEmpty, varint(1, 1)), msg(hEmpty)),
+		"empties":           cat(msg(hEmpties), msg(hEmpties, varint(3, 1)), msg(hEmpties)),
+		"oneof nothing":     msg(hNothing),
+		"oneof nothing unk": msg(hNothing, str(2, "x")),
 	}
+}
+
+// slicesOf returns f(0) to f(n-1).
+func slicesOf(n int, f func(int) []byte) [][]byte {
+	out := make([][]byte, n)
+	for i := range out {
+		out[i] = f(i)
+	}
+	return out
 }
 
 // malformedKnown are inputs that protobuf-go rejects within a well-known
@@ -193,6 +252,17 @@ func malformedKnown() map[string][]byte {
 		"entry bad tag":     msg(hFields, msg(1, []byte{0x80})),
 		"list bad value":    msg(hList, msg(1, []byte{0x11, 0x00})),
 		"field too big":     msg(hValue, []byte{0xf8, 0xff, 0xff, 0xff, 0x7f, 0x00}),
+		"mask path utf8":    msg(hMask, path("ok"), path(bad)),
+		"masks path utf8":   cat(msg(hMasks, path("ok")), msg(hMasks, path(bad))),
+		"mask map utf8":     msg(hMaskMap, str(1, "k"), msg(2, path(bad))),
+		"oneof mask utf8":   msg(hPickMask, path(bad)),
+		"mask path cut":     msg(hMask, []byte{0x0a, 0x05, 'a'}),
+		"mask bad tag":      msg(hMask, path("a"), []byte{0x80}),
+		"mask end group":    msg(hMask, []byte{0x0c}),
+		"empty bad tag":     msg(hEmpty, []byte{0x80}),
+		"empty end group":   msg(hEmpty, []byte{0x0c}),
+		"empties field 0":   cat(msg(hEmpties), msg(hEmpties, []byte{0x00, 0x01})),
+		"nothing cut":       msg(hNothing, []byte{0x08}),
 	}
 }
 

@@ -359,7 +359,9 @@ func (d *decodeGen) value(fd *protogen.Field) string {
 // field (its oneof wrapper, presence, the UTF-8 check), with x the nested
 // message, and what mt's decoder records of its arrays at its end
 // (logArrays). Where vAl is empty, nothing is. Other encodings go to mt's
-// decoder, or the runtime's DecodeMessage where mt has none here.
+// decoder, to the runtime's DecodeFieldMask for a google.protobuf.FieldMask,
+// or to its DecodeMessage where mt has no decoder here (google.protobuf.Empty
+// only where vAl holds something).
 func (d *decodeGen) message(e string, mt *protogen.Message, depth string) {
 	g := d.g
 	d.fail(depth+" < 1", "ErrDepth")
@@ -415,16 +417,42 @@ func (d *decodeGen) message(e string, mt *protogen.Message, depth string) {
 		}
 		g.P("default:")
 	}
-	if decodedHere(g, d.f, mt) {
+	// A message of no fields of another package (google.protobuf.Empty)
+	// holds nothing but unknown fields: empty, its commonest encoding, it
+	// merges nothing, and protobuf-go decodes any other.
+	empty := len(fields) == 0 && len(mt.Fields) == 0 && !decodedHere(g, d.f, mt)
+	if empty {
+		g.P("if len(vAl) > 0 { // an empty ", mt.Desc.Name(), " merges nothing")
+	}
+	switch paths := fieldMaskPaths(mt); {
+	case decodedHere(g, d.f, mt):
 		g.P("if eRr := ", e, ".", decodeMethod, "(vAl, dEc, ", depth, "-1); eRr != nil {")
-	} else {
+	case paths != nil:
+		g.P("if eRr := ", d.impl("DecodeFieldMask"), "(", e, ", &", e, ".", paths.GoName, ", vAl, dEc); eRr != nil {")
+	default:
 		g.P("if eRr := ", d.impl("DecodeMessage"), "(", e, ", vAl, dEc, ", depth, "-1); eRr != nil {")
 	}
 	g.P("return eRr")
 	g.P("}")
-	if len(fields) > 0 {
+	if len(fields) > 0 || empty {
 		g.P("}")
 	}
+}
+
+// fieldMaskPaths returns the paths field of mt if mt is
+// google.protobuf.FieldMask (field_mask.proto: repeated string paths = 1,
+// and nothing else), which protobuf-go generates without a decoder of
+// ours, and whose holder decodes it through the runtime's
+// DecodeFieldMask; nil otherwise.
+func fieldMaskPaths(mt *protogen.Message) *protogen.Field {
+	if mt.Desc.FullName() != "google.protobuf.FieldMask" || len(mt.Fields) != 1 {
+		return nil
+	}
+	fd := mt.Fields[0]
+	if d := fd.Desc; d.Number() != 1 || !d.IsList() || d.Kind() != protoreflect.StringKind {
+		return nil
+	}
+	return fd
 }
 
 // maxInlined is the most fields of a nested message type that its

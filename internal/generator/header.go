@@ -56,7 +56,7 @@ func genHeaderDoc(p *protogen.Plugin, f *protogen.File, g *protogen.GeneratedFil
 func genGuards(g *protogen.GeneratedFile) {
 	g.P("// This is a compile-time assertion that the grpcfast runtime is new enough")
 	g.P("// for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).")
-	g.P("const _ = ", implPackage.Ident("SupportPackageIsVersion6"))
+	g.P("const _ = ", implPackage.Ident("SupportPackageIsVersion7"))
 	g.P()
 	g.P("var _ ", encodingPackage.Ident("CodecV2"), " = (*", runtimePackage.Ident("Codec"), ")(nil)")
 	g.P()

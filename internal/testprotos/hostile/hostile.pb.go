@@ -11,6 +11,8 @@ import (
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	anypb "google.golang.org/protobuf/types/known/anypb"
 	durationpb "google.golang.org/protobuf/types/known/durationpb"
+	emptypb "google.golang.org/protobuf/types/known/emptypb"
+	fieldmaskpb "google.golang.org/protobuf/types/known/fieldmaskpb"
 	structpb "google.golang.org/protobuf/types/known/structpb"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
@@ -190,7 +192,9 @@ func (*Node_Label) isNode_Choice() {}
 
 // Holder is recursive through google.protobuf.Value and Struct, and holds
 // the other well-known types that the runtime decodes
-// (grpcfastimpl/known.go) in every kind of field.
+// (grpcfastimpl/known.go) in every kind of field: a FieldMask through
+// DecodeFieldMask, called by the generated decoder, which skips an Empty
+// that is empty.
 type Holder struct {
 	state    protoimpl.MessageState     `protogen:"open.v1"`
 	Value    *structpb.Value            `protobuf:"bytes,1,opt,name=value,proto3" json:"value,omitempty"`
@@ -207,7 +211,14 @@ type Holder struct {
 	//
 	//	*Holder_Picked
 	//	*Holder_At
-	Pick          isHolder_Pick `protobuf_oneof:"pick"`
+	//	*Holder_PickedMask
+	//	*Holder_Nothing
+	Pick          isHolder_Pick                     `protobuf_oneof:"pick"`
+	Mask          *fieldmaskpb.FieldMask            `protobuf:"bytes,13,opt,name=mask,proto3" json:"mask,omitempty"`
+	Masks         []*fieldmaskpb.FieldMask          `protobuf:"bytes,14,rep,name=masks,proto3" json:"masks,omitempty"`
+	MasksByName   map[string]*fieldmaskpb.FieldMask `protobuf:"bytes,15,rep,name=masks_by_name,json=masksByName,proto3" json:"masks_by_name,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Empty         *emptypb.Empty                    `protobuf:"bytes,18,opt,name=empty,proto3" json:"empty,omitempty"`
+	Empties       []*emptypb.Empty                  `protobuf:"bytes,19,rep,name=empties,proto3" json:"empties,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -337,6 +348,59 @@ func (x *Holder) GetAt() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *Holder) GetPickedMask() *fieldmaskpb.FieldMask {
+	if x != nil {
+		if x, ok := x.Pick.(*Holder_PickedMask); ok {
+			return x.PickedMask
+		}
+	}
+	return nil
+}
+
+func (x *Holder) GetNothing() *emptypb.Empty {
+	if x != nil {
+		if x, ok := x.Pick.(*Holder_Nothing); ok {
+			return x.Nothing
+		}
+	}
+	return nil
+}
+
+func (x *Holder) GetMask() *fieldmaskpb.FieldMask {
+	if x != nil {
+		return x.Mask
+	}
+	return nil
+}
+
+func (x *Holder) GetMasks() []*fieldmaskpb.FieldMask {
+	if x != nil {
+		return x.Masks
+	}
+	return nil
+}
+
+func (x *Holder) GetMasksByName() map[string]*fieldmaskpb.FieldMask {
+	if x != nil {
+		return x.MasksByName
+	}
+	return nil
+}
+
+func (x *Holder) GetEmpty() *emptypb.Empty {
+	if x != nil {
+		return x.Empty
+	}
+	return nil
+}
+
+func (x *Holder) GetEmpties() []*emptypb.Empty {
+	if x != nil {
+		return x.Empties
+	}
+	return nil
+}
+
 type isHolder_Pick interface {
 	isHolder_Pick()
 }
@@ -349,15 +413,27 @@ type Holder_At struct {
 	At *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=at,proto3,oneof"`
 }
 
+type Holder_PickedMask struct {
+	PickedMask *fieldmaskpb.FieldMask `protobuf:"bytes,16,opt,name=picked_mask,json=pickedMask,proto3,oneof"`
+}
+
+type Holder_Nothing struct {
+	Nothing *emptypb.Empty `protobuf:"bytes,17,opt,name=nothing,proto3,oneof"`
+}
+
 func (*Holder_Picked) isHolder_Pick() {}
 
 func (*Holder_At) isHolder_Pick() {}
+
+func (*Holder_PickedMask) isHolder_Pick() {}
+
+func (*Holder_Nothing) isHolder_Pick() {}
 
 var File_hostile_hostile_proto protoreflect.FileDescriptor
 
 const file_hostile_hostile_proto_rawDesc = "" +
 	"\n" +
-	"\x15hostile/hostile.proto\x12\x19grpcfast.testdata.hostile\x1a\x19google/protobuf/any.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xfd\x03\n" +
+	"\x15hostile/hostile.proto\x12\x19grpcfast.testdata.hostile\x1a\x19google/protobuf/any.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1bgoogle/protobuf/empty.proto\x1a google/protobuf/field_mask.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xfd\x03\n" +
 	"\x04Node\x125\n" +
 	"\x05child\x18\x01 \x01(\v2\x1f.grpcfast.testdata.hostile.NodeR\x05child\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\f\n" +
@@ -375,7 +451,7 @@ const file_hostile_hostile_proto_rawDesc = "" +
 	"\vByNameEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x125\n" +
 	"\x05value\x18\x02 \x01(\v2\x1f.grpcfast.testdata.hostile.NodeR\x05value:\x028\x01B\b\n" +
-	"\x06choice\"\x9a\x05\n" +
+	"\x06choice\"\x83\t\n" +
 	"\x06Holder\x12,\n" +
 	"\x05value\x18\x01 \x01(\v2\x16.google.protobuf.ValueR\x05value\x12/\n" +
 	"\x06fields\x18\x02 \x01(\v2\x17.google.protobuf.StructR\x06fields\x12\x14\n" +
@@ -389,10 +465,21 @@ const file_hostile_hostile_proto_rawDesc = "" +
 	"\aby_name\x18\n" +
 	" \x03(\v2-.grpcfast.testdata.hostile.Holder.ByNameEntryR\x06byName\x121\n" +
 	"\x06picked\x18\v \x01(\v2\x17.google.protobuf.StructH\x00R\x06picked\x12,\n" +
-	"\x02at\x18\f \x01(\v2\x1a.google.protobuf.TimestampH\x00R\x02at\x1aQ\n" +
+	"\x02at\x18\f \x01(\v2\x1a.google.protobuf.TimestampH\x00R\x02at\x12=\n" +
+	"\vpicked_mask\x18\x10 \x01(\v2\x1a.google.protobuf.FieldMaskH\x00R\n" +
+	"pickedMask\x122\n" +
+	"\anothing\x18\x11 \x01(\v2\x16.google.protobuf.EmptyH\x00R\anothing\x12.\n" +
+	"\x04mask\x18\r \x01(\v2\x1a.google.protobuf.FieldMaskR\x04mask\x120\n" +
+	"\x05masks\x18\x0e \x03(\v2\x1a.google.protobuf.FieldMaskR\x05masks\x12V\n" +
+	"\rmasks_by_name\x18\x0f \x03(\v22.grpcfast.testdata.hostile.Holder.MasksByNameEntryR\vmasksByName\x12,\n" +
+	"\x05empty\x18\x12 \x01(\v2\x16.google.protobuf.EmptyR\x05empty\x120\n" +
+	"\aempties\x18\x13 \x03(\v2\x16.google.protobuf.EmptyR\aempties\x1aQ\n" +
 	"\vByNameEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12,\n" +
-	"\x05value\x18\x02 \x01(\v2\x16.google.protobuf.ValueR\x05value:\x028\x01B\x06\n" +
+	"\x05value\x18\x02 \x01(\v2\x16.google.protobuf.ValueR\x05value:\x028\x01\x1aZ\n" +
+	"\x10MasksByNameEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x120\n" +
+	"\x05value\x18\x02 \x01(\v2\x1a.google.protobuf.FieldMaskR\x05value:\x028\x01B\x06\n" +
 	"\x04pick2\xa7\x01\n" +
 	"\aHostile\x12H\n" +
 	"\x04Echo\x12\x1f.grpcfast.testdata.hostile.Node\x1a\x1f.grpcfast.testdata.hostile.Node\x12R\n" +
@@ -411,46 +498,57 @@ func file_hostile_hostile_proto_rawDescGZIP() []byte {
 	return file_hostile_hostile_proto_rawDescData
 }
 
-var file_hostile_hostile_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_hostile_hostile_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 var file_hostile_hostile_proto_goTypes = []any{
 	(*Node)(nil),                  // 0: grpcfast.testdata.hostile.Node
 	(*Holder)(nil),                // 1: grpcfast.testdata.hostile.Holder
 	nil,                           // 2: grpcfast.testdata.hostile.Node.ByNameEntry
 	nil,                           // 3: grpcfast.testdata.hostile.Holder.ByNameEntry
-	(*structpb.Value)(nil),        // 4: google.protobuf.Value
-	(*structpb.Struct)(nil),       // 5: google.protobuf.Struct
-	(*structpb.ListValue)(nil),    // 6: google.protobuf.ListValue
-	(*timestamppb.Timestamp)(nil), // 7: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),   // 8: google.protobuf.Duration
-	(*anypb.Any)(nil),             // 9: google.protobuf.Any
+	nil,                           // 4: grpcfast.testdata.hostile.Holder.MasksByNameEntry
+	(*structpb.Value)(nil),        // 5: google.protobuf.Value
+	(*structpb.Struct)(nil),       // 6: google.protobuf.Struct
+	(*structpb.ListValue)(nil),    // 7: google.protobuf.ListValue
+	(*timestamppb.Timestamp)(nil), // 8: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),   // 9: google.protobuf.Duration
+	(*anypb.Any)(nil),             // 10: google.protobuf.Any
+	(*fieldmaskpb.FieldMask)(nil), // 11: google.protobuf.FieldMask
+	(*emptypb.Empty)(nil),         // 12: google.protobuf.Empty
 }
 var file_hostile_hostile_proto_depIdxs = []int32{
 	0,  // 0: grpcfast.testdata.hostile.Node.child:type_name -> grpcfast.testdata.hostile.Node
 	0,  // 1: grpcfast.testdata.hostile.Node.children:type_name -> grpcfast.testdata.hostile.Node
 	2,  // 2: grpcfast.testdata.hostile.Node.by_name:type_name -> grpcfast.testdata.hostile.Node.ByNameEntry
 	0,  // 3: grpcfast.testdata.hostile.Node.alt:type_name -> grpcfast.testdata.hostile.Node
-	4,  // 4: grpcfast.testdata.hostile.Holder.value:type_name -> google.protobuf.Value
-	5,  // 5: grpcfast.testdata.hostile.Holder.fields:type_name -> google.protobuf.Struct
-	4,  // 6: grpcfast.testdata.hostile.Holder.values:type_name -> google.protobuf.Value
-	6,  // 7: grpcfast.testdata.hostile.Holder.list:type_name -> google.protobuf.ListValue
-	7,  // 8: grpcfast.testdata.hostile.Holder.time:type_name -> google.protobuf.Timestamp
-	8,  // 9: grpcfast.testdata.hostile.Holder.duration:type_name -> google.protobuf.Duration
-	9,  // 10: grpcfast.testdata.hostile.Holder.any:type_name -> google.protobuf.Any
-	9,  // 11: grpcfast.testdata.hostile.Holder.anys:type_name -> google.protobuf.Any
+	5,  // 4: grpcfast.testdata.hostile.Holder.value:type_name -> google.protobuf.Value
+	6,  // 5: grpcfast.testdata.hostile.Holder.fields:type_name -> google.protobuf.Struct
+	5,  // 6: grpcfast.testdata.hostile.Holder.values:type_name -> google.protobuf.Value
+	7,  // 7: grpcfast.testdata.hostile.Holder.list:type_name -> google.protobuf.ListValue
+	8,  // 8: grpcfast.testdata.hostile.Holder.time:type_name -> google.protobuf.Timestamp
+	9,  // 9: grpcfast.testdata.hostile.Holder.duration:type_name -> google.protobuf.Duration
+	10, // 10: grpcfast.testdata.hostile.Holder.any:type_name -> google.protobuf.Any
+	10, // 11: grpcfast.testdata.hostile.Holder.anys:type_name -> google.protobuf.Any
 	3,  // 12: grpcfast.testdata.hostile.Holder.by_name:type_name -> grpcfast.testdata.hostile.Holder.ByNameEntry
-	5,  // 13: grpcfast.testdata.hostile.Holder.picked:type_name -> google.protobuf.Struct
-	7,  // 14: grpcfast.testdata.hostile.Holder.at:type_name -> google.protobuf.Timestamp
-	0,  // 15: grpcfast.testdata.hostile.Node.ByNameEntry.value:type_name -> grpcfast.testdata.hostile.Node
-	4,  // 16: grpcfast.testdata.hostile.Holder.ByNameEntry.value:type_name -> google.protobuf.Value
-	0,  // 17: grpcfast.testdata.hostile.Hostile.Echo:input_type -> grpcfast.testdata.hostile.Node
-	1,  // 18: grpcfast.testdata.hostile.Hostile.EchoHolder:input_type -> grpcfast.testdata.hostile.Holder
-	0,  // 19: grpcfast.testdata.hostile.Hostile.Echo:output_type -> grpcfast.testdata.hostile.Node
-	1,  // 20: grpcfast.testdata.hostile.Hostile.EchoHolder:output_type -> grpcfast.testdata.hostile.Holder
-	19, // [19:21] is the sub-list for method output_type
-	17, // [17:19] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	6,  // 13: grpcfast.testdata.hostile.Holder.picked:type_name -> google.protobuf.Struct
+	8,  // 14: grpcfast.testdata.hostile.Holder.at:type_name -> google.protobuf.Timestamp
+	11, // 15: grpcfast.testdata.hostile.Holder.picked_mask:type_name -> google.protobuf.FieldMask
+	12, // 16: grpcfast.testdata.hostile.Holder.nothing:type_name -> google.protobuf.Empty
+	11, // 17: grpcfast.testdata.hostile.Holder.mask:type_name -> google.protobuf.FieldMask
+	11, // 18: grpcfast.testdata.hostile.Holder.masks:type_name -> google.protobuf.FieldMask
+	4,  // 19: grpcfast.testdata.hostile.Holder.masks_by_name:type_name -> grpcfast.testdata.hostile.Holder.MasksByNameEntry
+	12, // 20: grpcfast.testdata.hostile.Holder.empty:type_name -> google.protobuf.Empty
+	12, // 21: grpcfast.testdata.hostile.Holder.empties:type_name -> google.protobuf.Empty
+	0,  // 22: grpcfast.testdata.hostile.Node.ByNameEntry.value:type_name -> grpcfast.testdata.hostile.Node
+	5,  // 23: grpcfast.testdata.hostile.Holder.ByNameEntry.value:type_name -> google.protobuf.Value
+	11, // 24: grpcfast.testdata.hostile.Holder.MasksByNameEntry.value:type_name -> google.protobuf.FieldMask
+	0,  // 25: grpcfast.testdata.hostile.Hostile.Echo:input_type -> grpcfast.testdata.hostile.Node
+	1,  // 26: grpcfast.testdata.hostile.Hostile.EchoHolder:input_type -> grpcfast.testdata.hostile.Holder
+	0,  // 27: grpcfast.testdata.hostile.Hostile.Echo:output_type -> grpcfast.testdata.hostile.Node
+	1,  // 28: grpcfast.testdata.hostile.Hostile.EchoHolder:output_type -> grpcfast.testdata.hostile.Holder
+	27, // [27:29] is the sub-list for method output_type
+	25, // [25:27] is the sub-list for method input_type
+	25, // [25:25] is the sub-list for extension type_name
+	25, // [25:25] is the sub-list for extension extendee
+	0,  // [0:25] is the sub-list for field type_name
 }
 
 func init() { file_hostile_hostile_proto_init() }
@@ -465,6 +563,8 @@ func file_hostile_hostile_proto_init() {
 	file_hostile_hostile_proto_msgTypes[1].OneofWrappers = []any{
 		(*Holder_Picked)(nil),
 		(*Holder_At)(nil),
+		(*Holder_PickedMask)(nil),
+		(*Holder_Nothing)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -472,7 +572,7 @@ func file_hostile_hostile_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hostile_hostile_proto_rawDesc), len(file_hostile_hostile_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   4,
+			NumMessages:   5,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

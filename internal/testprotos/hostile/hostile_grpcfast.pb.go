@@ -15,6 +15,8 @@ import (
 	protowire "google.golang.org/protobuf/encoding/protowire"
 	anypb "google.golang.org/protobuf/types/known/anypb"
 	durationpb "google.golang.org/protobuf/types/known/durationpb"
+	emptypb "google.golang.org/protobuf/types/known/emptypb"
+	fieldmaskpb "google.golang.org/protobuf/types/known/fieldmaskpb"
 	structpb "google.golang.org/protobuf/types/known/structpb"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	math "math"
@@ -22,7 +24,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion6
+const _ = grpcfastimpl.SupportPackageIsVersion7
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
@@ -1140,6 +1142,10 @@ dEcode11:
 		if len(dAtA) == 0 {
 			goto eNd
 		}
+		if dAtA[0] == 106 {
+			dAtA = dAtA[1:]
+			goto dEcode13
+		}
 		goto nExt
 	}
 dEcode12:
@@ -1175,6 +1181,340 @@ dEcode12:
 		}
 		if eRr := grpcfastimpl.DecodeMessage(wR.At, vAl, dEc, dEpth-1); eRr != nil {
 			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 106 {
+			dAtA = dAtA[1:]
+			goto dEcode13
+		}
+		goto nExt
+	}
+dEcode13:
+	{ // mask
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Mask == nil {
+			if x.Mask = grpcfastimpl.TakeSpare[fieldmaskpb.FieldMask](dEc, grpcfastSpare_hostile_hostile_FieldMask); x.Mask == nil {
+				if x.Mask = grpcfastimpl.NextSpare[fieldmaskpb.FieldMask](dEc, grpcfastSpare_hostile_hostile_FieldMask); x.Mask == nil {
+					x.Mask = grpcfastimpl.NewSpare[fieldmaskpb.FieldMask](dEc, grpcfastSpare_hostile_hostile_FieldMask)
+				}
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := grpcfastimpl.DecodeFieldMask(x.Mask, &x.Mask.Paths, vAl, dEc); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 114 {
+			dAtA = dAtA[1:]
+			goto dEcode14
+		}
+		goto nExt
+	}
+dEcode14:
+	{ // masks
+		for {
+			var vAl []byte
+			if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+				vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+			} else {
+				rEad, nN := protowire.ConsumeBytes(dAtA)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				vAl, dAtA = rEad, dAtA[nN:]
+			}
+			var eL *fieldmaskpb.FieldMask
+			if nN := len(x.Masks); nN < cap(x.Masks) {
+				x.Masks = x.Masks[:nN+1]
+				eL = x.Masks[nN]
+			} else {
+				x.Masks = grpcfastimpl.AppendMessage(x.Masks, dEc, 114, dAtA)
+				eL = x.Masks[nN]
+			}
+			if eL == nil {
+				if eL = grpcfastimpl.TakeSpare[fieldmaskpb.FieldMask](dEc, grpcfastSpare_hostile_hostile_FieldMask); eL == nil {
+					if eL = grpcfastimpl.NextSpare[fieldmaskpb.FieldMask](dEc, grpcfastSpare_hostile_hostile_FieldMask); eL == nil {
+						eL = grpcfastimpl.NewSpare[fieldmaskpb.FieldMask](dEc, grpcfastSpare_hostile_hostile_FieldMask)
+					}
+				}
+				x.Masks[len(x.Masks)-1] = eL
+			}
+			if dEpth < 1 {
+				return grpcfastimpl.ErrDepth
+			}
+			if eRr := grpcfastimpl.DecodeFieldMask(eL, &eL.Paths, vAl, dEc); eRr != nil {
+				return eRr
+			}
+			if len(dAtA) == 0 || dAtA[0] != 114 {
+				break
+			}
+			dAtA = dAtA[1:]
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		if dAtA[0] == 122 {
+			dAtA = dAtA[1:]
+			goto dEcode15
+		}
+		goto nExt
+	}
+dEcode15:
+	{ // masks_by_name
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		eNtry := vAl
+		if dEpth < grpcfastimpl.MapLevel {
+			return grpcfastimpl.ErrDepth
+		}
+		var mK string
+		var mV *fieldmaskpb.FieldMask
+		for len(eNtry) > 0 {
+			tAg := uint64(eNtry[0])
+			if tAg-8 < 0x78 {
+				eNtry = eNtry[1:]
+			} else {
+				rEad, nN := grpcfastimpl.ReadTag(eNtry)
+				if nN < 0 {
+					return grpcfastimpl.ErrWire(nN)
+				}
+				tAg, eNtry = rEad, eNtry[nN:]
+			}
+			switch tAg {
+			case 10:
+				var vAl []byte
+				if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
+					vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(eNtry)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, eNtry = rEad, eNtry[nN:]
+				}
+				if eRr := grpcfastimpl.CheckUTF8(dEc, vAl, "grpcfast.testdata.hostile.Holder.MasksByNameEntry.key"); eRr != nil {
+					return eRr
+				}
+				mK = grpcfastimpl.String(dEc, vAl)
+				continue
+			case 18:
+				var vAl []byte
+				if len(eNtry) > 1 && eNtry[0] < 0x80 && int(eNtry[0]) < len(eNtry) {
+					vAl, eNtry = eNtry[1:1+int(eNtry[0])], eNtry[1+int(eNtry[0]):]
+				} else {
+					rEad, nN := protowire.ConsumeBytes(eNtry)
+					if nN < 0 {
+						return grpcfastimpl.ErrWire(nN)
+					}
+					vAl, eNtry = rEad, eNtry[nN:]
+				}
+				if mV == nil {
+					if mV = grpcfastimpl.TakeSpare[fieldmaskpb.FieldMask](dEc, grpcfastSpare_hostile_hostile_FieldMask); mV == nil {
+						if mV = grpcfastimpl.NextSpare[fieldmaskpb.FieldMask](dEc, grpcfastSpare_hostile_hostile_FieldMask); mV == nil {
+							mV = grpcfastimpl.NewSpare[fieldmaskpb.FieldMask](dEc, grpcfastSpare_hostile_hostile_FieldMask)
+						}
+					}
+				}
+				if dEpth-grpcfastimpl.MapLevel < 1 {
+					return grpcfastimpl.ErrDepth
+				}
+				if eRr := grpcfastimpl.DecodeFieldMask(mV, &mV.Paths, vAl, dEc); eRr != nil {
+					return eRr
+				}
+				continue
+			}
+			nN := grpcfastimpl.SkipField(tAg, eNtry)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			eNtry = eNtry[nN:]
+		}
+		if mV == nil {
+			if mV = grpcfastimpl.TakeSpare[fieldmaskpb.FieldMask](dEc, grpcfastSpare_hostile_hostile_FieldMask); mV == nil {
+				if mV = grpcfastimpl.NextSpare[fieldmaskpb.FieldMask](dEc, grpcfastSpare_hostile_hostile_FieldMask); mV == nil {
+					mV = grpcfastimpl.NewSpare[fieldmaskpb.FieldMask](dEc, grpcfastSpare_hostile_hostile_FieldMask)
+				}
+			}
+		}
+		if x.MasksByName == nil {
+			x.MasksByName = make(map[string]*fieldmaskpb.FieldMask)
+		}
+		x.MasksByName[mK] = mV
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode16:
+	{ // picked_mask
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Pick.(*Holder_PickedMask)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[Holder_PickedMask](dEc, grpcfastSpare_hostile_hostile_Holder_PickedMask); wR == nil {
+				if wR = grpcfastimpl.NextSpare[Holder_PickedMask](dEc, grpcfastSpare_hostile_hostile_Holder_PickedMask); wR == nil {
+					wR = grpcfastimpl.NewSpare[Holder_PickedMask](dEc, grpcfastSpare_hostile_hostile_Holder_PickedMask)
+				}
+			}
+			x.Pick = wR
+		}
+		if wR.PickedMask == nil {
+			if wR.PickedMask = grpcfastimpl.TakeSpare[fieldmaskpb.FieldMask](dEc, grpcfastSpare_hostile_hostile_FieldMask); wR.PickedMask == nil {
+				if wR.PickedMask = grpcfastimpl.NextSpare[fieldmaskpb.FieldMask](dEc, grpcfastSpare_hostile_hostile_FieldMask); wR.PickedMask == nil {
+					wR.PickedMask = grpcfastimpl.NewSpare[fieldmaskpb.FieldMask](dEc, grpcfastSpare_hostile_hostile_FieldMask)
+				}
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if eRr := grpcfastimpl.DecodeFieldMask(wR.PickedMask, &wR.PickedMask.Paths, vAl, dEc); eRr != nil {
+			return eRr
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode17:
+	{ // nothing
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		wR, oK := x.Pick.(*Holder_Nothing)
+		if !oK {
+			if wR = grpcfastimpl.TakeSpare[Holder_Nothing](dEc, grpcfastSpare_hostile_hostile_Holder_Nothing); wR == nil {
+				if wR = grpcfastimpl.NextSpare[Holder_Nothing](dEc, grpcfastSpare_hostile_hostile_Holder_Nothing); wR == nil {
+					wR = grpcfastimpl.NewSpare[Holder_Nothing](dEc, grpcfastSpare_hostile_hostile_Holder_Nothing)
+				}
+			}
+			x.Pick = wR
+		}
+		if wR.Nothing == nil {
+			if wR.Nothing = grpcfastimpl.TakeSpare[emptypb.Empty](dEc, grpcfastSpare_hostile_hostile_Empty); wR.Nothing == nil {
+				if wR.Nothing = grpcfastimpl.NextSpare[emptypb.Empty](dEc, grpcfastSpare_hostile_hostile_Empty); wR.Nothing == nil {
+					wR.Nothing = grpcfastimpl.NewSpare[emptypb.Empty](dEc, grpcfastSpare_hostile_hostile_Empty)
+				}
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if len(vAl) > 0 { // an empty Empty merges nothing
+			if eRr := grpcfastimpl.DecodeMessage(wR.Nothing, vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode18:
+	{ // empty
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		if x.Empty == nil {
+			if x.Empty = grpcfastimpl.TakeSpare[emptypb.Empty](dEc, grpcfastSpare_hostile_hostile_Empty); x.Empty == nil {
+				if x.Empty = grpcfastimpl.NextSpare[emptypb.Empty](dEc, grpcfastSpare_hostile_hostile_Empty); x.Empty == nil {
+					x.Empty = grpcfastimpl.NewSpare[emptypb.Empty](dEc, grpcfastSpare_hostile_hostile_Empty)
+				}
+			}
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if len(vAl) > 0 { // an empty Empty merges nothing
+			if eRr := grpcfastimpl.DecodeMessage(x.Empty, vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
+		}
+		if len(dAtA) == 0 {
+			goto eNd
+		}
+		goto nExt
+	}
+dEcode19:
+	{ // empties
+		var vAl []byte
+		if len(dAtA) > 1 && dAtA[0] < 0x80 && int(dAtA[0]) < len(dAtA) {
+			vAl, dAtA = dAtA[1:1+int(dAtA[0])], dAtA[1+int(dAtA[0]):]
+		} else {
+			rEad, nN := protowire.ConsumeBytes(dAtA)
+			if nN < 0 {
+				return grpcfastimpl.ErrWire(nN)
+			}
+			vAl, dAtA = rEad, dAtA[nN:]
+		}
+		var eL *emptypb.Empty
+		if nN := len(x.Empties); nN < cap(x.Empties) {
+			x.Empties = x.Empties[:nN+1]
+			eL = x.Empties[nN]
+		} else {
+			x.Empties = grpcfastimpl.AppendMessage(x.Empties, dEc, 154, dAtA)
+			eL = x.Empties[nN]
+		}
+		if eL == nil {
+			if eL = grpcfastimpl.TakeSpare[emptypb.Empty](dEc, grpcfastSpare_hostile_hostile_Empty); eL == nil {
+				if eL = grpcfastimpl.NextSpare[emptypb.Empty](dEc, grpcfastSpare_hostile_hostile_Empty); eL == nil {
+					eL = grpcfastimpl.NewSpare[emptypb.Empty](dEc, grpcfastSpare_hostile_hostile_Empty)
+				}
+			}
+			x.Empties[len(x.Empties)-1] = eL
+		}
+		if dEpth < 1 {
+			return grpcfastimpl.ErrDepth
+		}
+		if len(vAl) > 0 { // an empty Empty merges nothing
+			if eRr := grpcfastimpl.DecodeMessage(eL, vAl, dEc, dEpth-1); eRr != nil {
+				return eRr
+			}
 		}
 		if len(dAtA) == 0 {
 			goto eNd
@@ -1222,6 +1562,24 @@ nExt:
 			goto dEcode11
 		case 98: // at
 			goto dEcode12
+		case 106: // mask
+			goto dEcode13
+		case 114: // masks
+			goto dEcode14
+		case 122: // masks_by_name
+			goto dEcode15
+		case 120, 121, 123, 125: // masks_by_name, another wire type: an unknown field
+			if dEpth < grpcfastimpl.MapLevel {
+				return grpcfastimpl.ErrDepth
+			}
+		case 130: // picked_mask
+			goto dEcode16
+		case 138: // nothing
+			goto dEcode17
+		case 146: // empty
+			goto dEcode18
+		case 154: // empties
+			goto dEcode19
 		}
 		// An unknown field, or a known one with another wire type: kept as
 		// protobuf-go keeps it, its tag in the shortest form.
@@ -1237,6 +1595,9 @@ eNd:
 		grpcfastimpl.LogCleared(dEc, &x.Values)
 		grpcfastimpl.LogCleared(dEc, &x.Anys)
 		grpcfastimpl.LogMap(dEc, &x.ByName)
+		grpcfastimpl.LogCleared(dEc, &x.Masks)
+		grpcfastimpl.LogMap(dEc, &x.MasksByName)
+		grpcfastimpl.LogCleared(dEc, &x.Empties)
 	}
 	return nil
 }
@@ -1244,17 +1605,21 @@ eNd:
 // The lists of spares (nested messages and oneof wrappers that a slot's reset
 // recycled) that the generated decoders of this file take from, one per type.
 var (
-	grpcfastSpare_hostile_hostile_Node          = grpcfastimpl.NewSpareKind() // Node
-	grpcfastSpare_hostile_hostile_Node_Alt      = grpcfastimpl.NewSpareKind() // Node_Alt
-	grpcfastSpare_hostile_hostile_Node_Label    = grpcfastimpl.NewSpareKind() // Node_Label
-	grpcfastSpare_hostile_hostile_Value         = grpcfastimpl.NewSpareKind() // structpb.Value
-	grpcfastSpare_hostile_hostile_Struct        = grpcfastimpl.NewSpareKind() // structpb.Struct
-	grpcfastSpare_hostile_hostile_ListValue     = grpcfastimpl.NewSpareKind() // structpb.ListValue
-	grpcfastSpare_hostile_hostile_Timestamp     = grpcfastimpl.NewSpareKind() // timestamppb.Timestamp
-	grpcfastSpare_hostile_hostile_Duration      = grpcfastimpl.NewSpareKind() // durationpb.Duration
-	grpcfastSpare_hostile_hostile_Any           = grpcfastimpl.NewSpareKind() // anypb.Any
-	grpcfastSpare_hostile_hostile_Holder_Picked = grpcfastimpl.NewSpareKind() // Holder_Picked
-	grpcfastSpare_hostile_hostile_Holder_At     = grpcfastimpl.NewSpareKind() // Holder_At
+	grpcfastSpare_hostile_hostile_Node              = grpcfastimpl.NewSpareKind() // Node
+	grpcfastSpare_hostile_hostile_Node_Alt          = grpcfastimpl.NewSpareKind() // Node_Alt
+	grpcfastSpare_hostile_hostile_Node_Label        = grpcfastimpl.NewSpareKind() // Node_Label
+	grpcfastSpare_hostile_hostile_Value             = grpcfastimpl.NewSpareKind() // structpb.Value
+	grpcfastSpare_hostile_hostile_Struct            = grpcfastimpl.NewSpareKind() // structpb.Struct
+	grpcfastSpare_hostile_hostile_ListValue         = grpcfastimpl.NewSpareKind() // structpb.ListValue
+	grpcfastSpare_hostile_hostile_Timestamp         = grpcfastimpl.NewSpareKind() // timestamppb.Timestamp
+	grpcfastSpare_hostile_hostile_Duration          = grpcfastimpl.NewSpareKind() // durationpb.Duration
+	grpcfastSpare_hostile_hostile_Any               = grpcfastimpl.NewSpareKind() // anypb.Any
+	grpcfastSpare_hostile_hostile_Holder_Picked     = grpcfastimpl.NewSpareKind() // Holder_Picked
+	grpcfastSpare_hostile_hostile_Holder_At         = grpcfastimpl.NewSpareKind() // Holder_At
+	grpcfastSpare_hostile_hostile_FieldMask         = grpcfastimpl.NewSpareKind() // fieldmaskpb.FieldMask
+	grpcfastSpare_hostile_hostile_Holder_PickedMask = grpcfastimpl.NewSpareKind() // Holder_PickedMask
+	grpcfastSpare_hostile_hostile_Holder_Nothing    = grpcfastimpl.NewSpareKind() // Holder_Nothing
+	grpcfastSpare_hostile_hostile_Empty             = grpcfastimpl.NewSpareKind() // emptypb.Empty
 )
 
 // HostileReusingClient receives the responses of Hostile's methods that have

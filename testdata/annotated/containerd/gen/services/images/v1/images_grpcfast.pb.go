@@ -22,7 +22,7 @@ import (
 
 // This is a compile-time assertion that the grpcfast runtime is new enough
 // for this generated code, and that grpc-go has CodecV2 (v1.66.0 or newer).
-const _ = grpcfastimpl.SupportPackageIsVersion6
+const _ = grpcfastimpl.SupportPackageIsVersion7
 
 var _ encoding.CodecV2 = (*grpcfast.Codec)(nil)
 
