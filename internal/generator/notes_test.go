@@ -31,7 +31,8 @@ func src(format, goPackage string) string { return strings.Replace(format, "%s",
 // TestRegisteredNotes checks the note for a file that a well-known Go module
 // registers already, generated into another Go package: exact texts for
 // googleapis' google/rpc/status.proto (which grpc-go links), a file with
-// services (google/bytestream/bytestream.proto), a well-known type and
+// services (google/bytestream/bytestream.proto), IAM's policy.proto (which
+// the Cloud APIs import), a well-known type and
 // OTLP's common.proto (with the run-time workaround); files under google/
 // that no list names (Pub/Sub), generated into the user's Go package; a
 // vendored copy of well-known types generated at all; no note when the
@@ -65,6 +66,14 @@ func TestRegisteredNotes(t *testing.T) {
 		`If a program must link both (OpenTelemetry-Go's OTLP exporters link go.opentelemetry.io/proto/otlp), run it with GOLANG_PROTOBUF_REGISTRATION_CONFLICT=warn, ` +
 		`or build it with -ldflags=-X=google.golang.org/protobuf/reflect/protoregistry.conflictPolicy=warn: it starts, and lookups by name ` +
 		`(reflection, Any) find one copy only (docs/third-party.md of github.com/grpcfast/grpcfast).` + "\n"
+	const iamNote = `protoc-gen-go-grpcfast: note: google/iam/v1/policy.proto is generated into Go package example.com/gen/google/iam/v1, ` +
+		`but module cloud.google.com/go/iam registers it already (package cloud.google.com/go/iam/apiv1/iampb), ` +
+		`and a program that links both panics at start: proto: file "google/iam/v1/policy.proto" is already registered. ` +
+		`Import cloud.google.com/go/iam/apiv1/iampb instead: do not generate google/iam/v1/policy.proto (leave it out of the inputs, with buf exclude_paths) ` +
+		`and keep its own go_package (with buf managed mode, disable go_package_prefix for it), then run go mod tidy. ` +
+		`If a service you generate uses its messages and you serve or call that service with this plugin's receivers, pooled handlers or reusing clients, ` +
+		`keep generating it too (its messages' decoders are generated with it) and make sure that no program links cloud.google.com/go/iam/apiv1/iampb as well ` +
+		`(go list -deps -test ./... | grep -x cloud.google.com/go/iam/apiv1/iampb prints nothing).` + "\n"
 	user := `syntax = "proto3";
 package remote;
 option go_package = "example.com/gen/remote";
@@ -102,6 +111,9 @@ message Result { google.rpc.Status status = 1; bytes output = 2; }
 		{"a file of one's own", []string{"acme/rpc/mine.proto"}, map[string]string{
 			"acme/rpc/mine.proto": "syntax = \"proto3\";\npackage acme.rpc;\noption go_package = \"example.com/gen/mine\";\nmessage Mine {}\n",
 		}, ""},
+		{"IAM's policy.proto, which a Cloud API imports, into the user's package", []string{"google/iam/v1/policy.proto"}, map[string]string{
+			"google/iam/v1/policy.proto": "syntax = \"proto3\";\npackage google.iam.v1;\noption go_package = \"example.com/gen/google/iam/v1\";\nmessage Policy { int32 version = 1; bytes etag = 3; }\n",
+		}, iamNote},
 		{"Pub/Sub into the user's package", []string{"google/pubsub/v1/pubsub.proto", "google/pubsub/v1/schema.proto"}, pubsubFiles("example.com/gen/google/pubsub/v1"), pubsubNote},
 		{"Pub/Sub imported, not generated", []string{"app.proto"}, appPubsub, ""},
 		{"Pub/Sub into Google's package", []string{"google/pubsub/v1/pubsub.proto", "google/pubsub/v1/schema.proto"}, pubsubFiles("cloud.google.com/go/pubsub/v2/apiv1/pubsubpb;pubsubpb"), ""},

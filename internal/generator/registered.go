@@ -4,7 +4,8 @@ package generator
 // module generates and registers with protobuf-go to that module and the Go
 // package it is generated into: the well-known types (google.golang.org/protobuf)
 // and googleapis' common files (google/rpc, google/type, google/api and
-// google/api/expr, google/longrunning, google/bytestream), whose Go packages
+// google/api/expr, google/longrunning, google/bytestream, and what the Cloud
+// APIs import: google/iam/v1, google/cloud/location), whose Go packages
 // are those their go_package options name in googleapis; the validation
 // annotations of protoc-gen-validate (validate/validate.proto) and
 // protovalidate (buf/validate/validate.proto, whose module is named only by
@@ -70,6 +71,12 @@ var registeredFiles = map[string]registeredFile{
 	"google/api/usage.proto":                                         {"google.golang.org/genproto/googleapis/api", "google.golang.org/genproto/googleapis/api/serviceconfig"},
 	"google/api/visibility.proto":                                    {"google.golang.org/genproto/googleapis/api", "google.golang.org/genproto/googleapis/api/visibility"},
 	"google/bytestream/bytestream.proto":                             {"google.golang.org/genproto/googleapis/bytestream", "google.golang.org/genproto/googleapis/bytestream"},
+	"google/cloud/location/locations.proto":                          {"google.golang.org/genproto", "google.golang.org/genproto/googleapis/cloud/location"},
+	"google/iam/v1/iam_policy.proto":                                 {"cloud.google.com/go/iam", "cloud.google.com/go/iam/apiv1/iampb"},
+	"google/iam/v1/logging/audit_data.proto":                         {"cloud.google.com/go/iam", "cloud.google.com/go/iam/apiv1/logging/loggingpb"},
+	"google/iam/v1/options.proto":                                    {"cloud.google.com/go/iam", "cloud.google.com/go/iam/apiv1/iampb"},
+	"google/iam/v1/policy.proto":                                     {"cloud.google.com/go/iam", "cloud.google.com/go/iam/apiv1/iampb"},
+	"google/iam/v1/resource_policy_member.proto":                     {"cloud.google.com/go/iam", "cloud.google.com/go/iam/apiv1/iampb"},
 	"google/longrunning/operations.proto":                            {"cloud.google.com/go/longrunning", "cloud.google.com/go/longrunning/autogen/longrunningpb"},
 	"google/rpc/code.proto":                                          {"google.golang.org/genproto/googleapis/rpc", "google.golang.org/genproto/googleapis/rpc/code"},
 	"google/rpc/context/attribute_context.proto":                     {"google.golang.org/genproto/googleapis/rpc", "google.golang.org/genproto/googleapis/rpc/context/attribute_context"},
