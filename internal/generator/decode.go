@@ -441,15 +441,17 @@ func (d *decodeGen) message(e string, mt *protogen.Message, depth string) {
 
 // fieldMaskPaths returns the paths field of mt if mt is
 // google.protobuf.FieldMask (field_mask.proto: repeated string paths = 1,
-// and nothing else), which protobuf-go generates without a decoder of
-// ours, and whose holder decodes it through the runtime's
-// DecodeFieldMask; nil otherwise.
+// checked for UTF-8, and nothing else), which protobuf-go generates
+// without a decoder of ours, and whose holder decodes it through the
+// runtime's DecodeFieldMask, which checks the paths; nil otherwise, and a
+// copy of another shape (a vendored file of other syntax) goes to
+// protobuf-go.
 func fieldMaskPaths(mt *protogen.Message) *protogen.Field {
 	if mt.Desc.FullName() != "google.protobuf.FieldMask" || len(mt.Fields) != 1 {
 		return nil
 	}
 	fd := mt.Fields[0]
-	if d := fd.Desc; d.Number() != 1 || !d.IsList() || d.Kind() != protoreflect.StringKind {
+	if d := fd.Desc; d.Number() != 1 || !d.IsList() || d.Kind() != protoreflect.StringKind || !fieldrule.EnforceUTF8(d) {
 		return nil
 	}
 	return fd
