@@ -442,3 +442,49 @@ func FuzzKnown(f *testing.F) {
 	k := newKnownModes()
 	f.Fuzz(func(t *testing.T, b []byte) { k.check(t, "input", b) })
 }
+
+// TestKnownHostileMasks: what a hostile peer can put in a FieldMask or an
+// Empty that the generated decoders leave to DecodeFieldMask and
+// DecodeMessage: unknown groups nested up to and past protobuf-go's limit
+// of 10,000, a field number past 2^29, and a mask split at every byte,
+// decoded in every mode as protobuf-go decodes it, or rejected with it.
+func TestKnownHostileMasks(t *testing.T) {
+	nested := func(depth int) []byte {
+		var b []byte
+		for range depth {
+			b = protowire.AppendTag(b, 5, protowire.StartGroupType)
+		}
+		for range depth {
+			b = protowire.AppendTag(b, 5, protowire.EndGroupType)
+		}
+		return b
+	}
+	for depth, rejects := range map[int]bool{100: false, 20_000: true} {
+		if err := proto.Unmarshal(msg(hMask, nested(depth)), &hostile.Holder{}); (err != nil) != rejects {
+			t.Fatalf("protobuf-go on groups %d deep: %v; the limit is not where this test looks", depth, err)
+		}
+	}
+	k := newKnownModes()
+	for _, depth := range []int{100, 9_999, 10_000, 10_001, 20_000} {
+		k.check(t, fmt.Sprintf("mask, groups %d deep", depth), msg(hMask, path("a"), nested(depth), path("b")))
+		k.check(t, fmt.Sprintf("empty, groups %d deep", depth), msg(hEmpty, nested(depth)))
+		k.check(t, fmt.Sprintf("oneof nothing, groups %d deep", depth), msg(hNothing, nested(depth)))
+	}
+	for _, num := range []uint64{1<<29 - 1, 1 << 29, 1 << 32} {
+		tag := protowire.AppendVarint(nil, num<<3|uint64(protowire.VarintType))
+		k.check(t, fmt.Sprintf("mask, field %d", num), msg(hMask, path("a"), tag, []byte{1}))
+		k.check(t, fmt.Sprintf("empty, field %d", num), msg(hEmpty, tag, []byte{1}))
+	}
+	c := grpcfast.NewCodec()
+	b := cat(msg(hLabel, []byte("l")), msg(hMask, path("user.display_name"), path("usér"), varint(2, 300), path("")), msg(hEmpty), msg(hMasks, path("x")))
+	want := &hostile.Holder{}
+	if err := proto.Unmarshal(b, want); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < len(b); i++ {
+		got := &hostile.Holder{}
+		if err := c.Unmarshal(grpcfasttest.SliceAt(b, i), got); err != nil || !proto.Equal(got, want) {
+			t.Fatalf("split at %d: %v, decoded\n%v\nwant\n%v", i, err, got, want)
+		}
+	}
+}
