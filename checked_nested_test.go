@@ -11,9 +11,12 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/fieldmaskpb"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
+	"github.com/grpcfast/grpcfast/internal/testprotos/hostile"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 	"github.com/grpcfast/grpcfast/internal/testprotos/otlp"
 )
@@ -251,4 +254,52 @@ func TestCheckedReceiverKeptNested(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// holderKeeper is a Hostile server whose pooled EchoHolder keeps the
+// well-known types of its request past its call (wrong without
+// KeepRequest): a FieldMask, a Struct, a Timestamp.
+type holderKeeper struct {
+	hostile.UnimplementedHostileServer
+	kept chan []proto.Message
+}
+
+func (s holderKeeper) EchoHolder(_ context.Context, in *hostile.Holder) (*hostile.Holder, error) {
+	s.kept <- []proto.Message{in.Mask, in.Fields, in.Time}
+	return &hostile.Holder{Label: "ok"}, nil
+}
+
+// TestCheckedPooledKeptKnown: in checked builds, the well-known types of a
+// pooled request (decoded by the runtime, a FieldMask through
+// DecodeFieldMask) that a handler keeps past its call are changed by the
+// time its reply is sent, over gRPC, in both pooled modes.
+func TestCheckedPooledKeptKnown(t *testing.T) {
+	grpcfasttest.NeedChecked(t)
+	for _, mode := range pooledModes {
+		t.Run(mode.name, func(t *testing.T) {
+			srv := holderKeeper{kept: make(chan []proto.Message, 1)}
+			done := outPayloads{done: make(chan struct{}, 1)}
+			_, conn := grpcfasttest.ServeAndDial(t, func(s *grpc.Server) { hostile.RegisterHostileServerPooled(s, srv, mode.opts...) },
+				[]grpc.ServerOption{grpc.StatsHandler(done)}, nil)
+			client := hostile.NewHostileClient(conn)
+			for i := range 5 {
+				req := &hostile.Holder{
+					Mask:   &fieldmaskpb.FieldMask{Paths: []string{"user.display_name", "path " + strconv.Itoa(i)}},
+					Fields: grpcfasttest.KnownStruct(),
+					Time:   &timestamppb.Timestamp{Seconds: int64(1_764_000_000 + i), Nanos: 5},
+				}
+				want := []proto.Message{req.Mask, req.Fields, req.Time}
+				if _, err := client.EchoHolder(context.Background(), req); err != nil {
+					t.Fatal(err)
+				}
+				kept := <-srv.kept
+				<-done.done // the request went back before its reply was encoded
+				for j, k := range kept {
+					if proto.Equal(k, want[j]) {
+						t.Fatalf("call %d: kept %T unchanged after the call; want it reset or poisoned", i, k)
+					}
+				}
+			}
+		})
+	}
 }
