@@ -191,7 +191,7 @@ func adopt[T any](o *own.Record, k SpareKind) *T {
 // m: its own generated decoder if it has one, this package's for the
 // well-known types that every gRPC program links (decodeKnown), and
 // protobuf-go's otherwise (which copies strings and bytes, and checks as
-// the standard codec does).
+// the standard codec does), where b holds anything.
 func DecodeMessage[M any](m *M, b []byte, d *Decoding, depth int) error {
 	if dm, ok := any(m).(Decoder); ok {
 		return dm.GrpcfastDecode(b, d, depth)
@@ -200,6 +200,12 @@ func DecodeMessage[M any](m *M, b []byte, d *Decoding, depth int) error {
 		return err
 	}
 	if pm, ok := any(m).(proto.Message); ok {
+		if len(b) == 0 {
+			// Merged, partial, nothing: an empty encoding (an Empty's, as
+			// it is sent) changes nothing, and costs protobuf-go's
+			// Unmarshal a walk through its reflection.
+			return nil
+		}
 		return proto.UnmarshalOptions{Merge: true, AllowPartial: true, RecursionLimit: depth + 1}.Unmarshal(b, pm)
 	}
 	return errNotMessage

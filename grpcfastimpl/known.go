@@ -21,8 +21,8 @@ import (
 // them here registers no file that a program did not have. The other
 // well-known types' packages are not imported here: generated decoders
 // decode the wrappers themselves, and a FieldMask through DecodeFieldMask,
-// given its paths; an Empty that is empty costs them nothing, and any
-// other encoding of these goes to protobuf-go (DecodeMessage).
+// given its paths; an Empty, and any other encoding of these, goes to
+// protobuf-go (DecodeMessage, which skips an empty one).
 //
 // Each decodes as protobuf-go does, in one pass, into the decode's memory
 // as the generated decoders do: nested messages and oneof wrappers from

@@ -360,8 +360,7 @@ func (d *decodeGen) value(fd *protogen.Field) string {
 // message, and what mt's decoder records of its arrays at its end
 // (logArrays). Where vAl is empty, nothing is. Other encodings go to mt's
 // decoder, to the runtime's DecodeFieldMask for a google.protobuf.FieldMask,
-// or to its DecodeMessage where mt has no decoder here (google.protobuf.Empty
-// only where vAl holds something).
+// or to its DecodeMessage where mt has no decoder here.
 func (d *decodeGen) message(e string, mt *protogen.Message, depth string) {
 	g := d.g
 	d.fail(depth+" < 1", "ErrDepth")
@@ -417,13 +416,6 @@ func (d *decodeGen) message(e string, mt *protogen.Message, depth string) {
 		}
 		g.P("default:")
 	}
-	// A message of no fields of another package (google.protobuf.Empty)
-	// holds nothing but unknown fields: empty, its commonest encoding, it
-	// merges nothing, and protobuf-go decodes any other.
-	empty := len(fields) == 0 && len(mt.Fields) == 0 && !decodedHere(g, d.f, mt)
-	if empty {
-		g.P("if len(vAl) > 0 { // an empty ", mt.Desc.Name(), " merges nothing")
-	}
 	switch paths := fieldMaskPaths(mt); {
 	case decodedHere(g, d.f, mt):
 		g.P("if eRr := ", e, ".", decodeMethod, "(vAl, dEc, ", depth, "-1); eRr != nil {")
@@ -434,7 +426,7 @@ func (d *decodeGen) message(e string, mt *protogen.Message, depth string) {
 	}
 	g.P("return eRr")
 	g.P("}")
-	if len(fields) > 0 || empty {
+	if len(fields) > 0 {
 		g.P("}")
 	}
 }

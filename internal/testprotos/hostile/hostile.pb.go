@@ -193,8 +193,8 @@ func (*Node_Label) isNode_Choice() {}
 // Holder is recursive through google.protobuf.Value and Struct, and holds
 // the other well-known types that the runtime decodes
 // (grpcfastimpl/known.go) in every kind of field: a FieldMask through
-// DecodeFieldMask, called by the generated decoder, which skips an Empty
-// that is empty.
+// DecodeFieldMask, called by the generated decoder, and an Empty through
+// DecodeMessage, which skips it where it is empty.
 type Holder struct {
 	state    protoimpl.MessageState     `protogen:"open.v1"`
 	Value    *structpb.Value            `protobuf:"bytes,1,opt,name=value,proto3" json:"value,omitempty"`

@@ -1438,10 +1438,8 @@ dEcode17:
 		if dEpth < 1 {
 			return grpcfastimpl.ErrDepth
 		}
-		if len(vAl) > 0 { // an empty Empty merges nothing
-			if eRr := grpcfastimpl.DecodeMessage(wR.Nothing, vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
+		if eRr := grpcfastimpl.DecodeMessage(wR.Nothing, vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
 		}
 		if len(dAtA) == 0 {
 			goto eNd
@@ -1470,10 +1468,8 @@ dEcode18:
 		if dEpth < 1 {
 			return grpcfastimpl.ErrDepth
 		}
-		if len(vAl) > 0 { // an empty Empty merges nothing
-			if eRr := grpcfastimpl.DecodeMessage(x.Empty, vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
+		if eRr := grpcfastimpl.DecodeMessage(x.Empty, vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
 		}
 		if len(dAtA) == 0 {
 			goto eNd
@@ -1511,10 +1507,8 @@ dEcode19:
 		if dEpth < 1 {
 			return grpcfastimpl.ErrDepth
 		}
-		if len(vAl) > 0 { // an empty Empty merges nothing
-			if eRr := grpcfastimpl.DecodeMessage(eL, vAl, dEc, dEpth-1); eRr != nil {
-				return eRr
-			}
+		if eRr := grpcfastimpl.DecodeMessage(eL, vAl, dEc, dEpth-1); eRr != nil {
+			return eRr
 		}
 		if len(dAtA) == 0 {
 			goto eNd
