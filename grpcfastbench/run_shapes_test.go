@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/emptypb"
 
 	"github.com/grpcfast/grpcfast/internal/testprotos/bytestream"
@@ -272,10 +274,16 @@ func TestBatchCase(t *testing.T) {
 	}
 }
 
+// onceRuns numbers the runs of TestNotesOnce in this process: newNotes
+// remembers what it returned for the rest of the process, so each run (go
+// test -count=N) takes a message name of its own.
+var onceRuns atomic.Int32
+
 // TestNotesOnce checks that each note is printed once per process and
 // flag, however many methods fill its message type.
 func TestNotesOnce(t *testing.T) {
-	n := growNote{"-grpcfast.size=7", "grpcfast.testdata.once.M", growth{kept: keptNothing}}
+	msg := protoreflect.FullName(fmt.Sprintf("grpcfast.testdata.once%d.M", onceRuns.Add(1)))
+	n := growNote{"-grpcfast.size=7", msg, growth{kept: keptNothing}}
 	other := n
 	other.flag = "-grpcfast.respsize=7"
 	got := newNotes([]growNote{n, n, other})
@@ -285,7 +293,7 @@ func TestNotesOnce(t *testing.T) {
 	if again := newNotes([]growNote{n, other}); len(again) != 0 {
 		t.Errorf("again: %v, want none", again)
 	}
-	if s := n.String(); !strings.HasPrefix(s, "-grpcfast.size=7 keeps grpcfast.testdata.once.M at 0 bytes: it has no bytes") {
+	if s := n.String(); !strings.HasPrefix(s, "-grpcfast.size=7 keeps "+string(msg)+" at 0 bytes: it has no bytes") {
 		t.Errorf("%q", s)
 	}
 }
