@@ -5,7 +5,7 @@
 # modules. staticcheck is the one pinned in tools/go.mod, which make lint
 # builds into .bin first; it runs with its default checks, and once more
 # in a grpcfast_checked build over the root module's packages whose files
-# differ there (those with a file under that build constraint: internal/own's
+# differ there (go list, with and without the tag: internal/own's
 # poisoning). The other packages compile to the same code in both builds, and
 # checking them again took a cold run more than a minute.
 set -euo pipefail
@@ -31,16 +31,14 @@ for m in "${modules[@]}"; do
 		go mod tidy -diff
 	)
 done
-# The directories of the root module's files under a grpcfast_checked
-# constraint (nested modules, which have their own go.mod, left out).
-checked=$(git ls-files '*.go' | { xargs grep -l '^//go:build .*grpcfast_checked' || true; } |
-	xargs -n1 dirname | sort -u | while read -r d; do
-		m=$d
-		while [ "$m" != . ] && [ ! -f "$m/go.mod" ]; do m=$(dirname "$m"); done
-		[ "$m" != . ] || echo "./$d"
-	done)
+# The root module's packages whose files (tests' included) are not the same
+# in a grpcfast_checked build.
+files='{{.ImportPath}} {{.GoFiles}} {{.TestGoFiles}} {{.XTestGoFiles}}'
+# diff exits with 1 where they differ, and with 2 on trouble.
+checked=$({ diff <(go list -f "$files" ./...) <(go list -tags grpcfast_checked -f "$files" ./...) || [ $? -eq 1 ]; } |
+	awk '$1 == ">" { print $2 }')
 if [ -z "$checked" ]; then
-	echo "lint.sh: no file of the root module is under a grpcfast_checked constraint; internal/own's were" >&2
+	echo "lint.sh: no package of the root module has other files in a grpcfast_checked build; internal/own had" >&2
 	exit 1
 fi
 echo "==> module .: staticcheck in a grpcfast_checked build, over the packages whose files differ there:" $checked
