@@ -6,8 +6,9 @@
 # builds into .bin first; it runs with its default checks, and once more
 # in a grpcfast_checked build over the root module's packages whose files
 # differ there (go list, with and without the tag: internal/own's
-# poisoning). The other packages compile to the same code in both builds, and
-# checking them again took a cold run more than a minute.
+# poisoning). The other packages' files are the same in both builds (only
+# own's constants, Checked and Quarantine, differ under them), and checking
+# them again took a cold run more than a minute.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/.bin:$PATH"
