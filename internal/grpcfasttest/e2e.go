@@ -546,7 +546,7 @@ func runEcho[M any](ctx context.Context, name string, stream grpc.BidiStreamingC
 	}
 }
 
-// WaitBalanced waits, at most 3 s, until every buffer taken from pools has
+// WaitBalanced waits, at most 15 s, until every buffer taken from pools has
 // been returned. After a failure it does nothing: buffers that a failed
 // stream left behind would only add noise, and waiting would slow down the
 // failing run. Nor in a grpcfast_checked build, which gives no buffer back
