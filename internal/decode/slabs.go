@@ -28,8 +28,10 @@ const MaxSlabFilled = MaxSlab + MaxSlab/8
 const slabKinds = 32
 
 // Slabs' table has 2*slabKinds entries, found with a mask: this fails to
-// compile unless that is a power of two.
+// compile unless that is a power of two, and of at most 64 (Slabs.filled).
 const _ uint = -((2 * slabKinds) & (2*slabKinds - 1))
+
+const _ uint = 64 - 2*slabKinds
 
 // Slabs allocates the nested messages and oneof wrappers of one decode into
 // a fresh message, of each type together: the first one alone, then 2, 4
@@ -42,6 +44,11 @@ const _ uint = -((2 * slabKinds) & (2*slabKinds - 1))
 type Slabs struct {
 	e    [2 * slabKinds]slab // open addressing by kind; a power of two
 	used int
+	// filled marks the entries of e in use, for drop: clearing only those
+	// costs a small decode a few stores where the whole table (its
+	// pointers under the collector's write barrier) cost more than the
+	// decode's own work.
+	filled uint64
 	// ptrs is where the decode's short repeated message fields take their
 	// pointers (Pointers); its first pfilled were handed out.
 	ptrs    []unsafe.Pointer
@@ -307,6 +314,7 @@ func Take[T any](s *Slabs, k own.SpareKind) *T {
 				return new(T)
 			}
 			s.used++
+			s.filled |= 1 << ((h + j) & (len(s.e) - 1))
 			p := new(T)
 			*e = slab{kind: int32(k) + 1, p: unsafe.Pointer(p), i: 1, n: 1}
 			return p
@@ -317,10 +325,10 @@ func Take[T any](s *Slabs, k own.SpareKind) *T {
 
 // drop lets go of every slab, so that s keeps nothing of the decode alive.
 func (s *Slabs) drop() {
-	if s.used > 0 {
-		s.e = [len(s.e)]slab{}
-		s.used = 0
+	for w := s.filled; w != 0; w &= w - 1 {
+		s.e[bits.TrailingZeros64(w)] = slab{}
 	}
+	s.filled, s.used = 0, 0
 	s.ptrs, s.pfilled = nil, 0
 	s.Chunks.drop()
 }
@@ -345,7 +353,17 @@ type FreshDecoding struct {
 	slabs Slabs
 }
 
-var freshPool = sync.Pool{New: func() any { return new(FreshDecoding) }}
+// freshPool holds FreshDecodings set up once, when made: a decode reads its
+// state and writes only the slabs, so the next decode needs only its own
+// length and UTF-8 check set, not the state's pointers written again under
+// the collector's write barrier.
+var freshPool = sync.Pool{New: func() any {
+	f := new(FreshDecoding)
+	st := f.Init(nil, false, false)
+	st.Slabs, st.strs = &f.slabs, &f.slabs.Chunks
+	f.ascii.Slabs, f.ascii.strs = &f.slabs, &f.slabs.Chunks
+	return f
+}}
 
 // GetFresh returns the state of a decode of size bytes into a fresh
 // message, which allocates its nested messages in slabs and copies its
@@ -354,10 +372,8 @@ var freshPool = sync.Pool{New: func() any { return new(FreshDecoding) }}
 func GetFresh(size int, noUTF8 bool) (*FreshDecoding, *Decoding) {
 	f := freshPool.Get().(*FreshDecoding)
 	f.slabs.left = size
-	st := f.Init(nil, false, noUTF8)
-	st.Slabs, st.strs = &f.slabs, &f.slabs.Chunks
-	f.ascii.Slabs, f.ascii.strs = &f.slabs, &f.slabs.Chunks
-	return f, st
+	f.state.noUTF8 = noUTF8
+	return f, &f.state
 }
 
 // PutFresh gives f back, dropping its slabs.

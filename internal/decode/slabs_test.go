@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -125,6 +126,56 @@ func TestSlabsKinds(t *testing.T) {
 		if inSlab && !adjacent {
 			t.Errorf("kind %d (in slabs): second and third messages not in one array", i)
 		}
+	}
+}
+
+// drop leaves nothing of the decode in the slabs: no entry of the table,
+// also one that a kind took after a collision in it (wrapping around its
+// end), no pointer chunk, no string chunk or string seen.
+func TestSlabsDropKeepsNothing(t *testing.T) {
+	var s Slabs
+	s.left = 1 << 20
+	last := own.NewSpareKind()
+	for int(last)&(len(s.e)-1) != len(s.e)-1 {
+		last = own.NewSpareKind()
+	}
+	kinds := []own.SpareKind{last}
+	for len(kinds) < slabKinds+3 {
+		k := own.NewSpareKind()
+		if len(kinds) < 3 {
+			// The table's last entry is taken: these wrap to its start.
+			for int(k)&(len(s.e)-1) != len(s.e)-1 {
+				k = own.NewSpareKind()
+			}
+		}
+		kinds = append(kinds, k)
+	}
+	for _, k := range kinds {
+		for range 3 {
+			Take[slabbed](&s, k)
+		}
+	}
+	if s.used != slabKinds || s.e[0].kind == 0 || s.e[len(s.e)-1].kind == 0 {
+		t.Fatalf("setup: %d kinds in slabs, first entry %d, last %d", s.used, s.e[0].kind, s.e[len(s.e)-1].kind)
+	}
+	s.Pointers(4)
+	s.copyString([]byte("a string"))
+	s.drop()
+	s.left = 0
+	for i, e := range s.e {
+		if e != (slab{}) {
+			t.Errorf("entry %d after drop: %+v", i, e)
+		}
+	}
+	seen := 0
+	for _, v := range s.seen {
+		if v != "" {
+			seen++
+		}
+	}
+	if !reflect.DeepEqual(s, Slabs{}) {
+		t.Errorf("slabs after drop: used %d, filled %#x, %d pointers, %d bytes of chunk, %d strings seen",
+			s.used, s.filled, len(s.ptrs), len(s.chunk), seen)
 	}
 }
 
