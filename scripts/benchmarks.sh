@@ -98,8 +98,8 @@ run concurrent-profile "64 streams at once with grpcfast, profiled" \
 	./example/examplepb -args $args -grpcfast.streams=64 -grpcfast.profile="$prof"
 run codec "codec benchmarks, without the transport" \
 	./scripts/gobench.sh "$count" . -test.bench '^BenchmarkCodec' -test.benchmem
-run decode-paths "decoding alone, on every receive path: the replayed OTLP exports and 1 and 16 KiB of short strings" \
-	./scripts/gobench.sh "$count" . -test.bench '^BenchmarkDecode(OTLP|Strings)$' -test.benchmem
+run decode-paths "decoding alone, on every receive path: the replayed OTLP exports, 1 KiB to 1 MiB of short strings, well-known types" \
+	./scripts/gobench.sh "$count" . -test.bench '^BenchmarkDecode(OTLP|Strings|Known)$' -test.benchmem
 run hostile "the worst malformed 4 MiB inputs: grpcfast against gRPC's standard codec" \
 	./scripts/gobench.sh "$count" . -test.bench '^BenchmarkHostile$' -test.benchmem -test.benchtime 5x
 run transport "hand-written 16 MiB streams, transport floor and raw TCP" \
@@ -339,10 +339,12 @@ where each element holds a byte above 0x7f (here a varint of 128 or more) it rea
 fields, about 15 ns an element; of 7-bit elements, one sweep does (BenchmarkUTF8/msg=labels10k)." \
 		codec -col /codec
 	section "Decoding alone, by receive path" \
-"\`scripts/gobench.sh $count . -test.bench '^BenchmarkDecode(OTLP|Strings)\$' -test.benchmem\`: the
-replayed OTLP exports of the OTLP sections above, and 1 KiB, 16 KiB and 1 MiB of short strings (the
-example's CreateUser), decoded from one buffer: by gRPC's standard codec (std) and vtprotobuf's
-UnmarshalVT (vt) into a new message, by grpcfast into a new message (fresh, the default path),
+"\`scripts/gobench.sh $count . -test.bench '^BenchmarkDecode(OTLP|Strings|Known)\$' -test.benchmem\`: the
+replayed OTLP exports of the OTLP sections above, 1 KiB, 16 KiB and 1 MiB of short strings (the
+example's CreateUser), and messages of well-known types (a Struct, Timestamps and Anys, wrappers,
+a FieldMask), decoded from one buffer: by gRPC's standard codec (std), vtprotobuf's UnmarshalVT
+alone (vt) and vtprotobuf's codec as gRPC runs it (vtcodec, behind gRPC's bridge for V1 codecs,
+which copies the input) into a new message, by grpcfast into a new message (fresh, the default path),
 into a reused slot as a pooled handler or a receiver prepares it (slot), and into a slot with
 strings and bytes as views of one owned copy (slot-copy, \`WithStringsInOneCopy\`). slot and
 slot-copy include the reset that readies the slot for the next request." \
