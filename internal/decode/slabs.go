@@ -42,12 +42,11 @@ const _ uint = 64 - 2*slabKinds
 // of a decode is handed to another: a decode takes its Slabs from a pool
 // empty, and drops every slab, chunk and string before it gives them back.
 type Slabs struct {
-	e    [2 * slabKinds]slab // open addressing by kind; a power of two
-	used int
-	// filled marks the entries of e in use, for drop: clearing only those
-	// costs a small decode a few stores where the whole table (its
-	// pointers under the collector's write barrier) cost more than the
-	// decode's own work.
+	e [2 * slabKinds]slab // open addressing by kind; a power of two
+	// filled marks the entries of e in use (at most slabKinds), for drop:
+	// clearing only those costs a small decode a few stores where the
+	// whole table (its pointers under the collector's write barrier) cost
+	// more than the decode's own work.
 	filled uint64
 	// ptrs is where the decode's short repeated message fields take their
 	// pointers (Pointers); its first pfilled were handed out.
@@ -310,10 +309,9 @@ func Take[T any](s *Slabs, k own.SpareKind) *T {
 			e.i++
 			return p
 		case 0:
-			if s.used == slabKinds {
+			if s.kinds() == slabKinds {
 				return new(T)
 			}
-			s.used++
 			s.filled |= 1 << ((h + j) & (len(s.e) - 1))
 			p := new(T)
 			*e = slab{kind: int32(k) + 1, p: unsafe.Pointer(p), i: 1, n: 1}
@@ -323,12 +321,15 @@ func Take[T any](s *Slabs, k own.SpareKind) *T {
 	return new(T)
 }
 
+// kinds is how many kinds have an entry in s's table.
+func (s *Slabs) kinds() int { return bits.OnesCount64(s.filled) }
+
 // drop lets go of every slab, so that s keeps nothing of the decode alive.
 func (s *Slabs) drop() {
 	for w := s.filled; w != 0; w &= w - 1 {
 		s.e[bits.TrailingZeros64(w)] = slab{}
 	}
-	s.filled, s.used = 0, 0
+	s.filled = 0
 	s.ptrs, s.pfilled = nil, 0
 	s.Chunks.drop()
 }

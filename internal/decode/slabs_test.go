@@ -110,8 +110,8 @@ func TestSlabsKinds(t *testing.T) {
 	for _, k := range kinds {
 		first[k] = Take[slabbed](&s, k)
 	}
-	if s.used != slabKinds {
-		t.Fatalf("%d kinds in slabs, want %d", s.used, slabKinds)
+	if s.kinds() != slabKinds {
+		t.Fatalf("%d kinds in slabs, want %d", s.kinds(), slabKinds)
 	}
 	for i, k := range kinds {
 		second := Take[slabbed](&s, k)
@@ -155,8 +155,8 @@ func TestSlabsDropKeepsNothing(t *testing.T) {
 			Take[slabbed](&s, k)
 		}
 	}
-	if s.used != slabKinds || s.e[0].kind == 0 || s.e[len(s.e)-1].kind == 0 {
-		t.Fatalf("setup: %d kinds in slabs, first entry %d, last %d", s.used, s.e[0].kind, s.e[len(s.e)-1].kind)
+	if s.kinds() != slabKinds || s.e[0].kind == 0 || s.e[len(s.e)-1].kind == 0 {
+		t.Fatalf("setup: %d kinds in slabs, first entry %d, last %d", s.kinds(), s.e[0].kind, s.e[len(s.e)-1].kind)
 	}
 	s.Pointers(4)
 	s.copyString([]byte("a string"))
@@ -174,8 +174,8 @@ func TestSlabsDropKeepsNothing(t *testing.T) {
 		}
 	}
 	if !reflect.DeepEqual(s, Slabs{}) {
-		t.Errorf("slabs after drop: used %d, filled %#x, %d pointers, %d bytes of chunk, %d strings seen",
-			s.used, s.filled, len(s.ptrs), len(s.chunk), seen)
+		t.Errorf("slabs after drop: %d kinds, filled %#x, %d pointers, %d bytes of chunk, %d strings seen",
+			s.kinds(), s.filled, len(s.ptrs), len(s.chunk), seen)
 	}
 }
 
@@ -194,8 +194,8 @@ func TestFreshSlabsPerDecode(t *testing.T) {
 	PutFresh(f)
 	f, st = GetFresh(1024, false)
 	defer PutFresh(f)
-	if st.Slabs.used != 0 {
-		t.Fatalf("the next decode's slabs hold %d kinds, want none", st.Slabs.used)
+	if st.Slabs.kinds() != 0 {
+		t.Fatalf("the next decode's slabs hold %d kinds, want none", st.Slabs.kinds())
 	}
 	for range 10 {
 		if before[Take[slabbed](st.Slabs, k)] {
