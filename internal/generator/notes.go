@@ -112,9 +112,11 @@ func writeRegisteredNote(w io.Writer, f *protogen.File, r registeredFile) {
 		linked = "grpc-go links that package, so every gRPC program that links this one"
 	}
 	var services string
+	lead := "Import " + r.goPackage + " instead"
 	switch {
 	case r.goPackage == grpcLinkedStatus || r.module == "google.golang.org/protobuf":
 	case len(f.Services) > 0:
+		lead = "Unless you serve or call its services through this plugin (below), import " + r.goPackage + " instead"
 		services = fmt.Sprintf(" To serve or call its services with this plugin's receivers, pooled handlers or reusing clients, "+
 			"keep generating it, with the files its messages come from, "+
 			"and make sure that no program links %s as well (go list -deps -test ./... | grep -x %s prints nothing).", r.goPackage, r.goPackage)
@@ -131,11 +133,11 @@ func writeRegisteredNote(w io.Writer, f *protogen.File, r registeredFile) {
 		registers = "Go package " + r.goPackage + " registers it already (its go_package)"
 	}
 	fmt.Fprintf(w, "%s: note: %s is generated into Go package %s, but %s, and %s panics at start: proto: file %q is already registered. "+
-		"Import %s instead: do not generate %s (leave it out of the inputs, with buf exclude_paths) and "+
+		"%s: do not generate %s (leave it out of the inputs, with buf exclude_paths) and "+
 		"keep its own go_package (with buf managed mode, disable go_package_prefix for it), "+
 		"then run go mod tidy.%s\n",
 		PluginName, path, string(f.GoImportPath), registers, linked, path,
-		r.goPackage, path, services)
+		lead, path, services)
 }
 
 // otlpBoth ends the notes for OTLP's files: how a program that must link
@@ -195,16 +197,18 @@ func writeGoogleNote(w io.Writer, pkg protogen.GoImportPath, files []*protogen.F
 		verb, they, them, their = "are", "they are", "them", "their"
 	}
 	var serve string
+	lead := "Import Google's package instead"
 	if services {
+		lead = fmt.Sprintf("Unless you serve or call %s services through this plugin (below), import Google's package instead", their)
 		serve = fmt.Sprintf(" To serve or call %s services with this plugin's receivers, pooled handlers or reusing clients, keep generating %s and make sure that "+
 			"no program links Google's package as well (go list -deps -test ./... lists what a program links).", their, them)
 	}
 	fmt.Fprintf(w, "%s: note: %s %s generated into Go package %s, but %s Google's: Google generates every file of googleapis "+
 		"into a Go package of its own (the file's go_package option in googleapis names it, under google.golang.org/genproto/ or cloud.google.com/go/) "+
 		"and registers it there, and a program that links both (a Google client library links Google's) panics at start: "+
-		"proto: file %q is already registered. Import Google's package instead: do not generate %s (leave %s out of the inputs, "+
+		"proto: file %q is already registered. %s: do not generate %s (leave %s out of the inputs, "+
 		"with buf exclude_paths) and keep %s own go_package (with buf managed mode, disable go_package_prefix for %s), then run go mod tidy.%s\n",
-		PluginName, andList(paths), verb, string(pkg), they, paths[0], them, them, their, them, serve)
+		PluginName, andList(paths), verb, string(pkg), they, paths[0], lead, them, them, their, them, serve)
 }
 
 // googleFile reports whether f is Google's: a file under google/ in a

@@ -46,7 +46,7 @@ func TestRegisteredNotes(t *testing.T) {
 	const byteStreamNote = `protoc-gen-go-grpcfast: note: google/bytestream/bytestream.proto is generated into Go package example.com/gen/google/bytestream, ` +
 		`but module google.golang.org/genproto/googleapis/bytestream registers it already (package google.golang.org/genproto/googleapis/bytestream), ` +
 		`and a program that links both panics at start: proto: file "google/bytestream/bytestream.proto" is already registered. ` +
-		`Import google.golang.org/genproto/googleapis/bytestream instead: do not generate google/bytestream/bytestream.proto (leave it out of the inputs, with buf exclude_paths) ` +
+		`Unless you serve or call its services through this plugin (below), import google.golang.org/genproto/googleapis/bytestream instead: do not generate google/bytestream/bytestream.proto (leave it out of the inputs, with buf exclude_paths) ` +
 		`and keep its own go_package (with buf managed mode, disable go_package_prefix for it), then run go mod tidy. ` +
 		`To serve or call its services with this plugin's receivers, pooled handlers or reusing clients, keep generating it, with the files its messages come from, and make sure that no program links google.golang.org/genproto/googleapis/bytestream as well ` +
 		`(go list -deps -test ./... | grep -x google.golang.org/genproto/googleapis/bytestream prints nothing).` + "\n"
@@ -174,7 +174,7 @@ const pubsubNote = `protoc-gen-go-grpcfast: note: google/pubsub/v1/pubsub.proto 
 	`but they are Google's: Google generates every file of googleapis into a Go package of its own (the file's go_package option in googleapis names it, ` +
 	`under google.golang.org/genproto/ or cloud.google.com/go/) and registers it there, and a program that links both (a Google client library links Google's) ` +
 	`panics at start: proto: file "google/pubsub/v1/pubsub.proto" is already registered. ` +
-	`Import Google's package instead: do not generate them (leave them out of the inputs, with buf exclude_paths) and keep their own go_package ` +
+	`Unless you serve or call their services through this plugin (below), import Google's package instead: do not generate them (leave them out of the inputs, with buf exclude_paths) and keep their own go_package ` +
 	`(with buf managed mode, disable go_package_prefix for them), then run go mod tidy. ` +
 	`To serve or call their services with this plugin's receivers, pooled handlers or reusing clients, keep generating them and make sure that no program links Google's package as well ` +
 	`(go list -deps -test ./... lists what a program links).` + "\n"
