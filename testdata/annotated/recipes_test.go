@@ -108,6 +108,50 @@ func TestExcludeModuleDirectory(t *testing.T) {
 	}
 }
 
+// TestWithoutDisableRules runs the same recipe without its disable rules, a
+// first guess: managed mode then rewrites the annotations' go_package too,
+// so check.pb.go imports packages of this module that nothing generates
+// (the inputs exclude the annotation files), the failure the page names.
+func TestWithoutDisableRules(t *testing.T) {
+	buf, path := tools(t)
+	dir := t.TempDir()
+	copyTree(t, dir, "buf.yaml", "buf.gen.yaml", "proto", "third_party")
+	genYAML, err := os.ReadFile(filepath.Join(dir, "buf.gen.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, end := strings.Index(string(genYAML), "  disable:\n"), strings.Index(string(genYAML), "  override:\n")
+	if start < 0 || end < start {
+		t.Fatalf("buf.gen.yaml has no disable block before its override block:\n%s", genYAML)
+	}
+	writeFile(t, dir, "buf.gen.yaml", string(genYAML[:start])+string(genYAML[end:]))
+	runBuf(t, buf, path, dir, "generate")
+	// Only check.proto's files: nothing provides the packages it imports.
+	if got := generated(t, dir); !slices.Equal(got, checkFiles) {
+		t.Errorf("generated\n%q\nwant\n%q", got, checkFiles)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "gen/acme/check/v1/check.pb.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := docsPage(t)
+	for _, pkg := range []string{
+		"example.com/annotated/gen/validate",
+		"example.com/annotated/gen/buf/validate",
+		"example.com/annotated/gen/protoc-gen-openapiv2/options",
+		"example.com/annotated/gen/google/api",
+	} {
+		if !strings.Contains(string(data), "_ \""+pkg+"\"\n") {
+			t.Errorf("check.pb.go without the disable rules does not import %s", pkg)
+		}
+	}
+	for _, pkg := range []string{"example.com/annotated/gen/validate", "example.com/annotated/gen/buf/validate"} {
+		if !strings.Contains(page, "`"+pkg+"`") {
+			t.Errorf("docs/third-party.md does not name %s among the imports without the disable rules", pkg)
+		}
+	}
+}
+
 // TestAnnotationsFromDependencies runs buf generate with the buf.gen.yaml
 // that the page shows for annotations taken as buf module dependencies, on
 // a workspace that stands in for the registry: the annotations are local
