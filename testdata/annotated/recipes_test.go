@@ -87,14 +87,9 @@ func TestAnnotationsRecipe(t *testing.T) {
 // directory itself in exclude_paths, a first guess: buf refuses it, with
 // the error the page names.
 func TestExcludeModuleDirectory(t *testing.T) {
-	buf, path := tools(t)
-	dir := t.TempDir()
-	copyTree(t, dir, "buf.yaml", "buf.gen.yaml", "proto", "third_party")
-	genYAML, err := os.ReadFile(filepath.Join(dir, "buf.gen.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, dir, "buf.gen.yaml", strings.Replace(string(genYAML), "third_party/grpc-gateway/protoc-gen-openapiv2\n", "third_party/grpc-gateway\n", 1))
+	buf, path, dir := recipeEdited(t, func(genYAML string) string {
+		return strings.Replace(genYAML, "third_party/grpc-gateway/protoc-gen-openapiv2\n", "third_party/grpc-gateway\n", 1)
+	})
 	cmd := exec.Command(buf, "generate")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "PATH="+path)
@@ -113,18 +108,13 @@ func TestExcludeModuleDirectory(t *testing.T) {
 // so check.pb.go imports packages of this module that nothing generates
 // (the inputs exclude the annotation files), the failure the page names.
 func TestWithoutDisableRules(t *testing.T) {
-	buf, path := tools(t)
-	dir := t.TempDir()
-	copyTree(t, dir, "buf.yaml", "buf.gen.yaml", "proto", "third_party")
-	genYAML, err := os.ReadFile(filepath.Join(dir, "buf.gen.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	start, end := strings.Index(string(genYAML), "  disable:\n"), strings.Index(string(genYAML), "  override:\n")
-	if start < 0 || end < start {
-		t.Fatalf("buf.gen.yaml has no disable block before its override block:\n%s", genYAML)
-	}
-	writeFile(t, dir, "buf.gen.yaml", string(genYAML[:start])+string(genYAML[end:]))
+	buf, path, dir := recipeEdited(t, func(genYAML string) string {
+		start, end := strings.Index(genYAML, "  disable:\n"), strings.Index(genYAML, "  override:\n")
+		if start < 0 || end < start {
+			t.Fatalf("buf.gen.yaml has no disable block before its override block:\n%s", genYAML)
+		}
+		return genYAML[:start] + genYAML[end:]
+	})
 	runBuf(t, buf, path, dir, "generate")
 	// Only check.proto's files: nothing provides the packages it imports.
 	if got := generated(t, dir); !slices.Equal(got, checkFiles) {
@@ -336,6 +326,22 @@ func tools(t *testing.T) (buf, path string) {
 }
 
 // lookPath finds file in the directories of path.
+// recipeEdited copies this tree into a new directory, with its buf.gen.yaml
+// changed by edit (a first guess the page describes), and returns buf, the
+// PATH of the plugins (tools) and the directory.
+func recipeEdited(t *testing.T, edit func(genYAML string) string) (buf, path, dir string) {
+	t.Helper()
+	buf, path = tools(t)
+	dir = t.TempDir()
+	copyTree(t, dir, "buf.yaml", "buf.gen.yaml", "proto", "third_party")
+	genYAML, err := os.ReadFile(filepath.Join(dir, "buf.gen.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "buf.gen.yaml", edit(string(genYAML)))
+	return buf, path, dir
+}
+
 func lookPath(file, path string) (string, error) {
 	for _, dir := range filepath.SplitList(path) {
 		p := filepath.Join(dir, file)
