@@ -193,18 +193,18 @@ func copyBytesField(r *pieceReader, f field, p *[]byte, slot *reuse.Header) {
 // copied once. Fields are copied whole, so each decode is of a
 // field-aligned segment, as in decodePieces.
 func (c *Codec) decodePiecesCopy(r *pieceReader, d runDecoder, bf bytesFielder) error {
-	var s scratch // the scratch buffer, taken when a field is first copied
+	var p *[]byte // the scratch buffer, taken when a field is first copied
 	var seg []byte
 	add := func(n int) {
-		if s.b == nil {
-			s = c.takeScratch(r.remain)
-			seg = s.b[:0]
+		if p == nil {
+			p = c.Pool.Get(r.remain)
+			seg = (*p)[:0]
 		}
 		seg = r.appendTo(seg, n)
 	}
 	defer func() {
-		if s.b != nil {
-			c.giveScratch(s) // strings and bytes are copies: nothing refers to it
+		if p != nil {
+			c.putBuf(p) // strings and bytes are copies: nothing refers to it
 		}
 	}()
 	for r.remain > 0 && len(r.cur) > 0 {
@@ -243,12 +243,14 @@ func (c *Codec) decodePiecesCopy(r *pieceReader, d runDecoder, bf bytesFielder) 
 	return d.decode(seg)
 }
 
-// gather copies the next n bytes into a scratch buffer and decodes them.
+// gather copies the next n bytes into a scratch buffer from the pool and
+// decodes them.
 func (c *Codec) gather(r *pieceReader, d runDecoder, n int) error {
-	s := c.takeScratch(n)
-	r.read(s.b)
-	err := d.decode(s.b)
-	c.giveScratch(s)
+	p := c.Pool.Get(n)
+	b := (*p)[:n]
+	r.read(b)
+	err := d.decode(b)
+	c.putBuf(p)
 	return err
 }
 

@@ -104,10 +104,12 @@ func (c *Codec) decodeGenerated(data mem.BufferSlice, gen generatedDecoder, v an
 		// elements together, across the transport's buffers, and sizes the
 		// field for them (grpcfastimpl.Grow). gRPC's standard codec makes
 		// the same copy (MaterializeToBuffer).
-		s := c.takeScratch(data.Len())
-		data.CopyTo(s.b)
-		err := decodeAll(s.b, gen, d.st, v)
-		c.giveScratch(s) // strings and bytes are copies: nothing refers to it
+		n := data.Len()
+		p := c.Pool.Get(n)
+		b := (*p)[:n]
+		data.CopyTo(b)
+		err := decodeAll(b, gen, d.st, v)
+		c.putBuf(p) // strings and bytes are copies: nothing refers to b
 		return err
 	}
 	if err := c.decodeRuns(data, d, v, slot); err != nil {
