@@ -22,17 +22,21 @@ import (
 	"github.com/grpcfast/grpcfast/grpcfastimpl"
 	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
 	"github.com/grpcfast/grpcfast/internal/stdcodec"
+	"github.com/grpcfast/grpcfast/internal/testprotos/bytestream"
+	"github.com/grpcfast/grpcfast/internal/testprotos/editions"
+	"github.com/grpcfast/grpcfast/internal/testprotos/hostile"
 	"github.com/grpcfast/grpcfast/internal/testprotos/imports"
 	"github.com/grpcfast/grpcfast/internal/testprotos/imports/o"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
+	"github.com/grpcfast/grpcfast/internal/testprotos/otlp"
 	"github.com/grpcfast/grpcfast/internal/testprotos/proto2"
+	"github.com/grpcfast/grpcfast/internal/testprotos/shapes"
 
 	// Linked for TestRandomParity, which decodes every generated type.
 	_ "github.com/grpcfast/grpcfast/internal/testprotos/comments"
 	_ "github.com/grpcfast/grpcfast/internal/testprotos/content"
 	_ "github.com/grpcfast/grpcfast/internal/testprotos/multi"
 	_ "github.com/grpcfast/grpcfast/internal/testprotos/names"
-	_ "github.com/grpcfast/grpcfast/internal/testprotos/shapes"
 )
 
 // The tests in this file check that the codec accepts, rejects and
@@ -513,61 +517,19 @@ func TestRandomParity(t *testing.T) {
 		t.Fatalf("found %d message types with a generated decoder; the test protos have more", len(types))
 	}
 	c := grpcfast.NewCodec()
-	const perType = 10
 	r := rand.New(rand.NewPCG(36, 1))
 	inputs, decodes := 0, 0
 	for _, mt := range types {
 		name := mt.Descriptor().FullName()
-		for range perType {
-			m := mt.New()
-			randomFill(r, m, 0)
-			b, err := proto.MarshalOptions{AllowPartial: true}.Marshal(m.Interface())
-			if err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
-			other := mt.New()
-			randomFill(r, other, 0)
-			ob, err := proto.MarshalOptions{AllowPartial: true}.Marshal(other.Interface())
-			if err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
-			type input struct {
-				what    string
-				b       []byte
-				changed bool
-			}
-			ins := []input{
-				{"as encoded", b, false},
-				{"twice", append(append([]byte(nil), b...), b...), false},
-				{"merged with another", append(append([]byte(nil), b...), ob...), false},
-			}
-			for k := range 6 {
-				if len(b) == 0 {
-					break
-				}
-				x := append([]byte(nil), b...)
-				switch k % 3 {
-				case 0:
-					x[r.IntN(len(x))] ^= 1 << r.IntN(8)
-					ins = append(ins, input{"a bit flipped", x, true})
-				case 1:
-					ins = append(ins, input{"cut short", x[:r.IntN(len(x))], true})
-				case 2:
-					ins = append(ins, input{"two bytes appended", append(x, byte(r.Uint32()), byte(r.Uint32())), true})
-				}
-			}
-			for _, in := range ins {
+		for range 10 {
+			for _, in := range randomInputs(t, r, mt) {
 				inputs++
 				for _, into := range []string{"a new message", "a message holding another"} {
 					got := mt.New()
+					data := grpcfasttest.SliceAt(in.b)
 					if into != "a new message" {
 						randomFill(r, got, 0)
-					}
-					var data mem.BufferSlice
-					if into == "a new message" {
-						data = grpcfasttest.SliceAt(in.b)
-					} else {
-						data = grpcfasttest.Buffers(grpcfasttest.PiecesAt(in.b, grpcfasttest.RandomCuts(r, len(in.b), 1+r.IntN(3))...))
+						data = grpcfasttest.SliceAt(in.b, grpcfasttest.RandomCuts(r, len(in.b), 1+r.IntN(3))...)
 					}
 					what := fmt.Sprintf("%s, %s, into %s", name, in.what, into)
 					err := c.Unmarshal(data, got.Interface())
@@ -596,6 +558,104 @@ func TestRandomParity(t *testing.T) {
 		}
 	}
 	t.Logf("%d types, %d inputs, %d decodes", len(types), inputs, decodes)
+}
+
+// TestRandomParitySlots decodes the inputs of TestRandomParity one after
+// the other into the same slot, prepared as a pooled handler prepares its
+// request, with the owned copy and without, and reset between decodes as
+// the handler's next call resets it (poisoned and cleared in checked
+// builds): each decode must read as the standard codec's of the same input,
+// whatever the slot kept from the ones before it, so nothing of one call
+// shows in the next.
+func TestRandomParitySlots(t *testing.T) {
+	c := grpcfast.NewCodec()
+	r := rand.New(rand.NewPCG(36, 2))
+	slotParity[kinds.Decodable](t, c, r)
+	slotParity[kinds.Rich](t, c, r)
+	slotParity[kinds.Pooled](t, c, r)
+	slotParity[kinds.WellKnown](t, c, r)
+	slotParity[kinds.Wrappers](t, c, r)
+	slotParity[kinds.OneOf](t, c, r)
+	slotParity[kinds.Many](t, c, r)
+	slotParity[otlp.ExportTraceServiceRequest](t, c, r)
+	slotParity[otlp.AnyValue](t, c, r)
+	slotParity[proto2.Entries](t, c, r)
+	slotParity[editions.Note](t, c, r)
+	slotParity[shapes.Tree](t, c, r)
+	slotParity[bytestream.WriteRequest](t, c, r)
+	slotParity[bytestream.BatchReadBlobsResponse](t, c, r)
+	slotParity[hostile.Holder](t, c, r)
+}
+
+// slotParity decodes random inputs of type M into one copy slot and one
+// plain slot, in turn, and checks each decode against the standard codec.
+func slotParity[M any, P interface {
+	*M
+	proto.Message
+}](t *testing.T, c *grpcfast.Codec, r *rand.Rand) {
+	t.Helper()
+	mt := P(new(M)).ProtoReflect().Type()
+	slots := map[string]*grpcfasttest.CopySlot[M]{
+		"with the owned copy":    grpcfasttest.NewCopySlot[M](),
+		"without the owned copy": grpcfasttest.NewPlainSlot[M](),
+	}
+	for i := range 15 {
+		for _, in := range randomInputs(t, r, mt) {
+			for kind, s := range slots {
+				data := grpcfasttest.SliceAt(in.b, grpcfasttest.RandomCuts(r, len(in.b), r.IntN(3))...)
+				_, err := s.Decode(c, data)
+				what := fmt.Sprintf("%s, %s, decode %d into a slot %s", mt.Descriptor().FullName(), in.what, i, kind)
+				grpcfasttest.CheckOracleAt(t, what, in.b, P(s.Msg()), err)
+				s.Reset()
+			}
+		}
+	}
+}
+
+// randomInput is an input of TestRandomParity: what it is made of, and
+// whether it was changed after it was encoded.
+type randomInput struct {
+	what    string
+	b       []byte
+	changed bool
+}
+
+// randomInputs returns inputs made of random messages of type mt: one as
+// encoded, its encoding twice, and merged with another's; and six changed
+// copies of it: a bit flipped, cut short, two bytes appended.
+func randomInputs(t *testing.T, r *rand.Rand, mt protoreflect.MessageType) []randomInput {
+	t.Helper()
+	encode := func() []byte {
+		m := mt.New()
+		randomFill(r, m, 0)
+		b, err := proto.MarshalOptions{AllowPartial: true}.Marshal(m.Interface())
+		if err != nil {
+			t.Fatalf("%s: %v", mt.Descriptor().FullName(), err)
+		}
+		return b
+	}
+	b, ob := encode(), encode()
+	ins := []randomInput{
+		{"as encoded", b, false},
+		{"twice", append(append([]byte(nil), b...), b...), false},
+		{"merged with another", append(append([]byte(nil), b...), ob...), false},
+	}
+	for k := range 6 {
+		if len(b) == 0 {
+			break
+		}
+		x := append([]byte(nil), b...)
+		switch k % 3 {
+		case 0:
+			x[r.IntN(len(x))] ^= 1 << r.IntN(8)
+			ins = append(ins, randomInput{"a bit flipped", x, true})
+		case 1:
+			ins = append(ins, randomInput{"cut short", x[:r.IntN(len(x))], true})
+		case 2:
+			ins = append(ins, randomInput{"two bytes appended", append(x, byte(r.Uint32()), byte(r.Uint32())), true})
+		}
+	}
+	return ins
 }
 
 // generatedTypes returns the message types linked into this test that
