@@ -732,7 +732,9 @@ func randomFill(r *rand.Rand, m protoreflect.Message, depth int) {
 }
 
 // randomScalar returns a random value of fd's kind: numbers across their
-// range (negative ones too), enum numbers that the enum may not name.
+// range (negative ones too), enum numbers that the enum may not name, and
+// strings of randomStrings or, in proto2 files, which check no UTF-8, of
+// invalid UTF-8 too.
 func randomScalar(r *rand.Rand, fd protoreflect.FieldDescriptor) protoreflect.Value {
 	switch fd.Kind() {
 	case protoreflect.BoolKind:
@@ -752,6 +754,9 @@ func randomScalar(r *rand.Rand, fd protoreflect.FieldDescriptor) protoreflect.Va
 	case protoreflect.DoubleKind:
 		return protoreflect.ValueOfFloat64(r.NormFloat64() * 1e6)
 	case protoreflect.StringKind:
+		if fd.ParentFile().Syntax() == protoreflect.Proto2 && r.IntN(4) == 0 {
+			return protoreflect.ValueOfString("not UTF-8: \xff\xfe") // proto2 checks none
+		}
 		return protoreflect.ValueOfString(randomStrings[r.IntN(len(randomStrings))])
 	case protoreflect.BytesKind:
 		b := make([]byte, r.IntN(40))
