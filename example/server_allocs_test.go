@@ -39,8 +39,9 @@ func TestAllocsPerMessage(t *testing.T) {
 		path, op string
 		chunk    int
 		sides    map[string]*allocs
-		// recv is the receiving side's fewest allocations and fewest
-		// bytes per message over the measurements, each on its own.
+		// recv is the receiving side's fewest allocations (less those
+		// of flow control: allocs.unpaced) and fewest bytes per message
+		// over the measurements, each on its own.
 		recv allocs
 	}
 	var results []result
@@ -76,6 +77,12 @@ func TestAllocsPerMessage(t *testing.T) {
 				// one whose receiving side allocated the fewest bytes is
 				// logged; the checks take the fewest allocations and the
 				// fewest bytes, each of any measurement.
+				// The counts of allocations compared below leave out
+				// those of flow control (paced): a fresh clone on a
+				// loaded machine once saw the grpcfast receiver's fewest
+				// at 5.35 where the standard one's were 6.19, the
+				// enqueued window updates and pings making up the
+				// difference.
 				var sides map[string]*allocs
 				var recv allocs
 				for i := range 5 {
@@ -87,8 +94,8 @@ func TestAllocsPerMessage(t *testing.T) {
 					if i == 0 || r.bytes < recv.bytes {
 						sides, recv.bytes = s, r.bytes
 					}
-					if i == 0 || r.objects < recv.objects {
-						recv.objects = r.objects
+					if n := r.unpaced(); i == 0 || n < recv.objects {
+						recv.objects = n
 					}
 				}
 				results = append(results, result{path, op, chunk, sides, recv})
@@ -136,7 +143,8 @@ func TestAllocsPerMessage(t *testing.T) {
 		for _, chunk := range []int{example.DefaultChunkSize, example.FrameChunkSize} {
 			fr, sr := find("grpcfast", op, chunk).recv, find("std", op, chunk).recv
 			if fr.objects > sr.objects-1 {
-				t.Errorf("%s, chunk %d: the grpcfast receiver allocates %.2f times per message, the standard one %.2f: want at least 1 less",
+				t.Errorf("%s, chunk %d: the grpcfast receiver allocates %.2f times per message, the standard one %.2f "+
+					"(less flow control's): want at least 1 less",
 					op, chunk, fr.objects, sr.objects)
 			}
 			// The receive helper keeps the chunk's memory: what is left
@@ -194,6 +202,28 @@ func (a *allocs) scale(n int) {
 		s.objects /= float64(n)
 		s.bytes /= float64(n)
 	}
+}
+
+// pacedSites are the allocation sites of gRPC-Go's flow control: the
+// window updates and pings that the transport sends and answers at the
+// pace of the reads and of the machine, not once per message.
+var pacedSites = []string{
+	"transport.(*itemList).enqueue", "updateWindow", "handleWindowUpdate", "parseWindowUpdateFrame",
+	"parsePingFrame", "handlePing",
+}
+
+// unpaced returns a's allocations less those of pacedSites.
+func (a *allocs) unpaced() float64 {
+	n := a.objects
+	for site, s := range a.sites {
+		for _, p := range pacedSites {
+			if strings.HasSuffix(site, p) {
+				n -= s.objects
+				break
+			}
+		}
+	}
+	return n
 }
 
 // top returns the n sites with the most allocations.
