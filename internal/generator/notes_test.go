@@ -1,6 +1,7 @@
 package generator_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -486,4 +487,76 @@ func listUses(pkg string) string {
 	return ` If a service you generate uses its messages and you serve or call that service with this plugin's receivers, pooled handlers or reusing clients, ` +
 		`keep generating it too (its messages' decoders are generated with it) and make sure that no program links ` + pkg + ` as well ` +
 		`(go list -deps -test ./... | grep -x ` + pkg + ` prints nothing).` + "\n"
+}
+
+// unplacedFiles are a tree's own two files and a dependency's two, as a
+// workspace of several buf modules holds them: acme's go_package lies
+// under the output directory's import path (example.com/gen, as managed
+// mode's go_package_prefix gives it), cel's and xds's are their
+// publishers'; cel's does not end with its directory, xds's does.
+func unplacedFiles() map[string]string {
+	return map[string]string{
+		"acme/v1/checker.proto": "syntax = \"proto3\";\npackage acme.v1;\noption go_package = \"example.com/gen/acme/v1;acmev1\";\n" +
+			"import \"cel/expr/syntax.proto\";\nimport \"xds/core/v3/cidr.proto\";\n" +
+			"service Checker { rpc Check(CheckRequest) returns (CheckRequest); }\n" +
+			"message CheckRequest { cel.expr.Expr expr = 1; xds.core.v3.CidrRange range = 2; }\n",
+		"acme/v1/types.proto": "syntax = \"proto3\";\npackage acme.v1;\noption go_package = \"example.com/gen/acme/v1;acmev1\";\n" +
+			"message Verdict { bool allowed = 1; }\n",
+		"cel/expr/syntax.proto": "syntax = \"proto3\";\npackage cel.expr;\noption go_package = \"cel.dev/expr\";\nmessage Expr { int64 id = 2; }\n",
+		"xds/core/v3/cidr.proto": "syntax = \"proto3\";\npackage xds.core.v3;\noption go_package = \"github.com/cncf/xds/go/xds/core/v3\";\n" +
+			"message CidrRange { string address_prefix = 1; }\n",
+	}
+}
+
+// TestUnplacedNotes checks the note for files written where their own Go
+// package is not (paths=source_relative): a dependency's file whose Go
+// package does not end with its directory, noted whatever else the run
+// holds (buf runs a local plugin once per directory); one whose package
+// does, noted where most of the run's files show the output directory's
+// import path to be another (not where as many show each); and no note for
+// paths=import, module=, the tree's own files, or a dependency's directory
+// on its own.
+func TestUnplacedNotes(t *testing.T) {
+	const tail = ` With paths=source_relative each file's Go code goes into the directory of its .proto file%s. ` +
+		`A program that links such a copy and the package it declares panics at start (proto: file ... is already registered). ` +
+		`A dependency's file: do not generate it (buf: exclude_paths, an entry for %s within the directory of each module that holds them: ` +
+		`an entry for a directory above the modules excludes none of their files; protoc: do not name it); ` +
+		`a file of yours: give it a go_package under the output directory's import path (buf managed mode: go_package_prefix).` + "\n"
+	celNote := `protoc-gen-go-grpcfast: note: 1 of the files to generate is written where its own Go package is not, so that nothing imports it there: ` +
+		`cel/expr/syntax.proto (Go package cel.dev/expr).` + fmt.Sprintf(tail, "", "cel/expr/syntax.proto")
+	bothNote := `protoc-gen-go-grpcfast: note: 2 of the files to generate are written where their own Go packages are not, so that nothing imports them there: ` +
+		`cel/expr/syntax.proto (Go package cel.dev/expr) and xds/core/v3/cidr.proto (Go package github.com/cncf/xds/go/xds/core/v3).` +
+		fmt.Sprintf(tail, ", and the other 2 files of this run are written where their Go packages, under example.com/gen, are",
+			"cel/expr/syntax.proto and xds/core/v3/cidr.proto")
+	all := []string{"acme/v1/checker.proto", "acme/v1/types.proto", "cel/expr/syntax.proto", "xds/core/v3/cidr.proto"}
+	for _, tc := range []struct {
+		name      string
+		files     []string
+		parameter string
+		want      string
+	}{
+		{"a dependency's directory whose package is elsewhere", []string{"cel/expr/syntax.proto"}, "paths=source_relative", celNote},
+		{"every file in one run", all, "paths=source_relative", bothNote},
+		{"a dependency's directory whose package ends with it", []string{"xds/core/v3/cidr.proto"}, "paths=source_relative", ""},
+		{"as many of the tree's own files as of a dependency's", []string{"acme/v1/checker.proto", "cel/expr/syntax.proto", "xds/core/v3/cidr.proto"},
+			"paths=source_relative", celNote},
+		{"the tree's own files", all[:2], "paths=source_relative", ""},
+		{"paths=import", all, "", ""},
+		{"module=", all[:2], "module=example.com/gen", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			parameter := "pool_notes=false"
+			if tc.parameter != "" {
+				parameter += "," + tc.parameter
+			}
+			var notes strings.Builder
+			resp := runNotes(t, compile(t, tc.files, parameter, unplacedFiles()), &notes)
+			if resp.Error != nil {
+				t.Fatal(resp.GetError())
+			}
+			if notes.String() != tc.want {
+				t.Errorf("notes\n%s\nwant\n%s", notes.String(), tc.want)
+			}
+		})
+	}
 }
