@@ -521,10 +521,10 @@ func TestUnplacedNotes(t *testing.T) {
 		`A program that links such a copy and the package it declares panics at start (proto: file ... is already registered). ` +
 		`A dependency's file: do not generate it (buf: exclude_paths, an entry for %s within the directory of each module that holds them: ` +
 		`an entry for a directory above the modules excludes none of their files; protoc: do not name it); ` +
-		`a file of yours: give it a go_package under the output directory's import path (buf managed mode: go_package_prefix).` + "\n"
-	celNote := `protoc-gen-go-grpcfast: note: 1 of the files to generate is written where its own Go package is not, so that nothing imports it there: ` +
+		`a file of yours: give it a go_package that ends with its directory, under the output directory's import path (buf managed mode: go_package_prefix).` + "\n"
+	celNote := `protoc-gen-go-grpcfast: note: 1 of the files to generate is written where its own Go package is not, so that an import of the package it declares does not find it: ` +
 		`cel/expr/syntax.proto (Go package cel.dev/expr).` + fmt.Sprintf(tail, "", "cel/expr/syntax.proto")
-	bothNote := `protoc-gen-go-grpcfast: note: 2 of the files to generate are written where their own Go packages are not, so that nothing imports them there: ` +
+	bothNote := `protoc-gen-go-grpcfast: note: 2 of the files to generate are written where their own Go packages are not, so that an import of the package each declares does not find them: ` +
 		`cel/expr/syntax.proto (Go package cel.dev/expr) and xds/core/v3/cidr.proto (Go package github.com/cncf/xds/go/xds/core/v3).` +
 		fmt.Sprintf(tail, ", and the other 2 files of this run are written where their Go packages, under example.com/gen, are",
 			"cel/expr/syntax.proto and xds/core/v3/cidr.proto")
