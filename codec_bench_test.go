@@ -175,6 +175,53 @@ func BenchmarkCodec(b *testing.B) {
 	}
 }
 
+// BenchmarkFresh decodes small messages into a new message each time, as
+// gRPC's server decodes every request, where what a decode costs besides
+// its fields shows most:
+//
+//	go test -run='^$' -bench=BenchmarkFresh -count=6 . | tee /tmp/fresh.bench
+//	benchstat -col /codec /tmp/fresh.bench
+//
+// ids (three integers) and label (one string) are flat
+// (grpcfastimpl.Flat): grpcfast decodes them without its pooled slabs and
+// chunks; small is BenchmarkCodec's small message, which is not.
+func BenchmarkFresh(b *testing.B) {
+	inputs := []struct {
+		name string
+		msg  proto.Message
+		new  func() proto.Message
+	}{
+		{"ids", &kinds.Summary{Count: 1234567, Bytes: 1 << 20, Crc32C: 0xdeadbeef}, func() proto.Message { return new(kinds.Summary) }},
+		{"label", &kinds.Inner{Label: "0f8fad5b-d9cb-469f-a165-70867728950e"}, func() proto.Message { return new(kinds.Inner) }},
+		{"small", grpcfasttest.SmallMessage(), func() proto.Message { return new(kinds.Rich) }},
+	}
+	for _, in := range inputs {
+		wire, err := proto.Marshal(in.msg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		data := grpcfasttest.SliceAt(wire)
+		for _, cc := range benchCodecs {
+			c := cc.codec
+			b.Run(fmt.Sprintf("msg=%s/codec=%s", in.name, cc.name), func(b *testing.B) {
+				settle(b)
+				b.SetBytes(int64(len(wire)))
+				b.ReportAllocs()
+				var into proto.Message
+				for range b.N {
+					into = in.new()
+					if err := c.Unmarshal(data, into); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if !proto.Equal(into, in.msg) {
+					b.Fatal("decoded message differs")
+				}
+			})
+		}
+	}
+}
+
 // BenchmarkThreshold measures Marshal then Free of messages around the
 // pooling threshold, into a plain allocated slice and into a pooled buffer,
 // to choose the default pooling threshold:

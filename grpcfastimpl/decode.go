@@ -33,6 +33,16 @@ type Decoder = decode.Decoder
 // proto.CheckInitialized does) once a decode ends.
 type RequiredHolder = decode.RequiredHolder
 
+// Flat is implemented by the generated messages with a decoder whose
+// decode into a new message has nothing that a fresh decode's slabs and
+// chunks would allocate together: no message field (nor map, nor oneof),
+// no repeated string or bytes field, and at most two singular string or
+// bytes fields. The codec decodes them without taking those from their
+// pool, and copies each value into an array of its own, as protobuf-go
+// does: a string alone costs one allocation either way, two cost two
+// rather than one, and the pool's round trip more than that.
+type Flat = decode.Flat
+
 // Decoding is the state of one decode: strings and bytes copied or views,
 // the UTF-8 check on or off, the record of the slot decoded into.
 type Decoding = decode.Decoding

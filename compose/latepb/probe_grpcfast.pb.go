@@ -139,6 +139,9 @@ eNd:
 	return nil
 }
 
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *Chunk) GrpcfastFlat() {}
+
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *Ack) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
@@ -224,6 +227,9 @@ nExt:
 eNd:
 	return nil
 }
+
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *Ack) GrpcfastFlat() {}
 
 // NewProbe_PutRequestReceiver returns a Receiver that reads the requests of a
 // Probe.Put stream (client-streaming, server side) into reused *Chunk (two, in

@@ -111,6 +111,9 @@ eNd:
 	return nil
 }
 
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *Chunk) GrpcfastFlat() {}
+
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *PutResponse) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
@@ -197,6 +200,9 @@ eNd:
 	return nil
 }
 
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *PutResponse) GrpcfastFlat() {}
+
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *GetRequest) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
@@ -282,6 +288,9 @@ nExt:
 eNd:
 	return nil
 }
+
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *GetRequest) GrpcfastFlat() {}
 
 // NewChunkService_PutRequestReceiver returns a Receiver that reads the requests
 // of a ChunkService.Put stream (client-streaming, server side) into reused

@@ -261,6 +261,9 @@ eNd:
 	return nil
 }
 
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *CreateUserResponse) GrpcfastFlat() {}
+
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *CreateUsersRequest) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields

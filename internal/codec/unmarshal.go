@@ -81,7 +81,9 @@ func (d runDecoder) decode(b []byte) error {
 // view of the buffer (pieces.go). Required fields are checked at the end.
 func (c *Codec) decodeGenerated(data mem.BufferSlice, gen generatedDecoder, v any, slot *reuse.Header) error {
 	d := runDecoder{gen: gen}
-	if slot == nil {
+	if _, ok := v.(decode.Flat); ok && slot == nil {
+		d.st = decode.Plain(c.NoUTF8)
+	} else if slot == nil {
 		f, st := decode.GetFresh(data.Len(), c.NoUTF8)
 		defer decode.PutFresh(f)
 		d.st = st

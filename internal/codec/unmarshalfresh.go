@@ -15,9 +15,17 @@ type generatedDecoder = decode.Decoder
 // decodeFresh decodes b, a message in one buffer, into v, a message that no
 // slot prepared, with its generated decoder d, in one pass: v is reset
 // first, strings and bytes are copied, and what protobuf-go rejects is
-// rejected while decoding.
+// rejected while decoding. A message of a Flat type, which has nothing to
+// allocate together, is decoded in a Plain state, without the slabs and
+// chunks that GetFresh takes from their pool.
 func (c *Codec) decodeFresh(b []byte, d generatedDecoder, v any) error {
 	reuse.ResetForDecode(v)
+	if _, ok := v.(decode.Flat); ok {
+		if err := d.GrpcfastDecode(b, decode.Plain(c.NoUTF8), decode.Limit); err != nil {
+			return err
+		}
+		return checkInitialized(v, b, nil)
+	}
 	// decodeAll, written out: one frame less on the way to the decoder.
 	f, st := decode.GetFresh(len(b), c.NoUTF8)
 	err := d.GrpcfastDecode(b, st, decode.Limit)

@@ -2,11 +2,16 @@ package codec_test
 
 import (
 	"encoding/hex"
+	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/grpcfast/grpcfast"
+	"github.com/grpcfast/grpcfast/grpcfastimpl"
 	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
+	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 	"github.com/grpcfast/grpcfast/internal/testprotos/proto2"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -58,4 +63,82 @@ func TestRequiredChecked(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestFlatDecode: a message of a flat type (grpcfastimpl.Flat: no nested
+// messages, at most two string or bytes values) is decoded into a new
+// message without the pooled slabs and chunks, in one state that every
+// decode shares: each value gets an array of its own, whole or in pieces,
+// copied from the input; the UTF-8 check is the codec's; and decodes on
+// many goroutines at once share nothing they write (run with -race).
+func TestFlatDecode(t *testing.T) {
+	if _, ok := any(new(kinds.Inner)).(grpcfastimpl.Flat); !ok {
+		t.Fatal("kinds.Inner is not flat")
+	}
+	if _, ok := any(new(kinds.Rich)).(grpcfastimpl.Flat); ok {
+		t.Fatal("kinds.Rich is flat")
+	}
+	want := &kinds.Inner{Label: "label-1", Payload: []byte("payload"), Values: []uint32{1, 300}}
+	wire, err := proto.Marshal(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := grpcfast.NewCodec()
+	for _, cuts := range [][]int{nil, {3}, {len(wire) - 1}} {
+		in := append([]byte(nil), wire...)
+		got := new(kinds.Inner)
+		if err := c.Unmarshal(grpcfasttest.SliceAt(in, cuts...), got); err != nil {
+			t.Fatalf("cut at %v: %v", cuts, err)
+		}
+		clear(in)
+		if !proto.Equal(got, want) {
+			t.Fatalf("cut at %v: decoded %v, want %v", cuts, got, want)
+		}
+	}
+
+	// Two values, two arrays: the pooled path would copy both into one
+	// chunk. Rich's name and words, not flat, share one.
+	if !grpcfasttest.Race {
+		data := grpcfasttest.SliceAt(wire)
+		allocs := testing.AllocsPerRun(50, func() {
+			if err := c.Unmarshal(data, new(kinds.Inner)); err != nil {
+				t.Fatal(err)
+			}
+		})
+		// The message, its label, payload and values.
+		if allocs != 4 {
+			t.Errorf("a flat message's decode: %v allocations, want 4", allocs)
+		}
+	}
+
+	bad := append(protowire.AppendTag(nil, 1, protowire.BytesType), 2, 0xff, 0xfe)
+	if err := c.Unmarshal(grpcfasttest.SliceAt(bad), new(kinds.Inner)); err == nil {
+		t.Error("invalid UTF-8 in a string of a flat message: accepted")
+	}
+	got := new(kinds.Inner)
+	if err := grpcfast.NewCodec(grpcfast.WithoutUTF8Validation()).Unmarshal(grpcfasttest.SliceAt(bad), got); err != nil || got.Label != "\xff\xfe" {
+		t.Errorf("without the UTF-8 check: %q, %v", got.Label, err)
+	}
+
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 200 {
+				m := &kinds.Inner{Label: fmt.Sprintf("g%d-%d", g, i), Payload: []byte{byte(g), byte(i)}, Values: []uint32{uint32(i)}}
+				b, err := proto.Marshal(m)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				got := new(kinds.Inner)
+				if err := c.Unmarshal(grpcfasttest.SliceAt(b), got); err != nil || !proto.Equal(got, m) {
+					t.Errorf("goroutine %d, decode %d: %v, %v", g, i, got, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }

@@ -39,6 +39,31 @@ func decodable(m *protogen.Message) bool {
 	return true
 }
 
+// flat reports whether m, decodable, is grpcfastimpl.Flat: a decode into a
+// new message of its type has nothing to allocate together in a fresh
+// decode's slabs and chunks, which then cost more than they save. It has
+// no field of a message type (nor a map), no oneof (whose wrappers a fresh
+// decode takes from slabs), no repeated string or bytes field, and at most
+// two singular string or bytes fields: one value costs one allocation in a
+// chunk or alone, two cost one or two, and the chunks' pool round trip
+// about one more.
+func flat(m *protogen.Message) bool {
+	values := 0
+	for _, fd := range m.Fields {
+		f := fd.Desc
+		switch {
+		case isMessage(f) || realOneof(fd) != nil:
+			return false
+		case f.Kind() != protoreflect.StringKind && f.Kind() != protoreflect.BytesKind:
+		case f.Cardinality() == protoreflect.Repeated:
+			return false
+		default:
+			values++
+		}
+	}
+	return values <= 2
+}
+
 // spares names the SpareKind variables of one generated file, one per Go
 // type whose values a generated decoder takes from a record's spares.
 type spares struct {

@@ -36,6 +36,11 @@ func genMessages(g *protogen.GeneratedFile, f *protogen.File) error {
 		if fieldrule.HoldsNegZero(m.Desc) {
 			genNegZero(g, f, m)
 		}
+		if flat(m) {
+			comment(g, flatMethod+" implements "+g.QualifiedGoIdent(implPackage.Ident("Flat"))+".")
+			g.P("func (x *", m.GoIdent, ") ", flatMethod, "() {}")
+			g.P()
+		}
 		if holdsRequired(m.Desc, map[protoreflect.FullName]bool{}) {
 			comment(g, requiredMethod+" implements "+g.QualifiedGoIdent(implPackage.Ident("RequiredHolder"))+".")
 			g.P("func (x *", m.GoIdent, ") ", requiredMethod, "() {}")
@@ -63,6 +68,9 @@ func checkNameClash(m *protogen.Message) error {
 		names = append(names, decodeMethod)
 		if holdsRequired(m.Desc, map[protoreflect.FullName]bool{}) {
 			names = append(names, requiredMethod)
+		}
+		if flat(m) {
+			names = append(names, flatMethod)
 		}
 		if fieldrule.HoldsNegZero(m.Desc) {
 			names = append(names, negZeroMethod)

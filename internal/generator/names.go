@@ -3,11 +3,13 @@ package generator
 import "google.golang.org/protobuf/compiler/protogen"
 
 // Method names the generator adds to messages. They must match the
-// interfaces grpcfastimpl.Owner and grpcfastimpl.BytesFielder.
+// interfaces grpcfastimpl.Owner, grpcfastimpl.BytesFielder,
+// grpcfastimpl.RequiredHolder and grpcfastimpl.Flat.
 const (
 	unknownMethod    = "GrpcfastUnknownFields"
 	bytesFieldMethod = "GrpcfastBytesField"
 	requiredMethod   = "GrpcfastRequired"
+	flatMethod       = "GrpcfastFlat"
 )
 
 // serviceNames holds every name generated for one service.

@@ -161,6 +161,9 @@ eNd:
 	return nil
 }
 
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *ReadRequest) GrpcfastFlat() {}
+
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *ReadResponse) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
@@ -234,6 +237,9 @@ eNd:
 	}
 	return nil
 }
+
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *ReadResponse) GrpcfastFlat() {}
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *WriteRequest) GrpcfastUnknownFields() *[]byte {
@@ -391,6 +397,9 @@ eNd:
 	return nil
 }
 
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *WriteRequest) GrpcfastFlat() {}
+
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *WriteResponse) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
@@ -452,6 +461,9 @@ nExt:
 eNd:
 	return nil
 }
+
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *WriteResponse) GrpcfastFlat() {}
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *QueryWriteStatusRequest) GrpcfastUnknownFields() *[]byte {
@@ -524,6 +536,9 @@ nExt:
 eNd:
 	return nil
 }
+
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *QueryWriteStatusRequest) GrpcfastFlat() {}
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *QueryWriteStatusResponse) GrpcfastUnknownFields() *[]byte {
@@ -610,6 +625,9 @@ nExt:
 eNd:
 	return nil
 }
+
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *QueryWriteStatusResponse) GrpcfastFlat() {}
 
 // NewByteStream_ReadResponseReceiver returns a Receiver that reads the
 // responses of a ByteStream.Read stream (server-streaming, client side) into

@@ -107,6 +107,9 @@ eNd:
 	return nil
 }
 
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *Event) GrpcfastFlat() {}
+
 // NewLegacy_FeedResponseReceiver returns a Receiver that reads the responses of
 // a Legacy.Feed stream (server-streaming, client side) into reused *Event (two,
 // in turn) instead of allocating one per message: replace stream.Recv() with

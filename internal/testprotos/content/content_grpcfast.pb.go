@@ -307,6 +307,9 @@ eNd:
 	return nil
 }
 
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *InfoRequest) GrpcfastFlat() {}
+
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *InfoResponse) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
@@ -501,6 +504,9 @@ eNd:
 	return nil
 }
 
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *ReadContentRequest) GrpcfastFlat() {}
+
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *ReadContentResponse) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
@@ -598,6 +604,9 @@ eNd:
 	}
 	return nil
 }
+
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *ReadContentResponse) GrpcfastFlat() {}
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *WriteContentRequest) GrpcfastUnknownFields() *[]byte {
@@ -1044,6 +1053,9 @@ nExt:
 eNd:
 	return nil
 }
+
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *WriteContentResponse) GrpcfastFlat() {}
 
 // The lists of spares (nested messages and oneof wrappers that a slot's reset
 // recycled) that the generated decoders of this file take from, one per type.

@@ -159,6 +159,9 @@ eNd:
 	return nil
 }
 
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *Note) GrpcfastFlat() {}
+
 // NewNotes_TailResponseReceiver returns a Receiver that reads the responses of
 // a Notes.Tail stream (server-streaming, client side) into reused *Note (two,
 // in turn) instead of allocating one per message: replace stream.Recv() with

@@ -978,6 +978,9 @@ eNd:
 	return nil
 }
 
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *Inner) GrpcfastFlat() {}
+
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *Summary) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
@@ -1087,6 +1090,9 @@ nExt:
 eNd:
 	return nil
 }
+
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *Summary) GrpcfastFlat() {}
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *Pooled) GrpcfastUnknownFields() *[]byte {
@@ -1537,6 +1543,9 @@ eNd:
 	}
 	return nil
 }
+
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *PooledInner) GrpcfastFlat() {}
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *PooledMaybe) GrpcfastUnknownFields() *[]byte {
@@ -4939,6 +4948,9 @@ eNd:
 	return nil
 }
 
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *OneString) GrpcfastFlat() {}
+
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *OneBytes) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
@@ -5013,6 +5025,9 @@ eNd:
 	return nil
 }
 
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *OneBytes) GrpcfastFlat() {}
+
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *OneOptional) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
@@ -5077,6 +5092,9 @@ nExt:
 eNd:
 	return nil
 }
+
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *OneOptional) GrpcfastFlat() {}
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *OneOf) GrpcfastUnknownFields() *[]byte {

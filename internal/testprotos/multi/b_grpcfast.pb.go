@@ -112,6 +112,9 @@ eNd:
 	return nil
 }
 
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *PingRequest) GrpcfastFlat() {}
+
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *PingResponse) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
@@ -173,6 +176,9 @@ nExt:
 eNd:
 	return nil
 }
+
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *PingResponse) GrpcfastFlat() {}
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *Shared) GrpcfastUnknownFields() *[]byte {
@@ -245,6 +251,9 @@ nExt:
 eNd:
 	return nil
 }
+
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *Shared) GrpcfastFlat() {}
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *BetaNote) GrpcfastUnknownFields() *[]byte {

@@ -108,6 +108,9 @@ eNd:
 	return nil
 }
 
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *Msg) GrpcfastFlat() {}
+
 // NewClashes_UploadRequestReceiver returns a Receiver that reads the requests
 // of a Clashes.Upload stream (client-streaming, server side) into reused *Msg
 // (two, in turn) instead of allocating one per message: replace stream.Recv()

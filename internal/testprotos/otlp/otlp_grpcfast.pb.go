@@ -197,6 +197,9 @@ eNd:
 	return nil
 }
 
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *GetTracesRequest) GrpcfastFlat() {}
+
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *TracesData) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
@@ -550,6 +553,9 @@ nExt:
 eNd:
 	return nil
 }
+
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *ExportTracePartialSuccess) GrpcfastFlat() {}
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *ResourceSpans) GrpcfastUnknownFields() *[]byte {
@@ -1905,6 +1911,9 @@ nExt:
 eNd:
 	return nil
 }
+
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *Status) GrpcfastFlat() {}
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *AnyValue) GrpcfastUnknownFields() *[]byte {

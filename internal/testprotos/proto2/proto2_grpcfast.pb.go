@@ -119,6 +119,9 @@ eNd:
 	return nil
 }
 
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *Item_Extra) GrpcfastFlat() {}
+
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *Extendable) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
@@ -1031,6 +1034,9 @@ nExt:
 eNd:
 	return nil
 }
+
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *Note) GrpcfastFlat() {}
 
 // The lists of spares (nested messages and oneof wrappers that a slot's reset
 // recycled) that the generated decoders of this file take from, one per type.

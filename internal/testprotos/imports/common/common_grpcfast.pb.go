@@ -101,3 +101,6 @@ eNd:
 	}
 	return nil
 }
+
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *Blob) GrpcfastFlat() {}

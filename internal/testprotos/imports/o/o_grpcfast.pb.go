@@ -133,3 +133,6 @@ func (x *M) GrpcfastNegZero() bool {
 	}
 	return false
 }
+
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *M) GrpcfastFlat() {}

@@ -146,6 +146,9 @@ eNd:
 	return nil
 }
 
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *Payload) GrpcfastFlat() {}
+
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *EchoStatus) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
@@ -241,6 +244,9 @@ nExt:
 eNd:
 	return nil
 }
+
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *EchoStatus) GrpcfastFlat() {}
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *ResponseParameters) GrpcfastUnknownFields() *[]byte {
@@ -821,6 +827,9 @@ nExt:
 eNd:
 	return nil
 }
+
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *StreamingInputCallResponse) GrpcfastFlat() {}
 
 // The lists of spares (nested messages and oneof wrappers that a slot's reset
 // recycled) that the generated decoders of this file take from, one per type.

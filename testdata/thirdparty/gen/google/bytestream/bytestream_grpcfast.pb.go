@@ -165,6 +165,9 @@ eNd:
 	return nil
 }
 
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *ReadRequest) GrpcfastFlat() {}
+
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *ReadResponse) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
@@ -238,6 +241,9 @@ eNd:
 	}
 	return nil
 }
+
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *ReadResponse) GrpcfastFlat() {}
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *WriteRequest) GrpcfastUnknownFields() *[]byte {
@@ -395,6 +401,9 @@ eNd:
 	return nil
 }
 
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *WriteRequest) GrpcfastFlat() {}
+
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *WriteResponse) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
@@ -456,6 +465,9 @@ nExt:
 eNd:
 	return nil
 }
+
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *WriteResponse) GrpcfastFlat() {}
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *QueryWriteStatusRequest) GrpcfastUnknownFields() *[]byte {
@@ -528,6 +540,9 @@ nExt:
 eNd:
 	return nil
 }
+
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *QueryWriteStatusRequest) GrpcfastFlat() {}
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *QueryWriteStatusResponse) GrpcfastUnknownFields() *[]byte {
@@ -614,6 +629,9 @@ nExt:
 eNd:
 	return nil
 }
+
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *QueryWriteStatusResponse) GrpcfastFlat() {}
 
 // NewByteStream_ReadResponseReceiver returns a Receiver that reads the
 // responses of a ByteStream.Read stream (server-streaming, client side) into

@@ -153,6 +153,9 @@ eNd:
 	return nil
 }
 
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *ObjectRef) GrpcfastFlat() {}
+
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *CheckRequest) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
@@ -358,6 +361,9 @@ nExt:
 eNd:
 	return nil
 }
+
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *CheckResponse) GrpcfastFlat() {}
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *CheckBulkRequest) GrpcfastUnknownFields() *[]byte {

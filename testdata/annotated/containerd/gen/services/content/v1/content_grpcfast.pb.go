@@ -305,6 +305,9 @@ eNd:
 	return nil
 }
 
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *InfoRequest) GrpcfastFlat() {}
+
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *InfoResponse) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
@@ -499,6 +502,9 @@ eNd:
 	return nil
 }
 
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *ReadContentRequest) GrpcfastFlat() {}
+
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *ReadContentResponse) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
@@ -596,6 +602,9 @@ eNd:
 	}
 	return nil
 }
+
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *ReadContentResponse) GrpcfastFlat() {}
 
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *WriteContentRequest) GrpcfastUnknownFields() *[]byte {
@@ -1042,6 +1051,9 @@ nExt:
 eNd:
 	return nil
 }
+
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *WriteContentResponse) GrpcfastFlat() {}
 
 // The lists of spares (nested messages and oneof wrappers that a slot's reset
 // recycled) that the generated decoders of this file take from, one per type.

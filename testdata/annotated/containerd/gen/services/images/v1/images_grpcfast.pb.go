@@ -314,6 +314,9 @@ eNd:
 	return nil
 }
 
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *GetImageRequest) GrpcfastFlat() {}
+
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *GetImageResponse) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields

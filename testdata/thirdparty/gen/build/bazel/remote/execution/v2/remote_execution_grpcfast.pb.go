@@ -146,6 +146,9 @@ eNd:
 	return nil
 }
 
+// GrpcfastFlat implements grpcfastimpl.Flat.
+func (x *Digest) GrpcfastFlat() {}
+
 // GrpcfastUnknownFields implements grpcfastimpl.Owner.
 func (x *ExecuteRequest) GrpcfastUnknownFields() *[]byte {
 	return &x.unknownFields
