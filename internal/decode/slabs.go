@@ -132,6 +132,15 @@ const (
 	seenPause  = 16 * seenWindow
 )
 
+// seenFirst is how many strings a decode copies before it looks for any
+// among those it copied (Chunks.paused, set by GetFresh and ChunkStrings):
+// a small message's few strings seldom repeat, and a lookup, the entry it
+// fills and its clearing when the decode ends cost it more than a few
+// bytes saved; in a large one (an OTLP export's keys and values), a few
+// strings more are copied. With 8, a list of 9 spans of one 8-byte name
+// took a chunk more than a list of one (TestFreshDecodeOneShortRun).
+const seenFirst = 4
+
 // MaxChunked is the longest string or bytes value that a decode into a
 // fresh message copies into a chunk shared with others of the same decode;
 // a longer one is allocated alone.
@@ -373,6 +382,7 @@ var freshPool = sync.Pool{New: func() any {
 func GetFresh(size int, noUTF8 bool) (*FreshDecoding, *Decoding) {
 	f := freshPool.Get().(*FreshDecoding)
 	f.slabs.left = size
+	f.slabs.paused = seenFirst
 	f.state.noUTF8 = noUTF8
 	return f, &f.state
 }
@@ -395,6 +405,7 @@ var chunksPool = sync.Pool{New: func() any { return new(Chunks) }}
 func ChunkStrings(st *Decoding, size int) *Chunks {
 	s := chunksPool.Get().(*Chunks)
 	s.left = size
+	s.paused = seenFirst
 	st.strs, st.ascii.strs = s, s
 	return s
 }

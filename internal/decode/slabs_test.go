@@ -282,12 +282,57 @@ func TestFreshChunks(t *testing.T) {
 	})
 }
 
+// skipFirst copies the seenFirst strings that a decode copies without
+// looking for them, distinct values of two bytes, so that the next value is
+// looked for.
+func skipFirst(st *Decoding) {
+	for i := range seenFirst {
+		st.String([]byte{'w', byte('0' + i)})
+	}
+}
+
+// A decode's first seenFirst strings are copied without a lookup: equal
+// ones among them are two copies, and none is found later; the next value
+// is looked for, and the one after it equal to it shares its copy. In a
+// slot's decode with chunks too.
+func TestFreshStringsFirst(t *testing.T) {
+	data := func(s string) unsafe.Pointer { return unsafe.Pointer(unsafe.StringData(s)) }
+	f, st := GetFresh(1<<20, false)
+	a, b := st.String([]byte("service.name")), st.String([]byte("service.name"))
+	if data(a) == data(b) {
+		t.Error("the first two strings of a decode share a copy")
+	}
+	for i := range seenFirst - 2 {
+		st.String([]byte{'w', byte('0' + i)})
+	}
+	if c := st.String([]byte("service.name")); data(c) == data(a) || data(c) == data(b) {
+		t.Error("the first string looked for found one of those copied before")
+	} else if d := st.String([]byte("service.name")); data(d) != data(c) {
+		t.Error("after the first seenFirst strings, an equal value did not share its copy")
+	}
+	PutFresh(f)
+
+	ds := new(Decodings).Init(nil, false, false)
+	strs := ChunkStrings(ds, 1024)
+	if a, b := ds.String([]byte("label")), ds.String([]byte("label")); data(a) == data(b) {
+		t.Error("a slot's first two strings share a copy")
+	}
+	EndStrings(ds, strs)
+	f, _ = GetFresh(1<<20, false)
+	if f.slabs.paused != seenFirst {
+		t.Errorf("a decode taken from the pool after one ended: paused %d, want %d", f.slabs.paused, seenFirst)
+	}
+	PutFresh(f)
+}
+
 // Equal strings of one decode into a fresh message share one copy (an OTLP
-// export's attribute keys); bytes values, which can be changed, never do,
-// nor does a string of the next decode.
+// export's attribute keys), once its first seenFirst strings are copied;
+// bytes values, which can be changed, never do, nor does a string of the
+// next decode.
 func TestFreshStringsShared(t *testing.T) {
 	data := func(s string) unsafe.Pointer { return unsafe.Pointer(unsafe.StringData(s)) }
 	f, st := GetFresh(1<<20, false)
+	skipFirst(st)
 	keys := []string{"service.name", "http.method", "kv", "ab", "abc", "abcd", "0123457", strings.Repeat("x", MaxChunked)}
 	// Values whose entries collide replace each other (TestFreshStringsCollide).
 	at := map[uint]string{}
@@ -447,6 +492,7 @@ func TestFreshStringsPause(t *testing.T) {
 	}
 	for _, repeats := range []int{seenWindow/seenHits - 1, seenWindow / seenHits} {
 		f, st := GetFresh(1<<20, false)
+		skipFirst(st)
 		// One window: repeats values seen before, the rest distinct.
 		a := st.String([]byte("again"))
 		for i := range seenWindow - 1 {
@@ -477,8 +523,10 @@ func TestFreshStringsPause(t *testing.T) {
 	}
 }
 
-// Equal strings cost one copy: 1,000 values cycling over 10 keys of 15
-// bytes copy 150 bytes, in two chunks (MinChunk, then twice that).
+// Equal strings cost one copy once the first seenFirst strings are copied,
+// and those at most one more: 1,000 values cycling over 10 keys of 15 bytes
+// copy (seenFirst+10)x15 = 210 bytes (the first 4 keys without a lookup,
+// then each key once), in three chunks (MinChunk, then twice the last).
 func TestFreshStringsAllocs(t *testing.T) {
 	var keys [10][]byte
 	for i := range keys {
@@ -490,13 +538,13 @@ func TestFreshStringsAllocs(t *testing.T) {
 		for i := range 1000 {
 			st.String(keys[i%len(keys)])
 		}
-		if copied := size - st.Slabs.left; copied != 10*len(keys[0]) {
-			t.Fatalf("%d bytes copied, want %d", copied, 10*len(keys[0]))
+		if copied, want := size-st.Slabs.left, (seenFirst+len(keys))*len(keys[0]); copied != want {
+			t.Fatalf("%d bytes copied, want %d", copied, want)
 		}
 		PutFresh(f)
 	})
-	if allocs != 2 {
-		t.Errorf("1,000 values of 10 keys: %v allocations, want 2", allocs)
+	if allocs != 3 {
+		t.Errorf("1,000 values of 10 keys: %v allocations, want 3", allocs)
 	}
 }
 
@@ -510,9 +558,10 @@ func TestChunkStrings(t *testing.T) {
 		t.Fatal("without chunks, two values share one copy")
 	}
 	strs := ChunkStrings(st, 1024)
+	skipFirst(st)
 	twin, _ := st.Sweep([]byte("ascii"))
 	a, b := st.String([]byte("label")), twin.String([]byte("label"))
-	if data(a) != data(b) || data(a) != unsafe.Pointer(unsafe.SliceData(strs.chunk)) {
+	if data(a) != data(b) || data(a) != unsafe.Pointer(&strs.chunk[strs.filled-len("label")]) {
 		t.Fatal("with chunks, equal values of the state and its twin are not one copy in the chunk")
 	}
 	if st.Slabs != nil {
