@@ -34,8 +34,9 @@ import (
 // nested and repeated messages, packed fields, unknown fields), as a Pooled
 // (vtprotobuf's pool, reused nested and repeated messages), as a proto2
 // Extendable (extensions), as a Node (recursive), as a Holder
-// (google.protobuf.Value and Struct) and as a Req (proto2 required fields
-// at every depth).
+// (google.protobuf.Value and Struct), as a Req (proto2 required fields at
+// every depth) and as an Inner (flat, grpcfastimpl.Flat: decoded in the
+// shared state without slabs or chunks).
 //
 //	go test -run='^$' -fuzz=FuzzUnmarshal -fuzztime=10s .
 func FuzzUnmarshal(f *testing.F) {
@@ -69,6 +70,12 @@ func FuzzUnmarshal(f *testing.F) {
 	for _, b := range grpcfasttest.Malformed() {
 		f.Add(b, uint16(len(b)/2), uint16(1), uint8(0))
 	}
+	// A flat message: a label, a payload, packed values (kinds.Inner).
+	flat, err := proto.Marshal(&kinds.Inner{Label: "label", Payload: []byte("payload"), Values: []uint32{1, 300}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(flat, uint16(len(flat)/2), uint16(0), uint8(0))
 	// Map entries that repeat, reorder or leave out their fields, closed
 	// enum values the enum does not name (proto2.Entries).
 	for _, b := range mapEntryInputs(f) {
@@ -122,8 +129,9 @@ func FuzzUnmarshal(f *testing.F) {
 		grpcfasttest.CheckOracle(t, b, ext, c.Unmarshal(grpcfasttest.SliceAt(b, len(b)/2), ext))
 		copies := []func(*grpcfast.Codec, mem.BufferSlice) (proto.Message, error){
 			grpcfasttest.CopyInto[hostile.Node](), grpcfasttest.CopyInto[hostile.Holder](), grpcfasttest.CopyInto[hostile.Req](), grpcfasttest.CopyInto[proto2.Entries](),
+			grpcfasttest.CopyInto[kinds.Inner](),
 		}
-		for i, m := range []proto.Message{&hostile.Node{}, &hostile.Holder{}, &hostile.Req{}, &proto2.Entries{}} {
+		for i, m := range []proto.Message{&hostile.Node{}, &hostile.Holder{}, &hostile.Req{}, &proto2.Entries{}, &kinds.Inner{}} {
 			grpcfasttest.CheckOracle(t, b, m, c.Unmarshal(mem.BufferSlice{mem.SliceBuffer(b)}, m))
 			m = m.ProtoReflect().New().Interface()
 			grpcfasttest.CheckOracle(t, b, m, c.Unmarshal(grpcfasttest.SliceAt(b, len(b)/3, len(b)*2/3), m))
