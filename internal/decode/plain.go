@@ -9,12 +9,14 @@ type Flat interface {
 }
 
 // plainStates are the two Plain states, with the UTF-8 check and without,
-// each with its 7-bit twin.
-var plainStates = func() (p [2]Decodings) {
-	p[0].Init(nil, false, false)
-	p[1].Init(nil, false, true)
-	return p
-}()
+// each with its 7-bit twin, set up where they stay: a state points to its
+// twin.
+var plainStates [2]Decodings
+
+func init() {
+	plainStates[0].Init(nil, false, false)
+	plainStates[1].Init(nil, false, true)
+}
 
 // Plain returns the state of a decode into a fresh message of a Flat type:
 // it copies each string and bytes value into an array of its own and
