@@ -68,8 +68,8 @@ func TestRequiredChecked(t *testing.T) {
 // TestFlatDecode: a message of a flat type (grpcfastimpl.Flat: no nested
 // messages, at most two string or bytes values) is decoded into a new
 // message without the pooled slabs and chunks, in one state that every
-// decode shares: each value gets an array of its own, whole or in pieces,
-// copied from the input; the UTF-8 check is the codec's; and decodes on
+// decode shares: each value gets an array of its own, whole or cut at any
+// byte, copied from the input; the UTF-8 check is the codec's; and decodes on
 // many goroutines at once share nothing they write (run with -race).
 func TestFlatDecode(t *testing.T) {
 	if _, ok := any(new(kinds.Inner)).(grpcfastimpl.Flat); !ok {
@@ -84,7 +84,15 @@ func TestFlatDecode(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := grpcfast.NewCodec()
-	for _, cuts := range [][]int{nil, {3}, {len(wire) - 1}} {
+	// Whole, and cut at every byte, once and twice.
+	cutsAt := [][]int{nil}
+	for i := 1; i < len(wire); i++ {
+		cutsAt = append(cutsAt, []int{i})
+		for j := i + 1; j < len(wire); j++ {
+			cutsAt = append(cutsAt, []int{i, j})
+		}
+	}
+	for _, cuts := range cutsAt {
 		in := append([]byte(nil), wire...)
 		got := new(kinds.Inner)
 		if err := c.Unmarshal(grpcfasttest.SliceAt(in, cuts...), got); err != nil {
