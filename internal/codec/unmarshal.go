@@ -81,12 +81,14 @@ func (d runDecoder) decode(b []byte) error {
 // view of the buffer (pieces.go). Required fields are checked at the end.
 func (c *Codec) decodeGenerated(data mem.BufferSlice, gen generatedDecoder, v any, slot *reuse.Header) error {
 	d := runDecoder{gen: gen}
-	if _, ok := v.(decode.Flat); ok && slot == nil {
-		d.st = decode.Plain(c.NoUTF8)
-	} else if slot == nil {
-		f, st := decode.GetFresh(data.Len(), c.NoUTF8)
-		defer decode.PutFresh(f)
-		d.st = st
+	if slot == nil {
+		if _, ok := v.(decode.Flat); ok {
+			d.st = decode.Plain(c.NoUTF8)
+		} else {
+			f, st := decode.GetFresh(data.Len(), c.NoUTF8)
+			defer decode.PutFresh(f)
+			d.st = st
+		}
 	} else {
 		// The slot's next reset gives the nested messages and oneof
 		// wrappers of this decode back to it, for the next decode.
