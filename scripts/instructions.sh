@@ -65,6 +65,11 @@ count() {
 		echo "instructions.sh: $bench failed at $3 ops under valgrind (its output above)" >&2
 		exit 1
 	fi
+	grep -q '^Benchmark' <<<"$out" || {
+		printf '%s\n' "$out" | grep -v '^[-=][-=]' | tail -20 >&2
+		echo "instructions.sh: $bench matches no benchmark of $pkg at $3 ops (its output above)" >&2
+		exit 1
+	}
 	local n
 	n=$(printf '%s\n' "$out" | awk '/I *refs:/ { gsub(",", "", $NF); print $NF }')
 	[[ -n $n ]] || {
