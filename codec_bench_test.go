@@ -184,7 +184,10 @@ func BenchmarkCodec(b *testing.B) {
 //
 // ids (three integers) and label (one string) are flat
 // (grpcfastimpl.Flat): grpcfast decodes them without its pooled slabs and
-// chunks; small is BenchmarkCodec's small message, which is not.
+// chunks; small is BenchmarkCodec's small message, which is not; nested is
+// shaped as Temporal's GetWorkflowExecutionHistoryRequest (three strings, one
+// of them and a 16-byte token in a nested message, a few scalars: 112 bytes),
+// the common unary request of many APIs.
 func BenchmarkFresh(b *testing.B) {
 	inputs := []struct {
 		name string
@@ -194,6 +197,14 @@ func BenchmarkFresh(b *testing.B) {
 		{"ids", &kinds.Summary{Count: 1234567, Bytes: 1 << 20, Crc32C: 0xdeadbeef}, func() proto.Message { return new(kinds.Summary) }},
 		{"label", &kinds.Inner{Label: "0f8fad5b-d9cb-469f-a165-70867728950e"}, func() proto.Message { return new(kinds.Inner) }},
 		{"small", grpcfasttest.SmallMessage(), func() proto.Message { return new(kinds.Rich) }},
+		{"nested", &kinds.Rich{
+			Id:    1000,
+			Name:  "payments-prod",
+			Inner: &kinds.Inner{Label: "order-fulfillment-7f3c2a9e-42", Payload: []byte("\x08\x96\x01\x10\xc8\x03\x1a\x08nextpage")},
+			Words: []string{"0191b7c4-5e2d-7a3b-9c1f-6d8e4a2b1c0f"},
+			Color: kinds.Color_COLOR_RED,
+			Flag:  true,
+		}, func() proto.Message { return new(kinds.Rich) }},
 	}
 	for _, in := range inputs {
 		wire, err := proto.Marshal(in.msg)

@@ -347,11 +347,15 @@ func (s *Slabs) drop() {
 // nothing of the decode alive.
 func (s *Chunks) drop() {
 	s.chunk, s.filled, s.left = nil, 0, 0
-	for i, w := range s.inSeen {
-		for ; w != 0; w &= w - 1 {
-			s.seen[i*64+bits.TrailingZeros64(w)] = ""
+	// A decode of at most seenFirst strings (most small messages) filled
+	// no entry: one comparison, not a loop over the words.
+	if s.inSeen != [len(s.inSeen)]uint64{} {
+		for i := range s.inSeen {
+			for w := s.inSeen[i]; w != 0; w &= w - 1 {
+				s.seen[i*64+bits.TrailingZeros64(w)] = ""
+			}
+			s.inSeen[i] = 0
 		}
-		s.inSeen[i] = 0
 	}
 	s.looked, s.found, s.paused = 0, 0, 0
 }

@@ -159,7 +159,16 @@ func TestSlabsDropKeepsNothing(t *testing.T) {
 		t.Fatalf("setup: %d kinds in slabs, first entry %d, last %d", s.kinds(), s.e[0].kind, s.e[len(s.e)-1].kind)
 	}
 	s.Pointers(4)
-	s.copyString([]byte("a string"))
+	// Strings seen in entries of every word of inSeen, which drop skips
+	// only where none is filled.
+	for i := range 4 * seenSize {
+		s.copyString(fmt.Appendf(nil, "string %d", i))
+	}
+	for i, w := range s.inSeen {
+		if w == 0 {
+			t.Fatalf("setup: no string seen in entries %d to %d", i*64, i*64+63)
+		}
+	}
 	s.drop()
 	s.left = 0
 	for i, e := range s.e {
