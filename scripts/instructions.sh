@@ -54,30 +54,34 @@ command -v valgrind >/dev/null || {
 tmp=$(mktemp -d)
 trap 'git worktree remove --force "$tmp/rev" 2>/dev/null || true; rm -rf "$tmp"' EXIT
 
-# count BINARY DIR N: the instructions of N ops. A run that fails, or that
-# valgrind does not count, stops the script with its output.
+# count BINARY DIR N: the instructions of N ops. A run that fails, that
+# runs no benchmark, or that valgrind does not count, stops the script with
+# its output (stop).
 count() {
 	local out
 	if ! out=$(cd "$2" && GOMAXPROCS=1 GOGC=off GODEBUG="${GODEBUG:+$GODEBUG,}cpu.rdtscp=off" valgrind --tool=cachegrind --cache-sim=no \
 		--cachegrind-out-file=/dev/null "$1" -test.run '^$' -test.bench "$bench" \
 		-test.benchtime "$3x" 2>&1); then
-		printf '%s\n' "$out" | grep -v '^--' | tail -20 >&2
-		echo "instructions.sh: $bench failed at $3 ops under valgrind (its output above)" >&2
-		exit 1
+		stop "$bench failed at $3 ops under valgrind"
 	fi
-	grep -q '^Benchmark' <<<"$out" || {
-		printf '%s\n' "$out" | grep -v '^[-=][-=]' | tail -20 >&2
-		echo "instructions.sh: $bench matches no benchmark of $pkg at $3 ops (its output above)" >&2
-		exit 1
-	}
+	grep -q '^Benchmark' <<<"$out" || stop "$bench matches no benchmark of $pkg at $3 ops"
 	local n
 	n=$(printf '%s\n' "$out" | awk '/I *refs:/ { gsub(",", "", $NF); print $NF }')
-	[[ -n $n ]] || {
-		printf '%s\n' "$out" | tail -20 >&2
-		echo "instructions.sh: valgrind gave no count for $bench at $3 ops (its output above)" >&2
-		exit 1
-	}
+	[[ -n $n ]] || stop "valgrind gave no count for $bench at $3 ops" valgrind
 	echo "$n"
+}
+
+# stop MESSAGE [valgrind]: prints the last 20 lines of count's output (out),
+# valgrind's own lines (==PID==, --PID--) left out unless the second
+# argument asks for them, then MESSAGE, and ends the script.
+stop() {
+	if [[ ${2:-} == valgrind ]]; then
+		printf '%s\n' "$out" | tail -20 >&2
+	else
+		printf '%s\n' "$out" | grep -v '^[-=][-=]' | tail -20 >&2
+	fi
+	echo "instructions.sh: $1 (its output above)" >&2
+	exit 1
 }
 
 # perop NAME ROOT: builds PKG in the module at ROOT and prints its count,
