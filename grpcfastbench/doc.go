@@ -159,6 +159,12 @@
 //	                           costs that grow with it included; the results
 //	                           start with a line "floorwork: D" (0, the default:
 //	                           none)
+//	-grpcfast.floorcopy        with -grpcfast.floor, the floor's server also makes
+//	                           the owned copy of each request that
+//	                           codec=grpcfast-pooled-copy decodes from (before any
+//	                           floorwork), and decodes nothing still: the least
+//	                           that a path with one copy can cost the server; the
+//	                           line is "floorwork: copy" (or "copy+D")
 //	-grpcfast.profile=DIR      write a CPU profile and allocation profiles per
 //	                           sub-benchmark into DIR, for go tool pprof; with
 //	                           -grpcfast.server=process, the server's too

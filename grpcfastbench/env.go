@@ -21,6 +21,7 @@ import (
 	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/grpcfastimpl"
 	"github.com/grpcfast/grpcfast/grpcfastrecord"
+	"github.com/grpcfast/grpcfast/internal/codec"
 	"github.com/grpcfast/grpcfast/internal/stdcodec"
 )
 
@@ -57,8 +58,10 @@ type path struct {
 	copy      bool // both decoded into one owned copy (WithStringsInOneCopy)
 	floor     bool // decodes nothing: its calls are not checked
 	// work is what the server of the floor spends on the CPU for each
-	// message it receives (-floorwork): its codec is then workingCodec.
+	// message it receives (-floorwork), and copy whether it makes the owned
+	// copy of each (-floorcopy): its codec is then workingCodec.
 	work      time.Duration
+	floorCopy bool
 	callOpts  []grpc.CallOption
 	serverOpt grpc.ServerOption
 }
@@ -94,7 +97,7 @@ func newPaths(cfg *config) []*path {
 		{name: PathPooledCopy, codec: grpcfast.NewCodec(), receivers: true, pooled: true, copy: true},
 	}
 	if cfg.floor {
-		ps = append(ps, &path{name: PathFloor, codec: floorCodec{grpcfast.NewCodec()}, floor: true, work: cfg.floorWork})
+		ps = append(ps, &path{name: PathFloor, codec: floorCodec{grpcfast.NewCodec()}, floor: true, work: cfg.floorWork, floorCopy: cfg.floorCopy})
 	}
 	for _, p := range ps {
 		if p.codec != nil {
@@ -115,10 +118,10 @@ func newPaths(cfg *config) []*path {
 }
 
 // serverCodec returns the codec of p's server: p's own, or, with work to
-// spend, workingCodec around it.
+// do, workingCodec around it.
 func (p *path) serverCodec() encoding.CodecV2 {
-	if p.work > 0 {
-		return workingCodec{p.codec, p.work}
+	if p.work > 0 || p.floorCopy {
+		return workingCodec{p.codec, p.work, p.floorCopy}
 	}
 	return p.codec
 }
@@ -129,14 +132,21 @@ type floorCodec struct{ *grpcfast.Codec }
 
 func (floorCodec) Unmarshal(mem.BufferSlice, any) error { return nil }
 
-// workingCodec is the codec of the floor's server with -floorwork: before
-// each message it receives, it spends work on the CPU.
+// workingCodec is the codec of the floor's server with -floorwork or
+// -floorcopy: before each message it receives, it makes the owned copy of
+// its bytes that pooled with one copy decodes from (codec.OwnedCopy, its
+// array reused once the collector finds it unreferenced, as that path's
+// is), then spends work on the CPU.
 type workingCodec struct {
 	encoding.CodecV2
 	work time.Duration
+	copy bool
 }
 
 func (c workingCodec) Unmarshal(data mem.BufferSlice, v any) error {
+	if c.copy {
+		codec.OwnedCopy(data)
+	}
 	spin(c.work)
 	return c.CodecV2.Unmarshal(data, v)
 }

@@ -8,6 +8,8 @@ import (
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/grpcfast/grpcfast/internal/codec"
+	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 )
 
@@ -56,18 +58,65 @@ func TestFloorWork(t *testing.T) {
 	}
 }
 
-// TestFloorWorkNeedsFloor: -grpcfast.floorwork without -grpcfast.floor is
-// an error that names both.
-func TestFloorWorkNeedsFloor(t *testing.T) {
-	c := flags
-	c.floorWork = time.Microsecond
-	want := "-grpcfast.floorwork needs -grpcfast.floor: it is the work of the floor's server"
-	if err := c.check(); err == nil || err.Error() != want {
-		t.Errorf("check: %v, want %q", err, want)
+// TestFloorCopy: with -grpcfast.floorcopy, the server of codec=floor makes
+// the owned copy of each message it receives (the copy that pooled with one
+// copy decodes from, whose array waits for the collector), and decodes
+// nothing still; without it, the floor's server makes none.
+func TestFloorCopy(t *testing.T) {
+	wire, err := proto.Marshal(grpcfasttest.StringsMessage(16 << 10))
+	if err != nil {
+		t.Fatal(err)
 	}
-	c.floor = true
-	if err := c.check(); err != nil {
-		t.Errorf("with -grpcfast.floor: %v", err)
+	for _, copies := range []bool{false, true} {
+		var floor *path
+		for _, p := range newPaths(&config{floor: true, floorCopy: copies}) {
+			if p.name == PathFloor {
+				floor = p
+			} else if p.codec != nil && p.serverCodec() != p.codec {
+				t.Errorf("floorcopy %v: codec=%s's server runs %T, want its own codec", copies, p.name, p.serverCodec())
+			}
+		}
+		if floor == nil {
+			t.Fatalf("floorcopy %v: no codec=floor", copies)
+		}
+		server := floor.serverCodec()
+		codec.DropFreeCopies() // runs the finalizers of earlier copies
+		if n := codec.PendingCopies(); n != 0 {
+			t.Fatalf("%d bytes of earlier copies still pending", n)
+		}
+		msg := new(kinds.Rich)
+		if err := server.Unmarshal(mem.BufferSlice{mem.SliceBuffer(wire)}, msg); err != nil {
+			t.Fatal(err)
+		}
+		pending := codec.PendingCopies()
+		if copied := pending >= int64(len(wire)); copied != copies {
+			t.Errorf("floorcopy %v: after the server's Unmarshal of %d bytes, %d bytes of copies pending", copies, len(wire), pending)
+		}
+		if proto.Size(msg) != 0 {
+			t.Errorf("floorcopy %v: the server decoded %d bytes; the floor decodes nothing", copies, proto.Size(msg))
+		}
+	}
+}
+
+// TestFloorWorkNeedsFloor: -grpcfast.floorwork or -grpcfast.floorcopy
+// without -grpcfast.floor is an error that names both.
+func TestFloorWorkNeedsFloor(t *testing.T) {
+	for _, tc := range []struct {
+		set  func(*config)
+		want string
+	}{
+		{func(c *config) { c.floorWork = time.Microsecond }, "-grpcfast.floorwork needs -grpcfast.floor: it is the work of the floor's server"},
+		{func(c *config) { c.floorCopy = true }, "-grpcfast.floorcopy needs -grpcfast.floor: it is the work of the floor's server"},
+	} {
+		c := flags
+		tc.set(&c)
+		if err := c.check(); err == nil || err.Error() != tc.want {
+			t.Errorf("check: %v, want %q", err, tc.want)
+		}
+		c.floor = true
+		if err := c.check(); err != nil {
+			t.Errorf("with -grpcfast.floor: %v", err)
+		}
 	}
 }
 
@@ -102,8 +151,11 @@ func TestFloorWorkLine(t *testing.T) {
 		want string
 	}{
 		{config{floor: true, floorWork: 5 * time.Microsecond}, "floorwork: 5µs"},
+		{config{floor: true, floorCopy: true}, "floorwork: copy"},
+		{config{floor: true, floorCopy: true, floorWork: 5 * time.Microsecond}, "floorwork: copy+5µs"},
 		{config{floor: true}, ""},
 		{config{floorWork: time.Millisecond}, ""},
+		{config{floorCopy: true}, ""},
 	} {
 		if got := floorWorkLine(&tc.c); got != tc.want {
 			t.Errorf("floor %v, floorwork %v: %q, want %q", tc.c.floor, tc.c.floorWork, got, tc.want)

@@ -58,6 +58,7 @@ type config struct {
 	profileDir string        // where to write CPU and allocation profiles; "" for none
 	floor      bool          // add the codec=floor path
 	floorWork  time.Duration // CPU the floor's server spends on each message it receives (-floorwork)
+	floorCopy  bool          // the floor's server makes the owned copy of each message it receives (-floorcopy)
 	serverCPUs []int         // the CPUs the server process runs on (-servercpus); nil: any
 	clientCPUs []int         // the CPUs this process runs on (-clientcpus); nil: any
 
@@ -113,6 +114,8 @@ func registerFlags(fs *flag.FlagSet, c *config) {
 		"add the path codec=floor: grpcfast's encoding, and a codec that decodes nothing on the receiving side of both ends, so that its figures are what gRPC-Go's transport and the stub cost without any decoding (its calls are not checked)")
 	fs.Var(durationFlag{&c.floorWork, "5us or 20us"}, FlagPrefix+"floorwork",
 		"with -"+FlagPrefix+"floor, the floor's server also spins on the CPU for `duration` (such as 5us) per request it receives, as a decode or a handler of that cost would, and decodes nothing still: its srv-cpu-ns/op is then the least that a codec whose decode takes that long can cost the server, gRPC-Go's costs that grow with it included")
+	fs.BoolVar(&c.floorCopy, FlagPrefix+"floorcopy", false,
+		"with -"+FlagPrefix+"floor, the floor's server also makes the owned copy of each request it receives, as codec=grpcfast-pooled-copy does (grpcfast.WithStringsInOneCopy), before any -"+FlagPrefix+"floorwork, and decodes nothing still: its srv-cpu-ns/op is then the least that a path with one copy can cost the server")
 	fs.StringVar(&c.profileDir, FlagPrefix+"profile", "",
 		"write a CPU and an allocation profile per sub-benchmark into `dir` (and the server's, with -"+FlagPrefix+"server=process)")
 	fs.Var(intFlag{&c.writeBuf, 0}, FlagPrefix+"writebuf",
@@ -217,6 +220,9 @@ func (c *config) check() error {
 	}
 	if c.floorWork > 0 && !c.floor {
 		return fmt.Errorf("-%sfloorwork needs -%sfloor: it is the work of the floor's server", FlagPrefix, FlagPrefix)
+	}
+	if c.floorCopy && !c.floor {
+		return fmt.Errorf("-%sfloorcopy needs -%sfloor: it is the work of the floor's server", FlagPrefix, FlagPrefix)
 	}
 	if c.server == ServerProcess && c.transport == TransportBufconn {
 		return fmt.Errorf("-%sserver=%s needs -%stransport=%s: an in-memory connection cannot reach another process",

@@ -221,18 +221,24 @@ func shapes(ms msgs) []shape {
 const CodecsKey = "codecs"
 
 // FloorWorkKey is the configuration key of the line Run prints, once, with
-// -grpcfast.floorwork: "floorwork: 5µs", so that benchstat keeps apart the
-// floor's results of different works (its table header names the work).
+// -grpcfast.floorwork or -grpcfast.floorcopy: "floorwork: 5µs", "floorwork:
+// copy" or "floorwork: copy+5µs", so that benchstat keeps apart the floor's
+// results of different works (its table header names the work).
 const FloorWorkKey = "floorwork"
 
 var printFloorWork sync.Once
 
 // floorWorkLine returns the FloorWorkKey line of c, or "" without a work.
 func floorWorkLine(c *config) string {
-	if !c.floor || c.floorWork <= 0 {
+	switch {
+	case !c.floor || c.floorWork <= 0 && !c.floorCopy:
 		return ""
+	case !c.floorCopy:
+		return fmt.Sprintf("%s: %v", FloorWorkKey, c.floorWork)
+	case c.floorWork <= 0:
+		return FloorWorkKey + ": copy"
 	}
-	return fmt.Sprintf("%s: %v", FloorWorkKey, c.floorWork)
+	return fmt.Sprintf("%s: copy+%v", FloorWorkKey, c.floorWork)
 }
 
 // lastCodecs is the value of the last CodecsKey line this process printed.

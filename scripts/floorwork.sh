@@ -6,7 +6,10 @@
 # floor run in COUNT rounds, each round once with each work of WORKS (a list
 # of durations separated by commas, such as 0,5us,10us): the floor's server
 # then spends that long on the CPU for each request (-grpcfast.floorwork)
-# and decodes nothing still. Each go test run interleaves its paths in
+# and decodes nothing still. A work of copy, or copy+D, has the floor's
+# server first make the owned copy of each request that pooled with one copy
+# decodes from (-grpcfast.floorcopy), then spend D: the least that path can
+# cost. Each go test run interleaves its paths in
 # FLOORWORK_INNER rounds (-grpcfast.rounds, default 6). The results, named
 # after the work (CreateUser/floorwork=5us/round=J/codec=floor), go to
 # standard output; then, on standard error, ratios.sh's summary of them:
@@ -25,8 +28,16 @@ inner=${FLOORWORK_INNER:-6}
 }
 IFS=, read -ra ws <<<"$works"
 [ ${#ws[@]} -gt 0 ] || {
-	echo "floorwork.sh: WORKS is a list of durations separated by commas, such as 0,5us,10us" >&2
+	echo "floorwork.sh: WORKS is a list of durations separated by commas, such as 0,5us,10us,copy,copy+5us" >&2
 	exit 2
+}
+# workflags W: the flags of work W (a duration, copy or copy+DURATION).
+workflags() {
+	case $1 in
+	copy) echo -grpcfast.floorcopy ;;
+	copy+*) echo -grpcfast.floorcopy -grpcfast.floorwork="${1#copy+}" ;;
+	*) echo -grpcfast.floorwork="$1" ;;
+	esac
 }
 serverpaths_codecs=(proto grpcfast-pooled-copy floor)
 serverpaths_build
@@ -35,7 +46,8 @@ for ((i = 1; i <= count; i++)); do
 	for w in "${ws[@]}"; do
 		# A file per go test run: the summary counts the rounds of each
 		# file apart from the others'.
-		SERVERPATHS_ROUNDS=$inner serverpaths_run floorwork "$w" -grpcfast.floorwork="$w" "$@" |
+		# shellcheck disable=SC2046 # workflags prints whole flags, no spaces within
+		SERVERPATHS_ROUNDS=$inner serverpaths_run floorwork "$w" $(workflags "$w") "$@" |
 			tee "$bin/results.$i.$w.txt"
 	done
 done

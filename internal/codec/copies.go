@@ -95,6 +95,15 @@ func ownedCopy(data mem.BufferSlice) []byte {
 	return b
 }
 
+// OwnedCopy is ownedCopy, for the benchmarks' floor (grpcfastbench,
+// -grpcfast.floorcopy): a server that makes the copy that pooled with one
+// copy decodes from, and decodes nothing.
+func OwnedCopy(data mem.BufferSlice) []byte { return ownedCopy(data) }
+
+// PendingCopies returns the bytes of the arrays of owned copies that the
+// collector has not yet found unreferenced (their finalizers not run).
+func PendingCopies() int64 { return copies.pending.Load() }
+
 // joined returns data's bytes in one new array, made by bytes.Join without
 // clearing it first, as make would, since every byte is written.
 func joined(data mem.BufferSlice) []byte {
