@@ -2,6 +2,7 @@ package grpcfastbench
 
 import (
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -139,6 +140,38 @@ func TestSpinSpendsCPU(t *testing.T) {
 	after, _ := threadCPU()
 	if used := after - before; used < d {
 		t.Errorf("spin(%v) used %v of its thread's CPU", d, used)
+	}
+}
+
+// TestSpinCostsItsWork: spin(d) costs its thread d of CPU time, not d and
+// the reads of the thread's clock on top: where a read is a system call
+// (clock_gettime of CLOCK_THREAD_CPUTIME_ID has no vDSO path), two reads
+// around a short work made -floorwork=5us cost 8 µs (3 µs of them with a
+// work of 1 ns). Each call is measured with two reads of the test's own, so
+// its figure is spin's cost and one read more (the test's reads' halves
+// inside it); the median of many calls keeps out the odd interrupt.
+func TestSpinCostsItsWork(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if _, ok := threadCPU(); !ok {
+		t.Skip("no thread CPU clock here: spin counts wall time")
+	}
+	read := readCost()
+	const d = 10 * time.Microsecond
+	costs := make([]time.Duration, 301)
+	for i := range costs {
+		before, _ := threadCPU()
+		spin(d)
+		after, _ := threadCPU()
+		costs[i] = after - before
+	}
+	slices.Sort(costs)
+	median := costs[len(costs)/2]
+	if want := d + 2*read; median > want {
+		t.Errorf("spin(%v) cost %v of its thread's CPU, the median of %d calls (a read of the clock: %v), want at most %v", d, median, len(costs), read, want)
+	}
+	if median < d {
+		t.Errorf("spin(%v) cost %v of its thread's CPU, the median of %d calls", d, median, len(costs))
 	}
 }
 
