@@ -11,6 +11,7 @@ import (
 
 	"github.com/grpcfast/grpcfast/internal/codec"
 	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
+	"github.com/grpcfast/grpcfast/internal/own"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
 )
 
@@ -64,6 +65,9 @@ func TestFloorWork(t *testing.T) {
 // copy decodes from, whose array waits for the collector), and decodes
 // nothing still; without it, the floor's server makes none.
 func TestFloorCopy(t *testing.T) {
+	if own.Quarantine {
+		t.Skip("a checked build's owned copies are new arrays, never reused, with no finalizer to wait for: none is ever pending")
+	}
 	wire, err := proto.Marshal(grpcfasttest.StringsMessage(16 << 10))
 	if err != nil {
 		t.Fatal(err)
