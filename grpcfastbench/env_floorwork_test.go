@@ -22,17 +22,7 @@ import (
 func TestFloorWork(t *testing.T) {
 	const work = 20 * time.Millisecond
 	for _, d := range []time.Duration{0, work} {
-		var floor *path
-		for _, p := range newPaths(&config{floor: true, floorWork: d}) {
-			if p.name == PathFloor {
-				floor = p
-			} else if p.codec != nil && p.serverCodec() != p.codec {
-				t.Errorf("floorwork %v: codec=%s's server runs %T, want its own codec", d, p.name, p.serverCodec())
-			}
-		}
-		if floor == nil {
-			t.Fatalf("floorwork %v: no codec=floor", d)
-		}
+		floor := floorOf(t, &config{floor: true, floorWork: d})
 		if _, ok := floor.codec.(floorCodec); !ok {
 			t.Fatalf("floorwork %v: the floor's client runs %T, want floorCodec", d, floor.codec)
 		}
@@ -60,6 +50,25 @@ func TestFloorWork(t *testing.T) {
 	}
 }
 
+// floorOf returns the path codec=floor of cfg's paths, and fails t where
+// another path's server runs other than its own codec: the floor's work
+// (-floorwork, -floorcopy) is the floor's server's alone.
+func floorOf(t *testing.T, cfg *config) *path {
+	t.Helper()
+	var floor *path
+	for _, p := range newPaths(cfg) {
+		if p.name == PathFloor {
+			floor = p
+		} else if p.codec != nil && p.serverCodec() != p.codec {
+			t.Errorf("floorwork %v, floorcopy %v: codec=%s's server runs %T, want its own codec", cfg.floorWork, cfg.floorCopy, p.name, p.serverCodec())
+		}
+	}
+	if floor == nil {
+		t.Fatalf("floorwork %v, floorcopy %v: no codec=floor", cfg.floorWork, cfg.floorCopy)
+	}
+	return floor
+}
+
 // TestFloorCopy: with -grpcfast.floorcopy, the server of codec=floor makes
 // the owned copy of each message it receives (the copy that pooled with one
 // copy decodes from, whose array waits for the collector), and decodes
@@ -73,17 +82,7 @@ func TestFloorCopy(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, copies := range []bool{false, true} {
-		var floor *path
-		for _, p := range newPaths(&config{floor: true, floorCopy: copies}) {
-			if p.name == PathFloor {
-				floor = p
-			} else if p.codec != nil && p.serverCodec() != p.codec {
-				t.Errorf("floorcopy %v: codec=%s's server runs %T, want its own codec", copies, p.name, p.serverCodec())
-			}
-		}
-		if floor == nil {
-			t.Fatalf("floorcopy %v: no codec=floor", copies)
-		}
+		floor := floorOf(t, &config{floor: true, floorCopy: copies})
 		server := floor.serverCodec()
 		codec.DropFreeCopies() // runs the finalizers of earlier copies
 		if n := codec.PendingCopies(); n != 0 {
