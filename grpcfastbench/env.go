@@ -60,8 +60,8 @@ type path struct {
 	copy      bool // both decoded into one owned copy (WithStringsInOneCopy)
 	floor     bool // decodes nothing: its calls are not checked
 	// work is what the server of the floor spends on the CPU for each
-	// message it receives (-floorwork), and copy whether it makes the owned
-	// copy of each (-floorcopy): its codec is then workingCodec.
+	// message it receives (-floorwork), and floorCopy whether it makes the
+	// owned copy of each first (-floorcopy): its codec is then workingCodec.
 	work      time.Duration
 	floorCopy bool
 	callOpts  []grpc.CallOption
