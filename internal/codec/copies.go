@@ -75,21 +75,49 @@ func init() { reuse.AfterEachCollection(func(uint32) { copies.trim() }) }
 // a new one, or one that the collector found unreferenced (copies). It is
 // never written into again by the codec once returned.
 func ownedCopy(data mem.BufferSlice) []byte {
-	n := data.Len()
-	if n < recycleMin || n > recycleMax || own.Quarantine {
+	b, c := ownedArray(data.Len())
+	if b == nil {
 		return joined(data)
+	}
+	for _, buf := range data {
+		b = append(b, buf.ReadOnlyData()...)
+	}
+	return owned(b, c)
+}
+
+// ownedPiece is ownedCopy of p, a piece of a decode's input whose strings
+// become views of the copy (decode.Pieces).
+func ownedPiece(p []byte) []byte {
+	b, c := ownedArray(len(p))
+	if b == nil {
+		return append(make([]byte, 0, len(p)), p...)
+	}
+	return owned(append(b, p...), c)
+}
+
+// ownedArray returns an empty array of size class c with room for n bytes,
+// from the free list or new, or nil where a copy of n bytes is made as
+// before, without a finalizer: outside recycleMin..recycleMax, in a checked
+// build, or while too many finalizers wait.
+func ownedArray(n int) ([]byte, int) {
+	if n < recycleMin || n > recycleMax || own.Quarantine {
+		return nil, 0
 	}
 	c := classOf(uint(n-1)) + 1 // the smallest size class of the buffer pool (pool.go) that holds n
 	b := copies.take(c)
 	if b == nil {
 		if copies.pending.Load() > recyclePending {
-			return joined(data)
+			return nil, 0
 		}
-		b = uncleared(classSize(c))[:0:classSize(c)] // every byte up to n is written below
+		b = uncleared(classSize(c))[:0:classSize(c)] // every byte up to n is written by the caller
 	}
-	for _, buf := range data {
-		b = append(b, buf.ReadOnlyData()...)
-	}
+	return b, c
+}
+
+// owned gives b, an array of class c that ownedArray returned, filled, its
+// finalizer: the collector gives it back to the free list once nothing
+// refers to it.
+func owned(b []byte, c int) []byte {
 	copies.pending.Add(int64(cap(b)))
 	runtime.SetFinalizer(unsafe.SliceData(b), finalizers[c])
 	return b

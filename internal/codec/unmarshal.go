@@ -81,13 +81,14 @@ func (d runDecoder) decode(b []byte) error {
 // view of the buffer (pieces.go). Required fields are checked at the end.
 func (c *Codec) decodeGenerated(data mem.BufferSlice, gen generatedDecoder, v any, slot *reuse.Header) error {
 	d := runDecoder{gen: gen}
+	var fresh *decode.FreshDecoding
 	if slot == nil {
 		if _, ok := v.(decode.Flat); ok {
 			d.st = decode.Plain(c.NoUTF8)
 		} else {
 			f, st := decode.GetFresh(data.Len(), c.NoUTF8)
 			defer decode.PutFresh(f)
-			d.st = st
+			d.st, fresh = st, f
 		}
 	} else {
 		// The slot's next reset gives the nested messages and oneof
@@ -112,6 +113,9 @@ func (c *Codec) decodeGenerated(data mem.BufferSlice, gen generatedDecoder, v an
 		p := c.Pool.Get(n)
 		b := (*p)[:n]
 		data.CopyTo(b)
+		if fresh != nil && n >= decode.PieceMin {
+			fresh.CopyPieces(b, ownedPiece)
+		}
 		err := decodeAll(b, gen, d.st, v)
 		c.putBuf(p) // strings and bytes are copies: nothing refers to b
 		return err

@@ -28,6 +28,9 @@ func (c *Codec) decodeFresh(b []byte, d generatedDecoder, v any) error {
 	}
 	// decodeAll, written out: one frame less on the way to the decoder.
 	f, st := decode.GetFresh(len(b), c.NoUTF8)
+	if len(b) >= decode.PieceMin {
+		f.CopyPieces(b, ownedPiece)
+	}
 	err := d.GrpcfastDecode(b, st, decode.Limit)
 	decode.PutFresh(f)
 	if err != nil {

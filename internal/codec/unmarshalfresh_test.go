@@ -1,15 +1,24 @@
 package codec_test
 
 import (
+	"bytes"
 	"encoding/hex"
 	"fmt"
+	"runtime"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/grpcfast/grpcfast"
 	"github.com/grpcfast/grpcfast/grpcfastimpl"
+	"github.com/grpcfast/grpcfast/grpcfastrecord"
+	"github.com/grpcfast/grpcfast/internal/codec"
+	"github.com/grpcfast/grpcfast/internal/decode"
 	"github.com/grpcfast/grpcfast/internal/grpcfasttest"
+	"github.com/grpcfast/grpcfast/internal/own"
 	"github.com/grpcfast/grpcfast/internal/testprotos/kinds"
+	"github.com/grpcfast/grpcfast/internal/testprotos/otlp"
 	"github.com/grpcfast/grpcfast/internal/testprotos/proto2"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
@@ -149,4 +158,168 @@ func TestFlatDecode(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// richOfSize returns a Rich of about size bytes encoded: words of 0 to 140
+// bytes (lengths of one and of two bytes), map keys, a nested label, a
+// oneof's string, and bytes fields among them.
+func richOfSize(size int) *kinds.Rich {
+	m := &kinds.Rich{
+		Name:   "rich",
+		Data:   grpcfasttest.Pattern(300),
+		Counts: map[string]int64{},
+		Inner:  &kinds.Inner{Label: "inner label", Payload: grpcfasttest.Pattern(40)},
+		Choice: &kinds.Rich_Text{Text: "the oneof's text"},
+	}
+	for i, n := 0, 0; n < size; i++ {
+		w := fmt.Sprintf("w%d-", i) + strings.Repeat(string(rune('a'+i%26)), i*7%141)
+		m.Words = append(m.Words, w)
+		n += len(w) + 2
+		if i%50 == 0 {
+			m.Counts[fmt.Sprintf("key-%d", i)] = int64(i)
+			m.Blobs = append(m.Blobs, grpcfasttest.Pattern(i%300))
+			n += 20 + i%300
+		}
+	}
+	return m
+}
+
+// richStrings returns every string of m.
+func richStrings(m *kinds.Rich) []string {
+	s := append([]string{m.Name, m.GetInner().GetLabel(), m.GetText()}, m.Words...)
+	for k := range m.Counts {
+		s = append(s, k)
+	}
+	slices.Sort(s[3+len(m.Words):])
+	return s
+}
+
+// TestFreshPieces: a decode into a new message of 4 KiB or more
+// (decode.Pieces) decodes what protobuf-go decodes, in one buffer and in
+// several, with strings that straddle its pieces and runs of them that
+// cross their ends; nothing of it is a view of the input, which gRPC reuses
+// once Unmarshal returns; and its bytes fields, which their owner may write
+// into, share nothing with its strings.
+func TestFreshPieces(t *testing.T) {
+	c := grpcfast.NewCodec()
+	for _, size := range []int{3000, decode.PieceMin, 20000, 70000, 300000} {
+		want := richOfSize(size)
+		wire, err := proto.Marshal(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, cuts := range [][]int{nil, {len(wire) / 2}, {1, len(wire) / 3, len(wire) - 1}, {decode.PieceSize - 3}} {
+			if cuts != nil && cuts[len(cuts)-1] >= len(wire) {
+				continue
+			}
+			in := bytes.Clone(wire)
+			got := new(kinds.Rich)
+			if err := c.Unmarshal(grpcfasttest.SliceAt(in, cuts...), got); err != nil {
+				t.Fatalf("%d bytes, cut at %v: %v", len(wire), cuts, err)
+			}
+			for i := range in {
+				in[i] = 0xaa
+			}
+			if !proto.Equal(got, want) {
+				t.Fatalf("%d bytes, cut at %v: decoded differently, or changed with the input", len(wire), cuts)
+			}
+			for _, b := range append([][]byte{got.Data, got.Inner.Payload}, got.Blobs...) {
+				for i := range b {
+					b[i] = 0x55
+				}
+			}
+			if !slices.Equal(richStrings(got), richStrings(want)) {
+				t.Fatalf("%d bytes, cut at %v: writing into the bytes fields changed strings", len(wire), cuts)
+			}
+		}
+	}
+	// OTLP exports have no bytes field at the top: in several buffers, the
+	// codec copies them into one before it decodes, and the pieces are of
+	// that copy.
+	msgs, err := grpcfastrecord.Read("../testprotos/otlp/testdata/corpus", "grpcfast.testdata.otlp.TraceService", "Export", true,
+		func() proto.Message { return new(otlp.ExportTraceServiceRequest) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range msgs {
+		wire, err := proto.Marshal(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := bytes.Clone(wire)
+		got := new(otlp.ExportTraceServiceRequest)
+		if err := c.Unmarshal(grpcfasttest.SliceAt(in, 16379, 32763), got); err != nil {
+			t.Fatalf("export %d: %v", i, err)
+		}
+		clear(in)
+		if !proto.Equal(got, want) {
+			t.Fatalf("export %d: decoded differently, or changed with the input", i)
+		}
+	}
+}
+
+// settleCopies collects until no owned copy waits for its finalizer but
+// those that something still refers to, at most pending bytes, and returns
+// the bytes that wait.
+func settleCopies(pending int64) int64 {
+	for range 100 {
+		if codec.PendingCopies() <= pending {
+			break
+		}
+		runtime.GC()
+		runtime.Gosched()
+	}
+	return codec.PendingCopies()
+}
+
+// TestFreshPiecesRetention: a string kept from a fresh decode holds its
+// piece of the input's copy alive, at most decode.PieceSize bytes, and
+// nothing else of the decode; the copy is reused once nothing refers to it,
+// never while a string does: the kept string stays as it was while later
+// decodes of other messages are made in the free arrays.
+func TestFreshPiecesRetention(t *testing.T) {
+	if own.Quarantine {
+		t.Skip("a checked build's owned copies are new arrays with no finalizer")
+	}
+	if n := settleCopies(0); n != 0 {
+		t.Fatalf("%d bytes of copies still wait for their finalizer before the test", n)
+	}
+	c := grpcfast.NewCodec()
+	decoded := func(m *kinds.Rich) *kinds.Rich {
+		wire, err := proto.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := new(kinds.Rich)
+		if err := c.Unmarshal(grpcfasttest.SliceAt(wire), got); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	m := decoded(richOfSize(64 << 10))
+	if n := codec.PendingCopies(); n < 3*decode.PieceSize {
+		t.Fatalf("a decode of 64 KiB of strings left %d bytes of copies, want its pieces", n)
+	}
+	keep := m.Words[len(m.Words)/2]
+	want := strings.Clone(keep)
+	m = nil
+	if n := settleCopies(decode.PieceSize * 9 / 8); n == 0 || n > decode.PieceSize*9/8 {
+		t.Fatalf("one string kept: %d bytes of copies kept alive, want its piece (at most %d)", n, decode.PieceSize*9/8)
+	}
+	for i := range 50 {
+		other := richOfSize(64 << 10)
+		for j := range other.Words {
+			other.Words[j] = strings.Repeat("z", len(other.Words[j])) + fmt.Sprint(i)
+		}
+		decoded(other)
+		runtime.GC()
+	}
+	if keep != want {
+		t.Fatalf("the kept string changed: %q, want %q", keep, want)
+	}
+	runtime.KeepAlive(keep)
+	keep = ""
+	if n := settleCopies(0); n != 0 {
+		t.Fatalf("nothing kept: %d bytes of copies still wait", n)
+	}
 }

@@ -109,6 +109,19 @@ type Decoding struct {
 	// chunks, equal ones once: the fresh decode's (in Slabs), or a slot's
 	// (ChunkStrings); nil: each string is allocated alone.
 	strs *Chunks
+	// pieces makes strings views of copies of the input's pieces (a fresh
+	// decode's, CopyPieces); nil: strings are copied into strs.
+	pieces *Pieces
+	// The window, with pieces: a string whose bytes lie in the n bytes of
+	// the input at lo is a view of the same bytes at win, the copy of the
+	// piece of the last string made (Pieces.view), found first thing in
+	// copied; otherwise n is 0.
+	lo, n uintptr
+	win   unsafe.Pointer
+}
+
+func (s *Decoding) setWindow(lo, n uintptr, win unsafe.Pointer) {
+	s.lo, s.n, s.win = lo, n, win
 }
 
 // Decodings is a Decoding and its twin without the UTF-8 check, for a slot to
@@ -150,6 +163,14 @@ func (s *Decoding) String(b []byte) string {
 //
 //go:noinline
 func (s *Decoding) copied(b []byte) string {
+	if off := uintptr(unsafe.Pointer(unsafe.SliceData(b))) - s.lo; off < s.n && uintptr(len(b)) <= s.n-off {
+		return unsafe.String((*byte)(unsafe.Add(s.win, off)), len(b))
+	}
+	if p := s.pieces; p != nil && len(b) > 0 {
+		if v, ok := p.view(b); ok {
+			return v
+		}
+	}
 	c, n := s.strs, len(b)
 	if c == nil || n < 2 || n > MaxChunked {
 		// A string of one byte is the runtime's, allocated for none.

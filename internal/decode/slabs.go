@@ -364,7 +364,8 @@ func (s *Chunks) drop() {
 // slabs.
 type FreshDecoding struct {
 	Decodings
-	slabs Slabs
+	slabs  Slabs
+	pieces Pieces
 }
 
 // freshPool holds FreshDecodings set up once, when made: a decode reads its
@@ -394,6 +395,7 @@ func GetFresh(size int, noUTF8 bool) (*FreshDecoding, *Decoding) {
 // PutFresh gives f back, dropping its slabs.
 func PutFresh(f *FreshDecoding) {
 	f.slabs.drop()
+	f.pieces.drop(f)
 	freshPool.Put(f)
 }
 

@@ -21,6 +21,24 @@ func (s *Decoding) StringRun(dst []string, b []byte, tag byte) ([]string, []byte
 	switch {
 	case s.views:
 		return viewRun(dst, b, tag)
+	case s.pieces != nil:
+		// The values in the piece where b starts, as views of its copy
+		// (Pieces): viewRun reads the copy, whose bytes are b's, and ends
+		// at the piece's end as at an input's end. A run that goes on past
+		// the piece stops there as at a value it does not take: at the
+		// next value's length, which the caller decodes alone (String:
+		// copied if it straddles the two pieces, a view of the next one
+		// otherwise) before it calls StringRun again.
+		pb := s.pieces.within(b)
+		if pb == nil {
+			return dst, b, false
+		}
+		dst, rest, done := viewRun(dst, pb, tag)
+		at := len(pb) - len(rest)
+		if done && at == len(pb) && at < len(b) && b[at] == tag {
+			return dst, b[at+1:], false
+		}
+		return dst, b[at:], done
 	case s.strs != nil:
 		return s.strs.copyRun(dst, b, tag)
 	}
