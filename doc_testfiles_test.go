@@ -26,8 +26,9 @@ var strayTestFiles = map[string]string{
 // TestTestFilesBesideSources keeps each test beside the code it tests: every
 // test file of the root module's packages (all but testdata and the nested
 // modules, compose/ and peers/) is named for a source file of its directory, x_test.go or x_aspect_test.go
-// for x.go (x.pb.go and x_grpc.pb.go count as x and x_grpc), or for x.sh, a
-// script whose results a Go test checks (scripts/ratios_test.go), unless
+// for x.go (x.pb.go and x_grpc.pb.go count as x and x_grpc), or for x.sh
+// or x.bash, a script or a file of bash functions that a Go test checks
+// (scripts/ratios_test.go, scripts/benchcmd_test.go), unless
 // strayTestFiles says why not. Tests of the repository itself (its docs,
 // its layout, make test) are doc_*_test.go, beside doc.go.
 func TestTestFilesBesideSources(t *testing.T) {
@@ -53,7 +54,7 @@ func TestTestFilesBesideSourcesCatchesStrays(t *testing.T) {
 		"codec.go", "codec_test.go", "codec_hostile_test.go", "helpers_test.go", "codecs_test.go",
 		"internal/a/kinds.pb.go", "internal/a/kinds_grpcfast_bench_test.go", "internal/a/b/setup_test.go",
 		"example/e.go", "example/other_test.go",
-		"scripts/run.sh", "scripts/run_test.go", "scripts/sum_test.go",
+		"scripts/run.sh", "scripts/run_test.go", "scripts/sum_test.go", "scripts/lib.bash", "scripts/lib_test.go",
 		"nested/go.mod", "nested/n.go", "nested/stray_test.go", "internal/a/testdata/stray_test.go",
 	} {
 		path := filepath.Join(dir, name)
@@ -76,8 +77,8 @@ func TestTestFilesBesideSourcesCatchesStrays(t *testing.T) {
 		"internal/a/b/setup_test.go: names no source file of its directory (x_test.go or x_aspect_test.go for x.go)",
 		"scripts/sum_test.go: names no source file of its directory (x_test.go or x_aspect_test.go for x.go)",
 	}
-	if checked != 9 || !slices.Equal(problems, want) {
-		t.Errorf("checked %d test files, problems:\n%s\nwant 9 files and:\n%s", checked, strings.Join(problems, "\n"), strings.Join(want, "\n"))
+	if checked != 10 || !slices.Equal(problems, want) {
+		t.Errorf("checked %d test files, problems:\n%s\nwant 10 files and:\n%s", checked, strings.Join(problems, "\n"), strings.Join(want, "\n"))
 	}
 }
 
@@ -94,7 +95,7 @@ func strayTests(root string, allowed map[string]string) (problems []string, chec
 		}
 		var stems []string
 		for _, e := range entries {
-			if n := e.Name(); !e.IsDir() && (strings.HasSuffix(n, ".go") && !strings.HasSuffix(n, "_test.go") || strings.HasSuffix(n, ".sh")) {
+			if n := e.Name(); !e.IsDir() && (strings.HasSuffix(n, ".go") && !strings.HasSuffix(n, "_test.go") || strings.HasSuffix(n, ".sh") || strings.HasSuffix(n, ".bash")) {
 				stems = append(stems, n[:strings.Index(n, ".")])
 			}
 		}

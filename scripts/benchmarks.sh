@@ -25,6 +25,7 @@ inner=${BENCH_INNER:-8}  # rounds within each run of the ratios step
 warm=${BENCH_WARMUP:-1s} # warm-up before each timed run of the ratios step
 out=.cache/bench
 mkdir -p "$out"
+source scripts/benchcmd.bash
 
 # only NAME: whether the step NAME runs (BENCH_ONLY unset, or it names NAME).
 only() { [[ -z ${BENCH_ONLY:-} || " $BENCH_ONLY " == *" $1 "* ]]; }
@@ -44,6 +45,7 @@ run() { # name, description, command...
 	fi
 	echo "==> $what" >&2
 	"$@" | tee "$out/$name.txt" >&2
+	bench_record "$out" "$name" "$count" "$btime"
 }
 
 run gen "generated benchmarks of the example, server in-process" \
@@ -137,11 +139,11 @@ section() { # title, text, file, benchstat args...
 		printf '%s\n\n' "$kept"
 		return
 	fi
-	# The rounds that the results hold: a step kept from an earlier run
-	# (BENCH_ONLY) may have had another BENCH_COUNT.
-	local rounds
-	rounds=$(grep -c '^goos:' "$out/$file.txt" || true)
-	[[ $rounds -gt 0 ]] && text=${text/gobench.sh $count /gobench.sh $rounds }
+	# The command as the results were made: a step kept from an earlier
+	# run (BENCH_ONLY) may have had another BENCH_COUNT and BENCH_TIME.
+	local rcount rtime
+	read -r rcount rtime < <(bench_ran "$out" "$file" "$count" "$btime")
+	text=$(bench_command "$text" "$count" "$btime" "$rcount" "$rtime")
 	printf '## %s\n\n%s\n\n```\n' "$title" "$text"
 	benchstat "$@" "$out/$file.txt"
 	printf '```\n\n'
@@ -158,6 +160,9 @@ trap 'rm -f BENCHMARKS.md.tmp' EXIT # nothing half written is left when a step f
 	printf -- '- %s, %s, %s\n' "$(go list -m -f '{{.Path}} {{.Version}}' google.golang.org/grpc)" \
 		"$(go list -m -f '{{.Path}} {{.Version}}' google.golang.org/protobuf)" \
 		"$(go list -m -f '{{.Path}} {{.Version}}' github.com/planetscale/vtprotobuf)"
+	printf -- '- every command below, but those in peers/ (a module of its own), built with these: `make benchmarks-md`\n'
+	printf -- '  runs them with `GOFLAGS=-modfile=.cache/compat/newest.mod` (`make newest-mod` writes it: go.mod with\n'
+	printf -- '  the newest grpc-go and protobuf-go tested); a script run alone builds with go.mod'"'"'s oldest ones\n'
 	printf -- '- peers: %s, %s, %s\n' "$(GOFLAGS= go -C peers list -m -f '{{.Path}} {{.Version}}' storj.io/drpc)" \
 		"$(GOFLAGS= go -C peers list -m -f '{{.Path}} {{.Version}}' connectrpc.com/connect)" \
 		"$(GOFLAGS= go -C peers list -m -f '{{.Path}} {{.Version}}' go.opentelemetry.io/collector/pdata)"
@@ -234,13 +239,14 @@ own; apart, it counts the server's work alone." \
 		# The warm-up of the run that made them, if it had one.
 		warmflag=
 		[[ ! -s $out/ratios.warmup ]] || warmflag=" -grpcfast.warmup=$(cat "$out/ratios.warmup")"
+		read -r _ rtime < <(bench_ran "$out" ratios "$count" "$btime")
 		printf '## Server CPU ratios within a round\n\n'
 		if ((within > 0)); then
-			printf '`RATIOS_INNER=%s scripts/ratios.sh %s -test.benchtime %s%s`: the replayed OTLP export and CreateUser with\n' "$within" "$runs" "$btime" "$warmflag"
+			printf '`RATIOS_INNER=%s scripts/ratios.sh %s -test.benchtime %s%s`: the replayed OTLP export and CreateUser with\n' "$within" "$runs" "$rtime" "$warmflag"
 			printf '16 KiB of short strings, server in its own process, in %s go test runs of %s rounds each\n' "$runs" "$within"
 			printf '(`-grpcfast.rounds`): every path once in each round, a few seconds apart, as in the sections\n'
 		else
-			printf '`scripts/ratios.sh %s -test.benchtime %s%s`: the replayed OTLP export and CreateUser with 16 KiB of\n' "$runs" "$btime" "$warmflag"
+			printf '`scripts/ratios.sh %s -test.benchtime %s%s`: the replayed OTLP export and CreateUser with 16 KiB of\n' "$runs" "$rtime" "$warmflag"
 			printf 'short strings, server in its own process, every path once in each round, as in the sections\n'
 		fi
 		printf 'above. Here each ratio of the server'"'"'s CPU per call is taken within its round, so that a round\n'
