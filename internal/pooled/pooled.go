@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/grpcfast/grpcfast/internal/reuse"
+	"github.com/grpcfast/grpcfast/internal/stack"
 )
 
 // Config is what grpcfast.PooledOption values set.
@@ -86,6 +87,11 @@ func Copies[Req any](cfg Config) bool {
 // back: gRPC-Go does not recover, and whatever recovers above it may still
 // hold the message.
 func (h *Handler[Req]) Handle(srv any, ctx context.Context, dec func(any) error, interceptor grpc.UnaryServerInterceptor) (any, error) {
+	// gRPC-Go runs each unary call on a new goroutine, whose stack grows
+	// by a copy that costs per frame on it. gRPC-Go's receive (dec) grows
+	// it a dozen frames down; growing it here, with gRPC-Go's few frames
+	// on it, leaves the receive and the decode the room (internal/stack).
+	stack.Grow()
 	s := h.slots.Get()
 	if h.copy {
 		s.PrepareCopy()
