@@ -39,7 +39,7 @@ func probeDecode(moved *bool) func(any) error {
 	}
 }
 
-// atDepth runs f on a new goroutine, below n frames of about 256 bytes.
+// atDepth calls f below n frames of about 256 bytes.
 func atDepth(n int, f func()) {
 	var pad [224]byte
 	if n > 0 {
